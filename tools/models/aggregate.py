@@ -1,0 +1,65 @@
+"""The result of `aggregate`: one decision from several evaluators' verdicts."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from .common import Decision, Model, Severity, Verdict
+
+
+class BriefIssue(Model):
+    severity: Severity
+    description: str
+    location: str | None = None
+    suggestion: str | None = None
+    sources: list[str] = Field(description="Evaluators that reported it")
+    text: str = Field(description="'[SEVERITY] description (from evaluator, …)'")
+
+
+class RevisionBrief(Model):
+    contract_ref: str
+    iteration_from: int
+    iteration_to: int
+    issues_to_address: list[BriefIssue]
+    issues_deferred: list[BriefIssue]
+    evaluator_verdicts: dict[str, Verdict]
+    failed_criteria: list[str] = Field(default_factory=list, description="Visible criteria that did not pass")
+
+
+class Escalation(Model):
+    reasons: list[str]
+
+
+class BestIteration(Model):
+    iteration: int
+    weighted_score: float | None
+
+
+class Scores(Model):
+    weighted: float | None
+    normalized: float | None
+
+
+class Alert(Model):
+    kind: Literal["regression", "saturation", "trend", "not_comparable", "recalibrate"]
+    dimension: str | None = None
+    message: str
+
+
+class AggregateResult(Model):
+    contract_ref: str
+    iteration: int
+    decision: Decision
+    reason: str
+    evaluator_verdicts: dict[str, Verdict]
+    missing_evaluators: list[str] = Field(default_factory=list)
+    revision_brief: RevisionBrief | None = None
+    escalation: Escalation | None = None
+    delivered_iteration: int | None = None
+    best_iteration: BestIteration | None = None
+    scores: Scores
+    quality_notes: list[str] = Field(default_factory=list)
+    alerts: list[Alert] = Field(default_factory=list)
+    comparable: bool = True

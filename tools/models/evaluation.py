@@ -1,0 +1,107 @@
+"""The result of `evaluate`: evidence-grounded verdicts and a draft scorecard."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from .common import Depth, Isolation, Model, Scope, Severity, Verdict
+from .evidence import EvidenceSummary
+from .scorecard import DraftScorecard
+
+CriterionStatus = Literal["pass", "fail", "unscored"]
+DimensionSource = Literal["deterministic", "judgment"]
+
+
+class EvaluationTarget(Model):
+    repo: str
+    tree: str = Field(description="Tree hash of the evaluated content (working tree or commit)")
+    commit: str | None = Field(default=None, description="HEAD (inplace) or the evaluated ref's commit")
+    base: str | None = None
+    changed_files: list[str] = Field(default_factory=list)
+    dirty: bool = Field(default=False, description="The working tree differs from the commit")
+
+
+class CriterionResult(Model):
+    id: str
+    evaluator: str
+    pass_: bool | None = Field(alias="pass", description="null when only a judging model can decide")
+    status: CriterionStatus
+    reason: str = ""
+    evidence: str = ""
+    evidence_ids: list[str] = Field(default_factory=list)
+    holdout: bool = False
+    regressions: list[str] = Field(default_factory=list, description="Tests that passed at base and fail now")
+
+
+class Finding(Model):
+    rule: str
+    severity: Severity
+    location: str = Field(description="file:line")
+    message: str
+
+
+class DimensionResult(Model):
+    score: float | None
+    source: DimensionSource
+    confidence: float = Field(ge=0, le=1)
+    evidence: str = ""
+    evidence_ids: list[str] = Field(default_factory=list)
+
+
+class EvaluationIssue(Model):
+    severity: Severity
+    description: str
+    location: str | None = None
+    suggestion: str | None = None
+    evidence_ids: list[str] = Field(default_factory=list)
+
+
+class AntipatternFinding(Model):
+    id: str
+    evidence: str
+    location: str | None = None
+    evidence_ids: list[str] = Field(default_factory=list)
+
+
+class TreeChanged(Model):
+    changed: bool = False
+    paths: list[str] = Field(default_factory=list)
+
+
+class NeedsJudgment(Model):
+    criteria: list[str] = Field(default_factory=list)
+    dimensions: list[str] = Field(default_factory=list)
+
+
+class Evaluation(Model):
+    """What `evaluate` returns (full output of each evidence item behind evidence://)."""
+
+    run_id: str
+    contract_ref: str
+    evaluator: str | None
+    iteration: int
+    scope: Scope
+    depth: Depth
+    isolation: Isolation
+    target: EvaluationTarget
+    evidence: list[EvidenceSummary]
+    criteria: list[CriterionResult]
+    findings: list[Finding]
+    findings_total: int = Field(default=0, description="Findings before the compact-result cut")
+    dimensions: dict[str, DimensionResult]
+    issues: list[EvaluationIssue]
+    antipatterns: list[AntipatternFinding] = Field(default_factory=list)
+    tree_changed: TreeChanged
+    needs_judgment: NeedsJudgment
+    draft_scorecard: DraftScorecard
+    verdict: Verdict | None
+    weighted_score: float | None
+    prompt: str = Field(description="URI of the evaluator prompt for the judging model")
+    report: str = Field(description="URI of the full report (report://{run_id})")
+    signature: str = Field(description="HMAC of the stored evaluation")
+    prior_scorecard: dict[str, Any] | None = Field(default=None, description="This evaluator's previous scorecard")
+    duration_s: float = 0.0
+    warnings: list[str] = Field(default_factory=list)
+    omitted: list[str] = Field(default_factory=list, description="What was cut to keep the result compact")
