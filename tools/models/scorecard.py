@@ -21,7 +21,7 @@ class Target(Model):
 
 class DimensionScore(Model):
     score: float = Field(ge=0, le=3, description="0–3 (integer) for 0–3 rubrics, 0.0–1.0 for unit-scale rubrics")
-    evidence: str = Field(description="What supports the score: file:line, evidence ids, observed behaviour")
+    evidence: str = Field(min_length=1, description="What supports the score: file:line, evidence ids, observed behaviour")
     recommendation: str = ""
     evidence_ids: list[str] = Field(default_factory=list)
 
@@ -29,7 +29,7 @@ class DimensionScore(Model):
 class CriterionVerdict(Model):
     id: str
     pass_: bool = Field(alias="pass")
-    evidence: str
+    evidence: str = Field(min_length=1, description='What shows it; "no evidence" when nothing does (then pass is false)')
     evidence_ids: list[str] = Field(default_factory=list)
 
 
@@ -43,7 +43,7 @@ class Issue(Model):
 
 class DetectedAntipattern(Model):
     id: str = Field(min_length=1)
-    evidence: str
+    evidence: str = Field(min_length=1)
 
 
 class SpecDefect(Model):
@@ -91,7 +91,7 @@ class TenpointDomain(Model):
 class TenpointCriterion(Model):
     id: str
     pass_: bool = Field(alias="pass")
-    evidence: str
+    evidence: str = Field(min_length=1)
     evidence_ids: list[str] = Field(default_factory=list)
 
 

@@ -1,0 +1,118 @@
+"""`referee contract create|show|export|list`: contracts from and to YAML files."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from referee.tools import create_contract as core
+from referee.tools.contract_files import ContractFileError, read_contract_file, to_yaml
+from referee.tools.errors import InvalidInput, NotFound
+from referee.tools.gitinfo import describe_repo
+from referee.tools.paths import confine
+from referee.tools.rubrics import load_rubrics
+from referee.tools.store import contract_ids, load_contract
+
+from .common import EXIT_NEGATIVE, EXIT_USAGE, open_store, print_json, report_error, settings_of
+
+
+def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = commands.add_parser("contract", help="create, show, export and list sprint contracts",
+                                 description="Sprint contracts: write them before any code exists.")
+    sub = parser.add_subparsers(dest="contract_command", metavar="ACTION", required=True)
+    create = sub.add_parser("create", help="create a contract from a YAML (or JSON) file",
+                            description="Create a contract from FILE. FILE holds create_contract's fields "
+                            "(goal, task_type, functional, …) or an exported contract, which is imported "
+                            "with its id. Exit 0 created, 1 invalid (every problem listed), 2 usage.")
+    create.add_argument("file", type=Path)
+    create.add_argument("--repo", help="repository the contract applies to (default: the root)")
+    create.add_argument("--json", action="store_true", help="print the result as JSON")
+    create.set_defaults(handler=run_create)
+    show = sub.add_parser("show", help="print a stored contract")
+    show.add_argument("contract_id")
+    show.add_argument("--view", choices=["evaluator", "generator"], default="evaluator")
+    show.add_argument("--json", action="store_true", help="JSON instead of YAML")
+    show.set_defaults(handler=run_show)
+    export = sub.add_parser("export", help="write a stored contract as YAML (for CI without the database)")
+    export.add_argument("contract_id")
+    export.add_argument("-o", "--output", type=Path, help="file to write (default: stdout)")
+    export.add_argument("--view", choices=["evaluator", "generator"], default="evaluator")
+    export.set_defaults(handler=run_export)
+    listing = sub.add_parser("list", help="list stored contract ids")
+    listing.set_defaults(handler=run_list)
+
+
+def run_create(args: argparse.Namespace) -> int:
+    settings = settings_of(args)
+    try:
+        parsed = read_contract_file(args.file)
+    except ContractFileError as exc:
+        sys.stderr.write(f"error: {exc}\n")
+        return EXIT_USAGE
+    store = open_store(settings)
+    try:
+        result = _create_or_import(parsed, args, settings, store)
+    except (InvalidInput, NotFound) as exc:
+        return report_error(exc)
+    _print_created(result, args.json)
+    return 0
+
+
+def _create_or_import(parsed: Any, args: argparse.Namespace, settings: Any, store: Any) -> core.CreateContractResult:
+    if parsed.contract is not None:
+        return core.import_contract(parsed.contract, store=store)
+    repo = confine(args.repo, settings.roots, at="--repo") if args.repo else settings.repo
+    repo_info = describe_repo(repo)
+    return core.create_contract(parsed.request, store=store, rubrics=load_rubrics(repo_info.root),
+                                repo=repo_info, now=lambda: datetime.now(timezone.utc))
+
+
+def _print_created(result: core.CreateContractResult, as_json: bool) -> None:
+    if as_json:
+        print_json(result.model_dump(mode="json", by_alias=True))
+        return
+    contract = result.contract
+    criteria = contract.all_criteria()
+    hidden = sum(1 for c in criteria if c.holdout)
+    print(f"created {contract.id}")
+    print(f"  rubric {contract.rubric_ref} {contract.rubric_version}; evaluators {', '.join(contract.evaluators)}; "
+          f"{len(criteria)} criteria ({hidden} hold-out); max {contract.max_iterations} iterations")
+    for w in result.warnings:
+        print(f"  warning {w.path} [{w.code}] {w.message}")
+
+
+def run_show(args: argparse.Namespace) -> int:
+    store = open_store(settings_of(args))
+    try:
+        doc = core.get_contract(args.contract_id, args.view, store=store)
+    except NotFound as exc:
+        return report_error(exc)
+    if args.json:
+        print_json(doc)
+    else:
+        sys.stdout.write(to_yaml(doc))
+    return 0
+
+
+def run_export(args: argparse.Namespace) -> int:
+    store = open_store(settings_of(args))
+    try:
+        doc = core.get_contract(args.contract_id, args.view, store=store)
+    except NotFound as exc:
+        return report_error(exc)
+    text = to_yaml(doc)
+    if args.output:
+        args.output.write_text(text, encoding="utf-8")
+        print(f"wrote {args.output}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def run_list(args: argparse.Namespace) -> int:
+    for ident in contract_ids(open_store(settings_of(args))):
+        print(ident)
+    return 0

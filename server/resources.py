@@ -1,0 +1,87 @@
+"""Resources: rubric://, schema://, contract:// (evidence:// and report:// join as their tools land)."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources as package_data
+from typing import TYPE_CHECKING, Any
+
+from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.exceptions import ResourceError
+
+from referee.tools.create_contract import get_contract
+from referee.tools.errors import RefereeError
+from referee.tools.rubrics import builtin_rubrics, load_rubrics
+
+from .state import State
+
+if TYPE_CHECKING:
+    from .app import RefereeServer
+
+
+def schema_names() -> list[str]:
+    files = package_data.files("referee.schemas").iterdir()
+    return sorted(f.name.removesuffix(".schema.json") for f in files if f.name.endswith(".schema.json"))
+
+
+def read_schema(name: str) -> str:
+    filename = name if name.endswith(".schema.json") else f"{name}.schema.json"
+    path = package_data.files("referee.schemas") / filename
+    if not path.is_file():
+        raise ResourceError(f"no schema {name!r}; known: {', '.join(schema_names())}")
+    return path.read_text(encoding="utf-8")
+
+
+def register(server: RefereeServer) -> None:
+    settings = server.settings
+
+    @server.resource("rubric://{name}", name="rubric", mime_type="application/json",
+                     description="A rubric: dimensions, weights, level definitions and scored examples")
+    def rubric(name: str) -> str:
+        found = load_rubrics(settings.repo).get(name)
+        if found is None:
+            raise ResourceError(f"no rubric {name!r}; known: {', '.join(load_rubrics(settings.repo).names())}")
+        return found.model_dump_json(indent=2, by_alias=True)
+
+    @server.resource("schema://{name}", name="schema", mime_type="application/schema+json",
+                     description="A JSON Schema (draft 2020-12) of one of referee's formats")
+    def schema(name: str) -> str:
+        return read_schema(name)
+
+    @server.resource("contract://{contract_id}", name="contract", mime_type="application/json",
+                     description="A contract, evaluator view (hold-outs included)")
+    def contract(contract_id: str, ctx: Context[State, Any]) -> str:
+        return _contract(ctx.request_context.lifespan_context, contract_id, "evaluator")
+
+    @server.resource("contract://{contract_id}/generator", name="contract-generator-view",
+                     mime_type="application/json", description="A contract, generator view (no hold-outs)")
+    def contract_generator(contract_id: str, ctx: Context[State, Any]) -> str:
+        return _contract(ctx.request_context.lifespan_context, contract_id, "generator")
+
+    _register_listed(server)
+
+
+def _contract(state: State, contract_id: str, view: Any) -> str:
+    try:
+        return json.dumps(get_contract(contract_id, view, store=state.store), indent=2, ensure_ascii=False)
+    except RefereeError as exc:
+        raise ResourceError(str(exc)) from exc
+
+
+def _register_listed(server: RefereeServer) -> None:
+    """Concrete entries for resources/list, so clients can discover the built-in rubrics and schemas."""
+    for name in builtin_rubrics():
+        server.resource(f"rubric://{name}", name=f"rubric-{name}", mime_type="application/json")(
+            _reader(lambda n=name: builtin_rubrics()[n].model_dump_json(indent=2, by_alias=True))
+        )
+    for name in schema_names():
+        server.resource(f"schema://{name}", name=f"schema-{name}", mime_type="application/schema+json")(
+            _reader(lambda n=name: read_schema(n))
+        )
+
+
+def _reader(fn: Any) -> Any:
+    def read() -> str:
+        return fn()
+
+    return read

@@ -1,0 +1,76 @@
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from referee.server.cli import main
+
+CONTRACT_YAML = """\
+goal: Add a health endpoint that reports the version.
+task_type: feature
+out_of_scope: [authentication]
+evaluators: [judge]
+functional:
+  - criterion: GET /health answers 200 with the version
+    verification_method: test
+    check: {kind: tests, argv: [python, -m, pytest, -q]}
+  - criterion: The version matches the package metadata
+    verification_method: test
+    holdout: true
+    check: {kind: command, argv: [python, -c, "print(1)"]}
+"""
+
+
+def run(repo: Path, *args: str) -> int:
+    return main(["--root", str(repo), *args])
+
+
+def test_contract_create_show_export_roundtrip(repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = tmp_path / "contract.yaml"
+    source.write_text(CONTRACT_YAML, encoding="utf-8")
+    assert run(repo, "contract", "create", str(source)) == 0
+    cid = capsys.readouterr().out.split()[1]
+    assert cid.startswith("SC-add-a-health-endpoint")
+    assert run(repo, "contract", "show", cid, "--view", "generator") == 0
+    shown = capsys.readouterr().out
+    assert "The version matches" not in shown and "GET /health" in shown
+    exported = tmp_path / "exported.yaml"
+    assert run(repo, "contract", "export", cid, "-o", str(exported)) == 0
+    doc = yaml.safe_load(exported.read_text(encoding="utf-8"))
+    assert doc["id"] == cid and len(doc["acceptance_criteria"]["functional"]) == 2
+    # Importing the exported file into a fresh store keeps the id.
+    other = tmp_path / "elsewhere"
+    assert main(["--root", str(repo), "--home", str(other), "contract", "create", str(exported)]) == 0
+    assert cid in capsys.readouterr().out
+
+
+def test_contract_create_lists_every_problem_and_exits_1(repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = tmp_path / "bad.yaml"
+    source.write_text("goal: g\nmax_iterations: 8\nfunctional:\n  - {criterion: x, verification_method: test}\n", encoding="utf-8")
+    assert run(repo, "contract", "create", str(source)) == 1
+    err = capsys.readouterr().err
+    assert "/max_iterations" in err and "/functional/0/check" in err
+
+
+def test_contract_create_of_a_broken_yaml_is_a_usage_error(repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = tmp_path / "broken.yaml"
+    source.write_text("goal: [unclosed\n", encoding="utf-8")
+    assert run(repo, "contract", "create", str(source)) == 2
+    assert "not valid YAML" in capsys.readouterr().err
+
+
+def test_unknown_contract_is_a_usage_error(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(repo, "contract", "show", "SC-missing-20260101") == 2
+    assert "SC-missing-20260101" in capsys.readouterr().err
+
+
+def test_version_and_help_from_the_installed_command() -> None:
+    done = subprocess.run([sys.executable, "-m", "referee.server.cli", "--version"], capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout.startswith("referee ")
+    helped = subprocess.run([sys.executable, "-m", "referee.server.cli", "contract", "create", "--help"],
+                            capture_output=True, text=True)
+    assert helped.returncode == 0 and "exported contract" in helped.stdout

@@ -1,0 +1,52 @@
+"""One Settings object, built once at the edge (CLI flags, environment) and passed down."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .store.location import repository_root, store_home
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything referee's cores need to know about where and how they run."""
+
+    roots: tuple[Path, ...]
+    home: Path
+    allow_hosts: tuple[str, ...] = ()
+    max_concurrency: int = 2
+    result_budget: int = 16 * 1024
+    inline_limit: int = 64 * 1024
+    chromium: str | None = None
+    env: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def repo(self) -> Path:
+        """The default repository: the git work tree of the first root (or the root itself)."""
+        return repository_root(self.roots[0]) or self.roots[0]
+
+    @classmethod
+    def build(
+        cls,
+        roots: Sequence[str | Path] = (),
+        *,
+        home: str | Path | None = None,
+        allow_hosts: Sequence[str] = (),
+        env: Mapping[str, str] | None = None,
+        cwd: Path | None = None,
+    ) -> Settings:
+        """Settings from flags and an environment (REFEREE_HOME, REFEREE_CHROMIUM)."""
+        env = dict(os.environ if env is None else env)
+        resolved = tuple(Path(r).expanduser().resolve() for r in roots) or ((cwd or Path.cwd()).resolve(),)
+        location = str(home) if home else env.get("REFEREE_HOME")
+        return cls(
+            roots=resolved,
+            home=store_home(resolved[0], location),
+            allow_hosts=tuple(allow_hosts),
+            max_concurrency=max(1, os.cpu_count() or 1),
+            chromium=env.get("REFEREE_CHROMIUM") or None,
+            env=env,
+        )

@@ -1,0 +1,55 @@
+"""Stored contracts: insert with a collision suffix, fetch, list."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+from ..errors import NotFound
+from ..models.contract import Contract
+from .db import Store
+
+
+def insert_contract(store: Store, contract: Contract) -> Contract:
+    """Store a new contract; an id already taken gets -2, -3 … appended."""
+    base = contract.id
+    with store.transaction() as conn:
+        taken = {row[0] for row in conn.execute("SELECT id FROM contracts WHERE id = ? OR id LIKE ?", (base, base + "-%"))}
+        ident, n = base, 1
+        while ident in taken:
+            n += 1
+            ident = f"{base}-{n}"
+        stored = contract.model_copy(update={"id": ident})
+        conn.execute(
+            "INSERT INTO contracts (id, created_at, goal, body) VALUES (?, ?, ?, ?)",
+            (ident, stored.created_at, stored.goal, stored.model_dump_json(by_alias=True)),
+        )
+    return stored
+
+
+def contract_ids(store: Store) -> list[str]:
+    return [row["id"] for row in store.query("SELECT id FROM contracts ORDER BY created_at, id")]
+
+
+def load_contract(store: Store, contract_id: str, path: str = "/contract_id") -> Contract:
+    """Fetch a stored contract or raise NotFound naming the known ids' whereabouts."""
+    row = store.query_one("SELECT body FROM contracts WHERE id = ?", (contract_id,))
+    if row is None:
+        raise NotFound("contract", contract_id, path=path, hint="create it with create_contract first")
+    return Contract.model_validate(json.loads(row["body"]))
+
+
+def contract_exists(store: Store, contract_id: str) -> bool:
+    return store.query_one("SELECT 1 FROM contracts WHERE id = ?", (contract_id,)) is not None
+
+
+def replace_contract(store: Store, contract: Contract) -> None:
+    """Overwrite a stored contract (import of an exported YAML with the same id)."""
+    try:
+        with store.transaction() as conn:
+            conn.execute(
+                "INSERT OR REPLACE INTO contracts (id, created_at, goal, body) VALUES (?, ?, ?, ?)",
+                (contract.id, contract.created_at, contract.goal, contract.model_dump_json(by_alias=True)),
+            )
+    except sqlite3.Error as exc:  # pragma: no cover - disk full or locked for too long
+        raise RuntimeError(f"could not store contract {contract.id}: {exc}") from exc
