@@ -15,7 +15,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from referee.tools.settings import Settings
 
 from . import prompts, resources
-from .adapters import contracts
+from .adapters import contracts, evaluate
 from .errors import error_result, problems_of
 from .state import State, open_state
 
@@ -84,6 +84,7 @@ def build_server(settings: Settings) -> RefereeServer:
     """The referee MCP server for these settings (no transport attached)."""
     server = RefereeServer(settings)
     contracts.register(server)
+    evaluate.register(server)
     resources.register(server)
     prompts.register(server)
     return server

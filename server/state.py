@@ -29,6 +29,15 @@ class State:
     def rubrics(self, repo: Path | None = None) -> RubricSet:
         return load_rubrics(repo or self.settings.repo)
 
+    async def browser_pool(self) -> Any:
+        """One Chromium per server process: the pool is created on first use and closed with the server."""
+        if "browser_pool" not in self.extras:
+            from referee.tools.browser.pool import BrowserPool
+
+            pool = BrowserPool(env=self.settings.env, allow_hosts=self.settings.allow_hosts)
+            self.extras["browser_pool"] = await self.exit_stack.enter_async_context(pool)
+        return self.extras["browser_pool"]
+
 
 @asynccontextmanager
 async def open_state(settings: Settings) -> AsyncIterator[State]:

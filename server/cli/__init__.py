@@ -8,9 +8,9 @@ import sys
 from collections.abc import Sequence
 from importlib.metadata import version
 
-from . import contract, serve
+from . import contract, evaluate, serve
 
-COMMANDS = [serve, contract]
+COMMANDS = [serve, contract, evaluate]
 
 EPILOG = """\
 exit codes: 0 success or a positive judgement; 1 a negative judgement (invalid scorecard,

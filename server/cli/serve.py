@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import logging
 
-from ..app import build_server
 from .common import settings_of
 
 
@@ -21,6 +20,8 @@ def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..app import build_server  # the MCP SDK is only imported by the commands that serve
+
     logging.getLogger("referee").info("serving over stdio")
     build_server(settings_of(args)).run()
     return 0

@@ -53,6 +53,7 @@ CREATE TABLE IF NOT EXISTS aggregates (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     contract_id TEXT NOT NULL,
     iteration INTEGER NOT NULL,
+    decision TEXT NOT NULL,
     created_at TEXT NOT NULL,
     body TEXT NOT NULL
 );

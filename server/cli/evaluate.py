@@ -1,0 +1,97 @@
+"""`referee evaluate`: run a contract's checks and print the evidence-grounded result."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from datetime import datetime, timezone
+
+import anyio
+
+from referee.tools.errors import InvalidInput, NotFound
+from referee.tools.evaluate import EvaluateDeps, EvaluateInput, evaluate
+from referee.tools.models.evaluation import Evaluation
+from referee.tools.rubrics import load_rubrics
+
+from .common import EXIT_NEGATIVE, open_store, print_json, report_error, settings_of
+
+
+def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = commands.add_parser(
+        "evaluate", help="run a contract's checks and derive verdicts from the evidence",
+        description="Evaluate the working tree (or --ref) against a contract: referee runs the tests, commands, "
+        "browser checks and static analysis itself. Exit 0 when every criterion referee could judge passed, "
+        "1 otherwise, 2 on usage errors.",
+    )
+    parser.add_argument("contract_id")
+    parser.add_argument("--evaluator", help="run only this evaluator's criteria")
+    parser.add_argument("--ref", help="commit to evaluate in a detached worktree")
+    parser.add_argument("--base", help="base commit for task scope (default: the contract's)")
+    parser.add_argument("--iteration", type=int, help="iteration number (default: the next)")
+    parser.add_argument("--scope", choices=["task", "project"], default="task")
+    parser.add_argument("--depth", choices=["quick", "standard", "deep"], default="standard")
+    parser.add_argument("--isolation", choices=["inplace", "worktree"], default="inplace")
+    parser.add_argument("--evaluator-model", help="the judging model, recorded for comparability")
+    parser.add_argument("--allow-host", action="append", default=[], help="let browser checks reach HOST")
+    parser.add_argument("--json", action="store_true", help="print the full result as JSON")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    settings = settings_of(args)
+    store = open_store(settings)
+    request = EvaluateInput(contract_id=args.contract_id, evaluator=args.evaluator, ref=args.ref, base=args.base,
+                            iteration=args.iteration, scope=args.scope, depth=args.depth, isolation=args.isolation,
+                            evaluator_model=args.evaluator_model)
+    progress = _Progress(enabled=not args.json)
+    deps = EvaluateDeps(store=store, settings=settings, rubrics=load_rubrics,
+                        now=lambda: datetime.now(timezone.utc), on_progress=progress)
+    try:
+        result = anyio.run(evaluate, request, deps)
+    except (InvalidInput, NotFound) as exc:
+        return report_error(exc)
+    finally:
+        progress.end()
+    if args.json:
+        print_json(result.model_dump(mode="json", by_alias=True))
+    else:
+        print_summary(result)
+    return EXIT_NEGATIVE if any(c.pass_ is False for c in result.criteria) else 0
+
+
+class _Progress:
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled and sys.stderr.isatty()
+
+    async def __call__(self, done: float, total: float | None, message: str) -> None:
+        if self.enabled:
+            sys.stderr.write(f"\r[{int(done)}/{int(total or 0)}] {message[:60]:<60}")
+            sys.stderr.flush()
+
+    def end(self) -> None:
+        if self.enabled:
+            sys.stderr.write("\r" + " " * 72 + "\r")
+
+
+def print_summary(ev: Evaluation) -> None:
+    print(f"{ev.contract_ref}  iteration {ev.iteration}  run {ev.run_id}")
+    print(f"  tree {ev.target.tree[:12]}  commit {(ev.target.commit or '-')[:12]}  "
+          f"{len(ev.target.changed_files)} changed file(s)  {ev.duration_s:.1f} s")
+    print("criteria:")
+    for c in ev.criteria:
+        mark = {"pass": "PASS", "fail": "FAIL", "unscored": "----" if c.pass_ is None else "UNSC"}[c.status]
+        print(f"  {mark}  {c.id:<10} {c.reason}  [{', '.join(c.evidence_ids)}]")
+    print("dimensions:")
+    for key, d in ev.dimensions.items():
+        score = "judge" if d.score is None else f"{d.score:g}"
+        print(f"  {key:<16} {score:<6} {d.source:<13} {d.evidence}")
+    if ev.issues:
+        print("issues:")
+        for i in ev.issues[:10]:
+            print(f"  {i.severity:<8} {i.location or '':<28} {i.description}")
+    if ev.tree_changed.changed:
+        print(f"tree changed by the checks: {', '.join(ev.tree_changed.paths)}")
+    needs = ev.needs_judgment
+    if needs.criteria or needs.dimensions:
+        print(f"needs judgement: criteria {needs.criteria or '-'}; dimensions {needs.dimensions or '-'}")
+    print(f"verdict: {ev.verdict or 'pending judgement'}" + (f" ({ev.weighted_score})" if ev.weighted_score is not None else ""))

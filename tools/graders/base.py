@@ -1,0 +1,69 @@
+"""What every grader shares: the context of one evaluation and the result of one criterion."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+import anyio
+
+from ..evidence import EvidenceRecorder
+from ..models.contract import Contract, Criterion
+from ..settings import Settings
+
+Status = Literal["pass", "fail", "unscored"]
+
+
+@dataclass
+class GradeResult:
+    """A criterion's outcome: `unscored` means the check could not judge (and the criterion does not pass)."""
+
+    status: Status
+    reason: str
+    evidence_ids: list[str] = field(default_factory=list)
+    regressions: list[str] = field(default_factory=list)
+    details: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def passed(self) -> bool:
+        return self.status == "pass"
+
+
+@dataclass
+class GradeContext:
+    """One evaluation's shared state, handed to every grader."""
+
+    contract: Contract
+    repo: Path
+    workdir: Path
+    scratch: Path
+    recorder: EvidenceRecorder
+    settings: Settings
+    base: str | None
+    scope_files: list[str]
+    static_report: Callable[[], Awaitable[Any]]
+    base_worktree: Callable[[], Awaitable[Path | None]]
+    limiter: anyio.CapacityLimiter
+    browser: Any = None
+    child_env: Mapping[str, str] = field(default_factory=dict)
+
+    def raw_paths(self, label: str) -> tuple[Path, Path]:
+        """Fresh files for a command's raw output, outside the evaluated tree."""
+        return self.scratch / f"{label}.stdout", self.scratch / f"{label}.stderr"
+
+
+class Grader(Protocol):
+    async def __call__(self, ctx: GradeContext, criterion: Criterion) -> GradeResult: ...
+
+
+def unscored(reason: str, evidence_ids: list[str] | None = None) -> GradeResult:
+    return GradeResult(status="unscored", reason=reason, evidence_ids=evidence_ids or [])
+
+
+def working_dir(ctx: GradeContext, cwd: str | None, root: Path | None = None) -> Path | None:
+    """The check's cwd inside the evaluated tree, or None when it escapes the tree."""
+    top = (root or ctx.workdir).resolve()
+    target = (top / (cwd or ".")).resolve()
+    return target if target == top or top in target.parents else None

@@ -1,0 +1,34 @@
+"""`command` checks: run a command; the criterion holds on the expected exit code."""
+
+from __future__ import annotations
+
+from ..models.checks import CommandCheck
+from ..models.contract import Criterion
+from ..process import ProcessResult, run_process
+from .base import GradeContext, GradeResult, unscored, working_dir
+
+
+async def grade_command(ctx: GradeContext, criterion: Criterion) -> GradeResult:
+    check = criterion.check
+    assert isinstance(check, CommandCheck)
+    cwd = working_dir(ctx, check.cwd)
+    if cwd is None:
+        return unscored(f"cwd {check.cwd!r} is outside the repository")
+    stdout, stderr = ctx.raw_paths(criterion.id)
+    async with ctx.limiter:
+        result = await run_process(check.argv, cwd=cwd, timeout_s=check.timeout_s, stdout_path=stdout,
+                                   stderr_path=stderr, env={**ctx.child_env, **check.env}, shell=check.shell)
+    verdict = command_verdict(result, check.expect_exit)
+    item = ctx.recorder.record_process(result, tool="command", summary=verdict.reason, criterion_id=criterion.id)
+    verdict.evidence_ids.append(item.id)
+    return verdict
+
+
+def command_verdict(result: ProcessResult, expect_exit: int) -> GradeResult:
+    if result.error:
+        return unscored(f"could not run: {result.error}")
+    if result.timed_out:
+        return unscored(f"timed out after {result.duration_s:.1f} s; the process group was killed")
+    if result.exit_code == expect_exit:
+        return GradeResult(status="pass", reason=f"exit code {result.exit_code} as expected")
+    return GradeResult(status="fail", reason=f"exit code {result.exit_code}, expected {expect_exit}")

@@ -1,0 +1,99 @@
+"""Stored evaluation runs and their evidence."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from ..errors import NotFound
+from ..models.evaluation import Evaluation
+from ..models.evidence import EvidenceItem
+from .db import Store
+
+
+@dataclass(frozen=True)
+class StoredRun:
+    evaluation: Evaluation
+    evidence: dict[str, EvidenceItem]
+    signature: str
+
+    @property
+    def run_id(self) -> str:
+        return self.evaluation.run_id
+
+
+def save_run(store: Store, evaluation: Evaluation, evidence: list[EvidenceItem], signature: str, created_at: str) -> None:
+    """Store an evaluation with every evidence item, in one transaction."""
+    with store.transaction() as conn:
+        conn.execute(
+            "INSERT INTO runs (run_id, contract_id, evaluator, iteration, created_at, tree, commit_sha, body, signature)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (evaluation.run_id, evaluation.contract_ref, evaluation.evaluator, evaluation.iteration, created_at,
+             evaluation.target.tree, evaluation.target.commit, evaluation.model_dump_json(by_alias=True), signature),
+        )
+        conn.executemany(
+            "INSERT INTO evidence (run_id, evidence_id, body) VALUES (?, ?, ?)",
+            [(evaluation.run_id, item.id, item.model_dump_json(by_alias=True)) for item in evidence],
+        )
+
+
+def load_run(store: Store, run_id: str, path: str = "/run_id") -> StoredRun:
+    row = store.query_one("SELECT body, signature FROM runs WHERE run_id = ?", (run_id,))
+    if row is None:
+        raise NotFound("run", run_id, path=path, hint="run ids come from evaluate")
+    return _stored(store, row["body"], row["signature"])
+
+
+def _stored(store: Store, body: str, signature: str) -> StoredRun:
+    evaluation = Evaluation.model_validate(json.loads(body))
+    rows = store.query("SELECT body FROM evidence WHERE run_id = ?", (evaluation.run_id,))
+    items = [EvidenceItem.model_validate(json.loads(r["body"])) for r in rows]
+    return StoredRun(evaluation=evaluation, evidence={i.id: i for i in items}, signature=signature)
+
+
+def runs_for(store: Store, contract_id: str, iteration: int | None = None) -> list[StoredRun]:
+    """Every stored run of a contract (optionally one iteration), oldest first."""
+    sql = "SELECT body, signature FROM runs WHERE contract_id = ?"
+    params: list[object] = [contract_id]
+    if iteration is not None:
+        sql += " AND iteration = ?"
+        params.append(iteration)
+    rows = store.query(sql + " ORDER BY created_at, rowid", params)
+    return [_stored(store, r["body"], r["signature"]) for r in rows]
+
+
+def latest_iteration(store: Store, contract_id: str) -> int:
+    """The highest iteration with a run or a scorecard, 0 when there is none."""
+    row = store.query_one(
+        "SELECT MAX(i) AS m FROM (SELECT MAX(iteration) AS i FROM runs WHERE contract_id = ?"
+        " UNION ALL SELECT MAX(iteration) FROM scorecards WHERE contract_id = ?)",
+        (contract_id, contract_id),
+    )
+    return int(row["m"] or 0) if row else 0
+
+
+def load_evidence(store: Store, run_id: str, evidence_id: str) -> EvidenceItem:
+    row = store.query_one("SELECT body FROM evidence WHERE run_id = ? AND evidence_id = ?", (run_id, evidence_id))
+    if row is None:
+        raise NotFound("evidence", f"{run_id}/{evidence_id}", hint="evidence ids come from evaluate's result")
+    return EvidenceItem.model_validate(json.loads(row["body"]))
+
+
+def next_iteration(store: Store, contract_id: str, evaluator: str | None) -> int:
+    """The iteration an evaluation belongs to when none is given.
+
+    The latest iteration, unless this evaluator (or, for a run of every evaluator, any run) has
+    already been evaluated in it; then the one after.
+    """
+    latest = latest_iteration(store, contract_id)
+    if latest == 0:
+        return 1
+    sql = "SELECT 1 FROM runs WHERE contract_id = ? AND iteration = ?"
+    params: list[object] = [contract_id, latest]
+    if evaluator is not None:
+        sql += " AND (evaluator = ? OR evaluator IS NULL)"
+        params.append(evaluator)
+    decided = store.query_one(
+        "SELECT 1 FROM aggregates WHERE contract_id = ? AND iteration = ? AND decision != 'PENDING'",
+        (contract_id, latest))
+    return latest + 1 if decided or store.query_one(sql, params) else latest
