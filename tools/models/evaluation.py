@@ -75,6 +75,31 @@ class NeedsJudgment(Model):
     dimensions: list[str] = Field(default_factory=list)
 
 
+class Perturbation(Model):
+    """Anti-gaming (depth `deep`): a semantically equal copy of the changed files, offered for re-scoring."""
+
+    path: str = Field(description="Folder holding the perturbed copy of the changed files")
+    files: list[str] = Field(default_factory=list)
+    transforms: list[str] = Field(default_factory=list, description="What was changed: comments, imports, names, layout")
+    semantics_kept: bool | None = Field(default=None, description="The tests checks still pass on the perturbed tree")
+    evidence_ids: list[str] = Field(default_factory=list)
+    instructions: str = ""
+
+
+class HealthDimension(Model):
+    score: float = Field(ge=0, le=1)
+    confidence: float = Field(ge=0, le=1)
+    evidence: str = ""
+
+
+class ProjectHealth(Model):
+    """PROJECT_HEALTH (0–1) from deterministic signals, at project scope."""
+
+    dimensions: dict[str, HealthDimension]
+    composite: float
+    band: Literal["STRONG", "ADEQUATE", "NEEDS_WORK", "CRITICAL"]
+
+
 class Evaluation(Model):
     """What `evaluate` returns (full output of each evidence item behind evidence://)."""
 
@@ -105,3 +130,5 @@ class Evaluation(Model):
     duration_s: float = 0.0
     warnings: list[str] = Field(default_factory=list)
     omitted: list[str] = Field(default_factory=list, description="What was cut to keep the result compact")
+    perturbation: Perturbation | None = None
+    project_health: ProjectHealth | None = None

@@ -42,6 +42,7 @@ CREATE TABLE IF NOT EXISTS scorecards (
     evaluator TEXT NOT NULL,
     iteration INTEGER NOT NULL,
     format TEXT NOT NULL,
+    variant TEXT NOT NULL DEFAULT 'original',
     stored_at TEXT NOT NULL,
     run_id TEXT,
     body TEXT NOT NULL,

@@ -17,6 +17,7 @@ class StoredScorecard:
     evaluator: str
     iteration: int
     format: str
+    variant: str
     stored_at: str
     run_id: str | None
     body: dict[str, Any]
@@ -35,17 +36,23 @@ def save_scorecard(
     computed: dict[str, Any],
     run_id: str | None,
     stored_at: str,
+    variant: str = "original",
 ) -> tuple[int, bool]:
-    """Store a scorecard as the evaluator's verdict for the iteration; returns (id, replaced an earlier one)."""
+    """Store a scorecard as the evaluator's verdict for the iteration; returns (id, replaced an earlier one).
+
+    `variant` is "perturbed" for the re-scoring of an anti-gaming copy (depth deep).
+    """
     with store.transaction() as conn:
         previous = conn.execute(
-            "SELECT id FROM scorecards WHERE contract_id = ? AND evaluator = ? AND iteration = ? AND superseded_by IS NULL",
-            (contract_id, evaluator, iteration),
+            "SELECT id FROM scorecards WHERE contract_id = ? AND evaluator = ? AND iteration = ? AND variant = ?"
+            " AND superseded_by IS NULL",
+            (contract_id, evaluator, iteration, variant),
         ).fetchall()
         cursor = conn.execute(
-            "INSERT INTO scorecards (contract_id, evaluator, iteration, format, stored_at, run_id, body, computed)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (contract_id, evaluator, iteration, format, stored_at, run_id, json.dumps(body), json.dumps(computed)),
+            "INSERT INTO scorecards (contract_id, evaluator, iteration, format, variant, stored_at, run_id, body, computed)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (contract_id, evaluator, iteration, format, variant, stored_at, run_id, json.dumps(body),
+             json.dumps(computed)),
         )
         new_id = int(cursor.lastrowid or 0)
         conn.executemany("UPDATE scorecards SET superseded_by = ? WHERE id = ?", [(new_id, r[0]) for r in previous])
@@ -55,18 +62,22 @@ def save_scorecard(
 def _row(row: Any) -> StoredScorecard:
     return StoredScorecard(
         id=row["id"], contract_id=row["contract_id"], evaluator=row["evaluator"], iteration=row["iteration"],
-        format=row["format"], stored_at=row["stored_at"], run_id=row["run_id"], body=json.loads(row["body"]),
+        format=row["format"], variant=row["variant"], stored_at=row["stored_at"], run_id=row["run_id"], body=json.loads(row["body"]),
         computed=json.loads(row["computed"]), superseded_by=row["superseded_by"],
     )
 
 
-def scorecards_for(store: Store, contract_id: str, iteration: int | None = None, *, history: bool = False) -> list[StoredScorecard]:
+def scorecards_for(store: Store, contract_id: str, iteration: int | None = None, *, history: bool = False,
+                   variant: str | None = "original") -> list[StoredScorecard]:
     """Active scorecards of a contract (all iterations unless one is given), oldest first.
 
-    With history=True, replaced scorecards are included too.
+    With history=True, replaced scorecards are included too; variant None returns every variant.
     """
     sql = "SELECT * FROM scorecards WHERE contract_id = ?"
     params: list[object] = [contract_id]
+    if variant is not None:
+        sql += " AND variant = ?"
+        params.append(variant)
     if iteration is not None:
         sql += " AND iteration = ?"
         params.append(iteration)
