@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from conftest import git, make_repo
+from gitrepo import git, make_repo
 
 from referee.tools.create_contract import create_contract
 from referee.tools.gitinfo import describe_repo

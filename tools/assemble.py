@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from .derive import COMPLETENESS_RULES, MAINTAINABILITY_RULES, Signals, derive_dimensions, verdict_of
 from .evidence import EvidenceRecorder
 from .graders.base import GradeResult
+from .health import project_health
 from .models.common import SEVERITY_ORDER
 from .models.contract import Contract, Criterion
 from .models.evaluation import (
@@ -162,8 +163,10 @@ def assemble(contract: Contract, rubric: Rubric, criteria: list[Criterion], targ
                                          changed_files=target.changed, dirty=_dirty(target))
     draft = _draft(contract, rubric, request, run_id, iteration, now, evaluation_target, dimensions, results,
                    issues, antipatterns, verdict, weighted)
+    health = (project_health(findings, [r for r in results if _kind(criteria, r.id) == "tests"], files)
+              if request.scope == "project" else None)
     return Evaluation(
-        run_id=run_id, contract_ref=contract.id, evaluator=request.evaluator, iteration=iteration, scope=request.scope,
+        project_health=health, run_id=run_id, contract_ref=contract.id, evaluator=request.evaluator, iteration=iteration, scope=request.scope,
         depth=request.depth, isolation=target.isolation, target=evaluation_target,  # type: ignore[arg-type]
         evidence=[EvidenceSummary.of(i) for i in recorder.items], criteria=results, findings=findings,
         findings_total=len(findings), dimensions=dimensions, issues=issues, antipatterns=antipatterns,
@@ -171,6 +174,11 @@ def assemble(contract: Contract, rubric: Rubric, criteria: list[Criterion], targ
         weighted_score=weighted, prompt=PROMPT_URI, report=f"report://{run_id}", signature="",
         prior_scorecard=prior, warnings=list(target.warnings),
     )
+
+
+def _kind(criteria: list[Criterion], ident: str) -> str | None:
+    crit = next(c for c in criteria if c.id == ident)
+    return crit.check.kind if crit.check else None
 
 
 def _dirty(target: RunTarget) -> bool:

@@ -246,3 +246,13 @@ async def test_result_stays_within_the_compact_budget(store: Store, project: Pat
     assert result.findings_total >= 40 and result.omitted
     assert json.loads(result.model_dump_json())["run_id"] == result.run_id
     assert tagged_pids(result.run_id) == []
+
+
+async def test_project_scope_scores_project_health(store: Store, project: Path) -> None:
+    contract = contract_for(store, project, {"criterion": "a", "verification_method": "test", "check": pytest_check("tests")})
+    result = await run(store, project, contract.id, scope="project")
+    health = result.project_health
+    assert health is not None and set(health.dimensions) == {
+        "correctness", "security", "maintainability", "architecture", "completeness", "evolution"}
+    assert health.dimensions["correctness"].score == 1.0 and health.band in ("STRONG", "ADEQUATE")
+    assert 0 <= health.composite <= 1
