@@ -37,7 +37,7 @@ class RefereeServer(MCPServer[State]):
             "referee", title="referee", version=version("referee"), instructions=INSTRUCTIONS,
             lifespan=_lifespan(settings),
         )
-        self.settings = settings
+        self.referee_settings = settings
         self.raw_validators: dict[str, Any] = {}
 
     async def call_tool(

@@ -33,7 +33,7 @@ def read_schema(name: str) -> str:
 
 
 def register(server: RefereeServer) -> None:
-    settings = server.settings
+    settings = server.referee_settings
 
     @server.resource("rubric://{name}", name="rubric", mime_type="application/json",
                      description="A rubric: dimensions, weights, level definitions and scored examples")

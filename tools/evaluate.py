@@ -30,6 +30,7 @@ from .graders.tests import grade_tests
 from .models.common import Depth, Isolation, Model, Scope
 from .models.contract import Contract, Criterion
 from .models.evaluation import Evaluation, TreeChanged
+from .paths import confine
 from .redact import Redactor, secret_env_values
 from .rubrics import RubricSet
 from .settings import Settings
@@ -84,7 +85,7 @@ async def evaluate(request: EvaluateInput, deps: EvaluateDeps) -> Evaluation:
     """Evaluate the contract's target and return the compact, signed result (also stored)."""
     contract = load_contract(deps.store, request.contract_id)
     criteria = _criteria(contract, request.evaluator)
-    repo = _repo_of(contract)
+    repo = _repo_of(contract, deps.settings)
     rubric = deps.rubrics(repo).get(contract.rubric_ref)
     if rubric is None:
         raise InvalidInput([Problem(path="/contract_id", code="unknown_rubric",
@@ -109,8 +110,8 @@ def _criteria(contract: Contract, evaluator: str | None) -> list[Criterion]:
     return contract.criteria_for(evaluator)
 
 
-def _repo_of(contract: Contract) -> Path:
-    repo = Path(contract.repo or ".")
+def _repo_of(contract: Contract, settings: Settings) -> Path:
+    repo = confine(contract.repo or ".", settings.roots, at="/contract_id")
     if not repo.is_dir():
         raise InvalidInput([Problem(path="/contract_id", code="repo_missing",
                                     message=f"the contract's repository {repo} does not exist any more")])

@@ -18,8 +18,10 @@ from referee.tools.models.common import ContextStrategy, TaskType
 from referee.tools.models.contract import Antipattern, Contract, CriterionSpec, Thresholds
 from referee.tools.paths import confine
 from referee.tools.rubrics import load_rubrics
+from referee.tools.settings import Settings
 
 from ..annotations import READ_ONLY, RECORDS
+from ..roots import ClientRoots, effective_settings
 from ..state import State
 
 if TYPE_CHECKING:
@@ -46,13 +48,13 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def repo_for(state: State, raw: str | None, at: str = "/repo") -> Path:
-    roots = state.settings.roots
-    return confine(raw, roots, at=at) if raw else state.settings.repo
+def repo_for(settings: Settings, raw: str | None, at: str = "/repo") -> Path:
+    return confine(raw, settings.roots, at=at) if raw else settings.repo
 
 
 async def create_contract(
     ctx: Context[State, Any],
+    roots: ClientRoots,
     goal: Annotated[str, Field(description="1–2 sentences: the deliverable")],
     task_type: Annotated[TaskType, Field(description="feature · bug · security · other")] = "feature",
     has_ui: Annotated[bool, Field(description="The change has a user interface")] = False,
@@ -78,9 +80,8 @@ async def create_contract(
     of the request is reported at once, each with a JSON pointer and a code.
     """
     state = ctx.request_context.lifespan_context
-    args = _provided(dict(locals()))
-    args.pop("state", None)
-    repo_info = describe_repo(repo_for(state, repo))
+    args = _provided({k: v for k, v in locals().items() if k not in ("ctx", "roots", "state")})
+    repo_info = describe_repo(repo_for(effective_settings(state.settings, roots), repo))
     return core.create_contract(args, store=state.store, rubrics=state.rubrics(repo_info.root),
                                 repo=repo_info, now=state.now)
 
@@ -104,7 +105,7 @@ def _json(doc: dict[str, Any]) -> str:
 
 def _raw_create_problems(server: RefereeServer) -> Any:
     def check(arguments: dict[str, Any]) -> tuple[str, list[Any]] | None:
-        rubrics = load_rubrics(server.settings.repo)
+        rubrics = load_rubrics(server.referee_settings.repo)
         problems = core.request_problems(arguments, rubrics)
         return (InvalidInput(problems).summary, problems) if problems else None
 

@@ -18,6 +18,7 @@ from referee.tools.models.evaluation import Evaluation
 from referee.tools.rubrics import load_rubrics
 
 from ..annotations import RECORDS
+from ..roots import ClientRoots, effective_settings
 from ..state import State
 
 if TYPE_CHECKING:
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
 
 async def evaluate(
     ctx: Context[State, Any],
+    roots: ClientRoots,
     contract_id: Annotated[str, Field(description="The contract to evaluate against")],
     evaluator: Annotated[str | None, Field(description="Run only this evaluator's criteria; omitted: all")] = None,
     ref: Annotated[str | None, Field(description="Commit to evaluate (in a worktree); omitted: the working tree")] = None,
@@ -49,7 +51,7 @@ async def evaluate(
 
     request = EvaluateInput(contract_id=contract_id, evaluator=evaluator, ref=ref, base=base, iteration=iteration,
                             scope=scope, depth=depth, isolation=isolation, evaluator_model=evaluator_model)
-    deps = EvaluateDeps(store=state.store, settings=state.settings, rubrics=load_rubrics, now=state.now,
+    deps = EvaluateDeps(store=state.store, settings=effective_settings(state.settings, roots), rubrics=load_rubrics, now=state.now,
                         on_progress=progress, browser_pool=await state.browser_pool())
     return await evaluate_core(request, deps)
 

@@ -1,0 +1,143 @@
+"""MCP adapter for validate_scorecard: binds the store, the contract, the evidence and the clock."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+
+from mcp.server.mcpserver import Context
+from pydantic import Field
+
+from referee.tools import validate_scorecard as core
+from referee.tools.contract_files import parse_contract
+from referee.tools.errors import InvalidInput, NotFound, Problem
+from referee.tools.models.contract import Contract
+from referee.tools.models.validation import ValidationResult
+from referee.tools.signing import signing_key
+from referee.tools.store import Store, load_contract, runs_for
+from referee.tools.target import GitError, working_tree_hash
+
+from ..annotations import RECORDS
+from ..state import State
+
+if TYPE_CHECKING:
+    from ..app import RefereeServer
+
+logger = logging.getLogger("referee.server")
+
+
+async def validate_scorecard(
+    ctx: Context[State, Any],
+    scorecard: Annotated[dict[str, Any], Field(description=(
+        "The scorecard JSON object: canonical (contract_ref, evaluator, dimensions, criteria …) or "
+        "tenpoint (task_id, domains, criteria …). Sent as is: every problem is reported, not only the first"))],
+    contract_id: Annotated[str | None, Field(description=(
+        "The contract to check against; default the scorecard's contract_ref (tenpoint: task_id)"))] = None,
+    contract: Annotated[dict[str, Any] | None, Field(description=(
+        "An inline contract (evaluator view, as exported) instead of contract_id; the scorecard is then only "
+        "stored if that contract is the stored one"))] = None,
+    format: Annotated[Literal["auto", "referee", "tenpoint"], Field(description=(
+        "auto tells the formats apart; referee = canonical 0–3 (or 0.0–1.0) scorecard; tenpoint = 1–10"))] = "auto",
+    store: Annotated[bool, Field(description=(
+        "Record a valid scorecard as this evaluator's verdict for its iteration (resubmitting replaces it)"))] = True,
+) -> ValidationResult:
+    """Check an evaluator's scorecard before it counts: schema, contract, arithmetic and recorded evidence.
+
+    Call it with each scorecard an evaluator produced, after `evaluate`. All problems are listed at
+    once in `errors` (each with a JSON pointer into the scorecard, a stable code and what to fix) and
+    `warnings`; fix them and call again. `computed` gives the weighted score, the 0–100 normalized
+    score and the verdict (ACCEPT · REVISE · BLOCK) that the scores, criteria, antipatterns and
+    spec_defect imply. Evidence rules: cited evidence ids must exist in referee's recorded run, a
+    criterion verdict must not contradict referee's check ("contradicts E3: exit code 1"), and a
+    scorecard of another tree than the current one is `stale`. A valid scorecard is stored as that
+    evaluator's verdict for its iteration (`stored`, `scorecard_id`; `replaced` when it supersedes an
+    earlier one), which `aggregate` then uses. An invalid scorecard is a normal result with
+    `valid: false`; only an unknown or missing contract is a tool error.
+    """
+    state = ctx.request_context.lifespan_context
+    resolved, is_stored = _contract(state.store, scorecard, contract_id, contract)
+    rubrics = state.rubrics(_repo(resolved))
+    evidence = evidence_context(state.store, state.settings.home, resolved, scorecard)
+    result = core.validate_and_store(
+        scorecard, contract=resolved, rubrics=rubrics, format=format, evidence=evidence,
+        store=state.store if is_stored else None, store_result=store and is_stored, now=state.now,
+    )
+    if store and not is_stored and result.valid:
+        message = (f"validated against an inline contract that is not stored as {resolved.id}, so the scorecard was "
+                   "not recorded; create or import the contract first to make it count")
+        result = result.model_copy(update={"warnings": [*result.warnings, Problem(path="/contract", code="not_stored",
+                                                                                   message=message)]})
+    return result
+
+
+def _contract(store: Store, scorecard: dict[str, Any], contract_id: str | None,
+              inline: dict[str, Any] | None) -> tuple[Contract, bool]:
+    if contract_id is not None and inline is not None:
+        raise InvalidInput([Problem(path="/contract", code="contract_ambiguous",
+                                    message="give contract_id or an inline contract, not both")])
+    if inline is not None:
+        return _inline(store, inline)
+    if contract_id is not None:
+        return load_contract(store, contract_id), True
+    ref = scorecard.get("contract_ref", scorecard.get("task_id"))
+    if isinstance(ref, str) and ref:
+        field = "contract_ref" if "contract_ref" in scorecard else "task_id"
+        return load_contract(store, ref, path=f"/scorecard/{field}"), True
+    raise InvalidInput([Problem(path="/contract_id", code="contract_required", message=(
+        "no contract to validate against: pass contract_id, an inline contract, or put contract_ref "
+        "(tenpoint: task_id) in the scorecard"))])
+
+
+def _inline(store: Store, inline: dict[str, Any]) -> tuple[Contract, bool]:
+    try:
+        parsed = parse_contract(inline)
+    except InvalidInput as exc:
+        raise InvalidInput([p.model_copy(update={"path": "/contract" + p.path}) for p in exc.problems]) from exc
+    try:
+        return parsed, load_contract(store, parsed.id) == parsed
+    except NotFound:
+        return parsed, False
+
+
+def _repo(contract: Contract) -> Path | None:
+    repo = Path(contract.repo) if contract.repo else None
+    return repo if repo is not None and repo.is_dir() else None
+
+
+def evidence_context(store: Store, home: Path, contract: Contract, scorecard: dict[str, Any]) -> core.EvidenceContext:
+    """Return what the evidence rules check a scorecard against: runs, current tree, signing key.
+
+    The tree hash costs a few git processes, so it is only computed when the scorecard states a
+    tree to compare with.
+
+    Args:
+        store: The open store.
+        home: The store's folder (holds the signing key).
+        contract: The contract the scorecard is validated against.
+        scorecard: The scorecard object.
+
+    Returns:
+        The evidence context.
+    """
+    target = scorecard.get("target")
+    wants_tree = isinstance(target, dict) and isinstance(target.get("tree"), str)
+    repo = _repo(contract)
+    return core.EvidenceContext(runs=runs_for(store, contract.id), tree=current_tree(repo) if wants_tree else None,
+                                key=signing_key(home))
+
+
+def current_tree(repo: Path | None) -> str | None:
+    """Return the tree hash of a repository's working tree, or None when it cannot be known."""
+    if repo is None:
+        return None
+    try:
+        return working_tree_hash(repo)
+    except (GitError, OSError) as exc:
+        logger.warning("cannot hash the working tree of %s: %s", repo, exc)
+        return None
+
+
+def register(server: RefereeServer) -> None:
+    """Add the validate_scorecard tool to the server."""
+    server.add_tool(validate_scorecard, title="Validate scorecard", annotations=RECORDS)
