@@ -19,6 +19,7 @@ import anyio
 from pydantic import Field
 
 from .assemble import Outcomes, assemble
+from .capture import sessions
 from .compact import compact
 from .errors import InvalidInput, Problem
 from .evidence import EvidenceRecorder
@@ -100,6 +101,7 @@ async def evaluate(request: EvaluateInput, deps: EvaluateDeps) -> Evaluation:
     evaluation = assemble(contract, rubric, criteria, target, outcomes, recorder, request=request, run_id=run_id,
                           iteration=iteration, now=deps.now, prior=_prior(deps.store, contract, request, iteration))
     evaluation.duration_s = round(anyio.current_time() - started, 3)
+    evaluation.generator_evidence = [s["run_id"] for s in sessions(deps.store, str(repo))]
     return _store_and_sign(deps, evaluation, recorder)
 
 

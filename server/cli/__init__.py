@@ -8,9 +8,9 @@ import sys
 from collections.abc import Sequence
 from importlib.metadata import version
 
-from . import contract, evaluate, serve
+from . import capture, contract, evaluate, serve, setup
 
-COMMANDS = [serve, contract, evaluate]
+COMMANDS = [serve, contract, evaluate, capture, setup]
 
 EPILOG = """\
 exit codes: 0 success or a positive judgement; 1 a negative judgement (invalid scorecard,

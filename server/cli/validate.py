@@ -24,7 +24,7 @@ from referee.tools.settings import Settings
 from referee.tools.store import Store, load_contract
 from referee.tools.validate_scorecard import validate_and_store
 
-from ..adapters.validate import evidence_context
+from ..adapters.validate import contract_repo, evidence_context
 from .common import EXIT_NEGATIVE, EXIT_OK, EXIT_USAGE, print_json, settings_of
 
 _CONTRACT_SUFFIXES = {".yaml", ".yml", ".json"}
@@ -177,21 +177,21 @@ def _validate(session: Session, item: Item, contract: Contract | None, args: arg
     stored = contract is not None and (session.contract is None or session.contract_stored)
     store = session.store if stored else None
     evidence = None
+    repo = contract_repo(contract, session.settings.roots) if contract is not None else None
     if session.store is not None and contract is not None and isinstance(item.scorecard, dict):
-        evidence = evidence_context(session.store, session.settings.home, contract, item.scorecard)
+        evidence = evidence_context(session.store, session.settings.home, repo, contract.id, item.scorecard)
     return validate_and_store(
-        item.scorecard, contract=contract, rubrics=_rubrics(session, contract), format=args.format, evidence=evidence,
+        item.scorecard, contract=contract, rubrics=_rubrics(session, repo), format=args.format, evidence=evidence,
         store=store, store_result=store is not None and not args.no_store, now=lambda: datetime.now(timezone.utc),
         require_evidence=args.require_evidence,
     )
 
 
-def _rubrics(session: Session, contract: Contract | None) -> RubricSet:
-    repo = Path(contract.repo) if contract is not None and contract.repo else session.settings.repo
-    repo = repo if repo.is_dir() else session.settings.repo
-    key = str(repo)
+def _rubrics(session: Session, repo: Path | None) -> RubricSet:
+    folder = repo or session.settings.repo
+    key = str(folder)
     if key not in session.rubrics:
-        session.rubrics[key] = load_rubrics(repo)
+        session.rubrics[key] = load_rubrics(folder)
     return session.rubrics[key]
 
 

@@ -130,5 +130,8 @@ class Evaluation(Model):
     duration_s: float = 0.0
     warnings: list[str] = Field(default_factory=list)
     omitted: list[str] = Field(default_factory=list, description="What was cut to keep the result compact")
+    generator_evidence: list[str] = Field(
+        default_factory=list,
+        description="Captured generator sessions (G-…) in this repository: the player's own account, never enough alone")
     perturbation: Perturbation | None = None
     project_health: ProjectHealth | None = None

@@ -1,0 +1,84 @@
+"""`referee init` and `referee doctor`: adopting referee in a repository, and checking the machine."""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+
+from referee.tools.init_files import init_files, write_init_files
+
+from .common import EXIT_NEGATIVE, settings_of
+
+
+def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    init = commands.add_parser(
+        "init", help="write .mcp.json, an evaluator agent, a CI example and a capture hook",
+        description="Adopt referee in a repository: " + "; ".join(f"{f.path} ({f.purpose})" for f in init_files())
+        + ". Existing files are never overwritten (unless --force); exit 1 when nothing was written.",
+    )
+    init.add_argument("path", nargs="?", type=Path, help="repository (default: the root)")
+    init.add_argument("--force", action="store_true", help="overwrite existing files")
+    init.set_defaults(handler=run_init)
+    doctor = commands.add_parser("doctor", help="check git, Chromium, analysers and versions",
+                                 description="Report what referee found on this machine. Exit 1 when something "
+                                 "essential (git) is missing; a missing Chromium only disables browser checks.")
+    doctor.set_defaults(handler=run_doctor)
+
+
+def run_init(args: argparse.Namespace) -> int:
+    repo = (args.path or settings_of(args).repo).resolve()
+    result = write_init_files(repo, force=args.force)
+    for path in result.written:
+        print(f"wrote {path}")
+    for path in result.kept:
+        print(f"kept  {path} (exists; not overwritten)")
+    if result.written:
+        print("next: claude mcp add referee -- referee serve   (or approve .mcp.json in Claude Code)")
+    return 0 if result.written else EXIT_NEGATIVE
+
+
+def _version(package: str) -> str:
+    try:
+        return version(package)
+    except PackageNotFoundError:
+        return "not installed"
+
+
+def _git() -> str | None:
+    exe = shutil.which("git")
+    if exe is None:
+        return None
+    return subprocess.run([exe, "--version"], capture_output=True, text=True).stdout.strip()
+
+
+def _chromium() -> str:
+    from referee.tools.browser.chromium import ChromiumNotFound, find_chromium
+
+    try:
+        info = find_chromium()
+    except ChromiumNotFound as exc:
+        return f"not found ({exc})"
+    return f"{info.executable} ({info.source}, {info.version or 'version unknown'})"
+
+
+def _jscpd() -> str:
+    exe = shutil.which("jscpd") or str(Path(sys.executable).parent / "jscpd")
+    return exe if Path(exe).exists() else "not found (near-duplicate check disabled)"
+
+
+def run_doctor(args: argparse.Namespace) -> int:
+    settings = settings_of(args)
+    git = _git()
+    rows = [
+        ("referee", _version("referee")), ("python", sys.version.split()[0]), ("mcp", _version("mcp")),
+        ("playwright", _version("playwright")), ("git", git or "not found"), ("chromium", _chromium()),
+        ("jscpd", _jscpd()), ("store", str(settings.home)), ("root", ", ".join(map(str, settings.roots))),
+    ]
+    width = max(len(k) for k, _ in rows)
+    for key, value in rows:
+        print(f"{key:<{width}}  {value}")
+    return 0 if git else EXIT_NEGATIVE
