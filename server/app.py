@@ -15,7 +15,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from referee.tools.settings import Settings
 
 from . import prompts, resources
-from .adapters import contracts, evaluate
+from .adapters import contracts, evaluate, validate
 from .errors import error_result, problems_of
 from .state import State, open_state
 
@@ -85,6 +85,7 @@ def build_server(settings: Settings) -> RefereeServer:
     server = RefereeServer(settings)
     contracts.register(server)
     evaluate.register(server)
+    validate.register(server)
     resources.register(server)
     prompts.register(server)
     return server

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, NamedTuple
 
 from mcp.server.mcpserver import Context
 from pydantic import Field
@@ -14,6 +15,7 @@ from referee.tools.contract_files import parse_contract
 from referee.tools.errors import InvalidInput, NotFound, Problem
 from referee.tools.models.contract import Contract
 from referee.tools.models.validation import ValidationResult
+from referee.tools.paths import confine
 from referee.tools.signing import signing_key
 from referee.tools.store import Store, load_contract, runs_for
 from referee.tools.target import GitError, working_tree_hash
@@ -41,6 +43,8 @@ async def validate_scorecard(
         "auto tells the formats apart; referee = canonical 0–3 (or 0.0–1.0) scorecard; tenpoint = 1–10"))] = "auto",
     store: Annotated[bool, Field(description=(
         "Record a valid scorecard as this evaluator's verdict for its iteration (resubmitting replaces it)"))] = True,
+    variant: Annotated[Literal["original", "perturbed"], Field(description=(
+        "perturbed: the re-scoring of the anti-gaming copy evaluate offered at depth deep"))] = "original",
 ) -> ValidationResult:
     """Check an evaluator's scorecard before it counts: schema, contract, arithmetic and recorded evidence.
 
@@ -56,56 +60,83 @@ async def validate_scorecard(
     `valid: false`; only an unknown or missing contract is a tool error.
     """
     state = ctx.request_context.lifespan_context
-    resolved, is_stored = _contract(state.store, scorecard, contract_id, contract)
-    rubrics = state.rubrics(_repo(resolved))
-    evidence = evidence_context(state.store, state.settings.home, resolved, scorecard)
+    resolved = _contract(state.store, scorecard, contract_id, contract)
+    repo = contract_repo(resolved.contract, None if resolved.stored else state.settings.roots)
+    evidence = evidence_context(state.store, state.settings.home, repo, resolved.contract.id, scorecard)
     result = core.validate_and_store(
-        scorecard, contract=resolved, rubrics=rubrics, format=format, evidence=evidence,
-        store=state.store if is_stored else None, store_result=store and is_stored, now=state.now,
+        scorecard, contract=resolved.contract, rubrics=state.rubrics(repo), format=format, evidence=evidence,
+        store=state.store if resolved.stored else None, store_result=store and resolved.stored, now=state.now,
+        variant=variant,
     )
-    if store and not is_stored and result.valid:
-        message = (f"validated against an inline contract that is not stored as {resolved.id}, so the scorecard was "
-                   "not recorded; create or import the contract first to make it count")
-        result = result.model_copy(update={"warnings": [*result.warnings, Problem(path="/contract", code="not_stored",
-                                                                                   message=message)]})
+    if store and not resolved.stored and result.valid:
+        return _unstored_inline(result, resolved.contract.id)
     return result
 
 
+class _Resolved(NamedTuple):
+    contract: Contract
+    stored: bool  # the very contract is in the store, so a scorecard validated against it may be recorded
+
+
+def _unstored_inline(result: ValidationResult, contract_id: str) -> ValidationResult:
+    message = (f"validated against an inline contract that is not stored as {contract_id}, so the scorecard was "
+               "not recorded; create or import the contract first to make it count")
+    warning = Problem(path="/contract", code="not_stored", message=message)
+    return result.model_copy(update={"warnings": [*result.warnings, warning]})
+
+
 def _contract(store: Store, scorecard: dict[str, Any], contract_id: str | None,
-              inline: dict[str, Any] | None) -> tuple[Contract, bool]:
+              inline: dict[str, Any] | None) -> _Resolved:
     if contract_id is not None and inline is not None:
         raise InvalidInput([Problem(path="/contract", code="contract_ambiguous",
                                     message="give contract_id or an inline contract, not both")])
     if inline is not None:
         return _inline(store, inline)
     if contract_id is not None:
-        return load_contract(store, contract_id), True
+        return _Resolved(load_contract(store, contract_id), True)
     ref = scorecard.get("contract_ref", scorecard.get("task_id"))
     if isinstance(ref, str) and ref:
         field = "contract_ref" if "contract_ref" in scorecard else "task_id"
-        return load_contract(store, ref, path=f"/scorecard/{field}"), True
+        return _Resolved(load_contract(store, ref, path=f"/scorecard/{field}"), True)
     raise InvalidInput([Problem(path="/contract_id", code="contract_required", message=(
         "no contract to validate against: pass contract_id, an inline contract, or put contract_ref "
         "(tenpoint: task_id) in the scorecard"))])
 
 
-def _inline(store: Store, inline: dict[str, Any]) -> tuple[Contract, bool]:
+def _inline(store: Store, inline: dict[str, Any]) -> _Resolved:
     try:
         parsed = parse_contract(inline)
     except InvalidInput as exc:
         raise InvalidInput([p.model_copy(update={"path": "/contract" + p.path}) for p in exc.problems]) from exc
     try:
-        return parsed, load_contract(store, parsed.id) == parsed
+        return _Resolved(parsed, load_contract(store, parsed.id) == parsed)
     except NotFound:
-        return parsed, False
+        return _Resolved(parsed, False)
 
 
-def _repo(contract: Contract) -> Path | None:
-    repo = Path(contract.repo) if contract.repo else None
-    return repo if repo is not None and repo.is_dir() else None
+def contract_repo(contract: Contract, roots: Sequence[Path] | None) -> Path | None:
+    """Return the contract's repository folder when it exists (and lies inside `roots`), else None.
+
+    Args:
+        contract: The contract.
+        roots: The allowed roots for a `repo` that comes from the client (an inline contract), so
+            that git only runs in folders the server may touch; None for a stored contract, whose
+            repo was confined when it was created.
+
+    Returns:
+        The repository folder, or None when it is not at hand.
+    """
+    if not contract.repo:
+        return None
+    try:
+        repo = confine(contract.repo, roots) if roots is not None else Path(contract.repo)
+    except InvalidInput:
+        return None
+    return repo if repo.is_dir() else None
 
 
-def evidence_context(store: Store, home: Path, contract: Contract, scorecard: dict[str, Any]) -> core.EvidenceContext:
+def evidence_context(store: Store, home: Path, repo: Path | None, contract_id: str,
+                     scorecard: dict[str, Any]) -> core.EvidenceContext:
     """Return what the evidence rules check a scorecard against: runs, current tree, signing key.
 
     The tree hash costs a few git processes, so it is only computed when the scorecard states a
@@ -114,7 +145,8 @@ def evidence_context(store: Store, home: Path, contract: Contract, scorecard: di
     Args:
         store: The open store.
         home: The store's folder (holds the signing key).
-        contract: The contract the scorecard is validated against.
+        repo: The contract's repository, or None when it is not at hand.
+        contract_id: The contract the scorecard is validated against.
         scorecard: The scorecard object.
 
     Returns:
@@ -122,9 +154,17 @@ def evidence_context(store: Store, home: Path, contract: Contract, scorecard: di
     """
     target = scorecard.get("target")
     wants_tree = isinstance(target, dict) and isinstance(target.get("tree"), str)
-    repo = _repo(contract)
-    return core.EvidenceContext(runs=runs_for(store, contract.id), tree=current_tree(repo) if wants_tree else None,
-                                key=signing_key(home))
+    return core.EvidenceContext(runs=runs_for(store, contract_id), tree=current_tree(repo) if wants_tree else None,
+                                key=signing_key(home), captured=captured_ids(store))
+
+
+def captured_ids(store: Store) -> dict[str, set[str]]:
+    """Evidence ids of every captured generator session in the store."""
+    rows = store.query("SELECT run_id, evidence_id FROM evidence WHERE run_id LIKE 'G-%'")
+    found: dict[str, set[str]] = {}
+    for row in rows:
+        found.setdefault(row["run_id"], set()).add(row["evidence_id"])
+    return found
 
 
 def current_tree(repo: Path | None) -> str | None:

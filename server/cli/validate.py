@@ -72,6 +72,8 @@ def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type
     parser.add_argument("--format", choices=["auto", "referee", "tenpoint"], default="auto")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     parser.add_argument("--no-store", action="store_true", help="do not record valid scorecards")
+    parser.add_argument("--variant", choices=["original", "perturbed"], default="original",
+                        help="perturbed: the re-scoring of the anti-gaming copy (evaluate --depth deep)")
     parser.add_argument("--require-evidence", action="store_true",
                         help="fail when no recorded evaluation is available to check the evidence against")
     parser.set_defaults(handler=run)
@@ -177,12 +179,14 @@ def _validate(session: Session, item: Item, contract: Contract | None, args: arg
     stored = contract is not None and (session.contract is None or session.contract_stored)
     store = session.store if stored else None
     evidence = None
-    repo = contract_repo(contract, session.settings.roots) if contract is not None else None
+    # The person running the CLI chose the contract file: its repo needs no confinement.
+    repo = contract_repo(contract, None) if contract is not None else None
     if session.store is not None and contract is not None and isinstance(item.scorecard, dict):
         evidence = evidence_context(session.store, session.settings.home, repo, contract.id, item.scorecard)
     return validate_and_store(
         item.scorecard, contract=contract, rubrics=_rubrics(session, repo), format=args.format, evidence=evidence,
         store=store, store_result=store is not None and not args.no_store, now=lambda: datetime.now(timezone.utc),
+        variant=args.variant,
         require_evidence=args.require_evidence,
     )
 
