@@ -15,7 +15,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from referee.tools.settings import Settings
 
 from . import prompts, resources
-from .adapters import contracts, evaluate, validate
+from .adapters import aggregate, contracts, evaluate, validate
 from .errors import error_result, problems_of
 from .state import State, open_state
 
@@ -75,6 +75,7 @@ def _lifespan(settings: Settings) -> Any:
     @asynccontextmanager
     async def lifespan(_: MCPServer[State]) -> AsyncIterator[State]:
         async with open_state(settings) as state:
+            state.extras["latest_brief"] = aggregate.latest_brief
             yield state
 
     return lifespan
@@ -86,6 +87,7 @@ def build_server(settings: Settings) -> RefereeServer:
     contracts.register(server)
     evaluate.register(server)
     validate.register(server)
+    aggregate.register(server)
     resources.register(server)
     prompts.register(server)
     return server

@@ -48,6 +48,23 @@ class Alert(Model):
     message: str
 
 
+class GamingIndicator(Model):
+    g: float = Field(description="|original − perturbed| / original, on weighted scores")
+    status: Literal["clean", "suspect", "gaming"]
+    original: float
+    perturbed: float
+
+
+class DimensionChange(Model):
+    evaluator: str
+    dimension: str
+    from_iteration: int
+    to_iteration: int
+    before: float
+    after: float
+    change: Literal["improved", "regressed"]
+
+
 class AggregateResult(Model):
     contract_ref: str
     iteration: int
@@ -63,3 +80,7 @@ class AggregateResult(Model):
     quality_notes: list[str] = Field(default_factory=list)
     alerts: list[Alert] = Field(default_factory=list)
     comparable: bool = True
+    gaming: dict[str, GamingIndicator] = Field(
+        default_factory=dict, description="Gaming indicator per evaluator for this iteration (perturbed re-scoring)")
+    dimension_changes: list[DimensionChange] = Field(
+        default_factory=list, description="Dimensions that moved since each evaluator's previous comparable scorecard")

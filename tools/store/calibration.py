@@ -1,0 +1,43 @@
+"""The calibration log: a human's verdict on a stored scorecard (the evaluator-tuning dataset)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .db import Store
+
+
+@dataclass(frozen=True)
+class CalibrationRow:
+    """One human verdict, joined with the scorecard it judges."""
+
+    id: int
+    scorecard_id: int
+    verdict: str
+    note: str
+    created_at: str
+    contract_id: str
+    evaluator: str
+    iteration: int
+
+
+def insert_calibration(store: Store, *, scorecard_id: int, verdict: str, note: str, created_at: str) -> int:
+    """Record a human verdict on a scorecard; returns the entry's id."""
+    with store.transaction() as conn:
+        cursor = conn.execute(
+            "INSERT INTO calibration (scorecard_id, verdict, note, created_at) VALUES (?, ?, ?, ?)",
+            (scorecard_id, verdict, note, created_at),
+        )
+    return int(cursor.lastrowid or 0)
+
+
+def calibration_rows(store: Store, contract_id: str | None = None) -> list[CalibrationRow]:
+    """Every human verdict (optionally for one contract's scorecards), oldest first."""
+    sql = ("SELECT c.id, c.scorecard_id, c.verdict, c.note, c.created_at, s.contract_id, s.evaluator, s.iteration"
+           " FROM calibration c JOIN scorecards s ON s.id = c.scorecard_id")
+    params: list[object] = []
+    if contract_id is not None:
+        sql += " WHERE s.contract_id = ?"
+        params.append(contract_id)
+    rows = store.query(sql + " ORDER BY c.id", params)
+    return [CalibrationRow(**dict(r)) for r in rows]
