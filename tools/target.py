@@ -67,7 +67,9 @@ def working_tree_hash(repo: Path) -> str:
             shutil.copyfile(real, index)
         elif head_commit(repo):
             _git(repo, "read-tree", "HEAD", env=env)
-        _git(repo, "add", "-A", "--", ".", _EXCLUDE, env=env)
+        _git(repo, "add", "-A", env=env)
+        # `.referee/` ignores itself; this also drops it where someone tracked it by force.
+        _git(repo, "rm", "-r", "-q", "--cached", "--ignore-unmatch", "--", STORE_DIR, env=env)
         return _git(repo, "write-tree", env=env).strip()
 
 

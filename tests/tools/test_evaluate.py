@@ -256,3 +256,11 @@ async def test_project_scope_scores_project_health(store: Store, project: Path) 
         "correctness", "security", "maintainability", "architecture", "completeness", "evolution"}
     assert health.dimensions["correctness"].score == 1.0 and health.band in ("STRONG", "ADEQUATE")
     assert 0 <= health.composite <= 1
+
+
+async def test_a_repository_that_ignores_referee_itself_is_hashed(store: Store, project: Path) -> None:
+    (project / ".gitignore").write_text("__pycache__/\n.referee/\n", encoding="utf-8")
+    commit_all(project, "ignore referee")
+    contract = contract_for(store, project, {"criterion": "a", "verification_method": "test", "check": pytest_check("tests")})
+    result = await run(store, project, contract.id)
+    assert by_id(result, "AC-F-001").status == "pass" and not result.tree_changed.changed

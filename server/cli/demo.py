@@ -1,0 +1,40 @@
+"""`referee demo`: the whole loop on a bundled sample project, printed step by step."""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from pathlib import Path
+
+import anyio
+
+from referee.tools.demo import run_demo
+
+from .common import EXIT_NEGATIVE
+
+
+def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = commands.add_parser(
+        "demo", help="run the whole loop on a bundled sample project",
+        description="contract (with a hold-out) → evaluate (tests, browser, static) → two evaluators' "
+        "scorecards validated → aggregate REVISE with a brief → the fix → iteration 2 → DELIVER, and an HTML "
+        "report. The judges are scripted; everything else is referee's real work. Exit 0 when the loop ends "
+        "in DELIVER.",
+    )
+    parser.add_argument("--dir", type=Path, help="where to put the sample (default: a new temporary folder)")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    workdir = (args.dir or Path(tempfile.mkdtemp(prefix="referee-demo-"))).resolve()
+    workdir.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+
+    def say(step: str, detail: str) -> None:
+        print(f"{step:>10}  {detail}", flush=True)
+
+    result = anyio.run(run_demo, workdir, say)
+    final = result.decisions[-1] if result.decisions else "none"
+    print(f"\nloop ended in {final} after {len(result.decisions)} iterations, {time.monotonic() - started:.1f} s")
+    return 0 if final == "DELIVER" else EXIT_NEGATIVE
