@@ -15,7 +15,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from referee.tools.settings import Settings
 
 from . import prompts, resources
-from .adapters import aggregate, contracts, evaluate, validate
+from .adapters import aggregate, contracts, evaluate, report, validate
 from .errors import error_result, problems_of
 from .state import State, open_state
 
@@ -88,6 +88,7 @@ def build_server(settings: Settings) -> RefereeServer:
     evaluate.register(server)
     validate.register(server)
     aggregate.register(server)
+    report.register(server)
     resources.register(server)
     prompts.register(server)
     return server

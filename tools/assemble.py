@@ -15,7 +15,7 @@ from .models.common import SEVERITY_ORDER
 from .models.contract import Contract, Criterion
 from .models.evaluation import (
     AntipatternFinding, CriterionResult, DimensionResult, Evaluation, EvaluationIssue, EvaluationTarget, Finding,
-    NeedsJudgment, TreeChanged,
+    NeedsJudgment, Perturbation, TreeChanged,
 )
 from .models.evidence import EvidenceSummary
 from .models.rubric import Rubric
@@ -40,6 +40,7 @@ class Outcomes:
     tampering_ids: list[str] = field(default_factory=list)
     tree_changed: TreeChanged = field(default_factory=TreeChanged)
     cleanup: list[Callable[[], None]] = field(default_factory=list)
+    perturbation: Perturbation | None = None
 
 
 def criterion_result(criterion: Criterion, result: GradeResult | None) -> CriterionResult:
@@ -172,7 +173,7 @@ def assemble(contract: Contract, rubric: Rubric, criteria: list[Criterion], targ
         findings_total=len(findings), dimensions=dimensions, issues=issues, antipatterns=antipatterns,
         tree_changed=outcomes.tree_changed, needs_judgment=needs, draft_scorecard=draft, verdict=verdict,
         weighted_score=weighted, prompt=PROMPT_URI, report=f"report://{run_id}", signature="",
-        prior_scorecard=prior, warnings=list(target.warnings),
+        prior_scorecard=prior, warnings=list(target.warnings), perturbation=outcomes.perturbation,
     )
 
 

@@ -27,11 +27,13 @@ from .graders.base import GradeContext, GradeResult
 from .graders.browser import grade_browser_group
 from .graders.command import grade_command
 from .graders.static import grade_static
-from .graders.tests import grade_tests
+from .graders.tests import grade_tests, run_suite
 from .models.common import Depth, Isolation, Model, Scope
+from .models.checks import TestsCheck
 from .models.contract import Contract, Criterion
-from .models.evaluation import Evaluation, TreeChanged
+from .models.evaluation import Evaluation, Perturbation, TreeChanged
 from .paths import confine
+from .perturb import build_perturbed_copy
 from .redact import Redactor, secret_env_values
 from .rubrics import RubricSet
 from .settings import Settings
@@ -188,6 +190,8 @@ async def _gather(contract: Contract, criteria: list[Criterion], target: Target,
         ctx = _context(contract, target, recorder, request, deps, scratch, outcomes)
         try:
             await _run_checks(ctx, criteria, target, request, outcomes, recorder, deps, tick)
+            if request.depth == "deep" and target.changed:
+                outcomes.perturbation = await _perturbation(ctx, criteria, target, outcomes, deps.store, recorder.run_id)
         finally:
             with anyio.CancelScope(shield=True):
                 for cleanup in outcomes.cleanup:
@@ -272,6 +276,28 @@ async def _browser_task(ctx: GradeContext, criteria: list[Criterion], outcomes: 
                         tick: Callable[[str], Awaitable[None]]) -> None:
     results: dict[str, GradeResult] = await grade_browser_group(ctx, criteria, pool, on_done=tick)
     outcomes.results.update(results)
+
+
+async def _perturbation(ctx: GradeContext, criteria: list[Criterion], target: Target, outcomes: Outcomes,
+                        store: Store, run_id: str) -> Perturbation:
+    """Anti-gaming: a semantically equal copy of the changed files, checked by re-running the tests on it."""
+    tests = [c for c in criteria if isinstance(c.check, TestsCheck)]
+    ids: list[str] = []
+
+    async def semantics(root: Path) -> bool | None:
+        if not tests:
+            return None
+        runs = [await run_suite(ctx, c.check, root, label=f"{c.id}-perturbed", criterion_id=c.id)  # type: ignore[arg-type]
+                for c in tests]
+        ids.extend(r.evidence_id for r in runs if r.evidence_id)
+        now = [r.verdict.status for r in runs]
+        before = [outcomes.results[c.id].status if c.id in outcomes.results else "pass" for c in tests]
+        return now == before
+
+    perturbation = await build_perturbed_copy(target.workdir, target.changed, store.run_artifacts(run_id) / "perturbed",
+                                              check_semantics=semantics)
+    perturbation.evidence_ids = ids
+    return perturbation
 
 
 def _prior(store: Store, contract: Contract, request: EvaluateInput, iteration: int) -> dict[str, Any] | None:

@@ -1,6 +1,6 @@
 """Every code `validate_scorecard` can report: its severity, what it means and how to fix it.
 
-The table in docs/validation-codes.md is generated from `CODES` (a test keeps them equal), so a
+The table in the README is generated from `CODES` (a test keeps them equal), so a
 new rule is one entry here. A code has one severity, except `evidence_unchecked`, which becomes an
 error when the caller requires evidence.
 """
@@ -106,7 +106,7 @@ def severity(code: str, *, require_evidence: bool = False) -> Severity:
 
 
 def codes_table() -> str:
-    """Return the Markdown table of every code, as docs/validation-codes.md shows it."""
+    """Return the Markdown table of every code, as the README shows it."""
     lines = ["| code | severity | meaning | how to fix |", "| --- | --- | --- | --- |"]
     for name, code in CODES.items():
         level = "warning (error when evidence is required)" if name in REQUIRABLE else code.severity

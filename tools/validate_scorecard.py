@@ -1,7 +1,7 @@
 """validate_scorecard: check a scorecard against the schema, its contract and referee's evidence.
 
 Every problem is reported at once, never first-failure, each as a Problem with a JSON pointer into
-the scorecard, a stable code (tools/scorecard_codes.py, docs/validation-codes.md) and a sentence
+the scorecard, a stable code (tools/scorecard_codes.py, the README) and a sentence
 saying what to fix. An invalid scorecard is a verdict (`valid: false`), not an exception.
 
 The rules live in small modules: scorecard_schema (JSON Schema), scorecard_rules (contract),

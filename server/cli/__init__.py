@@ -8,9 +8,9 @@ import sys
 from collections.abc import Sequence
 from importlib.metadata import version
 
-from . import aggregate, capture, contract, demo, evaluate, serve, setup, validate
+from . import aggregate, capture, contract, demo, evaluate, report, serve, setup, validate
 
-COMMANDS = [serve, contract, evaluate, validate, aggregate, capture, setup, demo]
+COMMANDS = [serve, contract, evaluate, validate, aggregate, report, capture, setup, demo]
 
 EPILOG = """\
 exit codes: 0 success or a positive judgement; 1 a negative judgement (invalid scorecard,

@@ -63,7 +63,7 @@ def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type
         "pointer, a code and what to fix. With --contract FILE.yaml (an exported contract) no database is "
         "needed. A valid scorecard is recorded as its evaluator's verdict when the contract is stored.",
         epilog="exit codes: 0 all valid, 1 any invalid, 2 usage error (missing file, unparsable JSON, unknown "
-        "contract). Codes: docs/validation-codes.md",
+        "contract). Codes: the README",
     )
     parser.add_argument("files", nargs="+", metavar="FILE",
                         help="a JSON scorecard or a JSON array of scorecards; - reads standard input")

@@ -264,3 +264,21 @@ async def test_a_repository_that_ignores_referee_itself_is_hashed(store: Store, 
     contract = contract_for(store, project, {"criterion": "a", "verification_method": "test", "check": pytest_check("tests")})
     result = await run(store, project, contract.id)
     assert by_id(result, "AC-F-001").status == "pass" and not result.tree_changed.changed
+
+
+async def test_deep_depth_offers_a_perturbed_copy_whose_tests_still_pass(store: Store, project: Path) -> None:
+    (project / "src" / "calc.py").write_text(
+        "# adds numbers\ndef add(a, b):\n    \"\"\"Sum.\"\"\"\n    result = a + b\n    return result\n", encoding="utf-8")
+    (project / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+    commit_all(project, "ini")
+    (project / "src" / "calc.py").write_text(
+        "# adds numbers, carefully\ndef add(a, b):\n    \"\"\"Sum.\"\"\"\n    total = a + b\n    return total\n",
+        encoding="utf-8")
+    contract = contract_for(store, project, {"criterion": "a", "verification_method": "test", "check": pytest_check("tests")})
+    result = await run(store, project, contract.id, depth="deep")
+    perturbation = result.perturbation
+    assert perturbation is not None and perturbation.files == ["src/calc.py"]
+    copy = (Path(perturbation.path) / "src" / "calc.py").read_text(encoding="utf-8")
+    assert "carefully" not in copy and "total" not in copy
+    assert perturbation.semantics_kept is True and perturbation.evidence_ids
+    assert not result.tree_changed.changed

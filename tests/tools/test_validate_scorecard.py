@@ -32,7 +32,7 @@ from referee.tools.validate_scorecard import (
 
 CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "scorecards"
 CASES = sorted((CORPUS / "cases").glob("*.json"))
-DOCS = Path(__file__).resolve().parents[2] / "docs" / "validation-codes.md"
+DOCS = Path(__file__).resolve().parents[2] / "README.md"
 KEY = b"corpus-signing-key"
 RUBRICS = load_rubrics(None)
 FIXED = datetime(2026, 3, 25, 12, 30, tzinfo=timezone.utc)

@@ -1,0 +1,76 @@
+"""report:// through the real server in-process: contract and run reports, unknown ids."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+from mcp import Client, MCPError
+from projects import contract_for, pytest_check
+
+from referee.server.adapters import report as report_adapter
+from referee.server.app import RefereeServer, build_server
+from referee.tools.evaluate import EvaluateDeps, EvaluateInput, evaluate
+from referee.tools.rubrics import load_rubrics
+from referee.tools.settings import Settings
+from referee.tools.store import Store
+
+pytestmark = pytest.mark.anyio
+
+CALC_TEST = "def test_adds():\n    assert 1 + 1 == 2\n"
+
+
+async def _serving_reports(settings: Settings) -> RefereeServer:
+    server = build_server(settings)
+    templates = await server.list_resource_templates()
+    if not any(str(t.uri_template).startswith("report://") for t in templates):
+        report_adapter.register(server)  # until server/app.py registers the adapter itself
+    return server
+
+
+@pytest.fixture(params=["auto", "legacy"])
+async def client(request: pytest.FixtureRequest, settings: Settings) -> AsyncIterator[Client]:
+    async with Client(await _serving_reports(settings), mode=request.param) as c:
+        yield c
+
+
+@pytest.fixture
+async def evaluated(repo: Path, settings: Settings) -> tuple[str, str]:
+    (repo / "test_sample.py").write_text(CALC_TEST, encoding="utf-8")
+    store = Store(settings.home)
+    contract = contract_for(store, repo, {"criterion": "adds", "verification_method": "test",
+                                          "check": pytest_check("test_sample.py")})
+    deps = EvaluateDeps(store=store, settings=settings, rubrics=load_rubrics, now=lambda: datetime.now(timezone.utc))
+    result = await evaluate(EvaluateInput(contract_id=contract.id), deps)
+    store.close()
+    return contract.id, result.run_id
+
+
+async def test_the_report_template_is_listed(client: Client) -> None:
+    templates = (await client.list_resource_templates()).resource_templates
+    (found,) = [t for t in templates if t.uri_template == "report://{report_id}"]
+    assert found.mime_type == "text/markdown"
+
+
+async def test_a_contract_report_is_markdown(client: Client, evaluated: tuple[str, str]) -> None:
+    contract_id, run_id = evaluated
+    result = await client.read_resource(f"report://{contract_id}")
+    (content,) = result.contents
+    assert content.mime_type == "text/markdown"
+    assert content.text.startswith(f"# referee report: {contract_id}")
+    assert "## Improvement priorities" in content.text and run_id in content.text
+
+
+async def test_the_uri_evaluate_returns_resolves_to_the_run_report(client: Client, evaluated: tuple[str, str]) -> None:
+    _, run_id = evaluated
+    text = (await client.read_resource(f"report://{run_id}")).contents[0].text
+    assert text.startswith(f"# referee report: run {run_id}") and "| AC-F-001 |" in text
+
+
+@pytest.mark.parametrize("report_id", ["SC-missing-20260101", "R20260101000000-nothing", "nonsense"])
+async def test_an_unknown_report_id_is_an_error_naming_it(client: Client, report_id: str) -> None:
+    with pytest.raises(MCPError) as caught:
+        await client.read_resource(f"report://{report_id}")
+    assert report_id in str(caught.value)

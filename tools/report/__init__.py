@@ -1,0 +1,15 @@
+"""Reports (SPEC §3.6): what referee knows about a contract or a run, for people and evaluators.
+
+`contract_report` / `run_report` gather from the store, `analyse` computes the sections,
+`render_markdown` and `render_html` lay them out (the HTML page is self-contained).
+"""
+
+from .data import CalibrationEntry, ReportData, ScorecardEntry, build_report, contract_report, run_report
+from .html import render_html
+from .markdown import render_markdown
+from .view import ReportView, analyse
+
+__all__ = [
+    "CalibrationEntry", "ReportData", "ReportView", "ScorecardEntry", "analyse", "build_report", "contract_report",
+    "render_html", "render_markdown", "run_report",
+]

@@ -1,0 +1,205 @@
+"""Gathering what a report shows: the contract, its runs, scorecards, latest aggregate and calibration."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field, ValidationError
+
+from ..errors import NotFound
+from ..models.aggregate import AggregateResult
+from ..models.common import Model
+from ..models.contract import Contract
+from ..models.evaluation import Evaluation
+from ..models.rubric import Rubric
+from ..rubrics import RubricSet
+from ..store import Store, StoredScorecard, load_contract, load_run, runs_for, scorecards_for
+
+Rubrics = RubricSet | Callable[[Path], RubricSet]
+
+
+class ScorecardEntry(Model):
+    """A stored scorecard reduced to what a report needs (the body is kept for details)."""
+
+    id: int
+    evaluator: str
+    iteration: int
+    format: str
+    variant: str = Field(description="original, or perturbed for the anti-gaming re-scoring")
+    stored_at: str
+    run_id: str | None = None
+    active: bool = Field(description="False once a later scorecard replaced it")
+    verdict: str | None = None
+    weighted_score: float | None = None
+    normalized: float | None = None
+    scale_max: float = 3.0
+    dimensions: dict[str, float] = Field(default_factory=dict)
+    evaluator_prompt_version: str | None = None
+    body: dict[str, Any] = Field(default_factory=dict)
+
+    def dimension_text(self, key: str, field: str) -> str:
+        """A dimension's `evidence` or `recommendation` text from the scorecard body ('' when absent)."""
+        entry = (self.body.get("dimensions") or {}).get(key)
+        return str(entry.get(field) or "") if isinstance(entry, dict) else ""
+
+
+class CalibrationEntry(Model):
+    """A human's verdict on a stored scorecard."""
+
+    scorecard_id: int
+    verdict: str
+    note: str = ""
+    created_at: str
+
+
+class ReportData(Model):
+    """Everything stored about a contract (or one run of it) that a report shows."""
+
+    kind: Literal["contract", "run"]
+    subject: str = Field(description="The contract id or run id the report is about")
+    contract: Contract
+    rubric: Rubric | None = None
+    runs: list[Evaluation] = Field(default_factory=list, description="Oldest first")
+    scorecards: list[ScorecardEntry] = Field(default_factory=list, description="History, every variant, oldest first")
+    aggregate: AggregateResult | None = None
+    calibration: list[CalibrationEntry] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)
+
+
+def contract_report(store: Store, contract_id: str, *, rubrics: Rubrics) -> ReportData:
+    """Gather the report of a contract: every run, scorecard history, the latest aggregate, calibration.
+
+    Args:
+        store: The store holding the contract.
+        contract_id: The contract (SC-…).
+        rubrics: The rubric set, or a function giving it for the contract's repository.
+
+    Returns:
+        The report data.
+
+    Raises:
+        NotFound: No such contract is stored.
+    """
+    contract = load_contract(store, contract_id, path="/report_id")
+    rubric = _rubric(contract, rubrics)
+    cards = [_entry(s, rubric) for s in scorecards_for(store, contract.id, history=True, variant=None)]
+    aggregate, warnings = _latest_aggregate(store, contract.id, None)
+    return ReportData(kind="contract", subject=contract.id, contract=contract, rubric=rubric,
+                      runs=[r.evaluation for r in runs_for(store, contract.id)], scorecards=cards,
+                      aggregate=aggregate, calibration=_calibration(store, [c.id for c in cards]),
+                      warnings=warnings + _rubric_warning(contract, rubric))
+
+
+def run_report(store: Store, run_id: str, *, rubrics: Rubrics) -> ReportData:
+    """Gather the report of one evaluation run, with the scorecards grounded on it.
+
+    Scorecards count as grounded on the run when they cite its run id, or when they belong to its
+    iteration (and evaluator, when the run was for one evaluator) and cite no run.
+
+    Args:
+        store: The store holding the run.
+        run_id: The run (R…).
+        rubrics: The rubric set, or a function giving it for the contract's repository.
+
+    Returns:
+        The report data.
+
+    Raises:
+        NotFound: No such run (or its contract) is stored.
+    """
+    evaluation = load_run(store, run_id, path="/report_id").evaluation
+    contract = load_contract(store, evaluation.contract_ref, path="/report_id")
+    rubric = _rubric(contract, rubrics)
+    stored = scorecards_for(store, contract.id, evaluation.iteration, history=True, variant=None)
+    cards = [_entry(s, rubric) for s in stored if _grounded(s, evaluation)]
+    aggregate, warnings = _latest_aggregate(store, contract.id, evaluation.iteration)
+    return ReportData(kind="run", subject=run_id, contract=contract, rubric=rubric, runs=[evaluation],
+                      scorecards=cards, aggregate=aggregate, calibration=_calibration(store, [c.id for c in cards]),
+                      warnings=warnings + _rubric_warning(contract, rubric))
+
+
+def build_report(store: Store, report_id: str, *, rubrics: Rubrics) -> ReportData:
+    """Gather a report by id: a contract id (SC-…) or a run id (R…).
+
+    Raises:
+        NotFound: The id is neither a stored contract nor a stored run.
+    """
+    if report_id.startswith("SC-"):
+        return contract_report(store, report_id, rubrics=rubrics)
+    if report_id.startswith("R"):
+        return run_report(store, report_id, rubrics=rubrics)
+    raise NotFound("report", report_id, path="/report_id",
+                   hint="a report id is a contract id (SC-…) or a run id (R…) from evaluate")
+
+
+def _rubric(contract: Contract, rubrics: Rubrics) -> Rubric | None:
+    found = rubrics if isinstance(rubrics, RubricSet) else rubrics(Path(contract.repo or "."))
+    return found.get(contract.rubric_ref)
+
+
+def _rubric_warning(contract: Contract, rubric: Rubric | None) -> list[str]:
+    if rubric is not None:
+        return []
+    return [f"rubric {contract.rubric_ref} is not available: dimension weights and priorities are missing"]
+
+
+def _grounded(card: StoredScorecard, evaluation: Evaluation) -> bool:
+    if card.run_id is not None:
+        return card.run_id == evaluation.run_id
+    return evaluation.evaluator is None or card.evaluator == evaluation.evaluator
+
+
+def _entry(card: StoredScorecard, rubric: Rubric | None) -> ScorecardEntry:
+    computed = card.computed or {}
+    return ScorecardEntry(
+        id=card.id, evaluator=card.evaluator, iteration=card.iteration, format=card.format, variant=card.variant,
+        stored_at=card.stored_at, run_id=card.run_id, active=card.superseded_by is None,
+        verdict=computed.get("verdict") or card.body.get("verdict"),
+        weighted_score=_number(computed.get("weighted_score", card.body.get("weighted_score"))),
+        normalized=_number(computed.get("normalized")),
+        scale_max=_number(computed.get("scale_max")) or (rubric.scale.max if rubric else 3.0),
+        dimensions=_dimension_scores(computed, card.body),
+        evaluator_prompt_version=computed.get("evaluator_prompt_version") or card.body.get("evaluator_prompt_version"),
+        body=card.body,
+    )
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _dimension_scores(computed: dict[str, Any], body: dict[str, Any]) -> dict[str, float]:
+    scores = computed.get("dimensions")
+    if not isinstance(scores, dict):
+        dims = body.get("dimensions")
+        scores = {k: v.get("score") for k, v in dims.items() if isinstance(v, dict)} if isinstance(dims, dict) else {}
+    return {k: float(v) for k, v in scores.items() if _number(v) is not None}
+
+
+def _latest_aggregate(store: Store, contract_id: str,
+                      iteration: int | None) -> tuple[AggregateResult | None, list[str]]:
+    sql = "SELECT id, body FROM aggregates WHERE contract_id = ?"
+    params: list[object] = [contract_id]
+    if iteration is not None:
+        sql += " AND iteration = ?"
+        params.append(iteration)
+    row = store.query_one(sql + " ORDER BY id DESC LIMIT 1", params)
+    if row is None:
+        return None, []
+    try:
+        return AggregateResult.model_validate(json.loads(row["body"])), []
+    except (ValidationError, ValueError) as exc:
+        return None, [f"stored aggregate {row['id']} could not be read: {exc.__class__.__name__}"]
+
+
+def _calibration(store: Store, scorecard_ids: list[int]) -> list[CalibrationEntry]:
+    if not scorecard_ids:
+        return []
+    marks = ",".join("?" * len(scorecard_ids))
+    sql = f"SELECT scorecard_id, verdict, note, created_at FROM calibration WHERE scorecard_id IN ({marks}) ORDER BY id"
+    rows = store.query(sql, scorecard_ids)
+    return [CalibrationEntry(scorecard_id=r["scorecard_id"], verdict=r["verdict"], note=r["note"] or "",
+                             created_at=r["created_at"]) for r in rows]

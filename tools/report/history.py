@@ -1,0 +1,225 @@
+"""Report sections over the record: ranked findings, criteria per iteration, trends, evidence, calibration."""
+
+from __future__ import annotations
+
+import re
+
+from pydantic import Field
+
+from ..models.common import SEVERITY_ORDER, Model
+from ..models.evaluation import Evaluation
+from .data import ReportData, ScorecardEntry
+from .select import active, card_normalized, clip, iterations, latest_iteration, mean, runs_at, scale_max
+
+SPARK = "▁▂▃▄▅▆▇█"
+_RULE = re.compile(r"^\[(?P<rule>[\w-]+)\]\s*")
+_ISSUE_RULES = (("criterion", "criterion"), ("regression", "regression"), ("test tampering", "tampering"),
+                ("running the checks wrote", "tree_changed"))
+
+
+class FindingRow(Model):
+    severity: str
+    rule: str
+    location: str
+    message: str
+    sources: list[str] = Field(description="referee and/or the evaluators that reported it")
+
+
+class CriterionRow(Model):
+    id: str
+    evaluator: str
+    method: str
+    holdout: bool
+    criterion: str
+    cells: dict[int, str] = Field(description="Iteration → 'referee check / evaluator card' status")
+
+
+class Trend(Model):
+    label: str
+    values: list[float | None]
+    spark: str
+
+
+class Trends(Model):
+    iterations: list[int]
+    overall: Trend
+    dimensions: list[Trend]
+    health: Trend | None = None
+
+
+class EvidenceRow(Model):
+    run_id: str
+    id: str
+    tool: str
+    command: str
+    exit_code: int | None
+    summary: str
+
+
+class Screenshot(Model):
+    run_id: str
+    evidence_id: str
+    path: str
+    caption: str
+
+
+class CalibrationRow(Model):
+    scorecard_id: int
+    evaluator: str
+    iteration: int | None
+    prompt_version: str | None
+    card_verdict: str | None
+    human_verdict: str
+    agrees: bool | None
+    note: str
+
+
+def findings(data: ReportData) -> list[FindingRow]:
+    """Static findings and issues of the latest iteration's runs and scorecards, merged and ranked.
+
+    The same problem reported twice (same location, same message once a `[rule]` prefix is dropped)
+    is one row with the highest severity and every source.
+    """
+    iteration = latest_iteration(data)
+    merged: dict[tuple[str, str], FindingRow] = {}
+    for row in _run_rows(runs_at(data, iteration)) + _card_rows(active(data, iteration=iteration)):
+        key = (row.location, _normal(row.message))
+        merged[key] = _merge(merged[key], row) if key in merged else row
+    return sorted(merged.values(), key=lambda r: (SEVERITY_ORDER.get(r.severity, 9), -len(r.sources), r.location))
+
+
+def _run_rows(runs: list[Evaluation]) -> list[FindingRow]:
+    rows = [FindingRow(severity=f.severity, rule=f.rule, location=f.location, message=f.message, sources=["referee"])
+            for run in runs for f in run.findings]
+    for run in runs:
+        rows += [FindingRow(severity=i.severity, rule=_issue_rule(i.description), location=i.location or "",
+                            message=_RULE.sub("", i.description), sources=["referee"]) for i in run.issues]
+    return rows
+
+
+def _card_rows(cards: list[ScorecardEntry]) -> list[FindingRow]:
+    rows = []
+    for card in cards:
+        for issue in card.body.get("issues") or []:
+            if isinstance(issue, dict) and issue.get("description"):
+                rows.append(FindingRow(severity=str(issue.get("severity", "LOW")), rule="judgment",
+                                       location=str(issue.get("location") or ""), message=str(issue["description"]),
+                                       sources=[card.evaluator]))
+    return rows
+
+
+def _issue_rule(description: str) -> str:
+    if match := _RULE.match(description):
+        return match["rule"]
+    text = description.lower()
+    return next((rule for start, rule in _ISSUE_RULES if text.startswith(start)), "issue")
+
+
+def _normal(message: str) -> str:
+    return " ".join(_RULE.sub("", message).lower().split()).rstrip(".")
+
+
+def _merge(kept: FindingRow, new: FindingRow) -> FindingRow:
+    worse = new if SEVERITY_ORDER.get(new.severity, 9) < SEVERITY_ORDER.get(kept.severity, 9) else kept
+    rule = kept.rule if kept.rule not in ("issue", "judgment") else new.rule
+    return worse.model_copy(update={"rule": rule, "sources": list(dict.fromkeys(kept.sources + new.sources))})
+
+
+def criteria(data: ReportData) -> list[CriterionRow]:
+    """Every criterion (hold-outs marked) with its status per iteration: referee's check / the evaluator's card."""
+    rows = []
+    for c in data.contract.all_criteria():
+        cells = {i: f"{_run_status(data, c.id, i)} / {_card_status(data, c.id, c.evaluator, i)}"
+                 for i in iterations(data)}
+        rows.append(CriterionRow(id=c.id, evaluator=c.evaluator, method=c.verification_method, holdout=c.holdout,
+                                 criterion=clip(c.criterion, 120), cells=cells))
+    return rows
+
+
+def _run_status(data: ReportData, criterion_id: str, iteration: int) -> str:
+    found = [c for r in runs_at(data, iteration) for c in r.criteria if c.id == criterion_id]
+    if not found:
+        return "—"
+    last = found[-1]
+    return "unjudged" if last.pass_ is None else last.status
+
+
+def _card_status(data: ReportData, criterion_id: str, evaluator: str, iteration: int) -> str:
+    for card in active(data, iteration=iteration):
+        verdicts = [v for v in card.body.get("criteria") or [] if isinstance(v, dict) and v.get("id") == criterion_id]
+        if verdicts and (card.evaluator == evaluator or len(data.contract.evaluators) == 1):
+            return "pass" if verdicts[0].get("pass") else "fail"
+    return "—"
+
+
+def trends(data: ReportData) -> Trends:
+    """Per iteration: the mean normalized score (0–100), each dimension's mean score and PROJECT_HEALTH."""
+    its, top = iterations(data), scale_max(data)
+    overall = [_overall(data, i) for i in its]
+    keys = [d.key for d in data.rubric.dimensions] if data.rubric else []
+    dims = [_series(key, [_dimension_mean(data, key, i) for i in its], top) for key in keys]
+    health = [mean([r.project_health.composite for r in runs_at(data, i) if r.project_health]) for i in its]
+    return Trends(iterations=its, overall=_series("normalized score", overall, 100.0), dimensions=dims,
+                  health=_series("PROJECT_HEALTH", health, 1.0) if any(v is not None for v in health) else None)
+
+
+def _overall(data: ReportData, iteration: int) -> float | None:
+    cards = [n for c in active(data, iteration=iteration) if (n := card_normalized(c)) is not None]
+    if cards:
+        return mean(cards)
+    top = scale_max(data)
+    return mean([r.weighted_score / top * 100 for r in runs_at(data, iteration) if r.weighted_score is not None])
+
+
+def _dimension_mean(data: ReportData, key: str, iteration: int) -> float | None:
+    cards = [c.dimensions[key] for c in active(data, iteration=iteration) if key in c.dimensions]
+    if cards:
+        return mean(cards)
+    derived = [r.dimensions[key].score for r in runs_at(data, iteration) if key in r.dimensions]
+    return mean([s for s in derived if s is not None])
+
+
+def _series(label: str, values: list[float | None], top: float) -> Trend:
+    return Trend(label=label, values=values, spark=sparkline(values, top))
+
+
+def sparkline(values: list[float | None], top: float) -> str:
+    """One block character per value, scaled from 0 to `top`; · where there is no value."""
+    out = []
+    for value in values:
+        if value is None or top <= 0:
+            out.append("·")
+            continue
+        share = min(max(value / top, 0.0), 1.0)
+        out.append(SPARK[round(share * (len(SPARK) - 1))])
+    return "".join(out)
+
+
+def evidence(data: ReportData) -> list[EvidenceRow]:
+    """Every evidence item of every run in the report, in run order."""
+    return [EvidenceRow(run_id=r.run_id, id=e.id, tool=e.tool, command=clip(e.command, 100), exit_code=e.exit_code,
+                        summary=clip(e.summary, 140)) for r in data.runs for e in r.evidence]
+
+
+def screenshots(data: ReportData, limit: int = 12) -> list[Screenshot]:
+    """PNG artifacts of browser evidence, newest runs first, at most `limit`."""
+    found = [Screenshot(run_id=r.run_id, evidence_id=e.id, path=a, caption=f"{r.run_id} {e.id}: {clip(e.summary, 100)}")
+             for r in reversed(data.runs) for e in r.evidence if e.tool == "browser"
+             for a in e.artifacts if a.lower().endswith(".png")]
+    return found[:limit]
+
+
+def calibration(data: ReportData) -> list[CalibrationRow]:
+    """Human verdicts on stored scorecards, with whether the scorecard agreed."""
+    cards = {c.id: c for c in data.scorecards}
+    rows = []
+    for entry in data.calibration:
+        card = cards.get(entry.scorecard_id)
+        verdict = card.verdict if card else None
+        rows.append(CalibrationRow(
+            scorecard_id=entry.scorecard_id, evaluator=card.evaluator if card else "?",
+            iteration=card.iteration if card else None, prompt_version=card.evaluator_prompt_version if card else None,
+            card_verdict=verdict, human_verdict=entry.verdict,
+            agrees=None if verdict is None else verdict.upper() == entry.verdict.upper(), note=entry.note,
+        ))
+    return rows

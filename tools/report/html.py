@@ -1,0 +1,105 @@
+"""The report as one self-contained HTML page: inline CSS, screenshots embedded, nothing fetched.
+
+Every text is escaped with `html.escape`; images are `data:` URIs; the page references no
+external URL, so it can be archived, mailed or opened offline as it is.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+from pathlib import Path
+
+from .data import ReportData
+from .layout import Block, Bullets, Figure, Para, Section, Table, document
+from .view import analyse
+
+MAX_IMAGE_BYTES = 4 * 1024 * 1024
+_PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+_CSS = """
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:2rem auto;max-width:1200px;
+padding:0 1rem;color:#1d2330;background:#fff}
+h1{font-size:1.5rem;border-bottom:2px solid #2b5fd9;padding-bottom:.3rem}
+h2{font-size:1.15rem;margin-top:2rem;color:#2b5fd9}
+table{border-collapse:collapse;width:100%;margin:.5rem 0;font-size:13px}
+th,td{border:1px solid #d5d9e2;padding:.3rem .45rem;text-align:left;vertical-align:top}
+th{background:#eef2fa}
+tr:nth-child(even) td{background:#f8f9fc}
+.empty{color:#6b7280;font-style:italic}
+.sev-CRITICAL{color:#fff;background:#b42318}.sev-HIGH{color:#b42318;font-weight:600}
+.sev-MEDIUM{color:#b54708}.sev-LOW{color:#475467}
+.spark{font-family:ui-monospace,monospace;letter-spacing:1px}
+figure{margin:1rem 0;display:inline-block;max-width:100%}
+figure img{max-width:100%;border:1px solid #d5d9e2}
+figcaption{font-size:12px;color:#475467}
+"""
+
+
+def render_html(data: ReportData) -> str:
+    """Render a report as a self-contained HTML page.
+
+    Args:
+        data: What `contract_report` or `run_report` gathered.
+
+    Returns:
+        The page; browser screenshots are embedded as `data:image/png;base64,…` (a missing or
+        oversized file is named instead).
+    """
+    doc = document(analyse(data))
+    title = html.escape(doc.title)
+    body = "\n".join(_section(s) for s in doc.sections)
+    return (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>{title}</title>\n'
+            f"<style>{_CSS}</style>\n</head>\n<body>\n<h1>{title}</h1>\n{body}\n</body>\n</html>\n")
+
+
+def _section(section: Section) -> str:
+    blocks = "\n".join(_block(b) for b in section.blocks)
+    return f"<section>\n<h2>{html.escape(section.title)}</h2>\n{blocks}\n</section>"
+
+
+def _block(block: Block) -> str:
+    if isinstance(block, Para):
+        return f"<p>{html.escape(block.text)}</p>"
+    if isinstance(block, Bullets):
+        return "<ul>" + "".join(f"<li>{html.escape(item)}</li>" for item in block.items) + "</ul>"
+    if isinstance(block, Figure):
+        return _figure(block)
+    return _table(block)
+
+
+def _table(table: Table) -> str:
+    if not table.rows:
+        return f'<p class="empty">{html.escape(table.empty)}</p>'
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in table.headers)
+    rows = "".join("<tr>" + "".join(_cell(h, c) for h, c in zip(table.headers, row)) + "</tr>" for row in table.rows)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
+
+
+def _cell(header: str, text: str) -> str:
+    if header == "Severity":
+        return f'<td class="sev-{html.escape(text)}">{html.escape(text)}</td>'
+    if header == "Trend":
+        return f'<td class="spark">{html.escape(text)}</td>'
+    return f"<td>{html.escape(text)}</td>"
+
+
+def _figure(figure: Figure) -> str:
+    caption = html.escape(figure.caption)
+    uri = data_uri(Path(figure.path))
+    if uri is None:
+        return f'<p class="empty">screenshot not available: {html.escape(figure.path)} ({caption})</p>'
+    return f'<figure><img src="{uri}" alt="{caption}"><figcaption>{caption}</figcaption></figure>'
+
+
+def data_uri(path: Path) -> str | None:
+    """A PNG file as a `data:` URI, or None when it is missing, too large or not a PNG."""
+    try:
+        if path.stat().st_size > MAX_IMAGE_BYTES:
+            return None
+        payload = path.read_bytes()
+    except OSError:
+        return None
+    if not payload.startswith(_PNG_MAGIC):
+        return None
+    return "data:image/png;base64," + base64.b64encode(payload).decode("ascii")

@@ -1,0 +1,50 @@
+"""The report as structured data: every section computed once, for the renderers and `--json`."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from ..models.common import Model
+from . import analysis, history
+from .analysis import AlertRow, DimensionRow, GamingRow, PerturbationRow, PriorityRow, Summary
+from .data import ReportData
+from .history import CalibrationRow, CriterionRow, EvidenceRow, FindingRow, Screenshot, Trends
+
+
+class ReportView(Model):
+    """What a report says, section by section (the Markdown and HTML pages render this)."""
+
+    summary: Summary
+    dimensions: list[DimensionRow]
+    findings: list[FindingRow]
+    priorities: list[PriorityRow]
+    gaming: list[GamingRow]
+    perturbations: list[PerturbationRow]
+    alerts: list[AlertRow]
+    quality_notes: list[str] = Field(default_factory=list)
+    criteria: list[CriterionRow]
+    trends: Trends
+    evidence: list[EvidenceRow]
+    screenshots: list[Screenshot]
+    calibration: list[CalibrationRow]
+    warnings: list[str] = Field(default_factory=list)
+
+
+def analyse(data: ReportData) -> ReportView:
+    """Compute every section of the report from the gathered data.
+
+    Args:
+        data: What `contract_report` or `run_report` gathered.
+
+    Returns:
+        The sections, ready to render or to print as JSON.
+    """
+    gaming = analysis.gaming(data)
+    dimensions = analysis.dimensions(data)
+    return ReportView(
+        summary=analysis.summary(data, gaming), dimensions=dimensions, findings=history.findings(data),
+        priorities=analysis.priorities(data, dimensions), gaming=gaming, perturbations=analysis.perturbations(data),
+        alerts=analysis.alerts(data), quality_notes=list(data.aggregate.quality_notes) if data.aggregate else [],
+        criteria=history.criteria(data), trends=history.trends(data), evidence=history.evidence(data),
+        screenshots=history.screenshots(data), calibration=history.calibration(data), warnings=list(data.warnings),
+    )
