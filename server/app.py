@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -39,6 +40,11 @@ class RefereeServer(MCPServer[State]):
         )
         self.referee_settings = settings
         self.raw_validators: dict[str, Any] = {}
+
+    def add_tool(self, fn: Any, *args: Any, description: str | None = None, **kwargs: Any) -> None:
+        """Register a tool; its docstring, dedented, is the description the agent reads."""
+        text = description if description is not None else inspect.cleandoc(fn.__doc__ or "")
+        super().add_tool(fn, *args, description=text, **kwargs)
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[State, Any] | None = None
