@@ -1,0 +1,52 @@
+"""Browser checks: a shared Chromium (``BrowserPool``), one check (``run_browser_check``), its result.
+
+Exports load lazily: ``referee doctor`` and the CLI's non-browser commands should not pay for
+importing Playwright.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .check import run_browser_check
+    from .chromium import ChromiumInfo, ChromiumNotFound, find_chromium, playwright_version
+    from .outcome import BrowserOutcome
+    from .policy import UrlPolicy, UrlRefused, is_loopback_host
+    from .pool import NO_DNS, BrowserPool, BrowserUnavailable
+
+_EXPORTS = {
+    "run_browser_check": ".check",
+    "ChromiumInfo": ".chromium",
+    "ChromiumNotFound": ".chromium",
+    "find_chromium": ".chromium",
+    "playwright_version": ".chromium",
+    "BrowserOutcome": ".outcome",
+    "UrlPolicy": ".policy",
+    "UrlRefused": ".policy",
+    "is_loopback_host": ".policy",
+    "NO_DNS": ".pool",
+    "BrowserPool": ".pool",
+    "BrowserUnavailable": ".pool",
+}
+__all__ = [
+    "NO_DNS",
+    "BrowserOutcome",
+    "BrowserPool",
+    "BrowserUnavailable",
+    "ChromiumInfo",
+    "ChromiumNotFound",
+    "UrlPolicy",
+    "UrlRefused",
+    "find_chromium",
+    "is_loopback_host",
+    "playwright_version",
+    "run_browser_check",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(_EXPORTS[name], __name__), name)

@@ -1,0 +1,153 @@
+"""What a page says while a check drives it: console, uncaught errors, network, blocked requests.
+
+Counting rules (what ``no_console_errors`` and ``no_failed_requests`` judge):
+
+* ``console_errors`` are console messages of type ``error`` or ``assert``, except Chromium's own
+  ``Failed to load resource: …`` lines. Those describe network failures, which are judged by
+  ``no_failed_requests`` (or listed as blocked); counting them again would also fail every page
+  without a favicon, whose 404 Chromium logs while no ``response`` event reports it.
+* ``failed_requests`` are ``requestfailed`` events and responses with status >= 400, except
+  requests the URL policy blocked (listed in ``blocked_requests``, which are referee's doing, not
+  the page's) and ``net::ERR_ABORTED`` (the browser cancelled the request itself, e.g. when the
+  page navigated away while it was in flight).
+"""
+
+from __future__ import annotations
+
+import re
+from contextlib import suppress
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+import anyio
+from playwright.async_api import BrowserContext, ConsoleMessage, Page, Request, Response, Route, WebError
+from playwright.async_api import Error as PlaywrightError
+
+from .outcome import BlockedRequest, FailedRequest
+from .policy import UrlPolicy
+
+T = TypeVar("T")
+MAX_EVENTS = 200
+MAX_TEXT = 500
+_ERROR_TYPES = frozenset({"error", "assert"})
+_NETWORK_LINE = "Failed to load resource"
+_ABORTED = "net::ERR_ABORTED"
+_BLOCKED_BY_US = "ERR_BLOCKED_BY_CLIENT"
+# Everything but plain loopback http(s) goes to the Python guard; loopback traffic, the bulk of
+# a check, is continued by the driver without a round trip. The guard re-checks the full policy,
+# so this pattern only has to be conservative, never exact.
+_NOT_PLAIN_LOOPBACK = re.compile(
+    r"^(?!https?://(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])(?::\d{1,5})?(?:[/?#]|$))"
+)
+
+
+def trim(text: str, limit: int = MAX_TEXT) -> str:
+    """Collapse whitespace and cut ``text`` to ``limit`` characters."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+@dataclass
+class PageEvents:
+    """Collects a context's events and guards its requests with the URL policy."""
+
+    policy: UrlPolicy
+    console_errors: list[str] = field(default_factory=list)
+    page_errors: list[str] = field(default_factory=list)
+    failed_requests: list[FailedRequest] = field(default_factory=list)
+    blocked_requests: list[BlockedRequest] = field(default_factory=list)
+    dropped: int = 0
+    track_inflight: bool = False
+    _inflight: set[Request] = field(default_factory=set)
+
+    async def attach(self, ctx: BrowserContext) -> None:
+        """Install the route guard and the event listeners on ``ctx`` (before any page opens)."""
+        await ctx.route(_NOT_PLAIN_LOOPBACK, self._guard)
+        ctx.on("console", self._on_console)
+        ctx.on("weberror", self._on_web_error)
+        ctx.on("requestfailed", self._on_request_failed)
+        ctx.on("response", self._on_response)
+        if self.track_inflight:
+            # Two more events per request cross to Python; only settle() needs them.
+            ctx.on("request", self._on_request)
+            ctx.on("requestfinished", self._on_request_finished)
+
+    async def settle(self, page: Page, timeout_s: float) -> None:
+        """Wait (at most ``timeout_s``) until no request is in flight, so late failures are seen.
+
+        Needs ``track_inflight``; without it only the round trip below happens.
+
+        A fetch started before ``load`` can be reported after it: a round trip through the page
+        first makes sure the driver has passed on every request the page had started by then.
+        """
+        with anyio.move_on_after(timeout_s):
+            await _round_trip(page)
+            while self._inflight:
+                await anyio.sleep(0.02)
+            await _round_trip(page)
+
+    def _keep(self, bucket: list[T], item: T) -> None:
+        if len(bucket) < MAX_EVENTS:
+            bucket.append(item)
+        else:
+            self.dropped += 1
+
+    async def _guard(self, route: Route) -> None:
+        request = route.request
+        why = self.policy.refusal(request.url)
+        try:
+            if why is None:
+                await route.continue_()
+                return
+            self._keep(self.blocked_requests, _blocked(request, why))
+            await route.abort("blockedbyclient")
+        except PlaywrightError:
+            pass  # the page or context went away meanwhile; nothing left to guard
+
+    def _on_request(self, request: Request) -> None:
+        self._inflight.add(request)
+
+    def _on_request_finished(self, request: Request) -> None:
+        self._inflight.discard(request)
+
+    def _on_console(self, message: ConsoleMessage) -> None:
+        if message.type in _ERROR_TYPES and not message.text.startswith(_NETWORK_LINE):
+            self._keep(self.console_errors, trim(message.text))
+
+    def _on_web_error(self, web_error: WebError) -> None:
+        error = web_error.error
+        self._keep(self.page_errors, trim(f"{error.name}: {error.message}"))
+
+    def _on_request_failed(self, request: Request) -> None:
+        self._inflight.discard(request)
+        failure = request.failure or "failed"
+        if _BLOCKED_BY_US in failure or _ABORTED in failure:
+            return
+        if (why := self.policy.refusal(request.url)) is not None:
+            # A redirect off loopback: routes do not see it; the browser's resolver rules stop it.
+            self._keep(self.blocked_requests, _blocked(request, f"{why}; {failure}"))
+            return
+        self._keep(self.failed_requests, _failed(request, failure=failure))
+
+    def _on_response(self, response: Response) -> None:
+        if response.status >= 400:
+            self._keep(self.failed_requests, _failed(response.request, status=response.status))
+
+
+async def _round_trip(page: Page) -> None:
+    with suppress(PlaywrightError):
+        await page.evaluate("0")
+
+
+def _blocked(request: Request, reason: str) -> BlockedRequest:
+    return BlockedRequest(url=trim(request.url), resource_type=request.resource_type, reason=trim(reason))
+
+
+def _failed(request: Request, *, status: int | None = None, failure: str | None = None) -> FailedRequest:
+    return FailedRequest(
+        url=trim(request.url),
+        method=request.method,
+        resource_type=request.resource_type,
+        status=status,
+        failure=failure,
+    )
