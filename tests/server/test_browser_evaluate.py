@@ -1,0 +1,111 @@
+"""Browser grounding over MCP: the contract's app is served, Chromium clicks through it, nothing is left running."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from gitrepo import make_repo
+from mcp import Client
+
+from referee.server.app import build_server
+from referee.tools.browser.chromium import ChromiumNotFound, find_chromium
+from referee.tools.settings import Settings
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "browser"
+
+try:
+    find_chromium()
+    NO_BROWSER = None
+except ChromiumNotFound as exc:
+    NO_BROWSER = str(exc)
+
+pytestmark = [pytest.mark.anyio, pytest.mark.skipif(NO_BROWSER is not None, reason=f"no Chromium: {NO_BROWSER}")]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture
+def site(tmp_path: Path) -> Path:
+    repo = make_repo(tmp_path / "site", {"README.md": "# site\n", ".gitignore": "__pycache__/\n"})
+    (repo / "web").mkdir()
+    for name in ("button.html", "throws.html", "broken-fetch.html"):
+        shutil.copyfile(FIXTURES / name, repo / "web" / name)
+    return repo
+
+
+@pytest.fixture
+async def agent(site: Path) -> AsyncIterator[Client]:
+    async with Client(build_server(Settings.build([site], env=dict(os.environ)))) as c:
+        yield c
+
+
+def _server_pids(port: int) -> list[int]:
+    needle = f"http.server{chr(0)}{port}".encode()
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if needle in Path(f"/proc/{entry}/cmdline").read_bytes():
+                    found.append(int(entry))
+            except OSError:
+                pass
+    return found
+
+
+async def test_served_app_is_clicked_through_and_broken_pages_fail(agent: Client) -> None:
+    port = free_port()
+    created = await agent.call_tool("create_contract", {
+        "goal": "A page with a working button.", "task_type": "feature", "has_ui": True, "out_of_scope": ["styling"],
+        "serve": {"argv": [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1", "--directory", "web"],
+                  "url": f"http://127.0.0.1:{port}/"},
+        "functional": [
+            {"criterion": "the button says Clicked", "verification_method": "e2e", "check": {
+                "kind": "browser", "url": "/button.html", "steps": [{"action": "click", "selector": "#go"}],
+                "expect": [{"type": "visible", "text": "Clicked"}, {"type": "no_console_errors"},
+                           {"type": "no_failed_requests"}, {"type": "title_contains", "value": "Button"}]}},
+            {"criterion": "no script errors", "verification_method": "e2e", "check": {
+                "kind": "browser", "url": "/throws.html", "expect": [{"type": "no_console_errors"}]}},
+            {"criterion": "no failed requests", "verification_method": "e2e", "check": {
+                "kind": "browser", "url": "/broken-fetch.html", "expect": [{"type": "no_failed_requests"}]}},
+        ]})
+    assert created.is_error is False, created.content
+    cid = created.structured_content["contract"]["id"]
+    result = await agent.call_tool("evaluate", {"contract_id": cid})
+    assert result.is_error is False, result.content
+    ev = result.structured_content
+    status = {c["id"]: c["status"] for c in ev["criteria"]}
+    assert status == {"AC-F-001": "pass", "AC-F-002": "fail", "AC-F-003": "fail"}
+    first = ev["criteria"][0]["evidence_ids"][0]
+    item = json.loads((await agent.read_resource(f"evidence://{ev['run_id']}/{first}")).contents[0].text)
+    shots = [a for a in item["artifacts"] if a.endswith(".png")]
+    assert shots and Path(shots[0]).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "button" in item["stdout"].lower()  # the ARIA snapshot is part of the evidence
+    assert ev["dimensions"]["ux_quality"]["source"] == "deterministic"
+    assert _server_pids(port) == []
+
+
+async def test_a_server_that_never_gets_ready_leaves_browser_criteria_unscored(agent: Client) -> None:
+    port = free_port()
+    created = await agent.call_tool("create_contract", {
+        "goal": "g", "has_ui": True, "out_of_scope": ["x"],
+        "serve": {"argv": [sys.executable, "-c", "import sys; print('boom', file=sys.stderr); sys.exit(3)"],
+                  "url": f"http://127.0.0.1:{port}/", "ready_timeout_s": 5},
+        "functional": [{"criterion": "page", "verification_method": "e2e", "check": {
+            "kind": "browser", "url": "/button.html", "expect": [{"type": "visible", "text": "Go"}]}}]})
+    cid = created.structured_content["contract"]["id"]
+    ev = (await agent.call_tool("evaluate", {"contract_id": cid})).structured_content
+    crit = ev["criteria"][0]
+    assert crit["status"] == "unscored" and crit["pass"] is False and "never became ready" in crit["reason"]
+    item = json.loads((await agent.read_resource(f"evidence://{ev['run_id']}/{crit['evidence_ids'][0]}")).contents[0].text)
+    assert "boom" in item["stderr"]
