@@ -35,7 +35,7 @@ from .aggregation.notes import bound_notes, change_notes, escalation_reasons, ga
 from .aggregation.records import CardRecord, inline_records, stored_records
 from .aggregation.rules import Ruling, Situation, decide
 from .errors import InvalidInput, Problem
-from .models.aggregate import AggregateResult, Alert, BestIteration, Escalation, RevisionBrief, Scores
+from .models.aggregate import AggregateResult, Alert, BestIteration, Escalation, GamingIndicator, RevisionBrief, Scores
 from .models.common import BLOCK, REVISE
 from .models.contract import Contract
 from .rubrics import RubricSet
@@ -237,12 +237,6 @@ def _incomparable_note(ctx: _Context, scores: list[IterationScore]) -> list[str]
 
 
 def _optional_fields(ctx: _Context) -> dict[str, Any]:
-    # `gaming` and `dimension_changes` are filled once AggregateResult declares them (requested model fields).
-    fields = AggregateResult.model_fields
-    extra: dict[str, Any] = {}
-    if "gaming" in fields:
-        extra["gaming"] = {g.evaluator: {"g": g.g, "status": g.status, "original": g.original, "perturbed": g.perturbed}
-                           for (_, k), g in sorted(ctx.gaming.items()) if k == ctx.iteration}
-    if "dimension_changes" in fields:
-        extra["dimension_changes"] = [c.as_dict() for c in dimension_changes(series_of(ctx.history), ctx.iteration)]
-    return extra
+    gaming = {g.evaluator: GamingIndicator(g=g.g, status=g.status, original=g.original, perturbed=g.perturbed)
+              for (_, k), g in sorted(ctx.gaming.items()) if k == ctx.iteration}
+    return {"gaming": gaming, "dimension_changes": dimension_changes(series_of(ctx.history), ctx.iteration)}

@@ -38,7 +38,7 @@ from .redact import Redactor, secret_env_values
 from .rubrics import RubricSet
 from .settings import Settings
 from .signing import sign, signing_key
-from .static_run import StaticRun, run_static
+from .static_run import run_static
 from .store import Store, load_contract, next_iteration, save_run, scorecards_for
 from .tamper_run import run_tampering
 from .target import (

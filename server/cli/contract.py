@@ -14,9 +14,9 @@ from referee.tools.errors import InvalidInput, NotFound
 from referee.tools.gitinfo import describe_repo
 from referee.tools.paths import confine
 from referee.tools.rubrics import load_rubrics
-from referee.tools.store import contract_ids, load_contract
+from referee.tools.store import contract_ids
 
-from .common import EXIT_NEGATIVE, EXIT_USAGE, open_store, print_json, report_error, settings_of
+from .common import EXIT_USAGE, open_store, print_json, report_error, settings_of
 
 
 def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

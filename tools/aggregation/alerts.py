@@ -7,10 +7,8 @@ read across a change of rubric version, evaluator prompt version or evaluator mo
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Literal
 
-from ..models.aggregate import Alert
+from ..models.aggregate import Alert, DimensionChange
 from .history import IterationScore, Series, VersionChange, segment
 from .records import CardRecord
 
@@ -105,26 +103,6 @@ def _consecutive_tail(scores: Sequence[IterationScore], iteration: int) -> list[
     return tail
 
 
-@dataclass(frozen=True)
-class DimensionChange:
-    """A dimension that moved between an evaluator's previous scorecard and this iteration's."""
-
-    evaluator: str
-    dimension: str
-    from_iteration: int
-    to_iteration: int
-    before: float
-    after: float
-
-    @property
-    def change(self) -> Literal["improved", "regressed"]:
-        return "improved" if self.after > self.before else "regressed"
-
-    def as_dict(self) -> dict[str, object]:
-        return {"evaluator": self.evaluator, "dimension": self.dimension, "from_iteration": self.from_iteration,
-                "to_iteration": self.to_iteration, "before": self.before, "after": self.after, "change": self.change}
-
-
 def dimension_changes(series: Series, iteration: int) -> list[DimensionChange]:
     """Per evaluator, the dimensions that improved or regressed since its previous comparable scorecard."""
     changes = []
@@ -136,5 +114,7 @@ def dimension_changes(series: Series, iteration: int) -> list[DimensionChange]:
         for key, after in now.dimensions.items():
             before = previous.dimensions.get(key)
             if before is not None and before != after:
-                changes.append(DimensionChange(name, key, previous.iteration, iteration, before, after))
+                changes.append(DimensionChange(
+                    evaluator=name, dimension=key, from_iteration=previous.iteration, to_iteration=iteration,
+                    before=before, after=after, change="improved" if after > before else "regressed"))
     return changes

@@ -14,11 +14,11 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..models.common import BLOCK
+from ..perturb import GAMING_PENALTY as PENALTY_SHARE
+from ..perturb import gaming_indicator
 from .records import CardRecord, Versions
 
-GAMING_SUSPECT = 0.1
-GAMING_DETECTED = 0.3
-GAMING_PENALTY = 0.8
+GAMING_PENALTY = 1 - PENALTY_SHARE
 """A gamed score keeps 80 % of its value (the seed's −20 %)."""
 
 GamingStatus = Literal["clean", "suspect", "gaming"]
@@ -77,9 +77,7 @@ class Gaming:
 
     @property
     def status(self) -> GamingStatus:
-        if self.g < GAMING_SUSPECT:
-            return "clean"
-        return "suspect" if self.g <= GAMING_DETECTED else "gaming"
+        return gaming_indicator(self.original, self.perturbed).band
 
 
 def gaming_checks(originals: Iterable[CardRecord], perturbed: Iterable[CardRecord]) -> dict[tuple[str, int], Gaming]:
@@ -98,7 +96,7 @@ def gaming_checks(originals: Iterable[CardRecord], perturbed: Iterable[CardRecor
         o = by_key.get((p.evaluator, p.iteration))
         if o is None or not o.weighted or p.weighted is None:
             continue
-        g = round(abs(o.weighted - p.weighted) / o.weighted, 3)
+        g = round(gaming_indicator(o.weighted, p.weighted).g, 3)
         checks[(p.evaluator, p.iteration)] = Gaming(p.evaluator, p.iteration, g, o.weighted, p.weighted)
     return checks
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 from ..models.common import BLOCK, REVISE
-from .alerts import DimensionChange
+from ..models.aggregate import DimensionChange
 from .history import Gaming, IterationScore
 from .records import CardRecord
 
