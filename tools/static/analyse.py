@@ -1,0 +1,119 @@
+"""Per-file analysis: the unit of work a pool worker runs and the per-file cache stores.
+
+A file's work is split into analysers, each cached on its own under the file's blob SHA:
+`text:<language>` (file length, TODO density), `structure:<language>` (function length, nesting,
+cognitive complexity) and `secrets`. The language is part of the name because the same content
+under another extension is read differently.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from pathlib import Path
+
+import betterleaks
+import complexipy
+
+from .model import Item, Outcome, StaticConfig
+from .paths import language_of, parsed_language
+from .secrets import secret_items
+from .structure import structure_items
+from .textchecks import file_length_items, todo_items
+
+TEXT_RULES = frozenset({"file_length", "todo_density"})
+STRUCTURE_RULES = frozenset({"function_length", "nesting_depth", "cognitive_complexity"})
+SECRET_RULES = frozenset({"hardcoded_secrets"})
+PER_FILE_RULES = TEXT_RULES | STRUCTURE_RULES | SECRET_RULES
+SECRETS = "secrets"
+_SNIFF_BYTES = 8192
+_MINIFIED_MIN_BYTES = 4096
+_MINIFIED_LINE = 300
+_ERROR_MAX = 200
+
+
+def analysers_for(path: str, rules: Collection[str]) -> tuple[str, ...]:
+    """The analysers a file needs for the selected rules (none for data files without secrets)."""
+    needed: list[str] = []
+    language = language_of(path)
+    if language and not TEXT_RULES.isdisjoint(rules):
+        needed.append(f"text:{language}")
+    parsed = parsed_language(path)
+    if parsed and not STRUCTURE_RULES.isdisjoint(rules):
+        needed.append(f"structure:{parsed}")
+    if "hardcoded_secrets" in rules:
+        needed.append(SECRETS)
+    return tuple(needed)
+
+
+def analyse_batch(root: str, batch: Sequence[tuple[str, tuple[str, ...]]],
+                  config: StaticConfig) -> list[dict[str, Outcome]]:
+    """Analyse several files (the pool's unit of work, to amortise inter-process calls)."""
+    return [analyse_file(Path(root) / name, analysers, config) for name, analysers in batch]
+
+
+def analyse_file(path: Path, analysers: Sequence[str], config: StaticConfig) -> dict[str, Outcome]:
+    """Run the named analysers on one file; an unreadable or skipped file yields empty outcomes."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        return dict.fromkeys(analysers, Outcome(errors=[f"unreadable: {exc.strerror}"], transient=True))
+    skip = _skip_reason(path.name, data, config)
+    if skip is not None:
+        note = [skip] if language_of(path.name) else []
+        return {name: Outcome(errors=note) for name in analysers}
+    text = data.decode("utf-8", "replace") if any(a in (SECRETS, "structure:python") for a in analysers) else ""
+    return {name: _guarded(name, data, text, config) for name in analysers}
+
+
+def _guarded(analyser: str, data: bytes, text: str, config: StaticConfig) -> Outcome:
+    # One odd file must not abort a run over thousands: an analyser's failure becomes a note.
+    try:
+        return _run(analyser, data, text, config)
+    except Exception as exc:  # noqa: BLE001 - the boundary between the run and one file's analysis
+        # The exception text is left out: it could quote the content (and so a secret).
+        return Outcome(errors=[f"{analyser} failed: {type(exc).__name__}"])
+
+
+def _skip_reason(name: str, data: bytes, config: StaticConfig) -> str | None:
+    if len(data) > config.max_file_bytes:
+        return f"not analysed: over {config.max_file_bytes} bytes"
+    if b"\0" in data[:_SNIFF_BYTES]:
+        return "not analysed: binary"
+    if ".min." in name or (len(data) > _MINIFIED_MIN_BYTES and len(data) > _MINIFIED_LINE * (data.count(b"\n") + 1)):
+        return "not analysed: minified"
+    return None
+
+
+def _run(analyser: str, data: bytes, text: str, config: StaticConfig) -> Outcome:
+    kind, _, language = analyser.partition(":")
+    if kind == "text":
+        return Outcome(items=file_length_items(data, config) + todo_items(data, language, config))
+    if kind == "structure":
+        return _structure(data, text, language, config)
+    try:
+        return Outcome(items=secret_items(text))
+    except betterleaks.BetterleaksError:
+        return Outcome(errors=["secret scan failed"])
+
+
+def _structure(data: bytes, text: str, language: str, config: StaticConfig) -> Outcome:
+    python = language == "python"
+    items, broken = structure_items(data, language, config, cognitive=not python)
+    outcome = Outcome(items=items, errors=["syntax errors: structure results may be partial"] if broken else [])
+    if python:
+        try:
+            outcome.items.extend(_python_cognitive(text, config))
+        except ValueError as exc:
+            outcome.errors.append(f"complexipy could not parse: {str(exc)[:_ERROR_MAX]}")
+    return outcome
+
+
+def _python_cognitive(text: str, config: StaticConfig) -> list[Item]:
+    """Cognitive complexity per Python function (complexipy folds nested functions into their parent)."""
+    items = []
+    for fn in complexipy.code_complexity(text, with_plans=False).functions:
+        if fn.complexity > config.max_cognitive:
+            name = fn.name.replace("::", ".")
+            message = f"function {name} has cognitive complexity {fn.complexity} (limit {config.max_cognitive})"
+            items.append(Item("cognitive_complexity", fn.line_start, message, fn.complexity))
+    return items

@@ -1,0 +1,168 @@
+"""Which files a run covers, and the git blob SHA of each (the per-file cache key)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+import subprocess
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from referee.tools.errors import InvalidInput, Problem
+
+REFEREE_DIR = ".referee/"
+_WALK_SKIP = {"node_modules", ".venv", "__pycache__"}
+_GIT_TIMEOUT_S = 120
+
+
+def list_files(repo: Path, scope: str, base: str | None) -> list[str]:
+    """List the repository-relative posix paths a static run covers.
+
+    Args:
+        repo: Repository root (or any directory; a non-git directory is walked).
+        scope: `project` (tracked plus untracked-not-ignored files) or `task` (files changed since
+            `base`: committed, staged, unstaged and untracked-not-ignored).
+        base: Commit the task started from; None means HEAD (or everything before the first commit).
+            Outside git there is no history: every file counts as changed.
+
+    Returns:
+        Sorted paths of existing regular files, `.referee/` excluded.
+
+    Raises:
+        InvalidInput: An unknown scope, or a base that is not a commit.
+    """
+    repo = Path(repo)
+    if scope not in ("project", "task"):
+        raise InvalidInput([Problem(path="/scope", code="invalid_scope", message="scope must be 'task' or 'project'")])
+    listed = _all_git_files(repo) if scope == "project" else _changed_files(repo, base)
+    return _existing(repo, _walk(repo) if listed is None else listed)
+
+
+def blob_sha(data: bytes) -> str:
+    """The git blob SHA-1 of some content, equal to `git hash-object`."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def blob_shas(repo: Path, files: Sequence[str]) -> dict[str, str]:
+    """Blob SHA per file: from the git index for clean tracked files, hashed here for the rest.
+
+    Outside a git work tree every file is hashed. Files that vanish or cannot be read are left out.
+    """
+    # Both git commands at once: on a warm run they are most of the time spent.
+    staged, dirty_out = _git_all(repo, ["ls-files", "-s", "-z"], ["diff-files", "--name-only", "-z", "--relative"])
+    index = _index_shas(staged)
+    dirty = set(_split_z(dirty_out))
+    shas: dict[str, str] = {}
+    for name in files:
+        sha = index.get(name)
+        if sha is None or name in dirty:
+            sha = _hash_file(os.path.join(repo, name))
+        if sha is not None:
+            shas[name] = sha
+    return shas
+
+
+def _hash_file(path: str) -> str | None:
+    try:
+        with open(path, "rb") as handle:
+            return blob_sha(handle.read())
+    except OSError:
+        return None
+
+
+def _index_shas(out: bytes | None) -> dict[str, str]:
+    shas: dict[str, str] = {}
+    for entry in _split_z(out):  # nothing outside a work tree
+        meta, _, name = entry.partition("\t")
+        mode, sha, stage = meta.split(" ")
+        # Only plain files at stage 0: conflicted entries and symlinks are hashed from disk.
+        if stage == "0" and mode in ("100644", "100755"):
+            shas[name] = sha
+    return shas
+
+
+def _all_git_files(repo: Path) -> list[str] | None:
+    out = _git(repo, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+    return None if out is None else _split_z(out)
+
+
+def _changed_files(repo: Path, base: str | None) -> list[str] | None:
+    untracked_out = _git(repo, "ls-files", "-z", "--others", "--exclude-standard")
+    if untracked_out is None:
+        return None  # not a work tree
+    untracked = _split_z(untracked_out)
+    commit = _resolve_commit(repo, base or "HEAD")
+    if commit is None and base is None:
+        return _all_git_files(repo)  # no commit yet: everything is new
+    if commit is None:
+        problem = Problem(path="/base", code="unknown_ref", message=f"base {base!r} is not a commit of {repo}; "
+                          "pass a commit id, branch or tag that exists there")
+        raise InvalidInput([problem])
+    diff = _git(repo, "diff", "--name-only", "-z", "--diff-filter=ACMR", "--relative", commit, "--")
+    return _split_z(diff) + untracked
+
+
+def _resolve_commit(repo: Path, ref: str) -> str | None:
+    out = _git(repo, "rev-parse", "--verify", "-q", "--end-of-options", f"{ref}^{{commit}}")
+    return out.decode("ascii").strip() if out else None
+
+
+def _existing(repo: Path, names: Iterable[str]) -> list[str]:
+    kept = set()
+    for name in names:
+        name = name.replace(os.sep, "/")
+        if name.startswith(REFEREE_DIR) or name in kept:
+            continue
+        try:
+            mode = os.lstat(os.path.join(repo, name)).st_mode
+        except OSError:
+            continue
+        if stat.S_ISREG(mode):  # symlinks could point out of the repository
+            kept.add(name)
+    return sorted(kept)
+
+
+def _walk(repo: Path) -> list[str]:
+    found: list[str] = []
+    for dirpath, dirnames, filenames in os.walk(repo):
+        dirnames[:] = [d for d in dirnames if not d.startswith(".") and d not in _WALK_SKIP]
+        rel = Path(dirpath).relative_to(repo).as_posix()
+        prefix = "" if rel == "." else f"{rel}/"
+        found.extend(prefix + f for f in filenames)
+    return found
+
+
+def _git(repo: Path, *args: str) -> bytes | None:
+    """Run a read-only git command in `repo`; None when git is missing or the command fails."""
+    return _git_all(repo, list(args))[0]
+
+
+def _git_all(repo: Path, *commands: list[str]) -> list[bytes | None]:
+    """Run read-only git commands side by side; each output, or None where git failed."""
+    procs: list[subprocess.Popen[bytes] | None] = []
+    for args in commands:
+        try:
+            procs.append(subprocess.Popen(["git", "--no-optional-locks", *args], cwd=repo, stdin=subprocess.DEVNULL,
+                                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL))
+        except OSError:
+            procs.append(None)
+    return [_output(proc) for proc in procs]
+
+
+def _output(proc: subprocess.Popen[bytes] | None) -> bytes | None:
+    if proc is None:
+        return None
+    try:
+        out, _ = proc.communicate(timeout=_GIT_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        return None
+    return out if proc.returncode == 0 else None
+
+
+def _split_z(out: bytes | None) -> list[str]:
+    if not out:
+        return []
+    return [os.fsdecode(part) for part in out.split(b"\0") if part]
