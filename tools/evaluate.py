@@ -38,6 +38,7 @@ from .redact import Redactor, secret_env_values
 from .rubrics import RubricSet
 from .settings import Settings
 from .signing import sign, signing_key
+from .static import list_files as static_files
 from .static_run import run_static
 from .store import Store, load_contract, next_iteration, save_run, scorecards_for
 from .tamper_run import run_tampering
@@ -218,7 +219,7 @@ async def _run_checks(ctx: GradeContext, criteria: list[Criterion], target: Targ
 
 def _context(contract: Contract, target: Target, recorder: EvidenceRecorder, request: EvaluateInput,
              deps: EvaluateDeps, scratch: Path, outcomes: Outcomes) -> GradeContext:
-    scope_files = target.changed if request.scope == "task" else (list_files(target.workdir) if is_git_repo(target.workdir) else [])
+    scope_files = _scope_files(target, request.scope)
     static_once = _Once(lambda: run_static(ctx, request.scope, deps.store.home))
     base_once = _Once(lambda: _base_worktree(target, scratch, outcomes))
     ctx = GradeContext(
@@ -236,6 +237,13 @@ async def _base_worktree(target: Target, scratch: Path, outcomes: Outcomes) -> P
     worktree: Worktree = add_worktree(target.repo, target.base, scratch / "base")
     outcomes.cleanup.append(lambda: remove_worktree(target.repo, worktree))
     return worktree.path
+
+
+def _scope_files(target: Target, scope: str) -> list[str]:
+    """Task scope: the files changed since base; project scope (and any folder outside git): every file."""
+    if not is_git_repo(target.workdir):
+        return static_files(target.workdir, "project", None)
+    return target.changed if scope == "task" else list_files(target.workdir)
 
 
 class _Once:

@@ -62,7 +62,10 @@ class JscpdRun:
         if binary is None:
             self.error = "jscpd not found: near-duplicate check skipped"
             return
-        self._proc = _start(binary, repo, files, config, Path(self._tmp.name))
+        try:
+            self._proc = _start(binary, repo, files, config, Path(self._tmp.name))
+        except OSError as exc:
+            self.error = f"jscpd could not start: {exc.strerror}"
 
     def collect(self) -> list[Clone]:
         """Wait for jscpd and read its clones (empty, with `error` set, when it failed)."""
@@ -93,8 +96,11 @@ class JscpdRun:
             stderr = (tmp / "stderr.txt").read_text(encoding="utf-8", errors="replace").strip()
             self.error = f"jscpd failed (exit {code}): {stderr[-300:]}"
             return []
-        raw = json.loads(report.read_text(encoding="utf-8"))["duplicates"]
-        clones = [_clone(c, self.repo) for c in raw]
+        try:
+            clones = [_clone(c, self.repo) for c in json.loads(report.read_text(encoding="utf-8"))["duplicates"]]
+        except (ValueError, KeyError, TypeError) as exc:
+            self.error = f"jscpd report unreadable: {type(exc).__name__}"
+            return []
         return [c for c in clones if c.first in self.files and c.second in self.files]
 
 
