@@ -1,0 +1,92 @@
+"""evaluate's overhead on one `tests` check: wall time of evaluate / wall time of the bare command.
+
+    python benchmarks/bench_evaluate.py [--runs 3] [--seconds 5]
+
+A generated pytest suite that takes about --seconds alone is run bare (the same argv referee runs,
+JUnit report included) and through `evaluate` (task scope, nothing changed, so the static pipeline
+has nothing to analyse), alternately; medians are compared. Target: ratio <= 1.05. Also prints the
+peak RSS of this process and of its children.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+import anyio
+
+from referee.tools.create_contract import create_contract
+from referee.tools.evaluate import EvaluateDeps, EvaluateInput, evaluate
+from referee.tools.gitinfo import describe_repo
+from referee.tools.rubrics import load_rubrics
+from referee.tools.settings import Settings
+from referee.tools.store import Store
+
+
+def make_project(root: Path, seconds: float) -> Path:
+    tests = 50
+    body = "\n".join(f"def test_{i}():\n    time.sleep({seconds / tests:.4f})\n    assert {i} >= 0\n" for i in range(tests))
+    (root / "tests").mkdir(parents=True)
+    (root / "tests" / "test_slow.py").write_text("import time\n\n" + body, encoding="utf-8")
+    (root / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+    (root / ".gitignore").write_text("__pycache__/\n", encoding="utf-8")
+    for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["-c", "user.name=b", "-c", "user.email=b@b", "commit", "-qm", "x"]):
+        subprocess.run(["git", *args], cwd=root, check=True)
+    return root
+
+
+def bare(root: Path, argv: list[str]) -> float:
+    began = time.perf_counter()
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run([*argv, f"--junitxml={tmp}/r.xml", "-p", "no:cacheprovider"], cwd=root, check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={"PYTHONDONTWRITEBYTECODE": "1",
+                                                                                  "PATH": "/usr/bin:/bin"})
+    return time.perf_counter() - began
+
+
+def through_referee(store: Store, settings: Settings, contract_id: str) -> float:
+    deps = EvaluateDeps(store=store, settings=settings, rubrics=load_rubrics, now=lambda: datetime.now(timezone.utc))
+    began = time.perf_counter()
+    result = anyio.run(evaluate, EvaluateInput(contract_id=contract_id), deps)
+    elapsed = time.perf_counter() - began
+    assert result.criteria[0].status == "pass", result.criteria[0].reason
+    return elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--seconds", type=float, default=5.0)
+    args = parser.parse_args()
+    root = make_project(Path(tempfile.mkdtemp(prefix="referee-bench-")) / "suite", args.seconds)
+    argv = [sys.executable, "-m", "pytest", "-q", "tests"]
+    settings = Settings.build([root])
+    store = Store(settings.home)
+    contract = create_contract({"goal": "bench", "functional": [{"criterion": "suite passes", "verification_method": "test",
+                                                                 "check": {"kind": "tests", "argv": argv}}]},
+                               store=store, rubrics=load_rubrics(root), repo=describe_repo(root),
+                               now=lambda: datetime.now(timezone.utc)).contract
+    through_referee(store, settings, contract.id)  # warm the static cache and imports
+    bares, referees = [], []
+    for _ in range(args.runs):
+        bares.append(bare(root, argv))
+        referees.append(through_referee(store, settings, contract.id))
+    result = {
+        "bare_s": round(statistics.median(bares), 3), "evaluate_s": round(statistics.median(referees), 3),
+        "ratio": round(statistics.median(referees) / statistics.median(bares), 3), "target": 1.05,
+        "peak_rss_self_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        "peak_rss_children_mib": round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, 1),
+    }
+    print(json.dumps(result, indent=2))
+
+
+if __name__ == "__main__":
+    main()
