@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -11,10 +10,6 @@ import pytest
 from aggregate_cards import card, issue, store_card, two_evaluator_contract
 from mcp import Client
 
-from referee.server import app as app_module
-from referee.server.adapters import aggregate as adapter
-from referee.server.app import RefereeServer, build_server
-from referee.server.state import State, open_state
 from referee.tools.models import Contract
 from referee.tools.settings import Settings
 from referee.tools.store import Store, scorecards_for
@@ -22,34 +17,6 @@ from referee.tools.store import Store, scorecards_for
 pytestmark = pytest.mark.anyio
 
 TOOLS = {"aggregate", "record_human_verdict", "calibration_report"}
-
-
-async def server_with_aggregate(settings: Settings) -> RefereeServer:
-    server = build_server(settings)
-    if not TOOLS <= {t.name for t in await server.list_tools()}:
-        adapter.register(server)  # until server/app.py registers it itself
-    return server
-
-
-@pytest.fixture
-def brief_wired(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Serve latest_brief to the generator_brief prompt, until server/app.py wires it itself."""
-    from contextlib import asynccontextmanager
-
-    @asynccontextmanager
-    async def wired(settings: Settings) -> AsyncIterator[State]:
-        async with open_state(settings) as state:
-            state.extras.setdefault("latest_brief", adapter.latest_brief)
-            yield state
-
-    monkeypatch.setattr(app_module, "open_state", wired)
-
-
-@pytest.fixture(params=["auto", "legacy"])
-async def client(request: pytest.FixtureRequest, settings: Settings, brief_wired: None) -> AsyncIterator[Client]:
-    async with Client(await server_with_aggregate(settings), mode=request.param) as c:
-        yield c
-
 
 @pytest.fixture
 def store(settings: Settings) -> Store:

@@ -8,17 +8,9 @@ from pathlib import Path
 import pytest
 from aggregate_cards import card, issue, store_card, two_evaluator_contract
 
-from referee.server import cli
-from referee.server.cli import aggregate as aggregate_command
 from referee.server.cli import main
 from referee.tools.models import Contract
 from referee.tools.store import Store, scorecards_for
-
-
-@pytest.fixture(autouse=True)
-def aggregate_is_a_command(monkeypatch: pytest.MonkeyPatch) -> None:
-    if aggregate_command not in cli.COMMANDS:  # until server/cli/__init__.py lists it
-        monkeypatch.setattr(cli, "COMMANDS", [*cli.COMMANDS, aggregate_command])
 
 
 @pytest.fixture

@@ -11,17 +11,10 @@ import pytest
 from projects import contract_for, pytest_check
 
 from referee.server import cli
-from referee.server.cli import report as report_command
 from referee.tools.evaluate import EvaluateDeps, EvaluateInput, evaluate
 from referee.tools.rubrics import load_rubrics
 from referee.tools.settings import Settings
 from referee.tools.store import Store
-
-
-@pytest.fixture(autouse=True)
-def report_command_registered(monkeypatch: pytest.MonkeyPatch) -> None:
-    if report_command not in cli.COMMANDS:  # until server/cli/__init__.py lists it
-        monkeypatch.setattr(cli, "COMMANDS", [*cli.COMMANDS, report_command])
 
 
 @pytest.fixture

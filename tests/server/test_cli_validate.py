@@ -10,20 +10,12 @@ from typing import Any
 
 import pytest
 
-from referee.server import cli
 from referee.server.cli import main
-from referee.server.cli import validate as validate_command
 from referee.tools.contract_files import load_contract_file
 from referee.tools.store import Store, replace_contract, scorecards_for
 
 CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "scorecards"
 CID = "SC-login-form-20260325"
-
-
-@pytest.fixture(autouse=True)
-def validate_is_a_command(monkeypatch: pytest.MonkeyPatch) -> None:
-    if validate_command not in cli.COMMANDS:  # until server/cli/__init__.py lists it
-        monkeypatch.setattr(cli, "COMMANDS", [*cli.COMMANDS, validate_command])
 
 
 def card(name: str) -> dict[str, Any]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -10,8 +9,6 @@ import pytest
 from mcp import Client, MCPError
 from projects import contract_for, pytest_check
 
-from referee.server.adapters import report as report_adapter
-from referee.server.app import RefereeServer, build_server
 from referee.tools.evaluate import EvaluateDeps, EvaluateInput, evaluate
 from referee.tools.rubrics import load_rubrics
 from referee.tools.settings import Settings
@@ -20,20 +17,6 @@ from referee.tools.store import Store
 pytestmark = pytest.mark.anyio
 
 CALC_TEST = "def test_adds():\n    assert 1 + 1 == 2\n"
-
-
-async def _serving_reports(settings: Settings) -> RefereeServer:
-    server = build_server(settings)
-    templates = await server.list_resource_templates()
-    if not any(str(t.uri_template).startswith("report://") for t in templates):
-        report_adapter.register(server)  # until server/app.py registers the adapter itself
-    return server
-
-
-@pytest.fixture(params=["auto", "legacy"])
-async def client(request: pytest.FixtureRequest, settings: Settings) -> AsyncIterator[Client]:
-    async with Client(await _serving_reports(settings), mode=request.param) as c:
-        yield c
 
 
 @pytest.fixture

@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from mcp import Client
 
-from referee.server.adapters import validate
-from referee.server.app import RefereeServer, build_server
 from referee.tools.contract_files import load_contract_file
 from referee.tools.models import Contract, Evaluation, EvidenceItem
 from referee.tools.settings import Settings
@@ -30,19 +27,6 @@ def case(name: str) -> dict[str, Any]:
     card = json.loads((CORPUS / "cases" / f"{name}.json").read_text(encoding="utf-8"))["scorecard"]
     card.pop("target", None)  # the corpus tree is not the test repository's: staleness has tests of its own
     return copy.deepcopy(card)
-
-
-async def server_with_validate(settings: Settings) -> RefereeServer:
-    server = build_server(settings)
-    if "validate_scorecard" not in {t.name for t in await server.list_tools()}:
-        validate.register(server)  # until server/app.py registers it itself
-    return server
-
-
-@pytest.fixture(params=["auto", "legacy"])
-async def client(request: pytest.FixtureRequest, settings: Settings) -> AsyncIterator[Client]:
-    async with Client(await server_with_validate(settings), mode=request.param) as c:
-        yield c
 
 
 @pytest.fixture
