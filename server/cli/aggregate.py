@@ -14,11 +14,13 @@ from pathlib import Path
 from typing import Any
 
 from referee.tools.aggregate import aggregate
+from referee.tools.contract_files import ContractFileError, load_contract_file
+from referee.tools.create_contract import import_contract
 from referee.tools.calibration import Agreement, CalibrationReport, calibration_report, record_human_verdict
 from referee.tools.errors import InvalidInput, NotFound
 from referee.tools.models.aggregate import AggregateResult, BriefIssue, RevisionBrief
 from referee.tools.rubrics import load_rubrics
-from referee.tools.store import load_contract
+from referee.tools.store import Store, load_contract
 
 from ..adapters.validate import contract_repo, current_tree
 from .common import EXIT_OK, EXIT_USAGE, open_store, print_json, print_problems, report_error, settings_of
@@ -58,10 +60,11 @@ def _register_aggregate(commands: argparse._SubParsersAction) -> None:  # type: 
         "gives a revision brief, REVISE at the last iteration delivers the best iteration.",
         epilog="exit codes: 0 DELIVER, 1 REVISE, 3 ESCALATE, 4 PENDING, 2 usage error",
     )
-    parser.add_argument("contract_id")
+    parser.add_argument("contract_id", help="a stored contract id, or an exported contract file (imported first)")
     parser.add_argument("--iteration", type=int, help="iteration to decide (default: the latest scored)")
-    parser.add_argument("--scorecards", type=Path, metavar="FILE.json",
-                        help="a JSON scorecard or array of scorecards for this iteration; validated, not stored")
+    parser.add_argument("--scorecards", type=Path, metavar="FILE.json", nargs="+",
+                        help="JSON files, each a scorecard or an array of scorecards for this iteration; "
+                        "validated, used for this run only, not stored")
     parser.add_argument("--json", action="store_true", help="print the full result as JSON")
     parser.set_defaults(handler=run_aggregate)
 
@@ -73,7 +76,8 @@ def run_aggregate(args: argparse.Namespace) -> int:
     settings = settings_of(args)
     store = open_store(settings)
     try:
-        cards = _read_scorecards(args.scorecards) if args.scorecards else None
+        args.contract_id = _contract_id(store, args.contract_id)
+        cards = [c for path in args.scorecards for c in _read_scorecards(path)] if args.scorecards else None
         repo = contract_repo(load_contract(store, args.contract_id), None)
         tree = current_tree(repo) if cards else None
         result = aggregate(args.contract_id, store=store, rubrics=load_rubrics(repo or settings.repo),
@@ -94,6 +98,19 @@ def run_aggregate(args: argparse.Namespace) -> int:
     else:
         print_result(result)
     return EXIT_CODES[result.decision]
+
+
+def _contract_id(store: Store, given: str) -> str:
+    """An id as it is; an exported contract file is imported (same content: no change) and its id used."""
+    path = Path(given)
+    if not path.is_file():
+        return given
+    try:
+        contract = load_contract_file(path)
+    except ContractFileError as exc:
+        raise UsageError(str(exc)) from exc
+    import_contract(contract, store=store)
+    return contract.id
 
 
 def _read_scorecards(path: Path) -> list[Any]:

@@ -112,3 +112,17 @@ def test_calibrate_and_report(repo: Path, store: Store, contract: Contract, caps
     assert run(repo, "calibration", "--json") == 0
     assert json.loads(capsys.readouterr().out)["overall"]["count"] == 1
     assert run(repo, "calibrate", "9999", "ACCEPT") == 2
+
+
+def test_ci_can_aggregate_committed_scorecards_against_an_exported_contract(
+        repo: Path, tmp_path: Path, store: Store, contract: Contract, capsys: pytest.CaptureFixture[str]) -> None:
+    exported = tmp_path / "contract.yaml"
+    assert run(repo, "contract", "export", contract.id, "-o", str(exported)) == 0
+    files = []
+    for name, score in (("judge", 3), ("radar", 3)):
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps(card(contract, name, 1, score)), encoding="utf-8")
+        files.append(str(path))
+    fresh = tmp_path / "ci-home"
+    assert main(["--root", str(repo), "--home", str(fresh), "aggregate", str(exported), "--scorecards", *files]) == 0
+    assert "DELIVER" in capsys.readouterr().out
