@@ -57,17 +57,23 @@ def _rate(results: Sequence[CriterionResult]) -> tuple[float, str, list[str]]:
     return passed / len(results), text, ids
 
 
+def _judged(results: Sequence[CriterionResult]) -> list[CriterionResult]:
+    """Checks that ran: one that could not run says nothing about the work (its criterion still fails)."""
+    return [r for r in results if r.status != "unscored"]
+
+
 def correctness(s: Signals, unit: bool) -> DimensionResult:
-    if not s.tests:
-        return _judgment("no tests check in this evaluation")
-    rate, text, ids = _rate(s.tests)
+    tests = _judged(s.tests)
+    if not tests:
+        return _judgment("no tests check ran in this evaluation" if s.tests else "no tests check in this evaluation")
+    rate, text, ids = _rate(tests)
     return _det(_level(rate, unit), 0.9 if rate < 1 else 0.7, f"test checks: {text}", ids)
 
 
 def functionality(s: Signals, unit: bool) -> DimensionResult:
-    results = s.behaviour or s.tests
+    results = _judged(s.behaviour) or _judged(s.tests)
     if not results:
-        return _judgment("no behavioural check (browser or command) in this evaluation")
+        return _judgment("no behavioural check (browser or command) ran in this evaluation")
     rate, text, ids = _rate(results)
     return _det(_level(rate, unit), 0.8 if rate < 1 else 0.6, f"behaviour checks: {text}", ids)
 

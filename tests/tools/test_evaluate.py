@@ -80,8 +80,11 @@ async def test_missing_runner_is_unscored_never_passed(store: Store, project: Pa
     contract = contract_for(store, project, {"criterion": "tests", "verification_method": "test",
                                              "check": {"kind": "tests", "argv": ["no-such-runner-xyz", "--test"],
                                                        "junit": "report.xml"}})
-    crit = by_id(await run(store, project, contract.id), "AC-F-001")
+    result = await run(store, project, contract.id)
+    crit = by_id(result, "AC-F-001")
     assert crit.pass_ is False and crit.status == "unscored" and "could not start" in crit.reason
+    # A check that could not run says nothing about the code: correctness is left to judgement, not 0.
+    assert result.dimensions["correctness"].score is None
 
 
 async def test_hanging_command_with_a_grandchild_times_out_and_leaves_nothing(store: Store, project: Path) -> None:
