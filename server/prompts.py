@@ -40,6 +40,11 @@ def generator_text(state: State, contract_id: str, brief: dict[str, Any] | None 
 
 
 def register(server: RefereeServer) -> None:
+    @server.resource("prompt://evaluator", name="prompt-evaluator", mime_type="text/markdown",
+                     description="The evaluator prompt (the same text as the `evaluator` prompt without a contract)")
+    def evaluator_prompt_text() -> str:
+        return f"{EVALUATOR_PROMPT}\nPrompt version: {evaluator_prompt_version()}\n"
+
     @server.prompt(name="evaluator", title="Independent evaluator (read-only)")
     def evaluator(ctx: Context[State, Any], contract_id: str | None = None, evaluator: str | None = None) -> str:
         """The read-only evaluator role: distrust the implementer, cite evidence ids, return a canonical scorecard."""

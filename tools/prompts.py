@@ -42,7 +42,8 @@ and you must not run anything that writes to the repository. Your only output is
 - Check every antipattern the contract lists; report those you detect with evidence. Test
   tampering reported by referee (deleted, skipped or emptied tests) counts as detected.
 - Hold-out criteria are scored like the others; judge the result on its merits, without assuming
-  the implementer knew the criterion.
+  the implementer knew the criterion. Never describe a hold-out criterion in `issues` or
+  `guidance`: those reach the generator.
 
 ## Iteration 2 and later
 Compare with your prior scorecard (evaluate returns it). Note what improved and what regressed in

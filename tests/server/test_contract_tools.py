@@ -91,3 +91,8 @@ async def test_evaluator_prompt_carries_the_contract(client: Client) -> None:
     cid = created.structured_content["contract"]["id"]
     prompt = await client.get_prompt("evaluator", {"contract_id": cid})
     assert cid in prompt.messages[0].content.text and "distrust" in prompt.messages[0].content.text.lower()
+
+
+async def test_the_prompt_uri_evaluate_returns_resolves(client: Client) -> None:
+    text = (await client.read_resource("prompt://evaluator")).contents[0].text
+    assert "read-only" in text and "Prompt version: sha256:" in text
