@@ -23,7 +23,7 @@ from referee.tools.rubrics import load_rubrics
 from referee.tools.store import Store, load_contract
 
 from ..adapters.validate import contract_repo, current_tree
-from .common import EXIT_OK, EXIT_USAGE, open_store, print_json, print_problems, report_error, settings_of
+from .common import EXIT_OK, EXIT_USAGE, open_store, print_json, print_problems, report_error, settings_of, show
 
 EXIT_CODES = {"DELIVER": 0, "REVISE": 1, "ESCALATE": 3, "PENDING": 4}
 
@@ -93,10 +93,7 @@ def run_aggregate(args: argparse.Namespace) -> int:
         return report_error(exc)
     finally:
         store.close()
-    if args.json:
-        print_json(result.model_dump(mode="json", by_alias=True))
-    else:
-        print_result(result)
+    show(args, result, print_result)
     return EXIT_CODES[result.decision]
 
 
@@ -206,10 +203,7 @@ def run_calibration(args: argparse.Namespace) -> int:
         report = calibration_report(store, args.contract_id)
     finally:
         store.close()
-    if args.json:
-        print_json(report.model_dump(mode="json", by_alias=True))
-    else:
-        print_report(report)
+    show(args, report, print_report)
     return EXIT_OK
 
 

@@ -27,6 +27,14 @@ def print_json(data: Any) -> None:
     sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
 
+def show(args: argparse.Namespace, result: Any, readable: Any) -> None:
+    """Print a result model as JSON with --json, else through its readable printer."""
+    if getattr(args, "json", False):
+        print_json(result.model_dump(mode="json", by_alias=True))
+    else:
+        readable(result)
+
+
 def print_problems(summary: str, problems: Sequence[Problem], stream: Any = None) -> None:
     out = stream or sys.stderr
     out.write(summary + "\n")

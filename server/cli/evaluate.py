@@ -13,7 +13,7 @@ from referee.tools.evaluate import EvaluateDeps, EvaluateInput, evaluate
 from referee.tools.models.evaluation import Evaluation
 from referee.tools.rubrics import load_rubrics
 
-from .common import EXIT_NEGATIVE, open_store, print_json, report_error, settings_of
+from .common import EXIT_NEGATIVE, open_store, report_error, settings_of, show
 
 
 def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -52,10 +52,7 @@ def run(args: argparse.Namespace) -> int:
         return report_error(exc)
     finally:
         progress.end()
-    if args.json:
-        print_json(result.model_dump(mode="json", by_alias=True))
-    else:
-        print_summary(result)
+    show(args, result, print_summary)
     return EXIT_NEGATIVE if any(c.pass_ is False for c in result.criteria) else 0
 
 
