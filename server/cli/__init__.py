@@ -36,7 +36,19 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module in COMMANDS:
         module.register(commands)
+    _accept_common_options(commands)
     return parser
+
+
+def _accept_common_options(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Let --root and --home also follow the command (`referee serve --root DIR`)."""
+    for sub in set(commands.choices.values()):
+        sub.add_argument("--root", action="append", default=argparse.SUPPRESS, metavar="DIR",
+                         help="allowed root folder (repeatable)")
+        sub.add_argument("--home", default=argparse.SUPPRESS, metavar="DIR", help="store folder")
+        for action in sub._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                _accept_common_options(action)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -74,3 +74,12 @@ def test_version_and_help_from_the_installed_command() -> None:
     helped = subprocess.run([sys.executable, "-m", "referee.server.cli", "contract", "create", "--help"],
                             capture_output=True, text=True)
     assert helped.returncode == 0 and "exported contract" in helped.stdout
+
+
+def test_root_may_follow_the_command(repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = tmp_path / "contract.yaml"
+    source.write_text(CONTRACT_YAML, encoding="utf-8")
+    assert main(["contract", "create", str(source), "--root", str(repo)]) == 0
+    capsys.readouterr()
+    assert main(["contract", "list", "--root", str(repo)]) == 0
+    assert capsys.readouterr().out.startswith("SC-add-a-health-endpoint")
