@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from .models.evidence import EvidenceItem, EvidenceSource, TestOutcome
+from .junit import MESSAGE_LIMIT
 from .process import ProcessResult, command_line
 from .redact import Redactor
 
@@ -329,8 +330,13 @@ def _test_strings(tests: Sequence[TestOutcome]) -> Iterator[str]:
 
 
 def _rebuild_tests(tests: Sequence[TestOutcome], redacted: Iterator[str]) -> list[TestOutcome]:
-    return [outcome.model_copy(update={"name": next(redacted), "message": next(redacted)})
+    # Messages are trimmed only now: a secret cut in half before redaction would no longer match.
+    return [outcome.model_copy(update={"name": next(redacted), "message": _trim(next(redacted))})
             for outcome in tests]
+
+
+def _trim(message: str) -> str:
+    return message if len(message) <= MESSAGE_LIMIT else message[: MESSAGE_LIMIT - 1] + "…"
 
 
 def _tree_strings(value: Any) -> Iterator[str]:

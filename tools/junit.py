@@ -22,7 +22,8 @@ from .models.evidence import TestOutcome
 
 __all__ = ["JunitError", "JunitPlan", "TestSummary", "parse_junit", "summarize_tests", "with_junit_reporter"]
 
-MESSAGE_LIMIT = 500
+MESSAGE_LIMIT = 500  # applied by the evidence recorder after redaction, so no secret is cut in half
+RAW_MESSAGE_LIMIT = 20_000
 # Checked in this order: a test that failed and then errored in teardown is reported as failed.
 _OUTCOME_TAGS: dict[str, Literal["failed", "error", "skipped"]] = {
     "failure": "failed", "error": "error", "skipped": "skipped",
@@ -145,7 +146,7 @@ def _message(marker: ET.Element) -> str:
     # node glues message lines together ("wrong4 !== 5"); the element's text has them apart.
     summary, details = (marker.get("message") or "").strip(), (marker.text or "").strip()
     text = summary if not details or details == summary else f"{summary}\n{details}".strip()
-    return text if len(text) <= MESSAGE_LIMIT else text[: MESSAGE_LIMIT - 1] + "…"
+    return text if len(text) <= RAW_MESSAGE_LIMIT else text[: RAW_MESSAGE_LIMIT - 1] + "…"
 
 
 def summarize_tests(outcomes: Iterable[TestOutcome]) -> TestSummary:

@@ -19,6 +19,8 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 import betterleaks
 
+from .secret_shapes import find_shapes
+
 __all__ = ["MIN_SECRET_LENGTH", "Redactor", "secret_env_values"]
 
 logger = logging.getLogger(__name__)
@@ -101,11 +103,12 @@ class Redactor:
         try:
             findings = betterleaks.scan_string(_scannable(text))
         except (betterleaks.BetterleaksError, OSError) as exc:
-            self.degraded = f"betterleaks failed ({exc}); only known secret values were redacted"
+            self.degraded = f"betterleaks failed ({exc}); only known values and credential shapes were redacted"
             logger.warning("redaction degraded: %s", self.degraded)
-            return {}
+            return {shape.value: shape.rule for shape in find_shapes(text)}
         self.degraded = None
-        return dict(_found_values(findings))
+        found = {shape.value: shape.rule for shape in find_shapes(text)}
+        return {**found, **dict(_found_values(findings))}
 
 
 def _scannable(text: str) -> str:

@@ -85,7 +85,7 @@ def test_when_betterleaks_fails_known_values_are_still_redacted(monkeypatch: pyt
     monkeypatch.setattr(redact.betterleaks, "scan_string", broken)
     redactor = Redactor(["s3cret-value"])
     assert redactor.redact("pw s3cret-value") == "pw [REDACTED:env]"
-    assert redactor.degraded == "betterleaks failed (library missing); only known secret values were redacted"
+    assert redactor.degraded == "betterleaks failed (library missing); only known values and credential shapes were redacted"
 
 
 def test_evidence_says_when_redaction_fell_back_to_known_values(
@@ -248,3 +248,28 @@ def test_ids_count_up_and_items_come_in_id_order(tmp_path: Path) -> None:
     third = rec.record(tool="static", command="pipeline", summary="no findings")
     assert [item.id for item in rec.items] == ["E2", "E3"] and rec.items == [second, third]
     assert third.artifacts == [] and third.sha256 == hashlib.sha256(b"\0").hexdigest()
+
+
+def test_well_known_credential_shapes_are_redacted_even_where_betterleaks_passes() -> None:
+    from referee.tools.redact import Redactor
+
+    key_id = "AKIA" + "Z7XQ3MPLR4KWNB2T"
+    pem = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA12345\n-----END RSA PRIVATE KEY-----"
+    text = f"id {key_id}\n{pem}\nanthropic sk-ant-" + "a" * 30
+    cleaned = Redactor().redact(text)
+    assert key_id not in cleaned and "MIIEowIBAAKCAQEA12345" not in cleaned and "sk-ant-aaaa" not in cleaned
+    assert "[REDACTED:aws-access-key-id]" in cleaned and "[REDACTED:private-key]" in cleaned
+
+
+def test_test_messages_are_trimmed_after_redaction_so_no_secret_is_cut_in_half(tmp_path: Path) -> None:
+    from datetime import datetime, timezone
+
+    from referee.tools.evidence import EvidenceRecorder
+    from referee.tools.models.evidence import TestOutcome
+    from referee.tools.redact import Redactor
+
+    secret = "wJalrXUtnFEMI/K7MDENG/bPxRfiCY" + "ZZZZZZZKEY"
+    message = "x" * 480 + f" aws_secret_access_key={secret}"
+    recorder = EvidenceRecorder("R1", tmp_path / "a", Redactor(), lambda: datetime.now(timezone.utc))
+    item = recorder.record(tool="tests", summary="s", tests=[TestOutcome(name="t", outcome="failed", message=message)])
+    assert len(item.tests[0].message) <= 500 and "wJalrXUtnFEMI" not in item.tests[0].message

@@ -127,12 +127,12 @@ def test_a_single_suite_root_is_read_too(tmp_path: Path) -> None:
     assert (outcome.name, outcome.outcome, outcome.duration_s) == ("s > t", "passed", 0.25)
 
 
-def test_long_failure_messages_are_trimmed(tmp_path: Path) -> None:
+def test_only_huge_failure_messages_are_trimmed_when_parsed(tmp_path: Path) -> None:
     report = tmp_path / "r.xml"
-    report.write_text(f'<testsuites><testsuite><testcase name="t"><failure message="{"x" * 2000}"/>'
+    report.write_text(f'<testsuites><testsuite><testcase name="t"><failure message="{"x" * 30000}"/>'
                       "</testcase></testsuite></testsuites>", encoding="utf-8")
     message = parse_junit(report)[0].message
-    assert len(message) == junit.MESSAGE_LIMIT and message.endswith("…")
+    assert len(message) == junit.RAW_MESSAGE_LIMIT and message.endswith("…")
 
 
 def test_a_truncated_report_raises_a_junit_error(outcomes_run: OutcomesRun, tmp_path: Path) -> None:

@@ -530,3 +530,11 @@ def test_run_pipeline_needs_no_cache(tmp_path: Path) -> None:
     report = run(fixture_repo(tmp_path, ["go/bad.go"]), STRUCTURE)
 
     assert report.cache_hits == 0 and report.files_analysed == 1 and len(report.findings) == 4
+
+
+def test_a_bare_aws_key_id_is_a_hardcoded_secret_but_the_documentation_example_is_not() -> None:
+    from referee.tools.static.secrets import secret_items
+
+    found = secret_items('KEY = "AKIA' + 'Z7XQ3MPLR4KWNB2T"\nDOC = "AKIAIOSFODNN7EXAMPLE"\n')
+    assert [(i.line, i.rule) for i in found] == [(1, "hardcoded_secrets")]
+    assert "Z7XQ3" not in found[0].message
