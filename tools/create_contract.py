@@ -21,6 +21,7 @@ from .models.contract import (
     CriterionSpec,
 )
 from .prompts import evaluator_prompt_version
+from .redact import secret_env_values
 from .rubrics import RubricSet, select_rubric
 from .store import Store, insert_contract, load_contract, replace_contract
 
@@ -318,6 +319,21 @@ def _criterion(spec: CriterionSpec, ident: str, evaluators: list[str]) -> Criter
     return Criterion(id=ident, evaluator=spec.evaluator or evaluators[0], **data)
 
 
+def _literal_secrets(request: CreateContractInput) -> list[Problem]:
+    """Secret-looking env values written into the contract (stored as they are) instead of `${NAME}`."""
+    places = [(pointer(g, i, "check", "env"), getattr(c.check, "env", {}) or {})
+              for g in ("functional", "quality") for i, c in enumerate(getattr(request, g))]
+    places.append(("/serve/env", request.serve.env if request.serve else {}))
+    found = []
+    for at, env in places:
+        for name in env:
+            if secret_env_values({name: env[name]}) and "${" not in env[name]:
+                found.append(Problem(path=f"{at}/{name}", code="secret_in_contract", message=(
+                    f"{name} holds a literal secret that is stored with the contract; write \"${{{name}}}\" to take "
+                    "it from the server's environment when the check runs")))
+    return found
+
+
 def _warnings(request: CreateContractInput) -> list[Problem]:
     warnings = []
     if not request.out_of_scope:
@@ -325,6 +341,7 @@ def _warnings(request: CreateContractInput) -> list[Problem]:
                                 message="out_of_scope is empty: naming what is excluded keeps the generator from gold-plating"))
     if len(re.findall(r"[.!?](\s|$)", request.goal.strip())) > 2:
         warnings.append(Problem(path="/goal", code="goal_too_long", message="keep the goal to one or two sentences"))
+    warnings.extend(_literal_secrets(request))
     for group in ("functional", "quality"):
         for i, spec in enumerate(getattr(request, group)):
             if spec.verification_method == "manual" and spec.check is not None:

@@ -140,3 +140,10 @@ def test_generator_view_drops_an_evaluator_that_only_judges_holdouts(store: Stor
         {"criterion": "y", "verification_method": "manual", "evaluator": "hidden", "holdout": True}])
     assert generator_view(result.contract)["evaluators"] == ["a"]
     assert result.contract.evaluators == ["a", "hidden"]
+
+
+def test_a_literal_secret_in_a_check_env_is_warned_about(store: Store, repo: Path) -> None:
+    check = {**TESTS, "env": {"API_TOKEN": "abcdef123456", "SAFE_TOKEN": "${SAFE_TOKEN}"}}
+    result = make(store, repo, goal="g", out_of_scope=["x"],
+                  functional=[{"criterion": "x", "verification_method": "test", "check": check}])
+    assert [(w.path, w.code) for w in result.warnings] == [("/functional/0/check/env/API_TOKEN", "secret_in_contract")]

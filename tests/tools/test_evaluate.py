@@ -285,3 +285,15 @@ async def test_deep_depth_offers_a_perturbed_copy_whose_tests_still_pass(store: 
     assert "carefully" not in copy and "total" not in copy
     assert perturbation.semantics_kept is True and perturbation.evidence_ids
     assert not result.tree_changed.changed
+
+
+async def test_env_references_are_taken_from_the_server_environment(store: Store, project: Path) -> None:
+    contract = contract_for(store, project, {"criterion": "token set", "verification_method": "test", "check": command_check(
+        "import hashlib, os, sys; sys.exit(0 if hashlib.sha1(os.environ['SERVICE_TOKEN'].encode()).hexdigest()"
+        " == '" + __import__("hashlib").sha1(b"from-server-env-123").hexdigest() + "' else 1)",
+        env={"SERVICE_TOKEN": "${SERVICE_TOKEN}"})})
+    settings = Settings.build([project], env={"SERVICE_TOKEN": "from-server-env-123"})
+    deps_ = EvaluateDeps(store=store, settings=settings, rubrics=load_rubrics, now=lambda: datetime.now(timezone.utc))
+    result = await evaluate(EvaluateInput(contract_id=contract.id), deps_)
+    assert by_id(result, "AC-F-001").status == "pass"
+    assert "from-server-env-123" not in contract.model_dump_json()

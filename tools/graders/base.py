@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,6 +50,10 @@ class GradeContext:
     browser: Any = None
     child_env: Mapping[str, str] = field(default_factory=dict)
 
+    def env_for(self, declared: Mapping[str, str]) -> dict[str, str]:
+        """The child's extra variables: the check's env, `${NAME}` taken from the server's environment."""
+        return {**self.child_env, **{k: expand(v, self.settings.env) for k, v in declared.items()}}
+
     def raw_paths(self, label: str) -> tuple[Path, Path]:
         """Fresh files for a command's raw output, outside the evaluated tree."""
         return self.scratch / f"{label}.stdout", self.scratch / f"{label}.stderr"
@@ -56,6 +61,14 @@ class GradeContext:
 
 class Grader(Protocol):
     async def __call__(self, ctx: GradeContext, criterion: Criterion) -> GradeResult: ...
+
+
+_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def expand(value: str, source: Mapping[str, str]) -> str:
+    """Replace `${NAME}` with the server environment's value (empty when unset): secrets stay out of contracts."""
+    return _REFERENCE.sub(lambda m: source.get(m.group(1), ""), value)
 
 
 def unscored(reason: str, evidence_ids: list[str] | None = None) -> GradeResult:

@@ -56,7 +56,7 @@ async def _serve(ctx: GradeContext, stack: AsyncExitStack) -> ServeState:
         return ServeState(None, f"serve.cwd {serve.cwd!r} is outside the repository", [])
     stdout, stderr = ctx.raw_paths("serve")
     proc = await stack.enter_async_context(background_process(
-        serve.argv, cwd=cwd, stdout_path=stdout, stderr_path=stderr, env={**ctx.child_env, **serve.env},
+        serve.argv, cwd=cwd, stdout_path=stdout, stderr_path=stderr, env=ctx.env_for(serve.env),
         shell=serve.shell))
     ready = await wait_for_url(serve.url, serve.ready_timeout_s, proc)
     state = ServeState(base_url=serve.url, problem=None, evidence_ids=[])

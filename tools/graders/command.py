@@ -17,7 +17,7 @@ async def grade_command(ctx: GradeContext, criterion: Criterion) -> GradeResult:
     stdout, stderr = ctx.raw_paths(criterion.id)
     async with ctx.limiter:
         result = await run_process(check.argv, cwd=cwd, timeout_s=check.timeout_s, stdout_path=stdout,
-                                   stderr_path=stderr, env={**ctx.child_env, **check.env}, shell=check.shell)
+                                   stderr_path=stderr, env=ctx.env_for(check.env), shell=check.shell)
     verdict = command_verdict(result, check.expect_exit)
     item = ctx.recorder.record_process(result, tool="command", summary=verdict.reason, criterion_id=criterion.id)
     verdict.evidence_ids.append(item.id)

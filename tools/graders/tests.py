@@ -44,7 +44,7 @@ async def run_suite(ctx: GradeContext, check: TestsCheck, root: Path, *, label: 
         return SuiteRun(unscored("the test runner is not recognised (pytest, node --test, go test with gotestsum); "
                                  "name the JUnit XML file it writes in the check's `junit`"))
     argv = list(plan.argv) if plan and not check.junit else list(check.argv)
-    env = {**ctx.child_env, **(dict(plan.env) if plan else {}), **check.env}
+    env = {**(dict(plan.env) if plan else {}), **ctx.env_for(check.env)}
     stdout, stderr = ctx.raw_paths(label)
     report.unlink(missing_ok=True)
     async with ctx.limiter:
