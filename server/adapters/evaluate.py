@@ -12,7 +12,7 @@ from pydantic import Field
 from referee.tools.errors import RefereeError
 from referee.tools.evaluate import EvaluateDeps, EvaluateInput
 from referee.tools.evaluate import evaluate as evaluate_core
-from referee.tools.evidence_view import full_evidence
+from referee.tools.evidence_view import full_evidence, screenshot_of
 from referee.tools.models.common import Depth, Isolation, Scope
 from referee.tools.models.evaluation import Evaluation
 from referee.tools.rubrics import load_rubrics
@@ -67,3 +67,11 @@ def register(server: RefereeServer) -> None:
         except RefereeError as exc:
             raise ResourceError(str(exc)) from exc
         return json.dumps(item, ensure_ascii=False, indent=2)
+
+    @server.resource("screenshot://{run_id}/{evidence_id}", name="screenshot", mime_type="image/png",
+                     description="The full-page PNG screenshot a browser check recorded as evidence")
+    def screenshot(run_id: str, evidence_id: str, ctx: Context[State, Any]) -> bytes:
+        try:
+            return screenshot_of(ctx.request_context.lifespan_context.store, run_id, evidence_id)
+        except RefereeError as exc:
+            raise ResourceError(str(exc)) from exc

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import shutil
@@ -91,6 +92,8 @@ async def test_served_app_is_clicked_through_and_broken_pages_fail(agent: Client
     shots = [a for a in item["artifacts"] if a.endswith(".png")]
     assert shots and Path(shots[0]).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "button" in item["stdout"].lower()  # the ARIA snapshot is part of the evidence
+    shot = (await agent.read_resource(f"screenshot://{ev['run_id']}/{first}")).contents[0]
+    assert shot.mime_type == "image/png" and base64.b64decode(shot.blob)[:4] == b"\x89PNG"
     assert ev["dimensions"]["ux_quality"]["source"] == "deterministic"
     assert _server_pids(port) == []
 
