@@ -293,19 +293,26 @@ async def _perturbation(ctx: GradeContext, criteria: list[Criterion], target: Ta
     ids: list[str] = []
 
     async def semantics(root: Path) -> bool | None:
-        if not tests:
-            return None
-        runs = [await run_suite(ctx, c.check, root, label=f"{c.id}-perturbed", criterion_id=c.id)  # type: ignore[arg-type]
-                for c in tests]
-        ids.extend(r.evidence_id for r in runs if r.evidence_id)
-        now = [r.verdict.status for r in runs]
-        before = [outcomes.results[c.id].status if c.id in outcomes.results else "pass" for c in tests]
-        return now == before
+        return await _same_outcomes(ctx, tests, root, outcomes, ids) if tests else None
 
     perturbation = await build_perturbed_copy(target.workdir, target.changed, store.run_artifacts(run_id) / "perturbed",
                                               check_semantics=semantics)
     perturbation.evidence_ids = ids
     return perturbation
+
+
+async def _same_outcomes(ctx: GradeContext, tests: list[Criterion], root: Path, outcomes: Outcomes,
+                         ids: list[str]) -> bool:
+    """Run the tests checks in the perturbed copy; semantics are kept when each ends as it did on the original."""
+    same = True
+    for criterion in tests:
+        run = await run_suite(ctx, criterion.check, root, label=f"{criterion.id}-perturbed",  # type: ignore[arg-type]
+                              criterion_id=criterion.id)
+        if run.evidence_id:
+            ids.append(run.evidence_id)
+        original = outcomes.results[criterion.id].status if criterion.id in outcomes.results else "pass"
+        same = same and run.verdict.status == original
+    return same
 
 
 def _prior(store: Store, contract: Contract, request: EvaluateInput, iteration: int) -> dict[str, Any] | None:

@@ -130,14 +130,22 @@ def _scores(data: ReportData) -> tuple[float | None, float | None, str]:
     agg = data.aggregate
     if agg is not None and agg.scores.weighted is not None:
         return agg.scores.weighted, agg.scores.normalized, f"aggregate of iteration {agg.iteration}"
+    return _card_scores(data) or _run_scores(data)
+
+
+def _card_scores(data: ReportData) -> tuple[float | None, float | None, str] | None:
     iteration = latest_iteration(data)
     cards = [c for c in active(data, iteration=iteration) if c.weighted_score is not None]
-    if cards:
-        normals = [n for c in cards if (n := card_normalized(c)) is not None]
-        # Weighted scores on different scales (0–3 and tenpoint cards) have no meaningful mean.
-        same_scale = len({c.scale_max for c in cards}) == 1
-        weighted = mean([c.weighted_score for c in cards if c.weighted_score is not None]) if same_scale else None
-        return weighted, mean(normals), f"mean of {len(cards)} scorecard(s) of iteration {iteration}"
+    if not cards:
+        return None
+    normals = [n for c in cards if (n := card_normalized(c)) is not None]
+    # Weighted scores on different scales (0–3 and tenpoint cards) have no meaningful mean.
+    same_scale = len({c.scale_max for c in cards}) == 1
+    weighted = mean([c.weighted_score for c in cards if c.weighted_score is not None]) if same_scale else None
+    return weighted, mean(normals), f"mean of {len(cards)} scorecard(s) of iteration {iteration}"
+
+
+def _run_scores(data: ReportData) -> tuple[float | None, float | None, str]:
     run = next((r for r in reversed(data.runs) if r.weighted_score is not None), None)
     if run is None or run.weighted_score is None:
         return None, None, "no score yet"
