@@ -303,8 +303,9 @@ def _numbered(specs: list[CriterionSpec], prefix: str, used: set[str], evaluator
     ids: dict[int, str] = {}
     counter = 0
     for i in order:
-        if specs[i].id:
-            ids[i] = specs[i].id
+        given = specs[i].id
+        if given:
+            ids[i] = given
             continue
         counter += 1
         while f"{prefix}-{counter:03d}" in used:
