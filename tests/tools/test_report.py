@@ -291,3 +291,23 @@ def test_a_contract_with_nothing_stored_yet_still_reports(tmp_path: Path) -> Non
     assert "Decision: none yet" in page and "no perturbed re-scoring stored" in page
     assert json.loads(analyse(data).model_dump_json())["summary"]["gaming"] == "not run"
     assert "<h2>Evidence index</h2>" in render_html(data)
+
+
+def test_the_report_shows_agreement_with_humans_per_prompt_version(tmp_path: Path) -> None:
+    from aggregate_cards import card, store_card, two_evaluator_contract
+    from gitrepo import make_repo
+
+    from referee.tools.calibration import record_human_verdict
+    from referee.tools.report import contract_report, render_markdown
+    from referee.tools.rubrics import load_rubrics
+    from referee.tools.store import Store, scorecards_for
+
+    repo = make_repo(tmp_path / "r")
+    store = Store(repo / ".referee")
+    contract = two_evaluator_contract(store, repo, max_iterations=3)
+    store_card(store, contract, card(contract, "judge", 1, 3))
+    store_card(store, contract, card(contract, "radar", 1, 1))
+    for stored, verdict in zip(scorecards_for(store, contract.id), ("ACCEPT", "ACCEPT"), strict=True):
+        record_human_verdict(stored.id, verdict, "checked by hand", store=store, now=lambda: datetime.now(timezone.utc))
+    text = render_markdown(contract_report(store, contract.id, rubrics=load_rubrics(repo)))
+    assert "Cohen's kappa" in text and "50%" in text

@@ -9,6 +9,7 @@ from typing import Any, Literal
 
 from pydantic import Field, ValidationError
 
+from ..calibration import CalibrationReport, calibration_report
 from ..errors import NotFound
 from ..models.aggregate import AggregateResult
 from ..models.common import Model
@@ -66,6 +67,7 @@ class ReportData(Model):
     scorecards: list[ScorecardEntry] = Field(default_factory=list, description="History, every variant, oldest first")
     aggregate: AggregateResult | None = None
     calibration: list[CalibrationEntry] = Field(default_factory=list)
+    agreement: CalibrationReport | None = Field(default=None, description="Agreement with humans per prompt version")
     warnings: list[str] = Field(default_factory=list)
 
 
@@ -90,6 +92,7 @@ def contract_report(store: Store, contract_id: str, *, rubrics: Rubrics) -> Repo
     return ReportData(kind="contract", subject=contract.id, contract=contract, rubric=rubric,
                       runs=[r.evaluation for r in runs_for(store, contract.id)], scorecards=cards,
                       aggregate=aggregate, calibration=_calibration(store, [c.id for c in cards]),
+                      agreement=calibration_report(store, contract.id),
                       warnings=warnings + _rubric_warning(contract, rubric))
 
 

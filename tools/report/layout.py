@@ -159,7 +159,16 @@ def _calibration(view: ReportView) -> Section:
             for c in view.calibration]
     headers = ["Scorecard", "Evaluator", "Iteration", "Prompt version", "Scorecard verdict", "Human verdict",
                "Agrees", "Note"]
-    return Section("Calibration", [Table(headers, rows, empty="no human verdicts recorded")])
+    return Section("Calibration", [_agreement(view), Table(headers, rows, empty="no human verdicts recorded")])
+
+
+def _agreement(view: ReportView) -> Table:
+    """Agreement with humans per evaluator prompt version: the dataset for tuning the evaluator."""
+    versions = view.agreement.versions if view.agreement else []
+    rows = [[v.evaluator_prompt_version, str(v.count), f"{v.agreement_rate:.0%}",
+             "—" if v.kappa is None else f"{v.kappa:.2f}", v.kappa_note or ""] for v in versions]
+    return Table(["Prompt version", "Verdicts", "Agreement", "Cohen's kappa", "Note"], rows,
+                 empty="no agreement to report yet")
 
 
 def _evidence(view: ReportView) -> Section:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
+from ..calibration import CalibrationReport
 from ..models.common import Model
 from . import analysis, history
 from .analysis import AlertRow, DimensionRow, GamingRow, PerturbationRow, PriorityRow, Summary
@@ -27,6 +28,7 @@ class ReportView(Model):
     evidence: list[EvidenceRow]
     screenshots: list[Screenshot]
     calibration: list[CalibrationRow]
+    agreement: CalibrationReport | None = None
     warnings: list[str] = Field(default_factory=list)
 
 
@@ -46,5 +48,6 @@ def analyse(data: ReportData) -> ReportView:
         priorities=analysis.priorities(data, dimensions), gaming=gaming, perturbations=analysis.perturbations(data),
         alerts=analysis.alerts(data), quality_notes=list(data.aggregate.quality_notes) if data.aggregate else [],
         criteria=history.criteria(data), trends=history.trends(data), evidence=history.evidence(data),
-        screenshots=history.screenshots(data), calibration=history.calibration(data), warnings=list(data.warnings),
+        screenshots=history.screenshots(data), calibration=history.calibration(data), agreement=data.agreement,
+        warnings=list(data.warnings),
     )
