@@ -1,4 +1,4 @@
-"""Allowed roots (SPEC §6): the client's MCP roots when it offers them, else --root, else the working directory."""
+"""Allowed roots: the client's MCP roots when it offers them, else --root, else the working directory."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""aggregate: several evaluators' verdicts become one decision (SPEC §3.5).
+"""aggregate: several evaluators' verdicts become one decision.
 
 DELIVER, REVISE with a revision brief, ESCALATE with reasons, or PENDING naming who has not scored
 yet. The decision rules live in aggregation/rules.py, the brief in aggregation/brief.py (with the

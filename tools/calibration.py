@@ -1,6 +1,6 @@
 """The calibration log: humans' verdicts on stored scorecards, and how often evaluators agree with them.
 
-The seed's advice is to tune the evaluator, not the generator, against the cases where its verdict
+The advice is to tune the evaluator, not the generator, against the cases where its verdict
 diverged from a human's; this log is that dataset. Agreement is reported per evaluator prompt
 version, because that is what a tuning step changes: raw agreement and Cohen's kappa (agreement
 beyond what the two raters' verdict frequencies would give by chance).

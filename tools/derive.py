@@ -153,7 +153,7 @@ def derive_dimensions(rubric: Rubric, signals: Signals) -> dict[str, DimensionRe
 
 
 def verdict_of(rubric: Rubric, scores: dict[str, float], criteria: Sequence[CriterionResult], antipatterns: int) -> str:
-    """SPEC §2.3: a 0 blocks, a 1 revises; a failed criterion or an antipattern turns ACCEPT into REVISE."""
+    """A 0 blocks, a 1 revises; a failed criterion or an antipattern turns ACCEPT into REVISE."""
     from .rubrics import verdict_for
 
     verdict = verdict_for(rubric, scores)

@@ -1,4 +1,4 @@
-"""Turning what referee ran into evidence items (SPEC §2.5).
+"""Turning what referee ran into evidence items.
 
 Rules every item follows, whatever produced it:
 - Every text (stdout, stderr, command, argv, cwd, summary, test names and messages, string values

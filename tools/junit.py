@@ -1,7 +1,7 @@
-"""Per-test outcomes from JUnit XML, and asking test runners to write it (SPEC §2, `tests` checks).
+"""Per-test outcomes from JUnit XML, and asking test runners to write it.
 
 JUnit XML is what pytest, node's test runner and gotestsum write natively, so nothing has to be
-installed into the evaluated project (guides/browser-and-tests.md §6). The report is written by the
+installed into the evaluated project. The report is written by the
 evaluated project's runner, so it is untrusted input: Python's bundled expat (>= 2.4.1) refuses
 entity-expansion bombs, and external entities are never fetched by ElementTree.
 """
@@ -72,7 +72,7 @@ class TestSummary:
 
     @property
     def ok(self) -> bool:
-        """At least one test passed and none failed or errored (SPEC: zero tests is a failure)."""
+        """At least one test passed and none failed or errored (zero tests is a failure)."""
         return self.passed > 0 and self.failed == 0 and self.errors == 0
 
 
@@ -222,7 +222,7 @@ def _is_pytest(command: list[str]) -> bool:
 
 
 def _pytest_plan(argv: list[str], report: Path) -> JunitPlan:
-    # -p no:cacheprovider and no bytecode keep the evaluated tree as it was (SPEC §3.2, tree hash).
+    # -p no:cacheprovider and no bytecode keep the evaluated tree as it was.
     return JunitPlan(
         argv=(*argv, f"--junitxml={report}", "-p", "no:cacheprovider"),
         report=report, runner="pytest", env={"PYTHONDONTWRITEBYTECODE": "1"},

@@ -1,4 +1,4 @@
-"""Confining client-supplied paths to the allowed roots (SPEC §6)."""
+"""Confining client-supplied paths to the allowed roots."""
 
 from __future__ import annotations
 

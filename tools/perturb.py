@@ -1,4 +1,4 @@
-"""Anti-gaming (SPEC §3.6): a copy of the evaluated tree whose changed files mean the same but read differently.
+"""Anti-gaming: a copy of the evaluated tree whose changed files mean the same but read differently.
 
 A judge that scores the original and the perturbed copy differently was swayed by form (comments,
 names, layout), not content. The gaming indicator G = |original − perturbed| / original tells how

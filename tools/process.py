@@ -1,4 +1,4 @@
-"""Run commands so that nothing is left running (SPEC §6, guides/browser-and-tests.md §7).
+"""Run commands so that nothing is left running.
 
 A command runs in a session of its own, stdin on /dev/null, stdout and stderr in files (a grandchild
 holding a pipe would keep a reader waiting for EOF), with a cookie ``REFEREE_RUN_ID=<id>`` in its

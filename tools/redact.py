@@ -1,4 +1,4 @@
-"""Secrets out of evidence (SPEC §2.5, §6): the same engine as the static secret check.
+"""Secrets out of evidence: the same engine as the static secret check.
 
 Two sources of secrets are replaced before anything is stored or returned:
 - whatever betterleaks finds in the text (``[REDACTED:<rule_id>]``), including the paired parts of

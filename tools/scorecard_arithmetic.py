@@ -1,4 +1,4 @@
-"""The arithmetic of a scorecard (SPEC §2.3, §2.4): weighted score, normalized score, verdict.
+"""The arithmetic of a scorecard: weighted score, normalized score, verdict.
 
 Computed from whatever parts of the scorecard are usable, so an invalid scorecard still gets
 as much of `computed` as can be known.

@@ -1,4 +1,4 @@
-"""Evidence-aware scorecard rules (SPEC §3.4, §3.6): cited ids, contradictions, staleness, signatures.
+"""Evidence-aware scorecard rules: cited ids, contradictions, staleness, signatures.
 
 A scorecard is checked against referee's recorded evaluations of its contract: what referee saw
 outranks what an evaluator claims.

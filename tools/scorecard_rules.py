@@ -1,4 +1,4 @@
-"""Contract-aware scorecard rules (SPEC §3.4): criteria, evaluator, rubric, dimensions, texts.
+"""Contract-aware scorecard rules: criteria, evaluator, rubric, dimensions, texts.
 
 Each rule is a small function from a `Card` to a list of problems; `contract_problems` runs them
 all. Severity is not decided here: it comes from the code (tools/scorecard_codes.py).
@@ -79,7 +79,7 @@ def _blank_evidence(card: Card) -> Iterator[tuple[object, ...]]:
         return
     for domain, body in obj(data.get("domains")).items():
         for name, dim in obj(obj(body).get("dimensions")).items():
-            # The seed accepts a dimension's justification under evidence or under comment.
+            # The tenpoint format accepts a dimension's justification under evidence or under comment.
             if isinstance(dim, dict) and blank(dim.get("evidence")) and blank(dim.get("comment")):
                 yield ("domains", domain, "dimensions", name, "evidence")
 

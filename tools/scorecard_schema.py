@@ -123,7 +123,7 @@ def _problems(fmt: ScorecardFormat, error: SchemaError) -> list[Problem]:
 
 
 def _by_place(where: tuple[Any, ...], code: str) -> str:
-    # Two fields have a rule of their own whatever the keyword that failed: the seed names them.
+    # Two fields have a rule of their own whatever the keyword that failed: the format names them.
     if where[:1] == ("spec_defect",):
         return "spec_defect_shape"
     if where == ("dispatch_count",) and code != "required":

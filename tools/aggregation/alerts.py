@@ -1,4 +1,4 @@
-"""Alerts over the stored history (SPEC §3.5, the evaluator seed's saturation and regression signals).
+"""Alerts over the stored history.
 
 Every comparison stays inside an evaluator's comparable segment (history.segment): nothing is
 read across a change of rubric version, evaluator prompt version or evaluator model.

@@ -2,7 +2,7 @@
 
 Scores are compared across iterations only within a *comparable segment*: the run of an
 evaluator's scorecards that share rubric version, evaluator prompt version and evaluator model
-(the seed's comparability guard). An iteration's score is the mean over its evaluators of their
+(the comparability guard). An iteration's score is the mean over its evaluators of their
 normalized scores (0–100, so 0–3, unit and tenpoint cards compare), after the gaming penalty.
 """
 
@@ -19,7 +19,7 @@ from ..perturb import gaming_indicator
 from .records import CardRecord, Versions
 
 GAMING_PENALTY = 1 - PENALTY_SHARE
-"""A gamed score keeps 80 % of its value (the seed's −20 %)."""
+"""A gamed score keeps 80 % of its value (a −20 % penalty)."""
 
 GamingStatus = Literal["clean", "suspect", "gaming"]
 Series = dict[str, list[CardRecord]]

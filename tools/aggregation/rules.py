@@ -1,4 +1,4 @@
-"""The decision rules of SPEC §3.5, one small named function each, tried in order.
+"""The decision rules, one small named function each, tried in order.
 
 Each rule looks at the situation and either decides (returns a Ruling) or passes (None). The
 order is the policy: PENDING first (a verdict with someone missing is no verdict), then a BLOCK

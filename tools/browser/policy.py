@@ -1,4 +1,4 @@
-"""Where a browser check may go: loopback, files inside the repository, and allowed hosts (SPEC §6)."""
+"""Where a browser check may go: loopback, files inside the repository, and allowed hosts."""
 
 from __future__ import annotations
 

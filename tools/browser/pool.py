@@ -2,7 +2,7 @@
 
 Each check gets a fresh ``BrowserContext`` (its own cookies, storage and routes) that is closed
 afterwards. At most ``max_pages`` contexts are open at once: on 2 cores, more pages in parallel
-gained nothing (guides/browser-and-tests.md §5). A browser that crashed or was closed underneath
+gained nothing. A browser that crashed or was closed underneath
 the pool is relaunched once, transparently, when the next context is asked for.
 """
 

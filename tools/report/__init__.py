@@ -1,4 +1,4 @@
-"""Reports (SPEC §3.6): what referee knows about a contract or a run, for people and evaluators.
+"""Reports: what referee knows about a contract or a run, for people and evaluators.
 
 `contract_report` / `run_report` gather from the store, `analyse` computes the sections,
 `render_markdown` and `render_html` lay them out (the HTML page is self-contained).

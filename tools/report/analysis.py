@@ -1,6 +1,6 @@
 """Report sections about the current state: summary, dimensions, improvement priorities, anti-gaming, alerts.
 
-Improvement priority (seed 001, SPEC §3.6): for each rubric dimension below the top of the scale,
+Improvement priority: for each rubric dimension below the top of the scale,
 priority = (1 − score / max) × weight × feasibility. Feasibility reflects how mechanical the fix is,
 judged from where the dimension's shortfall comes from in the latest referee run:
 - 0.9 when deterministic static findings lowered it (the finding names the file and line);

@@ -1,4 +1,4 @@
-"""The static pipeline (SPEC §3.3): eight checks run by real analysers, cached by git blob SHA.
+"""The static pipeline: eight checks run by real analysers, cached by git blob SHA.
 
 Checks and the libraries behind them:
 - file_length (> 800 lines), todo_density (> 5 TODO/FIXME/XXX/HACK comments per file): plain text;

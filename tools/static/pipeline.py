@@ -1,4 +1,4 @@
-"""`run_pipeline`: the eight static checks of SPEC §3.3 over a list of files.
+"""`run_pipeline`: the eight static checks over a list of files.
 
 Order of work, so that the analysers overlap: resolve blob SHAs (git index, hashing only dirty
 files); reuse the whole stored report if nothing it depends on changed (see `memo`); else start
