@@ -84,12 +84,18 @@ def _print_created(result: core.CreateContractResult, as_json: bool) -> None:
         print(f"  warning {w.path} [{w.code}] {w.message}")
 
 
-def run_show(args: argparse.Namespace) -> int:
-    store = open_store(settings_of(args))
+def _document(args: argparse.Namespace) -> dict[str, Any] | int:
+    """The requested view of a stored contract, or the exit code of a usage error."""
     try:
-        doc = core.get_contract(args.contract_id, args.view, store=store)
+        return core.get_contract(args.contract_id, args.view, store=open_store(settings_of(args)))
     except NotFound as exc:
         return report_error(exc)
+
+
+def run_show(args: argparse.Namespace) -> int:
+    doc = _document(args)
+    if isinstance(doc, int):
+        return doc
     if args.json:
         print_json(doc)
     else:
@@ -98,11 +104,9 @@ def run_show(args: argparse.Namespace) -> int:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    store = open_store(settings_of(args))
-    try:
-        doc = core.get_contract(args.contract_id, args.view, store=store)
-    except NotFound as exc:
-        return report_error(exc)
+    doc = _document(args)
+    if isinstance(doc, int):
+        return doc
     text = to_yaml(doc)
     if args.output:
         args.output.write_text(text, encoding="utf-8")

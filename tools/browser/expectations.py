@@ -18,6 +18,7 @@ from playwright.async_api import Error as PlaywrightError
 from referee.tools.errors import RefereeError
 from referee.tools.models.checks import (
     A11yExpect,
+    AnyExpectation,
     HiddenExpect,
     NoConsoleErrorsExpect,
     NoFailedRequestsExpect,
@@ -29,15 +30,7 @@ from referee.tools.models.checks import (
 from .events import PageEvents, trim
 from .outcome import IMPACT_RANK, A11yViolation, ExpectationResult
 
-Expectation = (
-    VisibleExpect
-    | HiddenExpect
-    | TitleContainsExpect
-    | UrlMatchesExpect
-    | NoConsoleErrorsExpect
-    | NoFailedRequestsExpect
-    | A11yExpect
-)
+Expectation = AnyExpectation
 _AXE_RUN = "() => axe.run(document, {resultTypes: ['violations']})"
 _SHOWN = 3
 

@@ -178,16 +178,16 @@ class A11yExpect(Model):
     min_impact: Literal["minor", "moderate", "serious", "critical"] = "serious"
 
 
-Expectation = Annotated[
+AnyExpectation = (
     VisibleExpect
     | HiddenExpect
     | TitleContainsExpect
     | UrlMatchesExpect
     | NoConsoleErrorsExpect
     | NoFailedRequestsExpect
-    | A11yExpect,
-    Field(discriminator="type"),
-]
+    | A11yExpect
+)
+Expectation = Annotated[AnyExpectation, Field(discriminator="type")]
 
 
 class BrowserCheck(Model):
