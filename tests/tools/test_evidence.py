@@ -27,10 +27,6 @@ PY = sys.executable
 NOW = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
 
 def _random(rng: random.Random, alphabet: str, size: int) -> str:
     return "".join(rng.choice(alphabet) for _ in range(size))

@@ -23,10 +23,6 @@ FIXTURES = Path(__file__).parent.parent / "fixtures" / "process"
 PY = sys.executable
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
 
 async def run_with_report(argv: list[str], cwd: Path) -> tuple[int | None, Path]:
     """Run a test command the way a tests check does; returns the exit code and the report path."""

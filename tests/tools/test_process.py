@@ -25,10 +25,6 @@ FIXTURES = Path(__file__).parent.parent / "fixtures" / "process"
 PY = sys.executable
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
 
 @pytest.fixture
 def mark() -> str:

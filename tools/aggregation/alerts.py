@@ -6,7 +6,7 @@ read across a change of rubric version, evaluator prompt version or evaluator mo
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from ..models.aggregate import Alert, DimensionChange
 from .history import IterationScore, Series, VersionChange, segment
@@ -34,40 +34,41 @@ def _current(history: Sequence[CardRecord], iteration: int) -> tuple[CardRecord,
     return comparable[-1], comparable[:-1]
 
 
-def regression_alerts(series: Series, iteration: int) -> list[Alert]:
-    """A dimension below its high-water mark over the evaluator's earlier comparable scorecards."""
-    alerts = []
+def _scored_now(series: Series, iteration: int) -> Iterator[tuple[str, CardRecord, list[CardRecord], str, float]]:
+    """Each evaluator's dimension scores at this iteration, with its earlier comparable scorecards."""
     for name, history in series.items():
         found = _current(history, iteration)
         if found is None:
             continue
         now, earlier = found
         for key, score in now.dimensions.items():
-            marks = [(r.dimensions[key], r.iteration) for r in earlier if key in r.dimensions]
-            if not marks:
-                continue
-            mark, at = max(marks, key=lambda m: (m[0], -m[1]))
-            if mark - score > REGRESSION_FRACTION * now.scale.span + 1e-9:
-                alerts.append(Alert(kind="regression", dimension=key, message=(
-                    f"{name}: {key} scored {score:g} at iteration {iteration}, below its high-water mark "
-                    f"{mark:g} (iteration {at})")))
+            yield name, now, earlier, key, score
+
+
+def regression_alerts(series: Series, iteration: int) -> list[Alert]:
+    """A dimension below its high-water mark over the evaluator's earlier comparable scorecards."""
+    alerts = []
+    for name, now, earlier, key, score in _scored_now(series, iteration):
+        marks = [(r.dimensions[key], r.iteration) for r in earlier if key in r.dimensions]
+        if not marks:
+            continue
+        mark, at = max(marks, key=lambda m: (m[0], -m[1]))
+        if mark - score > REGRESSION_FRACTION * now.scale.span + 1e-9:
+            alerts.append(Alert(kind="regression", dimension=key, message=(
+                f"{name}: {key} scored {score:g} at iteration {iteration}, below its high-water mark "
+                f"{mark:g} (iteration {at})")))
     return alerts
 
 
 def saturation_alerts(series: Series, iteration: int) -> list[Alert]:
     """A dimension at the scale's maximum for SATURATION_RUN or more consecutive evaluations."""
     alerts = []
-    for name, history in series.items():
-        found = _current(history, iteration)
-        if found is None:
-            continue
-        now, earlier = found
-        for key, score in now.dimensions.items():
-            run = _run_at_max([*earlier, now], key)
-            if run >= SATURATION_RUN:
-                alerts.append(Alert(kind="saturation", dimension=key, message=(
-                    f"{name}: {key} has been at the maximum ({now.scale.high:g}) for {run} evaluations; "
-                    "the criteria no longer discriminate: ask for harder ones")))
+    for name, now, earlier, key, _ in _scored_now(series, iteration):
+        run = _run_at_max([*earlier, now], key)
+        if run >= SATURATION_RUN:
+            alerts.append(Alert(kind="saturation", dimension=key, message=(
+                f"{name}: {key} has been at the maximum ({now.scale.high:g}) for {run} evaluations; "
+                "the criteria no longer discriminate: ask for harder ones")))
     return alerts
 
 
