@@ -23,9 +23,9 @@ from pathlib import Path
 
 import anyio
 
-from referee.tools.create_contract import create_contract
-from referee.tools.evaluate import EvaluateDeps, EvaluateInput, evaluate
-from referee.tools.gitinfo import describe_repo
+from referee.tools.create_contract.entry import create_contract
+from referee.tools.evaluate.entry import EvaluateDeps, EvaluateInput, evaluate
+from referee.tools.repo import describe_repo
 from referee.tools.rubrics import load_rubrics
 from referee.tools.settings import Settings
 from referee.tools.store import Store

@@ -29,12 +29,12 @@ from typing import Any
 import anyio
 from mcp import Client, StdioServerParameters
 
-from referee.tools.contract_files import load_contract_file
+from referee.tools.create_contract.files import load_contract_file
 from referee.tools.models import Evaluation, EvidenceItem
 from referee.tools.rubrics import load_rubrics
-from referee.tools.signing import sign
+from referee.tools.evidence.signing import sign
 from referee.tools.store import Store, StoredRun, replace_contract
-from referee.tools.validate_scorecard import EvidenceContext, validate_scorecard
+from referee.tools.validate_scorecard.entry import EvidenceContext, validate_scorecard
 
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "scorecards"
 KEY = b"bench-signing-key"

@@ -8,7 +8,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from referee.tools.schema_gen import generate, write
+from referee.tools.models.schemas import generate, write
 
 SCHEMAS = Path(__file__).resolve().parent.parent / "schemas"
 

@@ -32,7 +32,7 @@ class State:
     async def browser_pool(self) -> Any:
         """One Chromium per server process: the pool is created on first use and closed with the server."""
         if "browser_pool" not in self.extras:
-            from referee.tools.browser.pool import BrowserPool
+            from referee.tools.browser import BrowserPool
 
             pool = BrowserPool(env=self.settings.env, allow_hosts=self.settings.allow_hosts)
             self.extras["browser_pool"] = await self.exit_stack.enter_async_context(pool)

@@ -10,10 +10,10 @@ from projects import contract_for
 
 from referee.tools.models import Contract
 from referee.tools.rubrics import load_rubrics
-from referee.tools.scorecard_arithmetic import compute
-from referee.tools.scorecard_card import build_card
+from referee.tools.validate_scorecard.arithmetic import compute
+from referee.tools.validate_scorecard.card import build_card
 from referee.tools.store import Store, save_scorecard
-from referee.tools.validate_scorecard import stored_computed, validate_and_store, validate_scorecard
+from referee.tools.validate_scorecard.entry import stored_computed, validate_and_store, validate_scorecard
 
 RUBRICS = load_rubrics(None)
 FIXED = datetime(2026, 3, 25, 12, 0, tzinfo=timezone.utc)

@@ -9,8 +9,8 @@ from typing import Any
 
 from gitrepo import git, make_repo
 
-from referee.tools.create_contract import create_contract
-from referee.tools.gitinfo import describe_repo
+from referee.tools.create_contract.entry import create_contract
+from referee.tools.repo import describe_repo
 from referee.tools.rubrics import load_rubrics
 from referee.tools.store import Store
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from jsonschema import Draft202012Validator
 
-from referee.tools.schema_gen import generate
+from referee.tools.models.schemas import generate
 
 SCHEMAS = Path(__file__).resolve().parent.parent / "schemas"
 

@@ -15,11 +15,11 @@ from typing import Any, NamedTuple, cast
 
 from pydantic import Field
 
-from .errors import InvalidInput, Problem
-from .models.common import ACCEPT, BLOCK, REVISE, Model, Verdict
-from .store import Store, load_scorecard
-from .store.calibration import CalibrationRow, calibration_rows, insert_calibration
-from .store.scorecards import StoredScorecard
+from referee.tools.errors import InvalidInput, Problem
+from referee.tools.models.common import ACCEPT, BLOCK, REVISE, Model, Verdict
+from referee.tools.store import Store, load_scorecard
+from referee.tools.store.calibration import CalibrationRow, calibration_rows, insert_calibration
+from referee.tools.store.scorecards import StoredScorecard
 
 __all__ = ["Agreement", "CalibrationRecord", "CalibrationReport", "VersionAgreement", "calibration_report",
            "cohen_kappa", "record_human_verdict"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from .errors import InvalidInput, Problem
+from referee.tools.errors import InvalidInput, Problem
 
 
 def confine(raw: str | Path, roots: Sequence[Path], *, base: Path | None = None, at: str = "") -> Path:

@@ -7,7 +7,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .store.location import repository_root, store_home
+from referee.tools.repo.info import repository_root
+from referee.tools.store.location import store_home
 
 
 @dataclass(frozen=True)

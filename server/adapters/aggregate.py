@@ -9,7 +9,7 @@ from pydantic import Field
 
 from referee.tools import aggregate as core
 from referee.tools import calibration
-from referee.tools.models.aggregate import AggregateResult
+from referee.tools.models import AggregateResult
 from referee.tools.store import load_contract
 
 from ..annotations import READ_ONLY, RECORDS

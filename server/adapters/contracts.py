@@ -12,10 +12,10 @@ from pydantic import BaseModel, Field
 
 from referee.tools import create_contract as core
 from referee.tools.errors import InvalidInput
-from referee.tools.gitinfo import describe_repo
-from referee.tools.models.checks import Serve
-from referee.tools.models.common import ContextStrategy, TaskType
-from referee.tools.models.contract import Antipattern, Contract, CriterionSpec, Thresholds
+from referee.tools.repo import describe_repo
+from referee.tools.models import Serve
+from referee.tools.models import ContextStrategy, TaskType
+from referee.tools.models import Antipattern, Contract, CreateContractResult, CriterionSpec, Thresholds
 from referee.tools.paths import confine
 from referee.tools.rubrics import load_rubrics
 from referee.tools.settings import Settings
@@ -72,7 +72,7 @@ async def create_contract(
     antipatterns: Annotated[list[Antipattern] | None, Field(description="Antipatterns evaluators must check")] = None,
     repo: Annotated[str | None, Field(description="Repository path; default the server's root")] = None,
     slug: Annotated[str | None, Field(description="Slug of the id; default from the goal")] = None,
-) -> core.CreateContractResult:
+) -> CreateContractResult:
     """Write a sprint contract before any code exists: what "done" means, who judges it, how referee verifies it.
 
     Returns the stored contract (evaluator view, with generated ids), the generator view (hold-out

@@ -12,9 +12,9 @@ from pydantic import Field
 from referee.tools.errors import RefereeError
 from referee.tools.evaluate import EvaluateDeps, EvaluateInput
 from referee.tools.evaluate import evaluate as evaluate_core
-from referee.tools.evidence_view import full_evidence, screenshot_of
-from referee.tools.models.common import Depth, Isolation, Scope
-from referee.tools.models.evaluation import Evaluation
+from referee.tools.evidence import full_evidence, screenshot_of
+from referee.tools.models import Depth, Isolation, Scope
+from referee.tools.models import Evaluation
 from referee.tools.rubrics import load_rubrics
 
 from ..annotations import RECORDS

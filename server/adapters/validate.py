@@ -11,14 +11,14 @@ from mcp.server.mcpserver import Context
 from pydantic import Field
 
 from referee.tools import validate_scorecard as core
-from referee.tools.contract_files import parse_contract
+from referee.tools.create_contract import parse_contract
 from referee.tools.errors import InvalidInput, NotFound, Problem
-from referee.tools.models.contract import Contract
-from referee.tools.models.validation import ValidationResult
+from referee.tools.models import Contract
+from referee.tools.models import ValidationResult
 from referee.tools.paths import confine
-from referee.tools.signing import signing_key
+from referee.tools.evidence import signing_key
 from referee.tools.store import Store, load_contract, runs_for
-from referee.tools.target import GitError, working_tree_hash
+from referee.tools.repo import GitError, working_tree_hash
 
 from ..annotations import RECORDS
 from ..state import State

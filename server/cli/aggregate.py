@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from referee.tools.aggregate import aggregate
-from referee.tools.contract_files import ContractFileError, load_contract_file
+from referee.tools.create_contract import ContractFileError, load_contract_file
 from referee.tools.create_contract import import_contract
 from referee.tools.calibration import Agreement, CalibrationReport, calibration_report, record_human_verdict
 from referee.tools.errors import InvalidInput, NotFound
-from referee.tools.models.aggregate import AggregateResult, BriefIssue, RevisionBrief
+from referee.tools.models import AggregateResult, BriefIssue, RevisionBrief
 from referee.tools.rubrics import load_rubrics
 from referee.tools.store import Store, load_contract
 

@@ -9,9 +9,9 @@ import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
-from referee.tools.capture import evidence_pack, parse_hook, record_call
+from referee.tools.evidence import evidence_pack, parse_hook, record_call
 from referee.tools.errors import InvalidInput, NotFound
-from referee.tools.redact import Redactor, secret_env_values
+from referee.tools.evidence import Redactor, secret_env_values
 from referee.tools.settings import Settings
 
 from .common import EXIT_USAGE, open_store, report_error, settings_of

@@ -9,11 +9,12 @@ from pathlib import Path
 from typing import Any
 
 from referee.tools import create_contract as core
-from referee.tools.contract_files import ContractFileError, read_contract_file, to_yaml
+from referee.tools.create_contract import ContractFileError, read_contract_file, to_yaml
 from referee.tools.errors import InvalidInput, NotFound
-from referee.tools.gitinfo import describe_repo
+from referee.tools.repo import describe_repo
 from referee.tools.paths import confine
 from referee.tools.rubrics import load_rubrics
+from referee.tools.models import CreateContractResult
 from referee.tools.store import contract_ids
 
 from .common import EXIT_USAGE, open_store, print_json, report_error, settings_of
@@ -61,7 +62,7 @@ def run_create(args: argparse.Namespace) -> int:
     return 0
 
 
-def _create_or_import(parsed: Any, args: argparse.Namespace, settings: Any, store: Any) -> core.CreateContractResult:
+def _create_or_import(parsed: Any, args: argparse.Namespace, settings: Any, store: Any) -> CreateContractResult:
     if parsed.contract is not None:
         return core.import_contract(parsed.contract, store=store)
     repo = confine(args.repo, settings.roots, at="--repo") if args.repo else settings.repo
@@ -70,7 +71,7 @@ def _create_or_import(parsed: Any, args: argparse.Namespace, settings: Any, stor
                                 repo=repo_info, now=lambda: datetime.now(timezone.utc))
 
 
-def _print_created(result: core.CreateContractResult, as_json: bool) -> None:
+def _print_created(result: CreateContractResult, as_json: bool) -> None:
     if as_json:
         print_json(result.model_dump(mode="json", by_alias=True))
         return

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import anyio
 
-from referee.tools.demo import run_demo
+from referee.tools.setup import run_demo
 
 from .common import EXIT_NEGATIVE
 

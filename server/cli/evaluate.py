@@ -10,7 +10,7 @@ import anyio
 
 from referee.tools.errors import InvalidInput, NotFound
 from referee.tools.evaluate import EvaluateDeps, EvaluateInput, evaluate
-from referee.tools.models.evaluation import Evaluation
+from referee.tools.models import Evaluation
 from referee.tools.rubrics import load_rubrics
 
 from .common import EXIT_NEGATIVE, open_store, report_error, settings_of, show

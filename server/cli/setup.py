@@ -9,7 +9,7 @@ import sys
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-from referee.tools.init_files import init_files, write_init_files
+from referee.tools.setup import init_files, write_init_files
 
 from .common import EXIT_NEGATIVE, settings_of
 
@@ -56,7 +56,7 @@ def _git() -> str | None:
 
 
 def _chromium() -> str:
-    from referee.tools.browser.chromium import ChromiumNotFound, find_chromium
+    from referee.tools.browser import ChromiumNotFound, find_chromium
 
     try:
         info = find_chromium()

@@ -15,10 +15,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from referee.tools.contract_files import ContractFileError, load_contract_file
+from referee.tools.create_contract import ContractFileError, load_contract_file
 from referee.tools.errors import InvalidInput, NotFound, Problem
-from referee.tools.models.contract import Contract
-from referee.tools.models.validation import ValidationResult
+from referee.tools.models import Contract
+from referee.tools.models import ValidationResult
 from referee.tools.rubrics import RubricSet, load_rubrics
 from referee.tools.settings import Settings
 from referee.tools.store import Store, load_contract

@@ -11,7 +11,7 @@ import pytest
 from projects import contract_for, pytest_check
 
 from referee.server import cli
-from referee.tools.evaluate import EvaluateDeps, EvaluateInput, evaluate
+from referee.tools.evaluate.entry import EvaluateDeps, EvaluateInput, evaluate
 from referee.tools.rubrics import load_rubrics
 from referee.tools.settings import Settings
 from referee.tools.store import Store

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from referee.server.cli import main
-from referee.tools.contract_files import load_contract_file
+from referee.tools.create_contract.files import load_contract_file
 from referee.tools.store import Store, replace_contract, scorecards_for
 
 CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "scorecards"

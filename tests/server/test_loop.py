@@ -12,7 +12,7 @@ from mcp import Client
 
 from referee.server.app import build_server
 from referee.server.cli import main
-from referee.tools.demo import TESTS_JUDGE, UX_JUDGE, apply, chromium_available, contract_request, prepare_repo
+from referee.tools.setup.demo import TESTS_JUDGE, UX_JUDGE, apply, chromium_available, contract_request, prepare_repo
 from referee.tools.settings import Settings
 
 pytestmark = pytest.mark.anyio

@@ -9,7 +9,7 @@ import pytest
 from mcp import Client, MCPError
 from projects import contract_for, pytest_check
 
-from referee.tools.evaluate import EvaluateDeps, EvaluateInput, evaluate
+from referee.tools.evaluate.entry import EvaluateDeps, EvaluateInput, evaluate
 from referee.tools.rubrics import load_rubrics
 from referee.tools.settings import Settings
 from referee.tools.store import Store

@@ -10,12 +10,12 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from referee.tools.contract_files import load_contract_file
+from referee.tools.create_contract.files import load_contract_file
 from referee.tools.models import Contract, Evaluation, EvidenceItem
 from referee.tools.settings import Settings
-from referee.tools.signing import sign, signing_key
+from referee.tools.evidence.signing import sign, signing_key
 from referee.tools.store import Store, replace_contract, save_run, scorecards_for
-from referee.tools.target import working_tree_hash
+from referee.tools.repo import working_tree_hash
 
 pytestmark = pytest.mark.anyio
 

@@ -18,10 +18,10 @@ from aggregate_cards import (
     two_evaluator_contract,
 )
 
-from referee.tools.aggregate import aggregate, latest_brief
-from referee.tools.aggregation.dedupe import duplicates, place_of, similarity
-from referee.tools.aggregation.rules import Situation, decide
-from referee.tools.contract_files import load_contract_file
+from referee.tools.aggregate.entry import aggregate, latest_brief
+from referee.tools.aggregate.dedupe import duplicates, place_of, similarity
+from referee.tools.aggregate.rules import Situation, decide
+from referee.tools.create_contract.files import load_contract_file
 from referee.tools.errors import InvalidInput, NotFound
 from referee.tools.models import AggregateResult, Contract, Evaluation, EvidenceItem
 from referee.tools.models import TestOutcome as JUnitOutcome

@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from referee.tools.create_contract import create_contract, generator_view, get_contract
+from referee.tools.create_contract.entry import create_contract, generator_view, get_contract
 from referee.tools.errors import InvalidInput
-from referee.tools.gitinfo import describe_repo
+from referee.tools.repo import describe_repo
 from referee.tools.rubrics import load_rubrics
 from referee.tools.settings import Settings
 from referee.tools.store import Store

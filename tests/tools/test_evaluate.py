@@ -11,11 +11,11 @@ import pytest
 from projects import PY, calc_repo, command_check, commit_all, contract_for, pytest_check
 
 from referee.tools.errors import InvalidInput
-from referee.tools.evaluate import EvaluateDeps, EvaluateInput, evaluate
+from referee.tools.evaluate.entry import EvaluateDeps, EvaluateInput, evaluate
 from referee.tools.process import tagged_pids
 from referee.tools.rubrics import load_rubrics
 from referee.tools.settings import Settings
-from referee.tools.signing import signing_key, verify
+from referee.tools.evidence.signing import signing_key, verify
 from referee.tools.store import Store, load_run
 
 pytestmark = pytest.mark.anyio

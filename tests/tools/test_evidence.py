@@ -14,11 +14,11 @@ from pathlib import Path
 import betterleaks
 import pytest
 
-from referee.tools import redact
-from referee.tools.evidence import EvidenceRecorder, cap_text, read_log
+from referee.tools.evidence import redact
+from referee.tools.evidence.recorder import EvidenceRecorder, cap_text, read_log
 from referee.tools.models import evidence as models
 from referee.tools.process import ProcessResult, run_process
-from referee.tools.redact import Redactor, secret_env_values
+from referee.tools.evidence.redact import Redactor, secret_env_values
 
 pytestmark = pytest.mark.anyio
 
@@ -247,7 +247,7 @@ def test_ids_count_up_and_items_come_in_id_order(tmp_path: Path) -> None:
 
 
 def test_well_known_credential_shapes_are_redacted_even_where_betterleaks_passes() -> None:
-    from referee.tools.redact import Redactor
+    from referee.tools.evidence.redact import Redactor
 
     key_id = "AKIA" + "Z7XQ3MPLR4KWNB2T"
     pem = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA12345\n-----END RSA PRIVATE KEY-----"
@@ -260,9 +260,9 @@ def test_well_known_credential_shapes_are_redacted_even_where_betterleaks_passes
 def test_test_messages_are_trimmed_after_redaction_so_no_secret_is_cut_in_half(tmp_path: Path) -> None:
     from datetime import datetime, timezone
 
-    from referee.tools.evidence import EvidenceRecorder
+    from referee.tools.evidence.recorder import EvidenceRecorder
     from referee.tools.models.evidence import TestOutcome
-    from referee.tools.redact import Redactor
+    from referee.tools.evidence.redact import Redactor
 
     secret = "wJalrXUtnFEMI/K7MDENG/bPxRfiCY" + "ZZZZZZZKEY"
     message = "x" * 480 + f" aws_secret_access_key={secret}"

@@ -11,9 +11,9 @@ from pathlib import Path
 import anyio
 import pytest
 
-from referee.tools import junit
+from referee.tools.graders import junit
 from referee.tools.errors import RefereeError
-from referee.tools.junit import JunitError, parse_junit, summarize_tests, with_junit_reporter
+from referee.tools.graders.junit import JunitError, parse_junit, summarize_tests, with_junit_reporter
 from referee.tools.models import evidence as models
 from referee.tools.process import run_process
 

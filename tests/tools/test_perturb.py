@@ -17,7 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from projects import PY, calc_repo
 
-from referee.tools.perturb import build_perturbed_copy, gaming_indicator, perturb_source
+from referee.tools.perturbation.copy import build_perturbed_copy, gaming_indicator, perturb_source
 
 SAMPLE = '''"""Statistics helpers (a module docstring)."""
 import sys

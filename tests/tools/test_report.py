@@ -16,12 +16,12 @@ import pytest
 from projects import calc_repo, command_check, contract_for, pytest_check
 
 from referee.tools.errors import NotFound
-from referee.tools.evaluate import EvaluateDeps, EvaluateInput, evaluate
-from referee.tools.evidence import EvidenceRecorder
+from referee.tools.evaluate.entry import EvaluateDeps, EvaluateInput, evaluate
+from referee.tools.evidence.recorder import EvidenceRecorder
 from referee.tools.models.aggregate import AggregateResult, Alert, Scores
 from referee.tools.models.evaluation import Evaluation, HealthDimension, ProjectHealth
 from referee.tools.models.evidence import EvidenceSummary
-from referee.tools.redact import Redactor
+from referee.tools.evidence.redact import Redactor
 from referee.tools.report import analyse, build_report, contract_report, render_html, render_markdown, run_report
 from referee.tools.rubrics import builtin_rubrics, compute_weighted, load_rubrics, normalized, verdict_for
 from referee.tools.settings import Settings

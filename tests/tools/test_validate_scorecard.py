@@ -16,14 +16,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from referee.tools.contract_files import load_contract_file
+from referee.tools.create_contract.files import load_contract_file
 from referee.tools.models import Contract, Evaluation, EvidenceItem
 from referee.tools.rubrics import load_rubrics
-from referee.tools.scorecard_codes import CODES, codes_table
-from referee.tools.scorecard_schema import models_accept, schema_validator
-from referee.tools.signing import sign
+from referee.tools.validate_scorecard.codes import CODES, codes_table
+from referee.tools.validate_scorecard.schema import models_accept, schema_validator
+from referee.tools.evidence.signing import sign
 from referee.tools.store import Store, StoredRun, scorecards_for
-from referee.tools.validate_scorecard import (
+from referee.tools.validate_scorecard.entry import (
     REFEREE_ANTIPATTERNS,
     EvidenceContext,
     validate_and_store,

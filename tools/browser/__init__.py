@@ -10,11 +10,11 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .check import run_browser_check
-    from .chromium import ChromiumInfo, ChromiumNotFound, find_chromium, playwright_version
-    from .outcome import BrowserOutcome
-    from .policy import UrlPolicy, UrlRefused, is_loopback_host
-    from .pool import NO_DNS, BrowserPool, BrowserUnavailable
+    from referee.tools.browser.check import run_browser_check
+    from referee.tools.browser.chromium import ChromiumInfo, ChromiumNotFound, find_chromium, playwright_version
+    from referee.tools.browser.outcome import BrowserOutcome
+    from referee.tools.browser.policy import UrlPolicy, UrlRefused, is_loopback_host
+    from referee.tools.browser.pool import NO_DNS, BrowserPool, BrowserUnavailable
 
 _EXPORTS = {
     "run_browser_check": ".check",

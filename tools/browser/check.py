@@ -34,13 +34,13 @@ from referee.tools.models.checks import (
     NoFailedRequestsExpect,
 )
 
-from .chromium import ChromiumNotFound
-from .events import PageEvents, trim
-from .expectations import AxeUnavailable, ExpectContext, error_text, evaluate
-from .outcome import A11yViolation, BrowserOutcome, BrowserStatus, ExpectationResult, StepResult
-from .policy import UrlPolicy, UrlRefused, checked_url
-from .pool import BrowserPool, BrowserUnavailable
-from .steps import PlannedStep, run_step, step_target
+from referee.tools.browser.chromium import ChromiumNotFound
+from referee.tools.browser.events import PageEvents, trim
+from referee.tools.browser.expectations import AxeUnavailable, ExpectContext, error_text, evaluate
+from referee.tools.browser.outcome import A11yViolation, BrowserOutcome, BrowserStatus, ExpectationResult, StepResult
+from referee.tools.browser.policy import UrlPolicy, UrlRefused, checked_url
+from referee.tools.browser.pool import BrowserPool, BrowserUnavailable
+from referee.tools.browser.steps import PlannedStep, run_step, step_target
 
 CAPTURE_TIMEOUT_S = 10.0
 ARIA_LIMIT = 100_000

@@ -23,8 +23,8 @@ import anyio
 from playwright.async_api import BrowserContext, ConsoleMessage, Page, Request, Response, Route, WebError
 from playwright.async_api import Error as PlaywrightError
 
-from .outcome import BlockedRequest, FailedRequest
-from .policy import UrlPolicy
+from referee.tools.browser.outcome import BlockedRequest, FailedRequest
+from referee.tools.browser.policy import UrlPolicy
 
 T = TypeVar("T")
 MAX_EVENTS = 200

@@ -27,8 +27,8 @@ from referee.tools.models.checks import (
     VisibleExpect,
 )
 
-from .events import PageEvents, trim
-from .outcome import IMPACT_RANK, A11yViolation, ExpectationResult
+from referee.tools.browser.events import PageEvents, trim
+from referee.tools.browser.outcome import IMPACT_RANK, A11yViolation, ExpectationResult
 
 Expectation = AnyExpectation
 _AXE_RUN = "() => axe.run(document, {resultTypes: ['violations']})"

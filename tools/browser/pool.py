@@ -24,7 +24,7 @@ from playwright.async_api import Error as PlaywrightError
 from referee.tools.errors import RefereeError
 from referee.tools.models.checks import Viewport
 
-from .chromium import ChromiumInfo, find_chromium
+from referee.tools.browser.chromium import ChromiumInfo, find_chromium
 
 NO_DNS = "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1"
 DEFAULT_MAX_PAGES = 2

@@ -10,8 +10,8 @@ from playwright.async_api import Error as PlaywrightError
 
 from referee.tools.models.checks import BrowserStep, ClickStep, FillStep, GotoStep, PressStep, SelectStep, WaitForStep
 
-from .expectations import error_text
-from .outcome import StepResult
+from referee.tools.browser.expectations import error_text
+from referee.tools.browser.outcome import StepResult
 
 NAVIGATION_SHARE = 0.5
 ACTION_SHARE = 0.25

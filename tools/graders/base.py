@@ -10,9 +10,9 @@ from typing import Any, Literal, Protocol
 
 import anyio
 
-from ..evidence import EvidenceRecorder
-from ..models.contract import Contract, Criterion
-from ..settings import Settings
+from referee.tools.evidence.recorder import EvidenceRecorder
+from referee.tools.models.contract import Contract, Criterion
+from referee.tools.settings import Settings
 
 Status = Literal["pass", "fail", "unscored"]
 

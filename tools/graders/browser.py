@@ -10,13 +10,13 @@ from pathlib import Path
 
 import anyio
 
-from ..browser.check import run_browser_check
-from ..browser.outcome import BrowserOutcome
-from ..browser.pool import BrowserPool
-from ..models.checks import BrowserCheck
-from ..models.contract import Criterion
-from ..process import background_process, wait_for_url
-from .base import GradeContext, GradeResult, unscored, working_dir
+from referee.tools.browser.check import run_browser_check
+from referee.tools.browser.outcome import BrowserOutcome
+from referee.tools.browser.pool import BrowserPool
+from referee.tools.models.checks import BrowserCheck
+from referee.tools.models.contract import Criterion
+from referee.tools.process import background_process, wait_for_url
+from referee.tools.graders.base import GradeContext, GradeResult, unscored, working_dir
 
 
 @dataclass

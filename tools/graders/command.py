@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from ..models.checks import CommandCheck
-from ..models.contract import Criterion
-from ..process import ProcessResult, run_process
-from .base import GradeContext, GradeResult, unscored, working_dir
+from referee.tools.models.checks import CommandCheck
+from referee.tools.models.contract import Criterion
+from referee.tools.process import ProcessResult, run_process
+from referee.tools.graders.base import GradeContext, GradeResult, unscored, working_dir
 
 
 async def grade_command(ctx: GradeContext, criterion: Criterion) -> GradeResult:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from fnmatch import fnmatch
 
-from ..models.checks import StaticCheck
-from ..models.contract import Criterion
-from .base import GradeContext, GradeResult, unscored
+from referee.tools.models.checks import StaticCheck
+from referee.tools.models.contract import Criterion
+from referee.tools.graders.base import GradeContext, GradeResult, unscored
 
 
 async def grade_static(ctx: GradeContext, criterion: Criterion) -> GradeResult:

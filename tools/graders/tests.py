@@ -5,12 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..junit import JunitError, parse_junit, summarize_tests, with_junit_reporter
-from ..models.checks import TestsCheck
-from ..models.contract import Criterion
-from ..models.evidence import TestOutcome
-from ..process import ProcessResult, run_process
-from .base import GradeContext, GradeResult, unscored, working_dir
+from referee.tools.graders.junit import JunitError, parse_junit, summarize_tests, with_junit_reporter
+from referee.tools.models.checks import TestsCheck
+from referee.tools.models.contract import Criterion
+from referee.tools.models.evidence import TestOutcome
+from referee.tools.process import ProcessResult, run_process
+from referee.tools.graders.base import GradeContext, GradeResult, unscored, working_dir
 
 
 @dataclass

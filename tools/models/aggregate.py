@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from .common import Decision, Model, Severity, Verdict
+from referee.tools.models.common import Decision, Model, Severity, Verdict
 
 
 class BriefIssue(Model):

@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, Field, model_validator
 
-from .common import Model
+from referee.tools.models.common import Model
 
 STATIC_RULES = (
     "file_length",

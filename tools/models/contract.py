@@ -6,8 +6,9 @@ from typing import Annotated, Any
 
 from pydantic import BeforeValidator, Field
 
-from .checks import Check, Serve
-from .common import ContextStrategy, Model, TaskType, VerificationMethod
+from referee.tools.models.checks import Check, Serve
+from referee.tools.errors import Problem
+from referee.tools.models.common import ContextStrategy, Model, TaskType, VerificationMethod
 
 CONTRACT_ID_PATTERN = r"^SC-[a-z0-9-]+-\d{8}(-\d+)?$"
 CRITERION_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$"
@@ -139,3 +140,11 @@ class CreateContractInput(Model):
     antipatterns: list[Antipattern] = Field(default_factory=list)
     repo: str | None = Field(default=None, description="Repository path; default the server's root")
     slug: str | None = Field(default=None, description="Id slug; default derived from the goal")
+
+
+class CreateContractResult(Model):
+    """What `create_contract` returns."""
+
+    contract: Contract = Field(description="The stored contract (evaluator view: everything)")
+    generator_view: dict[str, Any] = Field(description="What the generator may see: hold-outs removed")
+    warnings: list[Problem] = Field(default_factory=list)

@@ -6,9 +6,9 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from .common import Depth, Isolation, Model, Scope, Severity, Verdict
-from .evidence import EvidenceSummary
-from .scorecard import DraftScorecard
+from referee.tools.models.common import Depth, Isolation, Model, Scope, Severity, Verdict
+from referee.tools.models.evidence import EvidenceSummary
+from referee.tools.models.scorecard import DraftScorecard
 
 CriterionStatus = Literal["pass", "fail", "unscored"]
 DimensionSource = Literal["deterministic", "judgment"]

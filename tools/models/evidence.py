@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from .common import Model
+from referee.tools.models.common import Model
 
 EvidenceSource = Literal["referee", "generator_session"]
 

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from .common import Model, Verdict
+from referee.tools.models.common import Model, Verdict
 
 
 class Scale(Model):

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import ConfigDict, Field
 
-from .common import Model, Severity, Verdict
+from referee.tools.models.common import Model, Severity, Verdict
 
 
 class RubricRef(Model):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from ..errors import Problem
-from .common import Model, ScorecardFormat, Verdict
+from referee.tools.errors import Problem
+from referee.tools.models.common import Model, ScorecardFormat, Verdict
 
 
 class Computed(Model):

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 import tree_sitter as ts
 
-from ..static.langs import parser
+from referee.tools.static.langs import parser
 
 COMMENTS = "comments removed"
 BLANKS = "blank lines collapsed"

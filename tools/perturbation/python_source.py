@@ -12,7 +12,7 @@ import io
 import sys
 import tokenize
 
-from .names import rename_locals
+from referee.tools.perturbation.names import rename_locals
 
 COMMENTS = "comments removed"
 DOCSTRINGS = "docstrings removed"

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from ..models.common import Model
-from ..models.evaluation import DimensionResult, Evaluation
-from ..perturb import GamingBand, gaming_indicator
-from ..rubrics import level_key
-from .data import ReportData
-from .select import (
+from referee.tools.models.common import Model
+from referee.tools.models.evaluation import DimensionResult, Evaluation
+from referee.tools.perturbation.copy import GamingBand, gaming_indicator
+from referee.tools.rubrics import level_key
+from referee.tools.report.data import ReportData
+from referee.tools.report.select import (
     active, card_normalized, clip, evaluators, evidence_tools, latest_cards, latest_iteration, latest_run, mean,
     scale_max,
 )

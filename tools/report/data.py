@@ -9,15 +9,15 @@ from typing import Any, Literal
 
 from pydantic import Field, ValidationError
 
-from ..calibration import CalibrationReport, calibration_report
-from ..errors import NotFound
-from ..models.aggregate import AggregateResult
-from ..models.common import Model
-from ..models.contract import Contract
-from ..models.evaluation import Evaluation
-from ..models.rubric import Rubric
-from ..rubrics import RubricSet
-from ..store import Store, StoredScorecard, load_contract, load_run, runs_for, scorecards_for
+from referee.tools.calibration import CalibrationReport, calibration_report
+from referee.tools.errors import NotFound
+from referee.tools.models.aggregate import AggregateResult
+from referee.tools.models.common import Model
+from referee.tools.models.contract import Contract
+from referee.tools.models.evaluation import Evaluation
+from referee.tools.models.rubric import Rubric
+from referee.tools.rubrics import RubricSet
+from referee.tools.store import Store, StoredScorecard, load_contract, load_run, runs_for, scorecards_for
 
 Rubrics = RubricSet | Callable[[Path], RubricSet]
 

@@ -6,10 +6,10 @@ import re
 
 from pydantic import Field
 
-from ..models.common import SEVERITY_ORDER, Model
-from ..models.evaluation import Evaluation
-from .data import ReportData, ScorecardEntry
-from .select import active, card_normalized, clip, iterations, latest_iteration, mean, runs_at, scale_max
+from referee.tools.models.common import SEVERITY_ORDER, Model
+from referee.tools.models.evaluation import Evaluation
+from referee.tools.report.data import ReportData, ScorecardEntry
+from referee.tools.report.select import active, card_normalized, clip, iterations, latest_iteration, mean, runs_at, scale_max
 
 SPARK = "▁▂▃▄▅▆▇█"
 _RULE = re.compile(r"^\[(?P<rule>[\w-]+)\]\s*")

@@ -10,9 +10,9 @@ import base64
 import html
 from pathlib import Path
 
-from .data import ReportData
-from .layout import Block, Bullets, Figure, Para, Section, Table, document
-from .view import analyse
+from referee.tools.report.data import ReportData
+from referee.tools.report.layout import Block, Bullets, Figure, Para, Section, Table, document
+from referee.tools.report.view import analyse
 
 MAX_IMAGE_BYTES = 4 * 1024 * 1024
 _PNG_MAGIC = b"\x89PNG\r\n\x1a\n"

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .analysis import FEASIBILITY
-from .view import ReportView
+from referee.tools.report.analysis import FEASIBILITY
+from referee.tools.report.view import ReportView
 
 
 @dataclass(frozen=True)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from .data import ReportData
-from .layout import Block, Bullets, Figure, Para, Section, Table, document
-from .view import analyse
+from referee.tools.report.data import ReportData
+from referee.tools.report.layout import Block, Bullets, Figure, Para, Section, Table, document
+from referee.tools.report.view import analyse
 
 
 def render_markdown(data: ReportData) -> str:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from statistics import fmean
 
-from ..models.evaluation import Evaluation
-from .data import ReportData, ScorecardEntry
+from referee.tools.models.evaluation import Evaluation
+from referee.tools.report.data import ReportData, ScorecardEntry
 
 
 def iterations(data: ReportData) -> list[int]:

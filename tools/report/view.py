@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from ..calibration import CalibrationReport
-from ..models.common import Model
-from . import analysis, history
-from .analysis import AlertRow, DimensionRow, GamingRow, PerturbationRow, PriorityRow, Summary
-from .data import ReportData
-from .history import CalibrationRow, CriterionRow, EvidenceRow, FindingRow, Screenshot, Trends
+from referee.tools.calibration import CalibrationReport
+from referee.tools.models.common import Model
+from referee.tools.report import analysis, history
+from referee.tools.report.analysis import AlertRow, DimensionRow, GamingRow, PerturbationRow, PriorityRow, Summary
+from referee.tools.report.data import ReportData
+from referee.tools.report.history import CalibrationRow, CriterionRow, EvidenceRow, FindingRow, Screenshot, Trends
 
 
 class ReportView(Model):

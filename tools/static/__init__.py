@@ -25,10 +25,10 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .files import list_files
-    from .model import CHECKS_VERSION, StaticConfig, StaticFinding, StaticReport
-    from .pipeline import run_pipeline
-    from .sarif import findings_to_models, to_sarif
+    from referee.tools.static.files import list_files
+    from referee.tools.static.model import CHECKS_VERSION, StaticConfig, StaticFinding, StaticReport
+    from referee.tools.static.pipeline import run_pipeline
+    from referee.tools.static.sarif import findings_to_models, to_sarif
 
 # Exports load on first use, so a worker process (which imports only `analyse`) skips pydantic.
 _EXPORTS = {

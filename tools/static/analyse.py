@@ -14,11 +14,11 @@ from pathlib import Path
 import betterleaks
 import complexipy
 
-from .model import Item, Outcome, StaticConfig
-from .paths import language_of, parsed_language
-from .secrets import secret_items
-from .structure import structure_items
-from .textchecks import file_length_items, todo_items
+from referee.tools.static.model import Item, Outcome, StaticConfig
+from referee.tools.static.paths import language_of, parsed_language
+from referee.tools.static.secrets import secret_items
+from referee.tools.static.structure import structure_items
+from referee.tools.static.textchecks import file_length_items, todo_items
 
 TEXT_RULES = frozenset({"file_length", "todo_density"})
 STRUCTURE_RULES = frozenset({"function_length", "nesting_depth", "cognitive_complexity"})

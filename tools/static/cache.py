@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from .model import Outcome
+from referee.tools.static.model import Outcome
 
 _BATCH = 500
 _KEEP_DOCUMENTS = 8

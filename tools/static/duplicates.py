@@ -16,7 +16,7 @@ from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from .model import Item, StaticConfig
+from referee.tools.static.model import Item, StaticConfig
 
 _TIMEOUT_S = 900
 # jscpd spends about a millisecond per path argument (4.9 s for the 1,790 files of the standard

@@ -5,15 +5,14 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-import subprocess
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from referee.tools.errors import InvalidInput, Problem
+from referee.tools.repo.git import git_many
 
 REFEREE_DIR = ".referee/"
 _WALK_SKIP = {"node_modules", ".venv", "__pycache__"}
-_GIT_TIMEOUT_S = 120
 
 
 def list_files(repo: Path, scope: str, base: str | None) -> list[str]:
@@ -50,7 +49,7 @@ def blob_shas(repo: Path, files: Sequence[str]) -> dict[str, str]:
     Outside a git work tree every file is hashed. Files that vanish or cannot be read are left out.
     """
     # Both git commands at once: on a warm run they are most of the time spent.
-    staged, dirty_out = _git_all(repo, ["ls-files", "-s", "-z"], ["diff-files", "--name-only", "-z", "--relative"])
+    staged, dirty_out = git_many(repo, ["ls-files", "-s", "-z"], ["diff-files", "--name-only", "-z", "--relative"])
     index = _index_shas(staged)
     dirty = set(_split_z(dirty_out))
     shas: dict[str, str] = {}
@@ -135,31 +134,7 @@ def _walk(repo: Path) -> list[str]:
 
 def _git(repo: Path, *args: str) -> bytes | None:
     """Run a read-only git command in `repo`; None when git is missing or the command fails."""
-    return _git_all(repo, list(args))[0]
-
-
-def _git_all(repo: Path, *commands: list[str]) -> list[bytes | None]:
-    """Run read-only git commands side by side; each output, or None where git failed."""
-    procs: list[subprocess.Popen[bytes] | None] = []
-    for args in commands:
-        try:
-            procs.append(subprocess.Popen(["git", "--no-optional-locks", *args], cwd=repo, stdin=subprocess.DEVNULL,
-                                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL))
-        except OSError:
-            procs.append(None)
-    return [_output(proc) for proc in procs]
-
-
-def _output(proc: subprocess.Popen[bytes] | None) -> bytes | None:
-    if proc is None:
-        return None
-    try:
-        out, _ = proc.communicate(timeout=_GIT_TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.communicate()
-        return None
-    return out if proc.returncode == 0 else None
+    return git_many(repo, list(args))[0]
 
 
 def _split_z(out: bytes | None) -> list[str]:

@@ -11,7 +11,7 @@ import hashlib
 from collections.abc import Sequence
 from typing import Any
 
-from .model import StaticFinding, StaticReport
+from referee.tools.static.model import StaticFinding, StaticReport
 
 MEMO = "report"
 

@@ -12,10 +12,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .analyse import SECRETS, analyse_batch, analysers_for
-from .cache import ResultCache
-from .model import Outcome, StaticConfig
-from .pool import Work, run_in_workers
+from referee.tools.static.analyse import SECRETS, analyse_batch, analysers_for
+from referee.tools.static.cache import ResultCache
+from referee.tools.static.model import Outcome, StaticConfig
+from referee.tools.static.pool import Work, run_in_workers
 
 _BATCH_BYTES = 512_000
 _BATCH_FILES = 64

@@ -20,16 +20,16 @@ from pathlib import Path
 from referee.tools.errors import InvalidInput, Problem
 from referee.tools.models.checks import STATIC_RULES, normalize_rule
 
-from .analyse import PER_FILE_RULES
-from .cache import ResultCache
-from .duplicates import Clone, JscpdRun, duplicate_items
-from .files import blob_shas
-from .memo import MEMO, memo_key, report_from_data, report_to_data
-from .model import SEVERITY_RANK, Item, StaticConfig, StaticFinding, StaticReport
-from .paths import language_of
-from .perfile import PerFile, run_per_file
-from .severity import severity_of
-from .testexist import missing_test_items
+from referee.tools.static.analyse import PER_FILE_RULES
+from referee.tools.static.cache import ResultCache
+from referee.tools.static.duplicates import Clone, JscpdRun, duplicate_items
+from referee.tools.static.files import blob_shas
+from referee.tools.static.memo import MEMO, memo_key, report_from_data, report_to_data
+from referee.tools.static.model import SEVERITY_RANK, Item, StaticConfig, StaticFinding, StaticReport
+from referee.tools.static.paths import language_of
+from referee.tools.static.perfile import PerFile, run_per_file
+from referee.tools.static.severity import severity_of
+from referee.tools.static.testexist import missing_test_items
 
 _DUPLICATES = "duplicates"
 

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, cast
 
-from .model import Outcome, StaticConfig
-from .worker import encode_request
+from referee.tools.static.model import Outcome, StaticConfig
+from referee.tools.static.worker import encode_request
 
 Work = tuple[str, tuple[str, ...]]
 # -P: a `referee` folder in the current directory must not shadow the installed package.

@@ -7,7 +7,7 @@ from typing import Any
 from referee.tools.models.checks import STATIC_RULES
 from referee.tools.models.evaluation import Finding
 
-from .model import CRITICAL, HIGH, LOW, MEDIUM, StaticReport
+from referee.tools.static.model import CRITICAL, HIGH, LOW, MEDIUM, StaticReport
 
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"

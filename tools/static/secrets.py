@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import betterleaks
 
-from ..secret_shapes import find_shapes
-from .model import Item
+from referee.tools.evidence.shapes import find_shapes
+from referee.tools.static.model import Item
 
 
 def secret_items(text: str) -> list[Item]:

@@ -10,8 +10,8 @@
 
 from __future__ import annotations
 
-from .model import CRITICAL, HIGH, LOW, MEDIUM, StaticConfig
-from .paths import is_test_path
+from referee.tools.static.model import CRITICAL, HIGH, LOW, MEDIUM, StaticConfig
+from referee.tools.static.paths import is_test_path
 
 
 def severity_of(rule: str, value: int, path: str, config: StaticConfig) -> str:

@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 
 import tree_sitter as ts
 
-from .langs import SPECS, LangSpec, parser
-from .model import Item, StaticConfig
+from referee.tools.static.langs import SPECS, LangSpec, parser
+from referee.tools.static.model import Item, StaticConfig
 
 _NAME_TYPES = {"identifier", "field_identifier", "qualified_identifier", "destructor_name", "operator_name",
                "property_identifier", "type_identifier"}

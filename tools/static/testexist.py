@@ -13,8 +13,8 @@ from collections.abc import Collection, Sequence
 import posixpath
 from pathlib import Path
 
-from .model import Item
-from .paths import is_test_path, language_of, needs_test, parent_name, stem_of, test_subject
+from referee.tools.static.model import Item
+from referee.tools.static.paths import is_test_path, language_of, needs_test, parent_name, stem_of, test_subject
 
 _RUST_TEST_MARK = b"#[cfg(test)]"
 _EXAMPLES = {

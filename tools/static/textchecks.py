@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from .model import Item, StaticConfig
+from referee.tools.static.model import Item, StaticConfig
 
 _KEYWORDS = (b"TODO", b"FIXME", b"XXX", b"HACK")
 _MARKER = re.compile(rb"\b(?:TODO|FIXME|XXX|HACK)\b")

@@ -13,8 +13,8 @@ import json
 import sys
 from typing import IO, Any
 
-from .analyse import analyse_batch
-from .model import StaticConfig
+from referee.tools.static.analyse import analyse_batch
+from referee.tools.static.model import StaticConfig
 
 
 def encode_request(root: str, config: StaticConfig, batch: list[tuple[str, tuple[str, ...]]]) -> bytes:

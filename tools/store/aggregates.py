@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from .db import Store
+from referee.tools.store.db import Store
 
 
 @dataclass(frozen=True)

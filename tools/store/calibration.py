@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .db import Store
+from referee.tools.store.db import Store
 
 
 @dataclass(frozen=True)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from ..errors import NotFound
-from ..models.contract import Contract
-from .db import Store
+from referee.tools.errors import NotFound
+from referee.tools.models.contract import Contract
+from referee.tools.store.db import Store
 
 
 def insert_contract(store: Store, contract: Contract) -> Contract:

@@ -4,19 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import git
-
-
-def repository_root(path: Path) -> Path | None:
-    """The top of the git work tree containing `path`, or None outside git."""
-    try:
-        repo = git.Repo(path, search_parent_directories=True)
-    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
-        return None
-    try:
-        return Path(repo.working_tree_dir).resolve() if repo.working_tree_dir else None
-    finally:
-        repo.close()
+from referee.tools.repo.info import repository_root
 
 
 def store_home(root: Path, referee_home: str | None) -> Path:

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from ..errors import NotFound
-from ..models.evaluation import Evaluation
-from ..models.evidence import EvidenceItem
-from .db import Store
+from referee.tools.errors import NotFound
+from referee.tools.models.evaluation import Evaluation
+from referee.tools.models.evidence import EvidenceItem
+from referee.tools.store.db import Store
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import NotFound
-from .db import Store
+from referee.tools.errors import NotFound
+from referee.tools.store.db import Store
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,178 @@
+"""The scorecards aggregation reads: stored ones (every iteration) and inline ones (one call only).
+
+Both become a `CardRecord`: the scorecard as submitted (`body`) and what validation computed from it
+(`computed`: verdict, weighted and normalized scores, dimension scores, scale, versions).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from referee.tools.errors import InvalidInput, Problem, pointer
+from referee.tools.models.common import ACCEPT, BLOCK, REVISE, Verdict
+from referee.tools.models.contract import Contract
+from referee.tools.rubrics import RubricSet
+from referee.tools.validate_scorecard.arithmetic import compute
+from referee.tools.validate_scorecard.card import build_card
+from referee.tools.validate_scorecard.evidence import EvidenceContext
+from referee.tools.evidence.signing import signing_key
+from referee.tools.store import Store, runs_for, scorecards_for
+from referee.tools.validate_scorecard.entry import stored_computed, validate_scorecard
+
+_VERDICTS: tuple[Verdict, ...] = (ACCEPT, REVISE, BLOCK)
+
+
+class Versions(NamedTuple):
+    """What must stay unchanged for scores to be compared across iterations."""
+
+    rubric_version: str | None
+    evaluator_prompt_version: str | None
+    evaluator_model: str | None
+
+
+class Scale(NamedTuple):
+    """The score range of a scorecard's dimensions."""
+
+    kind: str
+    low: float
+    high: float
+
+    @property
+    def span(self) -> float:
+        return self.high - self.low
+
+
+@dataclass(frozen=True)
+class CardRecord:
+    """One evaluator's scorecard for one iteration, as aggregation sees it."""
+
+    evaluator: str
+    iteration: int
+    body: dict[str, Any]
+    computed: dict[str, Any]
+    scorecard_id: int | None = None
+    """None for a scorecard passed inline (validated, used once, never stored)."""
+
+    @property
+    def verdict(self) -> Verdict:
+        value = self.computed.get("verdict")
+        # A stored scorecard was valid, so it has a verdict; should one lack it, it must not pass as ACCEPT.
+        return value if value in _VERDICTS else REVISE
+
+    @property
+    def weighted(self) -> float | None:
+        return _number(self.computed.get("weighted_score"))
+
+    @property
+    def normalized(self) -> float | None:
+        return _number(self.computed.get("normalized"))
+
+    @property
+    def dimensions(self) -> dict[str, float]:
+        dims = self.computed.get("dimensions")
+        return {k: float(v) for k, v in dims.items() if _number(v) is not None} if isinstance(dims, dict) else {}
+
+    @property
+    def scale(self) -> Scale:
+        kind = str(self.computed.get("scale") or "integer")
+        if kind == "tenpoint":
+            return Scale(kind, 1.0, 10.0)
+        return Scale(kind, 0.0, _number(self.computed.get("scale_max")) or (1.0 if kind == "unit" else 3.0))
+
+    @property
+    def versions(self) -> Versions:
+        rubric = self.body.get("rubric")
+        stated = rubric.get("version") if isinstance(rubric, dict) else None
+        return Versions(_text(stated), _text(self.body.get("evaluator_prompt_version")),
+                        _text(self.body.get("evaluator_model")))
+
+    @property
+    def run_id(self) -> str | None:
+        return _text(self.body.get("run_id"))
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def stored_records(store: Store, contract_id: str, variant: str = "original") -> list[CardRecord]:
+    """Return the contract's active stored scorecards of one variant, oldest iteration first.
+
+    Args:
+        store: The store.
+        contract_id: The contract.
+        variant: "original", or "perturbed" for re-scorings of the anti-gaming copy.
+
+    Returns:
+        One record per stored scorecard.
+    """
+    return [CardRecord(s.evaluator, s.iteration, s.body, s.computed, s.id)
+            for s in scorecards_for(store, contract_id, variant=variant)]
+
+
+def inline_records(cards: Sequence[Any], *, contract: Contract, rubrics: RubricSet, store: Store,
+                   iteration: int | None, tree: str | None = None) -> list[CardRecord]:
+    """Validate scorecards passed inline and return them as records (nothing is stored).
+
+    Args:
+        cards: The scorecards as parsed JSON.
+        contract: The contract they must belong to.
+        rubrics: The rubrics available.
+        store: The store, for the recorded evaluations the evidence rules check against.
+        iteration: The iteration being aggregated, when the caller named one.
+        tree: The repository's current tree hash for the staleness rule; None skips it.
+
+    Returns:
+        One record per scorecard.
+
+    Raises:
+        InvalidInput: Every problem of every scorecard, with pointers under /scorecards/<i>.
+    """
+    evidence = EvidenceContext(runs=runs_for(store, contract.id), tree=tree, key=signing_key(store.home))
+    validated: list[tuple[int, CardRecord]] = []
+    problems: list[Problem] = []
+    for index, card in enumerate(cards):
+        result = validate_scorecard(card, contract=contract, rubrics=rubrics, evidence=evidence)
+        if not result.valid or result.evaluator is None or result.iteration is None or result.format is None:
+            problems += [_prefixed(index, p) for p in result.errors]
+            continue
+        built = build_card(card, result.format, contract, rubrics)
+        computed = stored_computed(built, compute(built))
+        validated.append((index, CardRecord(result.evaluator, result.iteration, card, computed)))
+    problems += _consistency_problems(validated, iteration)
+    if problems:
+        raise InvalidInput(problems, summary=_summary(problems))
+    return [record for _, record in validated]
+
+
+def _prefixed(index: int, problem: Problem) -> Problem:
+    return problem.model_copy(update={"path": pointer("scorecards", index) + problem.path})
+
+
+def _consistency_problems(validated: list[tuple[int, CardRecord]], iteration: int | None) -> list[Problem]:
+    wanted = iteration if iteration is not None else (validated[0][1].iteration if validated else None)
+    problems: list[Problem] = []
+    seen: set[str] = set()
+    for index, record in validated:
+        if record.iteration != wanted:
+            problems.append(Problem(path=pointer("scorecards", index, "iteration"), code="iteration_mismatch", message=(
+                f"this scorecard is for iteration {record.iteration}, but iteration {wanted} is being aggregated; "
+                "pass inline only scorecards of the iteration you aggregate")))
+        if record.evaluator in seen:
+            problems.append(Problem(path=pointer("scorecards", index, "evaluator"), code="duplicate_evaluator",
+                                    message=(f"{record.evaluator} already has a scorecard in this call; pass one "
+                                             "scorecard per evaluator")))
+        seen.add(record.evaluator)
+    return problems
+
+
+def _summary(problems: list[Problem]) -> str:
+    count = len(problems)
+    return (f"invalid inline scorecards: {count} problem{'s' if count != 1 else ''}; fix them, or validate and store "
+            "them with validate_scorecard and aggregate without inline scorecards")

@@ -1,0 +1,61 @@
+"""Compact results: an agent's context is precious, so a result stays within a byte budget.
+
+Full outputs stay behind evidence:// and report://; what is cut is named in `omitted`.
+"""
+
+from __future__ import annotations
+
+from referee.tools.models.evaluation import Evaluation
+
+_TRIMS = (
+    ("findings", 20), ("issues", 20), ("findings", 8), ("issues", 10), ("prior_scorecard", 0),
+    ("draft_issues", 8), ("findings", 3), ("issues", 5), ("draft_issues", 3), ("evidence_text", 120),
+    ("changed_files", 50), ("findings", 0), ("draft_issues", 0), ("changed_files", 10),
+)
+
+
+def size_of(evaluation: Evaluation) -> int:
+    return len(evaluation.model_dump_json(by_alias=True).encode("utf-8"))
+
+
+def compact(evaluation: Evaluation, budget: int) -> Evaluation:
+    """Trim the least essential parts, in order, until the JSON fits `budget` bytes (or nothing is left to cut)."""
+    result = evaluation.model_copy(deep=True)
+    for what, keep in _TRIMS:
+        if size_of(result) <= budget:
+            break
+        _trim(result, what, keep)
+    return result
+
+
+def _trim(ev: Evaluation, what: str, keep: int) -> None:
+    if what == "findings" and len(ev.findings) > keep:
+        ev.omitted.append(f"findings: {len(ev.findings) - keep} more in report://{ev.run_id}")
+        ev.findings = ev.findings[:keep]
+    elif what == "issues" and len(ev.issues) > keep:
+        ev.omitted.append(f"issues: {len(ev.issues) - keep} lower-severity issue(s) cut")
+        ev.issues = ev.issues[:keep]
+    elif what == "draft_issues" and len(ev.draft_scorecard.issues) > keep:
+        ev.draft_scorecard.issues = ev.draft_scorecard.issues[:keep]
+        ev.omitted.append(f"draft_scorecard.issues cut to {keep}")
+    elif what == "prior_scorecard" and ev.prior_scorecard is not None:
+        ev.prior_scorecard = {"omitted": "too large to inline; see report://" + ev.contract_ref}
+        ev.omitted.append("prior_scorecard")
+    elif what == "evidence_text":
+        _shorten_texts(ev, keep)
+    elif what == "changed_files" and len(ev.target.changed_files) > keep:
+        ev.omitted.append(f"target.changed_files: {len(ev.target.changed_files) - keep} more")
+        ev.target.changed_files = ev.target.changed_files[:keep]
+
+
+def _shorten_texts(ev: Evaluation, limit: int) -> None:
+    def cut(text: str) -> str:
+        return text if len(text) <= limit else text[: limit - 1] + "…"
+
+    for item in ev.evidence:
+        item.summary = cut(item.summary)
+    for c in ev.criteria:
+        c.reason, c.evidence = cut(c.reason), cut(c.evidence)
+    for d in ev.draft_scorecard.criteria:
+        d.evidence = cut(d.evidence)
+    ev.omitted.append(f"long texts shortened to {limit} characters")

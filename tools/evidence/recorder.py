@@ -1,0 +1,361 @@
+"""Turning what referee ran into evidence items.
+
+Rules every item follows, whatever produced it:
+- Every text (stdout, stderr, command, argv, cwd, summary, test names and messages, string values
+  in ``details``, text artifacts) is redacted in **one** scan, so context spread across them counts
+  (an AWS key id on stdout pairs with its secret key on stderr) and a secret found in one is
+  replaced in all.
+- The full redacted streams go to ``<artifacts_dir>/<id>.stdout.log`` / ``.stderr.log`` (written only
+  when non-empty); inline copies are capped at ``inline_limit`` bytes each, head and tail.
+- ``sha256`` covers the full redacted stdout bytes, a NUL, then the full redacted stderr bytes:
+  exactly the bytes of the two log files.
+- Artifact paths are stored absolute.
+
+Raw output files belong to the caller, who usually keeps them in a temporary directory. The one
+exception is a raw file inside ``artifacts_dir``: it is deleted after reading (or overwritten by the
+redacted log), because unredacted output must never stay in the store.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from referee.tools.models.evidence import EvidenceItem, EvidenceSource, TestOutcome
+from referee.tools.graders.junit import MESSAGE_LIMIT
+from referee.tools.process import ProcessResult, command_line
+from referee.tools.evidence.redact import Redactor
+
+__all__ = ["EvidenceRecorder", "cap_text", "read_log"]
+
+INLINE_LIMIT = 64 * 1024
+LOG_LIMIT = 16 * 1024 * 1024  # a runaway printer must not exhaust the server's memory
+_MARKER_ROOM = 64  # bytes kept free for the marker line
+
+
+def cap_text(text: str, limit: int) -> tuple[str, bool]:
+    """Keep the head and tail of a text within ``limit`` UTF-8 bytes.
+
+    Args:
+        text: The text to cap.
+        limit: Maximum size in UTF-8 bytes of the result (at least 64 to leave room for the marker).
+
+    Returns:
+        The text, or its head and tail around a line saying how many bytes were cut; and whether
+        anything was cut.
+    """
+    data = text.encode("utf-8")
+    if len(data) <= limit:
+        return text, False
+    keep = max(limit - _MARKER_ROOM, 0)
+    head_size, tail_size = keep // 2, keep - keep // 2
+    head = data[:head_size].decode("utf-8", "ignore")  # "ignore" drops a character split by the cut
+    tail = data[len(data) - tail_size:].decode("utf-8", "ignore") if tail_size else ""
+    return f"{head}\n[... {len(data) - keep} bytes cut by referee ...]\n{tail}", True
+
+
+def read_log(path: Path, limit: int = LOG_LIMIT) -> tuple[str, bool]:
+    """Read a raw output file as text, keeping head and tail when it is larger than ``limit``.
+
+    The cut falls on line ends, so a one-line secret is never split in two (a split secret would
+    escape the scanner). Undecodable bytes become U+FFFD.
+
+    Args:
+        path: The file; a missing file reads as empty.
+        limit: Maximum bytes to read.
+
+    Returns:
+        The text and whether it was cut.
+    """
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        return "", False
+    with path.open("rb") as handle:
+        if size <= limit:
+            return handle.read().decode("utf-8", "replace"), False
+        head = handle.read(limit // 2)
+        handle.seek(size - limit // 2)
+        tail = handle.read()
+    head, tail = head[: head.rfind(b"\n") + 1] or head, tail[tail.find(b"\n") + 1:] or tail
+    marker = f"[... {size - len(head) - len(tail)} bytes cut by referee ...]\n".encode()
+    return (head + marker + tail).decode("utf-8", "replace"), True
+
+
+class EvidenceRecorder:
+    """Records the evidence of one evaluation run, with ids E1, E2, … in order."""
+
+    def __init__(
+        self,
+        run_id: str,
+        artifacts_dir: Path,
+        redactor: Redactor,
+        clock: Callable[[], datetime],
+        inline_limit: int = INLINE_LIMIT,
+        log_limit: int = LOG_LIMIT,
+    ) -> None:
+        """Create a recorder.
+
+        Args:
+            run_id: The evaluation run the items belong to.
+            artifacts_dir: Where logs and artifacts go (created on first use).
+            redactor: Replaces secrets in everything recorded.
+            clock: Gives the timestamp of each item (timezone-aware).
+            inline_limit: Bytes of stdout and of stderr kept inline in an item.
+            log_limit: Bytes of a raw output file read at most (head and tail beyond that).
+        """
+        self.run_id, self.artifacts_dir = run_id, artifacts_dir
+        self._redactor, self._clock = redactor, clock
+        self._inline_limit, self._log_limit = inline_limit, log_limit
+        self._lock = threading.Lock()  # ids stay unique when items are recorded from worker threads
+        self._count = 0
+        self._items: list[EvidenceItem] = []
+
+    @property
+    def items(self) -> list[EvidenceItem]:
+        """Every recorded item, in id order."""
+        with self._lock:
+            return sorted(self._items, key=lambda item: int(item.id[1:]))
+
+    def next_id(self) -> str:
+        """Reserve the next evidence id (E1, E2, …)."""
+        with self._lock:
+            self._count += 1
+            return f"E{self._count}"
+
+    def record_process(
+        self,
+        result: ProcessResult,
+        *,
+        tool: str,
+        summary: str,
+        criterion_id: str | None = None,
+        tests: Sequence[TestOutcome] = (),
+        extra_artifacts: Sequence[Path] = (),
+        details: Mapping[str, Any] | None = None,
+    ) -> EvidenceItem:
+        """Record a finished ``run_process``: its output files, exit code, duration and command.
+
+        Args:
+            result: What ``run_process`` returned; its output files are read, not removed.
+            tool: tests · command · browser · static · git · serve ….
+            summary: One line on what the evidence shows.
+            criterion_id: The criterion this evidence is for, if any.
+            tests: Per-test outcomes parsed from a JUnit report.
+            extra_artifacts: Files to keep with the evidence (JUnit XML, screenshots).
+            details: Extra facts; ``started_at``, ``error`` and ``stray_processes`` are added.
+
+        Returns:
+            The stored item.
+        """
+        stdout, stdout_cut = read_log(result.stdout_path, self._log_limit)
+        same_file = os.path.abspath(result.stdout_path) == os.path.abspath(result.stderr_path)
+        stderr, stderr_cut = ("", False) if same_file else read_log(result.stderr_path, self._log_limit)
+        item = self.record(
+            tool=tool, summary=summary, command=command_line(result.argv), argv=result.argv,
+            cwd=str(result.cwd), stdout=stdout, stderr=stderr, exit_code=result.exit_code,
+            timed_out=result.timed_out, duration_s=result.duration_s, truncated=stdout_cut or stderr_cut,
+            criterion_id=criterion_id, tests=tests, extra_artifacts=extra_artifacts,
+            details={**_process_facts(result), **(details or {})},
+        )
+        self._drop_raw_in_store(item, result.stdout_path, result.stderr_path)
+        return item
+
+    def record(
+        self,
+        *,
+        tool: str,
+        summary: str,
+        command: str = "",
+        stdout: str = "",
+        stderr: str = "",
+        exit_code: int | None = None,
+        argv: Sequence[str] = (),
+        cwd: str | None = None,
+        duration_s: float = 0.0,
+        timed_out: bool = False,
+        truncated: bool = False,
+        criterion_id: str | None = None,
+        tests: Sequence[TestOutcome] = (),
+        extra_artifacts: Sequence[Path] = (),
+        details: Mapping[str, Any] | None = None,
+        source: EvidenceSource = "referee",
+    ) -> EvidenceItem:
+        """Record evidence that is not a process run (static pipeline, git, browser) or a prepared one.
+
+        Each keyword fills the EvidenceItem field of the same name, after redaction. ``stdout`` and
+        ``stderr`` are the full texts (capped inline, kept whole in log artifacts); ``truncated``
+        says they were cut before they got here; ``extra_artifacts`` are files to keep (text files
+        are redacted, others copied as they are); string values in ``details`` are redacted.
+
+        Returns:
+            The stored item.
+        """
+        item_id = self.next_id()
+        self.artifacts_dir.mkdir(parents=True, exist_ok=True)
+        artifacts = _Artifacts(self.artifacts_dir, item_id, extra_artifacts)
+        seen = _Seen(stdout, stderr, command, summary, cwd, list(argv), list(tests), dict(details or {}))
+        clean, redacted = seen.redacted(self._redactor, artifacts.texts)
+        paths = [*self._write_logs(item_id, clean.stdout, clean.stderr), *artifacts.store(redacted)]
+        if self._redactor.degraded:
+            clean.details["redaction"] = self._redactor.degraded
+        if artifacts.missing:
+            clean.details["missing_artifacts"] = artifacts.missing
+        item = self._item(item_id, clean, paths, truncated, tool=tool, source=source, exit_code=exit_code,
+                          timed_out=timed_out, duration_s=duration_s, criterion_id=criterion_id)
+        with self._lock:
+            self._items.append(item)
+        return item
+
+    def _item(self, item_id: str, clean: _Seen, paths: list[Path], truncated: bool, **facts: Any) -> EvidenceItem:
+        inline_out, out_cut = cap_text(clean.stdout, self._inline_limit)
+        inline_err, err_cut = cap_text(clean.stderr, self._inline_limit)
+        return EvidenceItem(
+            id=item_id, run_id=self.run_id, timestamp=self._clock().isoformat(), command=clean.command,
+            argv=clean.argv, cwd=clean.cwd, stdout=inline_out, stderr=inline_err,
+            truncated=truncated or out_cut or err_cut, sha256=_digest(clean.stdout, clean.stderr),
+            artifacts=[str(path) for path in paths], summary=clean.summary, tests=clean.tests,
+            details=clean.details, **facts,
+        )
+
+    def _write_logs(self, item_id: str, stdout: str, stderr: str) -> list[Path]:
+        written = []
+        for stream, text in (("stdout", stdout), ("stderr", stderr)):
+            if text:
+                target = self.artifacts_dir / f"{item_id}.{stream}.log"
+                target.write_bytes(text.encode("utf-8"))
+                written.append(target.resolve())
+        return written
+
+    def _drop_raw_in_store(self, item: EvidenceItem, *raw: Path) -> None:
+        kept = set(item.artifacts)
+        for path in raw:
+            if _is_within(path, self.artifacts_dir) and str(path.resolve()) not in kept:
+                path.unlink(missing_ok=True)
+
+
+@dataclass
+class _Seen:
+    """Every text of one item, before or after redaction."""
+
+    stdout: str
+    stderr: str
+    command: str
+    summary: str
+    cwd: str | None
+    argv: list[str]
+    tests: list[TestOutcome]
+    details: dict[str, Any]
+
+    def redacted(self, redactor: Redactor, extra: Sequence[str]) -> tuple[_Seen, Iterator[str]]:
+        """Redact all texts plus ``extra`` in one scan; the iterator yields the redacted ``extra``."""
+        plain = [self.stdout, self.stderr, self.command, self.summary, self.cwd or "", *self.argv,
+                 *_test_strings(self.tests), *_tree_strings(self.details), *extra]
+        out = iter(redactor.redact_all(plain))
+        stdout, stderr, command, summary, cwd = (next(out) for _ in range(5))
+        clean = _Seen(stdout, stderr, command, summary, None if self.cwd is None else cwd,
+                      [next(out) for _ in self.argv], _rebuild_tests(self.tests, out),
+                      _rebuild_tree(self.details, out))
+        return clean, out
+
+
+class _Artifacts:
+    """Extra artifact files: text ones go through redaction with everything else."""
+
+    def __init__(self, artifacts_dir: Path, item_id: str, sources: Sequence[Path]) -> None:
+        self._dir, self._id = artifacts_dir, item_id
+        self._entries: list[tuple[Path, str | None]] = []
+        self.missing: list[str] = []
+        for source in sources:
+            try:
+                self._entries.append((source, _as_text(source.read_bytes())))
+            except FileNotFoundError:
+                self.missing.append(str(source))
+
+    @property
+    def texts(self) -> list[str]:
+        return [text for _, text in self._entries if text is not None]
+
+    def store(self, redacted: Iterator[str]) -> list[Path]:
+        """Write each artifact into the store; consumes one redacted text per text artifact."""
+        stored = []
+        for source, text in self._entries:
+            inside = _is_within(source, self._dir)
+            target = source if inside else self._dir / f"{self._id}.{source.name}"
+            if text is not None:
+                target.write_bytes(next(redacted).encode("utf-8"))
+            elif not inside:  # binary (a screenshot): nothing to redact, kept as it is
+                shutil.copyfile(source, target)
+            stored.append(target.resolve())
+        return stored
+
+
+def _process_facts(result: ProcessResult) -> dict[str, Any]:
+    facts: dict[str, Any] = {"started_at": result.started_at}
+    if result.error:
+        facts["error"] = result.error
+    if result.stray_processes:
+        facts["stray_processes"] = result.stray_processes
+    return facts
+
+
+def _as_text(data: bytes) -> str | None:
+    if b"\0" in data:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def _is_within(path: Path, folder: Path) -> bool:
+    return path.resolve().is_relative_to(folder.resolve())
+
+
+def _digest(stdout: str, stderr: str) -> str:
+    return hashlib.sha256(stdout.encode("utf-8") + b"\0" + stderr.encode("utf-8")).hexdigest()
+
+
+def _test_strings(tests: Sequence[TestOutcome]) -> Iterator[str]:
+    for outcome in tests:
+        yield outcome.name
+        yield outcome.message
+
+
+def _rebuild_tests(tests: Sequence[TestOutcome], redacted: Iterator[str]) -> list[TestOutcome]:
+    # Messages are trimmed only now: a secret cut in half before redaction would no longer match.
+    return [outcome.model_copy(update={"name": next(redacted), "message": _trim(next(redacted))})
+            for outcome in tests]
+
+
+def _trim(message: str) -> str:
+    return message if len(message) <= MESSAGE_LIMIT else message[: MESSAGE_LIMIT - 1] + "…"
+
+
+def _tree_strings(value: Any) -> Iterator[str]:
+    """Every string in a JSON-like tree, depth first (what ``_rebuild_tree`` replaces, in order)."""
+    if isinstance(value, Mapping):
+        for child in value.values():
+            yield from _tree_strings(child)
+    elif isinstance(value, (list, tuple)):
+        for child in value:
+            yield from _tree_strings(child)
+    elif not isinstance(value, (bool, int, float, type(None))):
+        yield str(value)  # paths and other objects are stored as text
+
+
+def _rebuild_tree(value: Any, redacted: Iterator[str]) -> Any:
+    if isinstance(value, Mapping):
+        return {key: _rebuild_tree(child, redacted) for key, child in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_rebuild_tree(child, redacted) for child in value]
+    if isinstance(value, (bool, int, float, type(None))):
+        return value
+    return next(redacted)

@@ -1,0 +1,31 @@
+"""Serving a stored evidence item with its full output (the inline copy is capped)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from referee.tools.errors import NotFound
+from referee.tools.store import Store, load_evidence
+
+FULL_LIMIT = 8 * 1024 * 1024
+
+
+def full_evidence(store: Store, run_id: str, evidence_id: str) -> dict[str, Any]:
+    """The evidence item as JSON, stdout/stderr replaced by the full redacted logs when kept."""
+    item = load_evidence(store, run_id, evidence_id)
+    data = item.model_dump(mode="json", by_alias=True)
+    for stream in ("stdout", "stderr"):
+        log = next((Path(a) for a in item.artifacts if a.endswith(f"{evidence_id}.{stream}.log")), None)
+        if log is not None and log.is_file():
+            data[stream] = log.read_bytes()[:FULL_LIMIT].decode("utf-8", "replace")
+    return data
+
+
+def screenshot_of(store: Store, run_id: str, evidence_id: str) -> bytes:
+    """The PNG a browser check kept as an artifact of this evidence item."""
+    item = load_evidence(store, run_id, evidence_id)
+    shot = next((Path(a) for a in item.artifacts if a.endswith(".png") and Path(a).is_file()), None)
+    if shot is None:
+        raise NotFound("screenshot", f"{run_id}/{evidence_id}", hint="only browser evidence has one")
+    return shot.read_bytes()

@@ -1,0 +1,91 @@
+"""Waiting for a served app: poll its URL until any HTTP answer arrives."""
+
+from __future__ import annotations
+
+import http.client
+import ssl
+import time
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+import anyio
+import anyio.to_thread
+
+from referee.tools.process.run import BackgroundProcess
+
+__all__ = ["ReadyResult", "wait_for_url"]
+
+_PROBE_TIMEOUT_S = 1.0
+_READY_POLL_S = 0.1
+
+
+@dataclass(frozen=True)
+class ReadyResult:
+    """Whether a URL answered, after how long, and why not when it did not."""
+
+    ready: bool
+    elapsed_s: float
+    reason: str | None = None
+    status: int | None = None
+
+
+def _url_problem(url: str) -> str | None:
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return f"cannot poll '{url}': only absolute http(s) URLs can be polled"
+    return None
+
+
+def _probe(url: str, timeout_s: float) -> tuple[int | None, str]:
+    """One GET; any HTTP status means the server is up. http.client, not urllib's opener, because
+    readiness must not go through a proxy or follow a redirect elsewhere."""
+    parts = urlsplit(url)
+    path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    if parts.scheme == "https":
+        context = ssl.create_default_context()
+        context.check_hostname, context.verify_mode = False, ssl.CERT_NONE  # local dev certs
+        conn: http.client.HTTPConnection = http.client.HTTPSConnection(
+            parts.hostname or "", parts.port, timeout=timeout_s, context=context)
+    else:
+        conn = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=timeout_s)
+    try:
+        conn.request("GET", path)
+        return conn.getresponse().status, ""
+    except (OSError, http.client.HTTPException) as exc:
+        return None, str(exc) or type(exc).__name__
+    finally:
+        conn.close()
+
+
+async def wait_for_url(url: str, timeout_s: float, proc: BackgroundProcess | None = None) -> ReadyResult:
+    """Poll a URL until any HTTP response arrives, the process exits, or time runs out.
+
+    Args:
+        url: Absolute http(s) URL to GET.
+        timeout_s: Seconds to keep trying.
+        proc: The server process; polling stops early when it has exited or never started.
+
+    Returns:
+        ``ready`` with the status that answered, or not ready with the elapsed time and the reason.
+    """
+    began = time.monotonic()
+    if problem := _url_problem(url):
+        return ReadyResult(False, 0.0, problem)
+    status: int | None = None
+    last = "no attempt"
+    with anyio.move_on_after(timeout_s):
+        while True:
+            if proc is not None and (why := proc.not_running_reason()):
+                return ReadyResult(False, _since(began), why)
+            if status is not None:  # only now: an answer from a stale server while ours died is no answer
+                return ReadyResult(True, _since(began), None, status)
+            status, last = await anyio.to_thread.run_sync(
+                _probe, url, min(_PROBE_TIMEOUT_S, timeout_s), abandon_on_cancel=True)
+            if status is None:
+                await anyio.sleep(_READY_POLL_S)
+    reason = f"no HTTP answer from {url} within {timeout_s:g} s (last error: {last})"
+    return ReadyResult(False, _since(began), reason)
+
+
+def _since(began: float) -> float:
+    return round(time.monotonic() - began, 3)

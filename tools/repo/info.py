@@ -1,0 +1,73 @@
+"""What referee needs to know about a repository: its root, whether it is git, its commits."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import git as gitpython
+
+from referee.tools.errors import InvalidInput, Problem
+from referee.tools.repo.git import GitError, git
+
+__all__ = ["RepoInfo", "describe_repo", "head_commit", "is_git_repo", "repository_root", "resolve_commit"]
+
+
+@dataclass(frozen=True)
+class RepoInfo:
+    root: Path
+    is_git: bool
+    head: str | None
+
+
+def describe_repo(path: Path, pointer: str = "/repo") -> RepoInfo:
+    """Resolve a repository path: its work-tree root and HEAD commit (None before the first commit).
+
+    Raises:
+        InvalidInput: the path does not exist or is not a directory.
+    """
+    resolved = path.expanduser().resolve()
+    if not resolved.is_dir():
+        raise InvalidInput([Problem(path=pointer, code="not_a_directory", message=f"{path} is not a directory")])
+    root = repository_root(resolved)
+    if root is None:
+        return RepoInfo(root=resolved, is_git=False, head=None)
+    return RepoInfo(root=root, is_git=True, head=head_commit(root))
+
+
+def repository_root(path: Path) -> Path | None:
+    """The top of the git work tree containing `path`, or None outside git.
+
+    GitPython finds it by reading files only, so no git process (and none of the repository's
+    configuration) is involved.
+    """
+    try:
+        repo = gitpython.Repo(path, search_parent_directories=True)
+    except (gitpython.InvalidGitRepositoryError, gitpython.NoSuchPathError):
+        return None
+    try:
+        return Path(repo.working_tree_dir).resolve() if repo.working_tree_dir else None
+    finally:
+        repo.close()
+
+
+def is_git_repo(path: Path) -> bool:
+    try:
+        return git(path, "rev-parse", "--is-inside-work-tree").strip() == "true"
+    except (GitError, OSError):
+        return False
+
+
+def head_commit(repo: Path) -> str | None:
+    try:
+        return git(repo, "rev-parse", "--verify", "-q", "HEAD^{commit}").strip() or None
+    except GitError:
+        return None
+
+
+def resolve_commit(repo: Path, ref: str, at: str = "/ref") -> str:
+    """The full SHA of a ref, or InvalidInput naming the ref."""
+    try:
+        return git(repo, "rev-parse", "--verify", "-q", "--end-of-options", f"{ref}^{{commit}}").strip()
+    except GitError:
+        raise InvalidInput([Problem(path=at, code="unknown_ref", message=f"{ref!r} is not a commit in {repo}")]) from None
