@@ -37,7 +37,10 @@ CHECK = {
     "kind": "browser",
     "url": "/button.html",
     "steps": [{"action": "click", "selector": "#go"}],
-    "expect": [{"type": "visible", "text": "Clicked"}, {"type": "title_contains", "value": "Button"}],
+    "expect": [
+        {"type": "visible", "text": "Clicked"},
+        {"type": "title_contains", "value": "Button"},
+    ],
 }
 
 
@@ -232,11 +235,23 @@ async def main(runs: int) -> dict[str, Any]:
             warm = await warm_ratio(pool, base, out, runs)
             conc = await concurrency_ratio(pool, base, out, runs)
             mem = await memory(pool, base, out)
-    return {"runs": runs, "cpus": os.cpu_count(), "warm": warm, "concurrency": conc, "cold": cold, "memory": mem}
+    return {
+        "runs": runs,
+        "cpus": os.cpu_count(),
+        "warm": warm,
+        "concurrency": conc,
+        "cold": cold,
+        "memory": mem,
+    }
 
 
 def table(results: dict[str, Any]) -> str:
-    warm, conc, cold, mem = results["warm"], results["concurrency"], results["cold"], results["memory"]
+    warm, conc, cold, mem = (
+        results["warm"],
+        results["concurrency"],
+        results["cold"],
+        results["memory"],
+    )
     rows = [
         ("(a) check on a warm browser", f"{warm['check_s']:.3f} s", ""),
         ("    bare script, same steps", f"{warm['bare_s']:.3f} s", ""),

@@ -18,7 +18,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import anyio
@@ -33,12 +33,19 @@ from referee.tools.store import Store
 
 def make_project(root: Path, seconds: float) -> Path:
     tests = 50
-    body = "\n".join(f"def test_{i}():\n    time.sleep({seconds / tests:.4f})\n    assert {i} >= 0\n" for i in range(tests))
+    body = "\n".join(
+        f"def test_{i}():\n    time.sleep({seconds / tests:.4f})\n    assert {i} >= 0\n"
+        for i in range(tests)
+    )
     (root / "tests").mkdir(parents=True)
     (root / "tests" / "test_slow.py").write_text("import time\n\n" + body, encoding="utf-8")
     (root / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
     (root / ".gitignore").write_text("__pycache__/\n", encoding="utf-8")
-    for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["-c", "user.name=b", "-c", "user.email=b@b", "commit", "-qm", "x"]):
+    for args in (
+        ["init", "-q", "-b", "main"],
+        ["add", "-A"],
+        ["-c", "user.name=b", "-c", "user.email=b@b", "commit", "-qm", "x"],
+    ):
         subprocess.run(["git", *args], cwd=root, check=True)
     return root
 
@@ -46,14 +53,21 @@ def make_project(root: Path, seconds: float) -> Path:
 def bare(root: Path, argv: list[str]) -> float:
     began = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
-        subprocess.run([*argv, f"--junitxml={tmp}/r.xml", "-p", "no:cacheprovider"], cwd=root, check=True,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={"PYTHONDONTWRITEBYTECODE": "1",
-                                                                                  "PATH": "/usr/bin:/bin"})
+        subprocess.run(
+            [*argv, f"--junitxml={tmp}/r.xml", "-p", "no:cacheprovider"],
+            cwd=root,
+            check=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env={"PYTHONDONTWRITEBYTECODE": "1", "PATH": "/usr/bin:/bin"},
+        )
     return time.perf_counter() - began
 
 
 def through_referee(store: Store, settings: Settings, contract_id: str) -> float:
-    deps = EvaluateDeps(store=store, settings=settings, rubrics=load_rubrics, now=lambda: datetime.now(timezone.utc))
+    deps = EvaluateDeps(
+        store=store, settings=settings, rubrics=load_rubrics, now=lambda: datetime.now(UTC)
+    )
     began = time.perf_counter()
     result = anyio.run(evaluate, EvaluateInput(contract_id=contract_id), deps)
     elapsed = time.perf_counter() - began
@@ -70,20 +84,36 @@ def main() -> None:
     argv = [sys.executable, "-m", "pytest", "-q", "tests"]
     settings = Settings.build([root])
     store = Store(settings.home)
-    contract = create_contract({"goal": "bench", "functional": [{"criterion": "suite passes", "verification_method": "test",
-                                                                 "check": {"kind": "tests", "argv": argv}}]},
-                               store=store, rubrics=load_rubrics(root), repo=describe_repo(root),
-                               now=lambda: datetime.now(timezone.utc)).contract
+    contract = create_contract(
+        {
+            "goal": "bench",
+            "functional": [
+                {
+                    "criterion": "suite passes",
+                    "verification_method": "test",
+                    "check": {"kind": "tests", "argv": argv},
+                }
+            ],
+        },
+        store=store,
+        rubrics=load_rubrics(root),
+        repo=describe_repo(root),
+        now=lambda: datetime.now(UTC),
+    ).contract
     through_referee(store, settings, contract.id)  # warm the static cache and imports
     bares, referees = [], []
     for _ in range(args.runs):
         bares.append(bare(root, argv))
         referees.append(through_referee(store, settings, contract.id))
     result = {
-        "bare_s": round(statistics.median(bares), 3), "evaluate_s": round(statistics.median(referees), 3),
-        "ratio": round(statistics.median(referees) / statistics.median(bares), 3), "target": 1.05,
+        "bare_s": round(statistics.median(bares), 3),
+        "evaluate_s": round(statistics.median(referees), 3),
+        "ratio": round(statistics.median(referees) / statistics.median(bares), 3),
+        "target": 1.05,
         "peak_rss_self_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
-        "peak_rss_children_mib": round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, 1),
+        "peak_rss_children_mib": round(
+            resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, 1
+        ),
     }
     print(json.dumps(result, indent=2))
 

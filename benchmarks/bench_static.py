@@ -38,8 +38,12 @@ ANALYSERS = {
     "text": ["file_length", "todo_density"],
 }
 _SKIP_DIRS = {"site-packages", "__pycache__", "lib-dynload"}
-_GIT_ENV = {"GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.com",
-            "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.com"}
+_GIT_ENV = {
+    "GIT_AUTHOR_NAME": "bench",
+    "GIT_AUTHOR_EMAIL": "bench@example.com",
+    "GIT_COMMITTER_NAME": "bench",
+    "GIT_COMMITTER_EMAIL": "bench@example.com",
+}
 
 
 def copy_stdlib(target: Path) -> Path:
@@ -64,12 +68,21 @@ def phase(repo: Path, cache: Path | None, rules: list[str] | None) -> dict[str, 
     files = list_files(repo, "project", None)
     report = run_pipeline(repo, files, cache_path=cache, rules=rules)
     wall = time.perf_counter() - started
-    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    me, kids = (
+        resource.getrusage(resource.RUSAGE_SELF),
+        resource.getrusage(resource.RUSAGE_CHILDREN),
+    )
     return {
-        "wall_s": wall, "files": len(files), "analysed": report.files_analysed, "cache_hits": report.cache_hits,
-        "findings": len(report.findings), "errors": len(report.errors),
-        "cpu_self_s": me.ru_utime + me.ru_stime, "cpu_children_s": kids.ru_utime + kids.ru_stime,
-        "rss_self_mb": me.ru_maxrss / 1024, "rss_children_mb": kids.ru_maxrss / 1024,
+        "wall_s": wall,
+        "files": len(files),
+        "analysed": report.files_analysed,
+        "cache_hits": report.cache_hits,
+        "findings": len(report.findings),
+        "errors": len(report.errors),
+        "cpu_self_s": me.ru_utime + me.ru_stime,
+        "cpu_children_s": kids.ru_utime + kids.ru_stime,
+        "rss_self_mb": me.ru_maxrss / 1024,
+        "rss_children_mb": kids.ru_maxrss / 1024,
     }
 
 
@@ -84,13 +97,19 @@ def jscpd_alone(repo: Path) -> dict[str, float]:
     clones = JscpdRun(repo, files, StaticConfig()).collect()
     wall = time.perf_counter() - started
     kids = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return {"wall_s": wall, "clones": len(clones), "cpu_children_s": kids.ru_utime + kids.ru_stime,
-            "rss_children_mb": kids.ru_maxrss / 1024}
+    return {
+        "wall_s": wall,
+        "clones": len(clones),
+        "cpu_children_s": kids.ru_utime + kids.ru_stime,
+        "rss_children_mb": kids.ru_maxrss / 1024,
+    }
 
 
 def in_child(*args: str) -> dict[str, Any]:
     """Run one phase in a fresh interpreter and return its measurements."""
-    done = subprocess.run([sys.executable, __file__, "--phase", *args], check=True, capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, __file__, "--phase", *args], check=True, capture_output=True, text=True
+    )
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
@@ -102,8 +121,15 @@ def _median(runs: list[dict[str, Any]]) -> dict[str, Any]:
 def measure(work: Path, repeat: int) -> dict[str, Any]:
     """All phases; the fresh-cache ones interleaved round by round, so they share the machine's load."""
     repo = copy_stdlib(work / "stdlib")
-    lines = sum(p.read_bytes().count(b"\n") for p in repo.rglob("*") if p.is_file() and ".git" not in p.parts)
-    phases: dict[str, list[str] | None] = {"cold": None, **{f"alone/{n}": r for n, r in ANALYSERS.items()}}
+    lines = sum(
+        p.read_bytes().count(b"\n")
+        for p in repo.rglob("*")
+        if p.is_file() and ".git" not in p.parts
+    )
+    phases: dict[str, list[str] | None] = {
+        "cold": None,
+        **{f"alone/{n}": r for n, r in ANALYSERS.items()},
+    }
     runs: dict[str, list[dict[str, Any]]] = {name: [] for name in [*phases, "jscpd-cli"]}
     for i in range(repeat):
         for name, rules in phases.items():
@@ -116,35 +142,63 @@ def measure(work: Path, repeat: int) -> dict[str, Any]:
     slowest = max(alone, key=lambda n: alone[n]["wall_s"])
     cpu = cold["cpu_self_s"] + cold["cpu_children_s"]
     return {
-        "stdlib": sysconfig.get_paths()["stdlib"], "cpus": os.cpu_count(), "lines": lines, "cold": cold,
-        "warm": warm, "alone": alone, "jscpd_cli_alone": _median(runs["jscpd-cli"]),
-        "cold_lines_per_s": lines / cold["wall_s"], "warm_over_cold": warm["wall_s"] / cold["wall_s"],
-        "slowest_alone": slowest, "cold_over_slowest_alone": cold["wall_s"] / alone[slowest]["wall_s"],
-        "cold_cpu_s": cpu, "cpu_floor_s": cpu / (os.cpu_count() or 1),
+        "stdlib": sysconfig.get_paths()["stdlib"],
+        "cpus": os.cpu_count(),
+        "lines": lines,
+        "cold": cold,
+        "warm": warm,
+        "alone": alone,
+        "jscpd_cli_alone": _median(runs["jscpd-cli"]),
+        "cold_lines_per_s": lines / cold["wall_s"],
+        "warm_over_cold": warm["wall_s"] / cold["wall_s"],
+        "slowest_alone": slowest,
+        "cold_over_slowest_alone": cold["wall_s"] / alone[slowest]["wall_s"],
+        "cold_cpu_s": cpu,
+        "cpu_floor_s": cpu / (os.cpu_count() or 1),
         "load_average": os.getloadavg(),
     }
 
 
 def table(result: dict[str, Any]) -> str:
     cold, warm, alone = result["cold"], result["warm"], result["alone"]
-    rows = [("cold (all rules)", cold), ("warm (same cache)", warm),
-            *((f"alone: {n}", r) for n, r in alone.items()), ("jscpd by itself", result["jscpd_cli_alone"])]
-    out = [f"{'phase':28} {'wall s':>8} {'cpu self':>9} {'cpu kids':>9} {'rss self MB':>12} {'rss kids MB':>12}"]
+    rows = [
+        ("cold (all rules)", cold),
+        ("warm (same cache)", warm),
+        *((f"alone: {n}", r) for n, r in alone.items()),
+        ("jscpd by itself", result["jscpd_cli_alone"]),
+    ]
+    out = [
+        f"{'phase':28} {'wall s':>8} {'cpu self':>9} {'cpu kids':>9} {'rss self MB':>12}"
+        f" {'rss kids MB':>12}"
+    ]
     for label, r in rows:
-        out.append(f"{label:28} {r['wall_s']:8.3f} {r.get('cpu_self_s', 0):9.2f} {r['cpu_children_s']:9.2f} "
-                   f"{r.get('rss_self_mb', 0):12.0f} {r['rss_children_mb']:12.0f}")
-    out.append(f"lines {result['lines']}, files {cold['files']}, findings {cold['findings']}, cpus {result['cpus']}")
-    out.append(f"cold CPU {result['cold_cpu_s']:.1f} s (self + children): at best {result['cpu_floor_s']:.1f} s wall "
-               f"on {result['cpus']} cores; load average {result['load_average'][0]:.1f}")
-    out.append(f"cold lines/s {result['cold_lines_per_s']:.0f}; warm/cold {result['warm_over_cold']:.4f} "
-               f"(target <= 0.02); cold/slowest alone ({result['slowest_alone']}) "
-               f"{result['cold_over_slowest_alone']:.2f} (target <= 1.3)")
+        out.append(
+            f"{label:28} {r['wall_s']:8.3f} {r.get('cpu_self_s', 0):9.2f}"
+            f" {r['cpu_children_s']:9.2f} {r.get('rss_self_mb', 0):12.0f}"
+            f" {r['rss_children_mb']:12.0f}"
+        )
+    out.append(
+        f"lines {result['lines']}, files {cold['files']}, findings {cold['findings']}, cpus"
+        f" {result['cpus']}"
+    )
+    out.append(
+        f"cold CPU {result['cold_cpu_s']:.1f} s (self + children): at best"
+        f" {result['cpu_floor_s']:.1f} s wall on {result['cpus']} cores; load average"
+        f" {result['load_average'][0]:.1f}"
+    )
+    out.append(
+        f"cold lines/s {result['cold_lines_per_s']:.0f}; warm/cold {result['warm_over_cold']:.4f} "
+        f"(target <= 0.02); cold/slowest alone ({result['slowest_alone']}) "
+        f"{result['cold_over_slowest_alone']:.2f} (target <= 1.3)"
+    )
     return "\n".join(out)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=3, help="fresh-cache runs per phase (median kept)")
+    parser.add_argument(
+        "--repeat", type=int, default=3, help="fresh-cache runs per phase (median kept)"
+    )
     parser.add_argument("--keep", action="store_true", help="keep the temporary copy and caches")
     parser.add_argument("--phase", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -153,7 +207,15 @@ def main() -> None:
         if flags == ["jscpd-only"]:
             print(json.dumps(jscpd_alone(Path(repo))))
         else:
-            print(json.dumps(phase(Path(repo), Path(cache) if cache else None, rules.split(",") if rules else None)))
+            print(
+                json.dumps(
+                    phase(
+                        Path(repo),
+                        Path(cache) if cache else None,
+                        rules.split(",") if rules else None,
+                    )
+                )
+            )
         return
     work = Path(tempfile.mkdtemp(prefix="referee-bench-"))
     try:

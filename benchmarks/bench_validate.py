@@ -30,9 +30,9 @@ import anyio
 from mcp import Client, StdioServerParameters
 
 from referee.tools.create_contract.files import load_contract_file
+from referee.tools.evidence.signing import sign
 from referee.tools.models import Evaluation, EvidenceItem
 from referee.tools.rubrics import load_rubrics
-from referee.tools.evidence.signing import sign
 from referee.tools.store import Store, StoredRun, replace_contract
 from referee.tools.validate_scorecard.entry import EvidenceContext, validate_scorecard
 
@@ -71,9 +71,15 @@ def _cases() -> list[dict[str, Any]]:
         if isinstance(card, dict) and card.get("signature") == "$SIGNATURE":
             card["signature"] = run.signature
         spec = case["evidence"]
-        evidence = None if spec is None else EvidenceContext(
-            runs=[run] if spec["runs"] else [], key=KEY if spec["key"] else None,
-            tree=run.evaluation.target.tree if spec["tree"] == "current" else spec["tree"])
+        evidence = (
+            None
+            if spec is None
+            else EvidenceContext(
+                runs=[run] if spec["runs"] else [],
+                key=KEY if spec["key"] else None,
+                tree=run.evaluation.target.tree if spec["tree"] == "current" else spec["tree"],
+            )
+        )
         cases.append({**case, "evidence": evidence, "name": path.stem})
     return cases
 
@@ -81,24 +87,48 @@ def _cases() -> list[dict[str, Any]]:
 def _kind(case: dict[str, Any]) -> str:
     if case["expect"]["valid"]:
         return "valid"
-    schema_codes = {"required", "type", "out_of_range", "not_allowed", "unknown_field", "empty", "dispatch_count",
-                    "not_an_object", "format_unknown", "score_not_integer", "spec_defect_shape", "evidence_empty"}
+    schema_codes = {
+        "required",
+        "type",
+        "out_of_range",
+        "not_allowed",
+        "unknown_field",
+        "empty",
+        "dispatch_count",
+        "not_an_object",
+        "format_unknown",
+        "score_not_integer",
+        "spec_defect_shape",
+        "evidence_empty",
+    }
     return "invalid (schema)" if schema_codes & set(case["expect"]["errors"]) else "invalid (rules)"
 
 
 def in_process(count: int, invalid_share: float) -> dict[str, Any]:
     """Validate `count` scorecards one at a time; per-scorecard latencies by kind."""
-    cases, contract, rubrics = _cases(), load_contract_file(CORPUS / "contract.yaml"), load_rubrics(None)
+    cases, contract, rubrics = (
+        _cases(),
+        load_contract_file(CORPUS / "contract.yaml"),
+        load_rubrics(None),
+    )
     valid = [c for c in cases if c["expect"]["valid"]]
     invalid = [c for c in cases if not c["expect"]["valid"]]
     rng = random.Random(7)
     picks = [rng.choice(invalid if rng.random() < invalid_share else valid) for _ in range(count)]
-    work = [(c, copy.deepcopy(c["scorecard"])) for c in picks]  # fresh objects: nothing is cached per card
+    work = [
+        (c, copy.deepcopy(c["scorecard"])) for c in picks
+    ]  # fresh objects: nothing is cached per card
     times: dict[str, list[float]] = {}
     for case, card in work:
         started = time.perf_counter_ns()
-        validate_scorecard(card, contract=contract if case["contract"] else None, rubrics=rubrics,
-                           format=case["format"], evidence=case["evidence"], require_evidence=case["require_evidence"])
+        validate_scorecard(
+            card,
+            contract=contract if case["contract"] else None,
+            rubrics=rubrics,
+            format=case["format"],
+            evidence=case["evidence"],
+            require_evidence=case["require_evidence"],
+        )
         elapsed = (time.perf_counter_ns() - started) / 1e6
         times.setdefault("all", []).append(elapsed)
         times.setdefault(_kind(case), []).append(elapsed)
@@ -107,8 +137,11 @@ def in_process(count: int, invalid_share: float) -> dict[str, Any]:
 
 def _stats(values: list[float]) -> dict[str, float]:
     ordered = sorted(values)
-    return {"n": len(ordered), "p50_ms": round(statistics.median(ordered), 4),
-            "p99_ms": round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))], 4)}
+    return {
+        "n": len(ordered),
+        "p50_ms": round(statistics.median(ordered), 4),
+        "p99_ms": round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))], 4),
+    }
 
 
 def _repo(folder: Path) -> Path:
@@ -125,7 +158,9 @@ def _repo(folder: Path) -> Path:
     return repo
 
 
-async def _timed(client: Client, tool: str, arguments: dict[str, Any], calls: int) -> dict[str, float]:
+async def _timed(
+    client: Client, tool: str, arguments: dict[str, Any], calls: int
+) -> dict[str, float]:
     for _ in range(10):
         await client.call_tool(tool, arguments)
     values = []
@@ -150,19 +185,33 @@ async def over_stdio(calls: int) -> dict[str, Any]:
     folder = Path(tempfile.mkdtemp(prefix="referee-bench-"))
     try:
         repo = _repo(folder)
-        params = StdioServerParameters(command=sys.executable, args=["-c", LAUNCHER, "--root", str(repo), "serve"],
-                                       cwd=str(repo))
-        card = json.loads((CORPUS / "cases" / "referee-valid-accept.json").read_text(encoding="utf-8"))["scorecard"]
+        params = StdioServerParameters(
+            command=sys.executable,
+            args=["-c", LAUNCHER, "--root", str(repo), "serve"],
+            cwd=str(repo),
+        )
+        card = json.loads(
+            (CORPUS / "cases" / "referee-valid-accept.json").read_text(encoding="utf-8")
+        )["scorecard"]
         untargeted = {k: v for k, v in card.items() if k != "target"}
         async with Client(params) as client:
             wired = await _registered_by_app()
             return {
-                "get_contract": await _timed(client, "get_contract", {"contract_id": card["contract_ref"]}, calls),
-                "validate_scorecard": await _timed(client, "validate_scorecard",
-                                                   {"scorecard": untargeted, "store": False}, calls),
-                "validate_scorecard_store": await _timed(client, "validate_scorecard", {"scorecard": untargeted}, calls),
-                "validate_scorecard_with_tree": await _timed(client, "validate_scorecard",
-                                                             {"scorecard": card, "store": False}, max(20, calls // 4)),
+                "get_contract": await _timed(
+                    client, "get_contract", {"contract_id": card["contract_ref"]}, calls
+                ),
+                "validate_scorecard": await _timed(
+                    client, "validate_scorecard", {"scorecard": untargeted, "store": False}, calls
+                ),
+                "validate_scorecard_store": await _timed(
+                    client, "validate_scorecard", {"scorecard": untargeted}, calls
+                ),
+                "validate_scorecard_with_tree": await _timed(
+                    client,
+                    "validate_scorecard",
+                    {"scorecard": card, "store": False},
+                    max(20, calls // 4),
+                ),
                 "tool_registered_by_app": wired,
             }
     finally:
@@ -170,17 +219,24 @@ async def over_stdio(calls: int) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--count", type=int, default=10_000)
     parser.add_argument("--invalid-share", type=float, default=0.3)
     parser.add_argument("--calls", type=int, default=200)
     args = parser.parse_args(argv)
-    figures = {"in_process": in_process(args.count, args.invalid_share), "stdio": anyio.run(over_stdio, args.calls)}
+    figures = {
+        "in_process": in_process(args.count, args.invalid_share),
+        "stdio": anyio.run(over_stdio, args.calls),
+    }
     print(f"{'measure':<42}{'n':>7}{'p50 ms':>10}{'p99 ms':>10}")
     for group in ("in_process", "stdio"):
         for name, row in figures[group].items():
             if isinstance(row, dict):
-                print(f"{group + ' ' + name:<42}{row['n']:>7}{row['p50_ms']:>10.3f}{row['p99_ms']:>10.3f}")
+                print(
+                    f"{group + ' ' + name:<42}{row['n']:>7}{row['p50_ms']:>10.3f}{row['p99_ms']:>10.3f}"
+                )
     print(json.dumps(figures, indent=2))
     return 0
 

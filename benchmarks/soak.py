@@ -39,7 +39,9 @@ def malformed(rng: random.Random) -> tuple[str, dict[str, Any]]:
     key = {"create_contract": "goal", "validate_scorecard": "scorecard"}.get(tool, "contract_id")
     args = {f"k{rng.randrange(5)}": junk(rng) for _ in range(rng.randrange(3))}
     if rng.random() < 0.5:
-        args[key] = rng.choice([None, 7, [1], {"a": 1}] if key != "scorecard" else [None, 7, "text"])
+        args[key] = rng.choice(
+            [None, 7, [1], {"a": 1}] if key != "scorecard" else [None, 7, "text"]
+        )
     return tool, args
 
 
@@ -50,7 +52,14 @@ def server_rss_mib() -> float:
                 cmd = Path(f"/proc/{entry}/cmdline").read_bytes().split(b"\0")
                 if b"serve" in cmd and any(b"referee" in c for c in cmd):
                     status = Path(f"/proc/{entry}/status").read_text(encoding="utf-8")
-                    return int(next(l for l in status.splitlines() if l.startswith("VmRSS:")).split()[1]) / 1024
+                    return (
+                        int(
+                            next(l for l in status.splitlines() if l.startswith("VmRSS:")).split()[
+                                1
+                            ]
+                        )
+                        / 1024
+                    )
             except (OSError, StopIteration):
                 continue
     return float("nan")
@@ -59,7 +68,9 @@ def server_rss_mib() -> float:
 async def soak(calls: int) -> dict[str, Any]:
     rng = random.Random(7)
     root = tempfile.mkdtemp(prefix="referee-soak-")
-    params = StdioServerParameters(command=sys.executable, args=["-m", "referee.server.cli", "--root", root, "serve"])
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "referee.server.cli", "--root", root, "serve"]
+    )
     times, rss, errors = [], [], 0
     async with Client(params) as client:
         for i in range(calls):
@@ -73,9 +84,15 @@ async def soak(calls: int) -> dict[str, Any]:
                 print(f"{i + 1:>6} calls  server RSS {rss[-1]} MiB", flush=True)
         alive = bool((await client.list_tools()).tools)
     ordered = sorted(times)
-    return {"calls": calls, "tool_errors": errors, "alive": alive, "rss_mib": rss,
-            "rss_growth_mib": round(rss[-1] - rss[1], 1) if len(rss) > 2 else None,
-            "p50_ms": round(statistics.median(times), 2), "p99_ms": round(ordered[int(0.99 * len(ordered))], 2)}
+    return {
+        "calls": calls,
+        "tool_errors": errors,
+        "alive": alive,
+        "rss_mib": rss,
+        "rss_growth_mib": round(rss[-1] - rss[1], 1) if len(rss) > 2 else None,
+        "p50_ms": round(statistics.median(times), 2),
+        "p99_ms": round(ordered[int(0.99 * len(ordered))], 2),
+    }
 
 
 def main() -> None:

@@ -15,8 +15,11 @@ SCHEMAS = Path(__file__).resolve().parent.parent / "schemas"
 
 def main(argv: list[str]) -> int:
     if "--check" in argv:
-        stale = [name for name, text in generate().items()
-                 if not (SCHEMAS / name).exists() or (SCHEMAS / name).read_text(encoding="utf-8") != text]
+        stale = [
+            name
+            for name, text in generate().items()
+            if not (SCHEMAS / name).exists() or (SCHEMAS / name).read_text(encoding="utf-8") != text
+        ]
         for name in stale:
             print(f"stale: schemas/{name}", file=sys.stderr)
         return 1 if stale else 0

@@ -35,7 +35,10 @@ class RefereeServer(MCPServer[State]):
 
     def __init__(self, settings: Settings) -> None:
         super().__init__(
-            "referee", title="referee", version=version("referee"), instructions=INSTRUCTIONS,
+            "referee",
+            title="referee",
+            version=version("referee"),
+            instructions=INSTRUCTIONS,
             lifespan=_lifespan(settings),
         )
         self.referee_settings = settings
@@ -57,7 +60,9 @@ class RefereeServer(MCPServer[State]):
                 raise
             return rendered
 
-    def _render(self, name: str, arguments: dict[str, Any], exc: ToolError) -> types.CallToolResult | None:
+    def _render(
+        self, name: str, arguments: dict[str, Any], exc: ToolError
+    ) -> types.CallToolResult | None:
         cause = exc.__cause__
         if cause is None:
             return None

@@ -15,7 +15,10 @@ def problem_payload(summary: str, problems: Sequence[Problem]) -> dict[str, obje
     return {
         "error": "invalid_input",
         "message": summary,
-        "problems": [{"path": p.path, "pointer": p.path, "code": p.code, "message": p.message} for p in problems],
+        "problems": [
+            {"path": p.path, "pointer": p.path, "code": p.code, "message": p.message}
+            for p in problems
+        ],
     }
 
 

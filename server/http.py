@@ -33,7 +33,8 @@ def security_for(host: str) -> TransportSecuritySettings:
     return TransportSecuritySettings(
         enable_dns_rebinding_protection=True,
         allowed_hosts=[f"{n}:*" for n in sorted(names)] + sorted(names),
-        allowed_origins=[f"http://{n}:*" for n in sorted(names)] + [f"https://{n}:*" for n in sorted(names)],
+        allowed_origins=[f"http://{n}:*" for n in sorted(names)]
+        + [f"https://{n}:*" for n in sorted(names)],
     )
 
 
@@ -41,11 +42,15 @@ class BearerToken:
     """ASGI middleware: every HTTP request must carry `Authorization: Bearer <token>`."""
 
     def __init__(self, app: Any, token: str) -> None:
-        self.app, self._expected = app, f"Bearer {token}".encode("utf-8")
+        self.app, self._expected = app, f"Bearer {token}".encode()
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] == "http" and not self._authorised(scope):
-            await _reply(send, 401, {"error": "unauthorized", "message": "send Authorization: Bearer <token>"})
+            await _reply(
+                send,
+                401,
+                {"error": "unauthorized", "message": "send Authorization: Bearer <token>"},
+            )
             return
         await self.app(scope, receive, send)
 
@@ -68,7 +73,9 @@ def http_app(server: Any, host: str, token: str | None) -> Any:
         TokenRequired: host is not loopback and no token was given.
     """
     if not is_loopback(host) and not token:
-        raise TokenRequired(f"binding {host} exposes referee beyond this machine: give --token (or REFEREE_TOKEN)")
+        raise TokenRequired(
+            f"binding {host} exposes referee beyond this machine: give --token (or REFEREE_TOKEN)"
+        )
     app = server.streamable_http_app(transport_security=security_for(host), host=host)
     return BearerToken(app, token) if token else app
 

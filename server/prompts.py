@@ -23,30 +23,50 @@ def evaluator_text(state: State, contract_id: str | None, evaluator: str | None)
         contract = load_contract(state.store, contract_id)
         rubric = state.rubrics().get(contract.rubric_ref)
         mine = [c.id for c in contract.criteria_for(evaluator)] if evaluator else None
-        parts.append(f"\n## Contract (evaluator view)\n```json\n{contract.model_dump_json(indent=2, by_alias=True)}\n```\n")
+        parts.append(
+            "\n## Contract (evaluator"
+            f" view)\n```json\n{contract.model_dump_json(indent=2, by_alias=True)}\n```\n"
+        )
         if mine is not None:
             parts.append(f"\nYou are {evaluator!r}; your criteria: {', '.join(mine) or 'none'}.\n")
         if rubric is not None:
-            parts.append(f"\n## Rubric {rubric.name} {rubric.version}\n```json\n{rubric.model_dump_json(indent=2, by_alias=True)}\n```\n")
+            parts.append(
+                f"\n## Rubric {rubric.name}"
+                f" {rubric.version}\n```json\n{rubric.model_dump_json(indent=2, by_alias=True)}\n```\n"
+            )
     return "".join(parts)
 
 
 def generator_text(state: State, contract_id: str, brief: dict[str, Any] | None = None) -> str:
     view = generator_view(load_contract(state.store, contract_id))
-    parts = [GENERATOR_BRIEF_PROMPT, f"\n## Sprint contract\n```json\n{json.dumps(view, indent=2, ensure_ascii=False)}\n```\n"]
+    parts = [
+        GENERATOR_BRIEF_PROMPT,
+        f"\n## Sprint contract\n```json\n{json.dumps(view, indent=2, ensure_ascii=False)}\n```\n",
+    ]
     if brief:
-        parts.append(f"\n## Revision brief\n```json\n{json.dumps(brief, indent=2, ensure_ascii=False)}\n```\n")
+        parts.append(
+            "\n## Revision"
+            f" brief\n```json\n{json.dumps(brief, indent=2, ensure_ascii=False)}\n```\n"
+        )
     return "".join(parts)
 
 
 def register(server: RefereeServer) -> None:
-    @server.resource("prompt://evaluator", name="prompt-evaluator", mime_type="text/markdown",
-                     description="The evaluator prompt (the same text as the `evaluator` prompt without a contract)")
+    @server.resource(
+        "prompt://evaluator",
+        name="prompt-evaluator",
+        mime_type="text/markdown",
+        description=(
+            "The evaluator prompt (the same text as the `evaluator` prompt without a contract)"
+        ),
+    )
     def evaluator_prompt_text() -> str:
         return f"{EVALUATOR_PROMPT}\nPrompt version: {evaluator_prompt_version()}\n"
 
     @server.prompt(name="evaluator", title="Independent evaluator (read-only)")
-    def evaluator(ctx: Context[State, Any], contract_id: str | None = None, evaluator: str | None = None) -> str:
+    def evaluator(
+        ctx: Context[State, Any], contract_id: str | None = None, evaluator: str | None = None
+    ) -> str:
         """The read-only evaluator role: distrust the implementer, cite evidence ids, return a canonical scorecard."""
         return evaluator_text(ctx.request_context.lifespan_context, contract_id, evaluator)
 
@@ -55,4 +75,6 @@ def register(server: RefereeServer) -> None:
         """The contract's generator view (no hold-outs) plus the latest revision brief."""
         state = ctx.request_context.lifespan_context
         brief_of = state.extras.get("latest_brief")
-        return generator_text(state, contract_id, brief_of(state, contract_id) if brief_of else None)
+        return generator_text(
+            state, contract_id, brief_of(state, contract_id) if brief_of else None
+        )

@@ -21,7 +21,9 @@ if TYPE_CHECKING:
 
 def schema_names() -> list[str]:
     files = package_data.files("referee.schemas").iterdir()
-    return sorted(f.name.removesuffix(".schema.json") for f in files if f.name.endswith(".schema.json"))
+    return sorted(
+        f.name.removesuffix(".schema.json") for f in files if f.name.endswith(".schema.json")
+    )
 
 
 def read_schema(name: str) -> str:
@@ -35,26 +37,44 @@ def read_schema(name: str) -> str:
 def register(server: RefereeServer) -> None:
     settings = server.referee_settings
 
-    @server.resource("rubric://{name}", name="rubric", mime_type="application/json",
-                     description="A rubric: dimensions, weights, level definitions and scored examples")
+    @server.resource(
+        "rubric://{name}",
+        name="rubric",
+        mime_type="application/json",
+        description="A rubric: dimensions, weights, level definitions and scored examples",
+    )
     def rubric(name: str) -> str:
         found = load_rubrics(settings.repo).get(name)
         if found is None:
-            raise ResourceError(f"no rubric {name!r}; known: {', '.join(load_rubrics(settings.repo).names())}")
+            raise ResourceError(
+                f"no rubric {name!r}; known: {', '.join(load_rubrics(settings.repo).names())}"
+            )
         return found.model_dump_json(indent=2, by_alias=True)
 
-    @server.resource("schema://{name}", name="schema", mime_type="application/schema+json",
-                     description="A JSON Schema (draft 2020-12) of one of referee's formats")
+    @server.resource(
+        "schema://{name}",
+        name="schema",
+        mime_type="application/schema+json",
+        description="A JSON Schema (draft 2020-12) of one of referee's formats",
+    )
     def schema(name: str) -> str:
         return read_schema(name)
 
-    @server.resource("contract://{contract_id}", name="contract", mime_type="application/json",
-                     description="A contract, evaluator view (hold-outs included)")
+    @server.resource(
+        "contract://{contract_id}",
+        name="contract",
+        mime_type="application/json",
+        description="A contract, evaluator view (hold-outs included)",
+    )
     def contract(contract_id: str, ctx: Context[State, Any]) -> str:
         return _contract(ctx.request_context.lifespan_context, contract_id, "evaluator")
 
-    @server.resource("contract://{contract_id}/generator", name="contract-generator-view",
-                     mime_type="application/json", description="A contract, generator view (no hold-outs)")
+    @server.resource(
+        "contract://{contract_id}/generator",
+        name="contract-generator-view",
+        mime_type="application/json",
+        description="A contract, generator view (no hold-outs)",
+    )
     def contract_generator(contract_id: str, ctx: Context[State, Any]) -> str:
         return _contract(ctx.request_context.lifespan_context, contract_id, "generator")
 
@@ -63,7 +83,9 @@ def register(server: RefereeServer) -> None:
 
 def _contract(state: State, contract_id: str, view: Any) -> str:
     try:
-        return json.dumps(get_contract(contract_id, view, store=state.store), indent=2, ensure_ascii=False)
+        return json.dumps(
+            get_contract(contract_id, view, store=state.store), indent=2, ensure_ascii=False
+        )
     except RefereeError as exc:
         raise ResourceError(str(exc)) from exc
 
@@ -75,9 +97,9 @@ def _register_listed(server: RefereeServer) -> None:
             _reader(lambda n=name: builtin_rubrics()[n].model_dump_json(indent=2, by_alias=True))
         )
     for name in schema_names():
-        server.resource(f"schema://{name}", name=f"schema-{name}", mime_type="application/schema+json")(
-            _reader(lambda n=name: read_schema(n))
-        )
+        server.resource(
+            f"schema://{name}", name=f"schema-{name}", mime_type="application/schema+json"
+        )(_reader(lambda n=name: read_schema(n)))
 
 
 def _reader(fn: Any) -> Any:

@@ -6,7 +6,6 @@ import os
 from pathlib import Path
 
 import pytest
-
 from gitrepo import make_repo
 
 from referee.tools.settings import Settings

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -27,8 +27,15 @@ CALC_TESTS = (
 
 
 def calc_repo(path: Path, extra: dict[str, str] | None = None) -> Path:
-    return make_repo(path, {"src/calc.py": CALC, "tests/test_calc.py": CALC_TESTS, ".gitignore": "__pycache__/\n",
-                            **(extra or {})})
+    return make_repo(
+        path,
+        {
+            "src/calc.py": CALC,
+            "tests/test_calc.py": CALC_TESTS,
+            ".gitignore": "__pycache__/\n",
+            **(extra or {}),
+        },
+    )
 
 
 def pytest_check(*paths: str, **kw: Any) -> dict[str, Any]:
@@ -40,10 +47,19 @@ def command_check(code: str, **kw: Any) -> dict[str, Any]:
 
 
 def contract_for(store: Store, repo: Path, *criteria: dict[str, Any], **fields: Any):
-    args = {"goal": "Evaluate the sample project.", "out_of_scope": ["nothing else"], "functional": list(criteria),
-            **fields}
-    return create_contract(args, store=store, rubrics=load_rubrics(repo), repo=describe_repo(repo),
-                           now=lambda: datetime.now(timezone.utc)).contract
+    args = {
+        "goal": "Evaluate the sample project.",
+        "out_of_scope": ["nothing else"],
+        "functional": list(criteria),
+        **fields,
+    }
+    return create_contract(
+        args,
+        store=store,
+        rubrics=load_rubrics(repo),
+        repo=describe_repo(repo),
+        now=lambda: datetime.now(UTC),
+    ).contract
 
 
 def commit_all(repo: Path, message: str = "change") -> str:

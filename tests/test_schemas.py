@@ -14,8 +14,11 @@ SCHEMAS = Path(__file__).resolve().parent.parent / "schemas"
 
 def test_checked_in_schemas_match_the_models() -> None:
     expected = generate()
-    stale = [name for name, text in expected.items()
-             if not (SCHEMAS / name).exists() or (SCHEMAS / name).read_text(encoding="utf-8") != text]
+    stale = [
+        name
+        for name, text in expected.items()
+        if not (SCHEMAS / name).exists() or (SCHEMAS / name).read_text(encoding="utf-8") != text
+    ]
     assert not stale, f"regenerate with `python scripts/generate_schemas.py`: {stale}"
 
 
@@ -28,4 +31,6 @@ def test_every_schema_is_valid_draft_2020_12_with_an_id() -> None:
     for name, text in generate().items():
         schema = json.loads(text)
         Draft202012Validator.check_schema(schema)
-        assert schema["$schema"].endswith("2020-12/schema") and schema["$id"].endswith(name.removesuffix(".schema.json"))
+        assert schema["$schema"].endswith("2020-12/schema") and schema["$id"].endswith(
+            name.removesuffix(".schema.json")
+        )

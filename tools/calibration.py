@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any, NamedTuple, cast
 
 from pydantic import Field
@@ -21,8 +21,15 @@ from referee.tools.store import Store, load_scorecard
 from referee.tools.store.calibration import CalibrationRow, calibration_rows, insert_calibration
 from referee.tools.store.scorecards import StoredScorecard
 
-__all__ = ["Agreement", "CalibrationRecord", "CalibrationReport", "VersionAgreement", "calibration_report",
-           "cohen_kappa", "record_human_verdict"]
+__all__ = [
+    "Agreement",
+    "CalibrationRecord",
+    "CalibrationReport",
+    "VersionAgreement",
+    "calibration_report",
+    "cohen_kappa",
+    "record_human_verdict",
+]
 
 _VERDICTS: tuple[Verdict, ...] = (ACCEPT, REVISE, BLOCK)
 UNVERSIONED = "(unversioned)"
@@ -55,12 +62,18 @@ class Agreement(Model):
 
 class VersionAgreement(Agreement):
     evaluator_prompt_version: str
-    evaluators: dict[str, Agreement] = Field(default_factory=dict, description="The same, per evaluator")
+    evaluators: dict[str, Agreement] = Field(
+        default_factory=dict, description="The same, per evaluator"
+    )
 
 
 class CalibrationReport(Model):
-    contract_ref: str | None = Field(description="The contract reported on; null for every contract")
-    overall: Agreement | None = Field(description="Across every prompt version; null when nothing is logged")
+    contract_ref: str | None = Field(
+        description="The contract reported on; null for every contract"
+    )
+    overall: Agreement | None = Field(
+        description="Across every prompt version; null when nothing is logged"
+    )
     versions: list[VersionAgreement]
 
 
@@ -90,21 +103,40 @@ def record_human_verdict(
     """
     human = verdict.strip().upper()
     if human not in _VERDICTS:
-        raise InvalidInput([Problem(path="/verdict", code="not_allowed",
-                                    message=f"{verdict!r} is not a verdict; use ACCEPT, REVISE or BLOCK")])
+        raise InvalidInput(
+            [
+                Problem(
+                    path="/verdict",
+                    code="not_allowed",
+                    message=f"{verdict!r} is not a verdict; use ACCEPT, REVISE or BLOCK",
+                )
+            ]
+        )
     card = load_scorecard(store, scorecard_id)
-    created = now().astimezone(timezone.utc).isoformat()
-    ident = insert_calibration(store, scorecard_id=card.id, verdict=human, note=note, created_at=created)
+    created = now().astimezone(UTC).isoformat()
+    ident = insert_calibration(
+        store, scorecard_id=card.id, verdict=human, note=note, created_at=created
+    )
     return _record(ident, card, cast(Verdict, human), note, created)
 
 
-def _record(ident: int, card: StoredScorecard, human: Verdict, note: str, created: str) -> CalibrationRecord:
+def _record(
+    ident: int, card: StoredScorecard, human: Verdict, note: str, created: str
+) -> CalibrationRecord:
     mine = _evaluator_verdict(card)
     return CalibrationRecord(
-        id=ident, scorecard_id=card.id, contract_ref=card.contract_id, evaluator=card.evaluator,
-        iteration=card.iteration, evaluator_prompt_version=_stated(card, "evaluator_prompt_version"),
-        evaluator_model=_stated(card, "evaluator_model"), evaluator_verdict=mine, human_verdict=human,
-        agrees=None if mine is None else mine == human, note=note, created_at=created,
+        id=ident,
+        scorecard_id=card.id,
+        contract_ref=card.contract_id,
+        evaluator=card.evaluator,
+        iteration=card.iteration,
+        evaluator_prompt_version=_stated(card, "evaluator_prompt_version"),
+        evaluator_model=_stated(card, "evaluator_model"),
+        evaluator_verdict=mine,
+        human_verdict=human,
+        agrees=None if mine is None else mine == human,
+        note=note,
+        created_at=created,
     )
 
 
@@ -140,7 +172,8 @@ def calibration_report(store: Store, contract_id: str | None = None) -> Calibrat
     pairs = _pairs(calibration_rows(store, contract_id), store)
     versions = sorted({p.version for p in pairs})
     return CalibrationReport(
-        contract_ref=contract_id, overall=agreement(pairs) if pairs else None,
+        contract_ref=contract_id,
+        overall=agreement(pairs) if pairs else None,
         versions=[_version(v, [p for p in pairs if p.version == v]) for v in versions],
     )
 
@@ -160,7 +193,9 @@ def _pairs(rows: Sequence[CalibrationRow], store: Store) -> list[_Pair]:
 def _version(version: str, pairs: list[_Pair]) -> VersionAgreement:
     evaluators = sorted({p.evaluator for p in pairs})
     per = {e: agreement([p for p in pairs if p.evaluator == e]) for e in evaluators}
-    return VersionAgreement(evaluator_prompt_version=version, evaluators=per, **agreement(pairs).model_dump())
+    return VersionAgreement(
+        evaluator_prompt_version=version, evaluators=per, **agreement(pairs).model_dump()
+    )
 
 
 def agreement(pairs: Sequence[Any]) -> Agreement:
@@ -168,8 +203,13 @@ def agreement(pairs: Sequence[Any]) -> Agreement:
     ratings = [(p.evaluator_verdict, p.human_verdict) for p in pairs]
     agreed = sum(1 for a, b in ratings if a == b)
     kappa, note = cohen_kappa(ratings)
-    return Agreement(count=len(ratings), agreements=agreed, agreement_rate=round(agreed / len(ratings), 3),
-                     kappa=kappa, kappa_note=note)
+    return Agreement(
+        count=len(ratings),
+        agreements=agreed,
+        agreement_rate=round(agreed / len(ratings), 3),
+        kappa=kappa,
+        kappa_note=note,
+    )
 
 
 def cohen_kappa(ratings: Sequence[tuple[str, str]]) -> tuple[float | None, str | None]:
@@ -193,6 +233,12 @@ def cohen_kappa(ratings: Sequence[tuple[str, str]]) -> tuple[float | None, str |
     expected = sum(first[c] * second[c] for c in first) / (n * n)
     if expected >= 1.0 - 1e-12:
         only = next(iter(first))
-        return None, (f"kappa is undefined: the evaluator and the human gave {only} to every one of the {n} "
-                      "scorecard(s), so chance agreement is total; the agreement rate alone describes them")
+        return (
+            None,
+            (
+                f"kappa is undefined: the evaluator and the human gave {only} to every one of the"
+                f" {n} scorecard(s), so chance agreement is total; the agreement rate alone"
+                " describes them"
+            ),
+        )
     return round((observed - expected) / (1.0 - expected), 3), None

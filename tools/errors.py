@@ -51,7 +51,9 @@ class NotFound(RefereeError):
         super().__init__(f"{message}; {hint}" if hint else message)
 
     def as_problem(self) -> Problem:
-        return Problem(path=self.path, code=f"unknown_{self.what.replace(' ', '_')}", message=str(self))
+        return Problem(
+            path=self.path, code=f"unknown_{self.what.replace(' ', '_')}", message=str(self)
+        )
 
 
 def _summary(problems: Sequence[Problem]) -> str:
@@ -107,9 +109,28 @@ def _model_names() -> set[str]:
     return names
 
 
-_UNION_TAGS = {"tests", "command", "browser", "static", "goto", "click", "fill", "press", "select",
-               "wait_for", "visible", "hidden", "title_contains", "url_matches", "no_console_errors",
-               "no_failed_requests", "a11y", "function-after", "function-before", "function-plain"}
+_UNION_TAGS = {
+    "tests",
+    "command",
+    "browser",
+    "static",
+    "goto",
+    "click",
+    "fill",
+    "press",
+    "select",
+    "wait_for",
+    "visible",
+    "hidden",
+    "title_contains",
+    "url_matches",
+    "no_console_errors",
+    "no_failed_requests",
+    "a11y",
+    "function-after",
+    "function-before",
+    "function-plain",
+}
 
 
 def _readable(err: Any) -> str:

@@ -8,7 +8,9 @@ from pathlib import Path
 from referee.tools.errors import InvalidInput, Problem
 
 
-def confine(raw: str | Path, roots: Sequence[Path], *, base: Path | None = None, at: str = "") -> Path:
+def confine(
+    raw: str | Path, roots: Sequence[Path], *, base: Path | None = None, at: str = ""
+) -> Path:
     """Resolve `raw` (relative to `base`, else the first root) and refuse it outside every root.
 
     Symlinks are resolved first, so a link pointing out of a root is refused like `..` is.
@@ -22,11 +24,18 @@ def confine(raw: str | Path, roots: Sequence[Path], *, base: Path | None = None,
     if any(_inside(resolved, root) for root in roots):
         return resolved
     allowed = ", ".join(str(r) for r in roots)
-    raise InvalidInput([Problem(
-        path=at, code="path_outside_roots",
-        message=f"{raw} resolves to {resolved}, outside the allowed roots ({allowed}); "
-                "start the server with --root for that folder or use a path inside a root",
-    )])
+    raise InvalidInput(
+        [
+            Problem(
+                path=at,
+                code="path_outside_roots",
+                message=(
+                    f"{raw} resolves to {resolved}, outside the allowed roots ({allowed}); "
+                    "start the server with --root for that folder or use a path inside a root"
+                ),
+            )
+        ]
+    )
 
 
 def _inside(path: Path, root: Path) -> bool:

@@ -7,7 +7,7 @@ read score trends across the change.
 from __future__ import annotations
 
 import hashlib
-from functools import lru_cache
+from functools import cache
 
 EVALUATOR_PROMPT = """\
 # Role: independent evaluator (read-only)
@@ -75,7 +75,7 @@ commit and reports tampering as an antipattern.
 """
 
 
-@lru_cache(maxsize=None)
+@cache
 def prompt_version(text: str) -> str:
     """A short, stable version of a prompt text: the first 12 hex digits of its SHA-256."""
     return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]

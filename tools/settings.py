@@ -41,7 +41,9 @@ class Settings:
     ) -> Settings:
         """Settings from flags and an environment (REFEREE_HOME, REFEREE_CHROMIUM)."""
         env = dict(os.environ if env is None else env)
-        resolved = tuple(Path(r).expanduser().resolve() for r in roots) or ((cwd or Path.cwd()).resolve(),)
+        resolved = tuple(Path(r).expanduser().resolve() for r in roots) or (
+            (cwd or Path.cwd()).resolve(),
+        )
         location = str(home) if home else env.get("REFEREE_HOME")
         return cls(
             roots=resolved,

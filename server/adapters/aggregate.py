@@ -22,12 +22,30 @@ if TYPE_CHECKING:
 
 async def aggregate(
     ctx: Context[State, Any],
-    contract_id: Annotated[str, Field(description="The contract whose evaluators' verdicts are combined")],
-    iteration: Annotated[int | None, Field(ge=1, description=(
-        "The iteration to decide; default the latest with a stored scorecard (or the inline scorecards')"))] = None,
-    scorecards: Annotated[list[dict[str, Any]] | None, Field(description=(
-        "Scorecards to use for this call only, for the iteration being aggregated: validated like "
-        "validate_scorecard does, never stored; each replaces a stored one of the same evaluator"))] = None,
+    contract_id: Annotated[
+        str, Field(description="The contract whose evaluators' verdicts are combined")
+    ],
+    iteration: Annotated[
+        int | None,
+        Field(
+            ge=1,
+            description=(
+                "The iteration to decide; default the latest with a stored scorecard (or the inline"
+                " scorecards')"
+            ),
+        ),
+    ] = None,
+    scorecards: Annotated[
+        list[dict[str, Any]] | None,
+        Field(
+            description=(
+                "Scorecards to use for this call only, for the iteration being aggregated:"
+                " validated like "
+                "validate_scorecard does, never stored; each replaces a stored one of the same"
+                " evaluator"
+            )
+        ),
+    ] = None,
 ) -> AggregateResult:
     """Decide what happens next: DELIVER, REVISE (with a revision brief), ESCALATE or PENDING.
 
@@ -48,20 +66,34 @@ async def aggregate(
     contract = load_contract(state.store, contract_id)
     repo = contract_repo(contract, None)
     tree = current_tree(repo) if scorecards and _states_a_tree(scorecards) else None
-    return core.aggregate(contract_id, store=state.store, rubrics=state.rubrics(repo), iteration=iteration,
-                          scorecards=scorecards, now=state.now, tree=tree)
+    return core.aggregate(
+        contract_id,
+        store=state.store,
+        rubrics=state.rubrics(repo),
+        iteration=iteration,
+        scorecards=scorecards,
+        now=state.now,
+        tree=tree,
+    )
 
 
 def _states_a_tree(scorecards: list[dict[str, Any]]) -> bool:
     # Hashing the working tree costs a few git processes: only when a scorecard has a tree to compare.
-    return any(isinstance(c.get("target"), dict) and isinstance(c["target"].get("tree"), str)
-               for c in scorecards if isinstance(c, dict))
+    return any(
+        isinstance(c.get("target"), dict) and isinstance(c["target"].get("tree"), str)
+        for c in scorecards
+        if isinstance(c, dict)
+    )
 
 
 async def record_human_verdict(
     ctx: Context[State, Any],
-    scorecard_id: Annotated[int, Field(description="The stored scorecard (validate_scorecard's scorecard_id)")],
-    verdict: Annotated[Literal["ACCEPT", "REVISE", "BLOCK"], Field(description="What the human decides")],
+    scorecard_id: Annotated[
+        int, Field(description="The stored scorecard (validate_scorecard's scorecard_id)")
+    ],
+    verdict: Annotated[
+        Literal["ACCEPT", "REVISE", "BLOCK"], Field(description="What the human decides")
+    ],
     note: Annotated[str, Field(description="Why: what the evaluator missed or over-weighted")] = "",
 ) -> calibration.CalibrationRecord:
     """Log a human's verdict on a stored scorecard, for calibrating evaluators.
@@ -71,12 +103,16 @@ async def record_human_verdict(
     logged disagreements are the dataset for tuning the evaluator prompt.
     """
     state = ctx.request_context.lifespan_context
-    return calibration.record_human_verdict(scorecard_id, verdict, note, store=state.store, now=state.now)
+    return calibration.record_human_verdict(
+        scorecard_id, verdict, note, store=state.store, now=state.now
+    )
 
 
 async def calibration_report(
     ctx: Context[State, Any],
-    contract_id: Annotated[str | None, Field(description="Only this contract's scorecards; default all")] = None,
+    contract_id: Annotated[
+        str | None, Field(description="Only this contract's scorecards; default all")
+    ] = None,
 ) -> calibration.CalibrationReport:
     """How often evaluators agree with humans, per evaluator prompt version (count, agreement rate, Cohen's kappa).
 

@@ -12,11 +12,18 @@ from pydantic import BaseModel, Field
 
 from referee.tools import create_contract as core
 from referee.tools.errors import InvalidInput
-from referee.tools.repo import describe_repo
-from referee.tools.models import Serve
-from referee.tools.models import ContextStrategy, TaskType
-from referee.tools.models import Antipattern, Contract, CreateContractResult, CriterionSpec, Thresholds
+from referee.tools.models import (
+    Antipattern,
+    ContextStrategy,
+    Contract,
+    CreateContractResult,
+    CriterionSpec,
+    Serve,
+    TaskType,
+    Thresholds,
+)
 from referee.tools.paths import confine
+from referee.tools.repo import describe_repo
 from referee.tools.rubrics import load_rubrics
 from referee.tools.settings import Settings
 
@@ -56,21 +63,39 @@ async def create_contract(
     ctx: Context[State, Any],
     roots: ClientRoots,
     goal: Annotated[str, Field(description="1–2 sentences: the deliverable")],
-    task_type: Annotated[TaskType, Field(description="feature · bug · security · other")] = "feature",
+    task_type: Annotated[
+        TaskType, Field(description="feature · bug · security · other")
+    ] = "feature",
     has_ui: Annotated[bool, Field(description="The change has a user interface")] = False,
-    rubric_ref: Annotated[str | None, Field(description="Rubric name; default from task_type and has_ui")] = None,
+    rubric_ref: Annotated[
+        str | None, Field(description="Rubric name; default from task_type and has_ui")
+    ] = None,
     in_scope: list[str] | None = None,
-    out_of_scope: Annotated[list[str] | None, Field(description="What is excluded (empty is warned about)")] = None,
-    functional: Annotated[list[CriterionSpec] | None, Field(description="Functional acceptance criteria")] = None,
-    quality: Annotated[list[CriterionSpec] | None, Field(description="Quality criteria with measurable thresholds")] = None,
+    out_of_scope: Annotated[
+        list[str] | None, Field(description="What is excluded (empty is warned about)")
+    ] = None,
+    functional: Annotated[
+        list[CriterionSpec] | None, Field(description="Functional acceptance criteria")
+    ] = None,
+    quality: Annotated[
+        list[CriterionSpec] | None, Field(description="Quality criteria with measurable thresholds")
+    ] = None,
     generator: Annotated[str | None, Field(description="Name of the generating agent")] = None,
     evaluators: Annotated[list[str] | None, Field(description="1–4 evaluator names")] = None,
     max_iterations: Annotated[int | None, Field(description="1–5, default 3")] = None,
     context_strategy: ContextStrategy | None = None,
-    thresholds: Annotated[Thresholds | None, Field(description="{domain: {dimension: 1–10}} for tenpoint scorecards")] = None,
-    serve: Annotated[Serve | None, Field(description="Starts the app under test for browser checks")] = None,
-    antipatterns: Annotated[list[Antipattern] | None, Field(description="Antipatterns evaluators must check")] = None,
-    repo: Annotated[str | None, Field(description="Repository path; default the server's root")] = None,
+    thresholds: Annotated[
+        Thresholds | None, Field(description="{domain: {dimension: 1–10}} for tenpoint scorecards")
+    ] = None,
+    serve: Annotated[
+        Serve | None, Field(description="Starts the app under test for browser checks")
+    ] = None,
+    antipatterns: Annotated[
+        list[Antipattern] | None, Field(description="Antipatterns evaluators must check")
+    ] = None,
+    repo: Annotated[
+        str | None, Field(description="Repository path; default the server's root")
+    ] = None,
     slug: Annotated[str | None, Field(description="Slug of the id; default from the goal")] = None,
 ) -> CreateContractResult:
     """Write a sprint contract before any code exists: what "done" means, who judges it, how referee verifies it.
@@ -82,20 +107,28 @@ async def create_contract(
     state = ctx.request_context.lifespan_context
     args = _provided({k: v for k, v in locals().items() if k not in ("ctx", "roots", "state")})
     repo_info = describe_repo(repo_for(effective_settings(state.settings, roots), repo))
-    return core.create_contract(args, store=state.store, rubrics=state.rubrics(repo_info.root),
-                                repo=repo_info, now=state.now)
+    return core.create_contract(
+        args,
+        store=state.store,
+        rubrics=state.rubrics(repo_info.root),
+        repo=repo_info,
+        now=state.now,
+    )
 
 
 async def get_contract(
     ctx: Context[State, Any],
     contract_id: Annotated[str, Field(description="The contract id, e.g. SC-login-form-20260325")],
-    view: Annotated[Literal["generator", "evaluator"], Field(description="generator: hold-outs removed")] = "generator",
+    view: Annotated[
+        Literal["generator", "evaluator"], Field(description="generator: hold-outs removed")
+    ] = "generator",
 ) -> Annotated[types.CallToolResult, Contract]:
     """A stored contract: the generator view (default; safe to hand to the generator) or the evaluator view."""
     state = ctx.request_context.lifespan_context
     doc = core.get_contract(contract_id, view, store=state.store)
     return types.CallToolResult(
-        content=[types.TextContent(type="text", text=_json(doc))], structured_content=doc,
+        content=[types.TextContent(type="text", text=_json(doc))],
+        structured_content=doc,
     )
 
 

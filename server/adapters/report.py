@@ -17,10 +17,16 @@ if TYPE_CHECKING:
 
 
 def register(server: RefereeServer) -> None:
-    @server.resource("report://{report_id}", name="report", mime_type="text/markdown",
-                     description="The report of a contract (SC-…: every run, scorecard history, latest decision, "
-                     "trends) or of one evaluation run (R…): scores, ranked findings, improvement priorities, "
-                     "anti-gaming results, criteria and the evidence index")
+    @server.resource(
+        "report://{report_id}",
+        name="report",
+        mime_type="text/markdown",
+        description=(
+            "The report of a contract (SC-…: every run, scorecard history, latest decision, trends)"
+            " or of one evaluation run (R…): scores, ranked findings, improvement priorities,"
+            " anti-gaming results, criteria and the evidence index"
+        ),
+    )
     def report(report_id: str, ctx: Context[State, Any]) -> str:
         state = ctx.request_context.lifespan_context
         try:

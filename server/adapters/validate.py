@@ -13,12 +13,11 @@ from pydantic import Field
 from referee.tools import validate_scorecard as core
 from referee.tools.create_contract import parse_contract
 from referee.tools.errors import InvalidInput, NotFound, Problem
-from referee.tools.models import Contract
-from referee.tools.models import ValidationResult
-from referee.tools.paths import confine
 from referee.tools.evidence import signing_key
-from referee.tools.store import Store, load_contract, runs_for
+from referee.tools.models import Contract, ValidationResult
+from referee.tools.paths import confine
 from referee.tools.repo import GitError, working_tree_hash
+from referee.tools.store import Store, load_contract, runs_for
 
 from ..annotations import RECORDS
 from ..state import State
@@ -31,20 +30,62 @@ logger = logging.getLogger("referee.server")
 
 async def validate_scorecard(
     ctx: Context[State, Any],
-    scorecard: Annotated[dict[str, Any], Field(description=(
-        "The scorecard JSON object: canonical (contract_ref, evaluator, dimensions, criteria …) or "
-        "tenpoint (task_id, domains, criteria …). Sent as is: every problem is reported, not only the first"))],
-    contract_id: Annotated[str | None, Field(description=(
-        "The contract to check against; default the scorecard's contract_ref (tenpoint: task_id)"))] = None,
-    contract: Annotated[dict[str, Any] | None, Field(description=(
-        "An inline contract (evaluator view, as exported) instead of contract_id; the scorecard is then only "
-        "stored if that contract is the stored one"))] = None,
-    format: Annotated[Literal["auto", "referee", "tenpoint"], Field(description=(
-        "auto tells the formats apart; referee = canonical 0–3 (or 0.0–1.0) scorecard; tenpoint = 1–10"))] = "auto",
-    store: Annotated[bool, Field(description=(
-        "Record a valid scorecard as this evaluator's verdict for its iteration (resubmitting replaces it)"))] = True,
-    variant: Annotated[Literal["original", "perturbed"], Field(description=(
-        "perturbed: the re-scoring of the anti-gaming copy evaluate offered at depth deep"))] = "original",
+    scorecard: Annotated[
+        dict[str, Any],
+        Field(
+            description=(
+                "The scorecard JSON object: canonical (contract_ref, evaluator, dimensions,"
+                " criteria …) or "
+                "tenpoint (task_id, domains, criteria …). Sent as is: every problem is reported,"
+                " not only the first"
+            )
+        ),
+    ],
+    contract_id: Annotated[
+        str | None,
+        Field(
+            description=(
+                "The contract to check against; default the scorecard's contract_ref (tenpoint:"
+                " task_id)"
+            )
+        ),
+    ] = None,
+    contract: Annotated[
+        dict[str, Any] | None,
+        Field(
+            description=(
+                "An inline contract (evaluator view, as exported) instead of contract_id; the"
+                " scorecard is then only "
+                "stored if that contract is the stored one"
+            )
+        ),
+    ] = None,
+    format: Annotated[
+        Literal["auto", "referee", "tenpoint"],
+        Field(
+            description=(
+                "auto tells the formats apart; referee = canonical 0–3 (or 0.0–1.0) scorecard;"
+                " tenpoint = 1–10"
+            )
+        ),
+    ] = "auto",
+    store: Annotated[
+        bool,
+        Field(
+            description=(
+                "Record a valid scorecard as this evaluator's verdict for its iteration"
+                " (resubmitting replaces it)"
+            )
+        ),
+    ] = True,
+    variant: Annotated[
+        Literal["original", "perturbed"],
+        Field(
+            description=(
+                "perturbed: the re-scoring of the anti-gaming copy evaluate offered at depth deep"
+            )
+        ),
+    ] = "original",
 ) -> ValidationResult:
     """Check an evaluator's scorecard before it counts: schema, contract, arithmetic and recorded evidence.
 
@@ -62,10 +103,18 @@ async def validate_scorecard(
     state = ctx.request_context.lifespan_context
     resolved = _contract(state.store, scorecard, contract_id, contract)
     repo = contract_repo(resolved.contract, None if resolved.stored else state.settings.roots)
-    evidence = evidence_context(state.store, state.settings.home, repo, resolved.contract.id, scorecard)
+    evidence = evidence_context(
+        state.store, state.settings.home, repo, resolved.contract.id, scorecard
+    )
     result = core.validate_and_store(
-        scorecard, contract=resolved.contract, rubrics=state.rubrics(repo), format=format, evidence=evidence,
-        store=state.store if resolved.stored else None, store_result=store and resolved.stored, now=state.now,
+        scorecard,
+        contract=resolved.contract,
+        rubrics=state.rubrics(repo),
+        format=format,
+        evidence=evidence,
+        store=state.store if resolved.stored else None,
+        store_result=store and resolved.stored,
+        now=state.now,
         variant=variant,
     )
     if store and not resolved.stored and result.valid:
@@ -79,17 +128,27 @@ class _Resolved(NamedTuple):
 
 
 def _unstored_inline(result: ValidationResult, contract_id: str) -> ValidationResult:
-    message = (f"validated against an inline contract that is not stored as {contract_id}, so the scorecard was "
-               "not recorded; create or import the contract first to make it count")
+    message = (
+        f"validated against an inline contract that is not stored as {contract_id}, so the"
+        " scorecard was not recorded; create or import the contract first to make it count"
+    )
     warning = Problem(path="/contract", code="not_stored", message=message)
     return result.model_copy(update={"warnings": [*result.warnings, warning]})
 
 
-def _contract(store: Store, scorecard: dict[str, Any], contract_id: str | None,
-              inline: dict[str, Any] | None) -> _Resolved:
+def _contract(
+    store: Store, scorecard: dict[str, Any], contract_id: str | None, inline: dict[str, Any] | None
+) -> _Resolved:
     if contract_id is not None and inline is not None:
-        raise InvalidInput([Problem(path="/contract", code="contract_ambiguous",
-                                    message="give contract_id or an inline contract, not both")])
+        raise InvalidInput(
+            [
+                Problem(
+                    path="/contract",
+                    code="contract_ambiguous",
+                    message="give contract_id or an inline contract, not both",
+                )
+            ]
+        )
     if inline is not None:
         return _inline(store, inline)
     if contract_id is not None:
@@ -98,16 +157,27 @@ def _contract(store: Store, scorecard: dict[str, Any], contract_id: str | None,
     if isinstance(ref, str) and ref:
         field = "contract_ref" if "contract_ref" in scorecard else "task_id"
         return _Resolved(load_contract(store, ref, path=f"/scorecard/{field}"), True)
-    raise InvalidInput([Problem(path="/contract_id", code="contract_required", message=(
-        "no contract to validate against: pass contract_id, an inline contract, or put contract_ref "
-        "(tenpoint: task_id) in the scorecard"))])
+    raise InvalidInput(
+        [
+            Problem(
+                path="/contract_id",
+                code="contract_required",
+                message=(
+                    "no contract to validate against: pass contract_id, an inline contract, or put"
+                    " contract_ref (tenpoint: task_id) in the scorecard"
+                ),
+            )
+        ]
+    )
 
 
 def _inline(store: Store, inline: dict[str, Any]) -> _Resolved:
     try:
         parsed = parse_contract(inline)
     except InvalidInput as exc:
-        raise InvalidInput([p.model_copy(update={"path": "/contract" + p.path}) for p in exc.problems]) from exc
+        raise InvalidInput(
+            [p.model_copy(update={"path": "/contract" + p.path}) for p in exc.problems]
+        ) from exc
     try:
         return _Resolved(parsed, load_contract(store, parsed.id) == parsed)
     except NotFound:
@@ -135,8 +205,9 @@ def contract_repo(contract: Contract, roots: Sequence[Path] | None) -> Path | No
     return repo if repo.is_dir() else None
 
 
-def evidence_context(store: Store, home: Path, repo: Path | None, contract_id: str,
-                     scorecard: dict[str, Any]) -> core.EvidenceContext:
+def evidence_context(
+    store: Store, home: Path, repo: Path | None, contract_id: str, scorecard: dict[str, Any]
+) -> core.EvidenceContext:
     """Return what the evidence rules check a scorecard against: runs, current tree, signing key.
 
     The tree hash costs a few git processes, so it is only computed when the scorecard states a
@@ -154,8 +225,12 @@ def evidence_context(store: Store, home: Path, repo: Path | None, contract_id: s
     """
     target = scorecard.get("target")
     wants_tree = isinstance(target, dict) and isinstance(target.get("tree"), str)
-    return core.EvidenceContext(runs=runs_for(store, contract_id), tree=current_tree(repo) if wants_tree else None,
-                                key=signing_key(home), captured=captured_ids(store))
+    return core.EvidenceContext(
+        runs=runs_for(store, contract_id),
+        tree=current_tree(repo) if wants_tree else None,
+        key=signing_key(home),
+        captured=captured_ids(store),
+    )
 
 
 def captured_ids(store: Store) -> dict[str, set[str]]:

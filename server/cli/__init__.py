@@ -23,15 +23,24 @@ Connect Claude Code:  claude mcp add referee -- referee serve
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="referee",
-        description="referee: an independent evaluator for coding agents (MCP server and CLI). "
-        "Contracts before code, evidence from real tools, validated scorecards, aggregated verdicts.",
+        description=(
+            "referee: an independent evaluator for coding agents (MCP server and CLI). Contracts"
+            " before code, evidence from real tools, validated scorecards, aggregated verdicts."
+        ),
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"referee {version('referee')}")
-    parser.add_argument("--root", action="append", default=[], metavar="DIR",
-                        help="allowed root folder (repeatable); default: the current directory")
-    parser.add_argument("--home", metavar="DIR", help="store folder (default: $REFEREE_HOME or <repo>/.referee)")
+    parser.add_argument(
+        "--root",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="allowed root folder (repeatable); default: the current directory",
+    )
+    parser.add_argument(
+        "--home", metavar="DIR", help="store folder (default: $REFEREE_HOME or <repo>/.referee)"
+    )
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug messages to stderr")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module in COMMANDS:
@@ -43,8 +52,13 @@ def build_parser() -> argparse.ArgumentParser:
 def _accept_common_options(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """Let --root and --home also follow the command (`referee serve --root DIR`)."""
     for sub in set(commands.choices.values()):
-        sub.add_argument("--root", action="append", default=argparse.SUPPRESS, metavar="DIR",
-                         help="allowed root folder (repeatable)")
+        sub.add_argument(
+            "--root",
+            action="append",
+            default=argparse.SUPPRESS,
+            metavar="DIR",
+            help="allowed root folder (repeatable)",
+        )
         sub.add_argument("--home", default=argparse.SUPPRESS, metavar="DIR", help="store folder")
         for action in sub._actions:
             if isinstance(action, argparse._SubParsersAction):
@@ -54,8 +68,11 @@ def _accept_common_options(commands: argparse._SubParsersAction) -> None:  # typ
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(stream=sys.stderr, level=logging.DEBUG if args.verbose else logging.WARNING,
-                        format="%(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        stream=sys.stderr,
+        level=logging.DEBUG if args.verbose else logging.WARNING,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
     if not getattr(args, "handler", None):
         parser.print_help(sys.stderr)
         return 2

@@ -9,21 +9,34 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from referee.tools.aggregate import aggregate
-from referee.tools.create_contract import ContractFileError, load_contract_file
-from referee.tools.create_contract import import_contract
-from referee.tools.calibration import Agreement, CalibrationReport, calibration_report, record_human_verdict
+from referee.tools.calibration import (
+    Agreement,
+    CalibrationReport,
+    calibration_report,
+    record_human_verdict,
+)
+from referee.tools.create_contract import ContractFileError, import_contract, load_contract_file
 from referee.tools.errors import InvalidInput, NotFound
 from referee.tools.models import AggregateResult, BriefIssue, RevisionBrief
 from referee.tools.rubrics import load_rubrics
 from referee.tools.store import Store, load_contract
 
 from ..adapters.validate import contract_repo, current_tree
-from .common import EXIT_OK, EXIT_USAGE, open_store, print_json, print_problems, report_error, settings_of, show
+from .common import (
+    EXIT_OK,
+    EXIT_USAGE,
+    open_store,
+    print_json,
+    print_problems,
+    report_error,
+    settings_of,
+    show,
+)
 
 EXIT_CODES = {"DELIVER": 0, "REVISE": 1, "ESCALATE": 3, "PENDING": 4}
 
@@ -35,36 +48,63 @@ class UsageError(Exception):
 def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     _register_aggregate(commands)
     calibrate = commands.add_parser(
-        "calibrate", help="log a human's verdict on a stored scorecard (calibration)",
-        description="Record what a person decided about the work a stored scorecard judged, next to the "
-        "evaluator's verdict. Exit 0 recorded, 2 unknown scorecard or usage error.")
+        "calibrate",
+        help="log a human's verdict on a stored scorecard (calibration)",
+        description=(
+            "Record what a person decided about the work a stored scorecard judged, next to the "
+            "evaluator's verdict. Exit 0 recorded, 2 unknown scorecard or usage error."
+        ),
+    )
     calibrate.add_argument("scorecard_id", type=int, help="the id validate_scorecard returned")
     calibrate.add_argument("verdict", type=str.upper, choices=["ACCEPT", "REVISE", "BLOCK"])
-    calibrate.add_argument("--note", default="", help="why: what the evaluator missed or over-weighted")
+    calibrate.add_argument(
+        "--note", default="", help="why: what the evaluator missed or over-weighted"
+    )
     calibrate.add_argument("--json", action="store_true", help="print the entry as JSON")
     calibrate.set_defaults(handler=run_calibrate)
     report = commands.add_parser(
-        "calibration", help="agreement between evaluators and humans, per evaluator prompt version",
-        description="Agreement rate and Cohen's kappa of evaluator and human verdicts, per evaluator prompt "
-        "version and per evaluator. Exit 0.")
-    report.add_argument("contract_id", nargs="?", help="only this contract's scorecards (default: all)")
+        "calibration",
+        help="agreement between evaluators and humans, per evaluator prompt version",
+        description=(
+            "Agreement rate and Cohen's kappa of evaluator and human verdicts, per evaluator prompt"
+            " version and per evaluator. Exit 0."
+        ),
+    )
+    report.add_argument(
+        "contract_id", nargs="?", help="only this contract's scorecards (default: all)"
+    )
     report.add_argument("--json", action="store_true", help="print the report as JSON")
     report.set_defaults(handler=run_calibration)
 
 
 def _register_aggregate(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser = commands.add_parser(
-        "aggregate", help="combine the evaluators' verdicts: DELIVER, REVISE, ESCALATE or PENDING",
-        description="Decide an iteration from its stored scorecards (plus any given with --scorecards, used "
-        "for this run only): any BLOCK escalates, all ACCEPT delivers, REVISE before the last iteration "
-        "gives a revision brief, REVISE at the last iteration delivers the best iteration.",
+        "aggregate",
+        help="combine the evaluators' verdicts: DELIVER, REVISE, ESCALATE or PENDING",
+        description=(
+            "Decide an iteration from its stored scorecards (plus any given with --scorecards, used"
+            " for this run only): any BLOCK escalates, all ACCEPT delivers, REVISE before the last"
+            " iteration gives a revision brief, REVISE at the last iteration delivers the best"
+            " iteration."
+        ),
         epilog="exit codes: 0 DELIVER, 1 REVISE, 3 ESCALATE, 4 PENDING, 2 usage error",
     )
-    parser.add_argument("contract_id", help="a stored contract id, or an exported contract file (imported first)")
-    parser.add_argument("--iteration", type=int, help="iteration to decide (default: the latest scored)")
-    parser.add_argument("--scorecards", type=Path, metavar="FILE.json", nargs="+",
-                        help="JSON files, each a scorecard or an array of scorecards for this iteration; "
-                        "validated, used for this run only, not stored")
+    parser.add_argument(
+        "contract_id", help="a stored contract id, or an exported contract file (imported first)"
+    )
+    parser.add_argument(
+        "--iteration", type=int, help="iteration to decide (default: the latest scored)"
+    )
+    parser.add_argument(
+        "--scorecards",
+        type=Path,
+        metavar="FILE.json",
+        nargs="+",
+        help=(
+            "JSON files, each a scorecard or an array of scorecards for this iteration; "
+            "validated, used for this run only, not stored"
+        ),
+    )
     parser.add_argument("--json", action="store_true", help="print the full result as JSON")
     parser.set_defaults(handler=run_aggregate)
 
@@ -77,12 +117,22 @@ def run_aggregate(args: argparse.Namespace) -> int:
     store = open_store(settings)
     try:
         args.contract_id = _contract_id(store, args.contract_id)
-        cards = [c for path in args.scorecards for c in _read_scorecards(path)] if args.scorecards else None
+        cards = (
+            [c for path in args.scorecards for c in _read_scorecards(path)]
+            if args.scorecards
+            else None
+        )
         repo = contract_repo(load_contract(store, args.contract_id), None)
         tree = current_tree(repo) if cards else None
-        result = aggregate(args.contract_id, store=store, rubrics=load_rubrics(repo or settings.repo),
-                           iteration=args.iteration, scorecards=cards, now=lambda: datetime.now(timezone.utc),
-                           tree=tree)
+        result = aggregate(
+            args.contract_id,
+            store=store,
+            rubrics=load_rubrics(repo or settings.repo),
+            iteration=args.iteration,
+            scorecards=cards,
+            now=lambda: datetime.now(UTC),
+            tree=tree,
+        )
     except UsageError as exc:
         sys.stderr.write(f"error: {exc}\n")
         return EXIT_USAGE
@@ -129,16 +179,27 @@ def print_result(result: AggregateResult) -> None:
     """Print an aggregate for a person: decision, reason, verdicts, brief, escalation, notes, alerts."""
     print(f"{result.contract_ref}  iteration {result.iteration}: {result.decision}")
     print(f"  {result.reason}")
-    verdicts = " · ".join(f"{name} {verdict}" for name, verdict in result.evaluator_verdicts.items())
-    print(f"verdicts: {verdicts or '-'}" + (f"   missing: {', '.join(result.missing_evaluators)}"
-                                           if result.missing_evaluators else ""))
+    verdicts = " · ".join(
+        f"{name} {verdict}" for name, verdict in result.evaluator_verdicts.items()
+    )
+    print(
+        f"verdicts: {verdicts or '-'}"
+        + (
+            f"   missing: {', '.join(result.missing_evaluators)}"
+            if result.missing_evaluators
+            else ""
+        )
+    )
     _print_scores(result)
     if result.revision_brief is not None:
         _print_brief(result.revision_brief)
     if result.escalation is not None:
         _print_list("escalation", result.escalation.reasons)
     _print_list("notes", result.quality_notes)
-    _print_list("alerts", [f"{a.kind}{' ' + a.dimension if a.dimension else ''}: {a.message}" for a in result.alerts])
+    _print_list(
+        "alerts",
+        [f"{a.kind}{' ' + a.dimension if a.dimension else ''}: {a.message}" for a in result.alerts],
+    )
 
 
 def _print_scores(result: AggregateResult) -> None:
@@ -152,7 +213,11 @@ def _print_scores(result: AggregateResult) -> None:
     if result.delivered_iteration is not None:
         parts.append(f"deliver iteration {result.delivered_iteration}")
     if parts:
-        print("scores: " + "; ".join(parts) + ("" if result.comparable else " (not comparable with earlier ones)"))
+        print(
+            "scores: "
+            + "; ".join(parts)
+            + ("" if result.comparable else " (not comparable with earlier ones)")
+        )
 
 
 def _print_brief(brief: RevisionBrief) -> None:
@@ -182,8 +247,13 @@ def _print_list(title: str, lines: list[str]) -> None:
 def run_calibrate(args: argparse.Namespace) -> int:
     store = open_store(settings_of(args))
     try:
-        record = record_human_verdict(args.scorecard_id, args.verdict, args.note, store=store,
-                                      now=lambda: datetime.now(timezone.utc))
+        record = record_human_verdict(
+            args.scorecard_id,
+            args.verdict,
+            args.note,
+            store=store,
+            now=lambda: datetime.now(UTC),
+        )
     except NotFound as exc:
         return report_error(exc)
     finally:
@@ -191,9 +261,14 @@ def run_calibrate(args: argparse.Namespace) -> int:
     if args.json:
         print_json(record.model_dump(mode="json", by_alias=True))
     else:
-        agreement = {True: "agrees", False: "disagrees", None: "no evaluator verdict"}[record.agrees]
-        print(f"recorded #{record.id}: human {record.human_verdict}, {record.evaluator} {record.evaluator_verdict} "
-              f"({agreement}) on scorecard {record.scorecard_id} of {record.contract_ref}")
+        agreement = {True: "agrees", False: "disagrees", None: "no evaluator verdict"}[
+            record.agrees
+        ]
+        print(
+            f"recorded #{record.id}: human {record.human_verdict}, {record.evaluator}"
+            f" {record.evaluator_verdict} ({agreement}) on scorecard {record.scorecard_id} of"
+            f" {record.contract_ref}"
+        )
     return EXIT_OK
 
 
@@ -210,7 +285,10 @@ def run_calibration(args: argparse.Namespace) -> int:
 def print_report(report: CalibrationReport) -> None:
     """Print agreement per evaluator prompt version, then per evaluator within it."""
     if report.overall is None:
-        print("no human verdict is logged" + (f" for {report.contract_ref}" if report.contract_ref else ""))
+        print(
+            "no human verdict is logged"
+            + (f" for {report.contract_ref}" if report.contract_ref else "")
+        )
         return
     print("overall: " + _agreement(report.overall))
     for version in report.versions:

@@ -6,12 +6,17 @@ import argparse
 import json
 import os
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
-from referee.tools.evidence import evidence_pack, parse_hook, record_call
 from referee.tools.errors import InvalidInput, NotFound
-from referee.tools.evidence import Redactor, secret_env_values
+from referee.tools.evidence import (
+    Redactor,
+    evidence_pack,
+    parse_hook,
+    record_call,
+    secret_env_values,
+)
 from referee.tools.settings import Settings
 
 from .common import EXIT_USAGE, open_store, report_error, settings_of
@@ -19,10 +24,14 @@ from .common import EXIT_USAGE, open_store, report_error, settings_of
 
 def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     capture = commands.add_parser(
-        "capture", help="record a Bash call from the generator's session (Claude Code PostToolUse hook)",
-        description="Reads a PostToolUse hook payload on stdin and records the call as evidence from the "
-        "generator's session (run id G-<session>). Such evidence is visible to evaluators but never enough "
-        "on its own to pass a criterion. Never blocks the agent: problems are reported on stderr, exit 0.",
+        "capture",
+        help="record a Bash call from the generator's session (Claude Code PostToolUse hook)",
+        description=(
+            "Reads a PostToolUse hook payload on stdin and records the call as evidence from the"
+            " generator's session (run id G-<session>). Such evidence is visible to evaluators but"
+            " never enough on its own to pass a criterion. Never blocks the agent: problems are"
+            " reported on stderr, exit 0."
+        ),
     )
     capture.set_defaults(handler=run_capture)
     evidence = commands.add_parser("evidence", help="export evidence packs")
@@ -42,8 +51,12 @@ def run_capture(args: argparse.Namespace) -> int:
         return 0
     root = Path(call.cwd) if call.cwd and Path(call.cwd).is_dir() else None
     settings = Settings.build([root] if root else args.root, home=args.home)
-    item = record_call(open_store(settings), call, Redactor(secret_env_values(os.environ)),
-                       lambda: datetime.now(timezone.utc))
+    item = record_call(
+        open_store(settings),
+        call,
+        Redactor(secret_env_values(os.environ)),
+        lambda: datetime.now(UTC),
+    )
     print(f"referee capture: {item.run_id}/{item.id}", file=sys.stderr)
     return 0
 

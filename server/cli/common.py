@@ -16,7 +16,9 @@ EXIT_OK, EXIT_NEGATIVE, EXIT_USAGE = 0, 1, 2
 
 
 def settings_of(args: argparse.Namespace) -> Settings:
-    return Settings.build(args.root, home=args.home, allow_hosts=getattr(args, "allow_host", None) or ())
+    return Settings.build(
+        args.root, home=args.home, allow_hosts=getattr(args, "allow_host", None) or ()
+    )
 
 
 def open_store(settings: Settings) -> Store:

@@ -4,30 +4,38 @@ from __future__ import annotations
 
 import argparse
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from referee.tools import create_contract as core
 from referee.tools.create_contract import ContractFileError, read_contract_file, to_yaml
 from referee.tools.errors import InvalidInput, NotFound
-from referee.tools.repo import describe_repo
-from referee.tools.paths import confine
-from referee.tools.rubrics import load_rubrics
 from referee.tools.models import CreateContractResult
+from referee.tools.paths import confine
+from referee.tools.repo import describe_repo
+from referee.tools.rubrics import load_rubrics
 from referee.tools.store import contract_ids
 
 from .common import EXIT_USAGE, open_store, print_json, report_error, settings_of
 
 
 def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    parser = commands.add_parser("contract", help="create, show, export and list sprint contracts",
-                                 description="Sprint contracts: write them before any code exists.")
+    parser = commands.add_parser(
+        "contract",
+        help="create, show, export and list sprint contracts",
+        description="Sprint contracts: write them before any code exists.",
+    )
     sub = parser.add_subparsers(dest="contract_command", metavar="ACTION", required=True)
-    create = sub.add_parser("create", help="create a contract from a YAML (or JSON) file",
-                            description="Create a contract from FILE. FILE holds create_contract's fields "
-                            "(goal, task_type, functional, …) or an exported contract, which is imported "
-                            "with its id. Exit 0 created, 1 invalid (every problem listed), 2 usage.")
+    create = sub.add_parser(
+        "create",
+        help="create a contract from a YAML (or JSON) file",
+        description=(
+            "Create a contract from FILE. FILE holds create_contract's fields "
+            "(goal, task_type, functional, …) or an exported contract, which is imported "
+            "with its id. Exit 0 created, 1 invalid (every problem listed), 2 usage."
+        ),
+    )
     create.add_argument("file", type=Path)
     create.add_argument("--repo", help="repository the contract applies to (default: the root)")
     create.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -37,7 +45,9 @@ def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type
     show.add_argument("--view", choices=["evaluator", "generator"], default="evaluator")
     show.add_argument("--json", action="store_true", help="JSON instead of YAML")
     show.set_defaults(handler=run_show)
-    export = sub.add_parser("export", help="write a stored contract as YAML (for CI without the database)")
+    export = sub.add_parser(
+        "export", help="write a stored contract as YAML (for CI without the database)"
+    )
     export.add_argument("contract_id")
     export.add_argument("-o", "--output", type=Path, help="file to write (default: stdout)")
     export.add_argument("--view", choices=["evaluator", "generator"], default="evaluator")
@@ -62,13 +72,20 @@ def run_create(args: argparse.Namespace) -> int:
     return 0
 
 
-def _create_or_import(parsed: Any, args: argparse.Namespace, settings: Any, store: Any) -> CreateContractResult:
+def _create_or_import(
+    parsed: Any, args: argparse.Namespace, settings: Any, store: Any
+) -> CreateContractResult:
     if parsed.contract is not None:
         return core.import_contract(parsed.contract, store=store)
     repo = confine(args.repo, settings.roots, at="--repo") if args.repo else settings.repo
     repo_info = describe_repo(repo)
-    return core.create_contract(parsed.request, store=store, rubrics=load_rubrics(repo_info.root),
-                                repo=repo_info, now=lambda: datetime.now(timezone.utc))
+    return core.create_contract(
+        parsed.request,
+        store=store,
+        rubrics=load_rubrics(repo_info.root),
+        repo=repo_info,
+        now=lambda: datetime.now(UTC),
+    )
 
 
 def _print_created(result: CreateContractResult, as_json: bool) -> None:
@@ -79,8 +96,11 @@ def _print_created(result: CreateContractResult, as_json: bool) -> None:
     criteria = contract.all_criteria()
     hidden = sum(1 for c in criteria if c.holdout)
     print(f"created {contract.id}")
-    print(f"  rubric {contract.rubric_ref} {contract.rubric_version}; evaluators {', '.join(contract.evaluators)}; "
-          f"{len(criteria)} criteria ({hidden} hold-out); max {contract.max_iterations} iterations")
+    print(
+        f"  rubric {contract.rubric_ref} {contract.rubric_version}; evaluators"
+        f" {', '.join(contract.evaluators)}; {len(criteria)} criteria ({hidden} hold-out); max"
+        f" {contract.max_iterations} iterations"
+    )
     for w in result.warnings:
         print(f"  warning {w.path} [{w.code}] {w.message}")
 

@@ -16,13 +16,18 @@ from .common import EXIT_NEGATIVE
 
 def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser = commands.add_parser(
-        "demo", help="run the whole loop on a bundled sample project",
-        description="contract (with a hold-out) → evaluate (tests, browser, static) → two evaluators' "
-        "scorecards validated → aggregate REVISE with a brief → the fix → iteration 2 → DELIVER, and an HTML "
-        "report. The judges are scripted; everything else is referee's real work. Exit 0 when the loop ends "
-        "in DELIVER.",
+        "demo",
+        help="run the whole loop on a bundled sample project",
+        description=(
+            "contract (with a hold-out) → evaluate (tests, browser, static) → two evaluators'"
+            " scorecards validated → aggregate REVISE with a brief → the fix → iteration 2 →"
+            " DELIVER, and an HTML report. The judges are scripted; everything else is referee's"
+            " real work. Exit 0 when the loop ends in DELIVER."
+        ),
     )
-    parser.add_argument("--dir", type=Path, help="where to put the sample (default: a new temporary folder)")
+    parser.add_argument(
+        "--dir", type=Path, help="where to put the sample (default: a new temporary folder)"
+    )
     parser.set_defaults(handler=run)
 
 
@@ -36,5 +41,8 @@ def run(args: argparse.Namespace) -> int:
 
     result = anyio.run(run_demo, workdir, say)
     final = result.decisions[-1] if result.decisions else "none"
-    print(f"\nloop ended in {final} after {len(result.decisions)} iterations, {time.monotonic() - started:.1f} s")
+    print(
+        f"\nloop ended in {final} after {len(result.decisions)} iterations,"
+        f" {time.monotonic() - started:.1f} s"
+    )
     return 0 if final == "DELIVER" else EXIT_NEGATIVE

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import anyio
 
@@ -18,10 +18,13 @@ from .common import EXIT_NEGATIVE, open_store, report_error, settings_of, show
 
 def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser = commands.add_parser(
-        "evaluate", help="run a contract's checks and derive verdicts from the evidence",
-        description="Evaluate the working tree (or --ref) against a contract: referee runs the tests, commands, "
-        "browser checks and static analysis itself. Exit 0 when every criterion referee could judge passed, "
-        "1 otherwise, 2 on usage errors.",
+        "evaluate",
+        help="run a contract's checks and derive verdicts from the evidence",
+        description=(
+            "Evaluate the working tree (or --ref) against a contract: referee runs the tests,"
+            " commands, browser checks and static analysis itself. Exit 0 when every criterion"
+            " referee could judge passed, 1 otherwise, 2 on usage errors."
+        ),
     )
     parser.add_argument("contract_id")
     parser.add_argument("--evaluator", help="run only this evaluator's criteria")
@@ -32,7 +35,9 @@ def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type
     parser.add_argument("--depth", choices=["quick", "standard", "deep"], default="standard")
     parser.add_argument("--isolation", choices=["inplace", "worktree"], default="inplace")
     parser.add_argument("--evaluator-model", help="the judging model, recorded for comparability")
-    parser.add_argument("--allow-host", action="append", default=[], help="let browser checks reach HOST")
+    parser.add_argument(
+        "--allow-host", action="append", default=[], help="let browser checks reach HOST"
+    )
     parser.add_argument("--json", action="store_true", help="print the full result as JSON")
     parser.set_defaults(handler=run)
 
@@ -40,12 +45,25 @@ def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type
 def run(args: argparse.Namespace) -> int:
     settings = settings_of(args)
     store = open_store(settings)
-    request = EvaluateInput(contract_id=args.contract_id, evaluator=args.evaluator, ref=args.ref, base=args.base,
-                            iteration=args.iteration, scope=args.scope, depth=args.depth, isolation=args.isolation,
-                            evaluator_model=args.evaluator_model)
+    request = EvaluateInput(
+        contract_id=args.contract_id,
+        evaluator=args.evaluator,
+        ref=args.ref,
+        base=args.base,
+        iteration=args.iteration,
+        scope=args.scope,
+        depth=args.depth,
+        isolation=args.isolation,
+        evaluator_model=args.evaluator_model,
+    )
     progress = _Progress(enabled=not args.json)
-    deps = EvaluateDeps(store=store, settings=settings, rubrics=load_rubrics,
-                        now=lambda: datetime.now(timezone.utc), on_progress=progress)
+    deps = EvaluateDeps(
+        store=store,
+        settings=settings,
+        rubrics=load_rubrics,
+        now=lambda: datetime.now(UTC),
+        on_progress=progress,
+    )
     try:
         result = anyio.run(evaluate, request, deps)
     except (InvalidInput, NotFound) as exc:
@@ -72,11 +90,15 @@ class _Progress:
 
 def print_summary(ev: Evaluation) -> None:
     print(f"{ev.contract_ref}  iteration {ev.iteration}  run {ev.run_id}")
-    print(f"  tree {ev.target.tree[:12]}  commit {(ev.target.commit or '-')[:12]}  "
-          f"{len(ev.target.changed_files)} changed file(s)  {ev.duration_s:.1f} s")
+    print(
+        f"  tree {ev.target.tree[:12]}  commit {(ev.target.commit or '-')[:12]}  "
+        f"{len(ev.target.changed_files)} changed file(s)  {ev.duration_s:.1f} s"
+    )
     print("criteria:")
     for c in ev.criteria:
-        mark = {"pass": "PASS", "fail": "FAIL", "unscored": "----" if c.pass_ is None else "UNSC"}[c.status]
+        mark = {"pass": "PASS", "fail": "FAIL", "unscored": "----" if c.pass_ is None else "UNSC"}[
+            c.status
+        ]
         print(f"  {mark}  {c.id:<10} {c.reason}  [{', '.join(c.evidence_ids)}]")
     print("dimensions:")
     for key, d in ev.dimensions.items():
@@ -90,5 +112,11 @@ def print_summary(ev: Evaluation) -> None:
         print(f"tree changed by the checks: {', '.join(ev.tree_changed.paths)}")
     needs = ev.needs_judgment
     if needs.criteria or needs.dimensions:
-        print(f"needs judgement: criteria {needs.criteria or '-'}; dimensions {needs.dimensions or '-'}")
-    print(f"verdict: {ev.verdict or 'pending judgement'}" + (f" ({ev.weighted_score})" if ev.weighted_score is not None else ""))
+        print(
+            f"needs judgement: criteria {needs.criteria or '-'}; dimensions"
+            f" {needs.dimensions or '-'}"
+        )
+    print(
+        f"verdict: {ev.verdict or 'pending judgement'}"
+        + (f" ({ev.weighted_score})" if ev.weighted_score is not None else "")
+    )

@@ -15,14 +15,20 @@ from .common import EXIT_OK, EXIT_USAGE, open_store, print_json, report_error, s
 
 def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser = commands.add_parser(
-        "report", help="print the report of a contract or an evaluation run",
-        description="Print the Markdown report of a contract (SC-…) or of one evaluation run (R…): summary, "
-        "dimension scores, ranked findings, improvement priorities, anti-gaming results, alerts, criteria, "
-        "trends and the evidence index. Exit 0 when the report was produced, 2 for an unknown id.",
+        "report",
+        help="print the report of a contract or an evaluation run",
+        description=(
+            "Print the Markdown report of a contract (SC-…) or of one evaluation run (R…): summary,"
+            " dimension scores, ranked findings, improvement priorities, anti-gaming results,"
+            " alerts, criteria, trends and the evidence index. Exit 0 when the report was produced,"
+            " 2 for an unknown id."
+        ),
     )
     parser.add_argument("report_id", metavar="ID", help="a contract id (SC-…) or a run id (R…)")
     output = parser.add_mutually_exclusive_group()
-    output.add_argument("--html", metavar="FILE", help="write a self-contained HTML page to FILE and print its path")
+    output.add_argument(
+        "--html", metavar="FILE", help="write a self-contained HTML page to FILE and print its path"
+    )
     output.add_argument("--json", action="store_true", help="print the report's sections as JSON")
     parser.set_defaults(handler=run)
 

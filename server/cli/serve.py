@@ -12,18 +12,32 @@ from .common import EXIT_USAGE, settings_of
 
 def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser = commands.add_parser(
-        "serve", help="run the MCP server (stdio by default, --http for streamable HTTP)",
-        description="Run referee's MCP server. Over stdio nothing but protocol is written to stdout; logs go "
-        "to stderr. Claude Code: claude mcp add referee -- referee serve. With --http it serves "
-        "http://HOST:PORT/mcp, loopback by default; binding any other address requires --token, and every "
-        "request must then carry Authorization: Bearer TOKEN.",
+        "serve",
+        help="run the MCP server (stdio by default, --http for streamable HTTP)",
+        description=(
+            "Run referee's MCP server. Over stdio nothing but protocol is written to stdout; logs"
+            " go to stderr. Claude Code: claude mcp add referee -- referee serve. With --http it"
+            " serves http://HOST:PORT/mcp, loopback by default; binding any other address requires"
+            " --token, and every request must then carry Authorization: Bearer TOKEN."
+        ),
     )
-    parser.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
-    parser.add_argument("--host", default="127.0.0.1", help="address to bind with --http (default 127.0.0.1)")
+    parser.add_argument(
+        "--http", action="store_true", help="serve streamable HTTP instead of stdio"
+    )
+    parser.add_argument(
+        "--host", default="127.0.0.1", help="address to bind with --http (default 127.0.0.1)"
+    )
     parser.add_argument("--port", type=int, default=8765, help="port with --http (default 8765)")
-    parser.add_argument("--token", default=None, help="bearer token required from clients (default $REFEREE_TOKEN)")
-    parser.add_argument("--allow-host", action="append", default=[], metavar="HOST",
-                        help="let browser checks reach this non-loopback host (repeatable)")
+    parser.add_argument(
+        "--token", default=None, help="bearer token required from clients (default $REFEREE_TOKEN)"
+    )
+    parser.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="HOST",
+        help="let browser checks reach this non-loopback host (repeatable)",
+    )
     parser.set_defaults(handler=run)
 
 

@@ -16,16 +16,24 @@ from .common import EXIT_NEGATIVE, settings_of
 
 def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     init = commands.add_parser(
-        "init", help="write .mcp.json, an evaluator agent, a CI example and a capture hook",
-        description="Adopt referee in a repository: " + "; ".join(f"{f.path} ({f.purpose})" for f in init_files())
-        + ". Existing files are never overwritten (unless --force); exit 1 when nothing was written.",
+        "init",
+        help="write .mcp.json, an evaluator agent, a CI example and a capture hook",
+        description="Adopt referee in a repository: "
+        + "; ".join(f"{f.path} ({f.purpose})" for f in init_files())
+        + ". Existing files are never overwritten (unless --force); exit 1 when nothing was"
+        " written.",
     )
     init.add_argument("path", nargs="?", type=Path, help="repository (default: the root)")
     init.add_argument("--force", action="store_true", help="overwrite existing files")
     init.set_defaults(handler=run_init)
-    doctor = commands.add_parser("doctor", help="check git, Chromium, analysers and versions",
-                                 description="Report what referee found on this machine. Exit 1 when something "
-                                 "essential (git) is missing; a missing Chromium only disables browser checks.")
+    doctor = commands.add_parser(
+        "doctor",
+        help="check git, Chromium, analysers and versions",
+        description=(
+            "Report what referee found on this machine. Exit 1 when something "
+            "essential (git) is missing; a missing Chromium only disables browser checks."
+        ),
+    )
     doctor.set_defaults(handler=run_doctor)
 
 
@@ -37,7 +45,9 @@ def run_init(args: argparse.Namespace) -> int:
     for path in result.kept:
         print(f"kept  {path} (exists; not overwritten)")
     if result.written:
-        print("next: claude mcp add referee -- referee serve   (or approve .mcp.json in Claude Code)")
+        print(
+            "next: claude mcp add referee -- referee serve   (or approve .mcp.json in Claude Code)"
+        )
     return 0 if result.written else EXIT_NEGATIVE
 
 
@@ -74,9 +84,15 @@ def run_doctor(args: argparse.Namespace) -> int:
     settings = settings_of(args)
     git = _git()
     rows = [
-        ("referee", _version("referee")), ("python", sys.version.split()[0]), ("mcp", _version("mcp")),
-        ("playwright", _version("playwright")), ("git", git or "not found"), ("chromium", _chromium()),
-        ("jscpd", _jscpd()), ("store", str(settings.home)), ("root", ", ".join(map(str, settings.roots))),
+        ("referee", _version("referee")),
+        ("python", sys.version.split()[0]),
+        ("mcp", _version("mcp")),
+        ("playwright", _version("playwright")),
+        ("git", git or "not found"),
+        ("chromium", _chromium()),
+        ("jscpd", _jscpd()),
+        ("store", str(settings.home)),
+        ("root", ", ".join(map(str, settings.roots))),
     ]
     width = max(len(k) for k, _ in rows)
     for key, value in rows:

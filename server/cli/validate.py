@@ -11,14 +11,13 @@ import argparse
 import json
 import sys
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from referee.tools.create_contract import ContractFileError, load_contract_file
 from referee.tools.errors import InvalidInput, NotFound, Problem
-from referee.tools.models import Contract
-from referee.tools.models import ValidationResult
+from referee.tools.models import Contract, ValidationResult
 from referee.tools.rubrics import RubricSet, load_rubrics
 from referee.tools.settings import Settings
 from referee.tools.store import Store, load_contract
@@ -58,24 +57,47 @@ class Session:
 
 def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser = commands.add_parser(
-        "validate", help="validate scorecards against the schema, a contract and the recorded evidence",
-        description="Validate scorecards (canonical or 1–10 tenpoint). Every problem is listed with a JSON "
-        "pointer, a code and what to fix. With --contract FILE.yaml (an exported contract) no database is "
-        "needed. A valid scorecard is recorded as its evaluator's verdict when the contract is stored.",
-        epilog="exit codes: 0 all valid, 1 any invalid, 2 usage error (missing file, unparsable JSON, unknown "
-        "contract). Codes: the README",
+        "validate",
+        help="validate scorecards against the schema, a contract and the recorded evidence",
+        description=(
+            "Validate scorecards (canonical or 1–10 tenpoint). Every problem is listed with a JSON"
+            " pointer, a code and what to fix. With --contract FILE.yaml (an exported contract) no"
+            " database is needed. A valid scorecard is recorded as its evaluator's verdict when the"
+            " contract is stored."
+        ),
+        epilog=(
+            "exit codes: 0 all valid, 1 any invalid, 2 usage error (missing file, unparsable JSON,"
+            " unknown contract). Codes: the README"
+        ),
     )
-    parser.add_argument("files", nargs="+", metavar="FILE",
-                        help="a JSON scorecard or a JSON array of scorecards; - reads standard input")
-    parser.add_argument("--contract", metavar="ID|FILE",
-                        help="a stored contract id or an exported contract file (default: each scorecard's contract_ref)")
+    parser.add_argument(
+        "files",
+        nargs="+",
+        metavar="FILE",
+        help="a JSON scorecard or a JSON array of scorecards; - reads standard input",
+    )
+    parser.add_argument(
+        "--contract",
+        metavar="ID|FILE",
+        help=(
+            "a stored contract id or an exported contract file (default: each scorecard's"
+            " contract_ref)"
+        ),
+    )
     parser.add_argument("--format", choices=["auto", "referee", "tenpoint"], default="auto")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     parser.add_argument("--no-store", action="store_true", help="do not record valid scorecards")
-    parser.add_argument("--variant", choices=["original", "perturbed"], default="original",
-                        help="perturbed: the re-scoring of the anti-gaming copy (evaluate --depth deep)")
-    parser.add_argument("--require-evidence", action="store_true",
-                        help="fail when no recorded evaluation is available to check the evidence against")
+    parser.add_argument(
+        "--variant",
+        choices=["original", "perturbed"],
+        default="original",
+        help="perturbed: the re-scoring of the anti-gaming copy (evaluate --depth deep)",
+    )
+    parser.add_argument(
+        "--require-evidence",
+        action="store_true",
+        help="fail when no recorded evaluation is available to check the evidence against",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -108,7 +130,9 @@ def read_items(name: str) -> list[Item]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise UsageError(f"{source} is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}") from exc
+        raise UsageError(
+            f"{source} is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
+        ) from exc
     if isinstance(data, list):
         return [Item(source, i, card) for i, card in enumerate(data)]
     return [Item(source, None, data)]
@@ -126,9 +150,14 @@ def open_session(settings: Settings, contract_arg: str | None) -> Session:
         return session
     if Path(contract_arg).suffix in _CONTRACT_SUFFIXES or Path(contract_arg).is_file():
         session.contract = _contract_file(Path(contract_arg))
-        session.contract_stored = _stored_copy(session.store, session.contract.id) == session.contract
+        session.contract_stored = (
+            _stored_copy(session.store, session.contract.id) == session.contract
+        )
     else:
-        session.contract, session.contract_stored = _stored_contract(session, contract_arg, "--contract"), True
+        session.contract, session.contract_stored = (
+            _stored_contract(session, contract_arg, "--contract"),
+            True,
+        )
     return session
 
 
@@ -153,11 +182,15 @@ def _stored_copy(store: Store | None, contract_id: str) -> Contract | None:
 
 def _stored_contract(session: Session, contract_id: str, where: str) -> Contract:
     if session.store is None:
-        raise UsageError(f"unknown contract {contract_id} ({where}): there is no referee database at "
-                         f"{session.settings.home}; pass an exported contract with --contract FILE.yaml")
+        raise UsageError(
+            f"unknown contract {contract_id} ({where}): there is no referee database at "
+            f"{session.settings.home}; pass an exported contract with --contract FILE.yaml"
+        )
     found = _stored_copy(session.store, contract_id)
     if found is None:
-        raise UsageError(f"unknown contract {contract_id} ({where}): it is not stored in {session.settings.home}")
+        raise UsageError(
+            f"unknown contract {contract_id} ({where}): it is not stored in {session.settings.home}"
+        )
     return found
 
 
@@ -175,17 +208,27 @@ def contract_for(session: Session, item: Item) -> Contract | None:
     return _stored_contract(session, ref, item.label)
 
 
-def _validate(session: Session, item: Item, contract: Contract | None, args: argparse.Namespace) -> ValidationResult:
+def _validate(
+    session: Session, item: Item, contract: Contract | None, args: argparse.Namespace
+) -> ValidationResult:
     stored = contract is not None and (session.contract is None or session.contract_stored)
     store = session.store if stored else None
     evidence = None
     # The person running the CLI chose the contract file: its repo needs no confinement.
     repo = contract_repo(contract, None) if contract is not None else None
     if session.store is not None and contract is not None and isinstance(item.scorecard, dict):
-        evidence = evidence_context(session.store, session.settings.home, repo, contract.id, item.scorecard)
+        evidence = evidence_context(
+            session.store, session.settings.home, repo, contract.id, item.scorecard
+        )
     return validate_and_store(
-        item.scorecard, contract=contract, rubrics=_rubrics(session, repo), format=args.format, evidence=evidence,
-        store=store, store_result=store is not None and not args.no_store, now=lambda: datetime.now(timezone.utc),
+        item.scorecard,
+        contract=contract,
+        rubrics=_rubrics(session, repo),
+        format=args.format,
+        evidence=evidence,
+        store=store,
+        store_result=store is not None and not args.no_store,
+        now=lambda: datetime.now(UTC),
         variant=args.variant,
         require_evidence=args.require_evidence,
     )
@@ -201,7 +244,10 @@ def _rubrics(session: Session, repo: Path | None) -> RubricSet:
 
 def _print(results: list[tuple[Item, ValidationResult]], as_json: bool) -> None:
     if as_json:
-        docs = [{"source": item.source, "index": item.index, **result.model_dump(mode="json")} for item, result in results]
+        docs = [
+            {"source": item.source, "index": item.index, **result.model_dump(mode="json")}
+            for item, result in results
+        ]
         print_json({"valid": all(r.valid for _, r in results), "results": docs})
         return
     for item, result in results:
@@ -221,13 +267,26 @@ def _print_one(item: Item, result: ValidationResult) -> None:
 
 def _headline(result: ValidationResult) -> str:
     computed = result.computed
-    parts = ["valid" if result.valid else f"INVALID ({len(result.errors)} error{'s' if len(result.errors) != 1 else ''})"]
+    parts = [
+        (
+            "valid"
+            if result.valid
+            else f"INVALID ({len(result.errors)} error{'s' if len(result.errors) != 1 else ''})"
+        )
+    ]
     if computed.verdict is not None:
-        parts.append(f"verdict {computed.verdict}" if result.valid else f"computed verdict {computed.verdict}")
+        parts.append(
+            f"verdict {computed.verdict}"
+            if result.valid
+            else f"computed verdict {computed.verdict}"
+        )
     if computed.weighted_score is not None:
         parts.append(f"weighted {computed.weighted_score:g} ({computed.normalized:g}/100)")
     if result.stored:
-        parts.append(f"stored #{result.scorecard_id}" + (" (replaced the earlier one)" if result.replaced else ""))
+        parts.append(
+            f"stored #{result.scorecard_id}"
+            + (" (replaced the earlier one)" if result.replaced else "")
+        )
     return " · ".join(parts)
 
 

@@ -27,7 +27,10 @@ try:
 except ChromiumNotFound as exc:
     NO_BROWSER = str(exc)
 
-pytestmark = [pytest.mark.anyio, pytest.mark.skipif(NO_BROWSER is not None, reason=f"no Chromium: {NO_BROWSER}")]
+pytestmark = [
+    pytest.mark.anyio,
+    pytest.mark.skipif(NO_BROWSER is not None, reason=f"no Chromium: {NO_BROWSER}"),
+]
 
 
 def free_port() -> int:
@@ -66,20 +69,63 @@ def _server_pids(port: int) -> list[int]:
 
 async def test_served_app_is_clicked_through_and_broken_pages_fail(agent: Client) -> None:
     port = free_port()
-    created = await agent.call_tool("create_contract", {
-        "goal": "A page with a working button.", "task_type": "feature", "has_ui": True, "out_of_scope": ["styling"],
-        "serve": {"argv": [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1", "--directory", "web"],
-                  "url": f"http://127.0.0.1:{port}/"},
-        "functional": [
-            {"criterion": "the button says Clicked", "verification_method": "e2e", "check": {
-                "kind": "browser", "url": "/button.html", "steps": [{"action": "click", "selector": "#go"}],
-                "expect": [{"type": "visible", "text": "Clicked"}, {"type": "no_console_errors"},
-                           {"type": "no_failed_requests"}, {"type": "title_contains", "value": "Button"}]}},
-            {"criterion": "no script errors", "verification_method": "e2e", "check": {
-                "kind": "browser", "url": "/throws.html", "expect": [{"type": "no_console_errors"}]}},
-            {"criterion": "no failed requests", "verification_method": "e2e", "check": {
-                "kind": "browser", "url": "/broken-fetch.html", "expect": [{"type": "no_failed_requests"}]}},
-        ]})
+    created = await agent.call_tool(
+        "create_contract",
+        {
+            "goal": "A page with a working button.",
+            "task_type": "feature",
+            "has_ui": True,
+            "out_of_scope": ["styling"],
+            "serve": {
+                "argv": [
+                    sys.executable,
+                    "-m",
+                    "http.server",
+                    str(port),
+                    "--bind",
+                    "127.0.0.1",
+                    "--directory",
+                    "web",
+                ],
+                "url": f"http://127.0.0.1:{port}/",
+            },
+            "functional": [
+                {
+                    "criterion": "the button says Clicked",
+                    "verification_method": "e2e",
+                    "check": {
+                        "kind": "browser",
+                        "url": "/button.html",
+                        "steps": [{"action": "click", "selector": "#go"}],
+                        "expect": [
+                            {"type": "visible", "text": "Clicked"},
+                            {"type": "no_console_errors"},
+                            {"type": "no_failed_requests"},
+                            {"type": "title_contains", "value": "Button"},
+                        ],
+                    },
+                },
+                {
+                    "criterion": "no script errors",
+                    "verification_method": "e2e",
+                    "check": {
+                        "kind": "browser",
+                        "url": "/throws.html",
+                        "expect": [{"type": "no_console_errors"}],
+                    },
+                },
+                {
+                    "criterion": "no failed requests",
+                    "verification_method": "e2e",
+                    "check": {
+                        "kind": "browser",
+                        "url": "/broken-fetch.html",
+                        "expect": [{"type": "no_failed_requests"}],
+                    },
+                },
+            ],
+        },
+    )
     assert created.is_error is False, created.content
     cid = created.structured_content["contract"]["id"]
     result = await agent.call_tool("evaluate", {"contract_id": cid})
@@ -88,7 +134,9 @@ async def test_served_app_is_clicked_through_and_broken_pages_fail(agent: Client
     status = {c["id"]: c["status"] for c in ev["criteria"]}
     assert status == {"AC-F-001": "pass", "AC-F-002": "fail", "AC-F-003": "fail"}
     first = ev["criteria"][0]["evidence_ids"][0]
-    item = json.loads((await agent.read_resource(f"evidence://{ev['run_id']}/{first}")).contents[0].text)
+    item = json.loads(
+        (await agent.read_resource(f"evidence://{ev['run_id']}/{first}")).contents[0].text
+    )
     shots = [a for a in item["artifacts"] if a.endswith(".png")]
     assert shots and Path(shots[0]).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "button" in item["stdout"].lower()  # the ARIA snapshot is part of the evidence
@@ -98,17 +146,49 @@ async def test_served_app_is_clicked_through_and_broken_pages_fail(agent: Client
     assert _server_pids(port) == []
 
 
-async def test_a_server_that_never_gets_ready_leaves_browser_criteria_unscored(agent: Client) -> None:
+async def test_a_server_that_never_gets_ready_leaves_browser_criteria_unscored(
+    agent: Client,
+) -> None:
     port = free_port()
-    created = await agent.call_tool("create_contract", {
-        "goal": "g", "has_ui": True, "out_of_scope": ["x"],
-        "serve": {"argv": [sys.executable, "-c", "import sys; print('boom', file=sys.stderr); sys.exit(3)"],
-                  "url": f"http://127.0.0.1:{port}/", "ready_timeout_s": 5},
-        "functional": [{"criterion": "page", "verification_method": "e2e", "check": {
-            "kind": "browser", "url": "/button.html", "expect": [{"type": "visible", "text": "Go"}]}}]})
+    created = await agent.call_tool(
+        "create_contract",
+        {
+            "goal": "g",
+            "has_ui": True,
+            "out_of_scope": ["x"],
+            "serve": {
+                "argv": [
+                    sys.executable,
+                    "-c",
+                    "import sys; print('boom', file=sys.stderr); sys.exit(3)",
+                ],
+                "url": f"http://127.0.0.1:{port}/",
+                "ready_timeout_s": 5,
+            },
+            "functional": [
+                {
+                    "criterion": "page",
+                    "verification_method": "e2e",
+                    "check": {
+                        "kind": "browser",
+                        "url": "/button.html",
+                        "expect": [{"type": "visible", "text": "Go"}],
+                    },
+                }
+            ],
+        },
+    )
     cid = created.structured_content["contract"]["id"]
     ev = (await agent.call_tool("evaluate", {"contract_id": cid})).structured_content
     crit = ev["criteria"][0]
-    assert crit["status"] == "unscored" and crit["pass"] is False and "never became ready" in crit["reason"]
-    item = json.loads((await agent.read_resource(f"evidence://{ev['run_id']}/{crit['evidence_ids'][0]}")).contents[0].text)
+    assert (
+        crit["status"] == "unscored"
+        and crit["pass"] is False
+        and "never became ready" in crit["reason"]
+    )
+    item = json.loads(
+        (await agent.read_resource(f"evidence://{ev['run_id']}/{crit['evidence_ids'][0]}"))
+        .contents[0]
+        .text
+    )
     assert "boom" in item["stderr"]

@@ -27,7 +27,9 @@ def run(repo: Path, *args: str) -> int:
     return main(["--root", str(repo), *args])
 
 
-def test_deliver_exits_0(repo: Path, store: Store, contract: Contract, capsys: pytest.CaptureFixture[str]) -> None:
+def test_deliver_exits_0(
+    repo: Path, store: Store, contract: Contract, capsys: pytest.CaptureFixture[str]
+) -> None:
     store_card(store, contract, card(contract, "judge", 1, 3))
     store_card(store, contract, card(contract, "radar", 1, 2))
     assert run(repo, "aggregate", contract.id) == 0
@@ -35,36 +37,56 @@ def test_deliver_exits_0(repo: Path, store: Store, contract: Contract, capsys: p
     assert f"{contract.id}  iteration 1: DELIVER" in out and "judge ACCEPT · radar ACCEPT" in out
 
 
-def test_revise_exits_1_and_prints_the_brief_in_order(repo: Path, store: Store, contract: Contract,
-                                                       capsys: pytest.CaptureFixture[str]) -> None:
-    store_card(store, contract, card(contract, "judge", 1, {"craft": 1}, issues=[
-        issue("LOW", "Rename the helper", "app/util.py:3"),
-        issue("MEDIUM", "Error message reveals whether the user exists", "app/login.py:30"),
-        issue("CRITICAL", "Session id is predictable", "app/session.py:5")]))
+def test_revise_exits_1_and_prints_the_brief_in_order(
+    repo: Path, store: Store, contract: Contract, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store_card(
+        store,
+        contract,
+        card(
+            contract,
+            "judge",
+            1,
+            {"craft": 1},
+            issues=[
+                issue("LOW", "Rename the helper", "app/util.py:3"),
+                issue("MEDIUM", "Error message reveals whether the user exists", "app/login.py:30"),
+                issue("CRITICAL", "Session id is predictable", "app/session.py:5"),
+            ],
+        ),
+    )
     store_card(store, contract, card(contract, "radar", 1, 3))
     assert run(repo, "aggregate", contract.id) == 1
     out = capsys.readouterr().out
-    assert out.index("[CRITICAL] Session id") < out.index("[MEDIUM] Error message") < out.index("deferred")
+    assert (
+        out.index("[CRITICAL] Session id")
+        < out.index("[MEDIUM] Error message")
+        < out.index("deferred")
+    )
     assert "revision brief (iteration 1 → 2)" in out and "[LOW] Rename the helper" in out
 
 
-def test_escalate_exits_3(repo: Path, store: Store, contract: Contract, capsys: pytest.CaptureFixture[str]) -> None:
+def test_escalate_exits_3(
+    repo: Path, store: Store, contract: Contract, capsys: pytest.CaptureFixture[str]
+) -> None:
     store_card(store, contract, card(contract, "judge", 1, {"security": 0}))
     store_card(store, contract, card(contract, "radar", 1, 3))
     assert run(repo, "aggregate", contract.id) == 3
     assert "judge returned BLOCK" in capsys.readouterr().out
 
 
-def test_pending_exits_4_and_json_output_is_the_full_result(repo: Path, store: Store, contract: Contract,
-                                                             capsys: pytest.CaptureFixture[str]) -> None:
+def test_pending_exits_4_and_json_output_is_the_full_result(
+    repo: Path, store: Store, contract: Contract, capsys: pytest.CaptureFixture[str]
+) -> None:
     store_card(store, contract, card(contract, "judge", 1, 3))
     assert run(repo, "aggregate", contract.id, "--json") == 4
     data = json.loads(capsys.readouterr().out)
     assert data["decision"] == "PENDING" and data["missing_evaluators"] == ["radar"]
 
 
-def test_at_the_bound_the_best_iteration_is_delivered_with_exit_0(repo: Path, store: Store, contract: Contract,
-                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+def test_at_the_bound_the_best_iteration_is_delivered_with_exit_0(
+    repo: Path, store: Store, contract: Contract, capsys: pytest.CaptureFixture[str]
+) -> None:
     for iteration, judge in [(1, 3), (2, {"craft": 1, "security": 1})]:
         store_card(store, contract, card(contract, "judge", iteration, judge))
         store_card(store, contract, card(contract, "radar", iteration, {"craft": 1}))
@@ -72,17 +94,25 @@ def test_at_the_bound_the_best_iteration_is_delivered_with_exit_0(repo: Path, st
     assert "deliver iteration 1" in capsys.readouterr().out
 
 
-def test_inline_scorecards_file_is_used_not_stored(repo: Path, store: Store, contract: Contract,
-                                                   tmp_path: Path) -> None:
+def test_inline_scorecards_file_is_used_not_stored(
+    repo: Path, store: Store, contract: Contract, tmp_path: Path
+) -> None:
     path = tmp_path / "cards.json"
-    path.write_text(json.dumps([card(contract, "judge", 1, 3), card(contract, "radar", 1, 3)]), encoding="utf-8")
+    path.write_text(
+        json.dumps([card(contract, "judge", 1, 3), card(contract, "radar", 1, 3)]), encoding="utf-8"
+    )
     assert run(repo, "aggregate", contract.id, "--scorecards", str(path)) == 0
     assert scorecards_for(store, contract.id) == []
 
 
 @pytest.mark.parametrize("content", ["not json", "[]", None])
-def test_usage_errors_exit_2(repo: Path, contract: Contract, tmp_path: Path, content: str | None,
-                             capsys: pytest.CaptureFixture[str]) -> None:
+def test_usage_errors_exit_2(
+    repo: Path,
+    contract: Contract,
+    tmp_path: Path,
+    content: str | None,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     path = tmp_path / "cards.json"
     if content is not None:
         path.write_text(content, encoding="utf-8")
@@ -90,8 +120,9 @@ def test_usage_errors_exit_2(repo: Path, contract: Contract, tmp_path: Path, con
     assert "error:" in capsys.readouterr().err
 
 
-def test_an_invalid_inline_scorecard_or_unknown_contract_exits_2(repo: Path, contract: Contract, tmp_path: Path,
-                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+def test_an_invalid_inline_scorecard_or_unknown_contract_exits_2(
+    repo: Path, contract: Contract, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     bad = card(contract, "radar", 1, 3)
     del bad["provider"]
     path = tmp_path / "cards.json"
@@ -102,20 +133,26 @@ def test_an_invalid_inline_scorecard_or_unknown_contract_exits_2(repo: Path, con
     assert run(repo, "aggregate", contract.id, "--iteration", "0") == 2
 
 
-def test_calibrate_and_report(repo: Path, store: Store, contract: Contract, capsys: pytest.CaptureFixture[str]) -> None:
+def test_calibrate_and_report(
+    repo: Path, store: Store, contract: Contract, capsys: pytest.CaptureFixture[str]
+) -> None:
     ident = store_card(store, contract, card(contract, "judge", 1, {"craft": 1}))
     assert run(repo, "calibrate", str(ident), "accept", "--note", "generated code") == 0
     assert "human ACCEPT, judge REVISE (disagrees)" in capsys.readouterr().out
     assert run(repo, "calibration", contract.id) == 0
     out = capsys.readouterr().out
-    assert "overall: 1 verdict(s), agreement 0%" in out and f"prompt {contract.evaluator_prompt_version}" in out
+    assert (
+        "overall: 1 verdict(s), agreement 0%" in out
+        and f"prompt {contract.evaluator_prompt_version}" in out
+    )
     assert run(repo, "calibration", "--json") == 0
     assert json.loads(capsys.readouterr().out)["overall"]["count"] == 1
     assert run(repo, "calibrate", "9999", "ACCEPT") == 2
 
 
 def test_ci_can_aggregate_committed_scorecards_against_an_exported_contract(
-        repo: Path, tmp_path: Path, store: Store, contract: Contract, capsys: pytest.CaptureFixture[str]) -> None:
+    repo: Path, tmp_path: Path, store: Store, contract: Contract, capsys: pytest.CaptureFixture[str]
+) -> None:
     exported = tmp_path / "contract.yaml"
     assert run(repo, "contract", "export", contract.id, "-o", str(exported)) == 0
     files = []
@@ -124,5 +161,19 @@ def test_ci_can_aggregate_committed_scorecards_against_an_exported_contract(
         path.write_text(json.dumps(card(contract, name, 1, score)), encoding="utf-8")
         files.append(str(path))
     fresh = tmp_path / "ci-home"
-    assert main(["--root", str(repo), "--home", str(fresh), "aggregate", str(exported), "--scorecards", *files]) == 0
+    assert (
+        main(
+            [
+                "--root",
+                str(repo),
+                "--home",
+                str(fresh),
+                "aggregate",
+                str(exported),
+                "--scorecards",
+                *files,
+            ]
+        )
+        == 0
+    )
     assert "DELIVER" in capsys.readouterr().out

@@ -29,7 +29,9 @@ def run(repo: Path, *args: str) -> int:
     return main(["--root", str(repo), *args])
 
 
-def test_contract_create_show_export_roundtrip(repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_contract_create_show_export_roundtrip(
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     source = tmp_path / "contract.yaml"
     source.write_text(CONTRACT_YAML, encoding="utf-8")
     assert run(repo, "contract", "create", str(source)) == 0
@@ -44,19 +46,28 @@ def test_contract_create_show_export_roundtrip(repo: Path, tmp_path: Path, capsy
     assert doc["id"] == cid and len(doc["acceptance_criteria"]["functional"]) == 2
     # Importing the exported file into a fresh store keeps the id.
     other = tmp_path / "elsewhere"
-    assert main(["--root", str(repo), "--home", str(other), "contract", "create", str(exported)]) == 0
+    assert (
+        main(["--root", str(repo), "--home", str(other), "contract", "create", str(exported)]) == 0
+    )
     assert cid in capsys.readouterr().out
 
 
-def test_contract_create_lists_every_problem_and_exits_1(repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_contract_create_lists_every_problem_and_exits_1(
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     source = tmp_path / "bad.yaml"
-    source.write_text("goal: g\nmax_iterations: 8\nfunctional:\n  - {criterion: x, verification_method: test}\n", encoding="utf-8")
+    source.write_text(
+        "goal: g\nmax_iterations: 8\nfunctional:\n  - {criterion: x, verification_method: test}\n",
+        encoding="utf-8",
+    )
     assert run(repo, "contract", "create", str(source)) == 1
     err = capsys.readouterr().err
     assert "/max_iterations" in err and "/functional/0/check" in err
 
 
-def test_contract_create_of_a_broken_yaml_is_a_usage_error(repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_contract_create_of_a_broken_yaml_is_a_usage_error(
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     source = tmp_path / "broken.yaml"
     source.write_text("goal: [unclosed\n", encoding="utf-8")
     assert run(repo, "contract", "create", str(source)) == 2
@@ -69,14 +80,21 @@ def test_unknown_contract_is_a_usage_error(repo: Path, capsys: pytest.CaptureFix
 
 
 def test_version_and_help_from_the_installed_command() -> None:
-    done = subprocess.run([sys.executable, "-m", "referee.server.cli", "--version"], capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "referee.server.cli", "--version"], capture_output=True, text=True
+    )
     assert done.returncode == 0 and done.stdout.startswith("referee ")
-    helped = subprocess.run([sys.executable, "-m", "referee.server.cli", "contract", "create", "--help"],
-                            capture_output=True, text=True)
+    helped = subprocess.run(
+        [sys.executable, "-m", "referee.server.cli", "contract", "create", "--help"],
+        capture_output=True,
+        text=True,
+    )
     assert helped.returncode == 0 and "exported contract" in helped.stdout
 
 
-def test_root_may_follow_the_command(repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_root_may_follow_the_command(
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     source = tmp_path / "contract.yaml"
     source.write_text(CONTRACT_YAML, encoding="utf-8")
     assert main(["contract", "create", str(source), "--root", str(repo)]) == 0

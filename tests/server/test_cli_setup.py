@@ -9,13 +9,17 @@ import pytest
 from referee.server.cli import main
 
 
-def test_init_writes_the_files_and_refuses_to_overwrite(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_init_writes_the_files_and_refuses_to_overwrite(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["--root", str(repo), "init"]) == 0
     mcp = json.loads((repo / ".mcp.json").read_text(encoding="utf-8"))
     assert mcp["mcpServers"]["referee"] == {"command": "referee", "args": ["serve"]}
     agent = (repo / ".claude" / "agents" / "referee-evaluator.md").read_text(encoding="utf-8")
     assert "mcp__referee__evaluate" in agent and "must not change it" in agent
-    assert "referee validate" in (repo / ".github" / "workflows" / "referee.yml").read_text(encoding="utf-8")
+    assert "referee validate" in (repo / ".github" / "workflows" / "referee.yml").read_text(
+        encoding="utf-8"
+    )
     hook = json.loads((repo / ".claude" / "settings.json").read_text(encoding="utf-8"))
     assert hook["hooks"]["PostToolUse"][0]["hooks"][0]["command"] == "referee capture"
     (repo / ".mcp.json").write_text("{}", encoding="utf-8")
@@ -30,11 +34,17 @@ def test_doctor_reports_git_and_chromium(repo: Path, capsys: pytest.CaptureFixtu
     assert "git version" in out and "chromium" in out and str(repo) in out
 
 
-def test_capture_records_redacted_generator_evidence(repo: Path, monkeypatch: pytest.MonkeyPatch,
-                                                     capsys: pytest.CaptureFixture[str]) -> None:
+def test_capture_records_redacted_generator_evidence(
+    repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     token = "ghp_" + "Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2"
-    payload = {"session_id": "s1", "cwd": str(repo), "tool_name": "Bash", "tool_input": {"command": "make test"},
-               "tool_response": {"stdout": f"ok {token}\n", "stderr": "", "exit_code": 0}}
+    payload = {
+        "session_id": "s1",
+        "cwd": str(repo),
+        "tool_name": "Bash",
+        "tool_input": {"command": "make test"},
+        "tool_response": {"stdout": f"ok {token}\n", "stderr": "", "exit_code": 0},
+    }
     for _ in range(2):
         monkeypatch.setattr("sys.stdin", io.StringIO(json.dumps(payload)))
         assert main(["capture"]) == 0

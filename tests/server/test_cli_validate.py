@@ -19,7 +19,9 @@ CID = "SC-login-form-20260325"
 
 
 def card(name: str) -> dict[str, Any]:
-    scorecard = json.loads((CORPUS / "cases" / f"{name}.json").read_text(encoding="utf-8"))["scorecard"]
+    scorecard = json.loads((CORPUS / "cases" / f"{name}.json").read_text(encoding="utf-8"))[
+        "scorecard"
+    ]
     scorecard.pop("target", None)
     return scorecard
 
@@ -41,7 +43,9 @@ def exported(tmp_path: Path) -> str:
 @pytest.fixture
 def stored(repo: Path) -> Store:
     store = Store(repo / ".referee")
-    replace_contract(store, load_contract_file(CORPUS / "contract.yaml").model_copy(update={"repo": str(repo)}))
+    replace_contract(
+        store, load_contract_file(CORPUS / "contract.yaml").model_copy(update={"repo": str(repo)})
+    )
     return store
 
 
@@ -50,8 +54,12 @@ def run(repo: Path, *args: str) -> int:
 
 
 def test_valid_scorecards_against_an_exported_contract_exit_0_without_creating_a_database(
-        repo: Path, tmp_path: Path, exported: str, capsys: pytest.CaptureFixture[str]) -> None:
-    files = [write(tmp_path, "judge.json", card("referee-valid-accept")), write(tmp_path, "ten.json", card("tenpoint-valid"))]
+    repo: Path, tmp_path: Path, exported: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    files = [
+        write(tmp_path, "judge.json", card("referee-valid-accept")),
+        write(tmp_path, "ten.json", card("tenpoint-valid")),
+    ]
     assert run(repo, *files, "--contract", exported) == 0
     out = capsys.readouterr().out
     assert "judge.json: valid · verdict ACCEPT · weighted 2.55 (85/100)" in out
@@ -60,17 +68,24 @@ def test_valid_scorecards_against_an_exported_contract_exit_0_without_creating_a
 
 
 def test_an_invalid_scorecard_exits_1_and_lists_each_error_with_pointer_and_code(
-        repo: Path, tmp_path: Path, exported: str, capsys: pytest.CaptureFixture[str]) -> None:
+    repo: Path, tmp_path: Path, exported: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = write(tmp_path, "bad.json", card("referee-criterion-unknown"))
     assert run(repo, path, "--contract", exported) == 1
     out = capsys.readouterr().out
     assert "bad.json: INVALID (1 error)" in out
-    assert "/criteria/2/id [criterion_unknown] SC-login-form-20260325 has no criterion 'AC-F-009'" in out
+    assert (
+        "/criteria/2/id [criterion_unknown] SC-login-form-20260325 has no criterion 'AC-F-009'"
+        in out
+    )
 
 
 def test_a_json_array_holds_several_scorecards_each_reported(
-        repo: Path, tmp_path: Path, exported: str, capsys: pytest.CaptureFixture[str]) -> None:
-    path = write(tmp_path, "all.json", [card("referee-valid-accept"), card("tenpoint-threshold-mismatch")])
+    repo: Path, tmp_path: Path, exported: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write(
+        tmp_path, "all.json", [card("referee-valid-accept"), card("tenpoint-threshold-mismatch")]
+    )
     assert run(repo, path, "--contract", exported, "--json") == 1
     doc = json.loads(capsys.readouterr().out)
     assert doc["valid"] is False and [r["index"] for r in doc["results"]] == [0, 1]
@@ -78,30 +93,39 @@ def test_a_json_array_holds_several_scorecards_each_reported(
     assert doc["results"][1]["errors"][0]["code"] == "threshold_mismatch"
 
 
-def test_stdin_is_read_for_a_dash(repo: Path, exported: str, monkeypatch: pytest.MonkeyPatch,
-                                  capsys: pytest.CaptureFixture[str]) -> None:
+def test_stdin_is_read_for_a_dash(
+    repo: Path, exported: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setattr("sys.stdin", io.StringIO(json.dumps(card("tenpoint-valid"))))
     assert run(repo, "-", "--contract", exported) == 0
     assert "<stdin>: valid" in capsys.readouterr().out
 
 
 def test_require_evidence_without_a_database_makes_the_scorecard_invalid(
-        repo: Path, tmp_path: Path, exported: str, capsys: pytest.CaptureFixture[str]) -> None:
+    repo: Path, tmp_path: Path, exported: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = write(tmp_path, "judge.json", card("referee-valid-accept"))
     assert run(repo, path, "--contract", exported, "--require-evidence") == 1
     assert "/ [evidence_unchecked]" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("problem", ["missing file", "broken json", "unknown id", "broken contract"])
+@pytest.mark.parametrize(
+    "problem", ["missing file", "broken json", "unknown id", "broken contract"]
+)
 def test_usage_errors_exit_2_before_anything_is_validated(
-        problem: str, repo: Path, tmp_path: Path, exported: str, capsys: pytest.CaptureFixture[str]) -> None:
+    problem: str, repo: Path, tmp_path: Path, exported: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     good = write(tmp_path, "good.json", card("referee-valid-accept"))
     (tmp_path / "broken.json").write_text("{not json", encoding="utf-8")
-    (tmp_path / "broken.yaml").write_text("id: SC-x-20260101\nacceptance_criteria: {}\nrubric_version: '1'\n", encoding="utf-8")
-    args = {"missing file": [str(tmp_path / "nope.json"), "--contract", exported],
-            "broken json": [good, str(tmp_path / "broken.json"), "--contract", exported],
-            "unknown id": [good, "--contract", "SC-nope-20260101"],
-            "broken contract": [good, "--contract", str(tmp_path / "broken.yaml")]}[problem]
+    (tmp_path / "broken.yaml").write_text(
+        "id: SC-x-20260101\nacceptance_criteria: {}\nrubric_version: '1'\n", encoding="utf-8"
+    )
+    args = {
+        "missing file": [str(tmp_path / "nope.json"), "--contract", exported],
+        "broken json": [good, str(tmp_path / "broken.json"), "--contract", exported],
+        "unknown id": [good, "--contract", "SC-nope-20260101"],
+        "broken contract": [good, "--contract", str(tmp_path / "broken.yaml")],
+    }[problem]
     assert run(repo, *args) == 2
     captured = capsys.readouterr()
     assert captured.out == "" and captured.err.startswith("error: ")
@@ -109,7 +133,8 @@ def test_usage_errors_exit_2_before_anything_is_validated(
 
 
 def test_a_stored_contract_by_id_records_the_scorecard(
-        repo: Path, tmp_path: Path, stored: Store, capsys: pytest.CaptureFixture[str]) -> None:
+    repo: Path, tmp_path: Path, stored: Store, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = write(tmp_path, "judge.json", card("referee-valid-accept"))
     assert run(repo, path, "--contract", CID) == 0
     assert "stored #" in capsys.readouterr().out
@@ -118,15 +143,17 @@ def test_a_stored_contract_by_id_records_the_scorecard(
     assert len(scorecards_for(stored, CID, history=True)) == 2
 
 
-def test_no_store_validates_without_recording(repo: Path, tmp_path: Path, stored: Store,
-                                              capsys: pytest.CaptureFixture[str]) -> None:
+def test_no_store_validates_without_recording(
+    repo: Path, tmp_path: Path, stored: Store, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = write(tmp_path, "judge.json", card("referee-valid-accept"))
     assert run(repo, path, "--no-store") == 0
     assert "stored" not in capsys.readouterr().out and scorecards_for(stored, CID) == []
 
 
 def test_a_scorecard_naming_an_unstored_contract_is_a_usage_error(
-        repo: Path, tmp_path: Path, stored: Store, capsys: pytest.CaptureFixture[str]) -> None:
+    repo: Path, tmp_path: Path, stored: Store, capsys: pytest.CaptureFixture[str]
+) -> None:
     other = {**card("referee-valid-accept"), "contract_ref": "SC-unknown-20260101"}
     assert run(repo, write(tmp_path, "other.json", other)) == 2
     assert "unknown contract SC-unknown-20260101" in capsys.readouterr().err

@@ -20,15 +20,28 @@ async def test_server_lists_contract_tools_with_output_schemas(client: Client) -
 
 
 async def test_create_contract_with_a_holdout_and_read_the_generator_view(client: Client) -> None:
-    result = await client.call_tool("create_contract", {
-        "goal": "Fix rounding in invoice totals.", "task_type": "bug", "has_ui": False,
-        "out_of_scope": ["currency conversion"],
-        "functional": [
-            {"criterion": "Totals are rounded half-up", "verification_method": "test", "check": TESTS},
-            {"criterion": "Negative credit notes keep their sign", "verification_method": "test",
-             "check": TESTS, "holdout": True},
-        ],
-    })
+    result = await client.call_tool(
+        "create_contract",
+        {
+            "goal": "Fix rounding in invoice totals.",
+            "task_type": "bug",
+            "has_ui": False,
+            "out_of_scope": ["currency conversion"],
+            "functional": [
+                {
+                    "criterion": "Totals are rounded half-up",
+                    "verification_method": "test",
+                    "check": TESTS,
+                },
+                {
+                    "criterion": "Negative credit notes keep their sign",
+                    "verification_method": "test",
+                    "check": TESTS,
+                    "holdout": True,
+                },
+            ],
+        },
+    )
     assert result.is_error is False, result.content
     data = result.structured_content
     cid = data["contract"]["id"]
@@ -46,21 +59,41 @@ async def test_create_contract_with_a_holdout_and_read_the_generator_view(client
 
 
 async def test_a_contract_with_several_mistakes_lists_them_all(client: Client) -> None:
-    result = await client.call_tool("create_contract", {
-        "goal": "g", "task_type": "chore", "max_iterations": 7, "evaluators": ["a", "b", "c", "d", "e"],
-        "functional": [{"criterion": "x", "verification_method": "test", "evaluator": "a"},
-                       {"criterion": "y", "verification_method": "manual", "evaluator": "nobody"}],
-    })
+    result = await client.call_tool(
+        "create_contract",
+        {
+            "goal": "g",
+            "task_type": "chore",
+            "max_iterations": 7,
+            "evaluators": ["a", "b", "c", "d", "e"],
+            "functional": [
+                {"criterion": "x", "verification_method": "test", "evaluator": "a"},
+                {"criterion": "y", "verification_method": "manual", "evaluator": "nobody"},
+            ],
+        },
+    )
     assert result.is_error is True
     payload = json.loads(result.content[0].text)
     pointers = {p["path"] for p in payload["problems"]}
-    assert {"/task_type", "/max_iterations", "/evaluators", "/functional/0/check", "/functional/1/evaluator"} <= pointers
+    assert {
+        "/task_type",
+        "/max_iterations",
+        "/evaluators",
+        "/functional/0/check",
+        "/functional/1/evaluator",
+    } <= pointers
     assert all(p["code"] and p["message"] for p in payload["problems"])
 
 
 async def test_semantic_mistakes_alone_are_listed_too(client: Client) -> None:
-    result = await client.call_tool("create_contract", {
-        "goal": "g", "functional": [{"criterion": "x", "verification_method": "e2e"}], "rubric_ref": "NOPE"})
+    result = await client.call_tool(
+        "create_contract",
+        {
+            "goal": "g",
+            "functional": [{"criterion": "x", "verification_method": "e2e"}],
+            "rubric_ref": "NOPE",
+        },
+    )
     assert result.is_error is True
     codes = {p["code"] for p in result.structured_content["problems"]}
     assert codes == {"check_required", "unknown_rubric"}
@@ -86,11 +119,20 @@ async def test_unknown_resource_is_a_protocol_error(client: Client) -> None:
 
 
 async def test_evaluator_prompt_carries_the_contract(client: Client) -> None:
-    created = await client.call_tool("create_contract", {
-        "goal": "g", "out_of_scope": ["x"], "functional": [{"criterion": "c", "verification_method": "manual"}]})
+    created = await client.call_tool(
+        "create_contract",
+        {
+            "goal": "g",
+            "out_of_scope": ["x"],
+            "functional": [{"criterion": "c", "verification_method": "manual"}],
+        },
+    )
     cid = created.structured_content["contract"]["id"]
     prompt = await client.get_prompt("evaluator", {"contract_id": cid})
-    assert cid in prompt.messages[0].content.text and "distrust" in prompt.messages[0].content.text.lower()
+    assert (
+        cid in prompt.messages[0].content.text
+        and "distrust" in prompt.messages[0].content.text.lower()
+    )
 
 
 async def test_the_prompt_uri_evaluate_returns_resolves(client: Client) -> None:

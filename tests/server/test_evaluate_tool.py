@@ -28,18 +28,34 @@ async def agent(request: pytest.FixtureRequest, project: Path) -> AsyncIterator[
 
 
 async def create(agent: Client, *criteria: dict) -> str:
-    result = await agent.call_tool("create_contract", {"goal": "Keep the calculator working.",
-                                                       "out_of_scope": ["ui"], "functional": list(criteria)})
+    result = await agent.call_tool(
+        "create_contract",
+        {
+            "goal": "Keep the calculator working.",
+            "out_of_scope": ["ui"],
+            "functional": list(criteria),
+        },
+    )
     assert result.is_error is False, result.content
     return result.structured_content["contract"]["id"]
 
 
-async def test_evaluate_returns_verdicts_with_resolvable_evidence(agent: Client, project: Path) -> None:
-    (project / "src" / "big.py").write_text("def f():\n" + "\n".join(f"    a{i} = {i}" for i in range(55)) + "\n",
-                                            encoding="utf-8")
-    cid = await create(agent, {"criterion": "tests pass", "verification_method": "test", "check": pytest_check("tests")},
-                       {"criterion": "fails", "verification_method": "test", "check": command_check("raise SystemExit(3)")},
-                       {"criterion": "reads well", "verification_method": "manual"})
+async def test_evaluate_returns_verdicts_with_resolvable_evidence(
+    agent: Client, project: Path
+) -> None:
+    (project / "src" / "big.py").write_text(
+        "def f():\n" + "\n".join(f"    a{i} = {i}" for i in range(55)) + "\n", encoding="utf-8"
+    )
+    cid = await create(
+        agent,
+        {"criterion": "tests pass", "verification_method": "test", "check": pytest_check("tests")},
+        {
+            "criterion": "fails",
+            "verification_method": "test",
+            "check": command_check("raise SystemExit(3)"),
+        },
+        {"criterion": "reads well", "verification_method": "manual"},
+    )
     seen: list[float] = []
 
     async def progress(done: float, total: float | None, message: str | None) -> None:
@@ -49,13 +65,21 @@ async def test_evaluate_returns_verdicts_with_resolvable_evidence(agent: Client,
     assert result.is_error is False, result.content
     ev = result.structured_content
     status = {c["id"]: (c["pass"], c["status"]) for c in ev["criteria"]}
-    assert status == {"AC-F-001": (True, "pass"), "AC-F-002": (False, "fail"), "AC-F-003": (None, "unscored")}
+    assert status == {
+        "AC-F-001": (True, "pass"),
+        "AC-F-002": (False, "fail"),
+        "AC-F-003": (None, "unscored"),
+    }
     assert seen and max(seen) == 5
     for criterion in ev["criteria"][:2]:
         for eid in criterion["evidence_ids"]:
-            item = json.loads((await agent.read_resource(f"evidence://{ev['run_id']}/{eid}")).contents[0].text)
+            item = json.loads(
+                (await agent.read_resource(f"evidence://{ev['run_id']}/{eid}")).contents[0].text
+            )
             assert item["id"] == eid and item["run_id"] == ev["run_id"]
-    assert any(f["rule"] == "function_length" and f["location"] == "src/big.py:1" for f in ev["findings"])
+    assert any(
+        f["rule"] == "function_length" and f["location"] == "src/big.py:1" for f in ev["findings"]
+    )
     draft = ev["draft_scorecard"]
     assert draft["contract_ref"] == cid and draft["run_id"] == ev["run_id"] and draft["signature"]
     assert ev["needs_judgment"]["criteria"] == ["AC-F-003"]
@@ -68,7 +92,9 @@ async def test_evaluate_of_an_unknown_contract_is_a_tool_error(agent: Client) ->
 
 
 async def test_evaluate_rejects_bad_arguments_with_pointers(agent: Client) -> None:
-    result = await agent.call_tool("evaluate", {"contract_id": "x", "scope": "galaxy", "iteration": 0})
+    result = await agent.call_tool(
+        "evaluate", {"contract_id": "x", "scope": "galaxy", "iteration": 0}
+    )
     assert result.is_error is True
     paths = {p["path"] for p in result.structured_content["problems"]}
     assert {"/scope", "/iteration"} <= paths

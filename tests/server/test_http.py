@@ -15,8 +15,16 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 pytestmark = pytest.mark.anyio
-INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "t", "version": "0"},
+    },
+}
 HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
 
 
@@ -28,8 +36,21 @@ def free_port() -> int:
 
 def start(repo: Path, *extra: str) -> tuple[subprocess.Popen[bytes], int]:
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "referee.server.cli", "--root", str(repo), "serve", "--http",
-                             "--port", str(port), *extra], stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "referee.server.cli",
+            "--root",
+            str(repo),
+            "serve",
+            "--http",
+            "--port",
+            str(port),
+            *extra,
+        ],
+        stderr=subprocess.PIPE,
+    )
     deadline = time.monotonic() + 30  # a cold interpreter imports the SDK first
     while time.monotonic() < deadline:
         try:
@@ -63,21 +84,41 @@ async def test_http_client_lists_and_calls_tools(server: int) -> None:
     async with Client(f"http://127.0.0.1:{server}/mcp") as client:
         names = {t.name for t in (await client.list_tools()).tools}
         assert {"create_contract", "evaluate"} <= names
-        result = await client.call_tool("create_contract", {
-            "goal": "g", "functional": [{"criterion": "x", "verification_method": "manual"}]})
+        result = await client.call_tool(
+            "create_contract",
+            {"goal": "g", "functional": [{"criterion": "x", "verification_method": "manual"}]},
+        )
         assert result.is_error is False
 
 
 def test_foreign_host_header_is_refused(server: int) -> None:
     ok = httpx2.post(f"http://127.0.0.1:{server}/mcp", json=INIT, headers=HEADERS)
     assert ok.status_code == 200
-    bad = httpx2.post(f"http://127.0.0.1:{server}/mcp", json=INIT, headers={**HEADERS, "Host": "evil.example"})
+    bad = httpx2.post(
+        f"http://127.0.0.1:{server}/mcp", json=INIT, headers={**HEADERS, "Host": "evil.example"}
+    )
     assert bad.status_code == 421
 
 
 def test_binding_beyond_loopback_needs_a_token(repo: Path) -> None:
-    done = subprocess.run([sys.executable, "-m", "referee.server.cli", "--root", str(repo), "serve", "--http",
-                           "--host", "0.0.0.0", "--port", str(free_port())], capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "referee.server.cli",
+            "--root",
+            str(repo),
+            "serve",
+            "--http",
+            "--host",
+            "0.0.0.0",
+            "--port",
+            str(free_port()),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 2 and "--token" in done.stderr
 
 

@@ -12,32 +12,67 @@ from mcp import Client
 
 from referee.server.app import build_server
 from referee.server.cli import main
-from referee.tools.setup.demo import TESTS_JUDGE, UX_JUDGE, apply, chromium_available, contract_request, prepare_repo
 from referee.tools.settings import Settings
+from referee.tools.setup.demo import (
+    TESTS_JUDGE,
+    UX_JUDGE,
+    apply,
+    chromium_available,
+    contract_request,
+    prepare_repo,
+)
 
 pytestmark = pytest.mark.anyio
 
 # What the scripted judges add per iteration: judgement scores and issues (the same bug seen by both).
 PLAN: dict[int, dict[str, Any]] = {
-    1: {"version": "attempt", "scores": {TESTS_JUDGE: 1, UX_JUDGE: 1}, "issues": {
-        TESTS_JUDGE: [("HIGH", "discounted totals are truncated, not rounded", "shop/cart.py:9"),
-                      ("LOW", "name the magic 100 as PERCENT", "shop/cart.py:8")],
-        UX_JUDGE: [("MEDIUM", "discounted total is truncated instead of rounded", "shop/cart.py:10")]}},
-    2: {"version": "fix", "scores": {TESTS_JUDGE: 3, UX_JUDGE: 1}, "issues": {
-        UX_JUDGE: [("MEDIUM", "the page gives no feedback when the cart is empty", "web/index.html:12")]}},
-    3: {"version": "fix", "scores": {TESTS_JUDGE: 1, UX_JUDGE: 1}, "issues": {
-        TESTS_JUDGE: [("MEDIUM", "cart.py lacks a docstring example", "shop/cart.py:1")],
-        UX_JUDGE: [("MEDIUM", "the page gives no feedback when the cart is empty", "web/index.html:12")]}},
+    1: {
+        "version": "attempt",
+        "scores": {TESTS_JUDGE: 1, UX_JUDGE: 1},
+        "issues": {
+            TESTS_JUDGE: [
+                ("HIGH", "discounted totals are truncated, not rounded", "shop/cart.py:9"),
+                ("LOW", "name the magic 100 as PERCENT", "shop/cart.py:8"),
+            ],
+            UX_JUDGE: [
+                ("MEDIUM", "discounted total is truncated instead of rounded", "shop/cart.py:10")
+            ],
+        },
+    },
+    2: {
+        "version": "fix",
+        "scores": {TESTS_JUDGE: 3, UX_JUDGE: 1},
+        "issues": {
+            UX_JUDGE: [
+                ("MEDIUM", "the page gives no feedback when the cart is empty", "web/index.html:12")
+            ]
+        },
+    },
+    3: {
+        "version": "fix",
+        "scores": {TESTS_JUDGE: 1, UX_JUDGE: 1},
+        "issues": {
+            TESTS_JUDGE: [("MEDIUM", "cart.py lacks a docstring example", "shop/cart.py:1")],
+            UX_JUDGE: [
+                ("MEDIUM", "the page gives no feedback when the cart is empty", "web/index.html:12")
+            ],
+        },
+    },
 }
 
 
-def complete(draft: dict[str, Any], score: int, issues: list[tuple[str, str, str]]) -> dict[str, Any]:
+def complete(
+    draft: dict[str, Any], score: int, issues: list[tuple[str, str, str]]
+) -> dict[str, Any]:
     card = {k: v for k, v in draft.items() if k not in ("verdict", "weighted_score")}
     card["provider"], card["evaluator_model"] = "scripted", "judge-v1"
     for dim in card["dimensions"].values():
         if dim["score"] is None:
             dim["score"], dim["evidence"] = score, "read shop/cart.py and web/ by hand"
-    card["issues"] = [{"severity": s, "description": d, "location": loc, "suggestion": "fix it"} for s, d, loc in issues]
+    card["issues"] = [
+        {"severity": s, "description": d, "location": loc, "suggestion": "fix it"}
+        for s, d, loc in issues
+    ]
     card["guidance"] = "Address the issues listed." if score < 2 or issues else ""
     return card
 
@@ -50,7 +85,9 @@ async def run_iteration(client: Client, repo: Path, cid: str, number: int) -> di
         assert evaluated.is_error is False, evaluated.content
         ev = evaluated.structured_content
         assert ev["iteration"] == number
-        card = complete(ev["draft_scorecard"], step["scores"][evaluator], step["issues"].get(evaluator, []))
+        card = complete(
+            ev["draft_scorecard"], step["scores"][evaluator], step["issues"].get(evaluator, [])
+        )
         checked = await client.call_tool("validate_scorecard", {"scorecard": card})
         assert checked.structured_content["valid"] is True, checked.structured_content["errors"]
     result = await client.call_tool("aggregate", {"contract_id": cid})
@@ -58,8 +95,9 @@ async def run_iteration(client: Client, repo: Path, cid: str, number: int) -> di
     return result.structured_content
 
 
-async def test_three_iterations_two_evaluators_end_in_the_best_iteration(tmp_path: Path,
-                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+async def test_three_iterations_two_evaluators_end_in_the_best_iteration(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     repo = prepare_repo(tmp_path)
     request = {**contract_request(chromium_available()), "slug": "loop"}
     async with Client(build_server(Settings.build([repo]))) as client:

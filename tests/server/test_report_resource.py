@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -23,9 +23,18 @@ CALC_TEST = "def test_adds():\n    assert 1 + 1 == 2\n"
 async def evaluated(repo: Path, settings: Settings) -> tuple[str, str]:
     (repo / "test_sample.py").write_text(CALC_TEST, encoding="utf-8")
     store = Store(settings.home)
-    contract = contract_for(store, repo, {"criterion": "adds", "verification_method": "test",
-                                          "check": pytest_check("test_sample.py")})
-    deps = EvaluateDeps(store=store, settings=settings, rubrics=load_rubrics, now=lambda: datetime.now(timezone.utc))
+    contract = contract_for(
+        store,
+        repo,
+        {
+            "criterion": "adds",
+            "verification_method": "test",
+            "check": pytest_check("test_sample.py"),
+        },
+    )
+    deps = EvaluateDeps(
+        store=store, settings=settings, rubrics=load_rubrics, now=lambda: datetime.now(UTC)
+    )
     result = await evaluate(EvaluateInput(contract_id=contract.id), deps)
     store.close()
     return contract.id, result.run_id
@@ -46,13 +55,17 @@ async def test_a_contract_report_is_markdown(client: Client, evaluated: tuple[st
     assert "## Improvement priorities" in content.text and run_id in content.text
 
 
-async def test_the_uri_evaluate_returns_resolves_to_the_run_report(client: Client, evaluated: tuple[str, str]) -> None:
+async def test_the_uri_evaluate_returns_resolves_to_the_run_report(
+    client: Client, evaluated: tuple[str, str]
+) -> None:
     _, run_id = evaluated
     text = (await client.read_resource(f"report://{run_id}")).contents[0].text
     assert text.startswith(f"# referee report: run {run_id}") and "| AC-F-001 |" in text
 
 
-@pytest.mark.parametrize("report_id", ["SC-missing-20260101", "R20260101000000-nothing", "nonsense"])
+@pytest.mark.parametrize(
+    "report_id", ["SC-missing-20260101", "R20260101000000-nothing", "nonsense"]
+)
 async def test_an_unknown_report_id_is_an_error_naming_it(client: Client, report_id: str) -> None:
     with pytest.raises(MCPError) as caught:
         await client.read_resource(f"report://{report_id}")

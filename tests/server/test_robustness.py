@@ -22,29 +22,58 @@ from projects import PY, calc_repo, pytest_check
 from referee.server.app import build_server
 from referee.tools.settings import Settings
 
-TOOLS = ["create_contract", "get_contract", "evaluate", "validate_scorecard", "aggregate", "record_human_verdict"]
-JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
-                    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
-                    max_leaves=12)
-NOT_TEXT = st.none() | st.booleans() | st.integers() | st.lists(st.integers(), max_size=3) | st.dictionaries(
-    st.text(max_size=4), st.integers(), max_size=2)
+TOOLS = [
+    "create_contract",
+    "get_contract",
+    "evaluate",
+    "validate_scorecard",
+    "aggregate",
+    "record_human_verdict",
+]
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+NOT_TEXT = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.lists(st.integers(), max_size=3)
+    | st.dictionaries(st.text(max_size=4), st.integers(), max_size=2)
+)
 
 
 @st.composite
 def malformed_calls(draw: st.DrawFn) -> tuple[str, dict[str, Any]]:
     """A tool name and arguments that cannot be valid: a required argument missing or mistyped."""
     tool = draw(st.sampled_from(TOOLS))
-    junk = draw(st.dictionaries(st.text(min_size=1, max_size=10).filter(lambda k: k not in REQUIRED[tool] + ["scope"]),
-                                JSON, max_size=4))
+    junk = draw(
+        st.dictionaries(
+            st.text(min_size=1, max_size=10).filter(lambda k: k not in REQUIRED[tool] + ["scope"]),
+            JSON,
+            max_size=4,
+        )
+    )
     if draw(st.booleans()):
         return tool, junk
     key = REQUIRED[tool][0]
-    return tool, {**junk, key: draw(NOT_TEXT if key != "scorecard" else st.integers() | st.text() | st.none())}
+    return tool, {
+        **junk,
+        key: draw(NOT_TEXT if key != "scorecard" else st.integers() | st.text() | st.none()),
+    }
 
 
-REQUIRED = {"create_contract": ["goal"], "get_contract": ["contract_id"], "evaluate": ["contract_id"],
-            "validate_scorecard": ["scorecard"], "aggregate": ["contract_id"],
-            "record_human_verdict": ["scorecard_id", "verdict"]}
+REQUIRED = {
+    "create_contract": ["goal"],
+    "get_contract": ["contract_id"],
+    "evaluate": ["contract_id"],
+    "validate_scorecard": ["scorecard"],
+    "aggregate": ["contract_id"],
+    "record_human_verdict": ["scorecard_id", "verdict"],
+}
 
 
 def rss_mib() -> float:
@@ -57,16 +86,25 @@ def rss_mib() -> float:
 @pytest.fixture(scope="module")
 def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, Any, list[float]]]:
     repo = calc_repo(tmp_path_factory.mktemp("fuzz") / "calc")
-    with anyio.from_thread.start_blocking_portal() as portal:
-        with portal.wrap_async_context_manager(Client(build_server(Settings.build([repo], env={})))) as client:
-            yield portal, client, []
+    with (
+        anyio.from_thread.start_blocking_portal() as portal,
+        portal.wrap_async_context_manager(
+            Client(build_server(Settings.build([repo], env={})))
+        ) as client,
+    ):
+        yield portal, client, []
 
 
-@settings(max_examples=1000, deadline=None, database=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=1000,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(call=malformed_calls())
-def test_a_thousand_malformed_calls_are_tool_errors_and_the_server_lives(live: tuple[Any, Any, list[float]],
-                                                                        call: tuple[str, dict[str, Any]]) -> None:
+def test_a_thousand_malformed_calls_are_tool_errors_and_the_server_lives(
+    live: tuple[Any, Any, list[float]], call: tuple[str, dict[str, Any]]
+) -> None:
     portal, client, samples = live
     tool, arguments = call
     result = portal.call(client.call_tool, tool, arguments)
@@ -82,12 +120,25 @@ def test_memory_stayed_flat_over_the_malformed_calls(live: tuple[Any, Any, list[
 
 
 @pytest.mark.anyio
-async def test_eight_concurrent_evaluations_of_one_repository_are_all_correct(tmp_path: Path) -> None:
+async def test_eight_concurrent_evaluations_of_one_repository_are_all_correct(
+    tmp_path: Path,
+) -> None:
     repo = calc_repo(tmp_path / "calc")
     async with Client(build_server(Settings.build([repo], env={}))) as client:
-        created = await client.call_tool("create_contract", {
-            "goal": "g", "out_of_scope": ["x"],
-            "functional": [{"criterion": "tests", "verification_method": "test", "check": pytest_check("tests")}]})
+        created = await client.call_tool(
+            "create_contract",
+            {
+                "goal": "g",
+                "out_of_scope": ["x"],
+                "functional": [
+                    {
+                        "criterion": "tests",
+                        "verification_method": "test",
+                        "check": pytest_check("tests"),
+                    }
+                ],
+            },
+        )
         cid = created.structured_content["contract"]["id"]
         results: list[Any] = []
 
@@ -118,12 +169,25 @@ def _hanging_processes(marker: str) -> list[int]:
 async def test_a_client_that_cancels_mid_evaluate_leaves_no_process(tmp_path: Path) -> None:
     repo = calc_repo(tmp_path / "calc")
     marker = f"time.sleep({3600 + os.getpid() % 97})"
-    code = f"import os, subprocess, sys, time; subprocess.Popen([sys.executable, '-c', 'import os, time; os.setsid(); {marker}']); {marker}"
+    code = (
+        "import os, subprocess, sys, time; subprocess.Popen([sys.executable, '-c', 'import os,"
+        f" time; os.setsid(); {marker}']); {marker}"
+    )
     async with Client(build_server(Settings.build([repo], env={}))) as client:
-        created = await client.call_tool("create_contract", {
-            "goal": "g", "out_of_scope": ["x"],
-            "functional": [{"criterion": "hangs", "verification_method": "test",
-                            "check": {"kind": "command", "argv": [PY, "-c", code], "timeout_s": 600}}]})
+        created = await client.call_tool(
+            "create_contract",
+            {
+                "goal": "g",
+                "out_of_scope": ["x"],
+                "functional": [
+                    {
+                        "criterion": "hangs",
+                        "verification_method": "test",
+                        "check": {"kind": "command", "argv": [PY, "-c", code], "timeout_s": 600},
+                    }
+                ],
+            },
+        )
         cid = created.structured_content["contract"]["id"]
         with anyio.move_on_after(30):  # bounded: the evaluation would otherwise run for ten minutes
             async with anyio.create_task_group() as group:
@@ -139,7 +203,9 @@ async def test_a_client_that_cancels_mid_evaluate_leaves_no_process(tmp_path: Pa
 
 
 @pytest.mark.anyio
-async def test_the_database_stays_readable_after_the_server_is_killed_during_writes(repo: Path) -> None:
+async def test_the_database_stays_readable_after_the_server_is_killed_during_writes(
+    repo: Path,
+) -> None:
     from test_http import start
 
     proc, port = start(repo)
@@ -147,7 +213,10 @@ async def test_the_database_stays_readable_after_the_server_is_killed_during_wri
 
     async def writer(client: Client) -> None:
         while True:
-            await client.call_tool("create_contract", {"goal": "write " * 40, "out_of_scope": ["x"], "functional": crit})
+            await client.call_tool(
+                "create_contract",
+                {"goal": "write " * 40, "out_of_scope": ["x"], "functional": crit},
+            )
 
     try:
         with anyio.move_on_after(20):
@@ -172,6 +241,10 @@ async def test_the_database_stays_readable_after_the_server_is_killed_during_wri
     finally:
         conn.close()
     assert count > 0
-    listed = subprocess.run([sys.executable, "-m", "referee.server.cli", "--root", str(repo), "contract", "list"],
-                            capture_output=True, text=True, timeout=60)
+    listed = subprocess.run(
+        [sys.executable, "-m", "referee.server.cli", "--root", str(repo), "contract", "list"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert listed.returncode == 0 and len(listed.stdout.split()) == count

@@ -25,12 +25,18 @@ async def test_client_roots_replace_the_server_root(tmp_path: Path, mode: str) -
     async def roots(_: object) -> types.ListRootsResult:
         return types.ListRootsResult(roots=[types.Root(uri=client_root.as_uri())])
 
-    async with Client(build_server(Settings.build([server_root], env={})), mode=mode, list_roots_callback=roots) as c:
+    async with Client(
+        build_server(Settings.build([server_root], env={})), mode=mode, list_roots_callback=roots
+    ) as c:
         tools = {t.name: t for t in (await c.list_tools()).tools}
         assert "roots" not in tools["create_contract"].input_schema.get("properties", {})
         ok = await c.call_tool("create_contract", {"goal": "g", "functional": CRIT})
-        assert ok.is_error is False and ok.structured_content["contract"]["repo"] == str(client_root)
-        refused = await c.call_tool("create_contract", {"goal": "g", "functional": CRIT, "repo": str(server_root)})
+        assert ok.is_error is False and ok.structured_content["contract"]["repo"] == str(
+            client_root
+        )
+        refused = await c.call_tool(
+            "create_contract", {"goal": "g", "functional": CRIT, "repo": str(server_root)}
+        )
         assert refused.is_error is True
         assert refused.structured_content["problems"][0]["code"] == "path_outside_roots"
 
@@ -41,8 +47,12 @@ async def test_dotdot_and_symlinks_out_of_the_root_are_refused(tmp_path: Path) -
     os.symlink(outside, root / "link")
     async with Client(build_server(Settings.build([root], env={}))) as c:
         for path in ("../outside", str(root / "link"), "/etc"):
-            result = await c.call_tool("create_contract", {"goal": "g", "functional": CRIT, "repo": path})
+            result = await c.call_tool(
+                "create_contract", {"goal": "g", "functional": CRIT, "repo": path}
+            )
             assert result.is_error is True, path
             assert result.structured_content["problems"][0]["path"] == "/repo"
-        inside = await c.call_tool("create_contract", {"goal": "g", "functional": CRIT, "repo": "."})
+        inside = await c.call_tool(
+            "create_contract", {"goal": "g", "functional": CRIT, "repo": "."}
+        )
         assert inside.is_error is False

@@ -19,13 +19,20 @@ def referee_command() -> tuple[str, list[str]]:
 
 async def test_stdio_server_lists_tools_and_creates_a_contract(repo: Path) -> None:
     command, prefix = referee_command()
-    params = StdioServerParameters(command=command, args=[*prefix, "--root", str(repo), "serve"], cwd=str(repo))
+    params = StdioServerParameters(
+        command=command, args=[*prefix, "--root", str(repo), "serve"], cwd=str(repo)
+    )
     async with Client(params) as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
         assert tools["create_contract"].output_schema
-        result = await client.call_tool("create_contract", {
-            "goal": "Ship it", "out_of_scope": ["x"],
-            "functional": [{"criterion": "works", "verification_method": "manual"}]})
+        result = await client.call_tool(
+            "create_contract",
+            {
+                "goal": "Ship it",
+                "out_of_scope": ["x"],
+                "functional": [{"criterion": "works", "verification_method": "manual"}],
+            },
+        )
         assert result.is_error is False
         assert result.structured_content["contract"]["id"].startswith("SC-ship-it-")
     assert (repo / ".referee" / "referee.db").exists()

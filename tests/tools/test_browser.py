@@ -17,7 +17,12 @@ import anyio
 import pytest
 
 from referee.tools.browser.check import run_browser_check
-from referee.tools.browser.chromium import ChromiumNotFound, clear_cache, find_chromium, playwright_version
+from referee.tools.browser.chromium import (
+    ChromiumNotFound,
+    clear_cache,
+    find_chromium,
+    playwright_version,
+)
 from referee.tools.browser.outcome import BrowserOutcome
 from referee.tools.browser.pool import BrowserPool, resolver_rules
 from referee.tools.models.checks import BrowserCheck
@@ -68,15 +73,29 @@ async def pool(anyio_backend: str) -> AsyncIterator[BrowserPool]:
         yield shared
 
 
-def browser_check(url: str, steps: list[dict[str, Any]] | None = None, expect: list[dict[str, Any]] | None = None,
-                  timeout_s: float = 20) -> BrowserCheck:
+def browser_check(
+    url: str,
+    steps: list[dict[str, Any]] | None = None,
+    expect: list[dict[str, Any]] | None = None,
+    timeout_s: float = 20,
+) -> BrowserCheck:
     return BrowserCheck.model_validate(
-        {"kind": "browser", "url": url, "steps": steps or [], "expect": expect or [], "timeout_s": timeout_s}
+        {
+            "kind": "browser",
+            "url": url,
+            "steps": steps or [],
+            "expect": expect or [],
+            "timeout_s": timeout_s,
+        }
     )
 
 
-async def run(pool: BrowserPool, check: BrowserCheck, out: Path, base: str | None, **kw: Any) -> BrowserOutcome:
-    return await run_browser_check(pool, check, base_url=base, artifacts_dir=out, name=kw.pop("name", "E1"), **kw)
+async def run(
+    pool: BrowserPool, check: BrowserCheck, out: Path, base: str | None, **kw: Any
+) -> BrowserOutcome:
+    return await run_browser_check(
+        pool, check, base_url=base, artifacts_dir=out, name=kw.pop("name", "E1"), **kw
+    )
 
 
 async def test_button_flow_passes_every_expectation_and_keeps_screenshot_and_aria(
@@ -110,7 +129,9 @@ async def test_button_flow_passes_every_expectation_and_keeps_screenshot_and_ari
     assert outcome.to_dict()["status"] == "pass"
 
 
-async def test_form_fill_select_and_enter_show_the_result(pool: BrowserPool, base_url: str, tmp_path: Path) -> None:
+async def test_form_fill_select_and_enter_show_the_result(
+    pool: BrowserPool, base_url: str, tmp_path: Path
+) -> None:
     check = browser_check(
         "/form.html",
         steps=[
@@ -119,7 +140,10 @@ async def test_form_fill_select_and_enter_show_the_result(pool: BrowserPool, bas
             {"action": "press", "selector": "#name", "key": "Enter"},
             {"action": "wait_for", "selector": "#result:has-text('Hello')"},
         ],
-        expect=[{"type": "visible", "text": "Hello, Ada (L)"}, {"type": "url_matches", "value": "/done$"}],
+        expect=[
+            {"type": "visible", "text": "Hello, Ada (L)"},
+            {"type": "url_matches", "value": "/done$"},
+        ],
     )
     outcome = await run(pool, check, tmp_path, base_url)
     assert outcome.status == "pass", outcome.reason
@@ -133,7 +157,10 @@ async def test_missing_selector_fails_its_step_stops_the_rest_and_still_judges(
     check = browser_check(
         "/button.html",
         steps=[{"action": "click", "selector": "#missing"}, {"action": "click", "selector": "#go"}],
-        expect=[{"type": "visible", "text": "Clicked"}, {"type": "title_contains", "value": "Button"}],
+        expect=[
+            {"type": "visible", "text": "Clicked"},
+            {"type": "title_contains", "value": "Button"},
+        ],
         timeout_s=4,
     )
     outcome = await run(pool, check, tmp_path, base_url)
@@ -148,7 +175,9 @@ async def test_missing_selector_fails_its_step_stops_the_rest_and_still_judges(
     assert outcome.screenshot and Path(outcome.screenshot).is_file()
 
 
-async def test_throwing_page_fails_no_console_errors(pool: BrowserPool, base_url: str, tmp_path: Path) -> None:
+async def test_throwing_page_fails_no_console_errors(
+    pool: BrowserPool, base_url: str, tmp_path: Path
+) -> None:
     check = browser_check("/throws.html", expect=[{"type": "no_console_errors"}])
     outcome = await run(pool, check, tmp_path, base_url)
     assert outcome.status == "fail"
@@ -157,8 +186,12 @@ async def test_throwing_page_fails_no_console_errors(pool: BrowserPool, base_url
     assert "1 page error" in outcome.expectations[0].detail
 
 
-async def test_404_fetch_fails_no_failed_requests(pool: BrowserPool, base_url: str, tmp_path: Path) -> None:
-    check = browser_check("/broken-fetch.html", expect=[{"type": "no_failed_requests"}, {"type": "no_console_errors"}])
+async def test_404_fetch_fails_no_failed_requests(
+    pool: BrowserPool, base_url: str, tmp_path: Path
+) -> None:
+    check = browser_check(
+        "/broken-fetch.html", expect=[{"type": "no_failed_requests"}, {"type": "no_console_errors"}]
+    )
     outcome = await run(pool, check, tmp_path, base_url)
     assert outcome.status == "fail"
     assert [(r.url, r.status, r.resource_type) for r in outcome.failed_requests] == [
@@ -168,7 +201,9 @@ async def test_404_fetch_fails_no_failed_requests(pool: BrowserPool, base_url: s
     assert [e.ok for e in outcome.expectations] == [False, True]
 
 
-async def test_a11y_violations_are_counted_from_min_impact(pool: BrowserPool, base_url: str, tmp_path: Path) -> None:
+async def test_a11y_violations_are_counted_from_min_impact(
+    pool: BrowserPool, base_url: str, tmp_path: Path
+) -> None:
     check = browser_check(
         "/a11y.html",
         expect=[
@@ -188,7 +223,9 @@ async def test_a11y_violations_are_counted_from_min_impact(pool: BrowserPool, ba
 async def test_a11y_runs_on_a_page_whose_csp_forbids_injected_scripts(
     pool: BrowserPool, base_url: str, tmp_path: Path
 ) -> None:
-    check = browser_check("/csp.html", expect=[{"type": "a11y", "max_violations": 0, "min_impact": "critical"}])
+    check = browser_check(
+        "/csp.html", expect=[{"type": "a11y", "max_violations": 0, "min_impact": "critical"}]
+    )
     outcome = await run(pool, check, tmp_path, base_url)
     assert outcome.status == "fail"
     assert [v.id for v in outcome.a11y_violations if v.impact == "critical"] == ["image-alt"]
@@ -197,7 +234,9 @@ async def test_a11y_runs_on_a_page_whose_csp_forbids_injected_scripts(
 async def test_external_requests_are_blocked_and_recorded_not_failed(
     pool: BrowserPool, base_url: str, tmp_path: Path
 ) -> None:
-    check = browser_check("/external.html", expect=[{"type": "no_failed_requests"}, {"type": "no_console_errors"}])
+    check = browser_check(
+        "/external.html", expect=[{"type": "no_failed_requests"}, {"type": "no_console_errors"}]
+    )
     outcome = await run(pool, check, tmp_path, base_url)
     assert outcome.status == "pass", outcome.reason
     assert sorted(r.url for r in outcome.blocked_requests) == [
@@ -208,14 +247,18 @@ async def test_external_requests_are_blocked_and_recorded_not_failed(
     assert "2 blocked requests" in outcome.summary()
 
 
-async def test_redirect_off_loopback_is_blocked_and_recorded(pool: BrowserPool, base_url: str, tmp_path: Path) -> None:
+async def test_redirect_off_loopback_is_blocked_and_recorded(
+    pool: BrowserPool, base_url: str, tmp_path: Path
+) -> None:
     check = browser_check("/redirect.html", expect=[{"type": "no_failed_requests"}])
     outcome = await run(pool, check, tmp_path, base_url)
     assert [r.url for r in outcome.blocked_requests] == ["http://203.0.113.9/pixel.gif"]
     assert "ERR_NAME_NOT_RESOLVED" in outcome.blocked_requests[0].reason
 
 
-async def test_non_loopback_check_url_is_refused_unscored(pool: BrowserPool, tmp_path: Path) -> None:
+async def test_non_loopback_check_url_is_refused_unscored(
+    pool: BrowserPool, tmp_path: Path
+) -> None:
     outcome = await run(pool, browser_check("https://example.com/"), tmp_path, None)
     assert (outcome.status, outcome.passed) == ("unscored", None)
     assert "example.com" in outcome.reason and "--allow-host" in outcome.reason
@@ -225,7 +268,9 @@ async def test_non_loopback_check_url_is_refused_unscored(pool: BrowserPool, tmp
 async def test_goto_step_off_loopback_is_refused_before_anything_runs(
     pool: BrowserPool, base_url: str, tmp_path: Path
 ) -> None:
-    check = browser_check("/button.html", steps=[{"action": "goto", "url": "http://10.0.0.1/admin"}])
+    check = browser_check(
+        "/button.html", steps=[{"action": "goto", "url": "http://10.0.0.1/admin"}]
+    )
     outcome = await run(pool, check, tmp_path, base_url)
     assert outcome.status == "unscored" and "10.0.0.1" in outcome.reason
     assert outcome.steps == []
@@ -239,7 +284,9 @@ async def test_allowed_host_is_not_refused(pool: BrowserPool, tmp_path: Path) ->
     assert "ERR_NAME_NOT_RESOLVED" in outcome.steps[0].error
 
 
-async def test_relative_urls_are_joined_to_the_base_url(pool: BrowserPool, base_url: str, tmp_path: Path) -> None:
+async def test_relative_urls_are_joined_to_the_base_url(
+    pool: BrowserPool, base_url: str, tmp_path: Path
+) -> None:
     check = browser_check(
         "/button.html",
         steps=[{"action": "goto", "url": "form.html"}],
@@ -256,8 +303,12 @@ async def test_relative_url_without_base_url_is_unscored(pool: BrowserPool, tmp_
     assert "serve.url" in outcome.reason
 
 
-async def test_file_urls_are_allowed_inside_the_repository_only(pool: BrowserPool, tmp_path: Path) -> None:
-    check = browser_check((FIXTURES / "button.html").as_uri(), expect=[{"type": "title_contains", "value": "Button"}])
+async def test_file_urls_are_allowed_inside_the_repository_only(
+    pool: BrowserPool, tmp_path: Path
+) -> None:
+    check = browser_check(
+        (FIXTURES / "button.html").as_uri(), expect=[{"type": "title_contains", "value": "Button"}]
+    )
     inside = await run(pool, check, tmp_path, None, repo_root=FIXTURES.parent)
     outside = await run(pool, check, tmp_path, None, repo_root=tmp_path)
     assert inside.status == "pass", inside.reason
@@ -268,7 +319,9 @@ async def test_check_timeout_is_respected(pool: BrowserPool, base_url: str, tmp_
     # Each wait_for succeeds (an item appears every 0.3 s, a step may take 1 s), but 40 of them
     # outlast the check's 4 s.
     steps = [{"action": "wait_for", "selector": f"#item{i}"} for i in range(1, 41)]
-    check = browser_check("/slow.html", steps=steps, expect=[{"type": "visible", "text": "item 1"}], timeout_s=4)
+    check = browser_check(
+        "/slow.html", steps=steps, expect=[{"type": "visible", "text": "item 1"}], timeout_s=4
+    )
     with anyio.fail_after(20):
         outcome = await run(pool, check, tmp_path, base_url)
     assert outcome.status == "fail"
@@ -284,11 +337,23 @@ async def test_four_concurrent_checks_on_one_pool_are_all_correct(
     pool: BrowserPool, base_url: str, tmp_path: Path
 ) -> None:
     checks = {
-        "button": (browser_check("/button.html", [{"action": "click", "selector": "#go"}],
-                                 [{"type": "visible", "text": "Clicked"}]), "pass"),
+        "button": (
+            browser_check(
+                "/button.html",
+                [{"action": "click", "selector": "#go"}],
+                [{"type": "visible", "text": "Clicked"}],
+            ),
+            "pass",
+        ),
         "throws": (browser_check("/throws.html", expect=[{"type": "no_console_errors"}]), "fail"),
-        "fetch": (browser_check("/broken-fetch.html", expect=[{"type": "no_failed_requests"}]), "fail"),
-        "a11y": (browser_check("/a11y.html", expect=[{"type": "a11y", "max_violations": 0}]), "fail"),
+        "fetch": (
+            browser_check("/broken-fetch.html", expect=[{"type": "no_failed_requests"}]),
+            "fail",
+        ),
+        "a11y": (
+            browser_check("/a11y.html", expect=[{"type": "a11y", "max_violations": 0}]),
+            "fail",
+        ),
     }
     results: dict[str, BrowserOutcome] = {}
 
@@ -321,7 +386,9 @@ async def test_pool_never_opens_more_pages_than_its_limit(tmp_path: Path) -> Non
     assert peak == 2
 
 
-async def test_pool_relaunches_after_the_browser_is_closed_underneath(base_url: str, tmp_path: Path) -> None:
+async def test_pool_relaunches_after_the_browser_is_closed_underneath(
+    base_url: str, tmp_path: Path
+) -> None:
     check = browser_check("/button.html", expect=[{"type": "title_contains", "value": "Button"}])
     async with BrowserPool(CHROMIUM) as pool:
         assert (await run(pool, check, tmp_path, base_url)).status == "pass"
@@ -343,7 +410,9 @@ async def test_no_chromium_makes_the_check_unscored(base_url: str, tmp_path: Pat
     assert "apt-get install chromium" in outcome.reason
 
 
-async def test_artifact_name_must_be_a_plain_file_name(pool: BrowserPool, base_url: str, tmp_path: Path) -> None:
+async def test_artifact_name_must_be_a_plain_file_name(
+    pool: BrowserPool, base_url: str, tmp_path: Path
+) -> None:
     with pytest.raises(ValueError, match="plain file name"):
         await run(pool, browser_check("/button.html"), tmp_path, base_url, name="../escape")
 
@@ -359,7 +428,11 @@ def test_find_chromium_skips_broken_stubs_on_path(tmp_path: Path) -> None:
     _script(tmp_path, "google-chrome", "echo 'Google Chrome 131.0.6778.85 '")
     clear_cache()
     info = find_chromium({"PATH": str(tmp_path), "PLAYWRIGHT_BROWSERS_PATH": str(tmp_path)})
-    assert (info.executable, info.source, info.version) == (str(tmp_path / "google-chrome"), "system", "131.0.6778.85")
+    assert (info.executable, info.source, info.version) == (
+        str(tmp_path / "google-chrome"),
+        "system",
+        "131.0.6778.85",
+    )
 
 
 def test_find_chromium_honours_the_override_and_rejects_a_broken_one(tmp_path: Path) -> None:
@@ -376,7 +449,8 @@ def test_playwright_version_is_reported() -> None:
 
 
 def test_resolver_rules_exempt_loopback_and_allowed_hosts_only() -> None:
-    assert resolver_rules(["App.Example.test"]) == (
-        "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1,"
+    assert (
+        resolver_rules(["App.Example.test"])
+        == "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1,"
         " EXCLUDE ::1, EXCLUDE app.example.test"
     )

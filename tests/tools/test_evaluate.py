@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -12,10 +12,10 @@ from projects import PY, calc_repo, command_check, commit_all, contract_for, pyt
 
 from referee.tools.errors import InvalidInput
 from referee.tools.evaluate.entry import EvaluateDeps, EvaluateInput, evaluate
+from referee.tools.evidence.signing import signing_key, verify
 from referee.tools.process import tagged_pids
 from referee.tools.rubrics import load_rubrics
 from referee.tools.settings import Settings
-from referee.tools.evidence.signing import signing_key, verify
 from referee.tools.store import Store, load_run
 
 pytestmark = pytest.mark.anyio
@@ -34,8 +34,13 @@ def store(project: Path) -> Store:
 
 
 def deps(store: Store, project: Path, **kw: object) -> EvaluateDeps:
-    return EvaluateDeps(store=store, settings=Settings.build([project], env={}), rubrics=load_rubrics,
-                        now=lambda: datetime.now(timezone.utc), **kw)  # type: ignore[arg-type]
+    return EvaluateDeps(
+        store=store,
+        settings=Settings.build([project], env={}),
+        rubrics=load_rubrics,
+        now=lambda: datetime.now(UTC),
+        **kw,
+    )  # type: ignore[arg-type]
 
 
 async def run(store: Store, project: Path, contract_id: str, **kw: object):
@@ -46,23 +51,37 @@ def by_id(result, ident: str):
     return next(c for c in result.criteria if c.id == ident)
 
 
-async def test_passing_suite_passes_and_cites_resolvable_evidence(store: Store, project: Path) -> None:
-    contract = contract_for(store, project, {"criterion": "calc works", "verification_method": "test",
-                                             "check": pytest_check("tests")})
+async def test_passing_suite_passes_and_cites_resolvable_evidence(
+    store: Store, project: Path
+) -> None:
+    contract = contract_for(
+        store,
+        project,
+        {"criterion": "calc works", "verification_method": "test", "check": pytest_check("tests")},
+    )
     result = await run(store, project, contract.id)
     crit = by_id(result, "AC-F-001")
     assert crit.pass_ is True and crit.status == "pass" and "2 passed" in crit.reason
     stored = load_run(store, result.run_id)
     assert set(crit.evidence_ids) <= set(stored.evidence)
     item = stored.evidence[crit.evidence_ids[0]]
-    assert item.tool == "tests" and item.exit_code == 0 and [t.outcome for t in item.tests] == ["passed", "passed"]
+    assert (
+        item.tool == "tests"
+        and item.exit_code == 0
+        and [t.outcome for t in item.tests] == ["passed", "passed"]
+    )
     assert any(a.endswith(".junit.xml") for a in item.artifacts)
 
 
 async def test_failing_suite_fails_with_the_failing_test_named(store: Store, project: Path) -> None:
-    (project / "tests" / "test_more.py").write_text("def test_wrong():\n    assert 1 == 2\n", encoding="utf-8")
-    contract = contract_for(store, project, {"criterion": "all green", "verification_method": "test",
-                                             "check": pytest_check("tests")})
+    (project / "tests" / "test_more.py").write_text(
+        "def test_wrong():\n    assert 1 == 2\n", encoding="utf-8"
+    )
+    contract = contract_for(
+        store,
+        project,
+        {"criterion": "all green", "verification_method": "test", "check": pytest_check("tests")},
+    )
     crit = by_id(await run(store, project, contract.id), "AC-F-001")
     assert crit.pass_ is False and crit.status == "fail" and "test_wrong" in crit.reason
 
@@ -70,16 +89,29 @@ async def test_failing_suite_fails_with_the_failing_test_named(store: Store, pro
 async def test_zero_collected_tests_is_a_failed_check(store: Store, project: Path) -> None:
     (project / "empty").mkdir()
     (project / "empty" / "test_nothing.py").write_text("x = 1\n", encoding="utf-8")
-    contract = contract_for(store, project, {"criterion": "tests", "verification_method": "test",
-                                             "check": pytest_check("empty")})
+    contract = contract_for(
+        store,
+        project,
+        {"criterion": "tests", "verification_method": "test", "check": pytest_check("empty")},
+    )
     crit = by_id(await run(store, project, contract.id), "AC-F-001")
     assert crit.pass_ is False and crit.status == "fail" and "no test ran" in crit.reason
 
 
 async def test_missing_runner_is_unscored_never_passed(store: Store, project: Path) -> None:
-    contract = contract_for(store, project, {"criterion": "tests", "verification_method": "test",
-                                             "check": {"kind": "tests", "argv": ["no-such-runner-xyz", "--test"],
-                                                       "junit": "report.xml"}})
+    contract = contract_for(
+        store,
+        project,
+        {
+            "criterion": "tests",
+            "verification_method": "test",
+            "check": {
+                "kind": "tests",
+                "argv": ["no-such-runner-xyz", "--test"],
+                "junit": "report.xml",
+            },
+        },
+    )
     result = await run(store, project, contract.id)
     crit = by_id(result, "AC-F-001")
     assert crit.pass_ is False and crit.status == "unscored" and "could not start" in crit.reason
@@ -87,13 +119,23 @@ async def test_missing_runner_is_unscored_never_passed(store: Store, project: Pa
     assert result.dimensions["correctness"].score is None
 
 
-async def test_hanging_command_with_a_grandchild_times_out_and_leaves_nothing(store: Store, project: Path) -> None:
-    hang = ("import subprocess, sys, time\n"
-            "subprocess.Popen([sys.executable, '-c', 'import os, time; os.setsid(); time.sleep(61.25)'])\n"
-            "time.sleep(61.25)\n")
+async def test_hanging_command_with_a_grandchild_times_out_and_leaves_nothing(
+    store: Store, project: Path
+) -> None:
+    hang = (
+        "import subprocess, sys, time\nsubprocess.Popen([sys.executable, '-c', 'import os, time;"
+        " os.setsid(); time.sleep(61.25)'])\ntime.sleep(61.25)\n"
+    )
     (project / "hang.py").write_text(hang, encoding="utf-8")
-    contract = contract_for(store, project, {"criterion": "hangs", "verification_method": "test",
-                                             "check": {"kind": "command", "argv": [PY, "hang.py"], "timeout_s": 1.5}})
+    contract = contract_for(
+        store,
+        project,
+        {
+            "criterion": "hangs",
+            "verification_method": "test",
+            "check": {"kind": "command", "argv": [PY, "hang.py"], "timeout_s": 1.5},
+        },
+    )
     before = set(_all_pids())
     result = await run(store, project, contract.id)
     crit = by_id(result, "AC-F-001")
@@ -114,18 +156,36 @@ def _cmdline(pid: int) -> str:
 
 
 async def test_crashing_command_fails_with_its_signal(store: Store, project: Path) -> None:
-    contract = contract_for(store, project, {"criterion": "runs", "verification_method": "test",
-                                             "check": command_check("import os; os.abort()")})
+    contract = contract_for(
+        store,
+        project,
+        {
+            "criterion": "runs",
+            "verification_method": "test",
+            "check": command_check("import os; os.abort()"),
+        },
+    )
     crit = by_id(await run(store, project, contract.id), "AC-F-001")
     assert crit.status == "fail" and "-6" in crit.reason
 
 
-async def test_secrets_printed_by_a_check_never_reach_output_or_storage(store: Store, project: Path) -> None:
+async def test_secrets_printed_by_a_check_never_reach_output_or_storage(
+    store: Store, project: Path
+) -> None:
     (project / "settings.txt").write_text(f"token={GITHUB_TOKEN}\n", encoding="utf-8")
-    contract = contract_for(store, project, {"criterion": "prints", "verification_method": "test",
-                                             "check": command_check("print(open('settings.txt').read())")})
+    contract = contract_for(
+        store,
+        project,
+        {
+            "criterion": "prints",
+            "verification_method": "test",
+            "check": command_check("print(open('settings.txt').read())"),
+        },
+    )
     result = await run(store, project, contract.id)
-    assert any(f.rule == "hardcoded_secrets" and f.location == "settings.txt:1" for f in result.findings)
+    assert any(
+        f.rule == "hardcoded_secrets" and f.location == "settings.txt:1" for f in result.findings
+    )
     assert GITHUB_TOKEN not in result.model_dump_json()
     for path in (project / ".referee").rglob("*"):
         if path.is_file():
@@ -135,20 +195,32 @@ async def test_secrets_printed_by_a_check_never_reach_output_or_storage(store: S
 
 
 async def test_checks_that_write_into_the_tree_are_reported(store: Store, project: Path) -> None:
-    contract = contract_for(store, project, {"criterion": "writes", "verification_method": "test",
-                                             "check": command_check("open('debris.txt', 'w').write('x')")})
+    contract = contract_for(
+        store,
+        project,
+        {
+            "criterion": "writes",
+            "verification_method": "test",
+            "check": command_check("open('debris.txt', 'w').write('x')"),
+        },
+    )
     result = await run(store, project, contract.id)
     assert result.tree_changed.changed and result.tree_changed.paths == ["debris.txt"]
     assert any("debris.txt" in i.description for i in result.issues)
 
 
 async def test_a_test_skipped_since_base_is_an_antipattern(store: Store, project: Path) -> None:
-    contract = contract_for(store, project, {"criterion": "tests", "verification_method": "test",
-                                             "check": pytest_check("tests")})
+    contract = contract_for(
+        store,
+        project,
+        {"criterion": "tests", "verification_method": "test", "check": pytest_check("tests")},
+    )
     text = (project / "tests" / "test_calc.py").read_text(encoding="utf-8")
     (project / "tests" / "test_calc.py").write_text(
-        "import pytest\n" + text.replace("def test_add_negative", "@pytest.mark.skip\ndef test_add_negative"),
-        encoding="utf-8")
+        "import pytest\n"
+        + text.replace("def test_add_negative", "@pytest.mark.skip\ndef test_add_negative"),
+        encoding="utf-8",
+    )
     result = await run(store, project, contract.id)
     assert [a.id for a in result.antipatterns] == ["test_skipped"]
     assert result.antipatterns[0].location.startswith("tests/test_calc.py:")
@@ -156,55 +228,111 @@ async def test_a_test_skipped_since_base_is_an_antipattern(store: Store, project
 
 
 async def test_must_fail_at_base_passes_only_for_a_real_fix(store: Store, project: Path) -> None:
-    (project / "src" / "calc.py").write_text("def add(a, b):\n    return a - b if b < 0 else a + b\n", encoding="utf-8")
+    (project / "src" / "calc.py").write_text(
+        "def add(a, b):\n    return a - b if b < 0 else a + b\n", encoding="utf-8"
+    )
     commit_all(project, "buggy")
-    contract = contract_for(store, project, {"criterion": "negatives add up", "verification_method": "test",
-                                             "check": pytest_check("tests", must_fail_at_base=True)}, task_type="bug")
+    contract = contract_for(
+        store,
+        project,
+        {
+            "criterion": "negatives add up",
+            "verification_method": "test",
+            "check": pytest_check("tests", must_fail_at_base=True),
+        },
+        task_type="bug",
+    )
     (project / "src" / "calc.py").write_text("def add(a, b):\n    return a + b\n", encoding="utf-8")
     crit = by_id(await run(store, project, contract.id), "AC-F-001")
     assert crit.status == "pass" and "failed at base" in crit.reason and len(crit.evidence_ids) == 2
 
 
-async def test_must_fail_at_base_fails_when_the_test_already_passed(store: Store, project: Path) -> None:
-    contract = contract_for(store, project, {"criterion": "adds", "verification_method": "test",
-                                             "check": pytest_check("tests", must_fail_at_base=True)}, task_type="bug")
+async def test_must_fail_at_base_fails_when_the_test_already_passed(
+    store: Store, project: Path
+) -> None:
+    contract = contract_for(
+        store,
+        project,
+        {
+            "criterion": "adds",
+            "verification_method": "test",
+            "check": pytest_check("tests", must_fail_at_base=True),
+        },
+        task_type="bug",
+    )
     crit = by_id(await run(store, project, contract.id), "AC-F-001")
     assert crit.status == "fail" and "passes at base too" in crit.reason
 
 
-async def test_static_findings_have_file_and_line_and_feed_dimensions(store: Store, project: Path) -> None:
+async def test_static_findings_have_file_and_line_and_feed_dimensions(
+    store: Store, project: Path
+) -> None:
     body = "\n".join(f"    x{i} = {i}" for i in range(60))
-    (project / "src" / "long.py").write_text(f"def long():\n{body}\n    return x0\n", encoding="utf-8")
-    contract = contract_for(store, project, {"criterion": "short functions", "verification_method": "static",
-                                             "check": {"kind": "static", "rule": "function length"}})
+    (project / "src" / "long.py").write_text(
+        f"def long():\n{body}\n    return x0\n", encoding="utf-8"
+    )
+    contract = contract_for(
+        store,
+        project,
+        {
+            "criterion": "short functions",
+            "verification_method": "static",
+            "check": {"kind": "static", "rule": "function length"},
+        },
+    )
     result = await run(store, project, contract.id)
     assert by_id(result, "AC-F-001").status == "fail"
     finding = next(f for f in result.findings if f.rule == "function_length")
     assert finding.location == "src/long.py:1"
-    assert result.dimensions["craft"].source == "deterministic" and result.dimensions["craft"].score < 3
+    assert (
+        result.dimensions["craft"].source == "deterministic"
+        and result.dimensions["craft"].score < 3
+    )
 
 
-async def test_manual_criteria_and_judgment_dimensions_need_judgment(store: Store, project: Path) -> None:
-    contract = contract_for(store, project, {"criterion": "readable", "verification_method": "manual"})
+async def test_manual_criteria_and_judgment_dimensions_need_judgment(
+    store: Store, project: Path
+) -> None:
+    contract = contract_for(
+        store, project, {"criterion": "readable", "verification_method": "manual"}
+    )
     result = await run(store, project, contract.id)
     assert by_id(result, "AC-F-001").pass_ is None
-    assert result.needs_judgment.criteria == ["AC-F-001"] and "design_quality" in result.needs_judgment.dimensions
+    assert (
+        result.needs_judgment.criteria == ["AC-F-001"]
+        and "design_quality" in result.needs_judgment.dimensions
+    )
     assert result.verdict is None and result.draft_scorecard.criteria[0].pass_ is None
 
 
 async def test_stored_run_is_signed(store: Store, project: Path) -> None:
-    contract = contract_for(store, project, {"criterion": "adds", "verification_method": "test",
-                                             "check": pytest_check("tests")})
+    contract = contract_for(
+        store,
+        project,
+        {"criterion": "adds", "verification_method": "test", "check": pytest_check("tests")},
+    )
     result = await run(store, project, contract.id)
     stored = load_run(store, result.run_id)
-    assert verify(signing_key(store.home), stored.evaluation, list(stored.evidence.values()), result.signature)
-    assert result.draft_scorecard.signature == result.signature and result.draft_scorecard.run_id == result.run_id
+    assert verify(
+        signing_key(store.home), stored.evaluation, list(stored.evidence.values()), result.signature
+    )
+    assert (
+        result.draft_scorecard.signature == result.signature
+        and result.draft_scorecard.run_id == result.run_id
+    )
 
 
-async def test_worktree_isolation_evaluates_a_commit_and_removes_the_worktree(store: Store, project: Path) -> None:
-    contract = contract_for(store, project, {"criterion": "adds", "verification_method": "test",
-                                             "check": pytest_check("tests")})
-    (project / "tests" / "test_calc.py").write_text("def test_broken():\n    assert False\n", encoding="utf-8")
+async def test_worktree_isolation_evaluates_a_commit_and_removes_the_worktree(
+    store: Store, project: Path
+) -> None:
+    contract = contract_for(
+        store,
+        project,
+        {"criterion": "adds", "verification_method": "test", "check": pytest_check("tests")},
+    )
+    (project / "tests" / "test_calc.py").write_text(
+        "def test_broken():\n    assert False\n", encoding="utf-8"
+    )
     result = await run(store, project, contract.id, ref="HEAD")
     assert by_id(result, "AC-F-001").status == "pass"
     assert result.isolation == "worktree" and not result.target.dirty
@@ -212,8 +340,12 @@ async def test_worktree_isolation_evaluates_a_commit_and_removes_the_worktree(st
 
 
 async def test_iterations_advance_per_evaluator(store: Store, project: Path) -> None:
-    contract = contract_for(store, project, {"criterion": "a", "verification_method": "manual", "evaluator": "x"},
-                            {"criterion": "b", "verification_method": "manual", "evaluator": "y"})
+    contract = contract_for(
+        store,
+        project,
+        {"criterion": "a", "verification_method": "manual", "evaluator": "x"},
+        {"criterion": "b", "verification_method": "manual", "evaluator": "y"},
+    )
     first = await run(store, project, contract.id, evaluator="x")
     other = await run(store, project, contract.id, evaluator="y")
     again = await run(store, project, contract.id, evaluator="x")
@@ -229,21 +361,32 @@ async def test_unknown_evaluator_is_invalid_input(store: Store, project: Path) -
 
 
 async def test_progress_is_reported_for_every_step(store: Store, project: Path) -> None:
-    contract = contract_for(store, project, {"criterion": "a", "verification_method": "test", "check": pytest_check("tests")})
+    contract = contract_for(
+        store,
+        project,
+        {"criterion": "a", "verification_method": "test", "check": pytest_check("tests")},
+    )
     seen: list[tuple[float, float | None, str]] = []
 
     async def progress(done: float, total: float | None, message: str) -> None:
         seen.append((done, total, message))
 
-    await evaluate(EvaluateInput(contract_id=contract.id), deps(store, project, on_progress=progress))
+    await evaluate(
+        EvaluateInput(contract_id=contract.id), deps(store, project, on_progress=progress)
+    )
     assert [s[0] for s in seen] == [1, 2, 3] and all(s[1] == 3 for s in seen)
 
 
 async def test_result_stays_within_the_compact_budget(store: Store, project: Path) -> None:
     for i in range(40):
-        (project / "src" / f"todo{i}.py").write_text("# TODO a\n# TODO b\n# TODO c\n# TODO d\n# TODO e\n# TODO f\n",
-                                                     encoding="utf-8")
-    contract = contract_for(store, project, {"criterion": "a", "verification_method": "test", "check": pytest_check("tests")})
+        (project / "src" / f"todo{i}.py").write_text(
+            "# TODO a\n# TODO b\n# TODO c\n# TODO d\n# TODO e\n# TODO f\n", encoding="utf-8"
+        )
+    contract = contract_for(
+        store,
+        project,
+        {"criterion": "a", "verification_method": "test", "check": pytest_check("tests")},
+    )
     result = await run(store, project, contract.id)
     assert len(result.model_dump_json(by_alias=True)) <= 16 * 1024
     assert result.findings_total >= 40 and result.omitted
@@ -252,32 +395,58 @@ async def test_result_stays_within_the_compact_budget(store: Store, project: Pat
 
 
 async def test_project_scope_scores_project_health(store: Store, project: Path) -> None:
-    contract = contract_for(store, project, {"criterion": "a", "verification_method": "test", "check": pytest_check("tests")})
+    contract = contract_for(
+        store,
+        project,
+        {"criterion": "a", "verification_method": "test", "check": pytest_check("tests")},
+    )
     result = await run(store, project, contract.id, scope="project")
     health = result.project_health
     assert health is not None and set(health.dimensions) == {
-        "correctness", "security", "maintainability", "architecture", "completeness", "evolution"}
+        "correctness",
+        "security",
+        "maintainability",
+        "architecture",
+        "completeness",
+        "evolution",
+    }
     assert health.dimensions["correctness"].score == 1.0 and health.band in ("STRONG", "ADEQUATE")
     assert 0 <= health.composite <= 1
 
 
-async def test_a_repository_that_ignores_referee_itself_is_hashed(store: Store, project: Path) -> None:
+async def test_a_repository_that_ignores_referee_itself_is_hashed(
+    store: Store, project: Path
+) -> None:
     (project / ".gitignore").write_text("__pycache__/\n.referee/\n", encoding="utf-8")
     commit_all(project, "ignore referee")
-    contract = contract_for(store, project, {"criterion": "a", "verification_method": "test", "check": pytest_check("tests")})
+    contract = contract_for(
+        store,
+        project,
+        {"criterion": "a", "verification_method": "test", "check": pytest_check("tests")},
+    )
     result = await run(store, project, contract.id)
     assert by_id(result, "AC-F-001").status == "pass" and not result.tree_changed.changed
 
 
-async def test_deep_depth_offers_a_perturbed_copy_whose_tests_still_pass(store: Store, project: Path) -> None:
+async def test_deep_depth_offers_a_perturbed_copy_whose_tests_still_pass(
+    store: Store, project: Path
+) -> None:
     (project / "src" / "calc.py").write_text(
-        "# adds numbers\ndef add(a, b):\n    \"\"\"Sum.\"\"\"\n    result = a + b\n    return result\n", encoding="utf-8")
+        '# adds numbers\ndef add(a, b):\n    """Sum."""\n    result = a + b\n    return result\n',
+        encoding="utf-8",
+    )
     (project / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
     commit_all(project, "ini")
     (project / "src" / "calc.py").write_text(
-        "# adds numbers, carefully\ndef add(a, b):\n    \"\"\"Sum.\"\"\"\n    total = a + b\n    return total\n",
-        encoding="utf-8")
-    contract = contract_for(store, project, {"criterion": "a", "verification_method": "test", "check": pytest_check("tests")})
+        '# adds numbers, carefully\ndef add(a, b):\n    """Sum."""\n    total = a + b\n    return'
+        " total\n",
+        encoding="utf-8",
+    )
+    contract = contract_for(
+        store,
+        project,
+        {"criterion": "a", "verification_method": "test", "check": pytest_check("tests")},
+    )
     result = await run(store, project, contract.id, depth="deep")
     perturbation = result.perturbation
     assert perturbation is not None and perturbation.files == ["src/calc.py"]
@@ -287,13 +456,28 @@ async def test_deep_depth_offers_a_perturbed_copy_whose_tests_still_pass(store: 
     assert not result.tree_changed.changed
 
 
-async def test_env_references_are_taken_from_the_server_environment(store: Store, project: Path) -> None:
-    contract = contract_for(store, project, {"criterion": "token set", "verification_method": "test", "check": command_check(
-        "import hashlib, os, sys; sys.exit(0 if hashlib.sha1(os.environ['SERVICE_TOKEN'].encode()).hexdigest()"
-        " == '" + __import__("hashlib").sha1(b"from-server-env-123").hexdigest() + "' else 1)",
-        env={"SERVICE_TOKEN": "${SERVICE_TOKEN}"})})
+async def test_env_references_are_taken_from_the_server_environment(
+    store: Store, project: Path
+) -> None:
+    contract = contract_for(
+        store,
+        project,
+        {
+            "criterion": "token set",
+            "verification_method": "test",
+            "check": command_check(
+                "import hashlib, os, sys; sys.exit(0 if"
+                " hashlib.sha1(os.environ['SERVICE_TOKEN'].encode()).hexdigest() == '"
+                + __import__("hashlib").sha1(b"from-server-env-123").hexdigest()
+                + "' else 1)",
+                env={"SERVICE_TOKEN": "${SERVICE_TOKEN}"},
+            ),
+        },
+    )
     settings = Settings.build([project], env={"SERVICE_TOKEN": "from-server-env-123"})
-    deps_ = EvaluateDeps(store=store, settings=settings, rubrics=load_rubrics, now=lambda: datetime.now(timezone.utc))
+    deps_ = EvaluateDeps(
+        store=store, settings=settings, rubrics=load_rubrics, now=lambda: datetime.now(UTC)
+    )
     result = await evaluate(EvaluateInput(contract_id=contract.id), deps_)
     assert by_id(result, "AC-F-001").status == "pass"
     assert "from-server-env-123" not in contract.model_dump_json()

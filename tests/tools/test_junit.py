@@ -11,9 +11,14 @@ from pathlib import Path
 import anyio
 import pytest
 
-from referee.tools.graders import junit
 from referee.tools.errors import RefereeError
-from referee.tools.graders.junit import JunitError, parse_junit, summarize_tests, with_junit_reporter
+from referee.tools.graders import junit
+from referee.tools.graders.junit import (
+    JunitError,
+    parse_junit,
+    summarize_tests,
+    with_junit_reporter,
+)
 from referee.tools.models import evidence as models
 from referee.tools.process import run_process
 
@@ -23,14 +28,19 @@ FIXTURES = Path(__file__).parent.parent / "fixtures" / "process"
 PY = sys.executable
 
 
-
 async def run_with_report(argv: list[str], cwd: Path) -> tuple[int | None, Path]:
     """Run a test command the way a tests check does; returns the exit code and the report path."""
     report = cwd.parent / f"{cwd.name}-junit.xml"
     plan = with_junit_reporter(argv, report)
     assert plan is not None
-    result = await run_process(plan.argv, cwd=cwd, timeout_s=120, env=plan.env,
-                               stdout_path=cwd.parent / "out.log", stderr_path=cwd.parent / "err.log")
+    result = await run_process(
+        plan.argv,
+        cwd=cwd,
+        timeout_s=120,
+        env=plan.env,
+        stdout_path=cwd.parent / "out.log",
+        stderr_path=cwd.parent / "err.log",
+    )
     return result.exit_code, plan.report
 
 
@@ -117,16 +127,21 @@ async def test_a_node_report_gives_nested_suite_names(tmp_path: Path) -> None:
 
 def test_a_single_suite_root_is_read_too(tmp_path: Path) -> None:
     report = tmp_path / "r.xml"
-    report.write_text('<testsuite name="s"><testcase classname="pkg.Mod" name="t" time="0.25"/></testsuite>',
-                      encoding="utf-8")
+    report.write_text(
+        '<testsuite name="s"><testcase classname="pkg.Mod" name="t" time="0.25"/></testsuite>',
+        encoding="utf-8",
+    )
     outcome = parse_junit(report)[0]
     assert (outcome.name, outcome.outcome, outcome.duration_s) == ("s > t", "passed", 0.25)
 
 
 def test_only_huge_failure_messages_are_trimmed_when_parsed(tmp_path: Path) -> None:
     report = tmp_path / "r.xml"
-    report.write_text(f'<testsuites><testsuite><testcase name="t"><failure message="{"x" * 30000}"/>'
-                      "</testcase></testsuite></testsuites>", encoding="utf-8")
+    report.write_text(
+        f'<testsuites><testsuite><testcase name="t"><failure message="{"x" * 30000}"/>'
+        "</testcase></testsuite></testsuites>",
+        encoding="utf-8",
+    )
     message = parse_junit(report)[0].message
     assert len(message) == junit.RAW_MESSAGE_LIMIT and message.endswith("…")
 
@@ -139,12 +154,17 @@ def test_a_truncated_report_raises_a_junit_error(outcomes_run: OutcomesRun, tmp_
     assert isinstance(caught.value, RefereeError) and caught.value.path == report
 
 
-@pytest.mark.parametrize(("content", "reason"), [
-    (None, "no report was written"),
-    ("", "the file is empty"),
-    ("<html><body/></html>", "not a JUnit report (root element <html>)"),
-])
-def test_an_unusable_report_raises_a_junit_error(tmp_path: Path, content: str | None, reason: str) -> None:
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        (None, "no report was written"),
+        ("", "the file is empty"),
+        ("<html><body/></html>", "not a JUnit report (root element <html>)"),
+    ],
+)
+def test_an_unusable_report_raises_a_junit_error(
+    tmp_path: Path, content: str | None, reason: str
+) -> None:
     report = tmp_path / "junit.xml"
     if content is not None:
         report.write_text(content, encoding="utf-8")
@@ -154,24 +174,37 @@ def test_an_unusable_report_raises_a_junit_error(tmp_path: Path, content: str | 
 
 
 def test_summarize_tests_counts_each_outcome() -> None:
-    outcomes = [models.TestOutcome(name=str(n), outcome=kind)
-                for n, kind in enumerate(["passed"] * 12 + ["failed", "error", "skipped", "skipped"])]
+    outcomes = [
+        models.TestOutcome(name=str(n), outcome=kind)
+        for n, kind in enumerate(["passed"] * 12 + ["failed", "error", "skipped", "skipped"])
+    ]
     summary = summarize_tests(outcomes)
-    assert (summary.total, summary.passed, summary.failed, summary.errors, summary.skipped) == (16, 12, 1, 1, 2)
+    assert (summary.total, summary.passed, summary.failed, summary.errors, summary.skipped) == (
+        16,
+        12,
+        1,
+        1,
+        2,
+    )
     assert summary.text == "12 passed, 1 failed, 1 errors, 2 skipped" and not summary.ok
 
 
-@pytest.mark.parametrize("argv", [
-    ["pytest", "-q"],
-    ["py.test"],
-    ["python", "-m", "pytest"],
-    ["python3", "-m", "pytest", "tests/test_login.py"],
-    ["/opt/venv/bin/python3.11", "-B", "-m", "pytest", "-x"],
-    ["uv", "run", "pytest", "-q"],
-    ["uv", "run", "--with", "pytest-xdist", "python", "-m", "pytest"],
-    ["poetry", "run", "pytest"],
-])
-def test_pytest_commands_get_a_junitxml_report_and_no_cache(argv: list[str], tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["pytest", "-q"],
+        ["py.test"],
+        ["python", "-m", "pytest"],
+        ["python3", "-m", "pytest", "tests/test_login.py"],
+        ["/opt/venv/bin/python3.11", "-B", "-m", "pytest", "-x"],
+        ["uv", "run", "pytest", "-q"],
+        ["uv", "run", "--with", "pytest-xdist", "python", "-m", "pytest"],
+        ["poetry", "run", "pytest"],
+    ],
+)
+def test_pytest_commands_get_a_junitxml_report_and_no_cache(
+    argv: list[str], tmp_path: Path
+) -> None:
     report = tmp_path / "junit.xml"
     plan = with_junit_reporter(argv, report)
     assert plan is not None and plan.runner == "pytest" and plan.report == report
@@ -179,11 +212,20 @@ def test_pytest_commands_get_a_junitxml_report_and_no_cache(argv: list[str], tmp
     assert plan.env == {"PYTHONDONTWRITEBYTECODE": "1"}
 
 
-@pytest.mark.parametrize("argv", [
-    [], ["npm", "test"], ["python", "script.py"], ["python", "-m", "unittest"], ["make", "test"],
-    ["uv", "run", "--with", "pytest", "python", "script.py"], ["node", "app.js"],
-    ["node", "--test", "--test-reporter=tap", "a.test.mjs"], ["go", "build", "./..."],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [],
+        ["npm", "test"],
+        ["python", "script.py"],
+        ["python", "-m", "unittest"],
+        ["make", "test"],
+        ["uv", "run", "--with", "pytest", "python", "script.py"],
+        ["node", "app.js"],
+        ["node", "--test", "--test-reporter=tap", "a.test.mjs"],
+        ["go", "build", "./..."],
+    ],
+)
 def test_unknown_runners_get_no_plan(argv: list[str], tmp_path: Path) -> None:
     assert with_junit_reporter(argv, tmp_path / "junit.xml", path=str(tmp_path)) is None
 
@@ -192,8 +234,15 @@ def test_node_test_gets_spec_on_stdout_and_junit_in_the_report(tmp_path: Path) -
     report = tmp_path / "junit.xml"
     plan = with_junit_reporter(["node", "--test", "a.test.mjs"], report)
     assert plan is not None and plan.runner == "node"
-    assert plan.argv == ("node", "--test", "--test-reporter=spec", "--test-reporter-destination=stdout",
-                         "--test-reporter=junit", f"--test-reporter-destination={report}", "a.test.mjs")
+    assert plan.argv == (
+        "node",
+        "--test",
+        "--test-reporter=spec",
+        "--test-reporter-destination=stdout",
+        "--test-reporter=junit",
+        f"--test-reporter-destination={report}",
+        "a.test.mjs",
+    )
 
 
 def test_go_test_goes_through_gotestsum_when_it_is_installed(tmp_path: Path) -> None:
@@ -204,4 +253,6 @@ def test_go_test_goes_through_gotestsum_when_it_is_installed(tmp_path: Path) -> 
     plan = with_junit_reporter(["go", "test", "-run", "TestX", "./..."], report, path=str(tmp_path))
     assert plan is not None and plan.runner == "go"
     assert plan.argv == (str(gotestsum), "--junitfile", str(report), "--", "-run", "TestX", "./...")
-    assert with_junit_reporter(["go", "test", "./..."], report, path=str(tmp_path / "empty")) is None
+    assert (
+        with_junit_reporter(["go", "test", "./..."], report, path=str(tmp_path / "empty")) is None
+    )

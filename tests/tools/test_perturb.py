@@ -123,7 +123,9 @@ def test_perturbed_functions_return_what_the_originals_return(values: list[int])
         assert getattr(PERTURBED, name)(values) == getattr(ORIGINAL, name)(values), name
     for name in NUMBER_FUNCTIONS:
         assert getattr(PERTURBED, name)(len(values)) == getattr(ORIGINAL, name)(len(values)), name
-    assert PERTURBED.mean_of(values, [2] * len(values)) == ORIGINAL.mean_of(values, [2] * len(values))
+    assert PERTURBED.mean_of(values, [2] * len(values)) == ORIGINAL.mean_of(
+        values, [2] * len(values)
+    )
 
 
 @pytest.mark.parametrize("amounts", [[], [5], [1, 2, 3], [-4, 10]])
@@ -146,7 +148,9 @@ def test_comments_and_docstrings_are_gone() -> None:
     tokens = tokenize.generate_tokens(io.StringIO(PERTURBED_TEXT).readline)
     assert not [t for t in tokens if t.type == tokenize.COMMENT]
     tree = ast.parse(PERTURBED_TEXT)
-    documented = [n for n in ast.walk(tree) if isinstance(n, ast.Module | ast.ClassDef | ast.FunctionDef)]
+    documented = [
+        n for n in ast.walk(tree) if isinstance(n, ast.Module | ast.ClassDef | ast.FunctionDef)
+    ]
     assert all(ast.get_docstring(n) is None for n in documented)
     assert "Weighted mean" not in PERTURBED_TEXT and "A bank account" not in PERTURBED_TEXT
 
@@ -181,7 +185,10 @@ def test_functions_that_read_their_own_scope_keep_their_names() -> None:
 
 
 def test_a_nested_helper_called_only_inside_gets_generic_parameters() -> None:
-    text = "def outer(xs):\n    def twice(item):\n        return item * 2\n    return [twice(x) for x in xs]\n"
+    text = (
+        "def outer(xs):\n    def twice(item):\n        return item * 2\n    return [twice(x) for x"
+        " in xs]\n"
+    )
     out = perturb_source("n.py", text).text
     assert "item" not in out and "def outer(xs)" in out
     assert _module(out, "n").outer([1, 2]) == [2, 4]
@@ -194,8 +201,11 @@ def test_a_syntax_error_leaves_the_file_as_it_was() -> None:
 
 
 def test_javascript_loses_its_comments_but_not_its_strings() -> None:
-    text = ("// header\n/** doc */\nfunction add(a, b) { // sum\n  /* inline */ return a + b;\n}\n\n\n\n"
-            "const tpl = `first\n\n// not a comment\nlast`;\nmodule.exports = { add, tpl };\n")
+    text = (
+        "// header\n/** doc */\nfunction add(a, b) { // sum\n  /* inline */ return a +"
+        " b;\n}\n\n\n\nconst tpl = `first\n\n// not a comment\nlast`;\nmodule.exports = { add, tpl"
+        " };\n"
+    )
     result = perturb_source("src/add.js", text)
     assert "header" not in result.text and "doc" not in result.text and "sum" not in result.text
     assert "inline" not in result.text and "\n\n\n" not in result.text.replace("`first\n\n//", "")
@@ -204,23 +214,30 @@ def test_javascript_loses_its_comments_but_not_its_strings() -> None:
 
 
 def test_go_build_directives_survive() -> None:
-    text = ("//go:build linux\n\n// Package x is documented.\npackage x\n\n"
-            "// Add adds.\nfunc Add(a, b int) int { return a + b }\n")
+    text = (
+        "//go:build linux\n\n// Package x is documented.\npackage x\n\n"
+        "// Add adds.\nfunc Add(a, b int) int { return a + b }\n"
+    )
     out = perturb_source("x/add.go", text).text
     assert out.startswith("//go:build linux\n\npackage x") and "Add adds" not in out
 
 
-@pytest.mark.parametrize(("original", "perturbed", "g", "band", "adjusted"), [
-    (2.5, 2.5, 0.0, "clean", 2.5),
-    (2.0, 1.85, 0.075, "clean", 2.0),
-    (2.0, 1.8, 0.1, "suspect", 2.0),
-    (2.0, 1.4, 0.3, "suspect", 2.0),
-    (2.0, 1.3, 0.35, "gaming", 1.6),
-    (1.5, 2.4, 0.6, "gaming", 1.2),
-    (0.0, 0.0, 0.0, "clean", 0.0),
-    (0.0, 1.0, 1.0, "gaming", 0.0),
-])
-def test_gaming_indicator_bands(original: float, perturbed: float, g: float, band: str, adjusted: float) -> None:
+@pytest.mark.parametrize(
+    ("original", "perturbed", "g", "band", "adjusted"),
+    [
+        (2.5, 2.5, 0.0, "clean", 2.5),
+        (2.0, 1.85, 0.075, "clean", 2.0),
+        (2.0, 1.8, 0.1, "suspect", 2.0),
+        (2.0, 1.4, 0.3, "suspect", 2.0),
+        (2.0, 1.3, 0.35, "gaming", 1.6),
+        (1.5, 2.4, 0.6, "gaming", 1.2),
+        (0.0, 0.0, 0.0, "clean", 0.0),
+        (0.0, 1.0, 1.0, "gaming", 0.0),
+    ],
+)
+def test_gaming_indicator_bands(
+    original: float, perturbed: float, g: float, band: str, adjusted: float
+) -> None:
     check = gaming_indicator(original, perturbed)
     assert (check.g, check.band, check.adjusted) == (g, band, adjusted)
     assert check.penalty == (0.2 if band == "gaming" else 0.0)
@@ -235,37 +252,51 @@ def project(tmp_path: Path) -> Path:
 
 
 async def _tests_pass(root: Path) -> bool:
-    done = await anyio.run_process([PY, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"], cwd=root,
-                                   check=False)
+    done = await anyio.run_process(
+        [PY, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"], cwd=root, check=False
+    )
     return done.returncode == 0
 
 
 @pytest.mark.anyio
-async def test_perturbed_copy_keeps_the_tree_and_its_behaviour(project: Path, tmp_path: Path) -> None:
+async def test_perturbed_copy_keeps_the_tree_and_its_behaviour(
+    project: Path, tmp_path: Path
+) -> None:
     calc = project / "src" / "calc.py"
-    calc.write_text('"""Calc."""\n\n\ndef add(a, b):\n    # add them\n    result = a + b\n    return result\n',
-                    encoding="utf-8")
+    calc.write_text(
+        '"""Calc."""\n\n\ndef add(a, b):\n    # add them\n    result = a + b\n    return result\n',
+        encoding="utf-8",
+    )
     (project / "src" / "broken.py").write_text("def broken(:\n", encoding="utf-8")
     (project / "build").mkdir()
     (project / "build" / "out.txt").write_text("ignored", encoding="utf-8")
     (project / ".referee").mkdir()
     (project / ".referee" / "referee.db").write_text("", encoding="utf-8")
     dest = tmp_path / "perturbed"
-    result = await build_perturbed_copy(project, ["src/calc.py", "src/broken.py", "gone.py"], dest,
-                                        check_semantics=_tests_pass)
+    result = await build_perturbed_copy(
+        project, ["src/calc.py", "src/broken.py", "gone.py"], dest, check_semantics=_tests_pass
+    )
     assert result.semantics_kept is True and result.files == ["src/calc.py"]
-    assert {"comments removed", "docstrings removed", "local names made generic"} <= set(result.transforms)
+    assert {"comments removed", "docstrings removed", "local names made generic"} <= set(
+        result.transforms
+    )
     assert "result" not in (dest / "src" / "calc.py").read_text(encoding="utf-8")
     assert (dest / "src" / "broken.py").read_text(encoding="utf-8") == "def broken(:\n"
     assert (dest / "tests" / "test_calc.py").is_file() and (dest / ".gitignore").is_file()
-    assert not (dest / "build").exists() and not (dest / ".referee").exists() and not (dest / ".git").exists()
+    assert (
+        not (dest / "build").exists()
+        and not (dest / ".referee").exists()
+        and not (dest / ".git").exists()
+    )
     assert "src/broken.py (does not parse" in result.instructions
     assert 'variant: "perturbed"' in result.instructions and str(dest) in result.instructions
 
 
 @pytest.mark.anyio
 async def test_without_a_semantics_check_the_result_says_so(project: Path, tmp_path: Path) -> None:
-    result = await build_perturbed_copy(project, ["src/calc.py"], tmp_path / "copy", check_semantics=None)
+    result = await build_perturbed_copy(
+        project, ["src/calc.py"], tmp_path / "copy", check_semantics=None
+    )
     assert result.semantics_kept is None and "No tests check confirmed" in result.instructions
 
 

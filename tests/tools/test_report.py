@@ -7,7 +7,7 @@ import json
 import re
 import struct
 import zlib
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -18,33 +18,62 @@ from projects import calc_repo, command_check, contract_for, pytest_check
 from referee.tools.errors import NotFound
 from referee.tools.evaluate.entry import EvaluateDeps, EvaluateInput, evaluate
 from referee.tools.evidence.recorder import EvidenceRecorder
+from referee.tools.evidence.redact import Redactor
 from referee.tools.models.aggregate import AggregateResult, Alert, Scores
 from referee.tools.models.evaluation import Evaluation, HealthDimension, ProjectHealth
 from referee.tools.models.evidence import EvidenceSummary
-from referee.tools.evidence.redact import Redactor
-from referee.tools.report import analyse, build_report, contract_report, render_html, render_markdown, run_report
-from referee.tools.rubrics import builtin_rubrics, compute_weighted, load_rubrics, normalized, verdict_for
+from referee.tools.report import (
+    analyse,
+    build_report,
+    contract_report,
+    render_html,
+    render_markdown,
+    run_report,
+)
+from referee.tools.rubrics import (
+    builtin_rubrics,
+    compute_weighted,
+    load_rubrics,
+    normalized,
+    verdict_for,
+)
 from referee.tools.settings import Settings
 from referee.tools.store import Store, load_run, save_run, save_scorecard
 
-SECTIONS = ["Summary", "Dimension scores", "Findings (priority-ranked)", "Improvement priorities",
-            "Anti-gaming results", "Alerts", "Criteria", "Trends", "Calibration", "Evidence index"]
+SECTIONS = [
+    "Summary",
+    "Dimension scores",
+    "Findings (priority-ranked)",
+    "Improvement priorities",
+    "Anti-gaming results",
+    "Alerts",
+    "Criteria",
+    "Trends",
+    "Calibration",
+    "Evidence index",
+]
 LONG = "def long():\n" + "\n".join(f"    x{i} = {i}" for i in range(60)) + "\n    return x0\n"
 HOSTILE = "<script>alert(1)</script> input is not validated, see https://example.com/docs"
 RUBRIC = builtin_rubrics()["FEATURE_BACKEND"]
 
 
 def _now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def tiny_png() -> bytes:
     def chunk(kind: bytes, data: bytes) -> bytes:
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+        return (
+            struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+        )
 
     header = struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0)
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(b"\x00\xff\x00\x00"))
-            + chunk(b"IEND", b""))
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(b"\x00\xff\x00\x00"))
+        + chunk(b"IEND", b"")
+    )
 
 
 class Filled(NamedTuple):
@@ -57,32 +86,68 @@ class Filled(NamedTuple):
 
 
 def _evaluate(store: Store, project: Path, contract_id: str, iteration: int) -> Evaluation:
-    deps = EvaluateDeps(store=store, settings=Settings.build([project], env={}), rubrics=load_rubrics, now=_now)
+    deps = EvaluateDeps(
+        store=store, settings=Settings.build([project], env={}), rubrics=load_rubrics, now=_now
+    )
     return anyio.run(evaluate, EvaluateInput(contract_id=contract_id, iteration=iteration), deps)
 
 
-def _card(contract_id: str, evaluator: str, iteration: int, scores: dict[str, int], issues: list[dict[str, Any]],
-          run_id: str | None = None) -> dict[str, Any]:
+def _card(
+    contract_id: str,
+    evaluator: str,
+    iteration: int,
+    scores: dict[str, int],
+    issues: list[dict[str, Any]],
+    run_id: str | None = None,
+) -> dict[str, Any]:
     return {
-        "contract_ref": contract_id, "evaluator": evaluator, "provider": "test", "iteration": iteration,
-        "evaluator_prompt_version": "p1", "run_id": run_id,
-        "dimensions": {k: {"score": v, "evidence": f"{k} judged {v} from E1", "recommendation":
-                           f"improve {k}" if v < 3 else "", "evidence_ids": ["E1"]} for k, v in scores.items()},
-        "criteria": [{"id": "AC-F-001", "pass": True, "evidence": "E1"}, {"id": "AC-F-002", "pass": False,
-                                                                          "evidence": "E2"}],
-        "issues": issues, "dispatch_count": 1,
+        "contract_ref": contract_id,
+        "evaluator": evaluator,
+        "provider": "test",
+        "iteration": iteration,
+        "evaluator_prompt_version": "p1",
+        "run_id": run_id,
+        "dimensions": {
+            k: {
+                "score": v,
+                "evidence": f"{k} judged {v} from E1",
+                "recommendation": f"improve {k}" if v < 3 else "",
+                "evidence_ids": ["E1"],
+            }
+            for k, v in scores.items()
+        },
+        "criteria": [
+            {"id": "AC-F-001", "pass": True, "evidence": "E1"},
+            {"id": "AC-F-002", "pass": False, "evidence": "E2"},
+        ],
+        "issues": issues,
+        "dispatch_count": 1,
     }
 
 
 def _save(store: Store, body: dict[str, Any], variant: str = "original") -> int:
     dims = {k: float(v["score"]) for k, v in body["dimensions"].items()}
     weighted = compute_weighted(RUBRIC, dims)
-    computed = {"weighted_score": weighted, "normalized": normalized(RUBRIC, weighted),
-                "verdict": verdict_for(RUBRIC, dims), "dimensions": dims, "scale_max": 3,
-                "evaluator_prompt_version": "p1"}
-    ident, _ = save_scorecard(store, contract_id=body["contract_ref"], evaluator=body["evaluator"],
-                              iteration=body["iteration"], format="referee", body=body, computed=computed,
-                              run_id=body["run_id"], stored_at=_now().isoformat(), variant=variant)
+    computed = {
+        "weighted_score": weighted,
+        "normalized": normalized(RUBRIC, weighted),
+        "verdict": verdict_for(RUBRIC, dims),
+        "dimensions": dims,
+        "scale_max": 3,
+        "evaluator_prompt_version": "p1",
+    }
+    ident, _ = save_scorecard(
+        store,
+        contract_id=body["contract_ref"],
+        evaluator=body["evaluator"],
+        iteration=body["iteration"],
+        format="referee",
+        body=body,
+        computed=computed,
+        run_id=body["run_id"],
+        stored_at=_now().isoformat(),
+        variant=variant,
+    )
     return ident
 
 
@@ -93,32 +158,58 @@ def _browser_run(store: Store, base: Evaluation, png: bytes, tmp: Path) -> str:
     recorder = EvidenceRecorder(run_id, store.run_artifacts(run_id), Redactor(), _now)
     for _ in base.evidence:  # the browser item follows the copied run's evidence ids
         recorder.next_id()
-    item = recorder.record(tool="browser", summary="page shows Clicked", command="browser http://127.0.0.1:8000/",
-                           exit_code=0, extra_artifacts=[shot])
-    health = ProjectHealth(dimensions={"correctness": HealthDimension(score=0.5, confidence=0.8)}, composite=0.55,
-                           band="NEEDS_WORK")
-    evaluation = base.model_copy(update={"run_id": run_id, "evidence": [*base.evidence, EvidenceSummary.of(item)],
-                                         "project_health": health})
+    item = recorder.record(
+        tool="browser",
+        summary="page shows Clicked",
+        command="browser http://127.0.0.1:8000/",
+        exit_code=0,
+        extra_artifacts=[shot],
+    )
+    health = ProjectHealth(
+        dimensions={"correctness": HealthDimension(score=0.5, confidence=0.8)},
+        composite=0.55,
+        band="NEEDS_WORK",
+    )
+    evaluation = base.model_copy(
+        update={
+            "run_id": run_id,
+            "evidence": [*base.evidence, EvidenceSummary.of(item)],
+            "project_health": health,
+        }
+    )
     save_run(store, evaluation, [item], "unsigned-test", created_at="2099-01-01T00:00:00+00:00")
     return run_id
 
 
 def _aggregate(store: Store, contract_id: str) -> None:
     result = AggregateResult(
-        contract_ref=contract_id, iteration=2, decision="REVISE", reason="judge asks for a revision",
-        evaluator_verdicts={"judge": "REVISE", "ux": "ACCEPT"}, scores=Scores(weighted=1.9, normalized=63.33),
-        alerts=[Alert(kind="regression", dimension="craft", message="craft fell below its high-water mark")],
+        contract_ref=contract_id,
+        iteration=2,
+        decision="REVISE",
+        reason="judge asks for a revision",
+        evaluator_verdicts={"judge": "REVISE", "ux": "ACCEPT"},
+        scores=Scores(weighted=1.9, normalized=63.33),
+        alerts=[
+            Alert(
+                kind="regression", dimension="craft", message="craft fell below its high-water mark"
+            )
+        ],
         quality_notes=["design held steady"],
     )
     with store.transaction() as conn:
-        conn.execute("INSERT INTO aggregates (contract_id, iteration, decision, created_at, body)"
-                     " VALUES (?, ?, ?, ?, ?)", (contract_id, 2, "REVISE", _now().isoformat(), result.model_dump_json()))
+        conn.execute(
+            "INSERT INTO aggregates (contract_id, iteration, decision, created_at, body)"
+            " VALUES (?, ?, ?, ?, ?)",
+            (contract_id, 2, "REVISE", _now().isoformat(), result.model_dump_json()),
+        )
 
 
 def _calibrate(store: Store, scorecard_id: int) -> None:
     with store.transaction() as conn:
-        conn.execute("INSERT INTO calibration (scorecard_id, verdict, note, created_at) VALUES (?, ?, ?, ?)",
-                     (scorecard_id, "REVISE", "the failing test decides it", _now().isoformat()))
+        conn.execute(
+            "INSERT INTO calibration (scorecard_id, verdict, note, created_at) VALUES (?, ?, ?, ?)",
+            (scorecard_id, "REVISE", "the failing test decides it", _now().isoformat()),
+        )
 
 
 @pytest.fixture(scope="module")
@@ -127,31 +218,61 @@ def filled(tmp_path_factory: pytest.TempPathFactory) -> Filled:
     project = calc_repo(tmp / "calc")
     store = Store(project / ".referee")
     contract = contract_for(
-        store, project,
-        {"criterion": "calc adds", "verification_method": "test", "check": pytest_check("tests/test_calc.py"),
-         "evaluator": "judge"},
-        {"criterion": "more tests pass", "verification_method": "test", "check": pytest_check("tests/test_more.py"),
-         "evaluator": "judge"},
+        store,
+        project,
+        {
+            "criterion": "calc adds",
+            "verification_method": "test",
+            "check": pytest_check("tests/test_calc.py"),
+            "evaluator": "judge",
+        },
+        {
+            "criterion": "more tests pass",
+            "verification_method": "test",
+            "check": pytest_check("tests/test_more.py"),
+            "evaluator": "judge",
+        },
         {"criterion": "reads well", "verification_method": "manual", "evaluator": "ux"},
-        {"criterion": "secret behaviour", "verification_method": "test", "check": command_check("print(1)"),
-         "evaluator": "judge", "holdout": True},
+        {
+            "criterion": "secret behaviour",
+            "verification_method": "test",
+            "check": command_check("print(1)"),
+            "evaluator": "judge",
+            "holdout": True,
+        },
         evaluators=["judge", "ux"],
     )
     (project / "src" / "long.py").write_text(LONG, encoding="utf-8")
-    (project / "tests" / "test_more.py").write_text("def test_wrong():\n    assert 1 == 2\n", encoding="utf-8")
+    (project / "tests" / "test_more.py").write_text(
+        "def test_wrong():\n    assert 1 == 2\n", encoding="utf-8"
+    )
     first = _evaluate(store, project, contract.id, 1)
     second = _evaluate(store, project, contract.id, 2)
-    finding = next(f for f in load_run(store, second.run_id).evaluation.findings if f.rule == "function_length")
+    finding = next(
+        f for f in load_run(store, second.run_id).evaluation.findings if f.rule == "function_length"
+    )
     dup = {"severity": "HIGH", "description": finding.message, "location": finding.location}
     hostile = {"severity": "MEDIUM", "description": HOSTILE, "location": "src/calc.py:1"}
     low = {"correctness": 1, "design_quality": 2, "functionality": 2, "craft": 2, "security": 3}
     _save(store, _card(contract.id, "judge", 1, low, [hostile], run_id=first.run_id))
     _save(store, _card(contract.id, "ux", 1, {**low, "design_quality": 3}, []))
-    judged = _save(store, _card(contract.id, "judge", 2, {**low, "functionality": 3}, [dup, hostile],
-                                run_id=second.run_id))
+    judged = _save(
+        store,
+        _card(
+            contract.id,
+            "judge",
+            2,
+            {**low, "functionality": 3},
+            [dup, hostile],
+            run_id=second.run_id,
+        ),
+    )
     _save(store, _card(contract.id, "ux", 2, {**low, "design_quality": 3, "craft": 3}, []))
-    _save(store, _card(contract.id, "judge", 2, {**low, "functionality": 1, "design_quality": 1}, []),
-          variant="perturbed")
+    _save(
+        store,
+        _card(contract.id, "judge", 2, {**low, "functionality": 1, "design_quality": 1}, []),
+        variant="perturbed",
+    )
     _aggregate(store, contract.id)
     _calibrate(store, judged)
     png = tiny_png()
@@ -165,10 +286,18 @@ def _report(filled: Filled):
 
 def test_contract_report_gathers_runs_scorecards_aggregate_and_calibration(filled: Filled) -> None:
     data = _report(filled)
-    assert [r.run_id for r in data.runs] == [filled.first.run_id, filled.second.run_id, filled.browser_run]
+    assert [r.run_id for r in data.runs] == [
+        filled.first.run_id,
+        filled.second.run_id,
+        filled.browser_run,
+    ]
     assert sorted({(c.evaluator, c.iteration, c.variant) for c in data.scorecards}) == [
-        ("judge", 1, "original"), ("judge", 2, "original"), ("judge", 2, "perturbed"),
-        ("ux", 1, "original"), ("ux", 2, "original")]
+        ("judge", 1, "original"),
+        ("judge", 2, "original"),
+        ("judge", 2, "perturbed"),
+        ("ux", 1, "original"),
+        ("ux", 2, "original"),
+    ]
     assert data.aggregate is not None and data.aggregate.decision == "REVISE"
     assert [c.verdict for c in data.calibration] == ["REVISE"]
     assert data.rubric is not None and data.rubric.name == "FEATURE_BACKEND"
@@ -183,7 +312,12 @@ def test_markdown_has_every_section_in_order(filled: Filled) -> None:
 
 def test_summary_names_decision_scores_health_and_gaming(filled: Filled) -> None:
     summary = analyse(_report(filled)).summary
-    assert (summary.decision, summary.iteration, summary.weighted, summary.normalized) == ("REVISE", 2, 1.9, 63.33)
+    assert (summary.decision, summary.iteration, summary.weighted, summary.normalized) == (
+        "REVISE",
+        2,
+        1.9,
+        63.33,
+    )
     assert summary.health is not None and summary.health.band == "NEEDS_WORK"
     assert summary.gaming == "gaming"
     page = render_markdown(_report(filled))
@@ -193,7 +327,9 @@ def test_summary_names_decision_scores_health_and_gaming(filled: Filled) -> None
 def test_priorities_follow_the_formula_and_are_ranked(filled: Filled) -> None:
     view = analyse(_report(filled))
     priorities = view.priorities
-    assert priorities and [p.priority for p in priorities] == sorted((p.priority for p in priorities), reverse=True)
+    assert priorities and [p.priority for p in priorities] == sorted(
+        (p.priority for p in priorities), reverse=True
+    )
     for p in priorities:
         assert p.priority == round((1 - p.score / p.max) * p.weight * p.feasibility, 4)
         assert p.score < p.max
@@ -248,7 +384,10 @@ def test_alerts_come_from_the_latest_aggregate(filled: Filled) -> None:
 def test_evidence_index_lists_every_item_and_the_screenshot(filled: Filled) -> None:
     view = analyse(_report(filled))
     browser_id = f"E{len(filled.second.evidence) + 1}"
-    assert {(e.run_id, e.id) for e in view.evidence} >= {(filled.browser_run, browser_id), (filled.first.run_id, "E1")}
+    assert {(e.run_id, e.id) for e in view.evidence} >= {
+        (filled.browser_run, browser_id),
+        (filled.first.run_id, "E1"),
+    }
     (shot,) = view.screenshots
     assert shot.run_id == filled.browser_run and Path(shot.path).read_bytes() == filled.png
 
@@ -258,9 +397,14 @@ def test_html_is_self_contained_and_embeds_the_screenshot(filled: Filled) -> Non
     assert page.startswith("<!DOCTYPE html>") and "<style>" in page
     assert "data:image/png;base64," + base64.b64encode(filled.png).decode("ascii") in page
     assert not re.search(r"""\b(?:src|href|action)\s*=\s*(?!["']?data:)""", page, re.IGNORECASE)
-    assert "<link" not in page and "<script" not in page and "url(" not in page and "@import" not in page
+    assert (
+        "<link" not in page
+        and "<script" not in page
+        and "url(" not in page
+        and "@import" not in page
+    )
     for match in re.finditer(r"https?://", page):
-        assert page[max(0, match.start() - 6):match.start()] not in ('src="', 'href="')
+        assert page[max(0, match.start() - 6) : match.start()] not in ('src="', 'href="')
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
     for title in SECTIONS:
         assert f"<h2>{title}</h2>" in page.replace("&amp;", "&")
@@ -272,7 +416,10 @@ def test_run_report_covers_one_run_and_its_scorecards(filled: Filled) -> None:
     assert {(c.evaluator, c.iteration) for c in data.scorecards} == {("judge", 1), ("ux", 1)}
     page = render_markdown(data)
     assert page.startswith(f"# referee report: run {filled.first.run_id}")
-    assert build_report(filled.store, filled.first.run_id, rubrics=load_rubrics).subject == filled.first.run_id
+    assert (
+        build_report(filled.store, filled.first.run_id, rubrics=load_rubrics).subject
+        == filled.first.run_id
+    )
 
 
 @pytest.mark.parametrize("report_id", ["SC-missing-20260101", "R20260101000000-nothing", "bogus"])
@@ -285,7 +432,9 @@ def test_an_unknown_id_is_not_found(filled: Filled, report_id: str) -> None:
 def test_a_contract_with_nothing_stored_yet_still_reports(tmp_path: Path) -> None:
     project = calc_repo(tmp_path / "calc")
     store = Store(project / ".referee")
-    contract = contract_for(store, project, {"criterion": "reads well", "verification_method": "manual"})
+    contract = contract_for(
+        store, project, {"criterion": "reads well", "verification_method": "manual"}
+    )
     data = contract_report(store, contract.id, rubrics=load_rubrics)
     page = render_markdown(data)
     assert "Decision: none yet" in page and "no perturbed re-scoring stored" in page
@@ -307,7 +456,15 @@ def test_the_report_shows_agreement_with_humans_per_prompt_version(tmp_path: Pat
     contract = two_evaluator_contract(store, repo, max_iterations=3)
     store_card(store, contract, card(contract, "judge", 1, 3))
     store_card(store, contract, card(contract, "radar", 1, 1))
-    for stored, verdict in zip(scorecards_for(store, contract.id), ("ACCEPT", "ACCEPT"), strict=True):
-        record_human_verdict(stored.id, verdict, "checked by hand", store=store, now=lambda: datetime.now(timezone.utc))
+    for stored, verdict in zip(
+        scorecards_for(store, contract.id), ("ACCEPT", "ACCEPT"), strict=True
+    ):
+        record_human_verdict(
+            stored.id,
+            verdict,
+            "checked by hand",
+            store=store,
+            now=lambda: datetime.now(UTC),
+        )
     text = render_markdown(contract_report(store, contract.id, rubrics=load_rubrics(repo)))
     assert "Cohen's kappa" in text and "50%" in text

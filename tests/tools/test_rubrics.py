@@ -25,16 +25,41 @@ from referee.tools.rubrics import (
 )
 
 SPEC_WEIGHTS: dict[str, dict[str, float]] = {
-    "FEATURE_UI": {"correctness": 0.25, "functionality": 0.25, "ux_quality": 0.20,
-                   "design_quality": 0.15, "craft": 0.15},
-    "FEATURE_BACKEND": {"correctness": 0.35, "design_quality": 0.25, "functionality": 0.20,
-                        "craft": 0.10, "security": 0.10},
+    "FEATURE_UI": {
+        "correctness": 0.25,
+        "functionality": 0.25,
+        "ux_quality": 0.20,
+        "design_quality": 0.15,
+        "craft": 0.15,
+    },
+    "FEATURE_BACKEND": {
+        "correctness": 0.35,
+        "design_quality": 0.25,
+        "functionality": 0.20,
+        "craft": 0.10,
+        "security": 0.10,
+    },
     "BUG_FIX": {"correctness": 0.40, "functionality": 0.25, "design_quality": 0.20, "craft": 0.15},
     "SECURITY": {"security": 0.35, "correctness": 0.30, "design_quality": 0.20, "craft": 0.15},
-    "PROJECT_HEALTH": {"correctness": 0.25, "security": 0.20, "maintainability": 0.20,
-                       "architecture": 0.15, "completeness": 0.10, "evolution": 0.10},
-    "UNIVERSAL": {key: 1 / 6 for key in
-                  ("correctness", "completeness", "quality", "robustness", "clarity", "verifiability")},
+    "PROJECT_HEALTH": {
+        "correctness": 0.25,
+        "security": 0.20,
+        "maintainability": 0.20,
+        "architecture": 0.15,
+        "completeness": 0.10,
+        "evolution": 0.10,
+    },
+    "UNIVERSAL": {
+        key: 1 / 6
+        for key in (
+            "correctness",
+            "completeness",
+            "quality",
+            "robustness",
+            "clarity",
+            "verifiability",
+        )
+    },
 }
 UNIT_RUBRICS = {"PROJECT_HEALTH", "UNIVERSAL"}
 
@@ -47,7 +72,9 @@ def _write_user_rubric(repo: Path, filename: str, data: dict[str, Any] | str) ->
     folder = repo / ".referee" / "rubrics"
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / filename
-    text = data if isinstance(data, str) else yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
+    text = (
+        data if isinstance(data, str) else yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
+    )
     path.write_text(text, encoding="utf-8")
     return path
 
@@ -79,9 +106,19 @@ def test_builtin_rubrics_use_a_0_to_3_or_a_unit_scale_as_the_spec_says() -> None
     for name, rubric in builtin_rubrics().items():
         scale = rubric.scale
         if name in UNIT_RUBRICS:
-            assert (scale.kind, scale.min, scale.max, scale.levels) == ("unit", 0.0, 1.0, [0.0, 0.4, 0.7, 1.0])
+            assert (scale.kind, scale.min, scale.max, scale.levels) == (
+                "unit",
+                0.0,
+                1.0,
+                [0.0, 0.4, 0.7, 1.0],
+            )
         else:
-            assert (scale.kind, scale.min, scale.max, scale.levels) == ("integer", 0, 3, [0, 1, 2, 3])
+            assert (scale.kind, scale.min, scale.max, scale.levels) == (
+                "integer",
+                0,
+                3,
+                [0, 1, 2, 3],
+            )
         assert list(scale.labels) == list(rubric.dimensions[0].levels), name
 
 
@@ -100,7 +137,10 @@ def test_builtin_examples_state_the_weighted_score_verdict_and_band_the_rules_gi
             scores = {key: entry.score for key, entry in example.scores.items()}
             assert set(scores) == set(rubric.weights()), (name, example.title)
             weighted = compute_weighted(rubric, scores)
-            assert example.weighted_score == pytest.approx(weighted, abs=1e-9), (name, example.title)
+            assert example.weighted_score == pytest.approx(weighted, abs=1e-9), (
+                name,
+                example.title,
+            )
             assert example.verdict == verdict_for(rubric, scores), (name, example.title)
             if name in UNIT_RUBRICS:
                 assert example.band == health_band(weighted), (name, example.title)
@@ -154,7 +194,9 @@ def test_a_user_rubric_with_a_builtin_name_overrides_the_builtin(tmp_path: Path)
     assert builtin_rubrics()["BUG_FIX"].version == "1.0.0"
 
 
-def test_a_broken_user_rubric_is_refused_with_every_problem_and_the_builtins_still_load(tmp_path: Path) -> None:
+def test_a_broken_user_rubric_is_refused_with_every_problem_and_the_builtins_still_load(
+    tmp_path: Path,
+) -> None:
     data = _rubric_data("BUG_FIX")
     data["name"] = "TEAM_BUGS"
     data["dimensions"][0]["weight"] = 0.30  # the weights now sum to 0.9
@@ -168,8 +210,11 @@ def test_a_broken_user_rubric_is_refused_with_every_problem_and_the_builtins_sti
     assert len(found.errors) == 1
     error = found.errors[0]
     assert error.source == str(path)
-    assert {("/dimensions", "weights_sum"), ("/dimensions/2/levels/2", "level_missing"),
-            ("/examples/1/scores/craft", "score_missing")} <= _codes_at(error)
+    assert {
+        ("/dimensions", "weights_sum"),
+        ("/dimensions/2/levels/2", "level_missing"),
+        ("/examples/1/scores/craft", "score_missing"),
+    } <= _codes_at(error)
     for text in (str(path), "/dimensions", "/dimensions/2/levels/2", "/examples/1/scores/craft"):
         assert text in str(error)
 
@@ -281,7 +326,9 @@ def test_scale_levels_outside_the_range_or_fractional_on_an_integer_scale_are_re
     assert ("/scale/min", "scale_range") in codes
     assert ("/scale/levels/2", "level_not_integer") in codes
     assert ("/scale/levels/3", "level_out_of_range") in codes
-    assert not any(path.startswith("/dimensions") for path, _ in codes)  # not repeated per dimension
+    assert not any(
+        path.startswith("/dimensions") for path, _ in codes
+    )  # not repeated per dimension
 
 
 def test_example_scores_outside_the_scale_or_fractional_on_an_integer_scale_are_refused() -> None:
@@ -343,33 +390,43 @@ def test_a_document_that_is_not_a_mapping_is_refused() -> None:
 # Selection and arithmetic
 
 
-@pytest.mark.parametrize(("task_type", "has_ui", "expected"), [
-    ("feature", True, "FEATURE_UI"),
-    ("feature", False, "FEATURE_BACKEND"),
-    ("Feature", True, "FEATURE_UI"),
-    ("bug", True, "BUG_FIX"),
-    ("bug", False, "BUG_FIX"),
-    ("security", False, "SECURITY"),
-    ("other", True, "FEATURE_BACKEND"),
-    ("refactor", False, "FEATURE_BACKEND"),
-])
+@pytest.mark.parametrize(
+    ("task_type", "has_ui", "expected"),
+    [
+        ("feature", True, "FEATURE_UI"),
+        ("feature", False, "FEATURE_BACKEND"),
+        ("Feature", True, "FEATURE_UI"),
+        ("bug", True, "BUG_FIX"),
+        ("bug", False, "BUG_FIX"),
+        ("security", False, "SECURITY"),
+        ("other", True, "FEATURE_BACKEND"),
+        ("refactor", False, "FEATURE_BACKEND"),
+    ],
+)
 def test_the_rubric_follows_task_type_and_ui(task_type: str, has_ui: bool, expected: str) -> None:
     assert select_rubric(task_type, has_ui) == expected
 
 
-@pytest.mark.parametrize(("scores", "expected"), [
-    ({"correctness": 3, "functionality": 2, "design_quality": 2, "craft": 3}, "ACCEPT"),
-    ({"correctness": 3, "functionality": 1, "design_quality": 2, "craft": 3}, "REVISE"),
-    ({"correctness": 3, "functionality": 1, "design_quality": 0, "craft": 3}, "BLOCK"),
-])
-def test_on_a_0_to_3_scale_any_0_blocks_and_any_1_asks_for_a_revision(scores: dict[str, float],
-                                                                    expected: str) -> None:
+@pytest.mark.parametrize(
+    ("scores", "expected"),
+    [
+        ({"correctness": 3, "functionality": 2, "design_quality": 2, "craft": 3}, "ACCEPT"),
+        ({"correctness": 3, "functionality": 1, "design_quality": 2, "craft": 3}, "REVISE"),
+        ({"correctness": 3, "functionality": 1, "design_quality": 0, "craft": 3}, "BLOCK"),
+    ],
+)
+def test_on_a_0_to_3_scale_any_0_blocks_and_any_1_asks_for_a_revision(
+    scores: dict[str, float], expected: str
+) -> None:
     assert verdict_for(builtin_rubrics()["BUG_FIX"], scores) == expected
 
 
-@pytest.mark.parametrize(("lowest", "expected"), [(0.6, "ACCEPT"), (0.59, "REVISE"), (0.4, "REVISE"),
-                                                  (0.39, "BLOCK")])
-def test_on_a_unit_scale_below_0_4_blocks_and_below_0_6_asks_for_a_revision(lowest: float, expected: str) -> None:
+@pytest.mark.parametrize(
+    ("lowest", "expected"), [(0.6, "ACCEPT"), (0.59, "REVISE"), (0.4, "REVISE"), (0.39, "BLOCK")]
+)
+def test_on_a_unit_scale_below_0_4_blocks_and_below_0_6_asks_for_a_revision(
+    lowest: float, expected: str
+) -> None:
     rubric = builtin_rubrics()["PROJECT_HEALTH"]
     scores = {key: 0.9 for key in rubric.weights()} | {"evolution": lowest}
 
@@ -399,13 +456,26 @@ def test_a_unit_composite_keeps_three_decimals_and_normalizes_by_100() -> None:
 
 def test_compute_weighted_refuses_scores_missing_a_dimension() -> None:
     with pytest.raises(ValueError, match="craft"):
-        compute_weighted(builtin_rubrics()["BUG_FIX"], {"correctness": 3, "functionality": 3, "design_quality": 3})
+        compute_weighted(
+            builtin_rubrics()["BUG_FIX"],
+            {"correctness": 3, "functionality": 3, "design_quality": 3},
+        )
 
 
-@pytest.mark.parametrize(("composite", "band"), [
-    (1.0, "STRONG"), (0.8, "STRONG"), (0.7999999999, "STRONG"), (0.79, "ADEQUATE"), (0.6, "ADEQUATE"),
-    (0.59, "NEEDS_WORK"), (0.4, "NEEDS_WORK"), (0.399, "CRITICAL"), (0.0, "CRITICAL"),
-])
+@pytest.mark.parametrize(
+    ("composite", "band"),
+    [
+        (1.0, "STRONG"),
+        (0.8, "STRONG"),
+        (0.7999999999, "STRONG"),
+        (0.79, "ADEQUATE"),
+        (0.6, "ADEQUATE"),
+        (0.59, "NEEDS_WORK"),
+        (0.4, "NEEDS_WORK"),
+        (0.399, "CRITICAL"),
+        (0.0, "CRITICAL"),
+    ],
+)
 def test_health_bands_follow_the_composite(composite: float, band: str) -> None:
     assert health_band(composite) == band
 

@@ -26,7 +26,13 @@ from referee.tools.static.files import blob_sha
 from referee.tools.static.textchecks import todo_lines
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "static"
-STRUCTURE = ["function_length", "nesting_depth", "cognitive_complexity", "todo_density", "file_length"]
+STRUCTURE = [
+    "function_length",
+    "nesting_depth",
+    "cognitive_complexity",
+    "todo_density",
+    "file_length",
+]
 # Assembled at run time so that no scanner flags this repository for a token it only tests with.
 TOKEN = "ghp_" + "1aB2cD3eF4gH5iJ6" + "kL7mN8oP9qR0sT1uV2wX"
 LANGUAGE_FIXTURES = {
@@ -67,7 +73,9 @@ def fixture_repo(tmp_path: Path, names: list[str]) -> Path:
     return make_repo(tmp_path / "repo", {name: fixture(name) for name in names})
 
 
-def run(repo: Path, rules: list[str] | None = None, cache: Path | None = None, **kwargs: object) -> StaticReport:
+def run(
+    repo: Path, rules: list[str] | None = None, cache: Path | None = None, **kwargs: object
+) -> StaticReport:
     files = list_files(repo, "project", None)
     return run_pipeline(repo, files, cache_path=cache, rules=rules, **kwargs)  # type: ignore[arg-type]
 
@@ -110,7 +118,9 @@ def test_the_clean_fixture_at_every_limit_stays_quiet(tmp_path: Path, language: 
 
 
 def test_a_function_of_51_lines_fires_and_one_of_exactly_50_does_not(tmp_path: Path) -> None:
-    repo = make_repo(tmp_path / "repo", {"long.py": python_function(51), "exact.py": python_function(50)})
+    repo = make_repo(
+        tmp_path / "repo", {"long.py": python_function(51), "exact.py": python_function(50)}
+    )
 
     report = run(repo, ["function_length"])
 
@@ -120,7 +130,9 @@ def test_a_function_of_51_lines_fires_and_one_of_exactly_50_does_not(tmp_path: P
 
 
 def test_a_function_beyond_twice_the_limit_is_high(tmp_path: Path) -> None:
-    repo = make_repo(tmp_path / "repo", {"huge.py": python_function(101), "big.py": python_function(100)})
+    repo = make_repo(
+        tmp_path / "repo", {"huge.py": python_function(101), "big.py": python_function(100)}
+    )
 
     report = run(repo, ["function_length"])
 
@@ -129,7 +141,9 @@ def test_a_function_beyond_twice_the_limit_is_high(tmp_path: Path) -> None:
 
 def test_else_if_chains_add_no_nesting_level(tmp_path: Path) -> None:
     goods = [pair[1] for pair in LANGUAGE_FIXTURES.values()]
-    report = run(fixture_repo(tmp_path, goods), ["nesting_depth"], config=StaticConfig(max_nesting=3))
+    report = run(
+        fixture_repo(tmp_path, goods), ["nesting_depth"], config=StaticConfig(max_nesting=3)
+    )
 
     # Each good fixture chains four `else if`s around a switch: still only four levels deep.
     assert len(report.findings) == len(goods)
@@ -137,11 +151,14 @@ def test_else_if_chains_add_no_nesting_level(tmp_path: Path) -> None:
 
 
 def test_a_file_of_801_lines_fires_and_one_of_800_does_not(tmp_path: Path) -> None:
-    repo = make_repo(tmp_path / "repo", {
-        "long.py": "x = 1\n" * 801,
-        "exact.py": "x = 1\n" * 800,
-        "notes.md": "text\n" * 2000,
-    })
+    repo = make_repo(
+        tmp_path / "repo",
+        {
+            "long.py": "x = 1\n" * 801,
+            "exact.py": "x = 1\n" * 800,
+            "notes.md": "text\n" * 2000,
+        },
+    )
 
     report = run(repo, ["file_length"])
 
@@ -189,14 +206,18 @@ def test_a_duplicated_block_is_reported_and_a_five_line_overlap_is_not(tmp_path:
     assert "refunds" not in finding.message
 
 
-def test_duplicates_are_reported_only_where_a_side_is_among_the_checked_files(tmp_path: Path) -> None:
+def test_duplicates_are_reported_only_where_a_side_is_among_the_checked_files(
+    tmp_path: Path,
+) -> None:
     names = ["duplicates/orders.py", "duplicates/invoices.py", "duplicates/refunds.py"]
     repo = fixture_repo(tmp_path, names)
 
-    changed = run_pipeline(repo, ["duplicates/orders.py"], cache_path=None, rules=["near_duplicates"],
-                           all_files=names)
-    unrelated = run_pipeline(repo, ["duplicates/refunds.py"], cache_path=None, rules=["near_duplicates"],
-                             all_files=names)
+    changed = run_pipeline(
+        repo, ["duplicates/orders.py"], cache_path=None, rules=["near_duplicates"], all_files=names
+    )
+    unrelated = run_pipeline(
+        repo, ["duplicates/refunds.py"], cache_path=None, rules=["near_duplicates"], all_files=names
+    )
 
     assert [(f.path, f.line) for f in changed.findings] == [("duplicates/orders.py", 4)]
     assert "duplicates/invoices.py (lines 4-" in changed.findings[0].message
@@ -208,7 +229,9 @@ def test_duplicates_are_found_in_other_languages_too(tmp_path: Path, name: str) 
     copy = name.replace("/", "/copy_")
     repo = make_repo(tmp_path / "repo", {name: fixture(name), copy: fixture(name)})
 
-    report = run_pipeline(repo, [copy], cache_path=None, rules=["near_duplicates"], all_files=[name, copy])
+    report = run_pipeline(
+        repo, [copy], cache_path=None, rules=["near_duplicates"], all_files=[name, copy]
+    )
 
     assert report.findings and {f.path for f in report.findings} == {copy}
     assert any(f"in {name} (lines" in f.message for f in report.findings)
@@ -219,7 +242,9 @@ def test_duplicates_are_found_in_other_languages_too(tmp_path: Path, name: str) 
 
 def secret_repo(tmp_path: Path) -> Path:
     settings = fixture("secrets/settings.py.tmpl").replace("{token}", TOKEN)
-    return make_repo(tmp_path / "repo", {"app/settings.py": settings, "tests/fixtures/creds.py": settings})
+    return make_repo(
+        tmp_path / "repo", {"app/settings.py": settings, "tests/fixtures/creds.py": settings}
+    )
 
 
 def test_a_secret_is_reported_by_rule_and_line_never_by_value(tmp_path: Path) -> None:
@@ -233,7 +258,9 @@ def test_a_secret_is_reported_by_rule_and_line_never_by_value(tmp_path: Path) ->
         ("tests/fixtures/creds.py:4", "HIGH"),
     ]
     assert all("github-pat" in f.message for f in report.findings)
-    rendered = json.dumps([vars(f) for f in report.findings]) + json.dumps(to_sarif(report, "0.1.0"))
+    rendered = json.dumps([vars(f) for f in report.findings]) + json.dumps(
+        to_sarif(report, "0.1.0")
+    )
     assert TOKEN not in rendered and TOKEN[4:] not in rendered
     for stored in cache.parent.iterdir():
         assert TOKEN.encode() not in stored.read_bytes()
@@ -257,26 +284,39 @@ def test_a_secret_is_reported_by_rule_and_line_never_by_value(tmp_path: Path) ->
         ("tools/static/pipeline.py", "tests/tools/test_static.py"),
     ],
 )
-def test_a_test_found_by_naming_convention_satisfies_test_existence(tmp_path: Path, source: str, test: str) -> None:
+def test_a_test_found_by_naming_convention_satisfies_test_existence(
+    tmp_path: Path, source: str, test: str
+) -> None:
     repo = make_repo(tmp_path / "repo", {source: "x = 1\n", test: "y = 2\n"})
 
-    report = run_pipeline(repo, [source], cache_path=None, rules=["test_existence"], all_files=[source, test])
+    report = run_pipeline(
+        repo, [source], cache_path=None, rules=["test_existence"], all_files=[source, test]
+    )
 
     assert report.findings == []
 
 
 def test_a_changed_source_file_without_a_test_is_reported(tmp_path: Path) -> None:
-    repo = make_repo(tmp_path / "repo", {"src/pkg/parser.py": "x = 1\n", "tests/test_lexer.py": "y = 2\n"})
+    repo = make_repo(
+        tmp_path / "repo", {"src/pkg/parser.py": "x = 1\n", "tests/test_lexer.py": "y = 2\n"}
+    )
 
     report = run(repo, ["test_existence"])
 
     assert [(f.location, f.severity, f.message) for f in report.findings] == [
-        ("src/pkg/parser.py:1", "MEDIUM", "no test found for parser.py (expected e.g. tests/test_parser.py)")
+        (
+            "src/pkg/parser.py:1",
+            "MEDIUM",
+            "no test found for parser.py (expected e.g. tests/test_parser.py)",
+        )
     ]
 
 
 def test_a_rust_file_with_a_test_module_counts_as_tested(tmp_path: Path) -> None:
-    files = {"src/lib.rs": "pub fn f() {}\n#[cfg(test)]\nmod tests {}\n", "src/util.rs": "pub fn g() {}\n"}
+    files = {
+        "src/lib.rs": "pub fn f() {}\n#[cfg(test)]\nmod tests {}\n",
+        "src/util.rs": "pub fn g() {}\n",
+    }
     repo = make_repo(tmp_path / "repo", files)
 
     report = run(repo, ["test_existence"])
@@ -286,9 +326,15 @@ def test_a_rust_file_with_a_test_module_counts_as_tested(tmp_path: Path) -> None
 
 def test_tests_config_docs_and_package_markers_need_no_test(tmp_path: Path) -> None:
     files = {
-        "pkg/__init__.py": "", "setup.py": "x = 1\n", "docs/conf.py": "x = 1\n", "README.md": "# r\n",
-        "vite.config.ts": "export default {}\n", "types.d.ts": "declare const x: number;\n",
-        "include/api.h": "int f(void);\n", "tests/test_x.py": "y = 2\n", "data/items.json": "{}\n",
+        "pkg/__init__.py": "",
+        "setup.py": "x = 1\n",
+        "docs/conf.py": "x = 1\n",
+        "README.md": "# r\n",
+        "vite.config.ts": "export default {}\n",
+        "types.d.ts": "declare const x: number;\n",
+        "include/api.h": "int f(void);\n",
+        "tests/test_x.py": "y = 2\n",
+        "data/items.json": "{}\n",
     }
     report = run(make_repo(tmp_path / "repo", files), ["test_existence"])
 
@@ -308,32 +354,67 @@ def test_only_changed_files_must_have_tests(tmp_path: Path) -> None:
 
 
 def test_task_scope_lists_only_files_changed_since_base(tmp_path: Path) -> None:
-    repo = make_repo(tmp_path / "repo", {
-        "a.py": "a = 1\n", "b.py": "b = 1\n", "c.py": "c = 1\n", "same.py": "s = 1\n", ".gitignore": "*.log\n",
-    })
+    repo = make_repo(
+        tmp_path / "repo",
+        {
+            "a.py": "a = 1\n",
+            "b.py": "b = 1\n",
+            "c.py": "c = 1\n",
+            "same.py": "s = 1\n",
+            ".gitignore": "*.log\n",
+        },
+    )
     base = git(repo, "rev-parse", "HEAD")
     write(repo, {"b.py": "b = 2\n"})
     git(repo, "commit", "-qam", "change b")
-    write(repo, {"a.py": "a = 2\n", "d.py": "d = 1\n", "e.py": "e = 1\n", "f.log": "ignored\n",
-                 ".referee/static.db": "x"})
+    write(
+        repo,
+        {
+            "a.py": "a = 2\n",
+            "d.py": "d = 1\n",
+            "e.py": "e = 1\n",
+            "f.log": "ignored\n",
+            ".referee/static.db": "x",
+        },
+    )
     git(repo, "add", "e.py")
     (repo / "c.py").unlink()
 
     assert list_files(repo, "task", base) == ["a.py", "b.py", "d.py", "e.py"]
     assert list_files(repo, "task", None) == ["a.py", "d.py", "e.py"]
-    assert list_files(repo, "project", None) == [".gitignore", "a.py", "b.py", "d.py", "e.py", "same.py"]
+    assert list_files(repo, "project", None) == [
+        ".gitignore",
+        "a.py",
+        "b.py",
+        "d.py",
+        "e.py",
+        "same.py",
+    ]
 
 
 def test_files_are_listed_before_the_first_commit(tmp_path: Path) -> None:
-    repo = make_repo(tmp_path / "repo", {"a.py": "a = 1\n", "lib/b.go": "package lib\n"}, commit=False)
+    repo = make_repo(
+        tmp_path / "repo", {"a.py": "a = 1\n", "lib/b.go": "package lib\n"}, commit=False
+    )
 
     assert list_files(repo, "project", None) == ["a.py", "lib/b.go"]
     assert list_files(repo, "task", None) == ["a.py", "lib/b.go"]
 
 
 def test_a_plain_directory_is_walked_without_hidden_and_vendored_folders(tmp_path: Path) -> None:
-    write(tmp_path, {"a.py": "", ".env": "K=v\n", "src/b.ts": "", ".git2/x.py": "", "node_modules/m/i.js": "",
-                     ".venv/lib/x.py": "", "src/__pycache__/b.pyc": b"\0", ".referee/static.db": "x"})
+    write(
+        tmp_path,
+        {
+            "a.py": "",
+            ".env": "K=v\n",
+            "src/b.ts": "",
+            ".git2/x.py": "",
+            "node_modules/m/i.js": "",
+            ".venv/lib/x.py": "",
+            "src/__pycache__/b.pyc": b"\0",
+            ".referee/static.db": "x",
+        },
+    )
 
     assert list_files(tmp_path, "project", None) == [".env", "a.py", "src/b.ts"]
 
@@ -352,15 +433,24 @@ def test_an_unknown_rule_is_invalid_input_and_aliases_are_accepted(tmp_path: Pat
 
     with pytest.raises(InvalidInput):
         run(repo, ["no_such_rule"])
-    assert set(run(repo, ["secrets", "TODO/FIXME density"]).by_rule) == {"hardcoded_secrets", "todo_density"}
+    assert set(run(repo, ["secrets", "TODO/FIXME density"]).by_rule) == {
+        "hardcoded_secrets",
+        "todo_density",
+    }
 
 
 # --- cache --------------------------------------------------------------------------------------------
 
 
 def cached_repo(tmp_path: Path) -> tuple[Path, Path]:
-    names = ["python/bad.py", "python/good.py", "go/bad.go", "js/good.js", "duplicates/orders.py",
-             "duplicates/invoices.py"]
+    names = [
+        "python/bad.py",
+        "python/good.py",
+        "go/bad.go",
+        "js/good.js",
+        "duplicates/orders.py",
+        "duplicates/invoices.py",
+    ]
     return fixture_repo(tmp_path, names), tmp_path / "cache" / "static.db"
 
 
@@ -386,21 +476,28 @@ def test_another_rule_selection_reuses_the_per_file_results(tmp_path: Path) -> N
     subset = run(repo, ["function_length", "hardcoded_secrets"], cache=cache)
 
     assert subset.cache_hits == subset.files_analysed == 6
-    assert subset.findings == [f for f in full.findings if f.rule in ("function_length", "hardcoded_secrets")]
+    assert subset.findings == [
+        f for f in full.findings if f.rule in ("function_length", "hardcoded_secrets")
+    ]
 
 
 def test_the_cache_survives_a_new_process(tmp_path: Path) -> None:
     repo, cache = cached_repo(tmp_path)
     first = run(repo, cache=cache)
     script = (
-        "import json, sys; from pathlib import Path; from referee.tools.static import list_files, run_pipeline\n"
-        "repo, cache = Path(sys.argv[1]), Path(sys.argv[2])\n"
-        "r = run_pipeline(repo, list_files(repo, 'project', None), cache_path=cache)\n"
-        "print(json.dumps([r.cache_hits, r.files_analysed, len(r.findings)]))\n"
+        "import json, sys; from pathlib import Path; from referee.tools.static import list_files,"
+        " run_pipeline\nrepo, cache = Path(sys.argv[1]), Path(sys.argv[2])\nr = run_pipeline(repo,"
+        " list_files(repo, 'project', None), cache_path=cache)\nprint(json.dumps([r.cache_hits,"
+        " r.files_analysed, len(r.findings)]))\n"
     )
 
-    done = subprocess.run([sys.executable, "-c", script, str(repo), str(cache)], capture_output=True, text=True,
-                          check=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(repo), str(cache)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
 
     assert json.loads(done.stdout) == [6, 6, len(first.findings)]
 
@@ -433,7 +530,9 @@ def test_worker_processes_find_what_in_process_analysis_finds(tmp_path: Path) ->
     repo = fixture_repo(tmp_path, [name for pair in LANGUAGE_FIXTURES.values() for name in pair])
 
     inline = run(repo, STRUCTURE + ["hardcoded_secrets"])
-    pooled = run(repo, STRUCTURE + ["hardcoded_secrets"], config=StaticConfig(inline_bytes=0, jobs=2))
+    pooled = run(
+        repo, STRUCTURE + ["hardcoded_secrets"], config=StaticConfig(inline_bytes=0, jobs=2)
+    )
 
     assert pooled.findings == inline.findings
     assert len(pooled.findings) == 24
@@ -449,10 +548,14 @@ def test_blob_sha_equals_git_hash_object(tmp_path: Path) -> None:
 
 
 def test_a_file_with_syntax_errors_does_not_abort_the_run(tmp_path: Path) -> None:
-    repo = make_repo(tmp_path / "repo", {
-        "broken.py": "def broken(:\n    return\n", "broken.ts": "function (a { if ( }\n",
-        "fine.py": python_function(51),
-    })
+    repo = make_repo(
+        tmp_path / "repo",
+        {
+            "broken.py": "def broken(:\n    return\n",
+            "broken.ts": "function (a { if ( }\n",
+            "fine.py": python_function(51),
+        },
+    )
 
     report = run(repo, ["function_length", "cognitive_complexity", "nesting_depth"])
 
@@ -466,7 +569,9 @@ def test_paths_outside_the_repository_are_refused(tmp_path: Path) -> None:
     write(tmp_path, {"outside.py": python_function(60)})
     repo = make_repo(tmp_path / "repo", {"inside.py": "x = 1\n"})
 
-    report = run_pipeline(repo, ["../outside.py", "inside.py"], cache_path=None, rules=["function_length"])
+    report = run_pipeline(
+        repo, ["../outside.py", "inside.py"], cache_path=None, rules=["function_length"]
+    )
 
     assert report.findings == []
     assert report.errors == ["../outside.py: not analysed: outside the repository"]
@@ -475,13 +580,22 @@ def test_paths_outside_the_repository_are_refused(tmp_path: Path) -> None:
 
 def test_binary_and_minified_files_are_skipped(tmp_path: Path) -> None:
     minified = "var a=1;" * 1000 + f'var t="{TOKEN}";'
-    repo = make_repo(tmp_path / "repo", {"logo.png": b"\x89PNG\0\0" + TOKEN.encode(), "app.min.js": minified,
-                                         "bundle.js": minified})
+    repo = make_repo(
+        tmp_path / "repo",
+        {
+            "logo.png": b"\x89PNG\0\0" + TOKEN.encode(),
+            "app.min.js": minified,
+            "bundle.js": minified,
+        },
+    )
 
     report = run(repo)
 
     assert [f for f in report.findings if f.rule != "test_existence"] == []
-    assert sorted(report.errors) == ["app.min.js: not analysed: minified", "bundle.js: not analysed: minified"]
+    assert sorted(report.errors) == [
+        "app.min.js: not analysed: minified",
+        "bundle.js: not analysed: minified",
+    ]
 
 
 # --- outputs --------------------------------------------------------------------------------------------
@@ -513,16 +627,25 @@ def test_findings_convert_to_evaluation_models(tmp_path: Path) -> None:
     report = run(fixture_repo(tmp_path, ["python/bad.py"]), ["todo_density"])
 
     assert findings_to_models(report) == [
-        Finding(rule="todo_density", severity="LOW", location="python/bad.py:3",
-                message="6 TODO/FIXME/XXX/HACK comments (limit 5)")
+        Finding(
+            rule="todo_density",
+            severity="LOW",
+            location="python/bad.py:3",
+            message="6 TODO/FIXME/XXX/HACK comments (limit 5)",
+        )
     ]
 
 
 def test_the_report_counts_findings_per_selected_rule(tmp_path: Path) -> None:
     report = run(fixture_repo(tmp_path, ["python/bad.py"]), STRUCTURE)
 
-    assert report.by_rule == {"file_length": 0, "function_length": 1, "nesting_depth": 1,
-                              "cognitive_complexity": 1, "todo_density": 1}
+    assert report.by_rule == {
+        "file_length": 0,
+        "function_length": 1,
+        "nesting_depth": 1,
+        "cognitive_complexity": 1,
+        "todo_density": 1,
+    }
     assert report.duration_s > 0
 
 

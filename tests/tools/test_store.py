@@ -15,12 +15,17 @@ def test_store_lives_at_the_repository_root_even_from_a_subfolder(repo: Path) ->
 
 
 def test_referee_home_overrides_the_location(repo: Path, tmp_path: Path) -> None:
-    assert Settings.build([repo], env={"REFEREE_HOME": str(tmp_path / "elsewhere")}).home == tmp_path / "elsewhere"
+    assert (
+        Settings.build([repo], env={"REFEREE_HOME": str(tmp_path / "elsewhere")}).home
+        == tmp_path / "elsewhere"
+    )
 
 
 def test_store_creates_its_own_gitignore_so_git_sees_nothing(repo: Path) -> None:
     Store(repo / ".referee").close()
-    status = subprocess.run(["git", "status", "--porcelain"], cwd=repo, capture_output=True, text=True).stdout
+    status = subprocess.run(
+        ["git", "status", "--porcelain"], cwd=repo, capture_output=True, text=True
+    ).stdout
     assert status == ""
 
 

@@ -1,14 +1,14 @@
 """aggregate: several evaluators' verdicts become DELIVER, a revision brief, an escalation or PENDING.
 
-    entry        aggregate(), latest_brief()
-    records      stored and inline scorecards as CardRecords (re-verified before they count)
-    rules        the decision rules, one named function each
-    dedupe       when two evaluators report the same issue
-    brief        the revision brief (merged, ordered, deferred, hold-outs removed)
-    history      comparability segments, gaming indicator, iteration scores, best iteration
-    alerts       regression, saturation, trend, not_comparable; per-dimension changes
-    correlation  proxy-true correlation (recalibrate)
-    notes        escalation reasons and quality notes for the person running the loop
+entry        aggregate(), latest_brief()
+records      stored and inline scorecards as CardRecords (re-verified before they count)
+rules        the decision rules, one named function each
+dedupe       when two evaluators report the same issue
+brief        the revision brief (merged, ordered, deferred, hold-outs removed)
+history      comparability segments, gaming indicator, iteration scores, best iteration
+alerts       regression, saturation, trend, not_comparable; per-dimension changes
+correlation  proxy-true correlation (recalibrate)
+notes        escalation reasons and quality notes for the person running the loop
 """
 
 from referee.tools.aggregate.entry import aggregate, latest_brief

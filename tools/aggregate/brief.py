@@ -12,12 +12,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import cast
 
+from referee.tools.aggregate.dedupe import duplicates
+from referee.tools.aggregate.records import CardRecord
 from referee.tools.create_contract.entry import generator_view
 from referee.tools.models.aggregate import BriefIssue, RevisionBrief
 from referee.tools.models.common import SEVERITY_ORDER, Severity, Verdict
 from referee.tools.models.contract import Contract
-from referee.tools.aggregate.dedupe import duplicates
-from referee.tools.aggregate.records import CardRecord
 
 DEFERRED: tuple[Severity, ...] = ("LOW",)
 _SEVERITIES = tuple(SEVERITY_ORDER)
@@ -49,7 +49,10 @@ class MergedIssue:
         return [e for e in order if e in named] + sorted(named - set(order))
 
     def matches(self, issue: RawIssue) -> bool:
-        return any(duplicates(m.location, m.description, issue.location, issue.description) for m in self.members)
+        return any(
+            duplicates(m.location, m.description, issue.location, issue.description)
+            for m in self.members
+        )
 
 
 def issues_of(record: CardRecord) -> list[RawIssue]:
@@ -59,8 +62,14 @@ def issues_of(record: CardRecord) -> list[RawIssue]:
     the evaluator listed no issue for it.
     """
     found = [_issue(record.evaluator, item) for item in _objects(record.body.get("issues"))]
-    found += [RawIssue(record.evaluator, "HIGH", f"antipattern {item.get('id')}: {item.get('evidence', '')}".strip())
-              for item in _objects(record.body.get("antipatterns_detected"))]
+    found += [
+        RawIssue(
+            record.evaluator,
+            "HIGH",
+            f"antipattern {item.get('id')}: {item.get('evidence', '')}".strip(),
+        )
+        for item in _objects(record.body.get("antipatterns_detected"))
+    ]
     return [i for i in found if i is not None]
 
 
@@ -73,9 +82,13 @@ def _issue(evaluator: str, item: dict[str, object]) -> RawIssue | None:
     if severity not in _SEVERITIES or not isinstance(description, str) or not description.strip():
         return None
     location, suggestion = item.get("location"), item.get("suggestion")
-    return RawIssue(evaluator, cast(Severity, severity), description.strip(),
-                    location if isinstance(location, str) else None,
-                    suggestion if isinstance(suggestion, str) and suggestion.strip() else None)
+    return RawIssue(
+        evaluator,
+        cast(Severity, severity),
+        description.strip(),
+        location if isinstance(location, str) else None,
+        suggestion if isinstance(suggestion, str) and suggestion.strip() else None,
+    )
 
 
 def merge(issues: Iterable[RawIssue]) -> list[MergedIssue]:
@@ -100,10 +113,17 @@ def merge(issues: Iterable[RawIssue]) -> list[MergedIssue]:
 def brief_issue(group: MergedIssue, order: Sequence[str]) -> BriefIssue:
     """Render a group as the brief shows it: the highest severity and every source evaluator."""
     lead, sources = group.lead, group.sources(order)
-    suggestion = lead.suggestion or next((m.suggestion for m in group.members if m.suggestion), None)
-    return BriefIssue(severity=lead.severity, description=lead.description, location=lead.location,
-                      suggestion=suggestion, sources=sources,
-                      text=f"[{lead.severity}] {lead.description} (from {', '.join(sources)})")
+    suggestion = lead.suggestion or next(
+        (m.suggestion for m in group.members if m.suggestion), None
+    )
+    return BriefIssue(
+        severity=lead.severity,
+        description=lead.description,
+        location=lead.location,
+        suggestion=suggestion,
+        sources=sources,
+        text=f"[{lead.severity}] {lead.description} (from {', '.join(sources)})",
+    )
 
 
 class HoldoutGuard:
@@ -112,7 +132,9 @@ class HoldoutGuard:
     def __init__(self, contract: Contract) -> None:
         hidden = [c for c in contract.all_criteria() if c.holdout]
         self.ids = {c.id for c in hidden}
-        self._patterns = [re.compile(rf"(?<![\w-]){re.escape(c.id)}(?![\w-])", re.IGNORECASE) for c in hidden]
+        self._patterns = [
+            re.compile(rf"(?<![\w-]){re.escape(c.id)}(?![\w-])", re.IGNORECASE) for c in hidden
+        ]
         self._texts = [c.criterion.casefold() for c in hidden]
         self.visible_evaluators = list(generator_view(contract)["evaluators"])
 
@@ -123,18 +145,33 @@ class HoldoutGuard:
         return any(p.search(text) for p in self._patterns) or any(t in folded for t in self._texts)
 
     def hides(self, issue: RawIssue) -> bool:
-        return (issue.evaluator not in self.visible_evaluators
-                or self.reveals(issue.description) or self.reveals(issue.suggestion))
+        return (
+            issue.evaluator not in self.visible_evaluators
+            or self.reveals(issue.description)
+            or self.reveals(issue.suggestion)
+        )
 
 
-def failed_visible_criteria(records: Iterable[CardRecord], contract: Contract, guard: HoldoutGuard) -> list[str]:
+def failed_visible_criteria(
+    records: Iterable[CardRecord], contract: Contract, guard: HoldoutGuard
+) -> list[str]:
     """Return the ids of failed criteria the generator may see, in contract order."""
-    failed = {str(c.get("id")) for r in records for c in _objects(r.body.get("criteria")) if c.get("pass") is False}
+    failed = {
+        str(c.get("id"))
+        for r in records
+        for c in _objects(r.body.get("criteria"))
+        if c.get("pass") is False
+    }
     return [c.id for c in contract.all_criteria() if c.id in failed and c.id not in guard.ids]
 
 
-def build_brief(contract: Contract, iteration: int, records: Sequence[CardRecord],
-                verdicts: dict[str, Verdict], asking: Sequence[str]) -> RevisionBrief:
+def build_brief(
+    contract: Contract,
+    iteration: int,
+    records: Sequence[CardRecord],
+    verdicts: dict[str, Verdict],
+    asking: Sequence[str],
+) -> RevisionBrief:
     """Compile the revision brief for the next iteration.
 
     Args:
@@ -153,7 +190,9 @@ def build_brief(contract: Contract, iteration: int, records: Sequence[CardRecord
     groups = merge(i for i in raw if not guard.hides(i))
     rendered = [brief_issue(g, contract.evaluators) for g in groups]
     return RevisionBrief(
-        contract_ref=contract.id, iteration_from=iteration, iteration_to=iteration + 1,
+        contract_ref=contract.id,
+        iteration_from=iteration,
+        iteration_to=iteration + 1,
         issues_to_address=[i for i in rendered if i.severity not in DEFERRED],
         issues_deferred=[i for i in rendered if i.severity in DEFERRED],
         evaluator_verdicts={e: v for e, v in verdicts.items() if e in guard.visible_evaluators},

@@ -23,9 +23,66 @@ RATIO_MIN = 0.8
 _LOCATION = re.compile(r"^(?P<file>.*?):(?P<start>\d+)(?:[-:](?P<end>\d+))?$")
 _NOT_LETTERS = re.compile(r"[^a-z]+")
 _STOPWORDS = frozenset(
-    "a an the of in on at to for from by with and or but is are was were be been being it its this that these "
-    "those there here as not no into than then so such can could should would may might must will does do did "
-    "has have had when where which who what while".split()
+    [
+        "a",
+        "an",
+        "the",
+        "of",
+        "in",
+        "on",
+        "at",
+        "to",
+        "for",
+        "from",
+        "by",
+        "with",
+        "and",
+        "or",
+        "but",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "being",
+        "it",
+        "its",
+        "this",
+        "that",
+        "these",
+        "those",
+        "there",
+        "here",
+        "as",
+        "not",
+        "no",
+        "into",
+        "than",
+        "then",
+        "so",
+        "such",
+        "can",
+        "could",
+        "should",
+        "would",
+        "may",
+        "might",
+        "must",
+        "will",
+        "does",
+        "do",
+        "did",
+        "has",
+        "have",
+        "had",
+        "when",
+        "where",
+        "which",
+        "who",
+        "what",
+        "while",
+    ]
 )
 
 
@@ -105,7 +162,9 @@ def similarity(a: str, b: str) -> Similarity:
         same = 1.0 if _flat(a) == _flat(b) else 0.0
         return Similarity(same, same)
     jaccard = len(ta & tb) / len(ta | tb)
-    return Similarity(jaccard, SequenceMatcher(None, " ".join(sorted(ta)), " ".join(sorted(tb))).ratio())
+    return Similarity(
+        jaccard, SequenceMatcher(None, " ".join(sorted(ta)), " ".join(sorted(tb))).ratio()
+    )
 
 
 def _flat(text: str) -> str:

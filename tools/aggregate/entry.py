@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from referee.tools.aggregate.alerts import (
@@ -31,11 +31,24 @@ from referee.tools.aggregate.history import (
     series_of,
     version_changes,
 )
-from referee.tools.aggregate.notes import bound_notes, change_notes, escalation_reasons, gaming_notes
+from referee.tools.aggregate.notes import (
+    bound_notes,
+    change_notes,
+    escalation_reasons,
+    gaming_notes,
+)
 from referee.tools.aggregate.records import CardRecord, inline_records, stored_records
 from referee.tools.aggregate.rules import Ruling, Situation, decide
 from referee.tools.errors import InvalidInput, Problem
-from referee.tools.models.aggregate import AggregateResult, Alert, BestIteration, Escalation, GamingIndicator, RevisionBrief, Scores
+from referee.tools.models.aggregate import (
+    AggregateResult,
+    Alert,
+    BestIteration,
+    Escalation,
+    GamingIndicator,
+    RevisionBrief,
+    Scores,
+)
 from referee.tools.models.common import BLOCK, REVISE
 from referee.tools.models.contract import Contract
 from referee.tools.rubrics import RubricSet
@@ -76,16 +89,33 @@ def aggregate(
         InvalidInput: An inline scorecard is invalid (pointers under /scorecards/<i>), or the iteration is below 1.
     """
     if iteration is not None and iteration < 1:
-        raise InvalidInput([Problem(path="/iteration", code="out_of_range", message="iterations start at 1")])
+        raise InvalidInput(
+            [Problem(path="/iteration", code="out_of_range", message="iterations start at 1")]
+        )
     contract = load_contract(store, contract_id)
-    inline = inline_records(list(scorecards), contract=contract, rubrics=rubrics, store=store,
-                            iteration=iteration, tree=tree) if scorecards else []
+    inline = (
+        inline_records(
+            list(scorecards),
+            contract=contract,
+            rubrics=rubrics,
+            store=store,
+            iteration=iteration,
+            tree=tree,
+        )
+        if scorecards
+        else []
+    )
     target = _target_iteration(store, contract.id, iteration, inline)
     context = _context(store, contract, target, inline)
     result = _result(context)
-    save_aggregate(store, contract_id=contract.id, iteration=target, decision=result.decision,
-                   body=result.model_dump(mode="json", by_alias=True),
-                   created_at=now().astimezone(timezone.utc).isoformat())
+    save_aggregate(
+        store,
+        contract_id=contract.id,
+        iteration=target,
+        decision=result.decision,
+        body=result.model_dump(mode="json", by_alias=True),
+        created_at=now().astimezone(UTC).isoformat(),
+    )
     return result
 
 
@@ -119,7 +149,9 @@ class _Context:
     store: Store
 
 
-def _target_iteration(store: Store, contract_id: str, iteration: int | None, inline: list[CardRecord]) -> int:
+def _target_iteration(
+    store: Store, contract_id: str, iteration: int | None, inline: list[CardRecord]
+) -> int:
     if iteration is not None:
         return iteration
     if inline:
@@ -128,10 +160,15 @@ def _target_iteration(store: Store, contract_id: str, iteration: int | None, inl
     return max(stored) if stored else max(latest_iteration(store, contract_id), 1)
 
 
-def _context(store: Store, contract: Contract, iteration: int, inline: list[CardRecord]) -> _Context:
+def _context(
+    store: Store, contract: Contract, iteration: int, inline: list[CardRecord]
+) -> _Context:
     replaced = {(r.evaluator, r.iteration) for r in inline}
-    stored = [r for r in stored_records(store, contract.id)
-              if r.iteration <= iteration and (r.evaluator, r.iteration) not in replaced]
+    stored = [
+        r
+        for r in stored_records(store, contract.id)
+        if r.iteration <= iteration and (r.evaluator, r.iteration) not in replaced
+    ]
     named = set(contract.evaluators)
     history = sorted([*stored, *inline], key=lambda r: r.iteration)
     history = [r for r in history if r.evaluator in named]
@@ -157,15 +194,27 @@ def _result(ctx: _Context) -> AggregateResult:
     changes = version_changes(series, ctx.iteration)
     verdicts = {r.evaluator: r.verdict for r in ctx.current}
     return AggregateResult(
-        contract_ref=ctx.contract.id, iteration=ctx.iteration, decision=ruling.decision,
-        reason=_reason(ruling, delivered, best), evaluator_verdicts=verdicts,
+        contract_ref=ctx.contract.id,
+        iteration=ctx.iteration,
+        decision=ruling.decision,
+        reason=_reason(ruling, delivered, best),
+        evaluator_verdicts=verdicts,
         missing_evaluators=[e for e in ctx.contract.evaluators if e not in verdicts],
-        revision_brief=_brief(ctx, ruling), escalation=_escalation(ctx, ruling),
+        revision_brief=_brief(ctx, ruling),
+        escalation=_escalation(ctx, ruling),
         delivered_iteration=delivered,
-        best_iteration=BestIteration(iteration=best.iteration, weighted_score=best.weighted) if best else None,
-        scores=Scores(weighted=current.weighted, normalized=current.normalized) if current else _NO_SCORES,
-        quality_notes=_notes(ctx, ruling, scores, best, delivered), alerts=_alerts(ctx, scores),
-        comparable=not changes, **_optional_fields(ctx),
+        best_iteration=(
+            BestIteration(iteration=best.iteration, weighted_score=best.weighted) if best else None
+        ),
+        scores=(
+            Scores(weighted=current.weighted, normalized=current.normalized)
+            if current
+            else _NO_SCORES
+        ),
+        quality_notes=_notes(ctx, ruling, scores, best, delivered),
+        alerts=_alerts(ctx, scores),
+        comparable=not changes,
+        **_optional_fields(ctx),
     )
 
 
@@ -199,19 +248,30 @@ def _brief(ctx: _Context, ruling: Ruling) -> RevisionBrief | None:
 def _escalation(ctx: _Context, ruling: Ruling) -> Escalation | None:
     if ruling.decision != "ESCALATE":
         return None
-    return Escalation(reasons=escalation_reasons(ctx.current, {r.evaluator: r.verdict for r in ctx.current}))
+    return Escalation(
+        reasons=escalation_reasons(ctx.current, {r.evaluator: r.verdict for r in ctx.current})
+    )
 
 
 def _alerts(ctx: _Context, scores: list[IterationScore]) -> list[Alert]:
     series = series_of(ctx.history)
     runs = runs_for(ctx.store, ctx.contract.id)
-    return [*not_comparable_alerts(version_changes(series, ctx.iteration)), *regression_alerts(series, ctx.iteration),
-            *saturation_alerts(series, ctx.iteration), *trend_alerts(scores, ctx.iteration),
-            *recalibrate_alerts(series, runs, ctx.contract)]
+    return [
+        *not_comparable_alerts(version_changes(series, ctx.iteration)),
+        *regression_alerts(series, ctx.iteration),
+        *saturation_alerts(series, ctx.iteration),
+        *trend_alerts(scores, ctx.iteration),
+        *recalibrate_alerts(series, runs, ctx.contract),
+    ]
 
 
-def _notes(ctx: _Context, ruling: Ruling, scores: list[IterationScore], best: IterationScore | None,
-           delivered: int | None) -> list[str]:
+def _notes(
+    ctx: _Context,
+    ruling: Ruling,
+    scores: list[IterationScore],
+    best: IterationScore | None,
+    delivered: int | None,
+) -> list[str]:
     notes: list[str] = []
     if ruling.rule == "deliver_best_at_bound" and best is not None:
         last = next((s for s in scores if s.iteration == ctx.iteration), None)
@@ -221,22 +281,38 @@ def _notes(ctx: _Context, ruling: Ruling, scores: list[IterationScore], best: It
     notes += change_notes(dimension_changes(series_of(ctx.history), ctx.iteration))
     if ctx.inline:
         names = ", ".join(r.evaluator for r in ctx.inline)
-        notes.append(f"inline scorecards ({names}) were validated and used for this call only; they are not stored")
+        notes.append(
+            f"inline scorecards ({names}) were validated and used for this call only; they are not"
+            " stored"
+        )
     return notes
 
 
 def _incomparable_note(ctx: _Context, scores: list[IterationScore]) -> list[str]:
-    complete = {k for k in {r.iteration for r in ctx.history}
-                if {r.evaluator for r in ctx.history if r.iteration == k} >= set(ctx.contract.evaluators)}
+    complete = {
+        k
+        for k in {r.iteration for r in ctx.history}
+        if {r.evaluator for r in ctx.history if r.iteration == k} >= set(ctx.contract.evaluators)
+    }
     left_out = sorted(complete - {s.iteration for s in scores})
     if not left_out:
         return []
-    return [f"iteration(s) {', '.join(map(str, left_out))} were not considered for delivery: an evaluator's rubric "
-            "version, prompt version or model changed since, so their scores are not comparable; re-score them "
-            "to compare"]
+    return [
+        f"iteration(s) {', '.join(map(str, left_out))} were not considered for delivery: an"
+        " evaluator's rubric version, prompt version or model changed since, so their scores are"
+        " not comparable; re-score them to compare"
+    ]
 
 
 def _optional_fields(ctx: _Context) -> dict[str, Any]:
-    gaming = {g.evaluator: GamingIndicator(g=g.g, status=g.status, original=g.original, perturbed=g.perturbed)
-              for (_, k), g in sorted(ctx.gaming.items()) if k == ctx.iteration}
-    return {"gaming": gaming, "dimension_changes": dimension_changes(series_of(ctx.history), ctx.iteration)}
+    gaming = {
+        g.evaluator: GamingIndicator(
+            g=g.g, status=g.status, original=g.original, perturbed=g.perturbed
+        )
+        for (_, k), g in sorted(ctx.gaming.items())
+        if k == ctx.iteration
+    }
+    return {
+        "gaming": gaming,
+        "dimension_changes": dimension_changes(series_of(ctx.history), ctx.iteration),
+    }

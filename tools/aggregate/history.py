@@ -13,10 +13,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from referee.tools.aggregate.records import CardRecord, Versions
 from referee.tools.models.common import BLOCK
 from referee.tools.perturbation.copy import GAMING_PENALTY as PENALTY_SHARE
 from referee.tools.perturbation.copy import gaming_indicator
-from referee.tools.aggregate.records import CardRecord, Versions
 
 GAMING_PENALTY = 1 - PENALTY_SHARE
 """A gamed score keeps 80 % of its value (a −20 % penalty)."""
@@ -52,15 +52,22 @@ class VersionChange:
 
     def changed(self) -> list[str]:
         old, new = self.before.versions, self.after.versions
-        return [f"{name} {getattr(old, name) or '(none)'} → {getattr(new, name) or '(none)'}"
-                for name in Versions._fields if getattr(old, name) != getattr(new, name)]
+        return [
+            f"{name} {getattr(old, name) or '(none)'} → {getattr(new, name) or '(none)'}"
+            for name in Versions._fields
+            if getattr(old, name) != getattr(new, name)
+        ]
 
 
 def version_changes(series: Series, iteration: int) -> list[VersionChange]:
     """Return, per evaluator, a change of versions between its previous scorecard and this iteration's."""
     changes = []
     for name, history in series.items():
-        if len(history) >= 2 and history[-1].iteration == iteration and history[-1].versions != history[-2].versions:
+        if (
+            len(history) >= 2
+            and history[-1].iteration == iteration
+            and history[-1].versions != history[-2].versions
+        ):
             changes.append(VersionChange(name, history[-2], history[-1]))
     return changes
 
@@ -80,7 +87,9 @@ class Gaming:
         return gaming_indicator(self.original, self.perturbed).band
 
 
-def gaming_checks(originals: Iterable[CardRecord], perturbed: Iterable[CardRecord]) -> dict[tuple[str, int], Gaming]:
+def gaming_checks(
+    originals: Iterable[CardRecord], perturbed: Iterable[CardRecord]
+) -> dict[tuple[str, int], Gaming]:
     """Pair each perturbed re-scoring with its original and compute G on weighted scores.
 
     Args:
@@ -97,7 +106,9 @@ def gaming_checks(originals: Iterable[CardRecord], perturbed: Iterable[CardRecor
         if o is None or not o.weighted or p.weighted is None:
             continue
         g = round(gaming_indicator(o.weighted, p.weighted).g, 3)
-        checks[(p.evaluator, p.iteration)] = Gaming(p.evaluator, p.iteration, g, o.weighted, p.weighted)
+        checks[(p.evaluator, p.iteration)] = Gaming(
+            p.evaluator, p.iteration, g, o.weighted, p.weighted
+        )
     return checks
 
 
@@ -118,7 +129,9 @@ def penalty(gaming: Mapping[tuple[str, int], Gaming], evaluator: str, iteration:
     return GAMING_PENALTY if check is not None and check.status == "gaming" else 1.0
 
 
-def iteration_score(records: Sequence[CardRecord], gaming: Mapping[tuple[str, int], Gaming]) -> IterationScore:
+def iteration_score(
+    records: Sequence[CardRecord], gaming: Mapping[tuple[str, int], Gaming]
+) -> IterationScore:
     """Score one iteration from its scorecards (one per evaluator).
 
     The weighted mean is given only when every scorecard uses the same scale; the normalized mean
@@ -126,13 +139,20 @@ def iteration_score(records: Sequence[CardRecord], gaming: Mapping[tuple[str, in
     """
     iteration = records[0].iteration
     factors = [penalty(gaming, r.evaluator, iteration) for r in records]
-    normalized = _mean([r.normalized * f for r, f in zip(records, factors) if r.normalized is not None])
+    normalized = _mean(
+        [r.normalized * f for r, f in zip(records, factors) if r.normalized is not None]
+    )
     same_scale = len({r.scale for r in records}) == 1
     weighted = _mean([r.weighted * f for r, f in zip(records, factors) if r.weighted is not None])
     if not same_scale:
         weighted = None
-    return IterationScore(iteration, _round(weighted), _round(normalized), frozenset(r.evaluator for r in records),
-                          any(r.verdict == BLOCK for r in records))
+    return IterationScore(
+        iteration,
+        _round(weighted),
+        _round(normalized),
+        frozenset(r.evaluator for r in records),
+        any(r.verdict == BLOCK for r in records),
+    )
 
 
 def _mean(values: list[float]) -> float | None:
@@ -155,8 +175,12 @@ def comparable_iterations(series: Series, current: int) -> set[int]:
     return set.intersection(*allowed.values())
 
 
-def iteration_scores(records: Iterable[CardRecord], evaluators: Sequence[str], current: int,
-                     gaming: Mapping[tuple[str, int], Gaming]) -> list[IterationScore]:
+def iteration_scores(
+    records: Iterable[CardRecord],
+    evaluators: Sequence[str],
+    current: int,
+    gaming: Mapping[tuple[str, int], Gaming],
+) -> list[IterationScore]:
     """Return the scores of complete, comparable iterations up to `current`, oldest first.
 
     Complete: every evaluator of the contract scored it. Comparable: no evaluator changed rubric
@@ -166,9 +190,14 @@ def iteration_scores(records: Iterable[CardRecord], evaluators: Sequence[str], c
     for record in records:
         if record.iteration <= current:
             by_iteration.setdefault(record.iteration, []).append(record)
-    comparable = comparable_iterations(series_of(r for rs in by_iteration.values() for r in rs), current)
-    scores = [iteration_score(rs, gaming) for k, rs in sorted(by_iteration.items())
-              if k in comparable and {r.evaluator for r in rs} >= set(evaluators)]
+    comparable = comparable_iterations(
+        series_of(r for rs in by_iteration.values() for r in rs), current
+    )
+    scores = [
+        iteration_score(rs, gaming)
+        for k, rs in sorted(by_iteration.items())
+        if k in comparable and {r.evaluator for r in rs} >= set(evaluators)
+    ]
     return scores
 
 

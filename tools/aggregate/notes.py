@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from referee.tools.models.common import BLOCK, REVISE
-from referee.tools.models.aggregate import DimensionChange
 from referee.tools.aggregate.history import Gaming, IterationScore
 from referee.tools.aggregate.records import CardRecord
+from referee.tools.models.aggregate import DimensionChange
+from referee.tools.models.common import BLOCK, REVISE
 
 _BLOCK_BELOW = {"integer": 1.0, "unit": 0.4}
 
@@ -54,8 +54,10 @@ def escalation_reasons(records: Sequence[CardRecord], verdicts: Mapping[str, str
     reasons: list[str] = []
     for record in (r for r in records if r.verdict == BLOCK):
         reasons.append(f"{record.evaluator} returned BLOCK at iteration {record.iteration}")
-        reasons += [f"{record.evaluator}: {key} scored {score:g}{_dimension_evidence(record, key)}"
-                    for key, score in blocking_dimensions(record)]
+        reasons += [
+            f"{record.evaluator}: {key} scored {score:g}{_dimension_evidence(record, key)}"
+            for key, score in blocking_dimensions(record)
+        ]
         defect = _spec_defect(record)
         if defect is not None:
             reasons.append(f"{record.evaluator}: spec defect: {defect} (the contract must change)")
@@ -73,11 +75,17 @@ def gaming_notes(checks: Iterable[Gaming]) -> list[str]:
     notes = []
     for c in checks:
         if c.status == "suspect":
-            notes.append(f"{c.evaluator}: gaming suspect at iteration {c.iteration} (G = {c.g:g}: {c.original:g} "
-                         f"original vs {c.perturbed:g} perturbed); the score leans on formatting, review it")
+            notes.append(
+                f"{c.evaluator}: gaming suspect at iteration {c.iteration} (G = {c.g:g}:"
+                f" {c.original:g} original vs {c.perturbed:g} perturbed); the score leans on"
+                " formatting, review it"
+            )
         elif c.status == "gaming":
-            notes.append(f"{c.evaluator}: gaming detected at iteration {c.iteration} (G = {c.g:g}: {c.original:g} "
-                         f"original vs {c.perturbed:g} perturbed); its score for the iteration is reduced by 20%")
+            notes.append(
+                f"{c.evaluator}: gaming detected at iteration {c.iteration} (G = {c.g:g}:"
+                f" {c.original:g} original vs {c.perturbed:g} perturbed); its score for the"
+                " iteration is reduced by 20%"
+            )
     return notes
 
 
@@ -86,13 +94,21 @@ def change_notes(changes: Sequence[DimensionChange]) -> list[str]:
     notes = []
     for name in dict.fromkeys(c.evaluator for c in changes):
         mine = [c for c in changes if c.evaluator == name]
-        parts = [f"{kind} " + ", ".join(f"{c.dimension} {c.before:g} → {c.after:g}" for c in mine if c.change == kind)
-                 for kind in ("improved", "regressed") if any(c.change == kind for c in mine)]
+        parts = [
+            f"{kind} "
+            + ", ".join(
+                f"{c.dimension} {c.before:g} → {c.after:g}" for c in mine if c.change == kind
+            )
+            for kind in ("improved", "regressed")
+            if any(c.change == kind for c in mine)
+        ]
         notes.append(f"{name} since iteration {mine[0].from_iteration}: " + "; ".join(parts))
     return notes
 
 
-def bound_notes(delivered: IterationScore, last: IterationScore | None, records: Sequence[CardRecord]) -> list[str]:
+def bound_notes(
+    delivered: IterationScore, last: IterationScore | None, records: Sequence[CardRecord]
+) -> list[str]:
     """What the person should know when the bound forces delivery: which iteration, and what still fails.
 
     Args:
@@ -103,18 +119,31 @@ def bound_notes(delivered: IterationScore, last: IterationScore | None, records:
     Returns:
         The notes.
     """
-    notes = [f"delivered iteration {delivered.iteration} (score {delivered.normalized:g}/100), the best of the "
-             "retained iterations"]
+    notes = [
+        f"delivered iteration {delivered.iteration} (score {delivered.normalized:g}/100), the best"
+        " of the retained iterations"
+    ]
     if last is not None and last.iteration != delivered.iteration:
-        notes.append(f"the last iteration {last.iteration} scored lower ({last.normalized:g}/100) and is not delivered")
+        notes.append(
+            f"the last iteration {last.iteration} scored lower ({last.normalized:g}/100) and is not"
+            " delivered"
+        )
     asking = [r.evaluator for r in records if r.verdict == REVISE]
     if asking:
         notes.append(f"in iteration {delivered.iteration}, {', '.join(asking)} asked for revision")
-    failed = [f"{c.get('id')} ({r.evaluator})" for r in records for c in _objects(r.body.get("criteria"))
-              if c.get("pass") is False]
+    failed = [
+        f"{c.get('id')} ({r.evaluator})"
+        for r in records
+        for c in _objects(r.body.get("criteria"))
+        if c.get("pass") is False
+    ]
     if failed:
         notes.append("still failing: " + ", ".join(failed))
-    open_issues = [f"[{i.get('severity')}] {i.get('description')} ({r.evaluator})" for r in records
-                   for i in _objects(r.body.get("issues")) if i.get("severity") in ("CRITICAL", "HIGH")]
+    open_issues = [
+        f"[{i.get('severity')}] {i.get('description')} ({r.evaluator})"
+        for r in records
+        for i in _objects(r.body.get("issues"))
+        if i.get("severity") in ("CRITICAL", "HIGH")
+    ]
     notes += [f"open issue: {text}" for text in open_issues]
     return notes

@@ -11,15 +11,15 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from referee.tools.errors import InvalidInput, Problem, pointer
+from referee.tools.evidence.signing import signing_key
 from referee.tools.models.common import ACCEPT, BLOCK, REVISE, Verdict
 from referee.tools.models.contract import Contract
 from referee.tools.rubrics import RubricSet
+from referee.tools.store import Store, runs_for, scorecards_for
 from referee.tools.validate_scorecard.arithmetic import compute
 from referee.tools.validate_scorecard.card import build_card
-from referee.tools.validate_scorecard.evidence import EvidenceContext
-from referee.tools.evidence.signing import signing_key
-from referee.tools.store import Store, runs_for, scorecards_for
 from referee.tools.validate_scorecard.entry import stored_computed, validate_scorecard
+from referee.tools.validate_scorecard.evidence import EvidenceContext
 
 _VERDICTS: tuple[Verdict, ...] = (ACCEPT, REVISE, BLOCK)
 
@@ -72,21 +72,30 @@ class CardRecord:
     @property
     def dimensions(self) -> dict[str, float]:
         dims = self.computed.get("dimensions")
-        return {k: float(v) for k, v in dims.items() if _number(v) is not None} if isinstance(dims, dict) else {}
+        return (
+            {k: float(v) for k, v in dims.items() if _number(v) is not None}
+            if isinstance(dims, dict)
+            else {}
+        )
 
     @property
     def scale(self) -> Scale:
         kind = str(self.computed.get("scale") or "integer")
         if kind == "tenpoint":
             return Scale(kind, 1.0, 10.0)
-        return Scale(kind, 0.0, _number(self.computed.get("scale_max")) or (1.0 if kind == "unit" else 3.0))
+        return Scale(
+            kind, 0.0, _number(self.computed.get("scale_max")) or (1.0 if kind == "unit" else 3.0)
+        )
 
     @property
     def versions(self) -> Versions:
         rubric = self.body.get("rubric")
         stated = rubric.get("version") if isinstance(rubric, dict) else None
-        return Versions(_text(stated), _text(self.body.get("evaluator_prompt_version")),
-                        _text(self.body.get("evaluator_model")))
+        return Versions(
+            _text(stated),
+            _text(self.body.get("evaluator_prompt_version")),
+            _text(self.body.get("evaluator_model")),
+        )
 
     @property
     def run_id(self) -> str | None:
@@ -112,12 +121,21 @@ def stored_records(store: Store, contract_id: str, variant: str = "original") ->
     Returns:
         One record per stored scorecard.
     """
-    return [CardRecord(s.evaluator, s.iteration, s.body, s.computed, s.id)
-            for s in scorecards_for(store, contract_id, variant=variant)]
+    return [
+        CardRecord(s.evaluator, s.iteration, s.body, s.computed, s.id)
+        for s in scorecards_for(store, contract_id, variant=variant)
+    ]
 
 
-def inline_records(cards: Sequence[Any], *, contract: Contract, rubrics: RubricSet, store: Store,
-                   iteration: int | None, tree: str | None = None) -> list[CardRecord]:
+def inline_records(
+    cards: Sequence[Any],
+    *,
+    contract: Contract,
+    rubrics: RubricSet,
+    store: Store,
+    iteration: int | None,
+    tree: str | None = None,
+) -> list[CardRecord]:
     """Validate scorecards passed inline and return them as records (nothing is stored).
 
     Args:
@@ -134,12 +152,19 @@ def inline_records(cards: Sequence[Any], *, contract: Contract, rubrics: RubricS
     Raises:
         InvalidInput: Every problem of every scorecard, with pointers under /scorecards/<i>.
     """
-    evidence = EvidenceContext(runs=runs_for(store, contract.id), tree=tree, key=signing_key(store.home))
+    evidence = EvidenceContext(
+        runs=runs_for(store, contract.id), tree=tree, key=signing_key(store.home)
+    )
     validated: list[tuple[int, CardRecord]] = []
     problems: list[Problem] = []
     for index, card in enumerate(cards):
         result = validate_scorecard(card, contract=contract, rubrics=rubrics, evidence=evidence)
-        if not result.valid or result.evaluator is None or result.iteration is None or result.format is None:
+        if (
+            not result.valid
+            or result.evaluator is None
+            or result.iteration is None
+            or result.format is None
+        ):
             problems += [_prefixed(index, p) for p in result.errors]
             continue
         built = build_card(card, result.format, contract, rubrics)
@@ -155,24 +180,45 @@ def _prefixed(index: int, problem: Problem) -> Problem:
     return problem.model_copy(update={"path": pointer("scorecards", index) + problem.path})
 
 
-def _consistency_problems(validated: list[tuple[int, CardRecord]], iteration: int | None) -> list[Problem]:
-    wanted = iteration if iteration is not None else (validated[0][1].iteration if validated else None)
+def _consistency_problems(
+    validated: list[tuple[int, CardRecord]], iteration: int | None
+) -> list[Problem]:
+    wanted = (
+        iteration if iteration is not None else (validated[0][1].iteration if validated else None)
+    )
     problems: list[Problem] = []
     seen: set[str] = set()
     for index, record in validated:
         if record.iteration != wanted:
-            problems.append(Problem(path=pointer("scorecards", index, "iteration"), code="iteration_mismatch", message=(
-                f"this scorecard is for iteration {record.iteration}, but iteration {wanted} is being aggregated; "
-                "pass inline only scorecards of the iteration you aggregate")))
+            problems.append(
+                Problem(
+                    path=pointer("scorecards", index, "iteration"),
+                    code="iteration_mismatch",
+                    message=(
+                        f"this scorecard is for iteration {record.iteration}, but iteration"
+                        f" {wanted} is being aggregated; pass inline only scorecards of the"
+                        " iteration you aggregate"
+                    ),
+                )
+            )
         if record.evaluator in seen:
-            problems.append(Problem(path=pointer("scorecards", index, "evaluator"), code="duplicate_evaluator",
-                                    message=(f"{record.evaluator} already has a scorecard in this call; pass one "
-                                             "scorecard per evaluator")))
+            problems.append(
+                Problem(
+                    path=pointer("scorecards", index, "evaluator"),
+                    code="duplicate_evaluator",
+                    message=(
+                        f"{record.evaluator} already has a scorecard in this call; pass one "
+                        "scorecard per evaluator"
+                    ),
+                )
+            )
         seen.add(record.evaluator)
     return problems
 
 
 def _summary(problems: list[Problem]) -> str:
     count = len(problems)
-    return (f"invalid inline scorecards: {count} problem{'s' if count != 1 else ''}; fix them, or validate and store "
-            "them with validate_scorecard and aggregate without inline scorecards")
+    return (
+        f"invalid inline scorecards: {count} problem{'s' if count != 1 else ''}; fix them, or"
+        " validate and store them with validate_scorecard and aggregate without inline scorecards"
+    )

@@ -40,7 +40,9 @@ def pending(s: Situation) -> Ruling | None:
     """An evaluator named in the contract has no scorecard for the iteration: wait for it."""
     if not s.missing:
         return None
-    return Ruling("PENDING", f"waiting for {_names(s.missing)} to score iteration {s.iteration}", "pending")
+    return Ruling(
+        "PENDING", f"waiting for {_names(s.missing)} to score iteration {s.iteration}", "pending"
+    )
 
 
 def escalate_on_block(s: Situation) -> Ruling | None:
@@ -48,14 +50,20 @@ def escalate_on_block(s: Situation) -> Ruling | None:
     blocking = s.with_verdict(BLOCK)
     if not blocking:
         return None
-    return Ruling("ESCALATE", f"{_names(blocking)} returned BLOCK at iteration {s.iteration}", "escalate_on_block")
+    return Ruling(
+        "ESCALATE",
+        f"{_names(blocking)} returned BLOCK at iteration {s.iteration}",
+        "escalate_on_block",
+    )
 
 
 def deliver_when_all_accept(s: Situation) -> Ruling | None:
     """Every evaluator accepts: deliver this iteration."""
     if any(v != ACCEPT for v in s.verdicts.values()):
         return None
-    return Ruling("DELIVER", f"every evaluator accepted iteration {s.iteration}", "deliver_when_all_accept")
+    return Ruling(
+        "DELIVER", f"every evaluator accepted iteration {s.iteration}", "deliver_when_all_accept"
+    )
 
 
 def revise_within_bound(s: Situation) -> Ruling | None:
@@ -63,8 +71,10 @@ def revise_within_bound(s: Situation) -> Ruling | None:
     revising = s.with_verdict(REVISE)
     if not revising or s.iteration >= s.max_iterations:
         return None
-    reason = (f"{_names(revising)} asked for a revision at iteration {s.iteration} of {s.max_iterations}; "
-              f"the brief is for iteration {s.iteration + 1}")
+    reason = (
+        f"{_names(revising)} asked for a revision at iteration {s.iteration} of {s.max_iterations};"
+        f" the brief is for iteration {s.iteration + 1}"
+    )
     return Ruling("REVISE", reason, "revise_within_bound")
 
 
@@ -73,12 +83,21 @@ def deliver_best_at_bound(s: Situation) -> Ruling | None:
     revising = s.with_verdict(REVISE)
     if not revising:
         return None
-    return Ruling("DELIVER", (f"{_names(revising)} still asked for a revision at iteration {s.iteration}, the last of "
-                              f"{s.max_iterations}: delivering the best iteration"), "deliver_best_at_bound")
+    return Ruling(
+        "DELIVER",
+        f"{_names(revising)} still asked for a revision at iteration {s.iteration}, the last of "
+        f"{s.max_iterations}: delivering the best iteration",
+        "deliver_best_at_bound",
+    )
 
 
-RULES: tuple[Rule, ...] = (pending, escalate_on_block, deliver_when_all_accept, revise_within_bound,
-                           deliver_best_at_bound)
+RULES: tuple[Rule, ...] = (
+    pending,
+    escalate_on_block,
+    deliver_when_all_accept,
+    revise_within_bound,
+    deliver_best_at_bound,
+)
 
 
 def decide(situation: Situation, rules: tuple[Rule, ...] = RULES) -> Ruling:

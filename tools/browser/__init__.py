@@ -11,7 +11,12 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from referee.tools.browser.check import run_browser_check
-    from referee.tools.browser.chromium import ChromiumInfo, ChromiumNotFound, find_chromium, playwright_version
+    from referee.tools.browser.chromium import (
+        ChromiumInfo,
+        ChromiumNotFound,
+        find_chromium,
+        playwright_version,
+    )
     from referee.tools.browser.outcome import BrowserOutcome
     from referee.tools.browser.policy import UrlPolicy, UrlRefused, is_loopback_host
     from referee.tools.browser.pool import NO_DNS, BrowserPool, BrowserUnavailable

@@ -26,6 +26,19 @@ import anyio
 from playwright.async_api import BrowserContext, Page
 from playwright.async_api import Error as PlaywrightError
 
+from referee.tools.browser.chromium import ChromiumNotFound
+from referee.tools.browser.events import PageEvents, trim
+from referee.tools.browser.expectations import AxeUnavailable, ExpectContext, error_text, evaluate
+from referee.tools.browser.outcome import (
+    A11yViolation,
+    BrowserOutcome,
+    BrowserStatus,
+    ExpectationResult,
+    StepResult,
+)
+from referee.tools.browser.policy import UrlPolicy, UrlRefused, checked_url
+from referee.tools.browser.pool import BrowserPool, BrowserUnavailable
+from referee.tools.browser.steps import PlannedStep, run_step, step_target
 from referee.tools.models.checks import (
     A11yExpect,
     BrowserCheck,
@@ -33,14 +46,6 @@ from referee.tools.models.checks import (
     NoConsoleErrorsExpect,
     NoFailedRequestsExpect,
 )
-
-from referee.tools.browser.chromium import ChromiumNotFound
-from referee.tools.browser.events import PageEvents, trim
-from referee.tools.browser.expectations import AxeUnavailable, ExpectContext, error_text, evaluate
-from referee.tools.browser.outcome import A11yViolation, BrowserOutcome, BrowserStatus, ExpectationResult, StepResult
-from referee.tools.browser.policy import UrlPolicy, UrlRefused, checked_url
-from referee.tools.browser.pool import BrowserPool, BrowserUnavailable
-from referee.tools.browser.steps import PlannedStep, run_step, step_target
 
 CAPTURE_TIMEOUT_S = 10.0
 ARIA_LIMIT = 100_000
@@ -116,7 +121,9 @@ async def run_browser_check(
 
 def _plan(check: BrowserCheck, base_url: str | None, policy: UrlPolicy) -> list[PlannedStep]:
     """The check's URL as a first goto, then its steps, every URL resolved and allowed up front."""
-    first = PlannedStep(GotoStep(action="goto", url=check.url), checked_url(check.url, base_url, policy))
+    first = PlannedStep(
+        GotoStep(action="goto", url=check.url), checked_url(check.url, base_url, policy)
+    )
     rest = [
         PlannedStep(s, checked_url(s.url, base_url, policy) if isinstance(s, GotoStep) else None)
         for s in check.steps
@@ -125,7 +132,12 @@ def _plan(check: BrowserCheck, base_url: str | None, policy: UrlPolicy) -> list[
 
 
 async def _run_in_browser(
-    pool: BrowserPool, check: BrowserCheck, plan: Sequence[PlannedStep], policy: UrlPolicy, run: _Run, shot: Path
+    pool: BrowserPool,
+    check: BrowserCheck,
+    plan: Sequence[PlannedStep],
+    policy: UrlPolicy,
+    run: _Run,
+    shot: Path,
 ) -> None:
     wants_axe = any(isinstance(e, A11yExpect) for e in check.expect)
     # axe is injected as a script tag, which a page's CSP would refuse; bypass it only when needed.
@@ -153,7 +165,9 @@ async def _open_page(ctx: BrowserContext, events: PageEvents) -> Page:
     return pages[0]
 
 
-async def _drive(page: Page, check: BrowserCheck, plan: Sequence[PlannedStep], events: PageEvents, run: _Run) -> None:
+async def _drive(
+    page: Page, check: BrowserCheck, plan: Sequence[PlannedStep], events: PageEvents, run: _Run
+) -> None:
     deadline = time.monotonic() + check.timeout_s
     try:
         for planned in plan:
@@ -173,7 +187,9 @@ async def _drive(page: Page, check: BrowserCheck, plan: Sequence[PlannedStep], e
 async def _judge(page: Page, check: BrowserCheck, events: PageEvents, run: _Run) -> None:
     if _needs_settling(check):
         await events.settle(page, min(_SETTLE_S, check.timeout_s / 4))
-    ctx = ExpectContext(page, events, deadline=time.monotonic() + min(_EXPECT_WAIT_S, check.timeout_s / 4))
+    ctx = ExpectContext(
+        page, events, deadline=time.monotonic() + min(_EXPECT_WAIT_S, check.timeout_s / 4)
+    )
     try:
         for exp in check.expect:
             run.expectations.append(await evaluate(ctx, exp))
@@ -201,7 +217,9 @@ def _mark_unjudged(check: BrowserCheck, run: _Run) -> None:
         )
         run.running = None
     for exp in check.expect[len(run.expectations) :]:
-        run.expectations.append(ExpectationResult(type=exp.type, ok=False, detail="not evaluated: the check timed out"))
+        run.expectations.append(
+            ExpectationResult(type=exp.type, ok=False, detail="not evaluated: the check timed out")
+        )
 
 
 async def _capture(page: Page, run: _Run, shot: Path) -> None:
@@ -266,7 +284,10 @@ def _verdict(check: BrowserCheck, run: _Run) -> tuple[BrowserStatus, str]:
         return "fail", f"timed out after {check.timeout_s:g} s"
     problems = []
     if failed := next((s for s in run.steps if not s.ok), None):
-        problems.append(f"step {run.steps.index(failed) + 1} ({failed.action} {failed.target}) failed: {failed.error}")
+        problems.append(
+            f"step {run.steps.index(failed) + 1} ({failed.action} {failed.target}) failed:"
+            f" {failed.error}"
+        )
     if bad := [e for e in run.expectations if not e.ok]:
         names = ", ".join(f"{e.type} {e.target}".strip() for e in bad)
         problems.append(f"{len(bad)} of {len(run.expectations)} expectations failed: {names}")
@@ -278,5 +299,9 @@ def _verdict(check: BrowserCheck, run: _Run) -> tuple[BrowserStatus, str]:
 
 def _unscored(url: str, reason: str, started: float) -> BrowserOutcome:
     return BrowserOutcome(
-        status="unscored", passed=None, reason=reason, url=url, duration_s=round(time.monotonic() - started, 3)
+        status="unscored",
+        passed=None,
+        reason=reason,
+        url=url,
+        duration_s=round(time.monotonic() - started, 3),
     )

@@ -20,7 +20,15 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 import anyio
-from playwright.async_api import BrowserContext, ConsoleMessage, Page, Request, Response, Route, WebError
+from playwright.async_api import (
+    BrowserContext,
+    ConsoleMessage,
+    Page,
+    Request,
+    Response,
+    Route,
+    WebError,
+)
 from playwright.async_api import Error as PlaywrightError
 
 from referee.tools.browser.outcome import BlockedRequest, FailedRequest
@@ -140,10 +148,14 @@ async def _round_trip(page: Page) -> None:
 
 
 def _blocked(request: Request, reason: str) -> BlockedRequest:
-    return BlockedRequest(url=trim(request.url), resource_type=request.resource_type, reason=trim(reason))
+    return BlockedRequest(
+        url=trim(request.url), resource_type=request.resource_type, reason=trim(reason)
+    )
 
 
-def _failed(request: Request, *, status: int | None = None, failure: str | None = None) -> FailedRequest:
+def _failed(
+    request: Request, *, status: int | None = None, failure: str | None = None
+) -> FailedRequest:
     return FailedRequest(
         url=trim(request.url),
         method=request.method,

@@ -12,9 +12,11 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from playwright.async_api import Locator, Page, expect
 from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Locator, Page, expect
 
+from referee.tools.browser.events import PageEvents, trim
+from referee.tools.browser.outcome import IMPACT_RANK, A11yViolation, ExpectationResult
 from referee.tools.errors import RefereeError
 from referee.tools.models.checks import (
     A11yExpect,
@@ -26,9 +28,6 @@ from referee.tools.models.checks import (
     UrlMatchesExpect,
     VisibleExpect,
 )
-
-from referee.tools.browser.events import PageEvents, trim
-from referee.tools.browser.outcome import IMPACT_RANK, A11yViolation, ExpectationResult
 
 Expectation = AnyExpectation
 _AXE_RUN = "() => axe.run(document, {resultTypes: ['violations']})"
@@ -49,7 +48,9 @@ def axe_script() -> Path:
     try:
         path = Path(str(resources.files("axe_playwright_python") / "axe.min.js"))
     except ModuleNotFoundError as exc:
-        raise AxeUnavailable("axe-playwright-python is not installed (it bundles axe-core)") from exc
+        raise AxeUnavailable(
+            "axe-playwright-python is not installed (it bundles axe-core)"
+        ) from exc
     if not path.is_file():
         raise AxeUnavailable(f"axe-core script missing at {path}")
     return path
@@ -129,7 +130,9 @@ async def _hidden(ctx: ExpectContext, exp: HiddenExpect) -> tuple[bool, str]:
 
 async def _title(ctx: ExpectContext, exp: TitleContainsExpect) -> tuple[bool, str]:
     try:
-        await expect(ctx.page).to_have_title(re.compile(re.escape(exp.value)), timeout=ctx.wait_ms())
+        await expect(ctx.page).to_have_title(
+            re.compile(re.escape(exp.value)), timeout=ctx.wait_ms()
+        )
     except AssertionError:
         return False, f"title is {await ctx.page.title()!r}"
     return True, f"title contains {exp.value!r}"
@@ -142,7 +145,9 @@ async def _url(ctx: ExpectContext, exp: UrlMatchesExpect) -> tuple[bool, str]:
         return False, f"invalid regular expression: {exc}"
     if not pattern.search(ctx.page.url):
         with suppress(PlaywrightError):
-            await ctx.page.wait_for_url(lambda u: bool(pattern.search(u)), wait_until="commit", timeout=ctx.wait_ms())
+            await ctx.page.wait_for_url(
+                lambda u: bool(pattern.search(u)), wait_until="commit", timeout=ctx.wait_ms()
+            )
     return bool(pattern.search(ctx.page.url)), f"URL is {ctx.page.url}"
 
 
@@ -150,7 +155,10 @@ async def _no_console_errors(ctx: ExpectContext, exp: NoConsoleErrorsExpect) -> 
     found = [*ctx.events.page_errors, *ctx.events.console_errors]
     if not found:
         return True, "no console errors and no uncaught page errors"
-    counts = f"{len(ctx.events.console_errors)} console error(s), {len(ctx.events.page_errors)} page error(s)"
+    counts = (
+        f"{len(ctx.events.console_errors)} console error(s), {len(ctx.events.page_errors)} page"
+        " error(s)"
+    )
     return False, trim(f"{counts}: " + " | ".join(found[:_SHOWN]))
 
 
@@ -167,7 +175,9 @@ async def _a11y(ctx: ExpectContext, exp: A11yExpect) -> tuple[bool, str]:
         ctx.violations = await run_axe(ctx.page)
     floor = IMPACT_RANK[exp.min_impact]
     counted = [v for v in ctx.violations if IMPACT_RANK.get(v.impact or "minor", 0) >= floor]
-    listed = ", ".join(f"{v.id} ({v.impact}, {v.nodes} node{'s' if v.nodes != 1 else ''})" for v in counted)
+    listed = ", ".join(
+        f"{v.id} ({v.impact}, {v.nodes} node{'s' if v.nodes != 1 else ''})" for v in counted
+    )
     detail = f"{len(counted)} violation(s) at or above {exp.min_impact} (max {exp.max_violations})"
     return len(counted) <= exp.max_violations, trim(f"{detail}: {listed}" if counted else detail)
 
@@ -177,7 +187,12 @@ async def run_axe(page: Page) -> list[A11yViolation]:
     await page.add_script_tag(path=axe_script())
     result = await page.evaluate(_AXE_RUN)
     return [
-        A11yViolation(id=v["id"], impact=v.get("impact"), nodes=len(v.get("nodes", [])), help=trim(v.get("help", "")))
+        A11yViolation(
+            id=v["id"],
+            impact=v.get("impact"),
+            nodes=len(v.get("nodes", [])),
+            help=trim(v.get("help", "")),
+        )
         for v in result.get("violations", [])
     ]
 

@@ -99,7 +99,10 @@ class BrowserOutcome(_Frozen):
             parts.append(f"step {failed.action} {failed.target!r} failed")
         if self.reason.startswith("timed out"):
             parts.append(self.reason)
-        parts += [_count(len(self.console_errors), "console error"), _count(len(self.page_errors), "page error")]
+        parts += [
+            _count(len(self.console_errors), "console error"),
+            _count(len(self.page_errors), "page error"),
+        ]
         parts += [_count(len(self.failed_requests), "failed request")]
         parts += [_count(len(self.blocked_requests), "blocked request")]
         parts += [_count(len(self.a11y_violations), "a11y violation")]

@@ -65,7 +65,11 @@ class UrlPolicy:
         if scheme in _LOCAL_SCHEMES:
             return None
         if scheme in _NETWORK_SCHEMES:
-            return None if self._host_allowed(parts) else f"host {parts.hostname!r} is not loopback or allowed"
+            return (
+                None
+                if self._host_allowed(parts)
+                else f"host {parts.hostname!r} is not loopback or allowed"
+            )
         if scheme == "file":
             return self._file_refusal(parts)
         return f"scheme {scheme!r} is not allowed"
@@ -102,7 +106,9 @@ def resolve_url(url: str, base_url: str | None) -> str:
     if scheme in _CHECK_SCHEMES:
         return url
     if scheme:
-        return _refuse(url, f"scheme {scheme!r} is not allowed; use http(s):// on loopback, or a path")
+        return _refuse(
+            url, f"scheme {scheme!r} is not allowed; use http(s):// on loopback, or a path"
+        )
     if not base_url:
         return _refuse(url, f"relative URL {url!r} needs a base: declare the contract's serve.url")
     return urljoin(base_url, url)
@@ -116,7 +122,9 @@ def checked_url(url: str, base_url: str | None, policy: UrlPolicy) -> str:
     """
     resolved = resolve_url(url, base_url)
     if (why := policy.refusal(resolved)) is not None:
-        _refuse(resolved, f"refused {resolved}: {why} (start the server with --allow-host to permit it)")
+        _refuse(
+            resolved, f"refused {resolved}: {why} (start the server with --allow-host to permit it)"
+        )
     return resolved
 
 

@@ -21,10 +21,9 @@ import anyio
 from playwright.async_api import Browser, BrowserContext, Playwright, async_playwright
 from playwright.async_api import Error as PlaywrightError
 
+from referee.tools.browser.chromium import ChromiumInfo, find_chromium
 from referee.tools.errors import RefereeError
 from referee.tools.models.checks import Viewport
-
-from referee.tools.browser.chromium import ChromiumInfo, find_chromium
 
 NO_DNS = "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1"
 DEFAULT_MAX_PAGES = 2
@@ -91,7 +90,10 @@ class BrowserPool:
         return self
 
     async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
     ) -> None:
         await self.aclose()
 
@@ -114,7 +116,9 @@ class BrowserPool:
             return self._current.browser
 
     @asynccontextmanager
-    async def context(self, viewport: Viewport | None = None, **options: Any) -> AsyncIterator[BrowserContext]:
+    async def context(
+        self, viewport: Viewport | None = None, **options: Any
+    ) -> AsyncIterator[BrowserContext]:
         """A fresh browser context for one check, closed on exit.
 
         Args:
@@ -174,7 +178,9 @@ class BrowserPool:
         try:
             return await browser.new_context(**options)
         except PlaywrightError as exc:
-            raise BrowserUnavailable(f"Chromium failed again after a relaunch: {_first_line(exc)}") from exc
+            raise BrowserUnavailable(
+                f"Chromium failed again after a relaunch: {_first_line(exc)}"
+            ) from exc
 
     async def _lost(self, browser: Browser) -> bool:
         """Whether ``browser`` disconnected; the event can trail the failed call by a moment."""
@@ -202,7 +208,9 @@ class BrowserPool:
             with anyio.fail_after(self._launch_timeout_s):
                 self._current = await self._launch()
         except TimeoutError as exc:
-            raise BrowserUnavailable(f"Chromium did not start within {self._launch_timeout_s:g} s") from exc
+            raise BrowserUnavailable(
+                f"Chromium did not start within {self._launch_timeout_s:g} s"
+            ) from exc
         self.launches += 1
 
     async def _launch(self) -> _Launched:
@@ -213,7 +221,9 @@ class BrowserPool:
             try:
                 self._playwright = await async_playwright().start()
             except (PlaywrightError, OSError) as exc:
-                raise BrowserUnavailable(f"Playwright's driver failed to start: {_first_line(exc)}") from exc
+                raise BrowserUnavailable(
+                    f"Playwright's driver failed to start: {_first_line(exc)}"
+                ) from exc
         try:
             browser = await self._playwright.chromium.launch(
                 executable_path=None if info.source == "playwright" else info.executable,
@@ -221,7 +231,9 @@ class BrowserPool:
                 env={**self._env, _COOKIE: self._id},
             )
         except PlaywrightError as exc:
-            raise BrowserUnavailable(f"Chromium {info.executable} failed to launch: {_first_line(exc)}") from exc
+            raise BrowserUnavailable(
+                f"Chromium {info.executable} failed to launch: {_first_line(exc)}"
+            ) from exc
         launched = _Launched(browser)
         browser.on("disconnected", lambda _: launched.gone.set())
         return launched
@@ -229,7 +241,11 @@ class BrowserPool:
 
 async def _close_quietly(target: Browser | BrowserContext) -> None:
     # Runs during cancellation too (a check that timed out): shield it, but bound it.
-    with anyio.CancelScope(shield=True), anyio.move_on_after(_CLOSE_TIMEOUT_S), suppress(PlaywrightError):
+    with (
+        anyio.CancelScope(shield=True),
+        anyio.move_on_after(_CLOSE_TIMEOUT_S),
+        suppress(PlaywrightError),
+    ):
         await target.close()
 
 

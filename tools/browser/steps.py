@@ -5,13 +5,20 @@ from __future__ import annotations
 import time
 from typing import NamedTuple
 
-from playwright.async_api import Page
 from playwright.async_api import Error as PlaywrightError
-
-from referee.tools.models.checks import BrowserStep, ClickStep, FillStep, GotoStep, PressStep, SelectStep, WaitForStep
+from playwright.async_api import Page
 
 from referee.tools.browser.expectations import error_text
 from referee.tools.browser.outcome import StepResult
+from referee.tools.models.checks import (
+    BrowserStep,
+    ClickStep,
+    FillStep,
+    GotoStep,
+    PressStep,
+    SelectStep,
+    WaitForStep,
+)
 
 NAVIGATION_SHARE = 0.5
 ACTION_SHARE = 0.25
@@ -31,7 +38,9 @@ def step_timeout_ms(planned: PlannedStep, check_timeout_s: float, deadline: floa
     return max(1.0, min(check_timeout_s * share, left) * 1000)
 
 
-async def run_step(page: Page, planned: PlannedStep, check_timeout_s: float, deadline: float) -> StepResult:
+async def run_step(
+    page: Page, planned: PlannedStep, check_timeout_s: float, deadline: float
+) -> StepResult:
     """Run ``planned`` on ``page``; a Playwright error is a failed step, not an exception."""
     step, target = planned.step, step_target(planned)
     started = time.monotonic()
@@ -40,7 +49,9 @@ async def run_step(page: Page, planned: PlannedStep, check_timeout_s: float, dea
         await _act(page, planned, timeout)
     except PlaywrightError as exc:
         error = error_text(exc)
-        return StepResult(action=step.action, target=target, ok=False, error=error, duration_s=_since(started))
+        return StepResult(
+            action=step.action, target=target, ok=False, error=error, duration_s=_since(started)
+        )
     return StepResult(action=step.action, target=target, ok=True, duration_s=_since(started))
 
 

@@ -1,20 +1,35 @@
 """create_contract: the sprint contract, written before any code exists.
 
-    entry       create_contract, import_contract, get_contract
-    validation  every problem of a request at once (types and rules), and its warnings
-    views       the evaluator view and the generator view (hold-outs removed without a trace)
-    files       contracts as YAML files for CI
+entry       create_contract, import_contract, get_contract
+validation  every problem of a request at once (types and rules), and its warnings
+views       the evaluator view and the generator view (hold-outs removed without a trace)
+files       contracts as YAML files for CI
 """
 
 from referee.tools.create_contract.entry import create_contract, get_contract, import_contract
 from referee.tools.create_contract.files import (
-    ContractFile, ContractFileError, load_contract_file, parse_contract, read_contract_file, to_yaml,
+    ContractFile,
+    ContractFileError,
+    load_contract_file,
+    parse_contract,
+    read_contract_file,
+    to_yaml,
 )
 from referee.tools.create_contract.validation import request_problems
 from referee.tools.create_contract.views import View, contract_document, generator_view
 
 __all__ = [
-    "ContractFile", "ContractFileError", "View", "contract_document", "create_contract", "generator_view",
-    "get_contract", "import_contract", "load_contract_file", "parse_contract", "read_contract_file",
-    "request_problems", "to_yaml",
+    "ContractFile",
+    "ContractFileError",
+    "View",
+    "contract_document",
+    "create_contract",
+    "generator_view",
+    "get_contract",
+    "import_contract",
+    "load_contract_file",
+    "parse_contract",
+    "read_contract_file",
+    "request_problems",
+    "to_yaml",
 ]

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
-from referee.tools.create_contract.validation import DEFAULT_EVALUATOR, validated_request, warnings_of
+from referee.tools.create_contract.validation import (
+    DEFAULT_EVALUATOR,
+    validated_request,
+    warnings_of,
+)
 from referee.tools.create_contract.views import View, contract_document, generator_view
 from referee.tools.errors import InvalidInput, NotFound, Problem
 from referee.tools.models.contract import (
@@ -41,10 +45,12 @@ def create_contract(
         InvalidInput: every problem of the request at once, each with a JSON pointer.
     """
     request = validated_request(args, rubrics)
-    created = now().astimezone(timezone.utc)
+    created = now().astimezone(UTC)
     contract = _build_contract(request, rubrics, repo, created)
     stored = insert_contract(store, contract)
-    return CreateContractResult(contract=stored, generator_view=generator_view(stored), warnings=warnings_of(request))
+    return CreateContractResult(
+        contract=stored, generator_view=generator_view(stored), warnings=warnings_of(request)
+    )
 
 
 def import_contract(contract: Contract, *, store: Store) -> CreateContractResult:
@@ -58,11 +64,20 @@ def import_contract(contract: Contract, *, store: Store) -> CreateContractResult
     except NotFound:
         existing = None
     if existing is not None and existing != contract:
-        raise InvalidInput([Problem(path="/id", code="id_taken",
-                                    message=f"a different contract is already stored as {contract.id}")])
+        raise InvalidInput(
+            [
+                Problem(
+                    path="/id",
+                    code="id_taken",
+                    message=f"a different contract is already stored as {contract.id}",
+                )
+            ]
+        )
     if existing is None:
         replace_contract(store, contract)
-    return CreateContractResult(contract=contract, generator_view=generator_view(contract), warnings=[])
+    return CreateContractResult(
+        contract=contract, generator_view=generator_view(contract), warnings=[]
+    )
 
 
 def get_contract(contract_id: str, view: View, *, store: Store) -> dict[str, Any]:
@@ -71,7 +86,9 @@ def get_contract(contract_id: str, view: View, *, store: Store) -> dict[str, Any
     return generator_view(contract) if view == "generator" else contract_document(contract)
 
 
-def _build_contract(request: CreateContractInput, rubrics: RubricSet, repo: RepoInfo, created: datetime) -> Contract:
+def _build_contract(
+    request: CreateContractInput, rubrics: RubricSet, repo: RepoInfo, created: datetime
+) -> Contract:
     rubric_name = request.rubric_ref or select_rubric(request.task_type, request.has_ui)
     rubric = rubrics.get(rubric_name)
     assert rubric is not None  # checked by _rubric_problems; built-ins always load
@@ -119,7 +136,9 @@ def _assign_ids(request: CreateContractInput, evaluators: list[str]) -> Acceptan
     return AcceptanceCriteria(functional=functional, quality=quality)
 
 
-def _numbered(specs: list[CriterionSpec], prefix: str, used: set[str], evaluators: list[str]) -> list[Criterion]:
+def _numbered(
+    specs: list[CriterionSpec], prefix: str, used: set[str], evaluators: list[str]
+) -> list[Criterion]:
     # Visible criteria are numbered before hold-outs, so the generator view shows no gap.
     order = sorted(range(len(specs)), key=lambda i: specs[i].holdout)
     ids: dict[int, str] = {}
@@ -140,5 +159,3 @@ def _numbered(specs: list[CriterionSpec], prefix: str, used: set[str], evaluator
 def _criterion(spec: CriterionSpec, ident: str, evaluators: list[str]) -> Criterion:
     data = spec.model_dump(exclude={"id", "evaluator"})
     return Criterion(id=ident, evaluator=spec.evaluator or evaluators[0], **data)
-
-

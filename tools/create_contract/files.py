@@ -49,9 +49,13 @@ def _load_mapping(path: Path) -> dict[str, Any]:
     try:
         data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
     except (yaml.YAMLError, json.JSONDecodeError) as exc:
-        raise ContractFileError(f"{path} is not valid {'JSON' if path.suffix == '.json' else 'YAML'}: {exc}") from exc
+        raise ContractFileError(
+            f"{path} is not valid {'JSON' if path.suffix == '.json' else 'YAML'}: {exc}"
+        ) from exc
     if not isinstance(data, dict):
-        raise ContractFileError(f"{path} must hold a mapping of contract fields, not {type(data).__name__}")
+        raise ContractFileError(
+            f"{path} must hold a mapping of contract fields, not {type(data).__name__}"
+        )
     return data
 
 
@@ -80,7 +84,8 @@ def load_contract_file(path: Path) -> Contract:
     parsed = read_contract_file(path)
     if parsed.contract is None:
         raise ContractFileError(
-            f"{path} is a contract request, not an exported contract; export one with `referee contract export ID`"
+            f"{path} is a contract request, not an exported contract; export one with `referee"
+            " contract export ID`"
         )
     return parsed.contract
 

@@ -17,7 +17,13 @@ from referee.tools.evidence.redact import secret_env_values
 from referee.tools.models.contract import CreateContractInput
 from referee.tools.rubrics import RubricSet
 
-__all__ = ["DEFAULT_EVALUATOR", "MAX_EVALUATORS", "request_problems", "validated_request", "warnings_of"]
+__all__ = [
+    "DEFAULT_EVALUATOR",
+    "MAX_EVALUATORS",
+    "request_problems",
+    "validated_request",
+    "warnings_of",
+]
 
 MAX_EVALUATORS = 4
 DEFAULT_EVALUATOR = "evaluator"
@@ -35,7 +41,9 @@ def validated_request(args: Mapping[str, Any], rubrics: RubricSet) -> CreateCont
     return request
 
 
-def _parse(args: Mapping[str, Any], rubrics: RubricSet) -> tuple[CreateContractInput | None, list[Problem]]:
+def _parse(
+    args: Mapping[str, Any], rubrics: RubricSet
+) -> tuple[CreateContractInput | None, list[Problem]]:
     problems: list[Problem] = []
     request: CreateContractInput | None = None
     try:
@@ -73,7 +81,9 @@ def _raw_criteria(args: Mapping[str, Any]) -> Iterable[tuple[str, dict[str, Any]
                     yield pointer(group, i), item
 
 
-def _declared_evaluators(args: Mapping[str, Any], criteria: list[tuple[str, dict[str, Any]]]) -> list[str]:
+def _declared_evaluators(
+    args: Mapping[str, Any], criteria: list[tuple[str, dict[str, Any]]]
+) -> list[str]:
     given = args.get("evaluators")
     if isinstance(given, list):
         return [e for e in given if isinstance(e, str)]
@@ -87,31 +97,70 @@ def _rubric_problems(args: Mapping[str, Any], rubrics: RubricSet) -> list[Proble
     if ref is None or not isinstance(ref, str) or rubrics.get(ref) is not None:
         return []
     known = ", ".join(sorted(rubrics.names()))
-    return [Problem(path="/rubric_ref", code="unknown_rubric", message=f"no rubric named {ref!r}; known: {known}")]
+    return [
+        Problem(
+            path="/rubric_ref",
+            code="unknown_rubric",
+            message=f"no rubric named {ref!r}; known: {known}",
+        )
+    ]
 
 
 def _evaluator_problems(args: Mapping[str, Any], evaluators: list[str]) -> list[Problem]:
     problems = []
     if isinstance(args.get("evaluators"), list):
         if not evaluators:
-            problems.append(Problem(path="/evaluators", code="too_few_evaluators", message="name at least one evaluator"))
+            problems.append(
+                Problem(
+                    path="/evaluators",
+                    code="too_few_evaluators",
+                    message="name at least one evaluator",
+                )
+            )
         if len(evaluators) > MAX_EVALUATORS:
-            problems.append(Problem(
-                path="/evaluators", code="too_many_evaluators",
-                message=f"{len(evaluators)} evaluators named; at most {MAX_EVALUATORS} (more adds cost, not signal)",
-            ))
+            problems.append(
+                Problem(
+                    path="/evaluators",
+                    code="too_many_evaluators",
+                    message=(
+                        f"{len(evaluators)} evaluators named; at most {MAX_EVALUATORS} (more adds"
+                        " cost, not signal)"
+                    ),
+                )
+            )
         for i, name in enumerate(evaluators):
             if not name.strip():
-                problems.append(Problem(path=pointer("evaluators", i), code="empty_name", message="an evaluator needs a name"))
+                problems.append(
+                    Problem(
+                        path=pointer("evaluators", i),
+                        code="empty_name",
+                        message="an evaluator needs a name",
+                    )
+                )
             elif evaluators.index(name) != i:
-                problems.append(Problem(path=pointer("evaluators", i), code="duplicate_evaluator", message=f"{name!r} is listed twice"))
+                problems.append(
+                    Problem(
+                        path=pointer("evaluators", i),
+                        code="duplicate_evaluator",
+                        message=f"{name!r} is listed twice",
+                    )
+                )
     return problems
 
 
-def _criteria_problems(criteria: list[tuple[str, dict[str, Any]]], evaluators: list[str]) -> list[Problem]:
+def _criteria_problems(
+    criteria: list[tuple[str, dict[str, Any]]], evaluators: list[str]
+) -> list[Problem]:
     if not criteria:
-        return [Problem(path="/functional", code="no_criteria",
-                        message="a contract needs at least one acceptance criterion (functional or quality)")]
+        return [
+            Problem(
+                path="/functional",
+                code="no_criteria",
+                message=(
+                    "a contract needs at least one acceptance criterion (functional or quality)"
+                ),
+            )
+        ]
     problems = []
     for at, crit in criteria:
         problems.extend(_criterion_evaluator(at, crit, evaluators))
@@ -123,12 +172,24 @@ def _criterion_evaluator(at: str, crit: dict[str, Any], evaluators: list[str]) -
     name = crit.get("evaluator")
     if name is None:
         if len(evaluators) > 1:
-            return [Problem(path=at + "/evaluator", code="evaluator_missing",
-                            message=f"with several evaluators each criterion names exactly one of {evaluators}")]
+            return [
+                Problem(
+                    path=at + "/evaluator",
+                    code="evaluator_missing",
+                    message=(
+                        f"with several evaluators each criterion names exactly one of {evaluators}"
+                    ),
+                )
+            ]
         return []
     if isinstance(name, str) and name not in evaluators:
-        return [Problem(path=at + "/evaluator", code="unknown_evaluator",
-                        message=f"{name!r} is not one of the contract's evaluators {evaluators}")]
+        return [
+            Problem(
+                path=at + "/evaluator",
+                code="unknown_evaluator",
+                message=f"{name!r} is not one of the contract's evaluators {evaluators}",
+            )
+        ]
     return []
 
 
@@ -136,9 +197,17 @@ def _criterion_check(at: str, crit: dict[str, Any]) -> list[Problem]:
     method = crit.get("verification_method")
     manual = isinstance(method, str) and method.strip().lower() == "manual"
     if crit.get("check") is None and not manual and isinstance(method, str):
-        return [Problem(path=at + "/check", code="check_required",
-                        message=f"verification_method {method!r} needs a `check` (tests, command, browser or static); "
-                                "use verification_method 'manual' for criteria only a judge can decide")]
+        return [
+            Problem(
+                path=at + "/check",
+                code="check_required",
+                message=(
+                    f"verification_method {method!r} needs a `check` (tests, command, browser or"
+                    " static); use verification_method 'manual' for criteria only a judge can"
+                    " decide"
+                ),
+            )
+        ]
     return []
 
 
@@ -149,51 +218,96 @@ def _id_problems(criteria: list[tuple[str, dict[str, Any]]]) -> list[Problem]:
         ident = crit.get("id")
         if isinstance(ident, str):
             if ident in seen:
-                problems.append(Problem(path=at + "/id", code="duplicate_id",
-                                        message=f"criterion id {ident!r} is already used at {seen[ident]}"))
+                problems.append(
+                    Problem(
+                        path=at + "/id",
+                        code="duplicate_id",
+                        message=f"criterion id {ident!r} is already used at {seen[ident]}",
+                    )
+                )
             seen.setdefault(ident, at)
     return problems
 
 
-def _serve_problems(args: Mapping[str, Any], criteria: list[tuple[str, dict[str, Any]]]) -> list[Problem]:
+def _serve_problems(
+    args: Mapping[str, Any], criteria: list[tuple[str, dict[str, Any]]]
+) -> list[Problem]:
     if isinstance(args.get("serve"), dict):
         return []
     problems = []
     for at, crit in criteria:
         check = crit.get("check")
-        url = check.get("url") if isinstance(check, dict) and check.get("kind") == "browser" else None
+        url = (
+            check.get("url") if isinstance(check, dict) and check.get("kind") == "browser" else None
+        )
         if isinstance(url, str) and not re.match(r"^[a-z][a-z0-9+.-]*://", url, re.IGNORECASE):
-            problems.append(Problem(path=at + "/check/url", code="relative_url_without_serve",
-                                    message=f"{url!r} is a path; give an absolute loopback URL or a `serve` block whose url it joins"))
+            problems.append(
+                Problem(
+                    path=at + "/check/url",
+                    code="relative_url_without_serve",
+                    message=(
+                        f"{url!r} is a path; give an absolute loopback URL or a `serve` block whose"
+                        " url it joins"
+                    ),
+                )
+            )
     return problems
 
 
 def _literal_secrets(request: CreateContractInput) -> list[Problem]:
     """Secret-looking env values written into the contract (stored as they are) instead of `${NAME}`."""
-    places = [(pointer(g, i, "check", "env"), getattr(c.check, "env", {}) or {})
-              for g in ("functional", "quality") for i, c in enumerate(getattr(request, g))]
+    places = [
+        (pointer(g, i, "check", "env"), getattr(c.check, "env", {}) or {})
+        for g in ("functional", "quality")
+        for i, c in enumerate(getattr(request, g))
+    ]
     places.append(("/serve/env", request.serve.env if request.serve else {}))
     found = []
     for at, env in places:
         for name in env:
             if secret_env_values({name: env[name]}) and "${" not in env[name]:
-                found.append(Problem(path=f"{at}/{name}", code="secret_in_contract", message=(
-                    f"{name} holds a literal secret that is stored with the contract; write \"${{{name}}}\" to take "
-                    "it from the server's environment when the check runs")))
+                found.append(
+                    Problem(
+                        path=f"{at}/{name}",
+                        code="secret_in_contract",
+                        message=(
+                            f"{name} holds a literal secret that is stored with the contract; write"
+                            f' "${{{name}}}" to take it from the server\'s environment when the'
+                            " check runs"
+                        ),
+                    )
+                )
     return found
 
 
 def warnings_of(request: CreateContractInput) -> list[Problem]:
     warnings = []
     if not request.out_of_scope:
-        warnings.append(Problem(path="/out_of_scope", code="out_of_scope_empty",
-                                message="out_of_scope is empty: naming what is excluded keeps the generator from gold-plating"))
+        warnings.append(
+            Problem(
+                path="/out_of_scope",
+                code="out_of_scope_empty",
+                message=(
+                    "out_of_scope is empty: naming what is excluded keeps the generator from"
+                    " gold-plating"
+                ),
+            )
+        )
     if len(re.findall(r"[.!?](\s|$)", request.goal.strip())) > 2:
-        warnings.append(Problem(path="/goal", code="goal_too_long", message="keep the goal to one or two sentences"))
+        warnings.append(
+            Problem(
+                path="/goal", code="goal_too_long", message="keep the goal to one or two sentences"
+            )
+        )
     warnings.extend(_literal_secrets(request))
     for group in ("functional", "quality"):
         for i, spec in enumerate(getattr(request, group)):
             if spec.verification_method == "manual" and spec.check is not None:
-                warnings.append(Problem(path=pointer(group, i, "check"), code="manual_with_check",
-                                        message="a manual criterion's check is run, but a judge still decides it"))
+                warnings.append(
+                    Problem(
+                        path=pointer(group, i, "check"),
+                        code="manual_with_check",
+                        message="a manual criterion's check is run, but a judge still decides it",
+                    )
+                )
     return warnings

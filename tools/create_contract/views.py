@@ -33,5 +33,3 @@ def _visible_evaluators(contract: Contract) -> list[str]:
     visible = {c.evaluator for c in contract.all_criteria() if not c.holdout}
     hidden_only = {c.evaluator for c in contract.all_criteria() if c.holdout} - visible
     return [e for e in contract.evaluators if e not in hidden_only]
-
-

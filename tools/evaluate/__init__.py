@@ -1,13 +1,13 @@
 """evaluate: referee runs the contract's checks itself and derives what the evidence decides.
 
-    entry       evaluate(): load the contract, fix the target, run, assemble, sign, store
-    target      exactly what is evaluated (working tree or a commit) and what the checks wrote
-    run         every check of the evaluation, run concurrently through the graders
-    result      the evaluation and the draft scorecard built from what the checks found
-    dimensions  rubric dimension scores that follow from the evidence
-    health      PROJECT_HEALTH at project scope
-    static      the static pipeline as evidence
-    compact     the result cut to its budget (full outputs stay behind evidence://)
+entry       evaluate(): load the contract, fix the target, run, assemble, sign, store
+target      exactly what is evaluated (working tree or a commit) and what the checks wrote
+run         every check of the evaluation, run concurrently through the graders
+result      the evaluation and the draft scorecard built from what the checks found
+dimensions  rubric dimension scores that follow from the evidence
+health      PROJECT_HEALTH at project scope
+static      the static pipeline as evidence
+compact     the result cut to its budget (full outputs stay behind evidence://)
 """
 
 from referee.tools.evaluate.entry import EvaluateDeps, EvaluateInput, evaluate

@@ -8,9 +8,20 @@ from __future__ import annotations
 from referee.tools.models.evaluation import Evaluation
 
 _TRIMS = (
-    ("findings", 20), ("issues", 20), ("findings", 8), ("issues", 10), ("prior_scorecard", 0),
-    ("draft_issues", 8), ("findings", 3), ("issues", 5), ("draft_issues", 3), ("evidence_text", 120),
-    ("changed_files", 50), ("findings", 0), ("draft_issues", 0), ("changed_files", 10),
+    ("findings", 20),
+    ("issues", 20),
+    ("findings", 8),
+    ("issues", 10),
+    ("prior_scorecard", 0),
+    ("draft_issues", 8),
+    ("findings", 3),
+    ("issues", 5),
+    ("draft_issues", 3),
+    ("evidence_text", 120),
+    ("changed_files", 50),
+    ("findings", 0),
+    ("draft_issues", 0),
+    ("changed_files", 10),
 )
 
 

@@ -13,8 +13,14 @@ from referee.tools.models.contract import Contract
 from referee.tools.models.evaluation import CriterionResult, DimensionResult
 from referee.tools.models.rubric import Rubric
 
-MAINTAINABILITY_RULES = {"file_length", "function_length", "nesting_depth", "cognitive_complexity",
-                         "near_duplicates", "todo_density"}
+MAINTAINABILITY_RULES = {
+    "file_length",
+    "function_length",
+    "nesting_depth",
+    "cognitive_complexity",
+    "near_duplicates",
+    "todo_density",
+}
 COMPLETENESS_RULES = {"test_existence", "todo_density"}
 
 
@@ -38,8 +44,13 @@ def _judgment(note: str = "") -> DimensionResult:
 
 
 def _det(score: float, confidence: float, evidence: str, ids: Sequence[str]) -> DimensionResult:
-    return DimensionResult(score=score, source="deterministic", confidence=confidence, evidence=evidence,
-                           evidence_ids=list(dict.fromkeys(ids)))
+    return DimensionResult(
+        score=score,
+        source="deterministic",
+        confidence=confidence,
+        evidence=evidence,
+        evidence_ids=list(dict.fromkeys(ids)),
+    )
 
 
 def _level(rate: float, unit: bool) -> float:
@@ -53,7 +64,9 @@ def _rate(results: Sequence[CriterionResult]) -> tuple[float, str, list[str]]:
     passed = sum(1 for r in results if r.status == "pass")
     ids = [e for r in results for e in r.evidence_ids]
     failing = [r.id for r in results if r.status != "pass"]
-    text = f"{passed}/{len(results)} checked criteria pass" + (f"; not passing: {', '.join(failing)}" if failing else "")
+    text = f"{passed}/{len(results)} checked criteria pass" + (
+        f"; not passing: {', '.join(failing)}" if failing else ""
+    )
     return passed / len(results), text, ids
 
 
@@ -65,7 +78,11 @@ def _judged(results: Sequence[CriterionResult]) -> list[CriterionResult]:
 def correctness(s: Signals, unit: bool) -> DimensionResult:
     tests = _judged(s.tests)
     if not tests:
-        return _judgment("no tests check ran in this evaluation" if s.tests else "no tests check in this evaluation")
+        return _judgment(
+            "no tests check ran in this evaluation"
+            if s.tests
+            else "no tests check in this evaluation"
+        )
     rate, text, ids = _rate(tests)
     return _det(_level(rate, unit), 0.9 if rate < 1 else 0.7, f"test checks: {text}", ids)
 
@@ -84,7 +101,9 @@ def security(s: Signals, unit: bool) -> DimensionResult:
     if s.secrets:
         where = ", ".join(s.secrets[:5])
         return _det(0.0, 0.9, f"hardcoded secret(s) at {where}", s.static_ids)
-    return _judgment("no hardcoded secrets found by the static pipeline; judge the rest of security")
+    return _judgment(
+        "no hardcoded secrets found by the static pipeline; judge the rest of security"
+    )
 
 
 def craft(s: Signals, unit: bool) -> DimensionResult:
@@ -92,11 +111,12 @@ def craft(s: Signals, unit: bool) -> DimensionResult:
         return _judgment()
     found = s.maintainability
     high = [loc for sev, loc in found if sev in ("CRITICAL", "HIGH")]
-    score = (3.0 if not found else 2.0 if not high and len(found) <= 3 else 1.0)
+    score = 3.0 if not found else 2.0 if not high and len(found) <= 3 else 1.0
     if unit:
         score = {3.0: 1.0, 2.0: 0.7, 1.0: 0.4}[score]
-    text = (f"{len(found)} maintainability finding(s) in {s.files} file(s)" +
-            (f" (e.g. {', '.join(loc for _, loc in found[:3])})" if found else ""))
+    text = f"{len(found)} maintainability finding(s) in {s.files} file(s)" + (
+        f" (e.g. {', '.join(loc for _, loc in found[:3])})" if found else ""
+    )
     return _det(score, 0.6, text, s.static_ids)
 
 
@@ -104,12 +124,17 @@ def ux_quality(s: Signals, unit: bool) -> DimensionResult:
     if not s.browser:
         return _judgment("no browser check in this evaluation")
     errors = sum(b.get("page_errors", 0) for b in s.browser)
-    noise = sum(b.get("console_errors", 0) + b.get("failed_requests", 0) + b.get("a11y_violations", 0)
-                for b in s.browser)
+    noise = sum(
+        b.get("console_errors", 0) + b.get("failed_requests", 0) + b.get("a11y_violations", 0)
+        for b in s.browser
+    )
     score = 1.0 if errors else 2.0 if noise else 3.0
     if unit:
         score = {3.0: 1.0, 2.0: 0.7, 1.0: 0.4}[score]
-    text = f"browser checks: {errors} uncaught page error(s); {noise} console errors, failed requests or a11y violations"
+    text = (
+        f"browser checks: {errors} uncaught page error(s); {noise} console errors, failed requests"
+        " or a11y violations"
+    )
     ids = [e for r in s.behaviour for e in r.evidence_ids]
     return _det(score, 0.5, text, ids)
 
@@ -130,8 +155,12 @@ def verifiability(s: Signals, unit: bool) -> DimensionResult:
         return _judgment("no tests check in this evaluation")
     ran = [r for r in s.tests if r.status != "unscored"]
     rate = len(ran) / len(s.tests)
-    return _det(_level(rate, unit), 0.6, f"{len(ran)}/{len(s.tests)} test checks ran and reported results",
-                [e for r in s.tests for e in r.evidence_ids])
+    return _det(
+        _level(rate, unit),
+        0.6,
+        f"{len(ran)}/{len(s.tests)} test checks ran and reported results",
+        [e for r in s.tests for e in r.evidence_ids],
+    )
 
 
 DERIVERS: dict[str, Callable[[Signals, bool], DimensionResult]] = {
@@ -149,10 +178,15 @@ DERIVERS: dict[str, Callable[[Signals, bool], DimensionResult]] = {
 
 def derive_dimensions(rubric: Rubric, signals: Signals) -> dict[str, DimensionResult]:
     unit = rubric.scale.kind == "unit"
-    return {d.key: DERIVERS.get(d.key, lambda s, u: _judgment())(signals, unit) for d in rubric.dimensions}
+    return {
+        d.key: DERIVERS.get(d.key, lambda s, u: _judgment())(signals, unit)
+        for d in rubric.dimensions
+    }
 
 
-def verdict_of(rubric: Rubric, scores: dict[str, float], criteria: Sequence[CriterionResult], antipatterns: int) -> str:
+def verdict_of(
+    rubric: Rubric, scores: dict[str, float], criteria: Sequence[CriterionResult], antipatterns: int
+) -> str:
     """A 0 blocks, a 1 revises; a failed criterion or an antipattern turns ACCEPT into REVISE."""
     from referee.tools.rubrics import verdict_for
 

@@ -22,32 +22,53 @@ def _share_clean(findings: Sequence[Finding], rules: set[str], files: int) -> fl
 
 def _correctness(tests: Sequence[CriterionResult]) -> HealthDimension:
     if not tests:
-        return HealthDimension(score=0.5, confidence=0.1, evidence="no tests check: neutral placeholder score")
+        return HealthDimension(
+            score=0.5, confidence=0.1, evidence="no tests check: neutral placeholder score"
+        )
     rate = sum(1 for t in tests if t.status == "pass") / len(tests)
-    return HealthDimension(score=round(rate, 2), confidence=0.7, evidence=f"test checks pass rate {rate:.0%}")
+    return HealthDimension(
+        score=round(rate, 2), confidence=0.7, evidence=f"test checks pass rate {rate:.0%}"
+    )
 
 
 def _security(findings: Sequence[Finding]) -> HealthDimension:
     secrets = [f.location for f in findings if f.rule == "hardcoded_secrets"]
     if not secrets:
         return HealthDimension(score=1.0, confidence=0.4, evidence="no hardcoded secrets found")
-    return HealthDimension(score=round(max(0.0, 1 - 0.3 * len(secrets)), 2), confidence=0.9,
-                           evidence=f"{len(secrets)} hardcoded secret(s): {', '.join(secrets[:3])}")
+    return HealthDimension(
+        score=round(max(0.0, 1 - 0.3 * len(secrets)), 2),
+        confidence=0.9,
+        evidence=f"{len(secrets)} hardcoded secret(s): {', '.join(secrets[:3])}",
+    )
 
 
-def project_health(findings: Sequence[Finding], tests: Sequence[CriterionResult], files: int) -> ProjectHealth:
+def project_health(
+    findings: Sequence[Finding], tests: Sequence[CriterionResult], files: int
+) -> ProjectHealth:
     """Six PROJECT_HEALTH dimensions, the weighted composite and its band."""
     dims = {
         "correctness": _correctness(tests),
         "security": _security(findings),
-        "maintainability": HealthDimension(score=_share_clean(findings, _MAINTAINABILITY, files), confidence=0.6,
-                                           evidence="share of files without length, nesting or complexity findings"),
-        "architecture": HealthDimension(score=_share_clean(findings, {"file_length", "cognitive_complexity"}, files),
-                                        confidence=0.3, evidence="proxy: share of files that are not oversized or tangled"),
-        "completeness": HealthDimension(score=_share_clean(findings, {"test_existence", "todo_density"}, files),
-                                        confidence=0.5, evidence="share of files with tests and few TODOs"),
-        "evolution": HealthDimension(score=_share_clean(findings, {"near_duplicates"}, files), confidence=0.3,
-                                     evidence="proxy: share of files without duplicated blocks"),
+        "maintainability": HealthDimension(
+            score=_share_clean(findings, _MAINTAINABILITY, files),
+            confidence=0.6,
+            evidence="share of files without length, nesting or complexity findings",
+        ),
+        "architecture": HealthDimension(
+            score=_share_clean(findings, {"file_length", "cognitive_complexity"}, files),
+            confidence=0.3,
+            evidence="proxy: share of files that are not oversized or tangled",
+        ),
+        "completeness": HealthDimension(
+            score=_share_clean(findings, {"test_existence", "todo_density"}, files),
+            confidence=0.5,
+            evidence="share of files with tests and few TODOs",
+        ),
+        "evolution": HealthDimension(
+            score=_share_clean(findings, {"near_duplicates"}, files),
+            confidence=0.3,
+            evidence="proxy: share of files without duplicated blocks",
+        ),
     }
     weights = builtin_rubrics()["PROJECT_HEALTH"].weights()
     composite = round(sum(d.score * weights[k] for k, d in dims.items()), 3)

@@ -9,8 +9,8 @@ from typing import Any
 import anyio
 
 from referee.tools.graders.base import GradeContext
-from referee.tools.static import StaticReport, run_pipeline
 from referee.tools.repo import is_git_repo, list_files
+from referee.tools.static import StaticReport, run_pipeline
 
 CACHE_FILE = "static-cache.db"
 
@@ -27,15 +27,25 @@ async def run_static(ctx: GradeContext, scope: str, home: Path) -> StaticRun:
     files = ctx.scope_files
     everything = list_files(ctx.workdir) if is_git_repo(ctx.workdir) else files
     try:
-        report = await anyio.to_thread.run_sync(_pipeline, ctx.workdir, files, everything, home / CACHE_FILE)
+        report = await anyio.to_thread.run_sync(
+            _pipeline, ctx.workdir, files, everything, home / CACHE_FILE
+        )
     except (OSError, RuntimeError, ValueError) as exc:
-        item = ctx.recorder.record(tool="static", summary=f"static pipeline failed: {exc}", exit_code=None,
-                                   command="referee static pipeline")
+        item = ctx.recorder.record(
+            tool="static",
+            summary=f"static pipeline failed: {exc}",
+            exit_code=None,
+            command="referee static pipeline",
+        )
         return StaticRun(report=None, error=str(exc), evidence_ids=[item.id])
     item = ctx.recorder.record(
-        tool="static", command=f"referee static pipeline ({scope} scope, {len(files)} files)",
-        stdout=findings_text(report), exit_code=0 if not report.findings else 1,
-        duration_s=round(report.duration_s, 3), summary=_summary(report), details=_details(report),
+        tool="static",
+        command=f"referee static pipeline ({scope} scope, {len(files)} files)",
+        stdout=findings_text(report),
+        exit_code=0 if not report.findings else 1,
+        duration_s=round(report.duration_s, 3),
+        summary=_summary(report),
+        details=_details(report),
     )
     return StaticRun(report=report, evidence_ids=[item.id])
 
@@ -52,10 +62,17 @@ def findings_text(report: StaticReport) -> str:
 
 def _summary(report: StaticReport) -> str:
     rules = ", ".join(f"{rule} {n}" for rule, n in sorted(report.by_rule.items()) if n)
-    return (f"{len(report.findings)} finding(s) in {report.files_analysed} file(s)"
-            + (f" ({rules})" if rules else "") + f"; {report.cache_hits} from cache")
+    return (
+        f"{len(report.findings)} finding(s) in {report.files_analysed} file(s)"
+        + (f" ({rules})" if rules else "")
+        + f"; {report.cache_hits} from cache"
+    )
 
 
 def _details(report: StaticReport) -> dict[str, Any]:
-    return {"by_rule": report.by_rule, "files_analysed": report.files_analysed,
-            "cache_hits": report.cache_hits, "errors": report.errors[:20]}
+    return {
+        "by_rule": report.by_rule,
+        "files_analysed": report.files_analysed,
+        "cache_hits": report.cache_hits,
+        "errors": report.errors[:20],
+    }

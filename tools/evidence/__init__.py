@@ -1,11 +1,11 @@
 """Evidence: what referee saw, recorded so that a client can cite it and never write it.
 
-    recorder  EvidenceRecorder: ids, capped inline output, full logs as artifacts
-    redact    secrets out of everything before it is stored or returned
-    shapes    well-known credential shapes (next to betterleaks)
-    signing   the HMAC over a stored evaluation, and the key kept out of the store
-    view      evidence://{run}/{id} and screenshot:// contents
-    capture   a generator's own session, recorded as its account (never enough alone)
+recorder  EvidenceRecorder: ids, capped inline output, full logs as artifacts
+redact    secrets out of everything before it is stored or returned
+shapes    well-known credential shapes (next to betterleaks)
+signing   the HMAC over a stored evaluation, and the key kept out of the store
+view      evidence://{run}/{id} and screenshot:// contents
+capture   a generator's own session, recorded as its account (never enough alone)
 """
 
 from referee.tools.evidence.capture import evidence_pack, parse_hook, record_call, sessions
@@ -15,6 +15,18 @@ from referee.tools.evidence.signing import sign, signing_key, verify
 from referee.tools.evidence.view import full_evidence, screenshot_of
 
 __all__ = [
-    "EvidenceRecorder", "Redactor", "cap_text", "evidence_pack", "parse_hook", "record_call", "sessions", "full_evidence", "read_log", "screenshot_of", "secret_env_values",
-    "sign", "signing_key", "verify",
+    "EvidenceRecorder",
+    "Redactor",
+    "cap_text",
+    "evidence_pack",
+    "full_evidence",
+    "parse_hook",
+    "read_log",
+    "record_call",
+    "screenshot_of",
+    "secret_env_values",
+    "sessions",
+    "sign",
+    "signing_key",
+    "verify",
 ]

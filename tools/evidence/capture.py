@@ -17,8 +17,8 @@ from typing import Any
 
 from referee.tools.errors import InvalidInput, Problem
 from referee.tools.evidence.recorder import cap_text
-from referee.tools.models.evidence import EvidenceItem
 from referee.tools.evidence.redact import Redactor
+from referee.tools.models.evidence import EvidenceItem
 from referee.tools.store import Store
 
 PREFIX = "G-"
@@ -39,18 +39,31 @@ class CapturedCall:
 def parse_hook(payload: Mapping[str, Any]) -> CapturedCall:
     """Read a PostToolUse hook payload (tool_name, tool_input.command, tool_response.stdout/stderr)."""
     if not isinstance(payload, Mapping):
-        raise InvalidInput([Problem(path="", code="type", message="the hook payload must be a JSON object")])
+        raise InvalidInput(
+            [Problem(path="", code="type", message="the hook payload must be a JSON object")]
+        )
     tool_input = payload.get("tool_input") if isinstance(payload.get("tool_input"), Mapping) else {}
     response = payload.get("tool_response")
     response = response if isinstance(response, Mapping) else {"stdout": str(response or "")}
     command = str(tool_input.get("command", "")) if tool_input else ""
     if not command:
-        raise InvalidInput([Problem(path="/tool_input/command", code="required",
-                                    message="no command in the hook payload (only Bash calls are captured)")])
+        raise InvalidInput(
+            [
+                Problem(
+                    path="/tool_input/command",
+                    code="required",
+                    message="no command in the hook payload (only Bash calls are captured)",
+                )
+            ]
+        )
     return CapturedCall(
-        session_id=_safe_id(str(payload.get("session_id") or "unknown")), cwd=str(payload.get("cwd") or ""),
-        tool=str(payload.get("tool_name") or "Bash"), command=command, stdout=str(response.get("stdout") or ""),
-        stderr=str(response.get("stderr") or ""), exit_code=_exit_code(response),
+        session_id=_safe_id(str(payload.get("session_id") or "unknown")),
+        cwd=str(payload.get("cwd") or ""),
+        tool=str(payload.get("tool_name") or "Bash"),
+        command=command,
+        stdout=str(response.get("stdout") or ""),
+        stderr=str(response.get("stderr") or ""),
+        exit_code=_exit_code(response),
     )
 
 
@@ -69,7 +82,9 @@ def _safe_id(raw: str) -> str:
     return cleaned or hashlib.sha1(raw.encode()).hexdigest()[:16]
 
 
-def record_call(store: Store, call: CapturedCall, redactor: Redactor, now: Callable[[], datetime]) -> EvidenceItem:
+def record_call(
+    store: Store, call: CapturedCall, redactor: Redactor, now: Callable[[], datetime]
+) -> EvidenceItem:
     """Append one captured call to its session's evidence (run id `G-<session>`)."""
     run_id = PREFIX + call.session_id
     stdout, stderr, command = redactor.redact_all([call.stdout, call.stderr, call.command])
@@ -79,39 +94,67 @@ def record_call(store: Store, call: CapturedCall, redactor: Redactor, now: Calla
         number = (row[0] if row else 0) + 1
         item = _item(run_id, number, stamp, call, command, stdout, stderr)
         if row is None:
-            conn.execute("INSERT INTO captures (run_id, session_id, cwd, started_at, last_at, items) VALUES (?,?,?,?,?,1)",
-                         (run_id, call.session_id, call.cwd, stamp, stamp))
+            conn.execute(
+                "INSERT INTO captures (run_id, session_id, cwd, started_at, last_at, items) VALUES"
+                " (?,?,?,?,?,1)",
+                (run_id, call.session_id, call.cwd, stamp, stamp),
+            )
         else:
-            conn.execute("UPDATE captures SET items = ?, last_at = ? WHERE run_id = ?", (number, stamp, run_id))
-        conn.execute("INSERT INTO evidence (run_id, evidence_id, body) VALUES (?, ?, ?)",
-                     (run_id, item.id, item.model_dump_json(by_alias=True)))
+            conn.execute(
+                "UPDATE captures SET items = ?, last_at = ? WHERE run_id = ?",
+                (number, stamp, run_id),
+            )
+        conn.execute(
+            "INSERT INTO evidence (run_id, evidence_id, body) VALUES (?, ?, ?)",
+            (run_id, item.id, item.model_dump_json(by_alias=True)),
+        )
     return item
 
 
-def _item(run_id: str, number: int, stamp: str, call: CapturedCall, command: str, stdout: str, stderr: str) -> EvidenceItem:
+def _item(
+    run_id: str, number: int, stamp: str, call: CapturedCall, command: str, stdout: str, stderr: str
+) -> EvidenceItem:
     out, out_cut = cap_text(stdout, INLINE)
     err, err_cut = cap_text(stderr, INLINE)
     digest = hashlib.sha256(stdout.encode("utf-8") + b"\0" + stderr.encode("utf-8")).hexdigest()
     return EvidenceItem(
-        id=f"E{number}", run_id=run_id, timestamp=stamp, tool=call.tool.lower(), source="generator_session",
-        command=command, cwd=call.cwd, stdout=out, stderr=err, exit_code=call.exit_code, truncated=out_cut or err_cut,
-        sha256=digest, summary=f"generator session ran: {command[:80]}",
+        id=f"E{number}",
+        run_id=run_id,
+        timestamp=stamp,
+        tool=call.tool.lower(),
+        source="generator_session",
+        command=command,
+        cwd=call.cwd,
+        stdout=out,
+        stderr=err,
+        exit_code=call.exit_code,
+        truncated=out_cut or err_cut,
+        sha256=digest,
+        summary=f"generator session ran: {command[:80]}",
     )
 
 
 def sessions(store: Store, cwd_prefix: str | None = None) -> list[dict[str, Any]]:
     """Captured sessions, optionally only those that ran inside a folder."""
-    rows = store.query("SELECT run_id, session_id, cwd, started_at, last_at, items FROM captures ORDER BY started_at")
+    rows = store.query(
+        "SELECT run_id, session_id, cwd, started_at, last_at, items FROM captures ORDER BY"
+        " started_at"
+    )
     found = [dict(r) for r in rows]
     return [s for s in found if cwd_prefix is None or s["cwd"].startswith(cwd_prefix)]
 
 
 def evidence_pack(store: Store, run_id: str) -> dict[str, Any]:
     """Every evidence item of a run (evaluation or captured session) as one JSON document."""
-    rows = store.query("SELECT body FROM evidence WHERE run_id = ? ORDER BY CAST(substr(evidence_id, 2) AS INTEGER)",
-                       (run_id,))
+    rows = store.query(
+        "SELECT body FROM evidence WHERE run_id = ? ORDER BY CAST(substr(evidence_id, 2) AS"
+        " INTEGER)",
+        (run_id,),
+    )
     if not rows:
         from referee.tools.errors import NotFound
 
-        raise NotFound("run", run_id, hint="run ids come from evaluate, session ids from referee capture")
+        raise NotFound(
+            "run", run_id, hint="run ids come from evaluate, session ids from referee capture"
+        )
     return {"run_id": run_id, "items": [json.loads(r["body"]) for r in rows]}

@@ -28,10 +28,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from referee.tools.models.evidence import EvidenceItem, EvidenceSource, TestOutcome
-from referee.tools.graders.junit import MESSAGE_LIMIT
-from referee.tools.process import ProcessResult, command_line
 from referee.tools.evidence.redact import Redactor
+from referee.tools.graders.junit import MESSAGE_LIMIT
+from referee.tools.models.evidence import EvidenceItem, EvidenceSource, TestOutcome
+from referee.tools.process import ProcessResult, command_line
 
 __all__ = ["EvidenceRecorder", "cap_text", "read_log"]
 
@@ -57,7 +57,7 @@ def cap_text(text: str, limit: int) -> tuple[str, bool]:
     keep = max(limit - _MARKER_ROOM, 0)
     head_size, tail_size = keep // 2, keep - keep // 2
     head = data[:head_size].decode("utf-8", "ignore")  # "ignore" drops a character split by the cut
-    tail = data[len(data) - tail_size:].decode("utf-8", "ignore") if tail_size else ""
+    tail = data[len(data) - tail_size :].decode("utf-8", "ignore") if tail_size else ""
     return f"{head}\n[... {len(data) - keep} bytes cut by referee ...]\n{tail}", True
 
 
@@ -84,7 +84,7 @@ def read_log(path: Path, limit: int = LOG_LIMIT) -> tuple[str, bool]:
         head = handle.read(limit // 2)
         handle.seek(size - limit // 2)
         tail = handle.read()
-    head, tail = head[: head.rfind(b"\n") + 1] or head, tail[tail.find(b"\n") + 1:] or tail
+    head, tail = head[: head.rfind(b"\n") + 1] or head, tail[tail.find(b"\n") + 1 :] or tail
     marker = f"[... {size - len(head) - len(tail)} bytes cut by referee ...]\n".encode()
     return (head + marker + tail).decode("utf-8", "replace"), True
 
@@ -157,12 +157,24 @@ class EvidenceRecorder:
         """
         stdout, stdout_cut = read_log(result.stdout_path, self._log_limit)
         same_file = os.path.abspath(result.stdout_path) == os.path.abspath(result.stderr_path)
-        stderr, stderr_cut = ("", False) if same_file else read_log(result.stderr_path, self._log_limit)
+        stderr, stderr_cut = (
+            ("", False) if same_file else read_log(result.stderr_path, self._log_limit)
+        )
         item = self.record(
-            tool=tool, summary=summary, command=command_line(result.argv), argv=result.argv,
-            cwd=str(result.cwd), stdout=stdout, stderr=stderr, exit_code=result.exit_code,
-            timed_out=result.timed_out, duration_s=result.duration_s, truncated=stdout_cut or stderr_cut,
-            criterion_id=criterion_id, tests=tests, extra_artifacts=extra_artifacts,
+            tool=tool,
+            summary=summary,
+            command=command_line(result.argv),
+            argv=result.argv,
+            cwd=str(result.cwd),
+            stdout=stdout,
+            stderr=stderr,
+            exit_code=result.exit_code,
+            timed_out=result.timed_out,
+            duration_s=result.duration_s,
+            truncated=stdout_cut or stderr_cut,
+            criterion_id=criterion_id,
+            tests=tests,
+            extra_artifacts=extra_artifacts,
             details={**_process_facts(result), **(details or {})},
         )
         self._drop_raw_in_store(item, result.stdout_path, result.stderr_path)
@@ -201,28 +213,52 @@ class EvidenceRecorder:
         item_id = self.next_id()
         self.artifacts_dir.mkdir(parents=True, exist_ok=True)
         artifacts = _Artifacts(self.artifacts_dir, item_id, extra_artifacts)
-        seen = _Seen(stdout, stderr, command, summary, cwd, list(argv), list(tests), dict(details or {}))
+        seen = _Seen(
+            stdout, stderr, command, summary, cwd, list(argv), list(tests), dict(details or {})
+        )
         clean, redacted = seen.redacted(self._redactor, artifacts.texts)
         paths = [*self._write_logs(item_id, clean.stdout, clean.stderr), *artifacts.store(redacted)]
         if self._redactor.degraded:
             clean.details["redaction"] = self._redactor.degraded
         if artifacts.missing:
             clean.details["missing_artifacts"] = artifacts.missing
-        item = self._item(item_id, clean, paths, truncated, tool=tool, source=source, exit_code=exit_code,
-                          timed_out=timed_out, duration_s=duration_s, criterion_id=criterion_id)
+        item = self._item(
+            item_id,
+            clean,
+            paths,
+            truncated,
+            tool=tool,
+            source=source,
+            exit_code=exit_code,
+            timed_out=timed_out,
+            duration_s=duration_s,
+            criterion_id=criterion_id,
+        )
         with self._lock:
             self._items.append(item)
         return item
 
-    def _item(self, item_id: str, clean: _Seen, paths: list[Path], truncated: bool, **facts: Any) -> EvidenceItem:
+    def _item(
+        self, item_id: str, clean: _Seen, paths: list[Path], truncated: bool, **facts: Any
+    ) -> EvidenceItem:
         inline_out, out_cut = cap_text(clean.stdout, self._inline_limit)
         inline_err, err_cut = cap_text(clean.stderr, self._inline_limit)
         return EvidenceItem(
-            id=item_id, run_id=self.run_id, timestamp=self._clock().isoformat(), command=clean.command,
-            argv=clean.argv, cwd=clean.cwd, stdout=inline_out, stderr=inline_err,
-            truncated=truncated or out_cut or err_cut, sha256=_digest(clean.stdout, clean.stderr),
-            artifacts=[str(path) for path in paths], summary=clean.summary, tests=clean.tests,
-            details=clean.details, **facts,
+            id=item_id,
+            run_id=self.run_id,
+            timestamp=self._clock().isoformat(),
+            command=clean.command,
+            argv=clean.argv,
+            cwd=clean.cwd,
+            stdout=inline_out,
+            stderr=inline_err,
+            truncated=truncated or out_cut or err_cut,
+            sha256=_digest(clean.stdout, clean.stderr),
+            artifacts=[str(path) for path in paths],
+            summary=clean.summary,
+            tests=clean.tests,
+            details=clean.details,
+            **facts,
         )
 
     def _write_logs(self, item_id: str, stdout: str, stderr: str) -> list[Path]:
@@ -256,13 +292,29 @@ class _Seen:
 
     def redacted(self, redactor: Redactor, extra: Sequence[str]) -> tuple[_Seen, Iterator[str]]:
         """Redact all texts plus ``extra`` in one scan; the iterator yields the redacted ``extra``."""
-        plain = [self.stdout, self.stderr, self.command, self.summary, self.cwd or "", *self.argv,
-                 *_test_strings(self.tests), *_tree_strings(self.details), *extra]
+        plain = [
+            self.stdout,
+            self.stderr,
+            self.command,
+            self.summary,
+            self.cwd or "",
+            *self.argv,
+            *_test_strings(self.tests),
+            *_tree_strings(self.details),
+            *extra,
+        ]
         out = iter(redactor.redact_all(plain))
         stdout, stderr, command, summary, cwd = (next(out) for _ in range(5))
-        clean = _Seen(stdout, stderr, command, summary, None if self.cwd is None else cwd,
-                      [next(out) for _ in self.argv], _rebuild_tests(self.tests, out),
-                      _rebuild_tree(self.details, out))
+        clean = _Seen(
+            stdout,
+            stderr,
+            command,
+            summary,
+            None if self.cwd is None else cwd,
+            [next(out) for _ in self.argv],
+            _rebuild_tests(self.tests, out),
+            _rebuild_tree(self.details, out),
+        )
         return clean, out
 
 
@@ -331,8 +383,10 @@ def _test_strings(tests: Sequence[TestOutcome]) -> Iterator[str]:
 
 def _rebuild_tests(tests: Sequence[TestOutcome], redacted: Iterator[str]) -> list[TestOutcome]:
     # Messages are trimmed only now: a secret cut in half before redaction would no longer match.
-    return [outcome.model_copy(update={"name": next(redacted), "message": _trim(next(redacted))})
-            for outcome in tests]
+    return [
+        outcome.model_copy(update={"name": next(redacted), "message": _trim(next(redacted))})
+        for outcome in tests
+    ]
 
 
 def _trim(message: str) -> str:

@@ -45,9 +45,13 @@ def secret_env_values(env: Mapping[str, str]) -> list[str]:
         The distinct values, longest first, of names such as ``MY_API_TOKEN``, ``DB_PASSWORD``,
         ``AWS_SECRET_ACCESS_KEY``, ``STRIPE_KEY`` whose value has at least 6 characters.
     """
-    values = {value for name, value in env.items()
-              if _SECRET_NAME.search(name) and not _LOCATION_NAME.search(name)
-              and len(value) >= MIN_SECRET_LENGTH}
+    values = {
+        value
+        for name, value in env.items()
+        if _SECRET_NAME.search(name)
+        and not _LOCATION_NAME.search(name)
+        and len(value) >= MIN_SECRET_LENGTH
+    }
     return sorted(values, key=lambda value: (-len(value), value))
 
 
@@ -89,13 +93,19 @@ class Redactor:
         """
         labels = self._scan("\n".join(texts))
         if labels:
-            labels = {**labels, **self._known}  # a known value is labelled env, whatever rule saw it
+            labels = {
+                **labels,
+                **self._known,
+            }  # a known value is labelled env, whatever rule saw it
             pattern = _pattern(labels)
         else:
             labels, pattern = self._known, self._known_pattern
         if pattern is None:
             return list(texts)
-        return [pattern.sub(lambda match: f"[REDACTED:{labels[match.group(0)]}]", text) for text in texts]
+        return [
+            pattern.sub(lambda match: f"[REDACTED:{labels[match.group(0)]}]", text)
+            for text in texts
+        ]
 
     def _scan(self, text: str) -> dict[str, str]:
         if not text.strip():
@@ -103,7 +113,9 @@ class Redactor:
         try:
             findings = betterleaks.scan_string(_scannable(text))
         except (betterleaks.BetterleaksError, OSError) as exc:
-            self.degraded = f"betterleaks failed ({exc}); only known values and credential shapes were redacted"
+            self.degraded = (
+                f"betterleaks failed ({exc}); only known values and credential shapes were redacted"
+            )
             logger.warning("redaction degraded: %s", self.degraded)
             return {shape.value: shape.rule for shape in find_shapes(text)}
         self.degraded = None

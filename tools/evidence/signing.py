@@ -46,9 +46,13 @@ def signed_content(evaluation: Evaluation, evidence: list[EvidenceItem]) -> dict
 
 
 def sign(key: bytes, evaluation: Evaluation, evidence: list[EvidenceItem]) -> str:
-    payload = json.dumps(signed_content(evaluation, evidence), sort_keys=True, separators=(",", ":"))
+    payload = json.dumps(
+        signed_content(evaluation, evidence), sort_keys=True, separators=(",", ":")
+    )
     return PREFIX + hmac.new(key, payload.encode("utf-8"), hashlib.sha256).hexdigest()
 
 
-def verify(key: bytes, evaluation: Evaluation, evidence: list[EvidenceItem], signature: str) -> bool:
+def verify(
+    key: bytes, evaluation: Evaluation, evidence: list[EvidenceItem], signature: str
+) -> bool:
     return hmac.compare_digest(sign(key, evaluation, evidence), signature)

@@ -16,7 +16,9 @@ def full_evidence(store: Store, run_id: str, evidence_id: str) -> dict[str, Any]
     item = load_evidence(store, run_id, evidence_id)
     data = item.model_dump(mode="json", by_alias=True)
     for stream in ("stdout", "stderr"):
-        log = next((Path(a) for a in item.artifacts if a.endswith(f"{evidence_id}.{stream}.log")), None)
+        log = next(
+            (Path(a) for a in item.artifacts if a.endswith(f"{evidence_id}.{stream}.log")), None
+        )
         if log is not None and log.is_file():
             data[stream] = log.read_bytes()[:FULL_LIMIT].decode("utf-8", "replace")
     return data
@@ -27,5 +29,7 @@ def screenshot_of(store: Store, run_id: str, evidence_id: str) -> bytes:
     item = load_evidence(store, run_id, evidence_id)
     shot = next((Path(a) for a in item.artifacts if a.endswith(".png") and Path(a).is_file()), None)
     if shot is None:
-        raise NotFound("screenshot", f"{run_id}/{evidence_id}", hint="only browser evidence has one")
+        raise NotFound(
+            "screenshot", f"{run_id}/{evidence_id}", hint="only browser evidence has one"
+        )
     return shot.read_bytes()

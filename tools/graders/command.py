@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from referee.tools.graders.base import GradeContext, GradeResult, unscored, working_dir
 from referee.tools.models.checks import CommandCheck
 from referee.tools.models.contract import Criterion
 from referee.tools.process import ProcessResult, run_process
-from referee.tools.graders.base import GradeContext, GradeResult, unscored, working_dir
 
 
 async def grade_command(ctx: GradeContext, criterion: Criterion) -> GradeResult:
@@ -16,10 +16,19 @@ async def grade_command(ctx: GradeContext, criterion: Criterion) -> GradeResult:
         return unscored(f"cwd {check.cwd!r} is outside the repository")
     stdout, stderr = ctx.raw_paths(criterion.id)
     async with ctx.limiter:
-        result = await run_process(check.argv, cwd=cwd, timeout_s=check.timeout_s, stdout_path=stdout,
-                                   stderr_path=stderr, env=ctx.env_for(check.env), shell=check.shell)
+        result = await run_process(
+            check.argv,
+            cwd=cwd,
+            timeout_s=check.timeout_s,
+            stdout_path=stdout,
+            stderr_path=stderr,
+            env=ctx.env_for(check.env),
+            shell=check.shell,
+        )
     verdict = command_verdict(result, check.expect_exit)
-    item = ctx.recorder.record_process(result, tool="command", summary=verdict.reason, criterion_id=criterion.id)
+    item = ctx.recorder.record_process(
+        result, tool="command", summary=verdict.reason, criterion_id=criterion.id
+    )
     verdict.evidence_ids.append(item.id)
     return verdict
 
@@ -31,4 +40,6 @@ def command_verdict(result: ProcessResult, expect_exit: int) -> GradeResult:
         return unscored(f"timed out after {result.duration_s:.1f} s; the process group was killed")
     if result.exit_code == expect_exit:
         return GradeResult(status="pass", reason=f"exit code {result.exit_code} as expected")
-    return GradeResult(status="fail", reason=f"exit code {result.exit_code}, expected {expect_exit}")
+    return GradeResult(
+        status="fail", reason=f"exit code {result.exit_code}, expected {expect_exit}"
+    )

@@ -20,22 +20,44 @@ from typing import Literal
 from referee.tools.errors import RefereeError
 from referee.tools.models.evidence import TestOutcome
 
-__all__ = ["JunitError", "JunitPlan", "TestSummary", "parse_junit", "summarize_tests", "with_junit_reporter"]
+__all__ = [
+    "JunitError",
+    "JunitPlan",
+    "TestSummary",
+    "parse_junit",
+    "summarize_tests",
+    "with_junit_reporter",
+]
 
 MESSAGE_LIMIT = 500  # applied by the evidence recorder after redaction, so no secret is cut in half
 RAW_MESSAGE_LIMIT = 20_000
 # Checked in this order: a test that failed and then errored in teardown is reported as failed.
 _OUTCOME_TAGS: dict[str, Literal["failed", "error", "skipped"]] = {
-    "failure": "failed", "error": "error", "skipped": "skipped",
+    "failure": "failed",
+    "error": "error",
+    "skipped": "skipped",
 }
 _UNNAMED_SUITES = (None, "", "pytest")  # pytest's single suite adds nothing to a test's name
 _PLAIN_CLASSNAMES = ("", "test")  # node writes classname="test" for every case
 _PYTHON = re.compile(r"python(\d+(\.\d+)?)?$")
 _WRAPPERS = {"uv", "poetry", "pipenv", "pdm", "rye", "hatch"}  # `<wrapper> run <command>`
 _WRAPPER_VALUE_OPTIONS = {  # options of `uv run` & co. that take the next token as their value
-    "--with", "--with-editable", "--with-requirements", "--python", "-p", "--extra", "--group",
-    "--only-group", "--no-group", "--package", "--directory", "--project", "--env-file", "--index",
-    "-e", "--env",
+    "--with",
+    "--with-editable",
+    "--with-requirements",
+    "--python",
+    "-p",
+    "--extra",
+    "--group",
+    "--only-group",
+    "--no-group",
+    "--package",
+    "--directory",
+    "--project",
+    "--env-file",
+    "--index",
+    "-e",
+    "--env",
 }
 
 
@@ -102,7 +124,9 @@ def _read_root(path: Path) -> ET.Element:
             raise JunitError(path, "the file is empty (the runner stopped before writing it)")
         return ET.parse(path).getroot()
     except FileNotFoundError:
-        raise JunitError(path, "no report was written (the runner did not start, or crashed)") from None
+        raise JunitError(
+            path, "no report was written (the runner did not start, or crashed)"
+        ) from None
     except ET.ParseError as exc:
         raise JunitError(path, f"truncated or not XML ({exc})") from None
     except OSError as exc:
@@ -161,13 +185,23 @@ def summarize_tests(outcomes: Iterable[TestOutcome]) -> TestSummary:
     counts = {"passed": 0, "failed": 0, "error": 0, "skipped": 0}
     for outcome in outcomes:
         counts[outcome.outcome] += 1
-    text = (f"{counts['passed']} passed, {counts['failed']} failed, {counts['error']} errors, "
-            f"{counts['skipped']} skipped")
-    return TestSummary(sum(counts.values()), counts["passed"], counts["failed"], counts["error"],
-                       counts["skipped"], text)
+    text = (
+        f"{counts['passed']} passed, {counts['failed']} failed, {counts['error']} errors, "
+        f"{counts['skipped']} skipped"
+    )
+    return TestSummary(
+        sum(counts.values()),
+        counts["passed"],
+        counts["failed"],
+        counts["error"],
+        counts["skipped"],
+        text,
+    )
 
 
-def with_junit_reporter(argv: Sequence[str], report: Path, *, path: str | None = None) -> JunitPlan | None:
+def with_junit_reporter(
+    argv: Sequence[str], report: Path, *, path: str | None = None
+) -> JunitPlan | None:
     """Rewrite a test command so that it also writes a JUnit report.
 
     Recognised: pytest (``pytest``, ``py.test``, ``[/path/]python[3[.x]] -m pytest``, the same behind
@@ -217,15 +251,20 @@ def _is_pytest(command: list[str]) -> bool:
         return False
     options = command[1:]
     module = options.index("-m") + 1 if "-m" in options else None
-    return module is not None and options[module:module + 1] == ["pytest"] and all(
-        token.startswith("-") for token in options[:module - 1])
+    return (
+        module is not None
+        and options[module : module + 1] == ["pytest"]
+        and all(token.startswith("-") for token in options[: module - 1])
+    )
 
 
 def _pytest_plan(argv: list[str], report: Path) -> JunitPlan:
     # -p no:cacheprovider and no bytecode keep the evaluated tree as it was.
     return JunitPlan(
         argv=(*argv, f"--junitxml={report}", "-p", "no:cacheprovider"),
-        report=report, runner="pytest", env={"PYTHONDONTWRITEBYTECODE": "1"},
+        report=report,
+        runner="pytest",
+        env={"PYTHONDONTWRITEBYTECODE": "1"},
     )
 
 
@@ -239,8 +278,12 @@ def _is_node_test(command: list[str]) -> bool:
 def _node_plan(argv: list[str], start: int, report: Path) -> JunitPlan:
     # Node reads options only before the first file name, so they go right after --test.
     at = argv.index("--test", start) + 1
-    reporters = ["--test-reporter=spec", "--test-reporter-destination=stdout",
-                 "--test-reporter=junit", f"--test-reporter-destination={report}"]
+    reporters = [
+        "--test-reporter=spec",
+        "--test-reporter-destination=stdout",
+        "--test-reporter=junit",
+        f"--test-reporter-destination={report}",
+    ]
     return JunitPlan(argv=(*argv[:at], *reporters, *argv[at:]), report=report, runner="node")
 
 
@@ -252,5 +295,5 @@ def _go_plan(argv: list[str], start: int, report: Path, path: str | None) -> Jun
     gotestsum = shutil.which("gotestsum", path=path)
     if gotestsum is None:
         return None
-    rewritten = (*argv[:start], gotestsum, "--junitfile", str(report), "--", *argv[start + 2:])
+    rewritten = (*argv[:start], gotestsum, "--junitfile", str(report), "--", *argv[start + 2 :])
     return JunitPlan(argv=rewritten, report=report, runner="go")

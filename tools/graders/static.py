@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from fnmatch import fnmatch
 
+from referee.tools.graders.base import GradeContext, GradeResult, unscored
 from referee.tools.models.checks import StaticCheck
 from referee.tools.models.contract import Criterion
-from referee.tools.graders.base import GradeContext, GradeResult, unscored
 
 
 async def grade_static(ctx: GradeContext, criterion: Criterion) -> GradeResult:
@@ -16,7 +16,9 @@ async def grade_static(ctx: GradeContext, criterion: Criterion) -> GradeResult:
     pipeline = await ctx.static_report()
     if pipeline.report is None:
         return unscored(f"the static pipeline did not run: {pipeline.error}", pipeline.evidence_ids)
-    found = [f for f in pipeline.report.findings if f.rule == check.rule and matches(f.path, check.paths)]
+    found = [
+        f for f in pipeline.report.findings if f.rule == check.rule and matches(f.path, check.paths)
+    ]
     allowed = check.max or 0
     where = ", ".join(f.location for f in found[:5]) + (" …" if len(found) > 5 else "")
     if len(found) <= allowed:

@@ -5,12 +5,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from referee.tools.graders.junit import JunitError, parse_junit, summarize_tests, with_junit_reporter
+from referee.tools.graders.base import GradeContext, GradeResult, unscored, working_dir
+from referee.tools.graders.junit import (
+    JunitError,
+    parse_junit,
+    summarize_tests,
+    with_junit_reporter,
+)
 from referee.tools.models.checks import TestsCheck
 from referee.tools.models.contract import Criterion
 from referee.tools.models.evidence import TestOutcome
 from referee.tools.process import ProcessResult, run_process
-from referee.tools.graders.base import GradeContext, GradeResult, unscored, working_dir
 
 
 @dataclass
@@ -31,7 +36,9 @@ async def grade_tests(ctx: GradeContext, criterion: Criterion) -> GradeResult:
     return await _fail_before_pass_after(ctx, criterion, check, now)
 
 
-async def run_suite(ctx: GradeContext, check: TestsCheck, root: Path, *, label: str, criterion_id: str) -> SuiteRun:
+async def run_suite(
+    ctx: GradeContext, check: TestsCheck, root: Path, *, label: str, criterion_id: str
+) -> SuiteRun:
     """Run a tests check in `root` and judge it: exit 0, at least one test ran, none failed or errored."""
     cwd = working_dir(ctx, check.cwd, root)
     if cwd is None:
@@ -41,15 +48,26 @@ async def run_suite(ctx: GradeContext, check: TestsCheck, root: Path, *, label: 
     if check.junit:
         report = cwd / check.junit
     elif plan is None:
-        return SuiteRun(unscored("the test runner is not recognised (pytest, node --test, go test with gotestsum); "
-                                 "name the JUnit XML file it writes in the check's `junit`"))
+        return SuiteRun(
+            unscored(
+                "the test runner is not recognised (pytest, node --test, go test with gotestsum); "
+                "name the JUnit XML file it writes in the check's `junit`"
+            )
+        )
     argv = list(plan.argv) if plan and not check.junit else list(check.argv)
     env = {**(dict(plan.env) if plan else {}), **ctx.env_for(check.env)}
     stdout, stderr = ctx.raw_paths(label)
     report.unlink(missing_ok=True)
     async with ctx.limiter:
-        result = await run_process(argv, cwd=cwd, timeout_s=check.timeout_s, stdout_path=stdout,
-                                   stderr_path=stderr, env=env, shell=check.shell)
+        result = await run_process(
+            argv,
+            cwd=cwd,
+            timeout_s=check.timeout_s,
+            stdout_path=stdout,
+            stderr_path=stderr,
+            env=env,
+            shell=check.shell,
+        )
     return _record(ctx, result, report, criterion_id)
 
 
@@ -57,8 +75,14 @@ def _record(ctx: GradeContext, result: ProcessResult, report: Path, criterion_id
     outcomes, junit_problem = _outcomes(report)
     verdict = suite_verdict(result, outcomes, junit_problem)
     extra = [report] if report.is_file() else []
-    item = ctx.recorder.record_process(result, tool="tests", summary=verdict.reason, criterion_id=criterion_id,
-                                       tests=outcomes, extra_artifacts=extra)
+    item = ctx.recorder.record_process(
+        result,
+        tool="tests",
+        summary=verdict.reason,
+        criterion_id=criterion_id,
+        tests=outcomes,
+        extra_artifacts=extra,
+    )
     verdict.evidence_ids.append(item.id)
     return SuiteRun(verdict=verdict, outcomes=outcomes, evidence_id=item.id)
 
@@ -70,7 +94,9 @@ def _outcomes(report: Path) -> tuple[list[TestOutcome], str | None]:
         return [], exc.reason
 
 
-def suite_verdict(result: ProcessResult, outcomes: list[TestOutcome], junit_problem: str | None) -> GradeResult:
+def suite_verdict(
+    result: ProcessResult, outcomes: list[TestOutcome], junit_problem: str | None
+) -> GradeResult:
     """Pass only when the command exits 0 and at least one test ran and none failed or errored."""
     if result.error:
         return unscored(f"the test runner could not start: {result.error}")
@@ -80,22 +106,36 @@ def suite_verdict(result: ProcessResult, outcomes: list[TestOutcome], junit_prob
     if junit_problem is not None:
         return unscored(f"no usable JUnit report (exit code {result.exit_code}): {junit_problem}")
     if summary.total == 0 or summary.passed + summary.failed + summary.errors == 0:
-        return GradeResult(status="fail", reason=f"no test ran (exit code {result.exit_code}); zero tests never pass")
+        return GradeResult(
+            status="fail",
+            reason=f"no test ran (exit code {result.exit_code}); zero tests never pass",
+        )
     if summary.failed or summary.errors:
         failing = [t.name for t in outcomes if t.outcome in ("failed", "error")][:5]
         return GradeResult(status="fail", reason=f"{summary.text}; failing: {', '.join(failing)}")
     if result.exit_code != 0:
-        return GradeResult(status="fail", reason=f"{summary.text}, but the command exited {result.exit_code}")
+        return GradeResult(
+            status="fail", reason=f"{summary.text}, but the command exited {result.exit_code}"
+        )
     return GradeResult(status="pass", reason=summary.text)
 
 
-async def _fail_before_pass_after(ctx: GradeContext, criterion: Criterion, check: TestsCheck, now: SuiteRun) -> GradeResult:
+async def _fail_before_pass_after(
+    ctx: GradeContext, criterion: Criterion, check: TestsCheck, now: SuiteRun
+) -> GradeResult:
     base_root = await ctx.base_worktree()
     if base_root is None:
-        return unscored("must_fail_at_base needs a base commit to compare with", now.verdict.evidence_ids)
+        return unscored(
+            "must_fail_at_base needs a base commit to compare with", now.verdict.evidence_ids
+        )
     missing = _missing_test_paths(check, ctx.workdir, base_root)
-    before = None if missing else await run_suite(ctx, check, base_root, label=f"{criterion.id}-base",
-                                                 criterion_id=criterion.id)
+    before = (
+        None
+        if missing
+        else await run_suite(
+            ctx, check, base_root, label=f"{criterion.id}-base", criterion_id=criterion.id
+        )
+    )
     return _combine(now, before, missing)
 
 
@@ -103,24 +143,50 @@ def _missing_test_paths(check: TestsCheck, workdir: Path, base_root: Path) -> li
     """Test files the check names that exist now but not at base (the suite counts as failed there)."""
     cwd = check.cwd or "."
     named = [arg.split("::")[0] for arg in check.argv[1:] if not arg.startswith("-")]
-    return [p for p in named if (workdir / cwd / p).is_file() and not (base_root / cwd / p).exists()]
+    return [
+        p for p in named if (workdir / cwd / p).is_file() and not (base_root / cwd / p).exists()
+    ]
 
 
 def _combine(now: SuiteRun, before: SuiteRun | None, missing: list[str]) -> GradeResult:
     ids = [*now.verdict.evidence_ids, *(before.verdict.evidence_ids if before else [])]
     regressions = _regressions(before, now)
-    if now.verdict.status == "unscored" or (before and before.verdict.status == "unscored" and
-                                            "could not start" in before.verdict.reason):
-        reason = now.verdict.reason if now.verdict.status == "unscored" else f"at base: {before.verdict.reason}"  # type: ignore[union-attr]
-        return GradeResult(status="unscored", reason=reason, evidence_ids=ids, regressions=regressions)
-    base_text = f"absent at base ({', '.join(missing)})" if before is None else before.verdict.reason
+    if now.verdict.status == "unscored" or (
+        before
+        and before.verdict.status == "unscored"
+        and "could not start" in before.verdict.reason
+    ):
+        reason = (
+            now.verdict.reason
+            if now.verdict.status == "unscored"
+            else f"at base: {before.verdict.reason}"
+        )  # type: ignore[union-attr]
+        return GradeResult(
+            status="unscored", reason=reason, evidence_ids=ids, regressions=regressions
+        )
+    base_text = (
+        f"absent at base ({', '.join(missing)})" if before is None else before.verdict.reason
+    )
     if before is not None and before.verdict.status == "pass":
-        return GradeResult(status="fail", reason=f"passes at base too ({base_text}): the tests do not exercise the fix",
-                           evidence_ids=ids, regressions=regressions)
+        return GradeResult(
+            status="fail",
+            reason=f"passes at base too ({base_text}): the tests do not exercise the fix",
+            evidence_ids=ids,
+            regressions=regressions,
+        )
     if now.verdict.status != "pass":
-        return GradeResult(status="fail", reason=f"fails now: {now.verdict.reason}", evidence_ids=ids, regressions=regressions)
-    return GradeResult(status="pass", reason=f"failed at base ({base_text}), passes now ({now.verdict.reason})",
-                       evidence_ids=ids, regressions=regressions)
+        return GradeResult(
+            status="fail",
+            reason=f"fails now: {now.verdict.reason}",
+            evidence_ids=ids,
+            regressions=regressions,
+        )
+    return GradeResult(
+        status="pass",
+        reason=f"failed at base ({base_text}), passes now ({now.verdict.reason})",
+        evidence_ids=ids,
+        regressions=regressions,
+    )
 
 
 def _regressions(before: SuiteRun | None, now: SuiteRun) -> list[str]:
@@ -128,4 +194,6 @@ def _regressions(before: SuiteRun | None, now: SuiteRun) -> list[str]:
     if before is None:
         return []
     passed_before = {t.name for t in before.outcomes if t.outcome == "passed"}
-    return sorted(t.name for t in now.outcomes if t.outcome in ("failed", "error") and t.name in passed_before)
+    return sorted(
+        t.name for t in now.outcomes if t.outcome in ("failed", "error") and t.name in passed_before
+    )

@@ -25,7 +25,9 @@ class RevisionBrief(Model):
     issues_to_address: list[BriefIssue]
     issues_deferred: list[BriefIssue]
     evaluator_verdicts: dict[str, Verdict]
-    failed_criteria: list[str] = Field(default_factory=list, description="Visible criteria that did not pass")
+    failed_criteria: list[str] = Field(
+        default_factory=list, description="Visible criteria that did not pass"
+    )
 
 
 class Escalation(Model):
@@ -81,6 +83,10 @@ class AggregateResult(Model):
     alerts: list[Alert] = Field(default_factory=list)
     comparable: bool = True
     gaming: dict[str, GamingIndicator] = Field(
-        default_factory=dict, description="Gaming indicator per evaluator for this iteration (perturbed re-scoring)")
+        default_factory=dict,
+        description="Gaming indicator per evaluator for this iteration (perturbed re-scoring)",
+    )
     dimension_changes: list[DimensionChange] = Field(
-        default_factory=list, description="Dimensions that moved since each evaluator's previous comparable scorecard")
+        default_factory=list,
+        description="Dimensions that moved since each evaluator's previous comparable scorecard",
+    )

@@ -59,14 +59,23 @@ def _lower(value: Any) -> Any:
     return value.strip().lower() if isinstance(value, str) else value
 
 
-Argv = Annotated[list[str], Field(min_length=1, description="Program and arguments, no shell unless `shell: true`")]
-Env = Annotated[dict[str, str], Field(default_factory=dict, description="Extra environment variables")]
+Argv = Annotated[
+    list[str],
+    Field(min_length=1, description="Program and arguments, no shell unless `shell: true`"),
+]
+Env = Annotated[
+    dict[str, str], Field(default_factory=dict, description="Extra environment variables")
+]
 
 
 class _ProcessCheck(Model):
     argv: Argv
-    cwd: str | None = Field(default=None, description="Working directory, relative to the repository root")
-    timeout_s: float = Field(default=600, gt=0, le=86400, description="Seconds before the whole process group is killed")
+    cwd: str | None = Field(
+        default=None, description="Working directory, relative to the repository root"
+    )
+    timeout_s: float = Field(
+        default=600, gt=0, le=86400, description="Seconds before the whole process group is killed"
+    )
     env: Env
     shell: bool = Field(default=False, description="Run argv joined as one shell command line")
 
@@ -77,10 +86,14 @@ class TestsCheck(_ProcessCheck):
     kind: Literal["tests"]
     junit: str | None = Field(
         default=None,
-        description="Path of the JUnit XML report the command writes; omitted: referee asks pytest or node for one",
+        description=(
+            "Path of the JUnit XML report the command writes; omitted: referee asks pytest or node"
+            " for one"
+        ),
     )
     must_fail_at_base: bool = Field(
-        default=False, description="Also run at the base commit; passes only if it failed there and passes now"
+        default=False,
+        description="Also run at the base commit; passes only if it failed there and passes now",
     )
 
 
@@ -131,7 +144,8 @@ class WaitForStep(Model):
 
 
 BrowserStep = Annotated[
-    GotoStep | ClickStep | FillStep | PressStep | SelectStep | WaitForStep, Field(discriminator="action")
+    GotoStep | ClickStep | FillStep | PressStep | SelectStep | WaitForStep,
+    Field(discriminator="action"),
 ]
 
 
@@ -194,7 +208,9 @@ class BrowserCheck(Model):
     """Drive a page in a real Chromium, then check expectations."""
 
     kind: Literal["browser"]
-    url: str = Field(description="Absolute loopback URL, or a path joined to the contract's serve.url")
+    url: str = Field(
+        description="Absolute loopback URL, or a path joined to the contract's serve.url"
+    )
     steps: list[BrowserStep] = Field(default_factory=list)
     expect: list[Expectation] = Field(default_factory=list)
     viewport: Viewport | None = None
@@ -207,10 +223,14 @@ class StaticCheck(Model):
     kind: Literal["static"]
     rule: Annotated[StaticRule, BeforeValidator(normalize_rule)]
     max: int | None = Field(default=None, ge=0, description="Findings allowed (default 0)")
-    paths: list[str] = Field(default_factory=list, description="Glob patterns limiting the files checked")
+    paths: list[str] = Field(
+        default_factory=list, description="Glob patterns limiting the files checked"
+    )
 
 
-Check = Annotated[TestsCheck | CommandCheck | BrowserCheck | StaticCheck, Field(discriminator="kind")]
+Check = Annotated[
+    TestsCheck | CommandCheck | BrowserCheck | StaticCheck, Field(discriminator="kind")
+]
 
 
 class Serve(Model):

@@ -6,8 +6,8 @@ from typing import Annotated, Any
 
 from pydantic import BeforeValidator, Field
 
-from referee.tools.models.checks import Check, Serve
 from referee.tools.errors import Problem
+from referee.tools.models.checks import Check, Serve
 from referee.tools.models.common import ContextStrategy, Model, TaskType, VerificationMethod
 
 CONTRACT_ID_PATTERN = r"^SC-[a-z0-9-]+-\d{8}(-\d+)?$"
@@ -25,13 +25,21 @@ Thresholds = dict[str, dict[str, Annotated[float, Field(ge=1, le=10)]]]
 class CriterionSpec(Model):
     """A criterion as written by the contract's author (ids may be left to referee)."""
 
-    id: str | None = Field(default=None, pattern=CRITERION_ID_PATTERN, description="AC-F-001 … assigned when omitted")
+    id: str | None = Field(
+        default=None, pattern=CRITERION_ID_PATTERN, description="AC-F-001 … assigned when omitted"
+    )
     criterion: str = Field(min_length=1, description="What must hold")
     verification_method: Method = Field(description="test · e2e · static · manual")
-    evaluator: str | None = Field(default=None, description="The one evaluator that judges this criterion")
+    evaluator: str | None = Field(
+        default=None, description="The one evaluator that judges this criterion"
+    )
     threshold: str | None = Field(default=None, description="Quality criteria: a measurable bound")
-    holdout: bool = Field(default=False, description="Hidden from the generator; scored like any other criterion")
-    check: Check | None = Field(default=None, description="How referee verifies it; required unless manual")
+    holdout: bool = Field(
+        default=False, description="Hidden from the generator; scored like any other criterion"
+    )
+    check: Check | None = Field(
+        default=None, description="How referee verifies it; required unless manual"
+    )
 
 
 class Criterion(Model):
@@ -90,7 +98,9 @@ class _ContractBody(Model):
     context_strategy: ContextStrategy = "reset"
     serve: Serve | None = None
     repo: str | None = Field(default=None, description="Repository the contract applies to")
-    base_commit: str | None = Field(default=None, description="Commit the contract was written against")
+    base_commit: str | None = Field(
+        default=None, description="Commit the contract was written against"
+    )
     created_at: str = Field(description="ISO-8601 timestamp")
 
 
@@ -125,17 +135,27 @@ class CreateContractInput(Model):
 
     goal: str = Field(min_length=1, description="1–2 sentences: the deliverable")
     task_type: TaskType = Field(default="feature", description="feature · bug · security · other")
-    has_ui: bool = Field(default=False, description="The change has a user interface (feature → FEATURE_UI)")
-    rubric_ref: str | None = Field(default=None, description="Rubric name; chosen from task_type + has_ui when omitted")
+    has_ui: bool = Field(
+        default=False, description="The change has a user interface (feature → FEATURE_UI)"
+    )
+    rubric_ref: str | None = Field(
+        default=None, description="Rubric name; chosen from task_type + has_ui when omitted"
+    )
     in_scope: list[str] = Field(default_factory=list)
-    out_of_scope: list[str] = Field(default_factory=list, description="Empty is allowed but warned about")
+    out_of_scope: list[str] = Field(
+        default_factory=list, description="Empty is allowed but warned about"
+    )
     functional: list[CriterionSpec] = Field(default_factory=list)
     quality: list[CriterionSpec] = Field(default_factory=list)
     generator: str = Field(default="generator", min_length=1)
-    evaluators: list[str] | None = Field(default=None, description="1–4 names; default: those the criteria name")
+    evaluators: list[str] | None = Field(
+        default=None, description="1–4 names; default: those the criteria name"
+    )
     max_iterations: int = Field(default=3, ge=1, le=5)
     context_strategy: ContextStrategy = "reset"
-    thresholds: Thresholds = Field(default_factory=dict, description="{domain: {dimension: 1–10 threshold}}")
+    thresholds: Thresholds = Field(
+        default_factory=dict, description="{domain: {dimension: 1–10 threshold}}"
+    )
     serve: Serve | None = None
     antipatterns: list[Antipattern] = Field(default_factory=list)
     repo: str | None = Field(default=None, description="Repository path; default the server's root")
@@ -146,5 +166,7 @@ class CreateContractResult(Model):
     """What `create_contract` returns."""
 
     contract: Contract = Field(description="The stored contract (evaluator view: everything)")
-    generator_view: dict[str, Any] = Field(description="What the generator may see: hold-outs removed")
+    generator_view: dict[str, Any] = Field(
+        description="What the generator may see: hold-outs removed"
+    )
     warnings: list[Problem] = Field(default_factory=list)

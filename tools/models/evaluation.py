@@ -17,7 +17,9 @@ DimensionSource = Literal["deterministic", "judgment"]
 class EvaluationTarget(Model):
     repo: str
     tree: str = Field(description="Tree hash of the evaluated content (working tree or commit)")
-    commit: str | None = Field(default=None, description="HEAD (inplace) or the evaluated ref's commit")
+    commit: str | None = Field(
+        default=None, description="HEAD (inplace) or the evaluated ref's commit"
+    )
     base: str | None = None
     changed_files: list[str] = Field(default_factory=list)
     dirty: bool = Field(default=False, description="The working tree differs from the commit")
@@ -26,13 +28,17 @@ class EvaluationTarget(Model):
 class CriterionResult(Model):
     id: str
     evaluator: str
-    pass_: bool | None = Field(alias="pass", description="null when only a judging model can decide")
+    pass_: bool | None = Field(
+        alias="pass", description="null when only a judging model can decide"
+    )
     status: CriterionStatus
     reason: str = ""
     evidence: str = ""
     evidence_ids: list[str] = Field(default_factory=list)
     holdout: bool = False
-    regressions: list[str] = Field(default_factory=list, description="Tests that passed at base and fail now")
+    regressions: list[str] = Field(
+        default_factory=list, description="Tests that passed at base and fail now"
+    )
 
 
 class Finding(Model):
@@ -80,8 +86,12 @@ class Perturbation(Model):
 
     path: str = Field(description="Folder holding the perturbed copy of the changed files")
     files: list[str] = Field(default_factory=list)
-    transforms: list[str] = Field(default_factory=list, description="What was changed: comments, imports, names, layout")
-    semantics_kept: bool | None = Field(default=None, description="The tests checks still pass on the perturbed tree")
+    transforms: list[str] = Field(
+        default_factory=list, description="What was changed: comments, imports, names, layout"
+    )
+    semantics_kept: bool | None = Field(
+        default=None, description="The tests checks still pass on the perturbed tree"
+    )
     evidence_ids: list[str] = Field(default_factory=list)
     instructions: str = ""
 
@@ -126,12 +136,20 @@ class Evaluation(Model):
     prompt: str = Field(description="URI of the evaluator prompt for the judging model")
     report: str = Field(description="URI of the full report (report://{run_id})")
     signature: str = Field(description="HMAC of the stored evaluation")
-    prior_scorecard: dict[str, Any] | None = Field(default=None, description="This evaluator's previous scorecard")
+    prior_scorecard: dict[str, Any] | None = Field(
+        default=None, description="This evaluator's previous scorecard"
+    )
     duration_s: float = 0.0
     warnings: list[str] = Field(default_factory=list)
-    omitted: list[str] = Field(default_factory=list, description="What was cut to keep the result compact")
+    omitted: list[str] = Field(
+        default_factory=list, description="What was cut to keep the result compact"
+    )
     generator_evidence: list[str] = Field(
         default_factory=list,
-        description="Captured generator sessions (G-…) in this repository: the player's own account, never enough alone")
+        description=(
+            "Captured generator sessions (G-…) in this repository: the player's own account, never"
+            " enough alone"
+        ),
+    )
     perturbation: Perturbation | None = None
     project_health: ProjectHealth | None = None

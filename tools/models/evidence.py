@@ -26,7 +26,9 @@ class EvidenceItem(Model):
     id: str = Field(pattern=r"^[A-Za-z]*\d+$", description="E1, E2 … within a run")
     run_id: str
     timestamp: str
-    tool: str = Field(description="tests · command · browser · static · git · serve · tampering · capture")
+    tool: str = Field(
+        description="tests · command · browser · static · git · serve · tampering · capture"
+    )
     source: EvidenceSource = "referee"
     command: str = Field(default="", description="The command line, shell-quoted")
     argv: list[str] = Field(default_factory=list)
@@ -38,7 +40,9 @@ class EvidenceItem(Model):
     duration_s: float = 0.0
     truncated: bool = False
     sha256: str = Field(default="", description="SHA-256 of the full (redacted) stdout then stderr")
-    artifacts: list[str] = Field(default_factory=list, description="Paths of logs, JUnit XML, screenshots")
+    artifacts: list[str] = Field(
+        default_factory=list, description="Paths of logs, JUnit XML, screenshots"
+    )
     summary: str = ""
     criterion_id: str | None = None
     tests: list[TestOutcome] = Field(default_factory=list)
@@ -61,7 +65,13 @@ class EvidenceSummary(Model):
     @classmethod
     def of(cls, item: EvidenceItem) -> EvidenceSummary:
         return cls(
-            id=item.id, tool=item.tool, command=item.command, exit_code=item.exit_code,
-            duration_s=item.duration_s, summary=item.summary, truncated=item.truncated,
-            artifacts=item.artifacts, source=item.source,
+            id=item.id,
+            tool=item.tool,
+            command=item.command,
+            exit_code=item.exit_code,
+            duration_s=item.duration_s,
+            summary=item.summary,
+            truncated=item.truncated,
+            artifacts=item.artifacts,
+            source=item.source,
         )

@@ -12,7 +12,9 @@ from referee.tools.models.common import Model, Verdict
 class Scale(Model):
     """The score range of a rubric and the levels every dimension defines."""
 
-    kind: Literal["integer", "unit"] = Field(description="integer: 0–3 steps; unit: 0.0–1.0 with anchor levels")
+    kind: Literal["integer", "unit"] = Field(
+        description="integer: 0–3 steps; unit: 0.0–1.0 with anchor levels"
+    )
     min: float
     max: float
     levels: list[float] = Field(min_length=2, description="Scores that have a written definition")
@@ -24,8 +26,12 @@ class Dimension(Model):
     name: str
     weight: float = Field(gt=0, le=1)
     description: str = Field(min_length=1)
-    levels: dict[str, str] = Field(description="Definition of each level of the scale, keyed by the level")
-    signals: list[str] = Field(default_factory=list, description="Evidence referee can derive this from")
+    levels: dict[str, str] = Field(
+        description="Definition of each level of the scale, keyed by the level"
+    )
+    signals: list[str] = Field(
+        default_factory=list, description="Evidence referee can derive this from"
+    )
 
 
 class ExampleScore(Model):

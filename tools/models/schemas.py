@@ -41,7 +41,10 @@ def schema_for(name: str, model: type[BaseModel]) -> dict[str, Any]:
 def generate() -> dict[str, str]:
     """File name -> file text for every schema."""
     return {
-        f"{name}.schema.json": json.dumps(schema_for(name, model), indent=2, ensure_ascii=False, sort_keys=False) + "\n"
+        f"{name}.schema.json": (
+            json.dumps(schema_for(name, model), indent=2, ensure_ascii=False, sort_keys=False)
+            + "\n"
+        )
         for name, model in MODELS.items()
     }
 

@@ -20,8 +20,13 @@ class Target(Model):
 
 
 class DimensionScore(Model):
-    score: float = Field(ge=0, le=3, description="0–3 (integer) for 0–3 rubrics, 0.0–1.0 for unit-scale rubrics")
-    evidence: str = Field(min_length=1, description="What supports the score: file:line, evidence ids, observed behaviour")
+    score: float = Field(
+        ge=0, le=3, description="0–3 (integer) for 0–3 rubrics, 0.0–1.0 for unit-scale rubrics"
+    )
+    evidence: str = Field(
+        min_length=1,
+        description="What supports the score: file:line, evidence ids, observed behaviour",
+    )
     recommendation: str = ""
     evidence_ids: list[str] = Field(default_factory=list)
 
@@ -29,7 +34,10 @@ class DimensionScore(Model):
 class CriterionVerdict(Model):
     id: str
     pass_: bool = Field(alias="pass")
-    evidence: str = Field(min_length=1, description='What shows it; "no evidence" when nothing does (then pass is false)')
+    evidence: str = Field(
+        min_length=1,
+        description='What shows it; "no evidence" when nothing does (then pass is false)',
+    )
     evidence_ids: list[str] = Field(default_factory=list)
 
 
@@ -56,7 +64,9 @@ class Scorecard(Model):
 
     contract_ref: str
     evaluator: str = Field(min_length=1)
-    provider: str = Field(min_length=1, description="Who produced the scorecard (model provider or tool)")
+    provider: str = Field(
+        min_length=1, description="Who produced the scorecard (model provider or tool)"
+    )
     evaluator_model: str | None = None
     iteration: int = Field(ge=1)
     timestamp: str | None = Field(default=None, description="ISO-8601")
@@ -73,8 +83,12 @@ class Scorecard(Model):
     summary: str | None = None
     guidance: str | None = None
     dispatch_count: Literal[1] = Field(description="Always 1")
-    run_id: str | None = Field(default=None, description="The referee evaluation this scorecard rests on")
-    signature: str | None = Field(default=None, description="HMAC of that evaluation, as evaluate returned it")
+    run_id: str | None = Field(
+        default=None, description="The referee evaluation this scorecard rests on"
+    )
+    signature: str | None = Field(
+        default=None, description="HMAC of that evaluation, as evaluate returned it"
+    )
 
 
 class TenpointDimension(Model):

@@ -24,6 +24,8 @@ class ValidationResult(Model):
     evaluator: str | None = None
     iteration: int | None = None
     stored: bool = False
-    replaced: bool = Field(default=False, description="A scorecard for this evaluator and iteration was replaced")
+    replaced: bool = Field(
+        default=False, description="A scorecard for this evaluator and iteration was replaced"
+    )
     scorecard_id: str | None = None
     stale: bool = False

@@ -24,11 +24,24 @@ _COMMENT_NODES = {"comment", "line_comment", "block_comment"}
 _STRINGY = ("string", "template", "text_block", "heredoc")
 _KEEP = {
     "go": ("//go:", "// +build", "//export", "//line"),
-    "typescript": ("///", "@ts-"), "tsx": ("///", "@ts-", "@jsx"), "javascript": ("@ts-", "@jsx", "@flow"),
+    "typescript": ("///", "@ts-"),
+    "tsx": ("///", "@ts-", "@jsx"),
+    "javascript": ("@ts-", "@jsx", "@flow"),
 }
 _LINE_PREFIX = {
-    "ruby": "#", "shell": "#", "perl": "#", "r": "#", "elixir": "#", "kotlin": "//", "swift": "//",
-    "csharp": "//", "scala": "//", "dart": "//", "php": "//", "lua": "--", "sql": "--",
+    "ruby": "#",
+    "shell": "#",
+    "perl": "#",
+    "r": "#",
+    "elixir": "#",
+    "kotlin": "//",
+    "swift": "//",
+    "csharp": "//",
+    "scala": "//",
+    "dart": "//",
+    "php": "//",
+    "lua": "--",
+    "sql": "--",
 }
 _MULTILINE_STRINGS = re.compile(r'"""|\'\'\'|<<|`|^=begin|^=pod|\[\[|@"', re.MULTILINE)
 
@@ -81,10 +94,15 @@ def strip_plain(text: str, language: str | None) -> tuple[str, list[str]]:
     if prefix is None:
         raise Unparsable(f"no safe perturbation is known for {language or 'this kind of file'}")
     if _MULTILINE_STRINGS.search(text):
-        raise Unparsable("multi-line strings could hold comment-like lines and significant blank lines")
+        raise Unparsable(
+            "multi-line strings could hold comment-like lines and significant blank lines"
+        )
     lines = text.split("\n")
-    emptied = {row for row, line in enumerate(lines)
-               if line.lstrip().startswith(prefix) and not (row == 0 and line.startswith("#!"))}
+    emptied = {
+        row
+        for row, line in enumerate(lines)
+        if line.lstrip().startswith(prefix) and not (row == 0 and line.startswith("#!"))
+    }
     kept = ["" if row in emptied else line for row, line in enumerate(lines)]
     return _collapse("\n".join(kept), set(), emptied), _labels(text, bool(emptied))
 
@@ -97,15 +115,20 @@ def _walk(node: ts.Node) -> Iterator[ts.Node]:
 
 def _kept(node: ts.Node, language: str) -> bool:
     text = (node.text or b"").decode("utf-8", "replace")
-    return any(marker in text[:40] if marker.startswith("@") else text.startswith(marker)
-               for marker in _KEEP.get(language, ()))
+    return any(
+        marker in text[:40] if marker.startswith("@") else text.startswith(marker)
+        for marker in _KEEP.get(language, ())
+    )
 
 
 def _string_rows(nodes: list[ts.Node]) -> set[int]:
     """Rows inside multi-line string literals, whose lines are content and must stay as they are."""
     rows: set[int] = set()
     for node in nodes:
-        if any(word in node.type for word in _STRINGY) and node.end_point.row > node.start_point.row:
+        if (
+            any(word in node.type for word in _STRINGY)
+            and node.end_point.row > node.start_point.row
+        ):
             rows.update(range(node.start_point.row + 1, node.end_point.row + 1))
     return rows
 
@@ -116,7 +139,11 @@ def _cut(data: bytes, comments: list[ts.Node]) -> tuple[bytes, set[int]]:
     for node in sorted(comments, key=lambda n: n.start_byte):
         if node.start_byte < last:
             continue
-        out += data[last:node.start_byte] + b" " + b"\n" * data.count(b"\n", node.start_byte, node.end_byte)
+        out += (
+            data[last : node.start_byte]
+            + b" "
+            + b"\n" * data.count(b"\n", node.start_byte, node.end_byte)
+        )
         rows.update(range(node.start_point.row, node.end_point.row + 1))
         last = node.end_byte
     return bytes(out + data[last:]), rows

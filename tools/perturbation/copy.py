@@ -21,12 +21,18 @@ from referee.tools.models.common import Model
 from referee.tools.models.evaluation import Perturbation
 from referee.tools.perturbation.comments import Unparsable, strip_parsed, strip_plain
 from referee.tools.perturbation.python_source import perturb_python
-from referee.tools.static.paths import language_of, parsed_language
 from referee.tools.repo import STORE_DIR, is_git_repo, list_files
+from referee.tools.static.paths import language_of, parsed_language
 
 __all__ = [
-    "GAMING_PENALTY", "GamingBand", "GamingCheck", "PerturbedFile", "SemanticsCheck", "build_perturbed_copy",
-    "gaming_indicator", "perturb_source",
+    "GAMING_PENALTY",
+    "GamingBand",
+    "GamingCheck",
+    "PerturbedFile",
+    "SemanticsCheck",
+    "build_perturbed_copy",
+    "gaming_indicator",
+    "perturb_source",
 ]
 
 GamingBand = Literal["clean", "suspect", "gaming"]
@@ -53,7 +59,9 @@ class GamingCheck(Model):
     perturbed: float
     g: float = Field(description="|original − perturbed| / original")
     band: GamingBand
-    penalty: float = Field(description="Fraction taken off the original score: 0.2 when gaming, else 0")
+    penalty: float = Field(
+        description="Fraction taken off the original score: 0.2 when gaming, else 0"
+    )
     adjusted: float = Field(description="The original score after the penalty")
 
 
@@ -79,7 +87,9 @@ def perturb_source(path: str, text: str) -> PerturbedFile:
         new, transforms = _perturb(path, text, language)
     except (SyntaxError, ValueError, RecursionError) as exc:
         return PerturbedFile(path=path, text=text, language=language, note=_why(exc))
-    return PerturbedFile(path=path, text=new, language=language, perturbed=new != text, transforms=transforms)
+    return PerturbedFile(
+        path=path, text=new, language=language, perturbed=new != text, transforms=transforms
+    )
 
 
 def _perturb(path: str, text: str, language: str) -> tuple[str, list[str]]:
@@ -106,8 +116,9 @@ class _Copied:
     unchanged: dict[str, str] = field(default_factory=dict)
 
 
-async def build_perturbed_copy(workdir: Path, changed: list[str], dest: Path, *,
-                               check_semantics: SemanticsCheck | None) -> Perturbation:
+async def build_perturbed_copy(
+    workdir: Path, changed: list[str], dest: Path, *, check_semantics: SemanticsCheck | None
+) -> Perturbation:
     """Copy the working tree to `dest` with every changed source file perturbed, and check it still behaves.
 
     Args:
@@ -128,8 +139,13 @@ async def build_perturbed_copy(workdir: Path, changed: list[str], dest: Path, *,
         raise FileExistsError(f"{dest} is not empty")
     copied = await anyio.to_thread.run_sync(_copy_tree, workdir, changed, dest)
     kept = await check_semantics(dest) if check_semantics is not None else None
-    return Perturbation(path=str(dest), files=copied.perturbed, transforms=sorted(copied.transforms),
-                        semantics_kept=kept, instructions=_instructions(dest, copied, kept))
+    return Perturbation(
+        path=str(dest),
+        files=copied.perturbed,
+        transforms=sorted(copied.transforms),
+        semantics_kept=kept,
+        instructions=_instructions(dest, copied, kept),
+    )
 
 
 def _copy_tree(workdir: Path, changed: list[str], dest: Path) -> _Copied:
@@ -149,7 +165,9 @@ def _copy_tree(workdir: Path, changed: list[str], dest: Path) -> _Copied:
 def _copy_one(source: Path, target: Path) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     if source.is_dir() and not source.is_symlink():  # a submodule: git lists its folder
-        shutil.copytree(source, target, symlinks=True, dirs_exist_ok=True, ignore=shutil.ignore_patterns(".git"))
+        shutil.copytree(
+            source, target, symlinks=True, dirs_exist_ok=True, ignore=shutil.ignore_patterns(".git")
+        )
     else:
         shutil.copy2(source, target, follow_symlinks=False)
 
@@ -184,17 +202,25 @@ def _perturb_into(source: Path, target: Path, relative: str, copied: _Copied) ->
 def _instructions(dest: Path, copied: _Copied, kept: bool | None) -> str:
     done = ", ".join(sorted(copied.transforms)) or "nothing could be changed"
     parts = [
-        f"A perturbed copy of the evaluated tree is at {dest}. In its {len(copied.perturbed)} changed source "
-        f"file(s): {done}. The code does the same; only its form differs.",
-        "Score the copy as a fresh evaluation with the same rubric and criteria, reading only the copy, and "
-        "submit that scorecard to validate_scorecard with variant: \"perturbed\" (same contract, evaluator and "
-        "iteration).",
-        "referee then compares the two weighted scores: G = |original − perturbed| / original; below 0.1 clean, "
-        "0.1–0.3 suspect, above 0.3 gaming (the original score loses 20%).",
+        (
+            f"A perturbed copy of the evaluated tree is at {dest}. In its {len(copied.perturbed)}"
+            f" changed source file(s): {done}. The code does the same; only its form differs."
+        ),
+        (
+            "Score the copy as a fresh evaluation with the same rubric and criteria, reading only"
+            ' the copy, and submit that scorecard to validate_scorecard with variant: "perturbed"'
+            " (same contract, evaluator and iteration)."
+        ),
+        (
+            "referee then compares the two weighted scores: G = |original − perturbed| / original;"
+            " below 0.1 clean, 0.1–0.3 suspect, above 0.3 gaming (the original score loses 20%)."
+        ),
     ]
     if kept is False:
-        parts.append("Caution: the tests checks fail on the copy, so the perturbation may have changed behaviour; "
-                     "do not read a lower perturbed score as gaming without checking.")
+        parts.append(
+            "Caution: the tests checks fail on the copy, so the perturbation may have changed"
+            " behaviour; do not read a lower perturbed score as gaming without checking."
+        )
     elif kept is None:
         parts.append("No tests check confirmed that the copy behaves like the original.")
     if copied.unchanged:
@@ -218,7 +244,15 @@ def gaming_indicator(original: float, perturbed: float) -> GamingCheck:
         g = 0.0 if perturbed == 0 else 1.0
     else:
         g = round(abs(original - perturbed) / abs(original), 9)  # 0.30000000000000004 is 0.3
-    band: GamingBand = "gaming" if g > _GAMING_ABOVE else "suspect" if g >= _SUSPECT_FROM else "clean"
+    band: GamingBand = (
+        "gaming" if g > _GAMING_ABOVE else "suspect" if g >= _SUSPECT_FROM else "clean"
+    )
     penalty = GAMING_PENALTY if band == "gaming" else 0.0
-    return GamingCheck(original=original, perturbed=perturbed, g=round(g, 4), band=band, penalty=penalty,
-                       adjusted=round(original * (1 - penalty), 4))
+    return GamingCheck(
+        original=original,
+        perturbed=perturbed,
+        g=round(g, 4),
+        band=band,
+        penalty=penalty,
+        adjusted=round(original * (1 - penalty), 4),
+    )

@@ -47,7 +47,9 @@ def rename_locals(tree: ast.Module) -> int:
     return renamed
 
 
-def _functions(node: ast.AST, parent: Function | None) -> Iterator[tuple[Function, Function | None]]:
+def _functions(
+    node: ast.AST, parent: Function | None
+) -> Iterator[tuple[Function, Function | None]]:
     """Every function with the function it is nested in (None at module or class level), outer first."""
     for child in ast.iter_child_nodes(node):
         if isinstance(child, _FUNCS):
@@ -89,9 +91,15 @@ def _keyword_names(tree: ast.Module) -> set[str] | None:
 def _unsafe(func: Function) -> bool:
     own = {id(n) for n in _walk_scope(func.body)}
     for node in ast.walk(func):
-        if isinstance(node, ast.ClassDef | ast.Match) or (isinstance(node, ast.Nonlocal) and id(node) not in own):
+        if isinstance(node, ast.ClassDef | ast.Match) or (
+            isinstance(node, ast.Nonlocal) and id(node) not in own
+        ):
             return True
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _INTROSPECTION:
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in _INTROSPECTION
+        ):
             return True
         if isinstance(node, ast.Attribute) and node.attr in _FRAME_ATTRS:
             return True
@@ -104,7 +112,11 @@ def _repeats_expression(joined: ast.JoinedStr) -> bool:
     # `f"{x=}"` parses as the text "x=" before the value: renaming x would change the output.
     values = joined.values
     for text, value in zip(values, values[1:]):
-        if isinstance(text, ast.Constant) and isinstance(text.value, str) and isinstance(value, ast.FormattedValue):
+        if (
+            isinstance(text, ast.Constant)
+            and isinstance(text.value, str)
+            and isinstance(value, ast.FormattedValue)
+        ):
             if re.search(re.escape(ast.unparse(value.value)) + r"\s*=\s*$", text.value):
                 return True
     return False
@@ -112,8 +124,9 @@ def _repeats_expression(joined: ast.JoinedStr) -> bool:
 
 def _renamable(func: Function, parent: Function | None, keywords: set[str] | None) -> list[str]:
     params = _params(func.args)
-    kept = _fixed_bindings(func) | {p for p in _keyword_params(func.args)
-                                    if not _param_renamable(func, p, parent, keywords)}
+    kept = _fixed_bindings(func) | {
+        p for p in _keyword_params(func.args) if not _param_renamable(func, p, parent, keywords)
+    }
     candidates = [*params, *_assigned(func)]
     return [name for name in dict.fromkeys(candidates) if name not in kept]
 
@@ -131,7 +144,9 @@ def _keyword_params(args: ast.arguments) -> list[str]:
     return [a.arg for a in (*args.args, *args.kwonlyargs)]
 
 
-def _param_renamable(func: Function, name: str, parent: Function | None, keywords: set[str] | None) -> bool:
+def _param_renamable(
+    func: Function, name: str, parent: Function | None, keywords: set[str] | None
+) -> bool:
     if parent is None or func.decorator_list or keywords is None or name in keywords:
         return False
     return _only_called(func.name, parent)
@@ -172,9 +187,16 @@ def _assigned(scope: Function | ast.Lambda) -> list[str]:
     """Plain names bound by assignment in the scope (comprehension variables belong to the comprehension)."""
     body = scope.body if isinstance(scope.body, list) else [scope.body]
     nodes = list(_walk_scope(body))
-    comprehension_targets = {id(t) for n in nodes if isinstance(n, ast.comprehension) for t in ast.walk(n.target)}
-    names = [n.id for n in nodes if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)
-             and id(n) not in comprehension_targets]
+    comprehension_targets = {
+        id(t) for n in nodes if isinstance(n, ast.comprehension) for t in ast.walk(n.target)
+    }
+    names = [
+        n.id
+        for n in nodes
+        if isinstance(n, ast.Name)
+        and not isinstance(n.ctx, ast.Load)
+        and id(n) not in comprehension_targets
+    ]
     names += [n.name for n in nodes if isinstance(n, ast.ExceptHandler) and n.name]
     return names
 

@@ -83,7 +83,11 @@ def strip_docstrings(tree: ast.Module) -> int:
 
 def _docstring_first(body: list[ast.stmt]) -> bool:
     first = body[0] if body else None
-    return isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str)
+    return (
+        isinstance(first, ast.Expr)
+        and isinstance(first.value, ast.Constant)
+        and isinstance(first.value.value, str)
+    )
 
 
 def _reads_docstrings(tree: ast.Module) -> bool:
@@ -100,7 +104,9 @@ def _reads_docstrings(tree: ast.Module) -> bool:
 
 
 def _imports_doctest(node: ast.Import | ast.ImportFrom) -> bool:
-    modules = [node.module or ""] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names]
+    modules = (
+        [node.module or ""] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names]
+    )
     return any(m.split(".")[0] == "doctest" for m in modules)
 
 
@@ -118,8 +124,9 @@ def reorder_imports(tree: ast.Module) -> bool:
     end = start
     while end < len(tree.body) and isinstance(tree.body[end], ast.Import | ast.ImportFrom):
         end += 1
-    block: list[ast.Import | ast.ImportFrom] = [n for n in tree.body[start:end]
-                                                if isinstance(n, (ast.Import, ast.ImportFrom))]
+    block: list[ast.Import | ast.ImportFrom] = [
+        n for n in tree.body[start:end] if isinstance(n, (ast.Import, ast.ImportFrom))
+    ]
     if not block or _rebinds(block):
         return False
     before = [ast.dump(node) for node in block]

@@ -45,7 +45,8 @@ def _probe(url: str, timeout_s: float) -> tuple[int | None, str]:
         context = ssl.create_default_context()
         context.check_hostname, context.verify_mode = False, ssl.CERT_NONE  # local dev certs
         conn: http.client.HTTPConnection = http.client.HTTPSConnection(
-            parts.hostname or "", parts.port, timeout=timeout_s, context=context)
+            parts.hostname or "", parts.port, timeout=timeout_s, context=context
+        )
     else:
         conn = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=timeout_s)
     try:
@@ -57,7 +58,9 @@ def _probe(url: str, timeout_s: float) -> tuple[int | None, str]:
         conn.close()
 
 
-async def wait_for_url(url: str, timeout_s: float, proc: BackgroundProcess | None = None) -> ReadyResult:
+async def wait_for_url(
+    url: str, timeout_s: float, proc: BackgroundProcess | None = None
+) -> ReadyResult:
     """Poll a URL until any HTTP response arrives, the process exits, or time runs out.
 
     Args:
@@ -77,10 +80,13 @@ async def wait_for_url(url: str, timeout_s: float, proc: BackgroundProcess | Non
         while True:
             if proc is not None and (why := proc.not_running_reason()):
                 return ReadyResult(False, _since(began), why)
-            if status is not None:  # only now: an answer from a stale server while ours died is no answer
+            if (
+                status is not None
+            ):  # only now: an answer from a stale server while ours died is no answer
                 return ReadyResult(True, _since(began), None, status)
             status, last = await anyio.to_thread.run_sync(
-                _probe, url, min(_PROBE_TIMEOUT_S, timeout_s), abandon_on_cancel=True)
+                _probe, url, min(_PROBE_TIMEOUT_S, timeout_s), abandon_on_cancel=True
+            )
             if status is None:
                 await anyio.sleep(_READY_POLL_S)
     reason = f"no HTTP answer from {url} within {timeout_s:g} s (last error: {last})"

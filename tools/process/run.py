@@ -27,8 +27,15 @@ from pathlib import Path
 import anyio
 from anyio.abc import Process
 
-__all__ = ["COOKIE", "BackgroundProcess", "ProcessResult", "background_process", "command_line", "run_process",
-           "tagged_pids"]
+__all__ = [
+    "COOKIE",
+    "BackgroundProcess",
+    "ProcessResult",
+    "background_process",
+    "command_line",
+    "run_process",
+    "tagged_pids",
+]
 
 COOKIE = "REFEREE_RUN_ID"
 _POLL_S = 0.02
@@ -77,8 +84,11 @@ def child_env(env: Mapping[str, str] | None, run_id: str) -> dict[str, str]:
 def tagged_pids(run_id: str) -> list[int]:
     """Live processes whose environment carries ``run_id`` in the cookie (zombies have none)."""
     prefix, wanted = f"{COOKIE}=".encode(), run_id.encode()
-    return [int(entry.name) for entry in os.scandir("/proc")
-            if entry.name.isdigit() and _carries(f"/proc/{entry.name}/environ", prefix, wanted)]
+    return [
+        int(entry.name)
+        for entry in os.scandir("/proc")
+        if entry.name.isdigit() and _carries(f"/proc/{entry.name}/environ", prefix, wanted)
+    ]
 
 
 def _carries(environ_path: str, prefix: bytes, wanted: bytes) -> bool:
@@ -87,8 +97,10 @@ def _carries(environ_path: str, prefix: bytes, wanted: bytes) -> bool:
             data = handle.read()
     except OSError:  # gone meanwhile, or another user's process
         return False
-    return any(var.startswith(prefix) and wanted in var[len(prefix):].split(b":")
-               for var in data.split(b"\0"))
+    return any(
+        var.startswith(prefix) and wanted in var[len(prefix) :].split(b":")
+        for var in data.split(b"\0")
+    )
 
 
 def _effective_argv(argv: Sequence[str], shell: bool) -> tuple[str, ...]:
@@ -112,7 +124,10 @@ def _start_problem(exc: OSError, program: str, cwd: Path) -> str:
     if isinstance(exc, NotADirectoryError) or exc.filename == os.fspath(cwd):
         return f"working directory '{cwd}' is not usable: {exc.strerror}"
     if isinstance(exc, FileNotFoundError):
-        return f"runner '{program}' not found (not on PATH, no such file, or its interpreter is missing)"
+        return (
+            f"runner '{program}' not found (not on PATH, no such file, or its interpreter is"
+            " missing)"
+        )
     if isinstance(exc, PermissionError):
         return f"runner '{program}' cannot be executed: permission denied"
     return f"runner '{program}' could not start: {exc.strerror or exc}"
@@ -132,7 +147,12 @@ async def _launch(
             return problem
         try:
             return await anyio.open_process(
-                argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr,
+                argv,
+                cwd=cwd,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=stdout,
+                stderr=stderr,
                 start_new_session=True,
             )
         except OSError as exc:
@@ -171,8 +191,14 @@ def _utc_now() -> str:
     return datetime.now(UTC).isoformat()
 
 
-async def _start(argv: Sequence[str], cwd: Path, env: Mapping[str, str] | None, shell: bool,
-                 stdout_path: Path, stderr_path: Path) -> tuple[tuple[str, ...], str, Process | str]:
+async def _start(
+    argv: Sequence[str],
+    cwd: Path,
+    env: Mapping[str, str] | None,
+    shell: bool,
+    stdout_path: Path,
+    stderr_path: Path,
+) -> tuple[tuple[str, ...], str, Process | str]:
     run_id = uuid.uuid4().hex
     command = _effective_argv(argv, shell)
     with anyio.CancelScope(shield=True):  # starting is quick; once started, it must be stopped
@@ -211,8 +237,18 @@ async def run_process(
     started_at, began = _utc_now(), time.monotonic()
     command, run_id, launched = await _start(argv, cwd, env, shell, stdout_path, stderr_path)
     if isinstance(launched, str):
-        return ProcessResult(command, cwd, None, False, 0.0, started_at, stdout_path, stderr_path,
-                             error=launched, run_id=run_id)
+        return ProcessResult(
+            command,
+            cwd,
+            None,
+            False,
+            0.0,
+            started_at,
+            stdout_path,
+            stderr_path,
+            error=launched,
+            run_id=run_id,
+        )
     timed_out = False
     try:
         with anyio.move_on_after(timeout_s) as scope:
@@ -220,8 +256,18 @@ async def run_process(
         timed_out = scope.cancelled_caught
     finally:
         strays = await _stop(launched, run_id, grace_s)
-    return ProcessResult(command, cwd, launched.returncode, timed_out, _since(began), started_at, stdout_path,
-                         stderr_path, run_id=run_id, stray_processes=strays)
+    return ProcessResult(
+        command,
+        cwd,
+        launched.returncode,
+        timed_out,
+        _since(began),
+        started_at,
+        stdout_path,
+        stderr_path,
+        run_id=run_id,
+        stray_processes=strays,
+    )
 
 
 @dataclass(eq=False)
@@ -292,9 +338,15 @@ async def background_process(
         The process; when it could not start, ``error`` says why and ``running`` is False.
     """
     command, run_id, launched = await _start(argv, cwd, env, shell, stdout_path, stderr_path)
-    proc = BackgroundProcess(command, cwd, stdout_path, stderr_path, run_id,
-                             error=launched if isinstance(launched, str) else None,
-                             _process=None if isinstance(launched, str) else launched)
+    proc = BackgroundProcess(
+        command,
+        cwd,
+        stdout_path,
+        stderr_path,
+        run_id,
+        error=launched if isinstance(launched, str) else None,
+        _process=None if isinstance(launched, str) else launched,
+    )
     try:
         yield proc
     finally:

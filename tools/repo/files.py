@@ -22,14 +22,18 @@ def changed_files(repo: Path, base: str | None, ref: str | None = None) -> list[
     if ref is not None:
         out = git(repo, "diff", "--name-only", "-z", "--diff-filter=ACMRD", base, ref)
         return sorted(set(filter(None, out.split("\0"))))
-    tracked = git(repo, "diff", "--name-only", "-z", "--diff-filter=ACMRD", base, "--", ".", _EXCLUDE)
+    tracked = git(
+        repo, "diff", "--name-only", "-z", "--diff-filter=ACMRD", base, "--", ".", _EXCLUDE
+    )
     untracked = git(repo, "ls-files", "-z", "--others", "--exclude-standard", "--", ".", _EXCLUDE)
     return sorted(set(filter(None, tracked.split("\0") + untracked.split("\0"))))
 
 
 def list_files(repo: Path) -> list[str]:
     """Tracked plus untracked-but-not-ignored files, `.referee/` excluded."""
-    out = git(repo, "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", ".", _EXCLUDE)
+    out = git(
+        repo, "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", ".", _EXCLUDE
+    )
     return sorted({p for p in out.split("\0") if p and (repo / p).exists()})
 
 
@@ -39,4 +43,3 @@ def file_at(repo: Path, commit: str, path: str) -> str | None:
         return git(repo, "cat-file", "blob", f"{commit}:{path}")
     except GitError:
         return None
-

@@ -57,9 +57,20 @@ def safe_options(repo: Path | None = None) -> list[str]:
 def _filter_overrides(repo: Path) -> list[str]:
     # A driver named in .gitattributes runs only when .git/config defines it; redefining every
     # configured driver as a pass-through (`cat`) keeps content byte for byte as it is on disk.
-    return [item for name in _filter_drivers(_config_file(repo)) for item in (
-        "-c", f"filter.{name}.clean=cat", "-c", f"filter.{name}.smudge=cat",
-        "-c", f"filter.{name}.process=", "-c", f"filter.{name}.required=false")]
+    return [
+        item
+        for name in _filter_drivers(_config_file(repo))
+        for item in (
+            "-c",
+            f"filter.{name}.clean=cat",
+            "-c",
+            f"filter.{name}.smudge=cat",
+            "-c",
+            f"filter.{name}.process=",
+            "-c",
+            f"filter.{name}.required=false",
+        )
+    ]
 
 
 def _config_file(repo: Path) -> tuple[str, float]:
@@ -72,10 +83,21 @@ def _config_file(repo: Path) -> tuple[str, float]:
 
 @lru_cache(maxsize=64)
 def _filter_drivers(config: tuple[str, float]) -> tuple[str, ...]:
-    done = _run(["git", "config", "--file", config[0], "--name-only", "--get-regexp", r"^filter\."],
-                Path("/"), None, 10.0)
-    names = {line.split(".", 1)[1].rsplit(".", 1)[0] for line in done.stdout.decode("utf-8", "replace").splitlines()
-             if line.count(".") >= 2} if done.returncode == 0 else set()
+    done = _run(
+        ["git", "config", "--file", config[0], "--name-only", "--get-regexp", r"^filter\."],
+        Path("/"),
+        None,
+        10.0,
+    )
+    names = (
+        {
+            line.split(".", 1)[1].rsplit(".", 1)[0]
+            for line in done.stdout.decode("utf-8", "replace").splitlines()
+            if line.count(".") >= 2
+        }
+        if done.returncode == 0
+        else set()
+    )
     return tuple(sorted(names))
 
 
@@ -95,20 +117,37 @@ def _environment(extra: Mapping[str, str] | None) -> dict[str, str]:
     return {**env, **_SAFE_ENV, **(extra or {})}
 
 
-def _run(argv: Sequence[str], cwd: Path, input_data: bytes | None, timeout_s: float,
-         env: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
+def _run(
+    argv: Sequence[str],
+    cwd: Path,
+    input_data: bytes | None,
+    timeout_s: float,
+    env: Mapping[str, str] | None = None,
+) -> subprocess.CompletedProcess[bytes]:
     try:
-        return subprocess.run(list(argv), cwd=cwd, env=_environment(env), input=input_data,
-                              stdin=None if input_data is not None else subprocess.DEVNULL,
-                              capture_output=True, timeout=timeout_s, check=False)
+        return subprocess.run(
+            list(argv),
+            cwd=cwd,
+            env=_environment(env),
+            input=input_data,
+            stdin=None if input_data is not None else subprocess.DEVNULL,
+            capture_output=True,
+            timeout=timeout_s,
+            check=False,
+        )
     except subprocess.TimeoutExpired as exc:
         raise GitError(f"{' '.join(argv[:6])}: timed out after {timeout_s:g} s") from exc
     except OSError as exc:
         raise GitError(f"git cannot run: {exc.strerror or exc}") from exc
 
 
-def git_bytes(repo: Path, *args: str, env: Mapping[str, str] | None = None, input_data: bytes | None = None,
-              timeout_s: float = GIT_TIMEOUT_S) -> bytes:
+def git_bytes(
+    repo: Path,
+    *args: str,
+    env: Mapping[str, str] | None = None,
+    input_data: bytes | None = None,
+    timeout_s: float = GIT_TIMEOUT_S,
+) -> bytes:
     """Run one git command in `repo` and return its stdout.
 
     Args:
@@ -132,20 +171,31 @@ def git_bytes(repo: Path, *args: str, env: Mapping[str, str] | None = None, inpu
     return done.stdout
 
 
-def git(repo: Path, *args: str, env: Mapping[str, str] | None = None, timeout_s: float = GIT_TIMEOUT_S) -> str:
+def git(
+    repo: Path, *args: str, env: Mapping[str, str] | None = None, timeout_s: float = GIT_TIMEOUT_S
+) -> str:
     """Run one git command in `repo` and return its stdout as text (see `git_bytes`)."""
     return git_bytes(repo, *args, env=env, timeout_s=timeout_s).decode("utf-8", "surrogateescape")
 
 
-def git_many(repo: Path, *commands: Sequence[str], timeout_s: float = GIT_TIMEOUT_S) -> list[bytes | None]:
+def git_many(
+    repo: Path, *commands: Sequence[str], timeout_s: float = GIT_TIMEOUT_S
+) -> list[bytes | None]:
     """Run read-only git commands side by side; each stdout, or None where the command failed."""
     options = safe_options(repo)
     procs: list[subprocess.Popen[bytes] | None] = []
     for args in commands:
         try:
-            procs.append(subprocess.Popen(["git", *options, *args], cwd=repo, env=_environment(None),
-                                          stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                          stderr=subprocess.DEVNULL))
+            procs.append(
+                subprocess.Popen(
+                    ["git", *options, *args],
+                    cwd=repo,
+                    env=_environment(None),
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.DEVNULL,
+                )
+            )
         except OSError:
             procs.append(None)
     return [_collect(proc, timeout_s) for proc in procs]

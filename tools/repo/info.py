@@ -10,7 +10,14 @@ import git as gitpython
 from referee.tools.errors import InvalidInput, Problem
 from referee.tools.repo.git import GitError, git
 
-__all__ = ["RepoInfo", "describe_repo", "head_commit", "is_git_repo", "repository_root", "resolve_commit"]
+__all__ = [
+    "RepoInfo",
+    "describe_repo",
+    "head_commit",
+    "is_git_repo",
+    "repository_root",
+    "resolve_commit",
+]
 
 
 @dataclass(frozen=True)
@@ -28,7 +35,9 @@ def describe_repo(path: Path, pointer: str = "/repo") -> RepoInfo:
     """
     resolved = path.expanduser().resolve()
     if not resolved.is_dir():
-        raise InvalidInput([Problem(path=pointer, code="not_a_directory", message=f"{path} is not a directory")])
+        raise InvalidInput(
+            [Problem(path=pointer, code="not_a_directory", message=f"{path} is not a directory")]
+        )
     root = repository_root(resolved)
     if root is None:
         return RepoInfo(root=resolved, is_git=False, head=None)
@@ -68,6 +77,10 @@ def head_commit(repo: Path) -> str | None:
 def resolve_commit(repo: Path, ref: str, at: str = "/ref") -> str:
     """The full SHA of a ref, or InvalidInput naming the ref."""
     try:
-        return git(repo, "rev-parse", "--verify", "-q", "--end-of-options", f"{ref}^{{commit}}").strip()
+        return git(
+            repo, "rev-parse", "--verify", "-q", "--end-of-options", f"{ref}^{{commit}}"
+        ).strip()
     except GitError:
-        raise InvalidInput([Problem(path=at, code="unknown_ref", message=f"{ref!r} is not a commit in {repo}")]) from None
+        raise InvalidInput(
+            [Problem(path=at, code="unknown_ref", message=f"{ref!r} is not a commit in {repo}")]
+        ) from None

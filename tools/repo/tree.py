@@ -10,7 +10,13 @@ from pathlib import Path
 from referee.tools.repo.git import git
 from referee.tools.repo.info import head_commit, is_git_repo
 
-__all__ = ["STORE_DIR", "commit_tree_hash", "diff_tree_paths", "directory_hash", "working_tree_hash"]
+__all__ = [
+    "STORE_DIR",
+    "commit_tree_hash",
+    "diff_tree_paths",
+    "directory_hash",
+    "working_tree_hash",
+]
 
 STORE_DIR = ".referee"
 
@@ -44,7 +50,9 @@ def commit_tree_hash(repo: Path, commit: str) -> str:
 def directory_hash(root: Path) -> str:
     """A content hash of a folder outside git (files sorted by path)."""
     digest = hashlib.sha1()
-    for path in sorted(p for p in root.rglob("*") if p.is_file() and STORE_DIR not in p.relative_to(root).parts):
+    for path in sorted(
+        p for p in root.rglob("*") if p.is_file() and STORE_DIR not in p.relative_to(root).parts
+    ):
         digest.update(path.relative_to(root).as_posix().encode("utf-8") + b"\0")
         digest.update(hashlib.sha1(path.read_bytes()).digest())
     return "dir:" + digest.hexdigest()
@@ -56,5 +64,3 @@ def diff_tree_paths(repo: Path, before: str, after: str) -> list[str]:
         return [] if before == after else ["(outside git: content changed)"]
     out = git(repo, "diff-tree", "-r", "--name-only", "-z", before, after)
     return sorted(filter(None, out.split("\0")))
-
-

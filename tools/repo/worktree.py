@@ -33,5 +33,3 @@ def remove_worktree(repo: Path, worktree: Worktree) -> None:
     except GitError:
         shutil.rmtree(worktree.path, ignore_errors=True)
         git(repo, "worktree", "prune")
-
-

@@ -4,12 +4,27 @@
 `render_markdown` and `render_html` lay them out (the HTML page is self-contained).
 """
 
-from referee.tools.report.data import CalibrationEntry, ReportData, ScorecardEntry, build_report, contract_report, run_report
+from referee.tools.report.data import (
+    CalibrationEntry,
+    ReportData,
+    ScorecardEntry,
+    build_report,
+    contract_report,
+    run_report,
+)
 from referee.tools.report.html import render_html
 from referee.tools.report.markdown import render_markdown
 from referee.tools.report.view import ReportView, analyse
 
 __all__ = [
-    "CalibrationEntry", "ReportData", "ReportView", "ScorecardEntry", "analyse", "build_report", "contract_report",
-    "render_html", "render_markdown", "run_report",
+    "CalibrationEntry",
+    "ReportData",
+    "ReportView",
+    "ScorecardEntry",
+    "analyse",
+    "build_report",
+    "contract_report",
+    "render_html",
+    "render_markdown",
+    "run_report",
 ]

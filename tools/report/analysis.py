@@ -17,12 +17,20 @@ from pydantic import Field
 from referee.tools.models.common import Model
 from referee.tools.models.evaluation import DimensionResult, Evaluation
 from referee.tools.perturbation.copy import GamingBand, gaming_indicator
-from referee.tools.rubrics import level_key
 from referee.tools.report.data import ReportData
 from referee.tools.report.select import (
-    active, card_normalized, clip, evaluators, evidence_tools, latest_cards, latest_iteration, latest_run, mean,
+    active,
+    card_normalized,
+    clip,
+    evaluators,
+    evidence_tools,
+    latest_cards,
+    latest_iteration,
+    latest_run,
+    mean,
     scale_max,
 )
+from referee.tools.rubrics import level_key
 
 FEASIBILITY = {"static": 0.9, "tests": 0.8, "judgment": 0.6}
 _BAND_ORDER: dict[str, int] = {"clean": 0, "suspect": 1, "gaming": 2}
@@ -47,7 +55,9 @@ class Summary(Model):
     decision: str | None = None
     decision_iteration: int | None = None
     reason: str = ""
-    verdicts: dict[str, str] = Field(default_factory=dict, description="Each evaluator's latest verdict")
+    verdicts: dict[str, str] = Field(
+        default_factory=dict, description="Each evaluator's latest verdict"
+    )
     weighted: float | None = None
     normalized: float | None = None
     score_source: str = ""
@@ -113,15 +123,29 @@ class AlertRow(Model):
 def summary(data: ReportData, gaming_rows: list[GamingRow]) -> Summary:
     """The headline: decision, iteration, scores, PROJECT_HEALTH and the gaming check."""
     weighted, normalized, source = _scores(data)
-    rubric = f"{data.rubric.name} {data.rubric.version}" if data.rubric else data.contract.rubric_ref
+    rubric = (
+        f"{data.rubric.name} {data.rubric.version}" if data.rubric else data.contract.rubric_ref
+    )
     agg = data.aggregate
     return Summary(
-        kind=data.kind, subject=data.subject, contract_id=data.contract.id, goal=data.contract.goal, rubric=rubric,
-        iteration=latest_iteration(data), max_iterations=data.contract.max_iterations,
-        decision=agg.decision if agg else None, decision_iteration=agg.iteration if agg else None,
-        reason=agg.reason if agg else "", verdicts={e: f"{c.verdict or '—'} (iteration {c.iteration})"
-                                                   for e, c in latest_cards(data).items()},
-        weighted=weighted, normalized=normalized, score_source=source, health=_health(data),
+        kind=data.kind,
+        subject=data.subject,
+        contract_id=data.contract.id,
+        goal=data.contract.goal,
+        rubric=rubric,
+        iteration=latest_iteration(data),
+        max_iterations=data.contract.max_iterations,
+        decision=agg.decision if agg else None,
+        decision_iteration=agg.iteration if agg else None,
+        reason=agg.reason if agg else "",
+        verdicts={
+            e: f"{c.verdict or '—'} (iteration {c.iteration})"
+            for e, c in latest_cards(data).items()
+        },
+        weighted=weighted,
+        normalized=normalized,
+        score_source=source,
+        health=_health(data),
         gaming=_worst_band(gaming_rows),
     )
 
@@ -141,7 +165,11 @@ def _card_scores(data: ReportData) -> tuple[float | None, float | None, str] | N
     normals = [n for c in cards if (n := card_normalized(c)) is not None]
     # Weighted scores on different scales (0–3 and tenpoint cards) have no meaningful mean.
     same_scale = len({c.scale_max for c in cards}) == 1
-    weighted = mean([c.weighted_score for c in cards if c.weighted_score is not None]) if same_scale else None
+    weighted = (
+        mean([c.weighted_score for c in cards if c.weighted_score is not None])
+        if same_scale
+        else None
+    )
     return weighted, mean(normals), f"mean of {len(cards)} scorecard(s) of iteration {iteration}"
 
 
@@ -149,7 +177,11 @@ def _run_scores(data: ReportData) -> tuple[float | None, float | None, str]:
     run = next((r for r in reversed(data.runs) if r.weighted_score is not None), None)
     if run is None or run.weighted_score is None:
         return None, None, "no score yet"
-    return run.weighted_score, round(run.weighted_score / scale_max(data) * 100, 2), f"referee run {run.run_id}"
+    return (
+        run.weighted_score,
+        round(run.weighted_score / scale_max(data) * 100, 2),
+        f"referee run {run.run_id}",
+    )
 
 
 def _health(data: ReportData) -> HealthSummary | None:
@@ -157,8 +189,12 @@ def _health(data: ReportData) -> HealthSummary | None:
     if run is None or run.project_health is None:
         return None
     health = run.project_health
-    return HealthSummary(run_id=run.run_id, composite=health.composite, band=health.band,
-                         dimensions={k: d.score for k, d in health.dimensions.items()})
+    return HealthSummary(
+        run_id=run.run_id,
+        composite=health.composite,
+        band=health.band,
+        dimensions={k: d.score for k, d in health.dimensions.items()},
+    )
 
 
 def _worst_band(rows: list[GamingRow]) -> str:
@@ -177,14 +213,22 @@ def dimensions(data: ReportData) -> list[DimensionRow]:
         derived = run.dimensions.get(key) if run else None
         spec = data.rubric.dimension(key) if data.rubric else None
         texts = [c.dimension_text(key, "evidence") for c in cards.values()]
-        rows.append(DimensionRow(
-            key=key, name=spec.name if spec else key, weight=spec.weight if spec else None,
-            scores={e: cards[e].dimensions.get(key) if e in cards else None for e in evaluators(data)},
-            referee=derived.score if derived else None, source=derived.source if derived else "judgment",
-            confidence=derived.confidence if derived and derived.score is not None else None,
-            finding=clip(next((t for t in texts if t), derived.evidence if derived else "")),
-            evidence_ids=_dimension_ids(key, derived, data),
-        ))
+        rows.append(
+            DimensionRow(
+                key=key,
+                name=spec.name if spec else key,
+                weight=spec.weight if spec else None,
+                scores={
+                    e: cards[e].dimensions.get(key) if e in cards else None
+                    for e in evaluators(data)
+                },
+                referee=derived.score if derived else None,
+                source=derived.source if derived else "judgment",
+                confidence=derived.confidence if derived and derived.score is not None else None,
+                finding=clip(next((t for t in texts if t), derived.evidence if derived else "")),
+                evidence_ids=_dimension_ids(key, derived, data),
+            )
+        )
     return rows
 
 
@@ -213,17 +257,31 @@ def priorities(data: ReportData, rows: list[DimensionRow]) -> list[PriorityRow]:
             continue
         kind = fix_kind(run.dimensions.get(row.key) if run else None, run, top)
         feasibility = FEASIBILITY[kind]
-        found.append(PriorityRow(
-            key=row.key, name=row.name, score=score, max=top, weight=row.weight, feasibility=feasibility,
-            fix_kind=kind, priority=round((1 - score / top) * row.weight * feasibility, 4),
-            recommendation=_recommendation(data, row, kind, run, score), evidence=_evidence(row),
-        ))
+        found.append(
+            PriorityRow(
+                key=row.key,
+                name=row.name,
+                score=score,
+                max=top,
+                weight=row.weight,
+                feasibility=feasibility,
+                fix_kind=kind,
+                priority=round((1 - score / top) * row.weight * feasibility, 4),
+                recommendation=_recommendation(data, row, kind, run, score),
+                evidence=_evidence(row),
+            )
+        )
     return sorted(found, key=lambda p: (-p.priority, p.key))
 
 
 def fix_kind(derived: DimensionResult | None, run: Evaluation | None, top: float) -> str:
     """static, tests or judgment: what lowered the dimension in referee's own evidence."""
-    if derived is None or derived.source != "deterministic" or derived.score is None or derived.score >= top:
+    if (
+        derived is None
+        or derived.source != "deterministic"
+        or derived.score is None
+        or derived.score >= top
+    ):
         return "judgment"
     tools = {evidence_tools(run).get(i) for i in derived.evidence_ids}
     if "static" in tools:
@@ -231,12 +289,20 @@ def fix_kind(derived: DimensionResult | None, run: Evaluation | None, top: float
     return "tests" if tools & _FAILING_TOOLS else "judgment"
 
 
-def _recommendation(data: ReportData, row: DimensionRow, kind: str, run: Evaluation | None, score: float) -> str:
+def _recommendation(
+    data: ReportData, row: DimensionRow, kind: str, run: Evaluation | None, score: float
+) -> str:
     cards = sorted(latest_cards(data).values(), key=lambda c: c.dimensions.get(row.key, 99))
     advice = next((t for c in cards if (t := c.dimension_text(row.key, "recommendation"))), "")
     if not advice and run is not None and kind != "judgment":
         ids = set(row.evidence_ids)
-        advice = next((i.suggestion for i in run.issues if i.suggestion and ids & set(i.evidence_ids)), None) or ""
+        advice = (
+            next(
+                (i.suggestion for i in run.issues if i.suggestion and ids & set(i.evidence_ids)),
+                None,
+            )
+            or ""
+        )
     return clip(advice or _next_level(data, row.key, score))
 
 
@@ -263,15 +329,25 @@ def gaming(data: ReportData) -> list[GamingRow]:
         if original is None or original.weighted_score is None or card.weighted_score is None:
             continue
         check = gaming_indicator(original.weighted_score, card.weighted_score)
-        rows.append(GamingRow(evaluator=card.evaluator, iteration=card.iteration, **check.model_dump()))
+        rows.append(
+            GamingRow(evaluator=card.evaluator, iteration=card.iteration, **check.model_dump())
+        )
     return sorted(rows, key=lambda r: (r.iteration, r.evaluator))
 
 
 def perturbations(data: ReportData) -> list[PerturbationRow]:
     """The perturbed copies referee offered (depth deep)."""
-    return [PerturbationRow(run_id=r.run_id, path=r.perturbation.path, files=len(r.perturbation.files),
-                            transforms=r.perturbation.transforms, semantics_kept=r.perturbation.semantics_kept)
-            for r in data.runs if r.perturbation is not None]
+    return [
+        PerturbationRow(
+            run_id=r.run_id,
+            path=r.perturbation.path,
+            files=len(r.perturbation.files),
+            transforms=r.perturbation.transforms,
+            semantics_kept=r.perturbation.semantics_kept,
+        )
+        for r in data.runs
+        if r.perturbation is not None
+    ]
 
 
 def alerts(data: ReportData) -> list[AlertRow]:
@@ -281,6 +357,11 @@ def alerts(data: ReportData) -> list[AlertRow]:
         return []
     rows = [AlertRow(kind=a.kind, dimension=a.dimension, message=a.message) for a in agg.alerts]
     if not agg.comparable and not any(a.kind == "not_comparable" for a in agg.alerts):
-        rows.append(AlertRow(kind="not_comparable", dimension=None,
-                             message="scores of different rubric, prompt or model versions are not compared"))
+        rows.append(
+            AlertRow(
+                kind="not_comparable",
+                dimension=None,
+                message="scores of different rubric, prompt or model versions are not compared",
+            )
+        )
     return rows

@@ -17,7 +17,14 @@ from referee.tools.models.contract import Contract
 from referee.tools.models.evaluation import Evaluation
 from referee.tools.models.rubric import Rubric
 from referee.tools.rubrics import RubricSet
-from referee.tools.store import Store, StoredScorecard, load_contract, load_run, runs_for, scorecards_for
+from referee.tools.store import (
+    Store,
+    StoredScorecard,
+    load_contract,
+    load_run,
+    runs_for,
+    scorecards_for,
+)
 
 Rubrics = RubricSet | Callable[[Path], RubricSet]
 
@@ -64,10 +71,14 @@ class ReportData(Model):
     contract: Contract
     rubric: Rubric | None = None
     runs: list[Evaluation] = Field(default_factory=list, description="Oldest first")
-    scorecards: list[ScorecardEntry] = Field(default_factory=list, description="History, every variant, oldest first")
+    scorecards: list[ScorecardEntry] = Field(
+        default_factory=list, description="History, every variant, oldest first"
+    )
     aggregate: AggregateResult | None = None
     calibration: list[CalibrationEntry] = Field(default_factory=list)
-    agreement: CalibrationReport | None = Field(default=None, description="Agreement with humans per prompt version")
+    agreement: CalibrationReport | None = Field(
+        default=None, description="Agreement with humans per prompt version"
+    )
     warnings: list[str] = Field(default_factory=list)
 
 
@@ -87,13 +98,22 @@ def contract_report(store: Store, contract_id: str, *, rubrics: Rubrics) -> Repo
     """
     contract = load_contract(store, contract_id, path="/report_id")
     rubric = _rubric(contract, rubrics)
-    cards = [_entry(s, rubric) for s in scorecards_for(store, contract.id, history=True, variant=None)]
+    cards = [
+        _entry(s, rubric) for s in scorecards_for(store, contract.id, history=True, variant=None)
+    ]
     aggregate, warnings = _latest_aggregate(store, contract.id, None)
-    return ReportData(kind="contract", subject=contract.id, contract=contract, rubric=rubric,
-                      runs=[r.evaluation for r in runs_for(store, contract.id)], scorecards=cards,
-                      aggregate=aggregate, calibration=_calibration(store, [c.id for c in cards]),
-                      agreement=calibration_report(store, contract.id),
-                      warnings=warnings + _rubric_warning(contract, rubric))
+    return ReportData(
+        kind="contract",
+        subject=contract.id,
+        contract=contract,
+        rubric=rubric,
+        runs=[r.evaluation for r in runs_for(store, contract.id)],
+        scorecards=cards,
+        aggregate=aggregate,
+        calibration=_calibration(store, [c.id for c in cards]),
+        agreement=calibration_report(store, contract.id),
+        warnings=warnings + _rubric_warning(contract, rubric),
+    )
 
 
 def run_report(store: Store, run_id: str, *, rubrics: Rubrics) -> ReportData:
@@ -119,9 +139,17 @@ def run_report(store: Store, run_id: str, *, rubrics: Rubrics) -> ReportData:
     stored = scorecards_for(store, contract.id, evaluation.iteration, history=True, variant=None)
     cards = [_entry(s, rubric) for s in stored if _grounded(s, evaluation)]
     aggregate, warnings = _latest_aggregate(store, contract.id, evaluation.iteration)
-    return ReportData(kind="run", subject=run_id, contract=contract, rubric=rubric, runs=[evaluation],
-                      scorecards=cards, aggregate=aggregate, calibration=_calibration(store, [c.id for c in cards]),
-                      warnings=warnings + _rubric_warning(contract, rubric))
+    return ReportData(
+        kind="run",
+        subject=run_id,
+        contract=contract,
+        rubric=rubric,
+        runs=[evaluation],
+        scorecards=cards,
+        aggregate=aggregate,
+        calibration=_calibration(store, [c.id for c in cards]),
+        warnings=warnings + _rubric_warning(contract, rubric),
+    )
 
 
 def build_report(store: Store, report_id: str, *, rubrics: Rubrics) -> ReportData:
@@ -134,8 +162,12 @@ def build_report(store: Store, report_id: str, *, rubrics: Rubrics) -> ReportDat
         return contract_report(store, report_id, rubrics=rubrics)
     if report_id.startswith("R"):
         return run_report(store, report_id, rubrics=rubrics)
-    raise NotFound("report", report_id, path="/report_id",
-                   hint="a report id is a contract id (SC-…) or a run id (R…) from evaluate")
+    raise NotFound(
+        "report",
+        report_id,
+        path="/report_id",
+        hint="a report id is a contract id (SC-…) or a run id (R…) from evaluate",
+    )
 
 
 def _rubric(contract: Contract, rubrics: Rubrics) -> Rubric | None:
@@ -146,7 +178,10 @@ def _rubric(contract: Contract, rubrics: Rubrics) -> Rubric | None:
 def _rubric_warning(contract: Contract, rubric: Rubric | None) -> list[str]:
     if rubric is not None:
         return []
-    return [f"rubric {contract.rubric_ref} is not available: dimension weights and priorities are missing"]
+    return [
+        f"rubric {contract.rubric_ref} is not available: dimension weights and priorities are"
+        " missing"
+    ]
 
 
 def _grounded(card: StoredScorecard, evaluation: Evaluation) -> bool:
@@ -158,14 +193,21 @@ def _grounded(card: StoredScorecard, evaluation: Evaluation) -> bool:
 def _entry(card: StoredScorecard, rubric: Rubric | None) -> ScorecardEntry:
     computed = card.computed or {}
     return ScorecardEntry(
-        id=card.id, evaluator=card.evaluator, iteration=card.iteration, format=card.format, variant=card.variant,
-        stored_at=card.stored_at, run_id=card.run_id, active=card.superseded_by is None,
+        id=card.id,
+        evaluator=card.evaluator,
+        iteration=card.iteration,
+        format=card.format,
+        variant=card.variant,
+        stored_at=card.stored_at,
+        run_id=card.run_id,
+        active=card.superseded_by is None,
         verdict=computed.get("verdict") or card.body.get("verdict"),
         weighted_score=_number(computed.get("weighted_score", card.body.get("weighted_score"))),
         normalized=_number(computed.get("normalized")),
         scale_max=_number(computed.get("scale_max")) or (rubric.scale.max if rubric else 3.0),
         dimensions=_dimension_scores(computed, card.body),
-        evaluator_prompt_version=computed.get("evaluator_prompt_version") or card.body.get("evaluator_prompt_version"),
+        evaluator_prompt_version=computed.get("evaluator_prompt_version")
+        or card.body.get("evaluator_prompt_version"),
         body=card.body,
     )
 
@@ -178,12 +220,17 @@ def _dimension_scores(computed: dict[str, Any], body: dict[str, Any]) -> dict[st
     scores = computed.get("dimensions")
     if not isinstance(scores, dict):
         dims = body.get("dimensions")
-        scores = {k: v.get("score") for k, v in dims.items() if isinstance(v, dict)} if isinstance(dims, dict) else {}
+        scores = (
+            {k: v.get("score") for k, v in dims.items() if isinstance(v, dict)}
+            if isinstance(dims, dict)
+            else {}
+        )
     return {k: float(v) for k, v in scores.items() if _number(v) is not None}
 
 
-def _latest_aggregate(store: Store, contract_id: str,
-                      iteration: int | None) -> tuple[AggregateResult | None, list[str]]:
+def _latest_aggregate(
+    store: Store, contract_id: str, iteration: int | None
+) -> tuple[AggregateResult | None, list[str]]:
     sql = "SELECT id, body FROM aggregates WHERE contract_id = ?"
     params: list[object] = [contract_id]
     if iteration is not None:
@@ -202,7 +249,17 @@ def _calibration(store: Store, scorecard_ids: list[int]) -> list[CalibrationEntr
     if not scorecard_ids:
         return []
     marks = ",".join("?" * len(scorecard_ids))
-    sql = f"SELECT scorecard_id, verdict, note, created_at FROM calibration WHERE scorecard_id IN ({marks}) ORDER BY id"
+    sql = (
+        "SELECT scorecard_id, verdict, note, created_at FROM calibration WHERE scorecard_id IN"
+        f" ({marks}) ORDER BY id"
+    )
     rows = store.query(sql, scorecard_ids)
-    return [CalibrationEntry(scorecard_id=r["scorecard_id"], verdict=r["verdict"], note=r["note"] or "",
-                             created_at=r["created_at"]) for r in rows]
+    return [
+        CalibrationEntry(
+            scorecard_id=r["scorecard_id"],
+            verdict=r["verdict"],
+            note=r["note"] or "",
+            created_at=r["created_at"],
+        )
+        for r in rows
+    ]

@@ -9,12 +9,25 @@ from pydantic import Field
 from referee.tools.models.common import SEVERITY_ORDER, Model
 from referee.tools.models.evaluation import Evaluation
 from referee.tools.report.data import ReportData, ScorecardEntry
-from referee.tools.report.select import active, card_normalized, clip, iterations, latest_iteration, mean, runs_at, scale_max
+from referee.tools.report.select import (
+    active,
+    card_normalized,
+    clip,
+    iterations,
+    latest_iteration,
+    mean,
+    runs_at,
+    scale_max,
+)
 
 SPARK = "▁▂▃▄▅▆▇█"
 _RULE = re.compile(r"^\[(?P<rule>[\w-]+)\]\s*")
-_ISSUE_RULES = (("criterion", "criterion"), ("regression", "regression"), ("test tampering", "tampering"),
-                ("running the checks wrote", "tree_changed"))
+_ISSUE_RULES = (
+    ("criterion", "criterion"),
+    ("regression", "regression"),
+    ("test tampering", "tampering"),
+    ("running the checks wrote", "tree_changed"),
+)
 
 
 class FindingRow(Model):
@@ -85,15 +98,35 @@ def findings(data: ReportData) -> list[FindingRow]:
     for row in _run_rows(runs_at(data, iteration)) + _card_rows(active(data, iteration=iteration)):
         key = (row.location, _normal(row.message))
         merged[key] = _merge(merged[key], row) if key in merged else row
-    return sorted(merged.values(), key=lambda r: (SEVERITY_ORDER.get(r.severity, 9), -len(r.sources), r.location))
+    return sorted(
+        merged.values(),
+        key=lambda r: (SEVERITY_ORDER.get(r.severity, 9), -len(r.sources), r.location),
+    )
 
 
 def _run_rows(runs: list[Evaluation]) -> list[FindingRow]:
-    rows = [FindingRow(severity=f.severity, rule=f.rule, location=f.location, message=f.message, sources=["referee"])
-            for run in runs for f in run.findings]
+    rows = [
+        FindingRow(
+            severity=f.severity,
+            rule=f.rule,
+            location=f.location,
+            message=f.message,
+            sources=["referee"],
+        )
+        for run in runs
+        for f in run.findings
+    ]
     for run in runs:
-        rows += [FindingRow(severity=i.severity, rule=_issue_rule(i.description), location=i.location or "",
-                            message=_RULE.sub("", i.description), sources=["referee"]) for i in run.issues]
+        rows += [
+            FindingRow(
+                severity=i.severity,
+                rule=_issue_rule(i.description),
+                location=i.location or "",
+                message=_RULE.sub("", i.description),
+                sources=["referee"],
+            )
+            for i in run.issues
+        ]
     return rows
 
 
@@ -102,9 +135,15 @@ def _card_rows(cards: list[ScorecardEntry]) -> list[FindingRow]:
     for card in cards:
         for issue in card.body.get("issues") or []:
             if isinstance(issue, dict) and issue.get("description"):
-                rows.append(FindingRow(severity=str(issue.get("severity", "LOW")), rule="judgment",
-                                       location=str(issue.get("location") or ""), message=str(issue["description"]),
-                                       sources=[card.evaluator]))
+                rows.append(
+                    FindingRow(
+                        severity=str(issue.get("severity", "LOW")),
+                        rule="judgment",
+                        location=str(issue.get("location") or ""),
+                        message=str(issue["description"]),
+                        sources=[card.evaluator],
+                    )
+                )
     return rows
 
 
@@ -120,19 +159,33 @@ def _normal(message: str) -> str:
 
 
 def _merge(kept: FindingRow, new: FindingRow) -> FindingRow:
-    worse = new if SEVERITY_ORDER.get(new.severity, 9) < SEVERITY_ORDER.get(kept.severity, 9) else kept
+    worse = (
+        new if SEVERITY_ORDER.get(new.severity, 9) < SEVERITY_ORDER.get(kept.severity, 9) else kept
+    )
     rule = kept.rule if kept.rule not in ("issue", "judgment") else new.rule
-    return worse.model_copy(update={"rule": rule, "sources": list(dict.fromkeys(kept.sources + new.sources))})
+    return worse.model_copy(
+        update={"rule": rule, "sources": list(dict.fromkeys(kept.sources + new.sources))}
+    )
 
 
 def criteria(data: ReportData) -> list[CriterionRow]:
     """Every criterion (hold-outs marked) with its status per iteration: referee's check / the evaluator's card."""
     rows = []
     for c in data.contract.all_criteria():
-        cells = {i: f"{_run_status(data, c.id, i)} / {_card_status(data, c.id, c.evaluator, i)}"
-                 for i in iterations(data)}
-        rows.append(CriterionRow(id=c.id, evaluator=c.evaluator, method=c.verification_method, holdout=c.holdout,
-                                 criterion=clip(c.criterion, 120), cells=cells))
+        cells = {
+            i: f"{_run_status(data, c.id, i)} / {_card_status(data, c.id, c.evaluator, i)}"
+            for i in iterations(data)
+        }
+        rows.append(
+            CriterionRow(
+                id=c.id,
+                evaluator=c.evaluator,
+                method=c.verification_method,
+                holdout=c.holdout,
+                criterion=clip(c.criterion, 120),
+                cells=cells,
+            )
+        )
     return rows
 
 
@@ -146,7 +199,11 @@ def _run_status(data: ReportData, criterion_id: str, iteration: int) -> str:
 
 def _card_status(data: ReportData, criterion_id: str, evaluator: str, iteration: int) -> str:
     for card in active(data, iteration=iteration):
-        verdicts = [v for v in card.body.get("criteria") or [] if isinstance(v, dict) and v.get("id") == criterion_id]
+        verdicts = [
+            v
+            for v in card.body.get("criteria") or []
+            if isinstance(v, dict) and v.get("id") == criterion_id
+        ]
         if verdicts and (card.evaluator == evaluator or len(data.contract.evaluators) == 1):
             return "pass" if verdicts[0].get("pass") else "fail"
     return "—"
@@ -158,9 +215,18 @@ def trends(data: ReportData) -> Trends:
     overall = [_overall(data, i) for i in its]
     keys = [d.key for d in data.rubric.dimensions] if data.rubric else []
     dims = [_series(key, [_dimension_mean(data, key, i) for i in its], top) for key in keys]
-    health = [mean([r.project_health.composite for r in runs_at(data, i) if r.project_health]) for i in its]
-    return Trends(iterations=its, overall=_series("normalized score", overall, 100.0), dimensions=dims,
-                  health=_series("PROJECT_HEALTH", health, 1.0) if any(v is not None for v in health) else None)
+    health = [
+        mean([r.project_health.composite for r in runs_at(data, i) if r.project_health])
+        for i in its
+    ]
+    return Trends(
+        iterations=its,
+        overall=_series("normalized score", overall, 100.0),
+        dimensions=dims,
+        health=(
+            _series("PROJECT_HEALTH", health, 1.0) if any(v is not None for v in health) else None
+        ),
+    )
 
 
 def _overall(data: ReportData, iteration: int) -> float | None:
@@ -168,7 +234,13 @@ def _overall(data: ReportData, iteration: int) -> float | None:
     if cards:
         return mean(cards)
     top = scale_max(data)
-    return mean([r.weighted_score / top * 100 for r in runs_at(data, iteration) if r.weighted_score is not None])
+    return mean(
+        [
+            r.weighted_score / top * 100
+            for r in runs_at(data, iteration)
+            if r.weighted_score is not None
+        ]
+    )
 
 
 def _dimension_mean(data: ReportData, key: str, iteration: int) -> float | None:
@@ -197,15 +269,35 @@ def sparkline(values: list[float | None], top: float) -> str:
 
 def evidence(data: ReportData) -> list[EvidenceRow]:
     """Every evidence item of every run in the report, in run order."""
-    return [EvidenceRow(run_id=r.run_id, id=e.id, tool=e.tool, command=clip(e.command, 100), exit_code=e.exit_code,
-                        summary=clip(e.summary, 140)) for r in data.runs for e in r.evidence]
+    return [
+        EvidenceRow(
+            run_id=r.run_id,
+            id=e.id,
+            tool=e.tool,
+            command=clip(e.command, 100),
+            exit_code=e.exit_code,
+            summary=clip(e.summary, 140),
+        )
+        for r in data.runs
+        for e in r.evidence
+    ]
 
 
 def screenshots(data: ReportData, limit: int = 12) -> list[Screenshot]:
     """PNG artifacts of browser evidence, newest runs first, at most `limit`."""
-    found = [Screenshot(run_id=r.run_id, evidence_id=e.id, path=a, caption=f"{r.run_id} {e.id}: {clip(e.summary, 100)}")
-             for r in reversed(data.runs) for e in r.evidence if e.tool == "browser"
-             for a in e.artifacts if a.lower().endswith(".png")]
+    found = [
+        Screenshot(
+            run_id=r.run_id,
+            evidence_id=e.id,
+            path=a,
+            caption=f"{r.run_id} {e.id}: {clip(e.summary, 100)}",
+        )
+        for r in reversed(data.runs)
+        for e in r.evidence
+        if e.tool == "browser"
+        for a in e.artifacts
+        if a.lower().endswith(".png")
+    ]
     return found[:limit]
 
 
@@ -216,10 +308,16 @@ def calibration(data: ReportData) -> list[CalibrationRow]:
     for entry in data.calibration:
         card = cards.get(entry.scorecard_id)
         verdict = card.verdict if card else None
-        rows.append(CalibrationRow(
-            scorecard_id=entry.scorecard_id, evaluator=card.evaluator if card else "?",
-            iteration=card.iteration if card else None, prompt_version=card.evaluator_prompt_version if card else None,
-            card_verdict=verdict, human_verdict=entry.verdict,
-            agrees=None if verdict is None else verdict.upper() == entry.verdict.upper(), note=entry.note,
-        ))
+        rows.append(
+            CalibrationRow(
+                scorecard_id=entry.scorecard_id,
+                evaluator=card.evaluator if card else "?",
+                iteration=card.iteration if card else None,
+                prompt_version=card.evaluator_prompt_version if card else None,
+                card_verdict=verdict,
+                human_verdict=entry.verdict,
+                agrees=None if verdict is None else verdict.upper() == entry.verdict.upper(),
+                note=entry.note,
+            )
+        )
     return rows

@@ -49,8 +49,11 @@ def render_html(data: ReportData) -> str:
     doc = document(analyse(data))
     title = html.escape(doc.title)
     body = "\n".join(_section(s) for s in doc.sections)
-    return (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>{title}</title>\n'
-            f"<style>{_CSS}</style>\n</head>\n<body>\n<h1>{title}</h1>\n{body}\n</body>\n</html>\n")
+    return (
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta'
+        f' charset="utf-8">\n<title>{title}</title>\n'
+        f"<style>{_CSS}</style>\n</head>\n<body>\n<h1>{title}</h1>\n{body}\n</body>\n</html>\n"
+    )
 
 
 def _section(section: Section) -> str:
@@ -72,7 +75,10 @@ def _table(table: Table) -> str:
     if not table.rows:
         return f'<p class="empty">{html.escape(table.empty)}</p>'
     head = "".join(f"<th>{html.escape(h)}</th>" for h in table.headers)
-    rows = "".join("<tr>" + "".join(_cell(h, c) for h, c in zip(table.headers, row)) + "</tr>" for row in table.rows)
+    rows = "".join(
+        "<tr>" + "".join(_cell(h, c) for h, c in zip(table.headers, row)) + "</tr>"
+        for row in table.rows
+    )
     return f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
 
 
@@ -88,7 +94,9 @@ def _figure(figure: Figure) -> str:
     caption = html.escape(figure.caption)
     uri = data_uri(Path(figure.path))
     if uri is None:
-        return f'<p class="empty">screenshot not available: {html.escape(figure.path)} ({caption})</p>'
+        return (
+            f'<p class="empty">screenshot not available: {html.escape(figure.path)} ({caption})</p>'
+        )
     return f'<figure><img src="{uri}" alt="{caption}"><figcaption>{caption}</figcaption></figure>'
 
 

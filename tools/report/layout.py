@@ -57,22 +57,46 @@ def num(value: float | None, digits: int = 2) -> str:
 def document(view: ReportView) -> Document:
     """Lay out every section of the report."""
     s = view.summary
-    title = f"referee report: {s.subject}" if s.kind == "contract" else f"referee report: run {s.subject}"
-    builders = (_summary, _dimensions, _findings, _priorities, _gaming, _alerts, _criteria, _trends, _calibration,
-                _evidence)
+    title = (
+        f"referee report: {s.subject}"
+        if s.kind == "contract"
+        else f"referee report: run {s.subject}"
+    )
+    builders = (
+        _summary,
+        _dimensions,
+        _findings,
+        _priorities,
+        _gaming,
+        _alerts,
+        _criteria,
+        _trends,
+        _calibration,
+        _evidence,
+    )
     return Document(title=title, sections=[build(view) for build in builders])
 
 
 def _summary(view: ReportView) -> Section:
     s = view.summary
-    items = [f"Contract: {s.contract_id}", f"Goal: {s.goal}", f"Rubric: {s.rubric}",
-             f"Iteration: {s.iteration if s.iteration is not None else '—'} of at most {s.max_iterations}",
-             _decision(view),
-             f"Score: weighted {num(s.weighted)}, normalized {num(s.normalized)}/100 ({s.score_source})"]
+    items = [
+        f"Contract: {s.contract_id}",
+        f"Goal: {s.goal}",
+        f"Rubric: {s.rubric}",
+        (
+            f"Iteration: {s.iteration if s.iteration is not None else '—'} of at most"
+            f" {s.max_iterations}"
+        ),
+        _decision(view),
+        f"Score: weighted {num(s.weighted)}, normalized {num(s.normalized)}/100 ({s.score_source})",
+    ]
     items += [f"Verdict of {name}: {verdict}" for name, verdict in s.verdicts.items()]
     if s.health is not None:
         dims = ", ".join(f"{k} {num(v)}" for k, v in s.health.dimensions.items())
-        items.append(f"PROJECT_HEALTH: {num(s.health.composite, 3)} {s.health.band} ({dims}; run {s.health.run_id})")
+        items.append(
+            f"PROJECT_HEALTH: {num(s.health.composite, 3)} {s.health.band} ({dims}; run"
+            f" {s.health.run_id})"
+        )
     items.append(f"Gaming check: {s.gaming}")
     blocks: list[Block] = [Bullets(items)]
     if view.warnings:
@@ -89,47 +113,130 @@ def _decision(view: ReportView) -> str:
 
 def _dimensions(view: ReportView) -> Section:
     names = list(view.dimensions[0].scores) if view.dimensions else []
-    headers = ["Dimension", "Weight", *names, "referee", "Source", "Confidence", "Key finding", "Evidence"]
-    rows = [[d.name, num(d.weight), *(num(v) for v in d.scores.values()), num(d.referee), d.source,
-             num(d.confidence), d.finding, ", ".join(d.evidence_ids[:6])] for d in view.dimensions]
+    headers = [
+        "Dimension",
+        "Weight",
+        *names,
+        "referee",
+        "Source",
+        "Confidence",
+        "Key finding",
+        "Evidence",
+    ]
+    rows = [
+        [
+            d.name,
+            num(d.weight),
+            *(num(v) for v in d.scores.values()),
+            num(d.referee),
+            d.source,
+            num(d.confidence),
+            d.finding,
+            ", ".join(d.evidence_ids[:6]),
+        ]
+        for d in view.dimensions
+    ]
     return Section("Dimension scores", [Table(headers, rows)])
 
 
 def _findings(view: ReportView) -> Section:
-    rows = [[str(i), f.severity, f.rule, f.location or "—", f.message, ", ".join(f.sources)]
-            for i, f in enumerate(view.findings, 1)]
-    return Section("Findings (priority-ranked)",
-                   [Table(["#", "Severity", "Rule", "Location", "Message", "Reported by"], rows)])
+    rows = [
+        [str(i), f.severity, f.rule, f.location or "—", f.message, ", ".join(f.sources)]
+        for i, f in enumerate(view.findings, 1)
+    ]
+    return Section(
+        "Findings (priority-ranked)",
+        [Table(["#", "Severity", "Rule", "Location", "Message", "Reported by"], rows)],
+    )
 
 
 def _priorities(view: ReportView) -> Section:
-    explain = Para("priority = (1 − score / max) × weight × feasibility; feasibility "
-                   f"{FEASIBILITY['static']} when static findings lowered the dimension, {FEASIBILITY['tests']} "
-                   f"when failing checks did, {FEASIBILITY['judgment']} when only judgement did.")
-    rows = [[str(i), p.name, f"{num(p.score)}/{num(p.max)}", num(p.weight), f"{num(p.feasibility)} ({p.fix_kind})",
-             num(p.priority, 4), p.recommendation, p.evidence] for i, p in enumerate(view.priorities, 1)]
-    headers = ["#", "Dimension", "Score", "Weight", "Feasibility", "Priority", "Recommendation", "Evidence"]
-    return Section("Improvement priorities", [explain, Table(headers, rows, empty="every dimension is at the top")])
+    explain = Para(
+        f"priority = (1 − score / max) × weight × feasibility; feasibility {FEASIBILITY['static']}"
+        f" when static findings lowered the dimension, {FEASIBILITY['tests']} when failing checks"
+        f" did, {FEASIBILITY['judgment']} when only judgement did."
+    )
+    rows = [
+        [
+            str(i),
+            p.name,
+            f"{num(p.score)}/{num(p.max)}",
+            num(p.weight),
+            f"{num(p.feasibility)} ({p.fix_kind})",
+            num(p.priority, 4),
+            p.recommendation,
+            p.evidence,
+        ]
+        for i, p in enumerate(view.priorities, 1)
+    ]
+    headers = [
+        "#",
+        "Dimension",
+        "Score",
+        "Weight",
+        "Feasibility",
+        "Priority",
+        "Recommendation",
+        "Evidence",
+    ]
+    return Section(
+        "Improvement priorities",
+        [explain, Table(headers, rows, empty="every dimension is at the top")],
+    )
 
 
 def _gaming(view: ReportView) -> Section:
-    rows = [[g.evaluator, str(g.iteration), num(g.original), num(g.perturbed), num(g.g, 3), g.band,
-             f"−{num(g.penalty * 100)}% → {num(g.adjusted)}" if g.penalty else "none"] for g in view.gaming]
-    copies = [[p.run_id, p.path, str(p.files), ", ".join(p.transforms),
-               {True: "yes", False: "NO", None: "not checked"}[p.semantics_kept]] for p in view.perturbations]
-    return Section("Anti-gaming results", [
-        Para("G = |original − perturbed| / original: below 0.1 clean, 0.1–0.3 suspect, above 0.3 gaming (−20%)."),
-        Table(["Evaluator", "Iteration", "Original", "Perturbed", "G", "Band", "Penalty"], rows,
-              empty="no perturbed re-scoring stored (evaluate at depth deep offers a perturbed copy)"),
-        Table(["Run", "Perturbed copy", "Files", "Transforms", "Tests still pass"], copies,
-              empty="no perturbed copy was made"),
-    ])
+    rows = [
+        [
+            g.evaluator,
+            str(g.iteration),
+            num(g.original),
+            num(g.perturbed),
+            num(g.g, 3),
+            g.band,
+            f"−{num(g.penalty * 100)}% → {num(g.adjusted)}" if g.penalty else "none",
+        ]
+        for g in view.gaming
+    ]
+    copies = [
+        [
+            p.run_id,
+            p.path,
+            str(p.files),
+            ", ".join(p.transforms),
+            {True: "yes", False: "NO", None: "not checked"}[p.semantics_kept],
+        ]
+        for p in view.perturbations
+    ]
+    return Section(
+        "Anti-gaming results",
+        [
+            Para(
+                "G = |original − perturbed| / original: below 0.1 clean, 0.1–0.3 suspect, above 0.3"
+                " gaming (−20%)."
+            ),
+            Table(
+                ["Evaluator", "Iteration", "Original", "Perturbed", "G", "Band", "Penalty"],
+                rows,
+                empty=(
+                    "no perturbed re-scoring stored (evaluate at depth deep offers a perturbed"
+                    " copy)"
+                ),
+            ),
+            Table(
+                ["Run", "Perturbed copy", "Files", "Transforms", "Tests still pass"],
+                copies,
+                empty="no perturbed copy was made",
+            ),
+        ],
+    )
 
 
 def _alerts(view: ReportView) -> Section:
     rows = [[a.kind, a.dimension or "—", a.message] for a in view.alerts]
-    blocks: list[Block] = [Table(["Kind", "Dimension", "Message"], rows,
-                                 empty="none (or no aggregate stored yet)")]
+    blocks: list[Block] = [
+        Table(["Kind", "Dimension", "Message"], rows, empty="none (or no aggregate stored yet)")
+    ]
     if view.quality_notes:
         blocks.append(Bullets([f"Quality note: {n}" for n in view.quality_notes]))
     return Section("Alerts", blocks)
@@ -137,11 +244,27 @@ def _alerts(view: ReportView) -> Section:
 
 def _criteria(view: ReportView) -> Section:
     its = view.trends.iterations
-    rows = [[c.id + (" (hold-out)" if c.holdout else ""), c.evaluator, c.method, c.criterion,
-             *(c.cells.get(i, "—") for i in its)] for c in view.criteria]
-    headers = ["Criterion", "Evaluator", "Method", "What must hold", *(f"Iteration {i}" for i in its)]
-    note = Para("Each cell: referee's check / the evaluator's scorecard. Hold-outs are marked: this report is for "
-                "evaluators and people, never for the generator.")
+    rows = [
+        [
+            c.id + (" (hold-out)" if c.holdout else ""),
+            c.evaluator,
+            c.method,
+            c.criterion,
+            *(c.cells.get(i, "—") for i in its),
+        ]
+        for c in view.criteria
+    ]
+    headers = [
+        "Criterion",
+        "Evaluator",
+        "Method",
+        "What must hold",
+        *(f"Iteration {i}" for i in its),
+    ]
+    note = Para(
+        "Each cell: referee's check / the evaluator's scorecard. Hold-outs are marked: this report"
+        " is for evaluators and people, never for the generator."
+    )
     return Section("Criteria", [note, Table(headers, rows)])
 
 
@@ -149,31 +272,79 @@ def _trends(view: ReportView) -> Section:
     t = view.trends
     series = [t.overall, *t.dimensions, *([t.health] if t.health else [])]
     rows = [[s.label, s.spark, " → ".join(num(v) for v in s.values)] for s in series]
-    return Section("Trends", [Table(["Series", "Trend", "Per iteration " + ", ".join(map(str, t.iterations))], rows,
-                                    empty="no history yet")])
+    return Section(
+        "Trends",
+        [
+            Table(
+                ["Series", "Trend", "Per iteration " + ", ".join(map(str, t.iterations))],
+                rows,
+                empty="no history yet",
+            )
+        ],
+    )
 
 
 def _calibration(view: ReportView) -> Section:
-    rows = [[str(c.scorecard_id), c.evaluator, str(c.iteration or "—"), c.prompt_version or "—",
-             c.card_verdict or "—", c.human_verdict, {True: "yes", False: "no", None: "—"}[c.agrees], c.note]
-            for c in view.calibration]
-    headers = ["Scorecard", "Evaluator", "Iteration", "Prompt version", "Scorecard verdict", "Human verdict",
-               "Agrees", "Note"]
-    return Section("Calibration", [_agreement(view), Table(headers, rows, empty="no human verdicts recorded")])
+    rows = [
+        [
+            str(c.scorecard_id),
+            c.evaluator,
+            str(c.iteration or "—"),
+            c.prompt_version or "—",
+            c.card_verdict or "—",
+            c.human_verdict,
+            {True: "yes", False: "no", None: "—"}[c.agrees],
+            c.note,
+        ]
+        for c in view.calibration
+    ]
+    headers = [
+        "Scorecard",
+        "Evaluator",
+        "Iteration",
+        "Prompt version",
+        "Scorecard verdict",
+        "Human verdict",
+        "Agrees",
+        "Note",
+    ]
+    return Section(
+        "Calibration", [_agreement(view), Table(headers, rows, empty="no human verdicts recorded")]
+    )
 
 
 def _agreement(view: ReportView) -> Table:
     """Agreement with humans per evaluator prompt version: the dataset for tuning the evaluator."""
     versions = view.agreement.versions if view.agreement else []
-    rows = [[v.evaluator_prompt_version, str(v.count), f"{v.agreement_rate:.0%}",
-             "—" if v.kappa is None else f"{v.kappa:.2f}", v.kappa_note or ""] for v in versions]
-    return Table(["Prompt version", "Verdicts", "Agreement", "Cohen's kappa", "Note"], rows,
-                 empty="no agreement to report yet")
+    rows = [
+        [
+            v.evaluator_prompt_version,
+            str(v.count),
+            f"{v.agreement_rate:.0%}",
+            "—" if v.kappa is None else f"{v.kappa:.2f}",
+            v.kappa_note or "",
+        ]
+        for v in versions
+    ]
+    return Table(
+        ["Prompt version", "Verdicts", "Agreement", "Cohen's kappa", "Note"],
+        rows,
+        empty="no agreement to report yet",
+    )
 
 
 def _evidence(view: ReportView) -> Section:
-    rows = [[e.run_id, e.id, e.tool, e.command, "—" if e.exit_code is None else str(e.exit_code), e.summary]
-            for e in view.evidence]
+    rows = [
+        [
+            e.run_id,
+            e.id,
+            e.tool,
+            e.command,
+            "—" if e.exit_code is None else str(e.exit_code),
+            e.summary,
+        ]
+        for e in view.evidence
+    ]
     blocks: list[Block] = [Table(["Run", "Id", "Tool", "Command", "Exit", "Summary"], rows)]
     blocks += [Figure(path=s.path, caption=s.caption) for s in view.screenshots]
     return Section("Evidence index", blocks)

@@ -19,10 +19,15 @@ def latest_iteration(data: ReportData) -> int | None:
     return found[-1] if found else None
 
 
-def active(data: ReportData, variant: str = "original", iteration: int | None = None) -> list[ScorecardEntry]:
+def active(
+    data: ReportData, variant: str = "original", iteration: int | None = None
+) -> list[ScorecardEntry]:
     """Scorecards still in force (not replaced), of one variant, optionally of one iteration."""
-    return [c for c in data.scorecards
-            if c.active and c.variant == variant and (iteration is None or c.iteration == iteration)]
+    return [
+        c
+        for c in data.scorecards
+        if c.active and c.variant == variant and (iteration is None or c.iteration == iteration)
+    ]
 
 
 def latest_cards(data: ReportData) -> dict[str, ScorecardEntry]:

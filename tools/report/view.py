@@ -7,9 +7,23 @@ from pydantic import Field
 from referee.tools.calibration import CalibrationReport
 from referee.tools.models.common import Model
 from referee.tools.report import analysis, history
-from referee.tools.report.analysis import AlertRow, DimensionRow, GamingRow, PerturbationRow, PriorityRow, Summary
+from referee.tools.report.analysis import (
+    AlertRow,
+    DimensionRow,
+    GamingRow,
+    PerturbationRow,
+    PriorityRow,
+    Summary,
+)
 from referee.tools.report.data import ReportData
-from referee.tools.report.history import CalibrationRow, CriterionRow, EvidenceRow, FindingRow, Screenshot, Trends
+from referee.tools.report.history import (
+    CalibrationRow,
+    CriterionRow,
+    EvidenceRow,
+    FindingRow,
+    Screenshot,
+    Trends,
+)
 
 
 class ReportView(Model):
@@ -44,10 +58,19 @@ def analyse(data: ReportData) -> ReportView:
     gaming = analysis.gaming(data)
     dimensions = analysis.dimensions(data)
     return ReportView(
-        summary=analysis.summary(data, gaming), dimensions=dimensions, findings=history.findings(data),
-        priorities=analysis.priorities(data, dimensions), gaming=gaming, perturbations=analysis.perturbations(data),
-        alerts=analysis.alerts(data), quality_notes=list(data.aggregate.quality_notes) if data.aggregate else [],
-        criteria=history.criteria(data), trends=history.trends(data), evidence=history.evidence(data),
-        screenshots=history.screenshots(data), calibration=history.calibration(data), agreement=data.agreement,
+        summary=analysis.summary(data, gaming),
+        dimensions=dimensions,
+        findings=history.findings(data),
+        priorities=analysis.priorities(data, dimensions),
+        gaming=gaming,
+        perturbations=analysis.perturbations(data),
+        alerts=analysis.alerts(data),
+        quality_notes=list(data.aggregate.quality_notes) if data.aggregate else [],
+        criteria=history.criteria(data),
+        trends=history.trends(data),
+        evidence=history.evidence(data),
+        screenshots=history.screenshots(data),
+        calibration=history.calibration(data),
+        agreement=data.agreement,
         warnings=list(data.warnings),
     )

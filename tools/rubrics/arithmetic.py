@@ -14,14 +14,25 @@ from referee.tools.models.common import ACCEPT, BLOCK, REVISE, HealthBand, Verdi
 from referee.tools.models.rubric import Rubric, Scale
 
 __all__ = [
-    "compute_weighted", "final_verdict", "health_band", "level_key", "normalized", "select_rubric",
-    "verdict_for", "verdict_of_values", "weighted_of",
+    "compute_weighted",
+    "final_verdict",
+    "health_band",
+    "level_key",
+    "normalized",
+    "select_rubric",
+    "verdict_for",
+    "verdict_of_values",
+    "weighted_of",
 ]
 
 DECIMALS = {"integer": 2, "unit": 3}
 # A dimension below the first floor blocks; below the second it asks for a revision.
 _VERDICT_FLOORS = {"integer": (1.0, 2.0), "unit": (0.4, 0.6)}
-_BANDS: tuple[tuple[float, HealthBand], ...] = ((0.8, "STRONG"), (0.6, "ADEQUATE"), (0.4, "NEEDS_WORK"))
+_BANDS: tuple[tuple[float, HealthBand], ...] = (
+    (0.8, "STRONG"),
+    (0.6, "ADEQUATE"),
+    (0.4, "NEEDS_WORK"),
+)
 _SELECTION = {"bug": "BUG_FIX", "security": "SECURITY"}
 
 
@@ -92,7 +103,9 @@ def verdict_for(rubric: Rubric, scores: Mapping[str, float]) -> Verdict:
     Returns:
         ACCEPT, REVISE or BLOCK.
     """
-    return verdict_of_values(rubric.scale.kind, [scores[d.key] for d in rubric.dimensions if d.key in scores])
+    return verdict_of_values(
+        rubric.scale.kind, [scores[d.key] for d in rubric.dimensions if d.key in scores]
+    )
 
 
 def verdict_of_values(kind: str, values: Iterable[float]) -> Verdict:
@@ -133,8 +146,9 @@ def normalized(rubric: Rubric, weighted: float) -> float:
     return round(weighted / rubric.scale.max * 100, 2)
 
 
-def final_verdict(base: Verdict | None, *, failed_criteria: bool, antipatterns: bool,
-                  spec_defect: bool = False) -> Verdict | None:
+def final_verdict(
+    base: Verdict | None, *, failed_criteria: bool, antipatterns: bool, spec_defect: bool = False
+) -> Verdict | None:
     """Return the verdict once criteria, antipatterns and a spec defect are taken into account.
 
     A spec defect blocks whatever the scores say (the contract must change). A criterion that

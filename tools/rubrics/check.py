@@ -1,13 +1,13 @@
 """The semantic rules of a rubric file, applied to the parts that passed the model.
 
-   - scale: `integer` spans 0–3 and its levels are whole numbers; `unit` spans 0.0–1.0; levels
-     lie inside the span, once each;
-   - dimensions: unique keys; weights sum to 1.0 within 1e-6; a non-empty definition for every
-     level of the scale and for no other level;
-   - examples: a score for every dimension and for nothing else, inside the scale (whole numbers
-     on an integer scale); the stated `weighted_score` within 0.01 (unit: 0.005) of Σ score ×
-     weight; an integer-scale example states its `verdict`, a unit-scale example its `band`, and
-     what it states agrees with `verdict_for` / `health_band`.
+- scale: `integer` spans 0–3 and its levels are whole numbers; `unit` spans 0.0–1.0; levels
+  lie inside the span, once each;
+- dimensions: unique keys; weights sum to 1.0 within 1e-6; a non-empty definition for every
+  level of the scale and for no other level;
+- examples: a score for every dimension and for nothing else, inside the scale (whole numbers
+  on an integer scale); the stated `weighted_score` within 0.01 (unit: 0.005) of Σ score ×
+  weight; an integer-scale example states its `verdict`, a unit-scale example its `band`, and
+  what it states agrees with `verdict_for` / `health_band`.
 """
 
 from __future__ import annotations
@@ -81,19 +81,30 @@ def semantic_problems(parts: Parts) -> list[Problem]:
     # otherwise one wrong scale would be reported again in every dimension.
     sound_scale = parts.scale if not scale_problems else None
     if parts.scale is not None:
-        scale_problems += _level_key_problems(parts.scale.labels, parts.scale, ("scale", "labels"), False)
+        scale_problems += _level_key_problems(
+            parts.scale.labels, parts.scale, ("scale", "labels"), False
+        )
     weight_problems = _duplicate_key_problems(parts.dimensions) + _weight_sum_problems(parts)
-    level_problems = [p for i, d in parts.dimensions.items() for p in _dimension_level_problems(i, d, sound_scale)]
+    level_problems = [
+        p for i, d in parts.dimensions.items() for p in _dimension_level_problems(i, d, sound_scale)
+    ]
     arithmetic = parts.complete and sound_scale is not None and not weight_problems
-    example_problems = [p for i, ex in parts.examples.items() for p in _example_problems(i, ex, parts, arithmetic)]
+    example_problems = [
+        p for i, ex in parts.examples.items() for p in _example_problems(i, ex, parts, arithmetic)
+    ]
     return scale_problems + weight_problems + level_problems + example_problems
 
 
 def _scale_problems(scale: Scale) -> list[Problem]:
     low, high = _SPANS[scale.kind]
     problems = [
-        problem(("scale", name), "scale_range", f"a {scale.kind} scale has {name} {want:g}, not {value:g}")
-        for name, value, want in (("min", scale.min, low), ("max", scale.max, high)) if value != want
+        problem(
+            ("scale", name),
+            "scale_range",
+            f"a {scale.kind} scale has {name} {want:g}, not {value:g}",
+        )
+        for name, value, want in (("min", scale.min, low), ("max", scale.max, high))
+        if value != want
     ]
     return problems + _scale_level_problems(scale)
 
@@ -105,7 +116,9 @@ def _scale_level_problems(scale: Scale) -> list[Problem]:
         at = ("scale", "levels", i)
         if not scale.min <= level <= scale.max:
             span = f"{scale.min:g}..{scale.max:g}"
-            problems.append(problem(at, "level_out_of_range", f"level {level:g} lies outside the scale {span}"))
+            problems.append(
+                problem(at, "level_out_of_range", f"level {level:g} lies outside the scale {span}")
+            )
         elif scale.kind == "integer" and not float(level).is_integer():
             message = f"integer scale levels are whole numbers, not {level:g}"
             problems.append(problem(at, "level_not_integer", message))
@@ -133,7 +146,9 @@ def _weight_sum_problems(parts: Parts) -> list[Problem]:
     if abs(total - 1.0) <= WEIGHT_TOLERANCE:
         return []
     listed = ", ".join(f"{d.key} {d.weight:g}" for d in parts.dimensions.values())
-    message = f"dimension weights sum to {total:.6g}, not 1.0 (tolerance {WEIGHT_TOLERANCE:g}): {listed}"
+    message = (
+        f"dimension weights sum to {total:.6g}, not 1.0 (tolerance {WEIGHT_TOLERANCE:g}): {listed}"
+    )
     return [problem(("dimensions",), "weights_sum", message)]
 
 
@@ -143,7 +158,9 @@ def _dimension_level_problems(index: int, dim: Dimension, scale: Scale | None) -
     return _level_key_problems(dim.levels, scale, ("dimensions", index, "levels"), True)
 
 
-def _level_key_problems(texts: Mapping[str, str], scale: Scale, base: Where, require_all: bool) -> list[Problem]:
+def _level_key_problems(
+    texts: Mapping[str, str], scale: Scale, base: Where, require_all: bool
+) -> list[Problem]:
     declared = [level_key(scale, level) for level in scale.levels]
     problems: list[Problem] = []
     seen: set[str | None] = set()
@@ -153,9 +170,13 @@ def _level_key_problems(texts: Mapping[str, str], scale: Scale, base: Where, req
             message = f"{key!r} is not a level of the scale (levels: {', '.join(declared)})"
             problems.append(problem((*base, key), "level_unknown", message))
         elif canon in seen:
-            problems.append(problem((*base, key), "level_duplicate", f"level {canon} is defined twice"))
+            problems.append(
+                problem((*base, key), "level_duplicate", f"level {canon} is defined twice")
+            )
         elif require_all and not text.strip():
-            problems.append(problem((*base, key), "level_empty", f"the definition of level {canon} is empty"))
+            problems.append(
+                problem((*base, key), "level_empty", f"the definition of level {canon} is empty")
+            )
         seen.add(canon)
     if require_all:
         absent = [key for key in declared if key not in seen]
@@ -164,7 +185,9 @@ def _level_key_problems(texts: Mapping[str, str], scale: Scale, base: Where, req
     return problems
 
 
-def _example_problems(index: int, example: RubricExample, parts: Parts, arithmetic: bool) -> list[Problem]:
+def _example_problems(
+    index: int, example: RubricExample, parts: Parts, arithmetic: bool
+) -> list[Problem]:
     base = ("examples", index)
     problems = _score_key_problems(base, example, parts) if parts.complete else []
     if parts.scale is None:
@@ -178,12 +201,21 @@ def _example_problems(index: int, example: RubricExample, parts: Parts, arithmet
 
 def _score_key_problems(base: Where, example: RubricExample, parts: Parts) -> list[Problem]:
     keys = [d.key for d in parts.dimensions.values()]
-    missing = f"the example gives no score for dimension {{!r}}; score every dimension ({', '.join(keys)})"
+    missing = (
+        "the example gives no score for dimension {!r}; score every dimension"
+        f" ({', '.join(keys)})"
+    )
     unknown = f"{{!r}} is not a dimension of this rubric (dimensions: {', '.join(keys)})"
-    problems = [problem((*base, "scores", k), "score_missing", missing.format(k))
-                for k in keys if k not in example.scores]
-    problems += [problem((*base, "scores", k), "score_unknown", unknown.format(k))
-                 for k in example.scores if k not in keys]
+    problems = [
+        problem((*base, "scores", k), "score_missing", missing.format(k))
+        for k in keys
+        if k not in example.scores
+    ]
+    problems += [
+        problem((*base, "scores", k), "score_unknown", unknown.format(k))
+        for k in example.scores
+        if k not in keys
+    ]
     return problems
 
 
@@ -193,7 +225,9 @@ def _score_value_problems(base: Where, example: RubricExample, scale: Scale) -> 
         at, score = (*base, "scores", key, "score"), entry.score
         if not scale.min <= score <= scale.max:
             span = f"{scale.min:g}..{scale.max:g}"
-            problems.append(problem(at, "score_out_of_range", f"score {score:g} lies outside the scale {span}"))
+            problems.append(
+                problem(at, "score_out_of_range", f"score {score:g} lies outside the scale {span}")
+            )
         elif scale.kind == "integer" and not float(score).is_integer():
             message = f"integer scale scores are whole numbers, not {score:g}"
             problems.append(problem(at, "score_not_integer", message))
@@ -208,13 +242,16 @@ def _outcome_presence_problems(base: Where, example: RubricExample, scale: Scale
         message = "health bands belong to unit-scale rubrics; remove band"
         return [problem((*base, "band"), "band_not_applicable", message)]
     if scale.kind == "unit" and example.band is None:
-        message = "an example on a unit scale states its band: STRONG, ADEQUATE, NEEDS_WORK or CRITICAL"
+        message = (
+            "an example on a unit scale states its band: STRONG, ADEQUATE, NEEDS_WORK or CRITICAL"
+        )
         return [problem((*base, "band"), "band_missing", message)]
     return []
 
 
-def _arithmetic_problems(base: Where, example: RubricExample, dimensions: Iterable[Dimension],
-                         kind: str) -> list[Problem]:
+def _arithmetic_problems(
+    base: Where, example: RubricExample, dimensions: Iterable[Dimension], kind: str
+) -> list[Problem]:
     scores = {k: s.score for k, s in example.scores.items()}
     computed = weighted_of(kind, {d.key: d.weight for d in dimensions}, scores)
     verdict, band = verdict_of_values(kind, scores.values()), health_band(computed)
@@ -241,13 +278,16 @@ def _canonical_key(key: str, scale: Scale) -> str | None:
 def canonical(rubric: Rubric) -> Rubric:
     scale = rubric.scale
     labels = _canonical_levels(scale.labels, scale)
-    dims = [d.model_copy(update={"levels": _canonical_levels(d.levels, scale)}) for d in rubric.dimensions]
-    return rubric.model_copy(update={"scale": scale.model_copy(update={"labels": labels}), "dimensions": dims})
+    dims = [
+        d.model_copy(update={"levels": _canonical_levels(d.levels, scale)})
+        for d in rubric.dimensions
+    ]
+    return rubric.model_copy(
+        update={"scale": scale.model_copy(update={"labels": labels}), "dimensions": dims}
+    )
 
 
 def _canonical_levels(texts: Mapping[str, str], scale: Scale) -> dict[str, str]:
     by_key = {_canonical_key(k, scale): v for k, v in texts.items()}
     ordered = (level_key(scale, level) for level in scale.levels)
     return {key: by_key[key] for key in ordered if key in by_key}
-
-

@@ -37,8 +37,15 @@ from referee.tools.errors import InvalidInput, Problem, problems_from_validation
 from referee.tools.models.rubric import Rubric
 from referee.tools.rubrics.check import canonical, parts_of, problem, semantic_problems
 
-__all__ = ["USER_RUBRIC_DIR", "RubricError", "RubricSet", "builtin_rubrics", "load_rubric_file", "load_rubric_text",
-           "load_rubrics"]
+__all__ = [
+    "USER_RUBRIC_DIR",
+    "RubricError",
+    "RubricSet",
+    "builtin_rubrics",
+    "load_rubric_file",
+    "load_rubric_text",
+    "load_rubrics",
+]
 
 USER_RUBRIC_DIR = Path(".referee") / "rubrics"
 
@@ -78,6 +85,7 @@ class RubricSet:
     def names(self) -> list[str]:
         """Return the names of the available rubrics, sorted."""
         return sorted(self.rubrics)
+
 
 def load_rubric_file(path: Path) -> Rubric:
     """Load and check one rubric file.
@@ -136,9 +144,12 @@ def builtin_rubrics() -> dict[str, Rubric]:
 @functools.lru_cache(maxsize=1)
 def _load_builtins() -> tuple[Rubric, ...]:
     package = importlib.resources.files("referee.rubrics")
-    entries = sorted((e for e in package.iterdir() if e.name.endswith(".yaml")), key=lambda e: e.name)
+    entries = sorted(
+        (e for e in package.iterdir() if e.name.endswith(".yaml")), key=lambda e: e.name
+    )
     return tuple(
-        load_rubric_text(entry.read_text(encoding="utf-8"), f"referee.rubrics/{entry.name}") for entry in entries
+        load_rubric_text(entry.read_text(encoding="utf-8"), f"referee.rubrics/{entry.name}")
+        for entry in entries
     )
 
 
@@ -179,8 +190,13 @@ def _add_user_rubric(found: RubricSet, path: Path, defined_by: dict[str, Path]) 
         return
     folded = rubric.name.casefold()
     if folded in defined_by:
-        message = f"rubric {rubric.name} is already defined by {defined_by[folded].name}; rename one of them"
-        found.errors.append(RubricError(str(path), [problem(("name",), "duplicate_rubric", message)]))
+        message = (
+            f"rubric {rubric.name} is already defined by {defined_by[folded].name}; rename one of"
+            " them"
+        )
+        found.errors.append(
+            RubricError(str(path), [problem(("name",), "duplicate_rubric", message)])
+        )
         return
     defined_by[folded] = path
     found.rubrics = {k: r for k, r in found.rubrics.items() if k.casefold() != folded}
@@ -194,7 +210,9 @@ def _parse_yaml(text: str, source: str) -> dict[Any, Any]:
         raise RubricError(source, [problem((), "yaml_syntax", _yaml_message(exc))]) from exc
     if not isinstance(raw, dict):
         found = "an empty document" if raw is None else f"a {type(raw).__name__}"
-        message = f"a rubric is a YAML mapping (name, version, scale, dimensions, examples), not {found}"
+        message = (
+            f"a rubric is a YAML mapping (name, version, scale, dimensions, examples), not {found}"
+        )
         raise RubricError(source, [problem((), "not_a_mapping", message)])
     return raw
 
@@ -224,5 +242,3 @@ def _str_keys(mapping: dict[Any, Any]) -> dict[Any, Any]:
 
 def _str_key(key: Any) -> Any:
     return str(key) if isinstance(key, int | float) and not isinstance(key, bool) else key
-
-

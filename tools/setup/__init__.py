@@ -1,8 +1,8 @@
 """Getting started: `referee init` files and `referee demo` on a bundled sample project.
 
-    init_files    .mcp.json, the evaluator agent, the CI workflow, the capture hook
-    demo          the whole loop on demo_project/, no set-up beyond the install
-    demo_project  the sample shop the demo evaluates (package data)
+init_files    .mcp.json, the evaluator agent, the CI workflow, the capture hook
+demo          the whole loop on demo_project/, no set-up beyond the install
+demo_project  the sample shop the demo evaluates (package data)
 """
 
 from referee.tools.setup.demo import run_demo

@@ -14,7 +14,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -22,18 +22,17 @@ from typing import Any
 from referee.tools.aggregate.entry import aggregate
 from referee.tools.create_contract.entry import create_contract
 from referee.tools.evaluate.entry import EvaluateDeps, EvaluateInput, evaluate
-from referee.tools.repo import describe_repo
+from referee.tools.evidence.signing import signing_key
 from referee.tools.models.aggregate import AggregateResult
 from referee.tools.models.contract import Contract
 from referee.tools.models.evaluation import Evaluation
 from referee.tools.models.validation import ValidationResult
+from referee.tools.repo import describe_repo, working_tree_hash
 from referee.tools.rubrics import load_rubrics
 from referee.tools.settings import Settings
 from referee.tools.store import Store
-from referee.tools.validate_scorecard.entry import EvidenceContext, validate_and_store
 from referee.tools.store.runs import runs_for
-from referee.tools.evidence.signing import signing_key
-from referee.tools.repo import working_tree_hash
+from referee.tools.validate_scorecard.entry import EvidenceContext, validate_and_store
 
 Say = Callable[[str, str], None]
 TESTS_JUDGE, UX_JUDGE = "tests-judge", "ux-judge"
@@ -52,8 +51,13 @@ def _package_folder(name: str) -> Path:
 
 
 def _git(repo: Path, *args: str) -> None:
-    env = {"GIT_AUTHOR_NAME": "demo", "GIT_AUTHOR_EMAIL": "demo@example.com", "GIT_COMMITTER_NAME": "demo",
-           "GIT_COMMITTER_EMAIL": "demo@example.com", "PATH": "/usr/bin:/bin:/usr/local/bin"}
+    env = {
+        "GIT_AUTHOR_NAME": "demo",
+        "GIT_AUTHOR_EMAIL": "demo@example.com",
+        "GIT_COMMITTER_NAME": "demo",
+        "GIT_COMMITTER_EMAIL": "demo@example.com",
+        "PATH": "/usr/bin:/bin:/usr/local/bin",
+    }
     subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True)
 
 
@@ -94,32 +98,80 @@ def chromium_available() -> bool:
 def contract_request(with_browser: bool) -> dict[str, Any]:
     py = sys.executable
     functional: list[dict[str, Any]] = [
-        {"criterion": "Cart totals are correct, with and without a discount", "verification_method": "test",
-         "evaluator": TESTS_JUDGE, "check": {"kind": "tests", "argv": [py, "-m", "pytest", "-q", "tests/test_cart.py"]}},
+        {
+            "criterion": "Cart totals are correct, with and without a discount",
+            "verification_method": "test",
+            "evaluator": TESTS_JUDGE,
+            "check": {"kind": "tests", "argv": [py, "-m", "pytest", "-q", "tests/test_cart.py"]},
+        },
     ]
     if with_browser:
         functional.append(
-            {"criterion": "The page adds an item to the displayed total", "verification_method": "e2e",
-             "evaluator": UX_JUDGE, "check": {
-                 "kind": "browser", "url": "/index.html",
-                 "steps": [{"action": "click", "selector": "#add"}],
-                 "expect": [{"type": "visible", "text": "Total: 2.50"}, {"type": "no_console_errors"},
-                            {"type": "no_failed_requests"}]}})
+            {
+                "criterion": "The page adds an item to the displayed total",
+                "verification_method": "e2e",
+                "evaluator": UX_JUDGE,
+                "check": {
+                    "kind": "browser",
+                    "url": "/index.html",
+                    "steps": [{"action": "click", "selector": "#add"}],
+                    "expect": [
+                        {"type": "visible", "text": "Total: 2.50"},
+                        {"type": "no_console_errors"},
+                        {"type": "no_failed_requests"},
+                    ],
+                },
+            }
+        )
     functional.append(
-        {"criterion": "Discounted totals round half up to the cent", "verification_method": "test", "holdout": True,
-         "evaluator": TESTS_JUDGE, "check": {"kind": "tests", "argv": [py, "-m", "pytest", "-q", "tests/test_rounding.py"]}})
+        {
+            "criterion": "Discounted totals round half up to the cent",
+            "verification_method": "test",
+            "holdout": True,
+            "evaluator": TESTS_JUDGE,
+            "check": {
+                "kind": "tests",
+                "argv": [py, "-m", "pytest", "-q", "tests/test_rounding.py"],
+            },
+        }
+    )
     port = _free_port()
     request: dict[str, Any] = {
         "goal": "Implement the cart total with a percentage discount, shown on the shop page.",
-        "task_type": "feature", "has_ui": with_browser, "in_scope": ["shop/cart.py", "web/"],
-        "out_of_scope": ["payments", "user accounts"], "evaluators": [TESTS_JUDGE, UX_JUDGE],
-        "generator": "demo-generator", "max_iterations": 3, "slug": "demo-shop-cart", "functional": functional,
-        "quality": [{"criterion": "No hardcoded secrets", "verification_method": "static", "evaluator": UX_JUDGE,
-                     "threshold": "0 findings", "check": {"kind": "static", "rule": "hardcoded_secrets"}}],
+        "task_type": "feature",
+        "has_ui": with_browser,
+        "in_scope": ["shop/cart.py", "web/"],
+        "out_of_scope": ["payments", "user accounts"],
+        "evaluators": [TESTS_JUDGE, UX_JUDGE],
+        "generator": "demo-generator",
+        "max_iterations": 3,
+        "slug": "demo-shop-cart",
+        "functional": functional,
+        "quality": [
+            {
+                "criterion": "No hardcoded secrets",
+                "verification_method": "static",
+                "evaluator": UX_JUDGE,
+                "threshold": "0 findings",
+                "check": {"kind": "static", "rule": "hardcoded_secrets"},
+            }
+        ],
     }
     if with_browser:
-        request["serve"] = {"argv": [py, "-m", "http.server", str(port), "--bind", "127.0.0.1", "--directory", "web"],
-                            "url": f"http://127.0.0.1:{port}/", "ready_timeout_s": 20}
+        request["serve"] = {
+            "argv": [
+                py,
+                "-m",
+                "http.server",
+                str(port),
+                "--bind",
+                "127.0.0.1",
+                "--directory",
+                "web",
+            ],
+            "url": f"http://127.0.0.1:{port}/",
+            "ready_timeout_s": 20,
+        }
     return request
 
 
@@ -131,14 +183,22 @@ def judge(evaluation: Evaluation, contract: Contract, reading: dict[str, str]) -
     for key, dim in card["dimensions"].items():
         if dim["score"] is None:
             dim["score"] = 2
-            dim["evidence"] = reading.get(key, "read shop/cart.py and web/app.js: clear, small, in scope")
+            dim["evidence"] = reading.get(
+                key, "read shop/cart.py and web/app.js: clear, small, in scope"
+            )
     for crit in card["criteria"]:
         if crit["pass"] is None:
             crit["pass"], crit["evidence"] = True, "checked by reading the code"
     card["issues"] = [i for i in card["issues"] if i["severity"] != "LOW"]
     if any(c["pass"] is False for c in card["criteria"]):
-        card["issues"].append({"severity": "HIGH", "description": "discounted totals are truncated, not rounded",
-                               "location": "shop/cart.py:9", "suggestion": "round half up to the cent (Decimal)"})
+        card["issues"].append(
+            {
+                "severity": "HIGH",
+                "description": "discounted totals are truncated, not rounded",
+                "location": "shop/cart.py:9",
+                "suggestion": "round half up to the cent (Decimal)",
+            }
+        )
         card["guidance"] = "Round discounted totals half up to the cent instead of truncating."
     for key in ("verdict", "weighted_score"):
         card.pop(key, None)
@@ -154,21 +214,40 @@ class Loop:
     say: Say
 
     def now(self) -> datetime:
-        return datetime.now(timezone.utc)
+        return datetime.now(UTC)
 
     async def evaluate(self, evaluator: str) -> Evaluation:
-        deps = EvaluateDeps(store=self.store, settings=self.settings, rubrics=load_rubrics, now=self.now)
-        return await evaluate(EvaluateInput(contract_id=self.contract.id, evaluator=evaluator), deps)
+        deps = EvaluateDeps(
+            store=self.store, settings=self.settings, rubrics=load_rubrics, now=self.now
+        )
+        return await evaluate(
+            EvaluateInput(contract_id=self.contract.id, evaluator=evaluator), deps
+        )
 
     def validate(self, card: dict[str, Any]) -> ValidationResult:
-        context = EvidenceContext(runs=runs_for(self.store, self.contract.id), tree=working_tree_hash(self.repo),
-                                  key=signing_key(self.store.home))
-        return validate_and_store(card, contract=self.contract, rubrics=load_rubrics(self.repo), evidence=context,
-                                  store=self.store, store_result=True, now=self.now)
+        context = EvidenceContext(
+            runs=runs_for(self.store, self.contract.id),
+            tree=working_tree_hash(self.repo),
+            key=signing_key(self.store.home),
+        )
+        return validate_and_store(
+            card,
+            contract=self.contract,
+            rubrics=load_rubrics(self.repo),
+            evidence=context,
+            store=self.store,
+            store_result=True,
+            now=self.now,
+        )
 
     def aggregate(self, iteration: int) -> AggregateResult:
-        return aggregate(self.contract.id, store=self.store, rubrics=load_rubrics(self.repo), iteration=iteration,
-                         now=self.now)
+        return aggregate(
+            self.contract.id,
+            store=self.store,
+            rubrics=load_rubrics(self.repo),
+            iteration=iteration,
+            now=self.now,
+        )
 
 
 def start(workdir: Path, say: Say) -> Loop:
@@ -178,20 +257,33 @@ def start(workdir: Path, say: Say) -> Loop:
     store = Store(settings.home)
     with_browser = chromium_available()
     if not with_browser:
-        say("note", "no Chromium found: the browser criterion is left out (install chromium to see it)")
-    result = create_contract(contract_request(with_browser), store=store, rubrics=load_rubrics(repo),
-                             repo=describe_repo(repo), now=lambda: datetime.now(timezone.utc))
+        say(
+            "note",
+            "no Chromium found: the browser criterion is left out (install chromium to see it)",
+        )
+    result = create_contract(
+        contract_request(with_browser),
+        store=store,
+        rubrics=load_rubrics(repo),
+        repo=describe_repo(repo),
+        now=lambda: datetime.now(UTC),
+    )
     return Loop(repo=repo, store=store, settings=settings, contract=result.contract, say=say)
 
 
 READINGS = {
     "attempt": {
-        "design_quality": "shop/cart.py:4-9: one small pure function, inputs checked; but money is computed in floats",
+        "design_quality": (
+            "shop/cart.py:4-9: one small pure function, inputs checked; but money is computed in"
+            " floats"
+        ),
         "ux_quality": "web/index.html: the total updates on click; labels are clear",
         "security": "no input reaches a shell, file or network; nothing to exploit",
     },
     "fix": {
-        "design_quality": "shop/cart.py: Decimal with ROUND_HALF_UP makes the money arithmetic exact and explicit",
+        "design_quality": (
+            "shop/cart.py: Decimal with ROUND_HALF_UP makes the money arithmetic exact and explicit"
+        ),
         "ux_quality": "web/index.html: the total updates on click; labels are clear",
         "security": "no input reaches a shell, file or network; nothing to exploit",
     },
@@ -200,24 +292,35 @@ READINGS = {
 
 def _criteria_line(ev: Evaluation) -> str:
     marks = {"pass": "pass", "fail": "FAIL", "unscored": "unscored"}
-    return ", ".join(f"{c.id}{' (hold-out)' if c.holdout else ''} {marks[c.status]}" for c in ev.criteria)
+    return ", ".join(
+        f"{c.id}{' (hold-out)' if c.holdout else ''} {marks[c.status]}" for c in ev.criteria
+    )
 
 
 async def _judge_one(loop: Loop, evaluator: str, version: str) -> ValidationResult:
     ev = await loop.evaluate(evaluator)
-    loop.say("evaluate", f"{evaluator}, iteration {ev.iteration}: {_criteria_line(ev)}; "
-                         f"{len(ev.evidence)} evidence items, {ev.findings_total} static finding(s)")
+    loop.say(
+        "evaluate",
+        f"{evaluator}, iteration {ev.iteration}: {_criteria_line(ev)}; "
+        f"{len(ev.evidence)} evidence items, {ev.findings_total} static finding(s)",
+    )
     result = loop.validate(judge(ev, loop.contract, READINGS[version]))
     verdict = result.computed.verdict
     detail = "; ".join(f"{p.path} [{p.code}]" for p in result.errors)
-    loop.say("validate", f"{evaluator}'s scorecard: {'valid' if result.valid else 'INVALID ' + detail}, "
-                         f"verdict {verdict}, weighted {result.computed.weighted_score}")
+    loop.say(
+        "validate",
+        f"{evaluator}'s scorecard: {'valid' if result.valid else 'INVALID ' + detail}, "
+        f"verdict {verdict}, weighted {result.computed.weighted_score}",
+    )
     return result
 
 
 async def run_iteration(loop: Loop, version: str, number: int) -> AggregateResult:
     apply(loop.repo, version)
-    loop.say("generator", "first attempt at shop/cart.py" if version == "attempt" else "applies the revision brief")
+    loop.say(
+        "generator",
+        "first attempt at shop/cart.py" if version == "attempt" else "applies the revision brief",
+    )
     for evaluator in (TESTS_JUDGE, UX_JUDGE):
         await _judge_one(loop, evaluator, version)
     result = loop.aggregate(number)
@@ -232,8 +335,12 @@ async def run_demo(workdir: Path, say: Say) -> DemoResult:
     """Run the whole loop in `workdir`; returns the decisions and the report's path."""
     loop = start(workdir, say)
     hidden = [c.id for c in loop.contract.all_criteria() if c.holdout]
-    say("contract", f"{loop.contract.id}: {len(loop.contract.all_criteria())} criteria, hold-out {', '.join(hidden)}; "
-                    f"evaluators {', '.join(loop.contract.evaluators)}; rubric {loop.contract.rubric_ref}")
+    say(
+        "contract",
+        f"{loop.contract.id}: {len(loop.contract.all_criteria())} criteria, hold-out"
+        f" {', '.join(hidden)}; evaluators {', '.join(loop.contract.evaluators)}; rubric"
+        f" {loop.contract.rubric_ref}",
+    )
     outcome = DemoResult(repo=loop.repo, contract_id=loop.contract.id)
     for number, version in enumerate(("attempt", "fix"), start=1):
         outcome.decisions.append((await run_iteration(loop, version, number)).decision)

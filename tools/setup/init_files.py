@@ -81,11 +81,24 @@ class InitFile:
 
 def init_files() -> list[InitFile]:
     return [
-        InitFile(".mcp.json", json.dumps(MCP_JSON, indent=2) + "\n", "MCP server config for Claude Code and others"),
-        InitFile(".claude/agents/referee-evaluator.md", EVALUATOR_AGENT, "a read-only evaluator agent for Claude Code"),
-        InitFile(".github/workflows/referee.yml", CI_WORKFLOW, "a CI example gating merges on referee"),
-        InitFile(".claude/settings.json", json.dumps(CLAUDE_SETTINGS, indent=2) + "\n",
-                 "a PostToolUse hook recording the generator's Bash calls with `referee capture`"),
+        InitFile(
+            ".mcp.json",
+            json.dumps(MCP_JSON, indent=2) + "\n",
+            "MCP server config for Claude Code and others",
+        ),
+        InitFile(
+            ".claude/agents/referee-evaluator.md",
+            EVALUATOR_AGENT,
+            "a read-only evaluator agent for Claude Code",
+        ),
+        InitFile(
+            ".github/workflows/referee.yml", CI_WORKFLOW, "a CI example gating merges on referee"
+        ),
+        InitFile(
+            ".claude/settings.json",
+            json.dumps(CLAUDE_SETTINGS, indent=2) + "\n",
+            "a PostToolUse hook recording the generator's Bash calls with `referee capture`",
+        ),
     ]
 
 

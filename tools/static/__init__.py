@@ -32,8 +32,14 @@ if TYPE_CHECKING:
 
 # Exports load on first use, so a worker process (which imports only `analyse`) skips pydantic.
 _EXPORTS = {
-    "CHECKS_VERSION": ".model", "StaticConfig": ".model", "StaticFinding": ".model", "StaticReport": ".model",
-    "findings_to_models": ".sarif", "list_files": ".files", "run_pipeline": ".pipeline", "to_sarif": ".sarif",
+    "CHECKS_VERSION": ".model",
+    "StaticConfig": ".model",
+    "StaticFinding": ".model",
+    "StaticReport": ".model",
+    "findings_to_models": ".sarif",
+    "list_files": ".files",
+    "run_pipeline": ".pipeline",
+    "to_sarif": ".sarif",
 }
 
 __all__ = [

@@ -45,8 +45,9 @@ def analysers_for(path: str, rules: Collection[str]) -> tuple[str, ...]:
     return tuple(needed)
 
 
-def analyse_batch(root: str, batch: Sequence[tuple[str, tuple[str, ...]]],
-                  config: StaticConfig) -> list[dict[str, Outcome]]:
+def analyse_batch(
+    root: str, batch: Sequence[tuple[str, tuple[str, ...]]], config: StaticConfig
+) -> list[dict[str, Outcome]]:
     """Analyse several files (the pool's unit of work, to amortise inter-process calls)."""
     return [analyse_file(Path(root) / name, analysers, config) for name, analysers in batch]
 
@@ -56,12 +57,18 @@ def analyse_file(path: Path, analysers: Sequence[str], config: StaticConfig) -> 
     try:
         data = path.read_bytes()
     except OSError as exc:
-        return dict.fromkeys(analysers, Outcome(errors=[f"unreadable: {exc.strerror}"], transient=True))
+        return dict.fromkeys(
+            analysers, Outcome(errors=[f"unreadable: {exc.strerror}"], transient=True)
+        )
     skip = _skip_reason(path.name, data, config)
     if skip is not None:
         note = [skip] if language_of(path.name) else []
         return {name: Outcome(errors=note) for name in analysers}
-    text = data.decode("utf-8", "replace") if any(a in (SECRETS, "structure:python") for a in analysers) else ""
+    text = (
+        data.decode("utf-8", "replace")
+        if any(a in (SECRETS, "structure:python") for a in analysers)
+        else ""
+    )
     return {name: _guarded(name, data, text, config) for name in analysers}
 
 
@@ -69,7 +76,7 @@ def _guarded(analyser: str, data: bytes, text: str, config: StaticConfig) -> Out
     # One odd file must not abort a run over thousands: an analyser's failure becomes a note.
     try:
         return _run(analyser, data, text, config)
-    except Exception as exc:  # noqa: BLE001 - the boundary between the run and one file's analysis
+    except Exception as exc:
         # The exception text is left out: it could quote the content (and so a secret).
         return Outcome(errors=[f"{analyser} failed: {type(exc).__name__}"])
 
@@ -79,7 +86,9 @@ def _skip_reason(name: str, data: bytes, config: StaticConfig) -> str | None:
         return f"not analysed: over {config.max_file_bytes} bytes"
     if b"\0" in data[:_SNIFF_BYTES]:
         return "not analysed: binary"
-    if ".min." in name or (len(data) > _MINIFIED_MIN_BYTES and len(data) > _MINIFIED_LINE * (data.count(b"\n") + 1)):
+    if ".min." in name or (
+        len(data) > _MINIFIED_MIN_BYTES and len(data) > _MINIFIED_LINE * (data.count(b"\n") + 1)
+    ):
         return "not analysed: minified"
     return None
 
@@ -99,7 +108,9 @@ def _run(analyser: str, data: bytes, text: str, config: StaticConfig) -> Outcome
 def _structure(data: bytes, text: str, language: str, config: StaticConfig) -> Outcome:
     python = language == "python"
     items, broken = structure_items(data, language, config, cognitive=not python)
-    outcome = Outcome(items=items, errors=["syntax errors: structure results may be partial"] if broken else [])
+    outcome = Outcome(
+        items=items, errors=["syntax errors: structure results may be partial"] if broken else []
+    )
     if python:
         try:
             outcome.items.extend(_python_cognitive(text, config))
@@ -114,6 +125,9 @@ def _python_cognitive(text: str, config: StaticConfig) -> list[Item]:
     for fn in complexipy.code_complexity(text, with_plans=False).functions:
         if fn.complexity > config.max_cognitive:
             name = fn.name.replace("::", ".")
-            message = f"function {name} has cognitive complexity {fn.complexity} (limit {config.max_cognitive})"
+            message = (
+                f"function {name} has cognitive complexity {fn.complexity} (limit"
+                f" {config.max_cognitive})"
+            )
             items.append(Item("cognitive_complexity", fn.line_start, message, fn.complexity))
     return items

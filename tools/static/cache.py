@@ -57,7 +57,7 @@ class ResultCache:
         if self._db is not None:
             with self._guard("read"):
                 for start in range(0, len(unique), _BATCH):
-                    found.update(_read(self._db, self.cfg, unique[start:start + _BATCH]))
+                    found.update(_read(self._db, self.cfg, unique[start : start + _BATCH]))
         return found
 
     def store_outcomes(self, rows: Sequence[tuple[str, str, Outcome]]) -> None:
@@ -67,15 +67,19 @@ class ResultCache:
         now = time.time()
         with self._guard("write"), self._db:
             self._db.execute("BEGIN")
-            self._db.executemany(_INSERT, [(sha, self.cfg, a, _encode(o), now) for sha, a, o in rows])
+            self._db.executemany(
+                _INSERT, [(sha, self.cfg, a, _encode(o), now) for sha, a, o in rows]
+            )
 
     def document(self, key: str, analyser: str) -> object | None:
         """A stored JSON document (e.g. a duplicate scan) or None."""
         row = None
         if self._db is not None:
             with self._guard("read"):
-                row = self._db.execute("SELECT result FROM static_cache WHERE sha = ? AND cfg = ? AND analyser = ?",
-                                       (key, self.cfg, analyser)).fetchone()
+                row = self._db.execute(
+                    "SELECT result FROM static_cache WHERE sha = ? AND cfg = ? AND analyser = ?",
+                    (key, self.cfg, analyser),
+                ).fetchone()
         return json.loads(row[0]) if row else None
 
     def store_document(self, key: str, analyser: str, value: object) -> None:
@@ -113,7 +117,9 @@ def _connect(path: Path) -> sqlite3.Connection:
     return db
 
 
-def _read(db: sqlite3.Connection, cfg: str, shas: list[str]) -> Iterator[tuple[tuple[str, str], Outcome]]:
+def _read(
+    db: sqlite3.Connection, cfg: str, shas: list[str]
+) -> Iterator[tuple[tuple[str, str], Outcome]]:
     marks = ",".join("?" * len(shas))
     # Only placeholders are formatted into the statement; values are bound.
     query = f"SELECT sha, analyser, result FROM static_cache WHERE cfg = ? AND sha IN ({marks})"

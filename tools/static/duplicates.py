@@ -24,8 +24,10 @@ _TIMEOUT_S = 900
 # ignored files and non-code formats, and the report is filtered down to the requested files.
 _EXPLICIT_MAX = 256
 _ARGV_BUDGET = 100_000
-_FORMATS = ("python,javascript,jsx,typescript,tsx,go,java,rust,c,c-header,cpp,cpp-header,kotlin,swift,ruby,php,"
-            "csharp,scala,dart,lua,bash,perl,elixir,vue,svelte,objectivec,sql,r")
+_FORMATS = (
+    "python,javascript,jsx,typescript,tsx,go,java,rust,c,c-header,cpp,cpp-header,kotlin,swift,ruby,php,"
+    "csharp,scala,dart,lua,bash,perl,elixir,vue,svelte,objectivec,sql,r"
+)
 _TREE_IGNORE = "**/node_modules/**,**/.venv/**,**/__pycache__/**,**/.referee/**"
 
 
@@ -97,30 +99,57 @@ class JscpdRun:
             self.error = f"jscpd failed (exit {code}): {stderr[-300:]}"
             return []
         try:
-            clones = [_clone(c, self.repo) for c in json.loads(report.read_text(encoding="utf-8"))["duplicates"]]
+            clones = [
+                _clone(c, self.repo)
+                for c in json.loads(report.read_text(encoding="utf-8"))["duplicates"]
+            ]
         except (ValueError, KeyError, TypeError) as exc:
             self.error = f"jscpd report unreadable: {type(exc).__name__}"
             return []
         return [c for c in clones if c.first in self.files and c.second in self.files]
 
 
-def _start(binary: str, repo: Path, files: Sequence[str], config: StaticConfig, tmp: Path) -> subprocess.Popen[bytes]:
+def _start(
+    binary: str, repo: Path, files: Sequence[str], config: StaticConfig, tmp: Path
+) -> subprocess.Popen[bytes]:
     (tmp / "jscpd.json").write_text("{}", encoding="utf-8")
-    argv = [binary, "--config", str(tmp / "jscpd.json"), "--min-lines", str(config.max_duplicate_lines + 1),
-            "--max-size", str(config.max_file_bytes), "--reporters", "json", "--output", str(tmp / "out"),
-            "--silent", "--no-tips", "--absolute"]
+    argv = [
+        binary,
+        "--config",
+        str(tmp / "jscpd.json"),
+        "--min-lines",
+        str(config.max_duplicate_lines + 1),
+        "--max-size",
+        str(config.max_file_bytes),
+        "--reporters",
+        "json",
+        "--output",
+        str(tmp / "out"),
+        "--silent",
+        "--no-tips",
+        "--absolute",
+    ]
     if len(files) <= _EXPLICIT_MAX and sum(len(f) + 1 for f in files) <= _ARGV_BUDGET:
         argv += ["--no-gitignore", "--", *files]
     else:
         argv += ["--format", _FORMATS, "--ignore", _TREE_IGNORE, "--", "."]
     with open(tmp / "stderr.txt", "wb") as stderr:
-        return subprocess.Popen(argv, cwd=repo, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr)
+        return subprocess.Popen(
+            argv, cwd=repo, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr
+        )
 
 
 def _clone(raw: dict[str, Any], repo: Path) -> Clone:
     first, second = raw["firstFile"], raw["secondFile"]
-    return Clone(_rel(first["name"], repo), int(first["start"]), int(first["end"]),
-                 _rel(second["name"], repo), int(second["start"]), int(second["end"]), int(raw["lines"]))
+    return Clone(
+        _rel(first["name"], repo),
+        int(first["start"]),
+        int(first["end"]),
+        _rel(second["name"], repo),
+        int(second["start"]),
+        int(second["end"]),
+        int(raw["lines"]),
+    )
 
 
 def _rel(name: str, repo: Path) -> str:
@@ -133,9 +162,21 @@ def duplicate_items(clones: Sequence[Clone], files: Collection[str]) -> list[tup
     found: list[tuple[str, Item]] = []
     for c in clones:
         if c.first in files:
-            here, start, other, o_start, o_end = c.first, c.first_start, c.second, c.second_start, c.second_end
+            here, start, other, o_start, o_end = (
+                c.first,
+                c.first_start,
+                c.second,
+                c.second_start,
+                c.second_end,
+            )
         elif c.second in files:
-            here, start, other, o_start, o_end = c.second, c.second_start, c.first, c.first_start, c.first_end
+            here, start, other, o_start, o_end = (
+                c.second,
+                c.second_start,
+                c.first,
+                c.first_start,
+                c.first_end,
+            )
         else:
             continue
         where = "elsewhere in this file" if other == here else f"in {other}"

@@ -33,7 +33,13 @@ def list_files(repo: Path, scope: str, base: str | None) -> list[str]:
     """
     repo = Path(repo)
     if scope not in ("project", "task"):
-        raise InvalidInput([Problem(path="/scope", code="invalid_scope", message="scope must be 'task' or 'project'")])
+        raise InvalidInput(
+            [
+                Problem(
+                    path="/scope", code="invalid_scope", message="scope must be 'task' or 'project'"
+                )
+            ]
+        )
     listed = _all_git_files(repo) if scope == "project" else _changed_files(repo, base)
     return _existing(repo, _walk(repo) if listed is None else listed)
 
@@ -49,7 +55,9 @@ def blob_shas(repo: Path, files: Sequence[str]) -> dict[str, str]:
     Outside a git work tree every file is hashed. Files that vanish or cannot be read are left out.
     """
     # Both git commands at once: on a warm run they are most of the time spent.
-    staged, dirty_out = git_many(repo, ["ls-files", "-s", "-z"], ["diff-files", "--name-only", "-z", "--relative"])
+    staged, dirty_out = git_many(
+        repo, ["ls-files", "-s", "-z"], ["diff-files", "--name-only", "-z", "--relative"]
+    )
     index = _index_shas(staged)
     dirty = set(_split_z(dirty_out))
     shas: dict[str, str] = {}
@@ -95,8 +103,14 @@ def _changed_files(repo: Path, base: str | None) -> list[str] | None:
     if commit is None and base is None:
         return _all_git_files(repo)  # no commit yet: everything is new
     if commit is None:
-        problem = Problem(path="/base", code="unknown_ref", message=f"base {base!r} is not a commit of {repo}; "
-                          "pass a commit id, branch or tag that exists there")
+        problem = Problem(
+            path="/base",
+            code="unknown_ref",
+            message=(
+                f"base {base!r} is not a commit of {repo}; "
+                "pass a commit id, branch or tag that exists there"
+            ),
+        )
         raise InvalidInput([problem])
     diff = _git(repo, "diff", "--name-only", "-z", "--diff-filter=ACMR", "--relative", commit, "--")
     return _split_z(diff) + untracked

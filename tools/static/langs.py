@@ -48,25 +48,61 @@ def _roles(spec: LangSpec) -> frozenset[str]:
 
 _PYTHON = LangSpec(
     functions=frozenset({"function_definition"}),
-    depth=frozenset({"if_statement", "for_statement", "while_statement", "try_statement", "with_statement",
-                     "match_statement"}),
+    depth=frozenset(
+        {
+            "if_statement",
+            "for_statement",
+            "while_statement",
+            "try_statement",
+            "with_statement",
+            "match_statement",
+        }
+    ),
     cognitive=frozenset(),
     ifs=frozenset(),
-    descend=frozenset({"module", "block", "if_statement", "elif_clause", "else_clause", "for_statement",
-                       "while_statement", "try_statement", "except_clause", "except_group_clause",
-                       "finally_clause", "with_statement", "match_statement", "case_clause",
-                       "function_definition", "class_definition", "decorated_definition"}),
+    descend=frozenset(
+        {
+            "module",
+            "block",
+            "if_statement",
+            "elif_clause",
+            "else_clause",
+            "for_statement",
+            "while_statement",
+            "try_statement",
+            "except_clause",
+            "except_group_clause",
+            "finally_clause",
+            "with_statement",
+            "match_statement",
+            "case_clause",
+            "function_definition",
+            "class_definition",
+            "decorated_definition",
+        }
+    ),
 )
-_JS_FUNCTIONS = frozenset({"function_declaration", "function_expression", "arrow_function",
-                           "method_definition", "generator_function_declaration", "generator_function"})
+_JS_FUNCTIONS = frozenset(
+    {
+        "function_declaration",
+        "function_expression",
+        "arrow_function",
+        "method_definition",
+        "generator_function_declaration",
+        "generator_function",
+    }
+)
 _JS_LOOPS = _C_LIKE_LOOPS | {"for_in_statement"}
 _JS = LangSpec(
     functions=_JS_FUNCTIONS,
     depth=_JS_LOOPS | {"if_statement", "switch_statement", "try_statement"},
-    cognitive=_JS_LOOPS | {"if_statement", "switch_statement", "catch_clause", "ternary_expression"},
+    cognitive=_JS_LOOPS
+    | {"if_statement", "switch_statement", "catch_clause", "ternary_expression"},
     ifs=frozenset({"if_statement"}),
 )
-_GO_SWITCHES = frozenset({"expression_switch_statement", "type_switch_statement", "select_statement"})
+_GO_SWITCHES = frozenset(
+    {"expression_switch_statement", "type_switch_statement", "select_statement"}
+)
 _GO = LangSpec(
     functions=frozenset({"function_declaration", "method_declaration", "func_literal"}),
     depth=_GO_SWITCHES | {"if_statement", "for_statement"},
@@ -75,16 +111,35 @@ _GO = LangSpec(
 )
 _JAVA_LOOPS = _C_LIKE_LOOPS | {"enhanced_for_statement"}
 _JAVA = LangSpec(
-    functions=frozenset({"method_declaration", "constructor_declaration", "compact_constructor_declaration",
-                         "lambda_expression"}),
-    depth=_JAVA_LOOPS | {"if_statement", "switch_expression", "switch_statement", "try_statement",
-                         "try_with_resources_statement"},
-    cognitive=_JAVA_LOOPS | {"if_statement", "switch_expression", "switch_statement", "catch_clause",
-                             "ternary_expression"},
+    functions=frozenset(
+        {
+            "method_declaration",
+            "constructor_declaration",
+            "compact_constructor_declaration",
+            "lambda_expression",
+        }
+    ),
+    depth=_JAVA_LOOPS
+    | {
+        "if_statement",
+        "switch_expression",
+        "switch_statement",
+        "try_statement",
+        "try_with_resources_statement",
+    },
+    cognitive=_JAVA_LOOPS
+    | {
+        "if_statement",
+        "switch_expression",
+        "switch_statement",
+        "catch_clause",
+        "ternary_expression",
+    },
     ifs=frozenset({"if_statement"}),
 )
-_RUST_BRANCHES = frozenset({"if_expression", "for_expression", "while_expression", "loop_expression",
-                            "match_expression"})
+_RUST_BRANCHES = frozenset(
+    {"if_expression", "for_expression", "while_expression", "loop_expression", "match_expression"}
+)
 _RUST = LangSpec(
     functions=frozenset({"function_item", "closure_expression"}),
     depth=_RUST_BRANCHES,
@@ -106,8 +161,15 @@ _CPP = LangSpec(
     logical=frozenset({"&&", "||", "and", "or"}),
 )
 SPECS: dict[str, LangSpec] = {
-    "python": _PYTHON, "javascript": _JS, "typescript": _JS, "tsx": _JS, "go": _GO, "java": _JAVA,
-    "rust": _RUST, "c": _C, "cpp": _CPP,
+    "python": _PYTHON,
+    "javascript": _JS,
+    "typescript": _JS,
+    "tsx": _JS,
+    "go": _GO,
+    "java": _JAVA,
+    "rust": _RUST,
+    "c": _C,
+    "cpp": _CPP,
 }
 
 

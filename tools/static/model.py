@@ -99,4 +99,8 @@ class Outcome:
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> Outcome:
         """The inverse of `to_data`."""
-        return cls(items=[Item(*row) for row in data["i"]], errors=list(data["e"]), transient=bool(data.get("t")))
+        return cls(
+            items=[Item(*row) for row in data["i"]],
+            errors=list(data["e"]),
+            transient=bool(data.get("t")),
+        )

@@ -31,24 +31,91 @@ PARSED_LANGUAGES = {
 }
 # Code we cannot parse but still measure by lines, TODOs and duplicates.
 OTHER_SOURCE = {
-    ".kt": "kotlin", ".kts": "kotlin", ".swift": "swift", ".rb": "ruby", ".php": "php",
-    ".cs": "csharp", ".scala": "scala", ".dart": "dart", ".lua": "lua", ".sh": "shell",
-    ".bash": "shell", ".pl": "perl", ".ex": "elixir", ".exs": "elixir", ".vue": "vue",
-    ".svelte": "svelte", ".m": "objc", ".mm": "objc", ".sql": "sql", ".r": "r",
+    ".kt": "kotlin",
+    ".kts": "kotlin",
+    ".swift": "swift",
+    ".rb": "ruby",
+    ".php": "php",
+    ".cs": "csharp",
+    ".scala": "scala",
+    ".dart": "dart",
+    ".lua": "lua",
+    ".sh": "shell",
+    ".bash": "shell",
+    ".pl": "perl",
+    ".ex": "elixir",
+    ".exs": "elixir",
+    ".vue": "vue",
+    ".svelte": "svelte",
+    ".m": "objc",
+    ".mm": "objc",
+    ".sql": "sql",
+    ".r": "r",
 }
 # Languages whose files are expected to have tests (headers, scripts and markup are not).
 TESTED_LANGUAGES = {
-    "python", "javascript", "typescript", "tsx", "go", "java", "rust", "c", "cpp",
-    "kotlin", "swift", "ruby", "php", "csharp", "scala", "dart",
+    "python",
+    "javascript",
+    "typescript",
+    "tsx",
+    "go",
+    "java",
+    "rust",
+    "c",
+    "cpp",
+    "kotlin",
+    "swift",
+    "ruby",
+    "php",
+    "csharp",
+    "scala",
+    "dart",
 }
 _HEADERS = {".h", ".hpp", ".hh", ".hxx"}
-_TEST_DIRS = {"test", "tests", "__tests__", "spec", "specs", "testing", "testdata", "fixtures", "__mocks__", "e2e"}
-_NO_TEST_DIRS = {"docs", "doc", "examples", "example", "samples", "benchmarks", "bench", "vendor",
-                 "third_party", "migrations"}
+_TEST_DIRS = {
+    "test",
+    "tests",
+    "__tests__",
+    "spec",
+    "specs",
+    "testing",
+    "testdata",
+    "fixtures",
+    "__mocks__",
+    "e2e",
+}
+_NO_TEST_DIRS = {
+    "docs",
+    "doc",
+    "examples",
+    "example",
+    "samples",
+    "benchmarks",
+    "bench",
+    "vendor",
+    "third_party",
+    "migrations",
+}
 _SUBJECT_DIRS = {"test", "tests", "__tests__", "spec", "specs"}
-_NO_TEST_NAMES = {"__init__.py", "__main__.py", "conftest.py", "setup.py", "noxfile.py", "manage.py",
-                  "fabfile.py", "settings.py", "config.py", "conf.py", "_version.py", "wsgi.py", "asgi.py",
-                  "build.rs", "doc.go", "package-info.java", "module-info.java"}
+_NO_TEST_NAMES = {
+    "__init__.py",
+    "__main__.py",
+    "conftest.py",
+    "setup.py",
+    "noxfile.py",
+    "manage.py",
+    "fabfile.py",
+    "settings.py",
+    "config.py",
+    "conf.py",
+    "_version.py",
+    "wsgi.py",
+    "asgi.py",
+    "build.rs",
+    "doc.go",
+    "package-info.java",
+    "module-info.java",
+}
 _CONFIG_NAME = re.compile(r"(^|[.-])(config|conf|rc)\.[cm]?[jt]s$|\.d\.[cm]?ts$")
 # Test-file name shapes; group "s" is the subject the test is about.
 _TEST_STEM = re.compile(
@@ -121,6 +188,11 @@ def needs_test(path: str) -> bool:
     name = stem + suffix if suffix else stem
     if language_of(path) not in TESTED_LANGUAGES or is_test_path(path):
         return False
-    if suffix in _HEADERS or name in _NO_TEST_NAMES or name.startswith(".") or _CONFIG_NAME.search(name):
+    if (
+        suffix in _HEADERS
+        or name in _NO_TEST_NAMES
+        or name.startswith(".")
+        or _CONFIG_NAME.search(name)
+    ):
         return False
     return not any(part.lower() in _NO_TEST_DIRS or part.startswith(".") for part in folders)

@@ -37,20 +37,33 @@ class _Pending:
     sizes: dict[str, int] = field(default_factory=dict)
 
 
-def run_per_file(repo: Path, shas: dict[str, str], sizes: dict[str, int], rules: frozenset[str],
-                 config: StaticConfig, cache: ResultCache) -> PerFile:
+def run_per_file(
+    repo: Path,
+    shas: dict[str, str],
+    sizes: dict[str, int],
+    rules: frozenset[str],
+    config: StaticConfig,
+    cache: ResultCache,
+) -> PerFile:
     """Serve each file's analysers from the cache, analyse the rest, and store what was computed."""
     result, pending = _from_cache(shas, sizes, rules, cache)
     computed = _analyse(repo, pending, config, result)
     for name, outcomes in computed.items():
         result.outcomes.setdefault(name, {}).update(outcomes)
-    cache.store_outcomes([(shas[name], a, o) for name, outcomes in computed.items() for a, o in outcomes.items()
-                          if not o.transient])
+    cache.store_outcomes(
+        [
+            (shas[name], a, o)
+            for name, outcomes in computed.items()
+            for a, o in outcomes.items()
+            if not o.transient
+        ]
+    )
     return result
 
 
-def _from_cache(shas: dict[str, str], sizes: dict[str, int], rules: frozenset[str],
-                cache: ResultCache) -> tuple[PerFile, _Pending]:
+def _from_cache(
+    shas: dict[str, str], sizes: dict[str, int], rules: frozenset[str], cache: ResultCache
+) -> tuple[PerFile, _Pending]:
     stored = cache.outcomes(shas.values())
     result, pending = PerFile(), _Pending()
     for name, sha in shas.items():
@@ -69,11 +82,15 @@ def _from_cache(shas: dict[str, str], sizes: dict[str, int], rules: frozenset[st
     return result, pending
 
 
-def _analyse(repo: Path, pending: _Pending, config: StaticConfig, result: PerFile) -> dict[str, dict[str, Outcome]]:
+def _analyse(
+    repo: Path, pending: _Pending, config: StaticConfig, result: PerFile
+) -> dict[str, dict[str, Outcome]]:
     """Secrets in a side thread (betterleaks is Go behind ctypes and releases the GIL), the rest here."""
     secret_work = [(name, (SECRETS,)) for name, analysers in pending.work if SECRETS in analysers]
     other = _Pending(sizes=pending.sizes)
-    other.work = [(n, rest) for n, a in pending.work if (rest := tuple(x for x in a if x != SECRETS))]
+    other.work = [
+        (n, rest) for n, a in pending.work if (rest := tuple(x for x in a if x != SECRETS))
+    ]
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="referee-secrets") as side:
         secrets = side.submit(analyse_batch, str(repo), secret_work, config)
         computed = _analyse_structure(repo, other, config, result)
@@ -82,8 +99,9 @@ def _analyse(repo: Path, pending: _Pending, config: StaticConfig, result: PerFil
     return computed
 
 
-def _analyse_structure(repo: Path, pending: _Pending, config: StaticConfig,
-                       result: PerFile) -> dict[str, dict[str, Outcome]]:
+def _analyse_structure(
+    repo: Path, pending: _Pending, config: StaticConfig, result: PerFile
+) -> dict[str, dict[str, Outcome]]:
     if not pending.work:
         return {}
     jobs = config.jobs or os.cpu_count() or 1
@@ -100,7 +118,9 @@ def _batches(pending: _Pending) -> list[list[Work]]:
     current: list[Work] = []
     weight = 0
     for work in ordered:
-        if current and (weight + pending.sizes[work[0]] > _BATCH_BYTES or len(current) >= _BATCH_FILES):
+        if current and (
+            weight + pending.sizes[work[0]] > _BATCH_BYTES or len(current) >= _BATCH_FILES
+        ):
             batches.append(current)
             current, weight = [], 0
         current.append(work)
@@ -108,8 +128,9 @@ def _batches(pending: _Pending) -> list[list[Work]]:
     return [*batches, current] if current else batches
 
 
-def _in_pool(repo: Path, batches: Sequence[list[Work]], jobs: int, config: StaticConfig,
-             result: PerFile) -> dict[str, dict[str, Outcome]]:
+def _in_pool(
+    repo: Path, batches: Sequence[list[Work]], jobs: int, config: StaticConfig, result: PerFile
+) -> dict[str, dict[str, Outcome]]:
     pooled = run_in_workers(repo, batches, jobs, config)
     result.errors.extend(f"{name}: analysis worker crashed" for name in pooled.crashed)
     return pooled.outcomes

@@ -19,13 +19,18 @@ from pathlib import Path
 
 from referee.tools.errors import InvalidInput, Problem
 from referee.tools.models.checks import STATIC_RULES, normalize_rule
-
 from referee.tools.static.analyse import PER_FILE_RULES
 from referee.tools.static.cache import ResultCache
 from referee.tools.static.duplicates import Clone, JscpdRun, duplicate_items
 from referee.tools.static.files import blob_shas
 from referee.tools.static.memo import MEMO, memo_key, report_from_data, report_to_data
-from referee.tools.static.model import SEVERITY_RANK, Item, StaticConfig, StaticFinding, StaticReport
+from referee.tools.static.model import (
+    SEVERITY_RANK,
+    Item,
+    StaticConfig,
+    StaticFinding,
+    StaticReport,
+)
 from referee.tools.static.paths import language_of
 from referee.tools.static.perfile import PerFile, run_per_file
 from referee.tools.static.severity import severity_of
@@ -89,11 +94,20 @@ def _select(rules: Collection[str] | None) -> frozenset[str]:
     return frozenset(names)
 
 
-def _run(repo: Path, files: list[str], project: list[str], rules: frozenset[str], config: StaticConfig,
-         cache: ResultCache, changed: list[str]) -> StaticReport:
+def _run(
+    repo: Path,
+    files: list[str],
+    project: list[str],
+    rules: frozenset[str],
+    config: StaticConfig,
+    cache: ResultCache,
+    changed: list[str],
+) -> StaticReport:
     sizes, notes = _sizes(repo, files, config)
     wants_duplicates = "near_duplicates" in rules and any(language_of(f) for f in files)
-    dup_files = [f for f in project if language_of(f) and ".min." not in f] if wants_duplicates else []
+    dup_files = (
+        [f for f in project if language_of(f) and ".min." not in f] if wants_duplicates else []
+    )
     rust_changed = [f for f in changed if f.endswith(".rs")]  # their content decides test existence
     shas = blob_shas(repo, sorted({*sizes, *dup_files, *rust_changed}))
     key = memo_key(rules, files, project, changed, shas)
@@ -125,10 +139,14 @@ class _Analysis:
 
     def execute(self, sizes: dict[str, int], dup_files: list[str]) -> StaticReport:
         """Run jscpd alongside the per-file analysers, then the cross-file checks."""
-        dup_key, clones, jscpd = _start_duplicates(self.repo, dup_files, self.shas, self.config, self.cache)
+        dup_key, clones, jscpd = _start_duplicates(
+            self.repo, dup_files, self.shas, self.config, self.cache
+        )
         try:
             shas = {f: self.shas[f] for f in sizes if f in self.shas}
-            per_file = run_per_file(self.repo, shas, sizes, self.rules & PER_FILE_RULES, self.config, self.cache)
+            per_file = run_per_file(
+                self.repo, shas, sizes, self.rules & PER_FILE_RULES, self.config, self.cache
+            )
             if jscpd is not None:
                 clones = self._duplicates(jscpd, dup_key)
         finally:
@@ -153,7 +171,9 @@ class _Analysis:
         return clones
 
 
-def _sizes(repo: Path, files: Sequence[str], config: StaticConfig) -> tuple[dict[str, int], list[str]]:
+def _sizes(
+    repo: Path, files: Sequence[str], config: StaticConfig
+) -> tuple[dict[str, int], list[str]]:
     """Sizes of the regular files to analyse, and notes on files left out."""
     sizes: dict[str, int] = {}
     notes: list[str] = []
@@ -174,8 +194,9 @@ def _sizes(repo: Path, files: Sequence[str], config: StaticConfig) -> tuple[dict
     return sizes, notes
 
 
-def _start_duplicates(repo: Path, dup_files: list[str], shas: dict[str, str], config: StaticConfig,
-                      cache: ResultCache) -> tuple[str, list[Clone], JscpdRun | None]:
+def _start_duplicates(
+    repo: Path, dup_files: list[str], shas: dict[str, str], config: StaticConfig, cache: ResultCache
+) -> tuple[str, list[Clone], JscpdRun | None]:
     """The cached clones of this exact file list, or a jscpd run started on it."""
     listed = sorted(f for f in dup_files if f in shas)
     digest = hashlib.sha1(usedforsecurity=False)
@@ -190,7 +211,9 @@ def _start_duplicates(repo: Path, dup_files: list[str], shas: dict[str, str], co
     return key, [], JscpdRun(repo, listed, config)
 
 
-def _per_file_items(per_file: PerFile, rules: frozenset[str], errors: list[str]) -> list[tuple[str, Item]]:
+def _per_file_items(
+    per_file: PerFile, rules: frozenset[str], errors: list[str]
+) -> list[tuple[str, Item]]:
     located: list[tuple[str, Item]] = []
     for name, outcomes in per_file.outcomes.items():
         for outcome in outcomes.values():
@@ -199,15 +222,29 @@ def _per_file_items(per_file: PerFile, rules: frozenset[str], errors: list[str])
     return located
 
 
-def _report(located: list[tuple[str, Item]], rules: frozenset[str], config: StaticConfig, per_file: PerFile,
-            errors: list[str]) -> StaticReport:
+def _report(
+    located: list[tuple[str, Item]],
+    rules: frozenset[str],
+    config: StaticConfig,
+    per_file: PerFile,
+    errors: list[str],
+) -> StaticReport:
     findings = sorted(
-        (StaticFinding(i.rule, severity_of(i.rule, i.value, path, config), path, max(i.line, 1), i.message)
-         for path, i in located),
+        (
+            StaticFinding(
+                i.rule, severity_of(i.rule, i.value, path, config), path, max(i.line, 1), i.message
+            )
+            for path, i in located
+        ),
         key=lambda f: (SEVERITY_RANK[f.severity], f.path, f.line, f.rule),
     )
     by_rule = {rule: 0 for rule in STATIC_RULES if rule in rules}
     for finding in findings:
         by_rule[finding.rule] += 1
-    return StaticReport(findings=findings, files_analysed=per_file.analysed, cache_hits=per_file.hits,
-                        errors=sorted(set(errors)), by_rule=by_rule)
+    return StaticReport(
+        findings=findings,
+        files_analysed=per_file.analysed,
+        cache_hits=per_file.hits,
+        errors=sorted(set(errors)),
+        by_rule=by_rule,
+    )

@@ -38,7 +38,9 @@ class _Worker:
         self.stdin = cast(IO[bytes], self.proc.stdin)
         self.stdout = cast(IO[bytes], self.proc.stdout)
 
-    def exchange(self, root: str, config: StaticConfig, batch: list[Work]) -> list[dict[str, Outcome]] | None:
+    def exchange(
+        self, root: str, config: StaticConfig, batch: list[Work]
+    ) -> list[dict[str, Outcome]] | None:
         """Send one batch and read its outcomes; None when the worker died."""
         try:
             self.stdin.write(encode_request(root, config, batch))
@@ -48,7 +50,9 @@ class _Worker:
             return None
         if not line:
             return None
-        return [{a: Outcome.from_data(o) for a, o in per_file.items()} for per_file in json.loads(line)]
+        return [
+            {a: Outcome.from_data(o) for a, o in per_file.items()} for per_file in json.loads(line)
+        ]
 
     def stop(self) -> None:
         """Close stdin (the worker exits at end of input) and reap the process."""
@@ -64,14 +68,18 @@ class _Worker:
         self.stdout.close()
 
 
-def run_in_workers(root: Path, batches: Sequence[list[Work]], jobs: int, config: StaticConfig) -> PoolResult:
+def run_in_workers(
+    root: Path, batches: Sequence[list[Work]], jobs: int, config: StaticConfig
+) -> PoolResult:
     """Analyse `batches` across `jobs` worker processes and gather their outcomes."""
     todo: queue.SimpleQueue[list[Work]] = queue.SimpleQueue()
     for batch in batches:
         todo.put(batch)
     result = PoolResult()
-    threads = [threading.Thread(target=_feed, args=(str(root), todo, config, result), daemon=True)
-               for _ in range(max(1, min(jobs, len(batches))))]
+    threads = [
+        threading.Thread(target=_feed, args=(str(root), todo, config, result), daemon=True)
+        for _ in range(max(1, min(jobs, len(batches))))
+    ]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -81,7 +89,9 @@ def run_in_workers(root: Path, batches: Sequence[list[Work]], jobs: int, config:
     return result
 
 
-def _feed(root: str, todo: queue.SimpleQueue[list[Work]], config: StaticConfig, result: PoolResult) -> None:
+def _feed(
+    root: str, todo: queue.SimpleQueue[list[Work]], config: StaticConfig, result: PoolResult
+) -> None:
     """Keep one worker busy until the queue is empty, replacing it (a few times) if it dies."""
     try:
         worker, restarts = _Worker(), 0

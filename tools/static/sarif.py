@@ -6,11 +6,12 @@ from typing import Any
 
 from referee.tools.models.checks import STATIC_RULES
 from referee.tools.models.evaluation import Finding
-
 from referee.tools.static.model import CRITICAL, HIGH, LOW, MEDIUM, StaticReport
 
 SARIF_VERSION = "2.1.0"
-SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+SARIF_SCHEMA = (
+    "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+)
 _LEVELS = {CRITICAL: "error", HIGH: "error", MEDIUM: "warning", LOW: "note"}
 RULE_DESCRIPTIONS = {
     "file_length": "File longer than the limit (default 800 lines)",
@@ -43,10 +44,14 @@ def to_sarif(report: StaticReport, tool_version: str) -> dict[str, Any]:
             "ruleIndex": index[f.rule],
             "level": _LEVELS[f.severity],
             "message": {"text": f.message},
-            "locations": [{"physicalLocation": {
-                "artifactLocation": {"uri": f.path, "uriBaseId": "%SRCROOT%"},
-                "region": {"startLine": f.line},
-            }}],
+            "locations": [
+                {
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": f.path, "uriBaseId": "%SRCROOT%"},
+                        "region": {"startLine": f.line},
+                    }
+                }
+            ],
             "properties": {"severity": f.severity},
         }
         for f in report.findings
@@ -66,5 +71,7 @@ def _rule(name: str) -> dict[str, Any]:
 
 def findings_to_models(report: StaticReport) -> list[Finding]:
     """The report's findings as `Finding` models of an evaluation (rule, severity, file:line, message)."""
-    return [Finding(rule=f.rule, severity=f.severity, location=f.location, message=f.message)  # type: ignore[arg-type]
-            for f in report.findings]
+    return [
+        Finding(rule=f.rule, severity=f.severity, location=f.location, message=f.message)  # type: ignore[arg-type]
+        for f in report.findings
+    ]

@@ -25,5 +25,7 @@ def secret_items(text: str) -> list[Item]:
     rules_by_line: dict[int, str] = {}
     for rule, line in found:
         rules_by_line.setdefault(line, rule)
-    return [Item("hardcoded_secrets", line, f"possible hardcoded secret (rule {rule})")
-            for line, rule in sorted(rules_by_line.items())]
+    return [
+        Item("hardcoded_secrets", line, f"possible hardcoded secret (rule {rule})")
+        for line, rule in sorted(rules_by_line.items())
+    ]

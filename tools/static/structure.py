@@ -13,8 +13,15 @@ import tree_sitter as ts
 from referee.tools.static.langs import SPECS, LangSpec, parser
 from referee.tools.static.model import Item, StaticConfig
 
-_NAME_TYPES = {"identifier", "field_identifier", "qualified_identifier", "destructor_name", "operator_name",
-               "property_identifier", "type_identifier"}
+_NAME_TYPES = {
+    "identifier",
+    "field_identifier",
+    "qualified_identifier",
+    "destructor_name",
+    "operator_name",
+    "property_identifier",
+    "type_identifier",
+}
 _BINDINGS = {"variable_declarator", "pair", "assignment_expression"}
 _NAME_MAX = 80
 
@@ -53,13 +60,22 @@ def measure(root: ts.Node, spec: LangSpec) -> list[FunctionMetrics]:
             fn, depth, nest, op = _visit(walk, node, kind, fn, depth, nest, op)
         else:
             op = None
-        children = node.children if descend is None else [c for c in node.children if c.type in descend]
+        children = (
+            node.children if descend is None else [c for c in node.children if c.type in descend]
+        )
         stack.extend([(child, fn, depth, nest, op) for child in reversed(children)])
     return walk.functions
 
 
-def _visit(walk: _Walk, node: ts.Node, kind: str, fn: FunctionMetrics, depth: int, nest: int,
-           parent_op: str | None) -> tuple[FunctionMetrics, int, int, str | None]:
+def _visit(
+    walk: _Walk,
+    node: ts.Node,
+    kind: str,
+    fn: FunctionMetrics,
+    depth: int,
+    nest: int,
+    parent_op: str | None,
+) -> tuple[FunctionMetrics, int, int, str | None]:
     """Account for one node; returns the function, levels and operator its children see."""
     if kind in walk.spec.functions:
         return _new_function(walk, node), 0, 0, None
@@ -81,7 +97,9 @@ def _new_function(walk: _Walk, node: ts.Node) -> FunctionMetrics:
     return fn
 
 
-def _enter(walk: _Walk, node: ts.Node, kind: str, fn: FunctionMetrics, depth: int, nest: int) -> tuple[int, int]:
+def _enter(
+    walk: _Walk, node: ts.Node, kind: str, fn: FunctionMetrics, depth: int, nest: int
+) -> tuple[int, int]:
     """Account for a node that may open a nesting level; returns the level its children see."""
     if kind in walk.spec.depth:
         depth += 1
@@ -109,7 +127,9 @@ def _mark_alternative(walk: _Walk, node: ts.Node, fn: FunctionMetrics) -> None:
         fn.cognitive += 1
 
 
-def _logical_run(node: ts.Node, spec: LangSpec, fn: FunctionMetrics, parent_op: str | None) -> str | None:
+def _logical_run(
+    node: ts.Node, spec: LangSpec, fn: FunctionMetrics, parent_op: str | None
+) -> str | None:
     """+1 for each run of one boolean operator (`a && b && c` is one run, `a && b || c` two)."""
     operator = node.child_by_field_name("operator")
     op = operator.type if operator is not None else None
@@ -137,10 +157,16 @@ def _binding(node: ts.Node) -> ts.Node | None:
     parent = node.parent
     if parent is None or parent.type not in _BINDINGS:
         return None
-    return parent.child_by_field_name("name") or parent.child_by_field_name("key") or parent.child_by_field_name("left")
+    return (
+        parent.child_by_field_name("name")
+        or parent.child_by_field_name("key")
+        or parent.child_by_field_name("left")
+    )
 
 
-def structure_items(data: bytes, language: str, config: StaticConfig, cognitive: bool) -> tuple[list[Item], bool]:
+def structure_items(
+    data: bytes, language: str, config: StaticConfig, cognitive: bool
+) -> tuple[list[Item], bool]:
     """Findings for function length, nesting and (unless `cognitive` is False) cognitive complexity.
 
     Returns:
@@ -157,13 +183,32 @@ def _function_items(fn: FunctionMetrics, config: StaticConfig, cognitive: bool) 
     line = fn.node.start_point.row + 1
     found: list[tuple[str, int, str, int]] = []
     if not fn.top_level and fn.lines > config.max_function_lines:
-        found.append(("function_length", line, f"has {fn.lines} lines (limit {config.max_function_lines})", fn.lines))
+        found.append(
+            (
+                "function_length",
+                line,
+                f"has {fn.lines} lines (limit {config.max_function_lines})",
+                fn.lines,
+            )
+        )
     if fn.depth > config.max_nesting:
-        found.append(("nesting_depth", fn.depth_line, f"nests {fn.depth} levels deep (limit {config.max_nesting})",
-                      fn.depth))
+        found.append(
+            (
+                "nesting_depth",
+                fn.depth_line,
+                f"nests {fn.depth} levels deep (limit {config.max_nesting})",
+                fn.depth,
+            )
+        )
     if cognitive and not fn.top_level and fn.cognitive > config.max_cognitive:
-        found.append(("cognitive_complexity", line,
-                      f"has cognitive complexity {fn.cognitive} (limit {config.max_cognitive})", fn.cognitive))
+        found.append(
+            (
+                "cognitive_complexity",
+                line,
+                f"has cognitive complexity {fn.cognitive} (limit {config.max_cognitive})",
+                fn.cognitive,
+            )
+        )
     if not found:
         return []
     label = "top-level code" if fn.top_level else f"function {function_name(fn.node)}"

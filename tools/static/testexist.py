@@ -9,22 +9,37 @@ files of that folder, as a package's tests do.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
 import posixpath
+from collections.abc import Collection, Sequence
 from pathlib import Path
 
 from referee.tools.static.model import Item
-from referee.tools.static.paths import is_test_path, language_of, needs_test, parent_name, stem_of, test_subject
+from referee.tools.static.paths import (
+    is_test_path,
+    language_of,
+    needs_test,
+    parent_name,
+    stem_of,
+    test_subject,
+)
 
 _RUST_TEST_MARK = b"#[cfg(test)]"
 _EXAMPLES = {
-    "python": "tests/test_{stem}.py", "javascript": "{stem}.test{ext}", "typescript": "{stem}.test{ext}",
-    "tsx": "{stem}.test{ext}", "go": "{stem}_test.go", "java": "{stem}Test.java",
-    "rust": "a #[cfg(test)] module or tests/{stem}.rs", "kotlin": "{stem}Test.kt", "csharp": "{stem}Tests.cs",
+    "python": "tests/test_{stem}.py",
+    "javascript": "{stem}.test{ext}",
+    "typescript": "{stem}.test{ext}",
+    "tsx": "{stem}.test{ext}",
+    "go": "{stem}_test.go",
+    "java": "{stem}Test.java",
+    "rust": "a #[cfg(test)] module or tests/{stem}.rs",
+    "kotlin": "{stem}Test.kt",
+    "csharp": "{stem}Tests.cs",
 }
 
 
-def missing_test_items(repo: Path, changed: Sequence[str], all_files: Collection[str]) -> list[tuple[str, Item]]:
+def missing_test_items(
+    repo: Path, changed: Sequence[str], all_files: Collection[str]
+) -> list[tuple[str, Item]]:
     """(path, finding) for each changed source file that no test in `all_files` covers."""
     tests = [p for p in all_files if is_test_path(p)]
     subjects = {s for s in map(test_subject, tests) if s}

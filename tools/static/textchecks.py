@@ -20,11 +20,31 @@ _SLASH = _openers(rb"//|/\*|^\s*\*")
 _ANY = _openers(rb"#|//|/\*|^\s*\*|--|<!--|^\s*;")
 # Comment openers that may precede a marker on its line, per language; unknown code tries them all.
 _OPENERS = {
-    "python": _HASH, "ruby": _HASH, "shell": _HASH, "perl": _HASH, "r": _HASH, "elixir": _HASH,
-    "javascript": _SLASH, "typescript": _SLASH, "tsx": _SLASH, "go": _SLASH, "java": _SLASH, "rust": _SLASH,
-    "c": _SLASH, "cpp": _SLASH, "kotlin": _SLASH, "swift": _SLASH, "csharp": _SLASH, "scala": _SLASH,
-    "dart": _SLASH, "objc": _SLASH, "php": _openers(rb"#|//|/\*|^\s*\*"), "sql": _openers(rb"--|/\*|^\s*\*"),
-    "lua": _openers(rb"--"), "vue": _openers(rb"//|/\*|^\s*\*|<!--"), "svelte": _openers(rb"//|/\*|^\s*\*|<!--"),
+    "python": _HASH,
+    "ruby": _HASH,
+    "shell": _HASH,
+    "perl": _HASH,
+    "r": _HASH,
+    "elixir": _HASH,
+    "javascript": _SLASH,
+    "typescript": _SLASH,
+    "tsx": _SLASH,
+    "go": _SLASH,
+    "java": _SLASH,
+    "rust": _SLASH,
+    "c": _SLASH,
+    "cpp": _SLASH,
+    "kotlin": _SLASH,
+    "swift": _SLASH,
+    "csharp": _SLASH,
+    "scala": _SLASH,
+    "dart": _SLASH,
+    "objc": _SLASH,
+    "php": _openers(rb"#|//|/\*|^\s*\*"),
+    "sql": _openers(rb"--|/\*|^\s*\*"),
+    "lua": _openers(rb"--"),
+    "vue": _openers(rb"//|/\*|^\s*\*|<!--"),
+    "svelte": _openers(rb"//|/\*|^\s*\*|<!--"),
 }
 
 
@@ -38,7 +58,9 @@ def file_length_items(data: bytes, config: StaticConfig) -> list[Item]:
     lines = line_count(data)
     if lines <= config.max_file_lines:
         return []
-    return [Item("file_length", 1, f"file has {lines} lines (limit {config.max_file_lines})", lines)]
+    return [
+        Item("file_length", 1, f"file has {lines} lines (limit {config.max_file_lines})", lines)
+    ]
 
 
 def todo_lines(data: bytes, language: str | None) -> list[int]:

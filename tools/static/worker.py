@@ -17,9 +17,16 @@ from referee.tools.static.analyse import analyse_batch
 from referee.tools.static.model import StaticConfig
 
 
-def encode_request(root: str, config: StaticConfig, batch: list[tuple[str, tuple[str, ...]]]) -> bytes:
+def encode_request(
+    root: str, config: StaticConfig, batch: list[tuple[str, tuple[str, ...]]]
+) -> bytes:
     """One request line for a worker."""
-    return json.dumps({"root": root, "config": dataclasses.asdict(config), "batch": batch}).encode("utf-8") + b"\n"
+    return (
+        json.dumps({"root": root, "config": dataclasses.asdict(config), "batch": batch}).encode(
+            "utf-8"
+        )
+        + b"\n"
+    )
 
 
 def serve(source: IO[bytes], sink: IO[bytes]) -> None:
@@ -29,7 +36,9 @@ def serve(source: IO[bytes], sink: IO[bytes]) -> None:
         config = StaticConfig(**request["config"])
         batch = [(name, tuple(analysers)) for name, analysers in request["batch"]]
         outcomes = analyse_batch(request["root"], batch, config)
-        reply = [{name: outcome.to_data() for name, outcome in per_file.items()} for per_file in outcomes]
+        reply = [
+            {name: outcome.to_data() for name, outcome in per_file.items()} for per_file in outcomes
+        ]
         sink.write(json.dumps(reply).encode("utf-8") + b"\n")
         sink.flush()
 

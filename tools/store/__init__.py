@@ -1,13 +1,47 @@
 """referee's embedded storage (SQLite in WAL mode plus an artifacts folder)."""
 
-from referee.tools.store.contracts import contract_exists, contract_ids, insert_contract, load_contract, replace_contract
+from referee.tools.store.contracts import (
+    contract_exists,
+    contract_ids,
+    insert_contract,
+    load_contract,
+    replace_contract,
+)
 from referee.tools.store.db import Store
 from referee.tools.store.location import store_home
-from referee.tools.store.runs import StoredRun, latest_iteration, next_iteration, load_evidence, load_run, runs_for, save_run
-from referee.tools.store.scorecards import StoredScorecard, load_scorecard, save_scorecard, scorecards_for
+from referee.tools.store.runs import (
+    StoredRun,
+    latest_iteration,
+    load_evidence,
+    load_run,
+    next_iteration,
+    runs_for,
+    save_run,
+)
+from referee.tools.store.scorecards import (
+    StoredScorecard,
+    load_scorecard,
+    save_scorecard,
+    scorecards_for,
+)
 
 __all__ = [
-    "Store", "contract_exists", "contract_ids", "insert_contract", "load_contract", "replace_contract",
-    "store_home", "StoredRun", "latest_iteration", "next_iteration", "load_evidence", "load_run", "runs_for",
-    "save_run", "StoredScorecard", "load_scorecard", "save_scorecard", "scorecards_for",
+    "Store",
+    "StoredRun",
+    "StoredScorecard",
+    "contract_exists",
+    "contract_ids",
+    "insert_contract",
+    "latest_iteration",
+    "load_contract",
+    "load_evidence",
+    "load_run",
+    "load_scorecard",
+    "next_iteration",
+    "replace_contract",
+    "runs_for",
+    "save_run",
+    "save_scorecard",
+    "scorecards_for",
+    "store_home",
 ]

@@ -19,20 +19,34 @@ class StoredAggregate:
     body: dict[str, Any]
 
 
-def save_aggregate(store: Store, *, contract_id: str, iteration: int, decision: str, body: dict[str, Any],
-                   created_at: str) -> int:
+def save_aggregate(
+    store: Store,
+    *,
+    contract_id: str,
+    iteration: int,
+    decision: str,
+    body: dict[str, Any],
+    created_at: str,
+) -> int:
     """Store one aggregate result; returns its id."""
     with store.transaction() as conn:
         cursor = conn.execute(
-            "INSERT INTO aggregates (contract_id, iteration, decision, created_at, body) VALUES (?, ?, ?, ?, ?)",
+            "INSERT INTO aggregates (contract_id, iteration, decision, created_at, body) VALUES (?,"
+            " ?, ?, ?, ?)",
             (contract_id, iteration, decision, created_at, json.dumps(body, ensure_ascii=False)),
         )
     return int(cursor.lastrowid or 0)
 
 
 def _row(row: Any) -> StoredAggregate:
-    return StoredAggregate(id=row["id"], contract_id=row["contract_id"], iteration=row["iteration"],
-                           decision=row["decision"], created_at=row["created_at"], body=json.loads(row["body"]))
+    return StoredAggregate(
+        id=row["id"],
+        contract_id=row["contract_id"],
+        iteration=row["iteration"],
+        decision=row["decision"],
+        created_at=row["created_at"],
+        body=json.loads(row["body"]),
+    )
 
 
 def aggregates_for(store: Store, contract_id: str) -> list[StoredAggregate]:
@@ -44,6 +58,8 @@ def aggregates_for(store: Store, contract_id: str) -> list[StoredAggregate]:
 def latest_decided(store: Store, contract_id: str) -> StoredAggregate | None:
     """The most recent aggregate of a contract that decided something (not PENDING), or None."""
     row = store.query_one(
-        "SELECT * FROM aggregates WHERE contract_id = ? AND decision != 'PENDING' ORDER BY iteration DESC, id DESC"
-        " LIMIT 1", (contract_id,))
+        "SELECT * FROM aggregates WHERE contract_id = ? AND decision != 'PENDING' ORDER BY"
+        " iteration DESC, id DESC LIMIT 1",
+        (contract_id,),
+    )
     return _row(row) if row is not None else None

@@ -21,7 +21,9 @@ class CalibrationRow:
     iteration: int
 
 
-def insert_calibration(store: Store, *, scorecard_id: int, verdict: str, note: str, created_at: str) -> int:
+def insert_calibration(
+    store: Store, *, scorecard_id: int, verdict: str, note: str, created_at: str
+) -> int:
     """Record a human verdict on a scorecard; returns the entry's id."""
     with store.transaction() as conn:
         cursor = conn.execute(
@@ -33,8 +35,10 @@ def insert_calibration(store: Store, *, scorecard_id: int, verdict: str, note: s
 
 def calibration_rows(store: Store, contract_id: str | None = None) -> list[CalibrationRow]:
     """Every human verdict (optionally for one contract's scorecards), oldest first."""
-    sql = ("SELECT c.id, c.scorecard_id, c.verdict, c.note, c.created_at, s.contract_id, s.evaluator, s.iteration"
-           " FROM calibration c JOIN scorecards s ON s.id = c.scorecard_id")
+    sql = (
+        "SELECT c.id, c.scorecard_id, c.verdict, c.note, c.created_at, s.contract_id, s.evaluator,"
+        " s.iteration FROM calibration c JOIN scorecards s ON s.id = c.scorecard_id"
+    )
     params: list[object] = []
     if contract_id is not None:
         sql += " WHERE s.contract_id = ?"

@@ -14,7 +14,12 @@ def insert_contract(store: Store, contract: Contract) -> Contract:
     """Store a new contract; an id already taken gets -2, -3 … appended."""
     base = contract.id
     with store.transaction() as conn:
-        taken = {row[0] for row in conn.execute("SELECT id FROM contracts WHERE id = ? OR id LIKE ?", (base, base + "-%"))}
+        taken = {
+            row[0]
+            for row in conn.execute(
+                "SELECT id FROM contracts WHERE id = ? OR id LIKE ?", (base, base + "-%")
+            )
+        }
         ident, n = base, 1
         while ident in taken:
             n += 1
@@ -35,7 +40,9 @@ def load_contract(store: Store, contract_id: str, path: str = "/contract_id") ->
     """Fetch a stored contract or raise NotFound naming the known ids' whereabouts."""
     row = store.query_one("SELECT body FROM contracts WHERE id = ?", (contract_id,))
     if row is None:
-        raise NotFound("contract", contract_id, path=path, hint="create it with create_contract first")
+        raise NotFound(
+            "contract", contract_id, path=path, hint="create it with create_contract first"
+        )
     return Contract.model_validate(json.loads(row["body"]))
 
 
@@ -49,7 +56,12 @@ def replace_contract(store: Store, contract: Contract) -> None:
         with store.transaction() as conn:
             conn.execute(
                 "INSERT OR REPLACE INTO contracts (id, created_at, goal, body) VALUES (?, ?, ?, ?)",
-                (contract.id, contract.created_at, contract.goal, contract.model_dump_json(by_alias=True)),
+                (
+                    contract.id,
+                    contract.created_at,
+                    contract.goal,
+                    contract.model_dump_json(by_alias=True),
+                ),
             )
     except sqlite3.Error as exc:  # pragma: no cover - disk full or locked for too long
         raise RuntimeError(f"could not store contract {contract.id}: {exc}") from exc

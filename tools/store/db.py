@@ -93,7 +93,9 @@ class Store:
         self.artifacts = home / "artifacts"
         self.artifacts.mkdir(exist_ok=True)
         self._lock = threading.RLock()
-        self._conn = sqlite3.connect(home / "referee.db", check_same_thread=False, isolation_level=None)
+        self._conn = sqlite3.connect(
+            home / "referee.db", check_same_thread=False, isolation_level=None
+        )
         self._conn.row_factory = sqlite3.Row
         self._conn.execute("PRAGMA journal_mode=WAL")
         self._conn.execute("PRAGMA busy_timeout=10000")
@@ -109,7 +111,8 @@ class Store:
         with self._lock:
             self._conn.executescript(_SCHEMA)
             self._conn.execute(
-                "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
+                "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)",
+                (str(SCHEMA_VERSION),),
             )
 
     @contextmanager

@@ -22,18 +22,36 @@ class StoredRun:
         return self.evaluation.run_id
 
 
-def save_run(store: Store, evaluation: Evaluation, evidence: list[EvidenceItem], signature: str, created_at: str) -> None:
+def save_run(
+    store: Store,
+    evaluation: Evaluation,
+    evidence: list[EvidenceItem],
+    signature: str,
+    created_at: str,
+) -> None:
     """Store an evaluation with every evidence item, in one transaction."""
     with store.transaction() as conn:
         conn.execute(
-            "INSERT INTO runs (run_id, contract_id, evaluator, iteration, created_at, tree, commit_sha, body, signature)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (evaluation.run_id, evaluation.contract_ref, evaluation.evaluator, evaluation.iteration, created_at,
-             evaluation.target.tree, evaluation.target.commit, evaluation.model_dump_json(by_alias=True), signature),
+            "INSERT INTO runs (run_id, contract_id, evaluator, iteration, created_at, tree,"
+            " commit_sha, body, signature) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                evaluation.run_id,
+                evaluation.contract_ref,
+                evaluation.evaluator,
+                evaluation.iteration,
+                created_at,
+                evaluation.target.tree,
+                evaluation.target.commit,
+                evaluation.model_dump_json(by_alias=True),
+                signature,
+            ),
         )
         conn.executemany(
             "INSERT INTO evidence (run_id, evidence_id, body) VALUES (?, ?, ?)",
-            [(evaluation.run_id, item.id, item.model_dump_json(by_alias=True)) for item in evidence],
+            [
+                (evaluation.run_id, item.id, item.model_dump_json(by_alias=True))
+                for item in evidence
+            ],
         )
 
 
@@ -73,9 +91,13 @@ def latest_iteration(store: Store, contract_id: str) -> int:
 
 
 def load_evidence(store: Store, run_id: str, evidence_id: str) -> EvidenceItem:
-    row = store.query_one("SELECT body FROM evidence WHERE run_id = ? AND evidence_id = ?", (run_id, evidence_id))
+    row = store.query_one(
+        "SELECT body FROM evidence WHERE run_id = ? AND evidence_id = ?", (run_id, evidence_id)
+    )
     if row is None:
-        raise NotFound("evidence", f"{run_id}/{evidence_id}", hint="evidence ids come from evaluate's result")
+        raise NotFound(
+            "evidence", f"{run_id}/{evidence_id}", hint="evidence ids come from evaluate's result"
+        )
     return EvidenceItem.model_validate(json.loads(row["body"]))
 
 
@@ -94,6 +116,8 @@ def next_iteration(store: Store, contract_id: str, evaluator: str | None) -> int
         sql += " AND (evaluator = ? OR evaluator IS NULL)"
         params.append(evaluator)
     decided = store.query_one(
-        "SELECT 1 FROM aggregates WHERE contract_id = ? AND iteration = ? AND decision != 'PENDING'",
-        (contract_id, latest))
+        "SELECT 1 FROM aggregates WHERE contract_id = ? AND iteration = ? AND decision !="
+        " 'PENDING'",
+        (contract_id, latest),
+    )
     return latest + 1 if decided or store.query_one(sql, params) else latest

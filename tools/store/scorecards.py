@@ -44,31 +44,57 @@ def save_scorecard(
     """
     with store.transaction() as conn:
         previous = conn.execute(
-            "SELECT id FROM scorecards WHERE contract_id = ? AND evaluator = ? AND iteration = ? AND variant = ?"
-            " AND superseded_by IS NULL",
+            "SELECT id FROM scorecards WHERE contract_id = ? AND evaluator = ? AND iteration = ?"
+            " AND variant = ? AND superseded_by IS NULL",
             (contract_id, evaluator, iteration, variant),
         ).fetchall()
         cursor = conn.execute(
-            "INSERT INTO scorecards (contract_id, evaluator, iteration, format, variant, stored_at, run_id, body, computed)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (contract_id, evaluator, iteration, format, variant, stored_at, run_id, json.dumps(body),
-             json.dumps(computed)),
+            "INSERT INTO scorecards (contract_id, evaluator, iteration, format, variant, stored_at,"
+            " run_id, body, computed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                contract_id,
+                evaluator,
+                iteration,
+                format,
+                variant,
+                stored_at,
+                run_id,
+                json.dumps(body),
+                json.dumps(computed),
+            ),
         )
         new_id = int(cursor.lastrowid or 0)
-        conn.executemany("UPDATE scorecards SET superseded_by = ? WHERE id = ?", [(new_id, r[0]) for r in previous])
+        conn.executemany(
+            "UPDATE scorecards SET superseded_by = ? WHERE id = ?",
+            [(new_id, r[0]) for r in previous],
+        )
     return new_id, bool(previous)
 
 
 def _row(row: Any) -> StoredScorecard:
     return StoredScorecard(
-        id=row["id"], contract_id=row["contract_id"], evaluator=row["evaluator"], iteration=row["iteration"],
-        format=row["format"], variant=row["variant"], stored_at=row["stored_at"], run_id=row["run_id"], body=json.loads(row["body"]),
-        computed=json.loads(row["computed"]), superseded_by=row["superseded_by"],
+        id=row["id"],
+        contract_id=row["contract_id"],
+        evaluator=row["evaluator"],
+        iteration=row["iteration"],
+        format=row["format"],
+        variant=row["variant"],
+        stored_at=row["stored_at"],
+        run_id=row["run_id"],
+        body=json.loads(row["body"]),
+        computed=json.loads(row["computed"]),
+        superseded_by=row["superseded_by"],
     )
 
 
-def scorecards_for(store: Store, contract_id: str, iteration: int | None = None, *, history: bool = False,
-                   variant: str | None = "original") -> list[StoredScorecard]:
+def scorecards_for(
+    store: Store,
+    contract_id: str,
+    iteration: int | None = None,
+    *,
+    history: bool = False,
+    variant: str | None = "original",
+) -> list[StoredScorecard]:
     """Active scorecards of a contract (all iterations unless one is given), oldest first.
 
     With history=True, replaced scorecards are included too; variant None returns every variant.
@@ -89,5 +115,10 @@ def scorecards_for(store: Store, contract_id: str, iteration: int | None = None,
 def load_scorecard(store: Store, scorecard_id: int) -> StoredScorecard:
     row = store.query_one("SELECT * FROM scorecards WHERE id = ?", (scorecard_id,))
     if row is None:
-        raise NotFound("scorecard", str(scorecard_id), path="/scorecard_id", hint="ids come from validate_scorecard")
+        raise NotFound(
+            "scorecard",
+            str(scorecard_id),
+            path="/scorecard_id",
+            hint="ids come from validate_scorecard",
+        )
     return _row(row)

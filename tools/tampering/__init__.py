@@ -1,7 +1,7 @@
 """Test tampering: tests deleted, skipped, emptied or stripped of assertions since base.
 
-    detect  compares each changed test file with its base version, per ecosystem
-    run     runs the comparison inside an evaluation and records it as evidence
+detect  compares each changed test file with its base version, per ecosystem
+run     runs the comparison inside an evaluation and records it as evidence
 """
 
 from referee.tools.tampering.detect import Tampering, detect, is_test_file

@@ -16,7 +16,9 @@ TEST_SKIPPED = "test_skipped"
 ASSERTIONS_REMOVED = "assertions_removed"
 TEST_EMPTIED = "test_emptied"
 
-_TEST_FILE = re.compile(r"(^|/)(test_[^/]*\.py|[^/]*_test\.py|[^/]*\.(test|spec)\.[jt]sx?|[^/]*_test\.go)$")
+_TEST_FILE = re.compile(
+    r"(^|/)(test_[^/]*\.py|[^/]*_test\.py|[^/]*\.(test|spec)\.[jt]sx?|[^/]*_test\.go)$"
+)
 _JS_SKIP = re.compile(r"\b(?:it|test|describe)\.(?:skip|todo)\s*\(|\bx(?:it|describe|test)\s*\(")
 _JS_ASSERT = re.compile(r"\b(?:expect|assert)\b")
 
@@ -35,10 +37,14 @@ class Tampering:
 
 def is_test_file(path: str) -> bool:
     in_tests_folder = ("tests/" in path or path.startswith("test/")) and path.endswith(".py")
-    return bool(_TEST_FILE.search(path)) or (in_tests_folder and "conftest" not in path and "__init__" not in path)
+    return bool(_TEST_FILE.search(path)) or (
+        in_tests_folder and "conftest" not in path and "__init__" not in path
+    )
 
 
-def detect(changed: list[str], before: Callable[[str], str | None], after: Callable[[str], str | None]) -> list[Tampering]:
+def detect(
+    changed: list[str], before: Callable[[str], str | None], after: Callable[[str], str | None]
+) -> list[Tampering]:
     """Compare every changed test file at base (`before`) with now (`after`)."""
     found: list[Tampering] = []
     for path in changed:
@@ -72,7 +78,9 @@ def _python_tests(source: str) -> dict[str, _PyTest] | None:
     tests: dict[str, _PyTest] = {}
     for node, owner in _functions(tree):
         if node.name.startswith("test"):
-            tests[f"{owner}{node.name}"] = _PyTest(node.lineno, _skipped(node), _assert_count(node), _trivial(node))
+            tests[f"{owner}{node.name}"] = _PyTest(
+                node.lineno, _skipped(node), _assert_count(node), _trivial(node)
+            )
     return tests
 
 
@@ -82,7 +90,11 @@ def _functions(tree: ast.Module) -> list[tuple[ast.FunctionDef | ast.AsyncFuncti
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             found.append((node, ""))
         elif isinstance(node, ast.ClassDef):
-            found.extend((m, f"{node.name}.") for m in node.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)))
+            found.extend(
+                (m, f"{node.name}.")
+                for m in node.body
+                if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))
+            )
     return found
 
 
@@ -103,19 +115,34 @@ def _is_skip_call(node: ast.AST) -> bool:
 def _assert_count(node: ast.AST) -> int:
     count = 0
     for sub in ast.walk(node):
-        if isinstance(sub, ast.Assert):
-            count += 1
-        elif isinstance(sub, ast.Call) and re.match(r"(self\.assert|pytest\.raises|pytest\.approx)", ast.unparse(sub.func)):
-            count += 1
-        elif isinstance(sub, ast.With) and any("raises" in ast.unparse(i.context_expr) for i in sub.items):
+        if (
+            isinstance(sub, ast.Assert)
+            or (
+                isinstance(sub, ast.Call)
+                and re.match(r"(self\.assert|pytest\.raises|pytest\.approx)", ast.unparse(sub.func))
+            )
+            or (
+                isinstance(sub, ast.With)
+                and any("raises" in ast.unparse(i.context_expr) for i in sub.items)
+            )
+        ):
             count += 1
     return count
 
 
 def _trivial(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    body = [s for s in node.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
-    return all(isinstance(s, ast.Pass) or (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)
-                                           and s.value.value is Ellipsis) for s in body)
+    body = [
+        s for s in node.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
+    ]
+    return all(
+        isinstance(s, ast.Pass)
+        or (
+            isinstance(s, ast.Expr)
+            and isinstance(s.value, ast.Constant)
+            and s.value.value is Ellipsis
+        )
+        for s in body
+    )
 
 
 def _python(path: str, old: str, new: str) -> list[Tampering]:
@@ -137,8 +164,14 @@ def _compare(path: str, name: str, was: _PyTest, now: _PyTest | None) -> list[Ta
     if now.trivial and not was.trivial:
         return [Tampering(TEST_EMPTIED, path, now.line, f"test {name} was reduced to `pass`")]
     if now.asserts < was.asserts:
-        return [Tampering(ASSERTIONS_REMOVED, path, now.line,
-                          f"test {name} lost assertions ({was.asserts} → {now.asserts})")]
+        return [
+            Tampering(
+                ASSERTIONS_REMOVED,
+                path,
+                now.line,
+                f"test {name} lost assertions ({was.asserts} → {now.asserts})",
+            )
+        ]
     return []
 
 
@@ -147,10 +180,16 @@ def _script(path: str, old: str, new: str) -> list[Tampering]:
     old_skips, new_skips = len(_JS_SKIP.findall(old)), len(_JS_SKIP.findall(new))
     if new_skips > old_skips:
         line = _first_line(new, _JS_SKIP)
-        found.append(Tampering(TEST_SKIPPED, path, line, f"{new_skips - old_skips} test(s) newly skipped"))
+        found.append(
+            Tampering(TEST_SKIPPED, path, line, f"{new_skips - old_skips} test(s) newly skipped")
+        )
     old_asserts, new_asserts = len(_JS_ASSERT.findall(old)), len(_JS_ASSERT.findall(new))
     if new_asserts < old_asserts:
-        found.append(Tampering(ASSERTIONS_REMOVED, path, 1, f"assertions removed ({old_asserts} → {new_asserts})"))
+        found.append(
+            Tampering(
+                ASSERTIONS_REMOVED, path, 1, f"assertions removed ({old_asserts} → {new_asserts})"
+            )
+        )
     return found
 
 

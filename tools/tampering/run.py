@@ -7,12 +7,13 @@ from pathlib import Path
 import anyio
 
 from referee.tools.evidence.recorder import EvidenceRecorder
-from referee.tools.tampering.detect import Tampering, detect
 from referee.tools.repo import file_at
+from referee.tools.tampering.detect import Tampering, detect
 
 
-async def run_tampering(repo: Path, workdir: Path, base: str, changed: list[str],
-                        recorder: EvidenceRecorder) -> tuple[list[Tampering], list[str]]:
+async def run_tampering(
+    repo: Path, workdir: Path, base: str, changed: list[str], recorder: EvidenceRecorder
+) -> tuple[list[Tampering], list[str]]:
     """Compare changed test files with `base`; returns the findings and the evidence id."""
 
     def now(path: str) -> str | None:
@@ -22,8 +23,10 @@ async def run_tampering(repo: Path, workdir: Path, base: str, changed: list[str]
     found = await anyio.to_thread.run_sync(detect, changed, lambda p: file_at(repo, base, p), now)
     lines = [f"{t.location} [{t.kind}] {t.message}" for t in found]
     item = recorder.record(
-        tool="tampering", command=f"compare test files with base {base[:12]}",
-        stdout="\n".join(lines) or "no test tampering found", exit_code=1 if found else 0,
+        tool="tampering",
+        command=f"compare test files with base {base[:12]}",
+        stdout="\n".join(lines) or "no test tampering found",
+        exit_code=1 if found else 0,
         summary=f"{len(found)} sign(s) of test tampering" if found else "no test tampering found",
     )
     return found, [item.id]

@@ -1,20 +1,31 @@
 """validate_scorecard: a scorecard counts only once schema, contract, arithmetic and evidence agree.
 
-    entry       validate_scorecard(), validate_and_store()
-    card        the scorecard as read (either format), with its rubric and evaluator
-    schema      JSON Schema (draft 2020-12) from the models, with precise pointers
-    rules       the contract's rules (criteria ids, evaluator, dimension keys, evidence texts)
-    arithmetic  weighted score, normalized score and verdict, against what the card states
-    evidence    cited ids, contradictions, staleness and signatures, against recorded runs
-    codes       every code, its severity and what to do about it
+entry       validate_scorecard(), validate_and_store()
+card        the scorecard as read (either format), with its rubric and evaluator
+schema      JSON Schema (draft 2020-12) from the models, with precise pointers
+rules       the contract's rules (criteria ids, evaluator, dimension keys, evidence texts)
+arithmetic  weighted score, normalized score and verdict, against what the card states
+evidence    cited ids, contradictions, staleness and signatures, against recorded runs
+codes       every code, its severity and what to do about it
 """
 
 from referee.tools.validate_scorecard.codes import CODES, codes_table
 from referee.tools.validate_scorecard.entry import (
-    REFEREE_ANTIPATTERNS, EvidenceContext, detect_format, stored_computed, validate_and_store, validate_scorecard,
+    REFEREE_ANTIPATTERNS,
+    EvidenceContext,
+    detect_format,
+    stored_computed,
+    validate_and_store,
+    validate_scorecard,
 )
 
 __all__ = [
-    "CODES", "REFEREE_ANTIPATTERNS", "EvidenceContext", "codes_table", "detect_format", "stored_computed",
-    "validate_and_store", "validate_scorecard",
+    "CODES",
+    "REFEREE_ANTIPATTERNS",
+    "EvidenceContext",
+    "codes_table",
+    "detect_format",
+    "stored_computed",
+    "validate_and_store",
+    "validate_scorecard",
 ]

@@ -60,10 +60,14 @@ def compute(card: Card) -> Arithmetic:
     else:
         weighted, scaled, base = _canonical(card, dims)
     verdict = _overall(card, base)
-    return Arithmetic(Computed(weighted_score=weighted, normalized=scaled, verdict=verdict), dims, _reasons(card))
+    return Arithmetic(
+        Computed(weighted_score=weighted, normalized=scaled, verdict=verdict), dims, _reasons(card)
+    )
 
 
-def _canonical(card: Card, dims: dict[str, float]) -> tuple[float | None, float | None, Verdict | None]:
+def _canonical(
+    card: Card, dims: dict[str, float]
+) -> tuple[float | None, float | None, Verdict | None]:
     rubric = card.rubric
     if rubric is None:
         return None, None, None
@@ -105,14 +109,38 @@ def arithmetic_problems(card: Card, result: Arithmetic) -> list[Problem]:
     computed = result.computed
     problems = []
     stated = card.data.get("weighted_score")
-    if is_number(stated) and computed.weighted_score is not None and \
-            abs(stated - computed.weighted_score) > TOLERANCE + _EPSILON:
-        how = "the mean of the scored dimensions" if card.format == "tenpoint" else "Σ score × weight"
-        problems.append(Problem(path="/weighted_score", code="weighted_score_mismatch", message=(
-            f"stated {stated:g}, but {how} is {computed.weighted_score:g}; state {computed.weighted_score:g}")))
+    if (
+        is_number(stated)
+        and computed.weighted_score is not None
+        and abs(stated - computed.weighted_score) > TOLERANCE + _EPSILON
+    ):
+        how = (
+            "the mean of the scored dimensions" if card.format == "tenpoint" else "Σ score × weight"
+        )
+        problems.append(
+            Problem(
+                path="/weighted_score",
+                code="weighted_score_mismatch",
+                message=(
+                    f"stated {stated:g}, but {how} is {computed.weighted_score:g}; state"
+                    f" {computed.weighted_score:g}"
+                ),
+            )
+        )
     said = card.data.get("verdict")
     if said in _VERDICTS and computed.verdict is not None and said != computed.verdict:
-        why = "; ".join(result.reasons) or "no dimension is weak, no criterion failed and nothing was detected"
-        problems.append(Problem(path="/verdict", code="verdict_mismatch", message=(
-            f"stated {said}, but the scorecard gives {computed.verdict} ({why}); state {computed.verdict}")))
+        why = (
+            "; ".join(result.reasons)
+            or "no dimension is weak, no criterion failed and nothing was detected"
+        )
+        problems.append(
+            Problem(
+                path="/verdict",
+                code="verdict_mismatch",
+                message=(
+                    f"stated {said}, but the scorecard gives {computed.verdict} ({why}); state"
+                    f" {computed.verdict}"
+                ),
+            )
+        )
     return problems

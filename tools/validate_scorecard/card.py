@@ -85,7 +85,9 @@ def detect_format(data: dict[str, Any]) -> ScorecardFormat | None:
     return None
 
 
-def build_card(data: dict[str, Any], fmt: ScorecardFormat, contract: Contract | None, rubrics: RubricSet) -> Card:
+def build_card(
+    data: dict[str, Any], fmt: ScorecardFormat, contract: Contract | None, rubrics: RubricSet
+) -> Card:
     """Resolve a scorecard's rubric and evaluator, noting what cannot be resolved.
 
     Args:
@@ -100,39 +102,74 @@ def build_card(data: dict[str, Any], fmt: ScorecardFormat, contract: Contract | 
     problems: list[Problem] = []
     rubric = _rubric(data, contract, rubrics, problems) if fmt == "referee" else None
     evaluator = _evaluator(data, fmt, contract, problems)
-    return Card(data=data, format=fmt, contract=contract, rubric=rubric, evaluator=evaluator, problems=problems)
+    return Card(
+        data=data,
+        format=fmt,
+        contract=contract,
+        rubric=rubric,
+        evaluator=evaluator,
+        problems=problems,
+    )
 
 
-def _rubric(data: dict[str, Any], contract: Contract | None, rubrics: RubricSet, problems: list[Problem]) -> Rubric | None:
+def _rubric(
+    data: dict[str, Any], contract: Contract | None, rubrics: RubricSet, problems: list[Problem]
+) -> Rubric | None:
     known = ", ".join(rubrics.names())
     if contract is not None:
         found = rubrics.get(contract.rubric_ref)
         if found is None:
-            problems.append(Problem(path="/rubric", code="rubric_unknown", message=(
-                f"the contract's rubric {contract.rubric_ref} is not available here (known: {known}); "
-                "add it to .referee/rubrics/")))
+            problems.append(
+                Problem(
+                    path="/rubric",
+                    code="rubric_unknown",
+                    message=(
+                        f"the contract's rubric {contract.rubric_ref} is not available here (known:"
+                        f" {known}); add it to .referee/rubrics/"
+                    ),
+                )
+            )
         return found
     ref = text(obj(data.get("rubric")).get("ref"))
     if ref is not None:
         found = rubrics.get(ref)
         if found is None:
-            problems.append(Problem(path="/rubric/ref", code="rubric_unknown",
-                                    message=f"no rubric named {ref!r} (known: {known}); use one of them"))
+            problems.append(
+                Problem(
+                    path="/rubric/ref",
+                    code="rubric_unknown",
+                    message=f"no rubric named {ref!r} (known: {known}); use one of them",
+                )
+            )
         return found
     return _rubric_by_keys(data, rubrics, problems)
 
 
-def _rubric_by_keys(data: dict[str, Any], rubrics: RubricSet, problems: list[Problem]) -> Rubric | None:
+def _rubric_by_keys(
+    data: dict[str, Any], rubrics: RubricSet, problems: list[Problem]
+) -> Rubric | None:
     keys = set(obj(data.get("dimensions")))
-    found = next((rubrics.rubrics[n] for n in rubrics.names() if set(rubrics.rubrics[n].weights()) == keys), None)
+    found = next(
+        (rubrics.rubrics[n] for n in rubrics.names() if set(rubrics.rubrics[n].weights()) == keys),
+        None,
+    )
     if found is None:
-        problems.append(Problem(path="/rubric", code="rubric_unknown", message=(
-            "the rubric cannot be determined: name it in rubric.ref (e.g. FEATURE_BACKEND) or validate against "
-            "the contract")))
+        problems.append(
+            Problem(
+                path="/rubric",
+                code="rubric_unknown",
+                message=(
+                    "the rubric cannot be determined: name it in rubric.ref (e.g. FEATURE_BACKEND)"
+                    " or validate against the contract"
+                ),
+            )
+        )
     return found
 
 
-def _evaluator(data: dict[str, Any], fmt: ScorecardFormat, contract: Contract | None, problems: list[Problem]) -> str | None:
+def _evaluator(
+    data: dict[str, Any], fmt: ScorecardFormat, contract: Contract | None, problems: list[Problem]
+) -> str | None:
     stated = text(data.get("evaluator"))
     if stated is not None or fmt == "referee" or contract is None:
         return stated
@@ -141,8 +178,16 @@ def _evaluator(data: dict[str, Any], fmt: ScorecardFormat, contract: Contract | 
     provider = text(data.get("provider"))
     if provider in contract.evaluators:
         return provider
-    problems.append(Problem(path="/evaluator", code="evaluator_missing", message=(
-        f"the contract has several evaluators ({', '.join(contract.evaluators)}); add \"evaluator\" naming yours")))
+    problems.append(
+        Problem(
+            path="/evaluator",
+            code="evaluator_missing",
+            message=(
+                f"the contract has several evaluators ({', '.join(contract.evaluators)}); add"
+                ' "evaluator" naming yours'
+            ),
+        )
+    )
     return None
 
 
@@ -198,9 +243,11 @@ def scored_dimensions(card: Card) -> list[ScoredDimension]:
 
 def _scored(card: Card) -> list[ScoredDimension]:
     if card.format == "referee":
-        return [ScoredDimension(key, ("dimensions", key), float(d["score"]), None)
-                for key, d in obj(card.data.get("dimensions")).items()
-                if isinstance(d, dict) and is_number(d.get("score"))]
+        return [
+            ScoredDimension(key, ("dimensions", key), float(d["score"]), None)
+            for key, d in obj(card.data.get("dimensions")).items()
+            if isinstance(d, dict) and is_number(d.get("score"))
+        ]
     return list(_tenpoint_dimensions(card))
 
 
@@ -212,7 +259,12 @@ def _tenpoint_dimensions(card: Card) -> Iterator[ScoredDimension]:
                 continue
             stated = dim.get("threshold") if is_number(dim.get("threshold")) else None
             threshold = contract_thresholds.get(domain, {}).get(name, stated)
-            yield ScoredDimension(f"{domain}.{name}", ("domains", domain, "dimensions", name), float(dim["score"]), threshold)
+            yield ScoredDimension(
+                f"{domain}.{name}",
+                ("domains", domain, "dimensions", name),
+                float(dim["score"]),
+                threshold,
+            )
 
 
 def below_threshold(card: Card, dim: ScoredDimension) -> bool:
@@ -227,13 +279,19 @@ def below_threshold(card: Card, dim: ScoredDimension) -> bool:
 
 def failed_criteria(card: Card) -> list[str]:
     """Return the ids of criteria marked pass: false."""
-    return [str(c.get("id")) for _, c in entries(card.data.get("criteria")) if c.get("pass") is False]
+    return [
+        str(c.get("id")) for _, c in entries(card.data.get("criteria")) if c.get("pass") is False
+    ]
 
 
 def detected_antipatterns(card: Card) -> list[str]:
     """Return the ids of detected antipatterns (a bare string entry still says one was detected)."""
     found = card.data.get("antipatterns_detected")
-    return [str(a.get("id")) if isinstance(a, dict) else str(a) for a in found if a] if isinstance(found, list) else []
+    return (
+        [str(a.get("id")) if isinstance(a, dict) else str(a) for a in found if a]
+        if isinstance(found, list)
+        else []
+    )
 
 
 def spec_defect(card: Card) -> bool:

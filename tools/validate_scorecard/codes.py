@@ -30,60 +30,215 @@ def _w(meaning: str, fix: str) -> Code:
 
 CODES: dict[str, Code] = {
     # Shape (JSON Schema, draft 2020-12)
-    "not_an_object": _e("The scorecard is not a JSON object.", "Send one scorecard object (the CLI also takes an array of them)."),
-    "format_unknown": _e("Neither format can be recognised: no `contract_ref`/`dimensions` (canonical) and no `task_id`/`domains` (tenpoint).", "Add the identifying fields, or pass the format explicitly."),
+    "not_an_object": _e(
+        "The scorecard is not a JSON object.",
+        "Send one scorecard object (the CLI also takes an array of them).",
+    ),
+    "format_unknown": _e(
+        "Neither format can be recognised: no `contract_ref`/`dimensions` (canonical) and no"
+        " `task_id`/`domains` (tenpoint).",
+        "Add the identifying fields, or pass the format explicitly.",
+    ),
     "required": _e("A required field is missing; the pointer names it.", "Add the field."),
-    "type": _e("A value has the wrong JSON type (e.g. `pass: \"true\"`).", "Write the type the schema asks for (booleans unquoted, numbers as numbers)."),
-    "out_of_range": _e("A number lies outside its range (0–3 or 0.0–1.0 per the rubric's scale, 1–10 for tenpoint scores, iteration ≥ 1).", "Use a value inside the range."),
-    "score_not_integer": _e("A score on an integer scale (0–3 rubrics, tenpoint 1–10) has decimals.", "Use a whole number."),
-    "not_allowed": _e("A value is not one of the allowed values (severity, verdict …).", "Use one of the values the message lists."),
-    "unknown_field": _e("A field that is not part of the format (often a misspelling).", "Remove it or correct its spelling."),
+    "type": _e(
+        'A value has the wrong JSON type (e.g. `pass: "true"`).',
+        "Write the type the schema asks for (booleans unquoted, numbers as numbers).",
+    ),
+    "out_of_range": _e(
+        "A number lies outside its range (0–3 or 0.0–1.0 per the rubric's scale, 1–10 for tenpoint"
+        " scores, iteration ≥ 1).",
+        "Use a value inside the range.",
+    ),
+    "score_not_integer": _e(
+        "A score on an integer scale (0–3 rubrics, tenpoint 1–10) has decimals.",
+        "Use a whole number.",
+    ),
+    "not_allowed": _e(
+        "A value is not one of the allowed values (severity, verdict …).",
+        "Use one of the values the message lists.",
+    ),
+    "unknown_field": _e(
+        "A field that is not part of the format (often a misspelling).",
+        "Remove it or correct its spelling.",
+    ),
     "empty": _e("A required text (provider, description, id …) is empty.", "Write it."),
-    "evidence_empty": _e("Evidence (or, tenpoint, comment) is missing or blank.", "Cite what supports the score or verdict: file:line, an evidence id, observed behaviour."),
-    "dispatch_count": _e("`dispatch_count` is not 1.", "Set it to 1; the orchestrator counts dispatches."),
-    "spec_defect_shape": _e("`spec_defect` is neither null/absent nor `{\"detected\": true, \"reason\": \"…\"}`.", "Use null when the spec is sound; otherwise detected true with a non-empty reason."),
-    "schema_violation": _e("Another JSON Schema rule failed.", "Follow the message; the schema is served as schema://scorecard and schema://tenpoint-scorecard."),
+    "evidence_empty": _e(
+        "Evidence (or, tenpoint, comment) is missing or blank.",
+        "Cite what supports the score or verdict: file:line, an evidence id, observed behaviour.",
+    ),
+    "dispatch_count": _e(
+        "`dispatch_count` is not 1.", "Set it to 1; the orchestrator counts dispatches."
+    ),
+    "spec_defect_shape": _e(
+        '`spec_defect` is neither null/absent nor `{"detected": true, "reason": "…"}`.',
+        "Use null when the spec is sound; otherwise detected true with a non-empty reason.",
+    ),
+    "schema_violation": _e(
+        "Another JSON Schema rule failed.",
+        "Follow the message; the schema is served as schema://scorecard and"
+        " schema://tenpoint-scorecard.",
+    ),
     # Contract
-    "contract_unchecked": _w("No contract was given, so the contract rules were skipped.", "Validate against a contract (contract_id, an inline contract, or `--contract`)."),
-    "contract_mismatch": _e("`contract_ref` / `task_id` is not the id of the contract validated against.", "Use the contract's id, or validate against the right contract."),
-    "iteration_out_of_range": _e("The iteration is beyond the contract's `max_iterations`.", "Use an iteration between 1 and max_iterations."),
-    "evaluator_unknown": _e("The evaluator is not one of the contract's evaluators.", "Use the evaluator name the contract assigns."),
-    "evaluator_missing": _e("A tenpoint scorecard names no evaluator and the contract has several.", "Add `evaluator` (or a `provider` equal to an evaluator's name)."),
-    "criterion_missing": _e("A criterion assigned to this evaluator (hold-outs included) has no verdict.", "Add `{id, pass, evidence}` for it."),
-    "criterion_unknown": _e("A criterion id that the contract does not have.", "Reproduce the contract's criterion ids exactly."),
-    "criterion_duplicate": _e("The same criterion id appears twice.", "Keep one verdict per criterion."),
-    "criterion_other_evaluator": _w("A verdict for a criterion assigned to another evaluator.", "Leave it to that evaluator, or keep it knowing only the assigned evaluator's verdict counts."),
-    "pass_without_evidence": _e("A criterion is marked pass with evidence \"no evidence\".", "A criterion the evidence cannot support is `pass: false`."),
-    "rubric_unknown": _e("The rubric cannot be found, so dimension keys and arithmetic cannot be checked.", "Name an available rubric in `rubric.ref`, or validate against the contract."),
-    "rubric_mismatch": _e("`rubric.ref` differs from the contract's rubric.", "Score with the contract's rubric."),
-    "rubric_version_changed": _w("`rubric.version` differs from the version the contract recorded; scores are not comparable across versions.", "Score with the contract's rubric version, or accept that the comparability guard will say so."),
-    "dimension_missing": _e("A dimension of the rubric (tenpoint: one the contract sets a threshold for) has no score.", "Score every dimension."),
-    "dimension_unknown": _e("A dimension key that the rubric does not have.", "Use the rubric's snake_case keys exactly."),
-    "dimensions_without_thresholds": _w("Tenpoint dimensions scored where the contract sets no threshold for them.", "Use `\"dimensions\": {}` for evidence-only domains, or add thresholds to the contract."),
-    "threshold_missing": _e("A tenpoint dimension the contract sets a threshold for states none.", "Copy the contract's threshold into `threshold`."),
-    "threshold_mismatch": _e("A tenpoint dimension states a threshold other than the contract's.", "Use the contract's threshold."),
-    "guidance_missing": _e("A dimension is below its threshold (0–3: below 2; unit: below 0.6; tenpoint: its threshold) but guidance is empty.", "Write actionable guidance for each weak dimension."),
-    "antipattern_unknown": _e("A detected antipattern id is neither in the contract's `antipatterns` nor one of referee's own.", "Use an id from the contract or referee's list (test_tampering, test_deleted, test_skipped, assertions_removed, test_emptied, tree_modified)."),
+    "contract_unchecked": _w(
+        "No contract was given, so the contract rules were skipped.",
+        "Validate against a contract (contract_id, an inline contract, or `--contract`).",
+    ),
+    "contract_mismatch": _e(
+        "`contract_ref` / `task_id` is not the id of the contract validated against.",
+        "Use the contract's id, or validate against the right contract.",
+    ),
+    "iteration_out_of_range": _e(
+        "The iteration is beyond the contract's `max_iterations`.",
+        "Use an iteration between 1 and max_iterations.",
+    ),
+    "evaluator_unknown": _e(
+        "The evaluator is not one of the contract's evaluators.",
+        "Use the evaluator name the contract assigns.",
+    ),
+    "evaluator_missing": _e(
+        "A tenpoint scorecard names no evaluator and the contract has several.",
+        "Add `evaluator` (or a `provider` equal to an evaluator's name).",
+    ),
+    "criterion_missing": _e(
+        "A criterion assigned to this evaluator (hold-outs included) has no verdict.",
+        "Add `{id, pass, evidence}` for it.",
+    ),
+    "criterion_unknown": _e(
+        "A criterion id that the contract does not have.",
+        "Reproduce the contract's criterion ids exactly.",
+    ),
+    "criterion_duplicate": _e(
+        "The same criterion id appears twice.", "Keep one verdict per criterion."
+    ),
+    "criterion_other_evaluator": _w(
+        "A verdict for a criterion assigned to another evaluator.",
+        "Leave it to that evaluator, or keep it knowing only the assigned evaluator's verdict"
+        " counts.",
+    ),
+    "pass_without_evidence": _e(
+        'A criterion is marked pass with evidence "no evidence".',
+        "A criterion the evidence cannot support is `pass: false`.",
+    ),
+    "rubric_unknown": _e(
+        "The rubric cannot be found, so dimension keys and arithmetic cannot be checked.",
+        "Name an available rubric in `rubric.ref`, or validate against the contract.",
+    ),
+    "rubric_mismatch": _e(
+        "`rubric.ref` differs from the contract's rubric.", "Score with the contract's rubric."
+    ),
+    "rubric_version_changed": _w(
+        "`rubric.version` differs from the version the contract recorded; scores are not comparable"
+        " across versions.",
+        "Score with the contract's rubric version, or accept that the comparability guard will"
+        " say so.",
+    ),
+    "dimension_missing": _e(
+        "A dimension of the rubric (tenpoint: one the contract sets a threshold for) has no score.",
+        "Score every dimension.",
+    ),
+    "dimension_unknown": _e(
+        "A dimension key that the rubric does not have.",
+        "Use the rubric's snake_case keys exactly.",
+    ),
+    "dimensions_without_thresholds": _w(
+        "Tenpoint dimensions scored where the contract sets no threshold for them.",
+        'Use `"dimensions": {}` for evidence-only domains, or add thresholds to the contract.',
+    ),
+    "threshold_missing": _e(
+        "A tenpoint dimension the contract sets a threshold for states none.",
+        "Copy the contract's threshold into `threshold`.",
+    ),
+    "threshold_mismatch": _e(
+        "A tenpoint dimension states a threshold other than the contract's.",
+        "Use the contract's threshold.",
+    ),
+    "guidance_missing": _e(
+        "A dimension is below its threshold (0–3: below 2; unit: below 0.6; tenpoint: its"
+        " threshold) but guidance is empty.",
+        "Write actionable guidance for each weak dimension.",
+    ),
+    "antipattern_unknown": _e(
+        "A detected antipattern id is neither in the contract's `antipatterns` nor one of referee's"
+        " own.",
+        "Use an id from the contract or referee's list (test_tampering, test_deleted, test_skipped,"
+        " assertions_removed, test_emptied, tree_modified).",
+    ),
     # Arithmetic
-    "weighted_score_mismatch": _e("The stated `weighted_score` differs from Σ score × weight (tenpoint: the mean) by more than 0.01.", "State the computed value (see `computed`) or leave it out."),
-    "verdict_mismatch": _e("The stated `verdict` differs from the one the scores, criteria, antipatterns and spec_defect give.", "State the computed verdict (see `computed`) or leave it out."),
+    "weighted_score_mismatch": _e(
+        "The stated `weighted_score` differs from Σ score × weight (tenpoint: the mean) by more"
+        " than 0.01.",
+        "State the computed value (see `computed`) or leave it out.",
+    ),
+    "verdict_mismatch": _e(
+        "The stated `verdict` differs from the one the scores, criteria, antipatterns and"
+        " spec_defect give.",
+        "State the computed verdict (see `computed`) or leave it out.",
+    ),
     # Evidence
-    "evidence_unchecked": _w("No recorded evaluation is at hand, so the evidence rules were skipped (an error with `--require-evidence` / require_evidence).", "Run `evaluate` first, or validate where referee's database is available."),
-    "evidence_unknown": _e("An `evidence_ids` entry does not exist in the recorded evaluation.", "Cite ids from evaluate's `evidence` list (E1, E2 …)."),
-    "unverified_pass": _e("A criterion is marked passed although referee could not run its check (runner missing, timeout, server never ready).", "Fix what stopped the check and evaluate again, or mark it pass: false."),
-    "generator_evidence_only": _e("A criterion marked passed cites only evidence captured from the generator's own session (G-…).", "Cite evidence referee recorded with evaluate, or file:line you checked yourself."),
-    "contradicts_evidence": _e("A criterion verdict contradicts referee's recorded check (\"contradicts E3: exit code 1\").", "Follow the evidence: mark it as the check found, or fix the code and evaluate again."),
-    "stale": _e("`target.tree` is not the repository's current tree: the scorecard judges other content.", "Evaluate the current tree and score again."),
-    "stale_unchecked": _w("The repository's current tree is unknown, so staleness was not checked.", "Validate where the contract's repository is available."),
-    "target_missing": _w("`target.tree` is absent, so staleness cannot be checked.", "Copy `target` from evaluate's draft scorecard."),
-    "run_unknown": _e("`run_id` names no recorded evaluation of this contract.", "Use the run id evaluate returned."),
-    "run_id_missing": _e("A `signature` without a `run_id`.", "Add the run id the signature belongs to."),
-    "signature_missing": _e("A `run_id` without a `signature`.", "Copy the signature evaluate returned with that run."),
-    "signature_invalid": _e("The signature does not match the recorded evaluation: the scorecard is not grounded in that run.", "Copy run_id and signature unchanged from evaluate's result."),
-    "signature_unchecked": _w("No signing key is available, so the signature was not verified.", "Validate where referee's store (and its key) is available."),
+    "evidence_unchecked": _w(
+        "No recorded evaluation is at hand, so the evidence rules were skipped (an error with"
+        " `--require-evidence` / require_evidence).",
+        "Run `evaluate` first, or validate where referee's database is available.",
+    ),
+    "evidence_unknown": _e(
+        "An `evidence_ids` entry does not exist in the recorded evaluation.",
+        "Cite ids from evaluate's `evidence` list (E1, E2 …).",
+    ),
+    "unverified_pass": _e(
+        "A criterion is marked passed although referee could not run its check (runner missing,"
+        " timeout, server never ready).",
+        "Fix what stopped the check and evaluate again, or mark it pass: false.",
+    ),
+    "generator_evidence_only": _e(
+        "A criterion marked passed cites only evidence captured from the generator's own session"
+        " (G-…).",
+        "Cite evidence referee recorded with evaluate, or file:line you checked yourself.",
+    ),
+    "contradicts_evidence": _e(
+        "A criterion verdict contradicts referee's recorded check (\"contradicts E3: exit code"
+        ' 1").',
+        "Follow the evidence: mark it as the check found, or fix the code and evaluate again.",
+    ),
+    "stale": _e(
+        "`target.tree` is not the repository's current tree: the scorecard judges other content.",
+        "Evaluate the current tree and score again.",
+    ),
+    "stale_unchecked": _w(
+        "The repository's current tree is unknown, so staleness was not checked.",
+        "Validate where the contract's repository is available.",
+    ),
+    "target_missing": _w(
+        "`target.tree` is absent, so staleness cannot be checked.",
+        "Copy `target` from evaluate's draft scorecard.",
+    ),
+    "run_unknown": _e(
+        "`run_id` names no recorded evaluation of this contract.",
+        "Use the run id evaluate returned.",
+    ),
+    "run_id_missing": _e(
+        "A `signature` without a `run_id`.", "Add the run id the signature belongs to."
+    ),
+    "signature_missing": _e(
+        "A `run_id` without a `signature`.", "Copy the signature evaluate returned with that run."
+    ),
+    "signature_invalid": _e(
+        "The signature does not match the recorded evaluation: the scorecard is not grounded in"
+        " that run.",
+        "Copy run_id and signature unchanged from evaluate's result.",
+    ),
+    "signature_unchecked": _w(
+        "No signing key is available, so the signature was not verified.",
+        "Validate where referee's store (and its key) is available.",
+    ),
     # Storage
-    "replaced_scorecard": _w("An earlier scorecard of this evaluator for this iteration was replaced (kept in history).", "Nothing, if the resubmission was intended."),
-    "not_stored": _w("The scorecard is valid but was not recorded as the evaluator's verdict.", "Validate against a stored contract with storing enabled."),
+    "replaced_scorecard": _w(
+        "An earlier scorecard of this evaluator for this iteration was replaced (kept in history).",
+        "Nothing, if the resubmission was intended.",
+    ),
+    "not_stored": _w(
+        "The scorecard is valid but was not recorded as the evaluator's verdict.",
+        "Validate against a stored contract with storing enabled.",
+    ),
 }
 
 REQUIRABLE = frozenset({"evidence_unchecked"})

@@ -11,23 +11,32 @@ scorecard_arithmetic (weighted score and verdict), scorecard_evidence (recorded 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any, Literal, NamedTuple
 
 from referee.tools.errors import Problem
 from referee.tools.models.contract import Contract
 from referee.tools.models.validation import Computed, ValidationResult
 from referee.tools.rubrics import RubricSet
+from referee.tools.store import Store, save_scorecard
 from referee.tools.validate_scorecard.arithmetic import Arithmetic, arithmetic_problems, compute
 from referee.tools.validate_scorecard.card import Card, FormatChoice, build_card, detect_format
 from referee.tools.validate_scorecard.codes import CODES, severity
 from referee.tools.validate_scorecard.evidence import EvidenceContext, evidence_problems
-from referee.tools.validate_scorecard.rules import REFEREE_ANTIPATTERNS, card_problems, contract_problems
+from referee.tools.validate_scorecard.rules import (
+    REFEREE_ANTIPATTERNS,
+    card_problems,
+    contract_problems,
+)
 from referee.tools.validate_scorecard.schema import describe, schema_problems
-from referee.tools.store import Store, save_scorecard
 
 __all__ = [
-    "CODES", "REFEREE_ANTIPATTERNS", "EvidenceContext", "detect_format", "stored_computed", "validate_and_store",
+    "CODES",
+    "REFEREE_ANTIPATTERNS",
+    "EvidenceContext",
+    "detect_format",
+    "stored_computed",
+    "validate_and_store",
     "validate_scorecard",
 ]
 
@@ -67,35 +76,74 @@ class _Checked(NamedTuple):
     arithmetic: Arithmetic | None = None
 
 
-def _check(scorecard: Any, contract: Contract | None, rubrics: RubricSet, format: FormatChoice,
-           evidence: EvidenceContext | None, require_evidence: bool) -> _Checked:
+def _check(
+    scorecard: Any,
+    contract: Contract | None,
+    rubrics: RubricSet,
+    format: FormatChoice,
+    evidence: EvidenceContext | None,
+    require_evidence: bool,
+) -> _Checked:
     if not isinstance(scorecard, dict):
-        message = f"a scorecard is a JSON object, not {describe(scorecard)}; send one scorecard object"
-        return _Checked(_result(None, [Problem(path="", code="not_an_object", message=message)], require_evidence))
+        message = (
+            f"a scorecard is a JSON object, not {describe(scorecard)}; send one scorecard object"
+        )
+        return _Checked(
+            _result(
+                None, [Problem(path="", code="not_an_object", message=message)], require_evidence
+            )
+        )
     fmt = detect_format(scorecard) if format == "auto" else format
     if fmt is None:
-        message = ("cannot tell the format: a canonical scorecard has contract_ref and dimensions, a tenpoint "
-                   "scorecard has task_id and domains; add them or pass the format")
-        return _Checked(_result(None, [Problem(path="", code="format_unknown", message=message)], require_evidence))
+        message = (
+            "cannot tell the format: a canonical scorecard has contract_ref and dimensions, a"
+            " tenpoint scorecard has task_id and domains; add them or pass the format"
+        )
+        return _Checked(
+            _result(
+                None, [Problem(path="", code="format_unknown", message=message)], require_evidence
+            )
+        )
     card = build_card(scorecard, fmt, contract, rubrics)
     arithmetic = compute(card)
     outcome = evidence_problems(card, evidence)
-    problems = [*schema_problems(fmt, scorecard), *card.problems, *card_problems(card), *contract_problems(card),
-                *arithmetic_problems(card, arithmetic), *outcome.problems]
+    problems = [
+        *schema_problems(fmt, scorecard),
+        *card.problems,
+        *card_problems(card),
+        *contract_problems(card),
+        *arithmetic_problems(card, arithmetic),
+        *outcome.problems,
+    ]
     result = _result(card, problems, require_evidence, arithmetic.computed, stale=outcome.stale)
     return _Checked(result, card, arithmetic)
 
 
-def _result(card: Card | None, problems: Sequence[Problem], require_evidence: bool,
-            computed: Computed = _NOTHING, stale: bool = False) -> ValidationResult:
+def _result(
+    card: Card | None,
+    problems: Sequence[Problem],
+    require_evidence: bool,
+    computed: Computed = _NOTHING,
+    stale: bool = False,
+) -> ValidationResult:
     unique = list(dict.fromkeys(problems))
-    errors = sorted((p for p in unique if severity(p.code, require_evidence=require_evidence) == "error"),
-                    key=lambda p: p.path)
-    warnings = [p for p in unique if severity(p.code, require_evidence=require_evidence) == "warning"]
+    errors = sorted(
+        (p for p in unique if severity(p.code, require_evidence=require_evidence) == "error"),
+        key=lambda p: p.path,
+    )
+    warnings = [
+        p for p in unique if severity(p.code, require_evidence=require_evidence) == "warning"
+    ]
     return ValidationResult(
-        valid=not errors, format=card.format if card else None, errors=errors, warnings=warnings,
-        computed=computed, contract_ref=card.contract_ref if card else None,
-        evaluator=card.evaluator if card else None, iteration=card.iteration if card else None, stale=stale,
+        valid=not errors,
+        format=card.format if card else None,
+        errors=errors,
+        warnings=warnings,
+        computed=computed,
+        contract_ref=card.contract_ref if card else None,
+        evaluator=card.evaluator if card else None,
+        iteration=card.iteration if card else None,
+        stale=stale,
     )
 
 
@@ -138,28 +186,46 @@ def validate_and_store(
     if not (result.valid and store_result):
         return result
     if store is None or contract is None or checked.card is None or checked.arithmetic is None:
-        message = ("the scorecard is valid but was not recorded: no store or stored contract is at hand, so it is "
-                   "not yet its evaluator's verdict")
+        message = (
+            "the scorecard is valid but was not recorded: no store or stored contract is at hand,"
+            " so it is not yet its evaluator's verdict"
+        )
         return _warn(result, Problem(path="", code="not_stored", message=message))
     return _store(checked.card, checked.arithmetic, result, store, now, variant)
 
 
-def _store(card: Card, arithmetic: Arithmetic, result: ValidationResult, store: Store,
-           now: Callable[[], datetime], variant: str = "original") -> ValidationResult:
+def _store(
+    card: Card,
+    arithmetic: Arithmetic,
+    result: ValidationResult,
+    store: Store,
+    now: Callable[[], datetime],
+    variant: str = "original",
+) -> ValidationResult:
     contract = card.contract
     # A valid scorecard checked against a contract has a known evaluator and iteration.
     assert contract is not None and result.evaluator is not None and result.iteration is not None
     ident, replaced = save_scorecard(
-        store, contract_id=contract.id, evaluator=result.evaluator, iteration=result.iteration,
-        format=card.format, body=card.data, computed=stored_computed(card, arithmetic),
+        store,
+        contract_id=contract.id,
+        evaluator=result.evaluator,
+        iteration=result.iteration,
+        format=card.format,
+        body=card.data,
+        computed=stored_computed(card, arithmetic),
         run_id=card.data.get("run_id") if isinstance(card.data.get("run_id"), str) else None,
-        stored_at=now().astimezone(timezone.utc).isoformat(), variant=variant,
+        stored_at=now().astimezone(UTC).isoformat(),
+        variant=variant,
     )
-    stored = result.model_copy(update={"stored": True, "replaced": replaced, "scorecard_id": str(ident)})
+    stored = result.model_copy(
+        update={"stored": True, "replaced": replaced, "scorecard_id": str(ident)}
+    )
     if not replaced:
         return stored
-    message = (f"replaced {result.evaluator}'s earlier scorecard for iteration {result.iteration} of {contract.id}; "
-               "the earlier one is kept in history")
+    message = (
+        f"replaced {result.evaluator}'s earlier scorecard for iteration {result.iteration} of"
+        f" {contract.id}; the earlier one is kept in history"
+    )
     return _warn(stored, Problem(path="", code="replaced_scorecard", message=message))
 
 

@@ -10,10 +10,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from referee.tools.errors import Problem
-from referee.tools.models.evaluation import CriterionResult
-from referee.tools.validate_scorecard.card import Card, entries, obj, path, text
 from referee.tools.evidence.signing import verify
+from referee.tools.models.evaluation import CriterionResult
 from referee.tools.store.runs import StoredRun
+from referee.tools.validate_scorecard.card import Card, entries, obj, path, text
 
 _URI = "evidence://"
 
@@ -52,15 +52,26 @@ def evidence_problems(card: Card, context: EvidenceContext | None) -> EvidenceOu
         The problems found, and whether the scorecard is stale.
     """
     if context is None:
-        message = ("no recorded evaluation is at hand (no referee database), so evidence ids, criterion verdicts, "
-                   "staleness and the signature were not checked")
-        return EvidenceOutcome([Problem(path="", code="evidence_unchecked", message=message)], stale=False)
+        message = (
+            "no recorded evaluation is at hand (no referee database), so evidence ids, criterion"
+            " verdicts, staleness and the signature were not checked"
+        )
+        return EvidenceOutcome(
+            [Problem(path="", code="evidence_unchecked", message=message)], stale=False
+        )
     stale = _stale(card, context)
     problems = [*stale, *_signature(card, context)]
     if not context.runs:
-        problems.append(Problem(path="", code="evidence_unchecked", message=(
-            f"no evaluation of {card.contract_ref or 'this contract'} is recorded, so evidence ids and criterion "
-            "verdicts were not checked; run evaluate first")))
+        problems.append(
+            Problem(
+                path="",
+                code="evidence_unchecked",
+                message=(
+                    f"no evaluation of {card.contract_ref or 'this contract'} is recorded, so"
+                    " evidence ids and criterion verdicts were not checked; run evaluate first"
+                ),
+            )
+        )
         return EvidenceOutcome(problems, stale=any(p.code == "stale" for p in stale))
     reference = _reference_run(card, context.runs)
     problems += _unknown_ids(card, context.runs, reference, context.captured)
@@ -72,16 +83,36 @@ def evidence_problems(card: Card, context: EvidenceContext | None) -> EvidenceOu
 def _stale(card: Card, context: EvidenceContext) -> list[Problem]:
     tree = text(obj(card.data.get("target")).get("tree"))
     if tree is None:
-        return [Problem(path="/target/tree", code="target_missing", message=(
-            "target.tree is absent, so staleness cannot be checked; copy target from evaluate's draft scorecard"))]
+        return [
+            Problem(
+                path="/target/tree",
+                code="target_missing",
+                message=(
+                    "target.tree is absent, so staleness cannot be checked; copy target from"
+                    " evaluate's draft scorecard"
+                ),
+            )
+        ]
     if context.tree is None:
-        return [Problem(path="/target/tree", code="stale_unchecked",
-                        message="the repository's current tree is unknown, so staleness was not checked")]
+        return [
+            Problem(
+                path="/target/tree",
+                code="stale_unchecked",
+                message="the repository's current tree is unknown, so staleness was not checked",
+            )
+        ]
     if tree == context.tree:
         return []
-    return [Problem(path="/target/tree", code="stale", message=(
-        f"the scorecard judges tree {tree[:12]}, but the repository is now at {context.tree[:12]}; "
-        "evaluate the current tree and score again"))]
+    return [
+        Problem(
+            path="/target/tree",
+            code="stale",
+            message=(
+                f"the scorecard judges tree {tree[:12]}, but the repository is now at"
+                f" {context.tree[:12]}; evaluate the current tree and score again"
+            ),
+        )
+    ]
 
 
 def _signature(card: Card, context: EvidenceContext) -> list[Problem]:
@@ -89,27 +120,59 @@ def _signature(card: Card, context: EvidenceContext) -> list[Problem]:
     if run_id is None:
         if signature is None:
             return []
-        return [Problem(path="/run_id", code="run_id_missing",
-                        message="a signature needs the run_id it belongs to; copy both from evaluate's result")]
+        return [
+            Problem(
+                path="/run_id",
+                code="run_id_missing",
+                message=(
+                    "a signature needs the run_id it belongs to; copy both from evaluate's result"
+                ),
+            )
+        ]
     run = _run(context.runs, run_id)
     if run is None:
-        return [Problem(path="/run_id", code="run_unknown", message=(
-            f"no evaluation {run_id!r} of {card.contract_ref or 'this contract'} is recorded; use the run id evaluate returned"))]
+        return [
+            Problem(
+                path="/run_id",
+                code="run_unknown",
+                message=(
+                    f"no evaluation {run_id!r} of {card.contract_ref or 'this contract'} is"
+                    " recorded; use the run id evaluate returned"
+                ),
+            )
+        ]
     if signature is None:
-        return [Problem(path="/signature", code="signature_missing",
-                        message=f"run_id {run_id} needs its signature; copy it from evaluate's result")]
+        return [
+            Problem(
+                path="/signature",
+                code="signature_missing",
+                message=f"run_id {run_id} needs its signature; copy it from evaluate's result",
+            )
+        ]
     return _verified(run, signature, context.key)
 
 
 def _verified(run: StoredRun, signature: str, key: bytes | None) -> list[Problem]:
     if key is None:
-        return [Problem(path="/signature", code="signature_unchecked",
-                        message="no signing key is available, so the signature was not verified")]
+        return [
+            Problem(
+                path="/signature",
+                code="signature_unchecked",
+                message="no signing key is available, so the signature was not verified",
+            )
+        ]
     if verify(key, run.evaluation, list(run.evidence.values()), signature):
         return []
-    return [Problem(path="/signature", code="signature_invalid", message=(
-        f"the signature does not match recorded evaluation {run.run_id}: this scorecard is not grounded in that run; "
-        "copy run_id and signature unchanged from evaluate"))]
+    return [
+        Problem(
+            path="/signature",
+            code="signature_invalid",
+            message=(
+                f"the signature does not match recorded evaluation {run.run_id}: this scorecard is"
+                " not grounded in that run; copy run_id and signature unchanged from evaluate"
+            ),
+        )
+    ]
 
 
 def _run(runs: list[StoredRun], run_id: str) -> StoredRun | None:
@@ -120,8 +183,12 @@ def _reference_run(card: Card, runs: list[StoredRun]) -> StoredRun | None:
     run_id = text(card.data.get("run_id"))
     if run_id is not None:
         return _run(runs, run_id)
-    fitting = [r for r in runs if r.evaluation.iteration == card.iteration
-               and r.evaluation.evaluator in (card.evaluator, None)]
+    fitting = [
+        r
+        for r in runs
+        if r.evaluation.iteration == card.iteration
+        and r.evaluation.evaluator in (card.evaluator, None)
+    ]
     return fitting[-1] if fitting else None
 
 
@@ -133,7 +200,11 @@ def _cited(card: Card) -> Iterator[tuple[tuple[object, ...], str]]:
     data = card.data
     groups = [("criteria", i, item) for i, item in entries(data.get("criteria"))]
     groups += [("issues", i, item) for i, item in entries(data.get("issues"))]
-    groups += [("dimensions", key, item) for key, item in obj(data.get("dimensions")).items() if isinstance(item, dict)]
+    groups += [
+        ("dimensions", key, item)
+        for key, item in obj(data.get("dimensions")).items()
+        if isinstance(item, dict)
+    ]
     for group, at, item in groups:
         ids = item.get("evidence_ids")
         for j, ident in enumerate(ids if isinstance(ids, list) else []):
@@ -141,24 +212,42 @@ def _cited(card: Card) -> Iterator[tuple[tuple[object, ...], str]]:
                 yield (group, at, "evidence_ids", j), ident
 
 
-def _unknown_ids(card: Card, runs: list[StoredRun], reference: StoredRun | None,
-                 captured: dict[str, set[str]]) -> list[Problem]:
+def _unknown_ids(
+    card: Card, runs: list[StoredRun], reference: StoredRun | None, captured: dict[str, set[str]]
+) -> list[Problem]:
     problems = []
     for where, ident in _cited(card):
         # "evidence://RUN/E3" and "RUN/E3" name their run; a bare "E3" belongs to the reference run.
         run_id, _, item = ident.removeprefix(_URI).rpartition("/")
         if run_id.startswith(GENERATOR_PREFIX):
-            found, scope = item in captured.get(run_id, set()), f"captured generator session {run_id}"
+            found, scope = (
+                item in captured.get(run_id, set()),
+                f"captured generator session {run_id}",
+            )
         elif run_id:
             named = _run(runs, run_id)
-            found, scope = named is not None and item in _ids_of(named), f"a recorded evaluation {run_id}"
+            found, scope = (
+                named is not None and item in _ids_of(named),
+                f"a recorded evaluation {run_id}",
+            )
         elif reference is not None:
             found, scope = item in _ids_of(reference), f"evaluation {reference.run_id}"
         else:
-            found, scope = any(item in _ids_of(r) for r in runs), f"any evaluation of {card.contract_ref}"
+            found, scope = (
+                any(item in _ids_of(r) for r in runs),
+                f"any evaluation of {card.contract_ref}",
+            )
         if not found:
-            problems.append(Problem(path=path(*where), code="evidence_unknown", message=(
-                f"{item} is not in {scope}; cite ids from evaluate's evidence list (E1, E2 …)")))
+            problems.append(
+                Problem(
+                    path=path(*where),
+                    code="evidence_unknown",
+                    message=(
+                        f"{item} is not in {scope}; cite ids from evaluate's evidence list (E1,"
+                        " E2 …)"
+                    ),
+                )
+            )
     return problems
 
 
@@ -172,31 +261,57 @@ def _generator_only(card: Card) -> list[Problem]:
         ids = [e for e in crit.get("evidence_ids") or [] if isinstance(e, str)]
         own = [e for e in ids if e.removeprefix(_URI).startswith(GENERATOR_PREFIX)]
         if crit.get("pass") is True and ids and len(own) == len(ids):
-            problems.append(Problem(path=path("criteria", i, "evidence_ids"), code="generator_evidence_only", message=(
-                "a pass supported only by the generator's own session evidence (G-…) is the player grading "
-                "itself; cite evidence referee recorded (evaluate) or file:line you checked yourself")))
+            problems.append(
+                Problem(
+                    path=path("criteria", i, "evidence_ids"),
+                    code="generator_evidence_only",
+                    message=(
+                        "a pass supported only by the generator's own session evidence (G-…) is the"
+                        " player grading itself; cite evidence referee recorded (evaluate) or"
+                        " file:line you checked yourself"
+                    ),
+                )
+            )
     return problems
 
 
-def _contradictions(card: Card, runs: list[StoredRun], reference: StoredRun | None) -> list[Problem]:
+def _contradictions(
+    card: Card, runs: list[StoredRun], reference: StoredRun | None
+) -> list[Problem]:
     problems = []
     for i, crit in entries(card.data.get("criteria")):
         claimed, ident = crit.get("pass"), text(crit.get("id"))
-        found = _recorded(ident, card, runs, reference) if isinstance(claimed, bool) and ident else None
+        found = (
+            _recorded(ident, card, runs, reference) if isinstance(claimed, bool) and ident else None
+        )
         if found is not None and found[1].status == "unscored":
             if claimed is True:
-                problems.append(Problem(path=path("criteria", i, "pass"), code="unverified_pass", message=(
-                    f"criterion {ident} has a check referee could not run ({found[1].reason}); it cannot pass until "
-                    f"the check runs: fix what stopped it and evaluate again, or mark it pass: false")))
+                problems.append(
+                    Problem(
+                        path=path("criteria", i, "pass"),
+                        code="unverified_pass",
+                        message=(
+                            f"criterion {ident} has a check referee could not run"
+                            f" ({found[1].reason}); it cannot pass until the check runs: fix what"
+                            " stopped it and evaluate again, or mark it pass: false"
+                        ),
+                    )
+                )
             continue
         if found is not None and found[1].pass_ is not None and found[1].pass_ != claimed:
-            problems.append(Problem(path=path("criteria", i, "pass"), code="contradicts_evidence",
-                                    message=_contradiction(ident or "", claimed, *found)))
+            problems.append(
+                Problem(
+                    path=path("criteria", i, "pass"),
+                    code="contradicts_evidence",
+                    message=_contradiction(ident or "", claimed, *found),
+                )
+            )
     return problems
 
 
-def _recorded(ident: str, card: Card, runs: list[StoredRun],
-              reference: StoredRun | None) -> tuple[StoredRun, CriterionResult] | None:
+def _recorded(
+    ident: str, card: Card, runs: list[StoredRun], reference: StoredRun | None
+) -> tuple[StoredRun, CriterionResult] | None:
     # Without a run of its own, a scorecard answers to the latest run of its iteration: an earlier
     # iteration judged other code.
     same_iteration = [r for r in reversed(runs) if r.evaluation.iteration == card.iteration]
@@ -211,12 +326,16 @@ def _contradiction(ident: str, claimed: bool, run: StoredRun, result: CriterionR
     outcome = "passed" if result.pass_ else "failed"
     cited = "; ".join(_exit_note(run, eid) for eid in result.evidence_ids) or f"run {run.run_id}"
     fix = "mark it pass: false" if claimed else "mark it pass: true"
-    return (f"criterion {ident} is marked pass: {str(claimed).lower()}, but referee's recorded check {outcome} "
-            f"(contradicts {cited}); {fix}, or fix the work and evaluate again")
+    return (
+        f"criterion {ident} is marked pass: {str(claimed).lower()}, but referee's recorded check"
+        f" {outcome} (contradicts {cited}); {fix}, or fix the work and evaluate again"
+    )
 
 
 def _exit_note(run: StoredRun, evidence_id: str) -> str:
     item = run.evidence.get(evidence_id)
     summary = next((e for e in run.evaluation.evidence if e.id == evidence_id), None)
-    code = item.exit_code if item is not None else summary.exit_code if summary is not None else None
+    code = (
+        item.exit_code if item is not None else summary.exit_code if summary is not None else None
+    )
     return f"{evidence_id}: exit code {code}" if code is not None else evidence_id

@@ -27,7 +27,10 @@ SCHEMA_FILES: dict[ScorecardFormat, str] = {
     "referee": "scorecard.schema.json",
     "tenpoint": "tenpoint-scorecard.schema.json",
 }
-_MODELS: dict[ScorecardFormat, type[BaseModel]] = {"referee": Scorecard, "tenpoint": TenpointScorecard}
+_MODELS: dict[ScorecardFormat, type[BaseModel]] = {
+    "referee": Scorecard,
+    "tenpoint": TenpointScorecard,
+}
 _FORMAT_NAMES = {"referee": "canonical", "tenpoint": "tenpoint"}
 
 _VALIDATOR_CODES = {
@@ -43,8 +46,15 @@ _VALIDATOR_CODES = {
     "minLength": "empty",
 }
 _EVIDENCE_FIELDS = {"evidence", "comment"}
-_JSON_TYPES = ((bool, "a boolean"), (int, "an integer"), (float, "a number"), (str, "a string"),
-               (list, "an array"), (dict, "an object"), (type(None), "null"))
+_JSON_TYPES = (
+    (bool, "a boolean"),
+    (int, "an integer"),
+    (float, "a number"),
+    (str, "a string"),
+    (list, "an array"),
+    (dict, "an object"),
+    (type(None), "null"),
+)
 
 
 @functools.cache
@@ -75,8 +85,12 @@ def schema_problems(fmt: ScorecardFormat, data: dict[str, Any]) -> list[Problem]
     """
     if models_accept(fmt, data):
         return []
-    found = [p for error in schema_validator(fmt).iter_errors(data) for leaf in _leaves(error)
-             for p in _problems(fmt, leaf)]
+    found = [
+        p
+        for error in schema_validator(fmt).iter_errors(data)
+        for leaf in _leaves(error)
+        for p in _problems(fmt, leaf)
+    ]
     return list(dict.fromkeys(found))
 
 
@@ -96,13 +110,17 @@ def models_accept(fmt: ScorecardFormat, data: dict[str, Any]) -> bool:
         return False
     # pydantic compares literals with ==, so it takes `true` for the const 1 and `1` for the const true.
     defect = data.get("spec_defect")
-    return type(data.get("dispatch_count")) is int and (not isinstance(defect, dict) or defect.get("detected") is True)
+    return type(data.get("dispatch_count")) is int and (
+        not isinstance(defect, dict) or defect.get("detected") is True
+    )
 
 
 def _leaves(error: SchemaError) -> Iterator[SchemaError]:
     # A nullable field fails as `anyOf [X, null]`; the useful errors are those of X.
     if error.validator in ("anyOf", "oneOf") and error.context:
-        branches = [e for e in error.context if not (e.validator == "type" and e.validator_value == "null")]
+        branches = [
+            e for e in error.context if not (e.validator == "type" and e.validator_value == "null")
+        ]
         if branches:
             for branch in branches:
                 yield from _leaves(branch)
@@ -113,12 +131,22 @@ def _leaves(error: SchemaError) -> Iterator[SchemaError]:
 def _problems(fmt: ScorecardFormat, error: SchemaError) -> list[Problem]:
     where = tuple(error.absolute_path)
     if error.validator == "required":
-        missing = [name for name in error.validator_value if isinstance(error.instance, dict) and name not in error.instance]
-        return [_problem(fmt, (*where, name), _by_place((*where, name), "required"), error) for name in missing]
+        missing = [
+            name
+            for name in error.validator_value
+            if isinstance(error.instance, dict) and name not in error.instance
+        ]
+        return [
+            _problem(fmt, (*where, name), _by_place((*where, name), "required"), error)
+            for name in missing
+        ]
     if error.validator == "additionalProperties" and isinstance(error.instance, dict):
         known = error.schema.get("properties", {})
-        return [_problem(fmt, (*where, key), _by_place((*where, key), "unknown_field"), error)
-                for key in error.instance if key not in known]
+        return [
+            _problem(fmt, (*where, key), _by_place((*where, key), "unknown_field"), error)
+            for key in error.instance
+            if key not in known
+        ]
     return [_problem(fmt, where, _by_place(where, _code(error, where)), error)]
 
 
@@ -134,12 +162,18 @@ def _by_place(where: tuple[Any, ...], code: str) -> str:
 def _code(error: SchemaError, where: tuple[Any, ...]) -> str:
     if error.validator == "minLength" and where and where[-1] in _EVIDENCE_FIELDS:
         return "evidence_empty"
-    if error.validator == "type" and error.validator_value == "integer" and _is_number(error.instance):
+    if (
+        error.validator == "type"
+        and error.validator_value == "integer"
+        and _is_number(error.instance)
+    ):
         return "score_not_integer" if where[-1:] == ("score",) else "type"
     return _VALIDATOR_CODES.get(str(error.validator), "schema_violation")
 
 
-def _problem(fmt: ScorecardFormat, where: tuple[Any, ...], code: str, error: SchemaError) -> Problem:
+def _problem(
+    fmt: ScorecardFormat, where: tuple[Any, ...], code: str, error: SchemaError
+) -> Problem:
     return Problem(path=pointer(*where), code=code, message=_message(fmt, where, code, error))
 
 
@@ -154,34 +188,53 @@ def _message(fmt: ScorecardFormat, where: tuple[Any, ...], code: str, error: Sch
 _MESSAGES: dict[str, Callable[[str, ScorecardFormat, SchemaError], str]] = {
     "required": lambda field, fmt, e: f"the required field '{field}' is missing; add it",
     "unknown_field": lambda field, fmt, e: (
-        f"'{field}' is not a field of the {_FORMAT_NAMES[fmt]} scorecard; remove it or correct its spelling"),
+        f"'{field}' is not a field of the {_FORMAT_NAMES[fmt]} scorecard; remove it or correct its"
+        " spelling"
+    ),
     "type": lambda field, fmt, e: (
-        f"'{field}' must be {_expected(e.validator_value)}, not {describe(e.instance)}; write it as such"),
+        f"'{field}' must be {_expected(e.validator_value)}, not {describe(e.instance)}; write it as"
+        " such"
+    ),
     "score_not_integer": lambda field, fmt, e: (
-        f"scores on this scale are whole numbers, not {e.instance!r}; use an integer"),
+        f"scores on this scale are whole numbers, not {e.instance!r}; use an integer"
+    ),
     "out_of_range": lambda field, fmt, e: (
-        f"{e.instance!r} is outside the allowed range {_bounds(e.schema)}; use a value inside it"),
+        f"{e.instance!r} is outside the allowed range {_bounds(e.schema)}; use a value inside it"
+    ),
     "not_allowed": lambda field, fmt, e: f"{e.instance!r} is not allowed here; use {_choices(e)}",
     "empty": lambda field, fmt, e: f"'{field}' is empty; write it",
     "evidence_empty": lambda field, fmt, e: (
-        "evidence is empty; cite what supports this: file:line, an evidence id (E3) or observed behaviour"),
+        "evidence is empty; cite what supports this: file:line, an evidence id (E3) or observed"
+        " behaviour"
+    ),
     "dispatch_count": lambda field, fmt, e: (
-        "dispatch_count is always 1 (the orchestrator counts dispatches); set it to 1"),
+        "dispatch_count is always 1 (the orchestrator counts dispatches); set it to 1"
+    ),
     "spec_defect_shape": lambda field, fmt, e: (
         'spec_defect is null (or absent) when the spec is sound, otherwise {"detected": true, '
-        '"reason": "<codebase evidence that the spec is wrong>"}'),
+        '"reason": "<codebase evidence that the spec is wrong>"}'
+    ),
 }
 
 
 def describe(value: Any) -> str:
     """Return a JSON type phrase for a value ("a string", "null" …), for messages."""
-    return next((name for kind, name in _JSON_TYPES if isinstance(value, kind)), type(value).__name__)
+    return next(
+        (name for kind, name in _JSON_TYPES if isinstance(value, kind)), type(value).__name__
+    )
 
 
 def _expected(types: Any) -> str:
     names = types if isinstance(types, list) else [types]
-    phrases = {"integer": "an integer", "number": "a number", "string": "a string", "boolean": "a boolean (true/false)",
-               "array": "an array", "object": "an object", "null": "null"}
+    phrases = {
+        "integer": "an integer",
+        "number": "a number",
+        "string": "a string",
+        "boolean": "a boolean (true/false)",
+        "array": "an array",
+        "object": "an object",
+        "null": "null",
+    }
     return " or ".join(phrases.get(str(n), str(n)) for n in names)
 
 
