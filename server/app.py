@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import inspect
 import logging
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from importlib.metadata import version
 from typing import Any
 
@@ -13,12 +13,14 @@ import mcp_types as types
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
+from referee.tools.errors import RefereeError
 from referee.tools.settings import Settings
 
 from . import prompts, resources
-from .adapters import aggregate, contracts, evaluate, report, validate
+from .adapters import aggregate, contracts, evaluate, validate
 from .errors import error_result, problems_of
 from .state import State, open_state
+from .tooling import ToolSpec, tool_function
 
 logger = logging.getLogger("referee.server")
 
@@ -29,25 +31,26 @@ checks and static analysis itself), score what needs judgement with the `evaluat
 each scorecard with validate_scorecard, then aggregate to get DELIVER, a revision brief, or an
 escalation. Never let the generator grade its own work."""
 
+TOOLS: list[ToolSpec[Any]] = [*contracts.TOOLS, *evaluate.TOOLS, *validate.TOOLS, *aggregate.TOOLS]
+
 
 class RefereeServer(MCPServer[State]):
     """MCPServer whose tool errors list every problem with a JSON pointer and a code."""
 
     def __init__(self, settings: Settings) -> None:
         super().__init__(
-            "referee",
-            title="referee",
-            version=version("referee"),
-            instructions=INSTRUCTIONS,
+            "referee", title="referee", version=version("referee"), instructions=INSTRUCTIONS,
             lifespan=_lifespan(settings),
         )
         self.referee_settings = settings
-        self.raw_validators: dict[str, Any] = {}
+        self.specs: dict[str, ToolSpec[Any]] = {}
 
-    def add_tool(self, fn: Any, *args: Any, description: str | None = None, **kwargs: Any) -> None:
-        """Register a tool; its docstring, dedented, is the description the agent reads."""
-        text = description if description is not None else inspect.cleandoc(fn.__doc__ or "")
-        super().add_tool(fn, *args, description=text, **kwargs)
+    def add_spec(self, spec: ToolSpec[Any]) -> None:
+        """Register one tool; its docstring, dedented, is the description the agent reads."""
+        fn = tool_function(spec)
+        self.specs[spec.name] = spec
+        self.add_tool(fn, name=spec.name, title=spec.title, annotations=spec.annotations,
+                      description=inspect.cleandoc(fn.__doc__ or ""))
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[State, Any] | None = None
@@ -60,33 +63,24 @@ class RefereeServer(MCPServer[State]):
                 raise
             return rendered
 
-    def _render(
-        self, name: str, arguments: dict[str, Any], exc: ToolError
-    ) -> types.CallToolResult | None:
+    def _render(self, name: str, arguments: dict[str, Any], exc: ToolError) -> types.CallToolResult | None:
         cause = exc.__cause__
         if cause is None:
             return None
-        validator = self.raw_validators.get(name)
-        if validator is not None and problems_of(cause) is not None and not _is_core_error(cause):
-            # The SDK's own argument check stops at types; the core's validator lists every problem.
-            found = validator(arguments)
-            if found is not None:
-                return error_result(*found)
         found = problems_of(cause)
+        spec = self.specs.get(name)
+        if found is not None and spec and spec.raw_problems and not isinstance(cause, RefereeError):
+            # The SDK's own argument check stops at types; the tool's rules list every problem.
+            raw = spec.raw_problems(self.referee_settings, arguments)
+            if raw:
+                return error_result(f"invalid input: {len(raw)} problem(s)", raw)
         return error_result(*found) if found is not None else None
 
 
-def _is_core_error(exc: BaseException) -> bool:
-    from referee.tools.errors import RefereeError
-
-    return isinstance(exc, RefereeError)
-
-
-def _lifespan(settings: Settings) -> Any:
+def _lifespan(settings: Settings) -> Callable[[MCPServer[State]], AbstractAsyncContextManager[State]]:
     @asynccontextmanager
     async def lifespan(_: MCPServer[State]) -> AsyncIterator[State]:
         async with open_state(settings) as state:
-            state.extras["latest_brief"] = aggregate.latest_brief
             yield state
 
     return lifespan
@@ -95,11 +89,9 @@ def _lifespan(settings: Settings) -> Any:
 def build_server(settings: Settings) -> RefereeServer:
     """The referee MCP server for these settings (no transport attached)."""
     server = RefereeServer(settings)
-    contracts.register(server)
-    evaluate.register(server)
-    validate.register(server)
-    aggregate.register(server)
-    report.register(server)
-    resources.register(server)
+    for spec in TOOLS:
+        server.add_spec(spec)
+    evaluate.register_resources(server)
+    resources.register(server, settings)
     prompts.register(server)
     return server

@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from mcp.server.mcpserver import Context
+from mcp.server.mcpserver import Context, MCPServer
 
+from referee.tools.aggregate import latest_brief
 from referee.tools.create_contract import generator_view
 from referee.tools.prompts import EVALUATOR_PROMPT, GENERATOR_BRIEF_PROMPT, evaluator_prompt_version
 from referee.tools.store import load_contract
 
 from .state import State
-
-if TYPE_CHECKING:
-    from .app import RefereeServer
 
 
 def evaluator_text(state: State, contract_id: str | None, evaluator: str | None) -> str:
@@ -51,7 +49,8 @@ def generator_text(state: State, contract_id: str, brief: dict[str, Any] | None 
     return "".join(parts)
 
 
-def register(server: RefereeServer) -> None:
+def register(server: MCPServer[State]) -> None:
+    """Add the evaluator and generator_brief prompts (and prompt://evaluator)."""
     @server.resource(
         "prompt://evaluator",
         name="prompt-evaluator",
@@ -74,7 +73,4 @@ def register(server: RefereeServer) -> None:
     def generator_brief(ctx: Context[State, Any], contract_id: str) -> str:
         """The contract's generator view (no hold-outs) plus the latest revision brief."""
         state = ctx.request_context.lifespan_context
-        brief_of = state.extras.get("latest_brief")
-        return generator_text(
-            state, contract_id, brief_of(state, contract_id) if brief_of else None
-        )
+        return generator_text(state, contract_id, latest_brief(state.store, contract_id))

@@ -1,22 +1,21 @@
-"""Resources: rubric://, schema://, contract:// (evidence:// and report:// join as their tools land)."""
+"""Resources: rubric://, schema://, contract://, report:// (evidence:// lives with evaluate)."""
 
 from __future__ import annotations
 
 import json
 from importlib import resources as package_data
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from mcp.server.mcpserver import Context
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError
 
 from referee.tools.create_contract import get_contract
 from referee.tools.errors import RefereeError
+from referee.tools.report import build_report, render_markdown
 from referee.tools.rubrics import builtin_rubrics, load_rubrics
+from referee.tools.settings import Settings
 
 from .state import State
-
-if TYPE_CHECKING:
-    from .app import RefereeServer
 
 
 def schema_names() -> list[str]:
@@ -34,8 +33,8 @@ def read_schema(name: str) -> str:
     return path.read_text(encoding="utf-8")
 
 
-def register(server: RefereeServer) -> None:
-    settings = server.referee_settings
+def register(server: MCPServer[State], settings: Settings) -> None:
+    """Add rubric://, schema://, contract:// and report:// to the server."""
 
     @server.resource(
         "rubric://{name}",
@@ -78,6 +77,24 @@ def register(server: RefereeServer) -> None:
     def contract_generator(contract_id: str, ctx: Context[State, Any]) -> str:
         return _contract(ctx.request_context.lifespan_context, contract_id, "generator")
 
+    @server.resource(
+        "report://{report_id}",
+        name="report",
+        mime_type="text/markdown",
+        description=(
+            "The report of a contract (SC-…: every run, scorecard history, latest decision,"
+            " trends) or of one evaluation run (R…): scores, ranked findings, improvement"
+            " priorities, anti-gaming results, criteria and the evidence index"
+        ),
+    )
+    def report(report_id: str, ctx: Context[State, Any]) -> str:
+        state = ctx.request_context.lifespan_context
+        try:
+            data = build_report(state.store, report_id, rubrics=state.rubrics)
+        except RefereeError as exc:
+            raise ResourceError(str(exc)) from exc
+        return render_markdown(data)
+
     _register_listed(server)
 
 
@@ -90,7 +107,7 @@ def _contract(state: State, contract_id: str, view: Any) -> str:
         raise ResourceError(str(exc)) from exc
 
 
-def _register_listed(server: RefereeServer) -> None:
+def _register_listed(server: MCPServer[State]) -> None:
     """Concrete entries for resources/list, so clients can discover the built-in rubrics and schemas."""
     for name in builtin_rubrics():
         server.resource(f"rubric://{name}", name=f"rubric-{name}", mime_type="application/json")(

@@ -7,11 +7,14 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from referee.tools.rubrics import RubricSet, load_rubrics
 from referee.tools.settings import Settings
 from referee.tools.store import Store
+
+if TYPE_CHECKING:
+    from referee.tools.browser import BrowserPool
 
 
 def utc_now() -> datetime:
@@ -20,23 +23,25 @@ def utc_now() -> datetime:
 
 @dataclass
 class State:
+    """The settings, the store and (once a browser check needs it) the shared Chromium."""
+
     settings: Settings
     store: Store
     now: Callable[[], datetime] = utc_now
-    extras: dict[str, Any] = field(default_factory=dict)
     exit_stack: AsyncExitStack = field(default_factory=AsyncExitStack)
+    _browser: BrowserPool | None = None
 
     def rubrics(self, repo: Path | None = None) -> RubricSet:
         return load_rubrics(repo or self.settings.repo)
 
-    async def browser_pool(self) -> Any:
-        """One Chromium per server process: the pool is created on first use and closed with the server."""
-        if "browser_pool" not in self.extras:
-            from referee.tools.browser import BrowserPool
+    async def browser_pool(self) -> BrowserPool:
+        """One Chromium per server process: created on first use, closed with the server."""
+        if self._browser is None:
+            from referee.tools.browser import BrowserPool  # Playwright only once it is needed
 
             pool = BrowserPool(env=self.settings.env, allow_hosts=self.settings.allow_hosts)
-            self.extras["browser_pool"] = await self.exit_stack.enter_async_context(pool)
-        return self.extras["browser_pool"]
+            self._browser = await self.exit_stack.enter_async_context(pool)
+        return self._browser
 
 
 @asynccontextmanager

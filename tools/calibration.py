@@ -35,6 +35,22 @@ _VERDICTS: tuple[Verdict, ...] = (ACCEPT, REVISE, BLOCK)
 UNVERSIONED = "(unversioned)"
 
 
+class HumanVerdictInput(Model):
+    """Everything `record_human_verdict` accepts."""
+
+    scorecard_id: int = Field(description="The stored scorecard (validate_scorecard's scorecard_id)")
+    verdict: Verdict = Field(description="What the human decides")
+    note: str = Field(default="", description="Why: what the evaluator missed or over-weighted")
+
+
+class CalibrationReportInput(Model):
+    """Everything `calibration_report` accepts."""
+
+    contract_id: str | None = Field(
+        default=None, description="Only this contract's scorecards; default all"
+    )
+
+
 class CalibrationRecord(Model):
     """A human's verdict on a stored scorecard, next to the evaluator's."""
 

@@ -1,54 +1,29 @@
-"""MCP adapter for evaluate, and the evidence:// resource behind its compact result."""
+"""MCP adapter for evaluate, and the evidence:// and screenshot:// resources behind its result."""
 
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Any
 
-from mcp.server.mcpserver import Context
+import mcp_types as types
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError
-from pydantic import Field
 
 from referee.tools.errors import RefereeError
 from referee.tools.evaluate import EvaluateDeps, EvaluateInput
 from referee.tools.evaluate import evaluate as evaluate_core
 from referee.tools.evidence import full_evidence, screenshot_of
-from referee.tools.models import Depth, Evaluation, Isolation, Scope
+from referee.tools.models import Evaluation
 from referee.tools.rubrics import load_rubrics
 
 from ..annotations import RECORDS
-from ..roots import ClientRoots, effective_settings
+from ..roots import effective_settings
 from ..state import State
-
-if TYPE_CHECKING:
-    from ..app import RefereeServer
+from ..tooling import ToolSpec
 
 
 async def evaluate(
-    ctx: Context[State, Any],
-    roots: ClientRoots,
-    contract_id: Annotated[str, Field(description="The contract to evaluate against")],
-    evaluator: Annotated[
-        str | None, Field(description="Run only this evaluator's criteria; omitted: all")
-    ] = None,
-    ref: Annotated[
-        str | None,
-        Field(description="Commit to evaluate (in a worktree); omitted: the working tree"),
-    ] = None,
-    base: Annotated[
-        str | None, Field(description="Base commit for task scope; default the contract's")
-    ] = None,
-    iteration: Annotated[int | None, Field(ge=1, description="Default: the next iteration")] = None,
-    scope: Annotated[
-        Scope, Field(description="task: files changed since base; project: every file")
-    ] = "task",
-    depth: Annotated[Depth, Field(description="quick · standard · deep")] = "standard",
-    isolation: Annotated[
-        Isolation, Field(description="inplace (working tree) or worktree (detached checkout)")
-    ] = "inplace",
-    evaluator_model: Annotated[
-        str | None, Field(description="The judging model, for the comparability guard")
-    ] = None,
+    ctx: Context[State, Any], roots: types.ListRootsResult, request: EvaluateInput
 ) -> Evaluation:
     """Ground a verdict in evidence: referee runs the contract's checks itself (tests, commands, browser, static analysis), detects test tampering, and checks the tree was not modified.
 
@@ -61,30 +36,18 @@ async def evaluate(
     async def progress(done: float, total: float | None, message: str) -> None:
         await ctx.report_progress(done, total, message)
 
-    request = EvaluateInput(
-        contract_id=contract_id,
-        evaluator=evaluator,
-        ref=ref,
-        base=base,
-        iteration=iteration,
-        scope=scope,
-        depth=depth,
-        isolation=isolation,
-        evaluator_model=evaluator_model,
-    )
     deps = EvaluateDeps(
-        store=state.store,
-        settings=effective_settings(state.settings, roots),
-        rubrics=load_rubrics,
-        now=state.now,
-        on_progress=progress,
-        browser_pool=await state.browser_pool(),
+        store=state.store, settings=effective_settings(state.settings, roots), rubrics=load_rubrics,
+        now=state.now, on_progress=progress, browser_pool=await state.browser_pool(),
     )
     return await evaluate_core(request, deps)
 
 
-def register(server: RefereeServer) -> None:
-    server.add_tool(evaluate, title="Evaluate against a contract", annotations=RECORDS)
+TOOLS = [ToolSpec("evaluate", "Evaluate against a contract", EvaluateInput, evaluate, RECORDS)]
+
+
+def register_resources(server: MCPServer[State]) -> None:
+    """evidence://{run_id}/{evidence_id} and screenshot://{run_id}/{evidence_id}."""
 
     @server.resource(
         "evidence://{run_id}/{evidence_id}",

@@ -26,7 +26,7 @@ from referee.tools.models import AggregateResult, BriefIssue, RevisionBrief
 from referee.tools.rubrics import load_rubrics
 from referee.tools.store import Store, load_contract
 
-from ..adapters.validate import contract_repo, current_tree
+from referee.tools.validate_scorecard import contract_repo, current_tree
 from .common import (
     EXIT_OK,
     EXIT_USAGE,

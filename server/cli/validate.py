@@ -23,7 +23,7 @@ from referee.tools.settings import Settings
 from referee.tools.store import Store, load_contract
 from referee.tools.validate_scorecard import validate_and_store
 
-from ..adapters.validate import contract_repo, evidence_context
+from referee.tools.validate_scorecard import contract_repo, evidence_context
 from .common import EXIT_NEGATIVE, EXIT_OK, EXIT_USAGE, print_json, settings_of
 
 _CONTRACT_SUFFIXES = {".yaml", ".yml", ".json"}

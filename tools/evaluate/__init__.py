@@ -10,6 +10,7 @@ static      the static pipeline as evidence
 compact     the result cut to its budget (full outputs stay behind evidence://)
 """
 
-from referee.tools.evaluate.entry import EvaluateDeps, EvaluateInput, evaluate
+from referee.tools.evaluate.entry import EvaluateDeps, evaluate
+from referee.tools.models.evaluation import EvaluateInput
 
 __all__ = ["EvaluateDeps", "EvaluateInput", "evaluate"]

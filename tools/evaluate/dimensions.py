@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from referee.tools.models.contract import Contract
+from referee.tools.evaluate.run import Outcomes
+from referee.tools.models.contract import Criterion
 from referee.tools.models.evaluation import CriterionResult, DimensionResult
 from referee.tools.models.rubric import Rubric
 
@@ -184,17 +185,28 @@ def derive_dimensions(rubric: Rubric, signals: Signals) -> dict[str, DimensionRe
     }
 
 
-def verdict_of(
-    rubric: Rubric, scores: dict[str, float], criteria: Sequence[CriterionResult], antipatterns: int
-) -> str:
-    """A 0 blocks, a 1 revises; a failed criterion or an antipattern turns ACCEPT into REVISE."""
-    from referee.tools.rubrics import verdict_for
-
-    verdict = verdict_for(rubric, scores)
-    if verdict == "ACCEPT" and (any(c.status != "pass" for c in criteria) or antipatterns):
-        return "REVISE"
-    return verdict
-
-
-def contract_rubric_note(contract: Contract) -> str:
-    return f"{contract.rubric_ref} {contract.rubric_version}"
+def signals_of(
+    criteria: list[Criterion], results: list[CriterionResult], outcomes: Outcomes, files: int
+) -> Signals:
+    """Reduce an evaluation's outcomes to the facts the dimension scores read."""
+    kinds = {c.id: c.check.kind if c.check else None for c in criteria}
+    scored = [r for r in results if r.pass_ is not None or (r.status == "unscored" and kinds[r.id])]
+    report = outcomes.static.report if outcomes.static else None
+    findings = report.findings if report else []
+    return Signals(
+        tests=[r for r in scored if kinds[r.id] == "tests"],
+        behaviour=[r for r in scored if kinds[r.id] in ("browser", "command")],
+        secrets=[f.location for f in findings if f.rule == "hardcoded_secrets"],
+        maintainability=[
+            (f.severity, f.location) for f in findings if f.rule in MAINTAINABILITY_RULES
+        ],
+        completeness=[(f.severity, f.location) for f in findings if f.rule in COMPLETENESS_RULES],
+        browser=[
+            outcomes.results[c.id].details
+            for c in criteria
+            if kinds[c.id] == "browser" and c.id in outcomes.results
+        ],
+        static_ids=list(outcomes.static.evidence_ids) if outcomes.static else [],
+        static_ran=report is not None,
+        files=files,
+    )

@@ -2,24 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import anyio
 
-from referee.tools.graders.base import GradeContext
+from referee.tools.graders.base import GradeContext, StaticRun
 from referee.tools.repo import is_git_repo, list_files
 from referee.tools.static import StaticReport, run_pipeline
 
 CACHE_FILE = "static-cache.db"
-
-
-@dataclass
-class StaticRun:
-    report: StaticReport | None
-    error: str | None = None
-    evidence_ids: list[str] = field(default_factory=list)
 
 
 async def run_static(ctx: GradeContext, scope: str, home: Path) -> StaticRun:

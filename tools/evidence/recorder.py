@@ -29,13 +29,14 @@ from pathlib import Path
 from typing import Any
 
 from referee.tools.evidence.redact import Redactor
-from referee.tools.graders.junit import MESSAGE_LIMIT
 from referee.tools.models.evidence import EvidenceItem, EvidenceSource, TestOutcome
 from referee.tools.process import ProcessResult, command_line
 
 __all__ = ["EvidenceRecorder", "cap_text", "read_log"]
 
 INLINE_LIMIT = 64 * 1024
+# Test messages are trimmed here, after redaction: a secret cut in half before it would escape.
+MESSAGE_LIMIT = 500
 LOG_LIMIT = 16 * 1024 * 1024  # a runaway printer must not exhaust the server's memory
 _MARKER_ROOM = 64  # bytes kept free for the marker line
 

@@ -1,4 +1,9 @@
-"""What every grader shares: the context of one evaluation and the result of one criterion."""
+"""What every grader shares: the context of one evaluation, the Grader protocol, a grade.
+
+A grader judges one criterion's check and returns a `GradeResult`. Its `code` (a `ReasonCode`)
+is what the rest of referee acts on; `reason` is the sentence a person or an agent reads. Nothing
+decides by matching the reason's text.
+"""
 
 from __future__ import annotations
 
@@ -6,22 +11,50 @@ import re
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import anyio
 
 from referee.tools.evidence.recorder import EvidenceRecorder
+from referee.tools.models.common import CriterionStatus, ReasonCode
 from referee.tools.models.contract import Contract, Criterion
 from referee.tools.settings import Settings
 
-Status = Literal["pass", "fail", "unscored"]
+from referee.tools.static import StaticReport
+
+if TYPE_CHECKING:
+    from referee.tools.browser.pool import BrowserPool
+
+__all__ = [
+    "GradeContext", "GradeResult", "Grader", "ServeState", "StaticRun", "expand", "unscored",
+    "working_dir",
+]
+
+
+@dataclass
+class StaticRun:
+    """The static pipeline's report for the run (None when it failed), with its evidence."""
+
+    report: StaticReport | None
+    error: str | None = None
+    evidence_ids: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ServeState:
+    """Where the served app answers, or why it does not (then every browser check is unscored)."""
+
+    base_url: str | None
+    problem: str | None = None
+    evidence_ids: list[str] = field(default_factory=list)
 
 
 @dataclass
 class GradeResult:
-    """A criterion's outcome: `unscored` means the check could not judge (and the criterion does not pass)."""
+    """A criterion's outcome: `unscored` means the check could not judge (and the criterion fails)."""
 
-    status: Status
+    status: CriterionStatus
+    code: ReasonCode
     reason: str
     evidence_ids: list[str] = field(default_factory=list)
     regressions: list[str] = field(default_factory=list)
@@ -34,7 +67,11 @@ class GradeResult:
 
 @dataclass
 class GradeContext:
-    """One evaluation's shared state, handed to every grader."""
+    """One evaluation's shared state, handed to every grader.
+
+    The shared resources (static report, base worktree, served app, browser) are started on first
+    use and only once, whichever grader asks first; the evaluation stops them when it ends.
+    """
 
     contract: Contract
     repo: Path
@@ -44,15 +81,15 @@ class GradeContext:
     settings: Settings
     base: str | None
     scope_files: list[str]
-    static_report: Callable[[], Awaitable[Any]]
-    base_worktree: Callable[[], Awaitable[Path | None]]
     limiter: anyio.CapacityLimiter
-    browser: Any = None
-    child_env: Mapping[str, str] = field(default_factory=dict)
+    static_report: Callable[[], Awaitable[StaticRun]]
+    base_worktree: Callable[[], Awaitable[Path | None]]
+    serve: Callable[[], Awaitable[ServeState]]
+    browser_pool: Callable[[], Awaitable[BrowserPool]]
 
     def env_for(self, declared: Mapping[str, str]) -> dict[str, str]:
-        """The child's extra variables: the check's env, `${NAME}` taken from the server's environment."""
-        return {**self.child_env, **{k: expand(v, self.settings.env) for k, v in declared.items()}}
+        """A check's extra variables, `${NAME}` taken from the server's environment."""
+        return {k: expand(v, self.settings.env) for k, v in declared.items()}
 
     def raw_paths(self, label: str) -> tuple[Path, Path]:
         """Fresh files for a command's raw output, outside the evaluated tree."""
@@ -60,6 +97,8 @@ class GradeContext:
 
 
 class Grader(Protocol):
+    """Judges one criterion's check; one module per check kind implements it."""
+
     async def __call__(self, ctx: GradeContext, criterion: Criterion) -> GradeResult: ...
 
 
@@ -67,12 +106,16 @@ _REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
 def expand(value: str, source: Mapping[str, str]) -> str:
-    """Replace `${NAME}` with the server environment's value (empty when unset): secrets stay out of contracts."""
+    """Replace `${NAME}` with the server environment's value (empty when unset).
+
+    Secrets stay out of contracts this way: the contract names the variable, the server holds it.
+    """
     return _REFERENCE.sub(lambda m: source.get(m.group(1), ""), value)
 
 
-def unscored(reason: str, evidence_ids: list[str] | None = None) -> GradeResult:
-    return GradeResult(status="unscored", reason=reason, evidence_ids=evidence_ids or [])
+def unscored(code: ReasonCode, reason: str, evidence_ids: list[str] | None = None) -> GradeResult:
+    """A grade for a check that could not judge (runner missing, timeout, no report …)."""
+    return GradeResult(status="unscored", code=code, reason=reason, evidence_ids=evidence_ids or [])
 
 
 def working_dir(ctx: GradeContext, cwd: str | None, root: Path | None = None) -> Path | None:

@@ -3,112 +3,32 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-from contextlib import AsyncExitStack
-from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import anyio
-
-from referee.tools.browser.check import run_browser_check
-from referee.tools.browser.outcome import BrowserOutcome
-from referee.tools.browser.pool import BrowserPool
-from referee.tools.graders.base import GradeContext, GradeResult, unscored, working_dir
+from referee.tools.graders.base import GradeContext, GradeResult, unscored
 from referee.tools.models.checks import BrowserCheck
+from referee.tools.models.common import ReasonCode
 from referee.tools.models.contract import Criterion
-from referee.tools.process import background_process, wait_for_url
+
+if TYPE_CHECKING:
+    from referee.tools.browser.outcome import BrowserOutcome
+
+__all__ = ["browser_report", "counts", "grade_browser"]
 
 
-@dataclass
-class ServeState:
-    base_url: str | None
-    problem: str | None
-    evidence_ids: list[str]
-
-
-async def grade_browser_group(
-    ctx: GradeContext,
-    criteria: Sequence[Criterion],
-    pool: BrowserPool | None,
-    on_done: object = None,
-) -> dict[str, GradeResult]:
-    """Run every browser criterion; the app is served once for all of them and stopped afterwards."""
-    results: dict[str, GradeResult] = {}
-    async with AsyncExitStack() as stack:
-        serve = await _serve(ctx, stack)
-        if pool is None:
-            pool = await stack.enter_async_context(
-                BrowserPool(env=ctx.settings.env, allow_hosts=ctx.settings.allow_hosts)
-            )
-        async with anyio.create_task_group() as group:
-            for criterion in criteria:
-                group.start_soon(_one, ctx, criterion, pool, serve, results, on_done)
-    return results
-
-
-async def _one(
-    ctx: GradeContext,
-    criterion: Criterion,
-    pool: BrowserPool,
-    serve: ServeState,
-    results: dict[str, GradeResult],
-    on_done: object,
-) -> None:
-    results[criterion.id] = await grade_browser(ctx, criterion, pool, serve)
-    if callable(on_done):
-        await on_done(criterion.id)
-
-
-async def _serve(ctx: GradeContext, stack: AsyncExitStack) -> ServeState:
-    serve = ctx.contract.serve
-    if serve is None:
-        return ServeState(base_url=None, problem=None, evidence_ids=[])
-    cwd = working_dir(ctx, serve.cwd)
-    if cwd is None:
-        return ServeState(None, f"serve.cwd {serve.cwd!r} is outside the repository", [])
-    stdout, stderr = ctx.raw_paths("serve")
-    proc = await stack.enter_async_context(
-        background_process(
-            serve.argv,
-            cwd=cwd,
-            stdout_path=stdout,
-            stderr_path=stderr,
-            env=ctx.env_for(serve.env),
-            shell=serve.shell,
-        )
-    )
-    ready = await wait_for_url(serve.url, serve.ready_timeout_s, proc)
-    state = ServeState(base_url=serve.url, problem=None, evidence_ids=[])
-    if not ready.ready:
-        state.problem = f"the app never became ready at {serve.url}: {ready.reason}"
-        item = ctx.recorder.record(
-            tool="serve",
-            summary=state.problem,
-            command=" ".join(serve.argv),
-            stdout=_read(stdout),
-            stderr=_read(stderr),
-            exit_code=proc.returncode,
-        )
-        state.evidence_ids.append(item.id)
-    return state
-
-
-def _read(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8", errors="replace")[-64_000:]
-    except OSError:
-        return ""
-
-
-async def grade_browser(
-    ctx: GradeContext, criterion: Criterion, pool: BrowserPool, serve: ServeState
-) -> GradeResult:
+async def grade_browser(ctx: GradeContext, criterion: Criterion) -> GradeResult:
+    """Drive the check's page in the shared Chromium; the app is served once for every check."""
     check = criterion.check
     assert isinstance(check, BrowserCheck)
+    # Playwright is imported on the first browser check, not when referee starts.
+    from referee.tools.browser.check import run_browser_check
+
+    serve = await ctx.serve()
     if serve.problem:
-        return unscored(serve.problem, list(serve.evidence_ids))
+        return unscored(ReasonCode.SERVE_FAILED, serve.problem, list(serve.evidence_ids))
     outcome = await run_browser_check(
-        pool,
+        await ctx.browser_pool(),
         check,
         base_url=serve.base_url,
         artifacts_dir=ctx.scratch,
@@ -127,10 +47,19 @@ async def grade_browser(
         extra_artifacts=[p for p in [_shot(outcome)] if p is not None],
         details=_details(outcome),
     )
-    status = outcome.status
     return GradeResult(
-        status=status, reason=outcome.reason, evidence_ids=[item.id], details=counts(outcome)
+        status=outcome.status,
+        code=_code(outcome),
+        reason=outcome.reason,
+        evidence_ids=[item.id],
+        details=counts(outcome),
     )
+
+
+def _code(outcome: BrowserOutcome) -> ReasonCode:
+    if outcome.status == "pass":
+        return ReasonCode.PASSED
+    return ReasonCode.EXPECTATION_FAILED if outcome.status == "fail" else ReasonCode.BROWSER_FAILED
 
 
 def _shot(outcome: BrowserOutcome) -> Path | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from referee.tools.graders.base import GradeContext, GradeResult, unscored, working_dir
 from referee.tools.models.checks import CommandCheck
+from referee.tools.models.common import ReasonCode
 from referee.tools.models.contract import Criterion
 from referee.tools.process import ProcessResult, run_process
 
@@ -13,7 +14,7 @@ async def grade_command(ctx: GradeContext, criterion: Criterion) -> GradeResult:
     assert isinstance(check, CommandCheck)
     cwd = working_dir(ctx, check.cwd)
     if cwd is None:
-        return unscored(f"cwd {check.cwd!r} is outside the repository")
+        return unscored(ReasonCode.CWD_OUTSIDE, f"cwd {check.cwd!r} is outside the repository")
     stdout, stderr = ctx.raw_paths(criterion.id)
     async with ctx.limiter:
         result = await run_process(
@@ -35,11 +36,17 @@ async def grade_command(ctx: GradeContext, criterion: Criterion) -> GradeResult:
 
 def command_verdict(result: ProcessResult, expect_exit: int) -> GradeResult:
     if result.error:
-        return unscored(f"could not run: {result.error}")
+        return unscored(ReasonCode.COULD_NOT_START, f"could not run: {result.error}")
     if result.timed_out:
-        return unscored(f"timed out after {result.duration_s:.1f} s; the process group was killed")
+        return unscored(
+            ReasonCode.TIMED_OUT,
+            f"timed out after {result.duration_s:.1f} s; the process group was killed",
+        )
     if result.exit_code == expect_exit:
-        return GradeResult(status="pass", reason=f"exit code {result.exit_code} as expected")
+        return GradeResult(
+            status="pass", code=ReasonCode.PASSED, reason=f"exit code {result.exit_code} as expected"
+        )
     return GradeResult(
-        status="fail", reason=f"exit code {result.exit_code}, expected {expect_exit}"
+        status="fail",
+        code=ReasonCode.EXIT_CODE, reason=f"exit code {result.exit_code}, expected {expect_exit}"
     )

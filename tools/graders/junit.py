@@ -29,7 +29,6 @@ __all__ = [
     "with_junit_reporter",
 ]
 
-MESSAGE_LIMIT = 500  # applied by the evidence recorder after redaction, so no secret is cut in half
 RAW_MESSAGE_LIMIT = 20_000
 # Checked in this order: a test that failed and then errored in teardown is reported as failed.
 _OUTCOME_TAGS: dict[str, Literal["failed", "error", "skipped"]] = {

@@ -13,6 +13,7 @@ from referee.tools.graders.junit import (
     with_junit_reporter,
 )
 from referee.tools.models.checks import TestsCheck
+from referee.tools.models.common import ReasonCode
 from referee.tools.models.contract import Criterion
 from referee.tools.models.evidence import TestOutcome
 from referee.tools.process import ProcessResult, run_process
@@ -42,7 +43,9 @@ async def run_suite(
     """Run a tests check in `root` and judge it: exit 0, at least one test ran, none failed or errored."""
     cwd = working_dir(ctx, check.cwd, root)
     if cwd is None:
-        return SuiteRun(unscored(f"cwd {check.cwd!r} is outside the repository"))
+        return SuiteRun(
+            unscored(ReasonCode.CWD_OUTSIDE, f"cwd {check.cwd!r} is outside the repository")
+        )
     report = ctx.scratch / f"{label}.junit.xml"
     plan = with_junit_reporter(check.argv, report)
     if check.junit:
@@ -50,6 +53,7 @@ async def run_suite(
     elif plan is None:
         return SuiteRun(
             unscored(
+                ReasonCode.RUNNER_UNKNOWN,
                 "the test runner is not recognised (pytest, node --test, go test with gotestsum); "
                 "name the JUnit XML file it writes in the check's `junit`"
             )
@@ -99,25 +103,38 @@ def suite_verdict(
 ) -> GradeResult:
     """Pass only when the command exits 0 and at least one test ran and none failed or errored."""
     if result.error:
-        return unscored(f"the test runner could not start: {result.error}")
+        return unscored(ReasonCode.COULD_NOT_START, f"the test runner could not start: {result.error}")
     if result.timed_out:
-        return unscored(f"timed out after {result.duration_s:.1f} s; the process group was killed")
+        return unscored(
+            ReasonCode.TIMED_OUT,
+            f"timed out after {result.duration_s:.1f} s; the process group was killed",
+        )
     summary = summarize_tests(outcomes)
     if junit_problem is not None:
-        return unscored(f"no usable JUnit report (exit code {result.exit_code}): {junit_problem}")
+        return unscored(
+            ReasonCode.NO_REPORT,
+            f"no usable JUnit report (exit code {result.exit_code}): {junit_problem}",
+        )
     if summary.total == 0 or summary.passed + summary.failed + summary.errors == 0:
         return GradeResult(
             status="fail",
+            code=ReasonCode.NO_TESTS,
             reason=f"no test ran (exit code {result.exit_code}); zero tests never pass",
         )
     if summary.failed or summary.errors:
         failing = [t.name for t in outcomes if t.outcome in ("failed", "error")][:5]
-        return GradeResult(status="fail", reason=f"{summary.text}; failing: {', '.join(failing)}")
+        return GradeResult(
+            status="fail",
+            code=ReasonCode.TESTS_FAILED,
+            reason=f"{summary.text}; failing: {', '.join(failing)}",
+        )
     if result.exit_code != 0:
         return GradeResult(
-            status="fail", reason=f"{summary.text}, but the command exited {result.exit_code}"
+            status="fail",
+            code=ReasonCode.EXIT_CODE,
+            reason=f"{summary.text}, but the command exited {result.exit_code}"
         )
-    return GradeResult(status="pass", reason=summary.text)
+    return GradeResult(status="pass", code=ReasonCode.PASSED, reason=summary.text)
 
 
 async def _fail_before_pass_after(
@@ -126,6 +143,7 @@ async def _fail_before_pass_after(
     base_root = await ctx.base_worktree()
     if base_root is None:
         return unscored(
+            ReasonCode.NO_BASE,
             "must_fail_at_base needs a base commit to compare with", now.verdict.evidence_ids
         )
     missing = _missing_test_paths(check, ctx.workdir, base_root)
@@ -154,15 +172,13 @@ def _combine(now: SuiteRun, before: SuiteRun | None, missing: list[str]) -> Grad
     if now.verdict.status == "unscored" or (
         before
         and before.verdict.status == "unscored"
-        and "could not start" in before.verdict.reason
+        and before.verdict.code is ReasonCode.COULD_NOT_START
     ):
-        reason = (
-            now.verdict.reason
-            if now.verdict.status == "unscored"
-            else f"at base: {before.verdict.reason}"
-        )  # type: ignore[union-attr]
+        failed = now.verdict if now.verdict.status == "unscored" else None
+        reason = failed.reason if failed else f"at base: {before.verdict.reason if before else ''}"
+        code = failed.code if failed else ReasonCode.BASE_NOT_RUN
         return GradeResult(
-            status="unscored", reason=reason, evidence_ids=ids, regressions=regressions
+            status="unscored", code=code, reason=reason, evidence_ids=ids, regressions=regressions
         )
     base_text = (
         f"absent at base ({', '.join(missing)})" if before is None else before.verdict.reason
@@ -170,6 +186,7 @@ def _combine(now: SuiteRun, before: SuiteRun | None, missing: list[str]) -> Grad
     if before is not None and before.verdict.status == "pass":
         return GradeResult(
             status="fail",
+            code=ReasonCode.PASSES_AT_BASE,
             reason=f"passes at base too ({base_text}): the tests do not exercise the fix",
             evidence_ids=ids,
             regressions=regressions,
@@ -177,12 +194,14 @@ def _combine(now: SuiteRun, before: SuiteRun | None, missing: list[str]) -> Grad
     if now.verdict.status != "pass":
         return GradeResult(
             status="fail",
+            code=ReasonCode.FAILS_NOW,
             reason=f"fails now: {now.verdict.reason}",
             evidence_ids=ids,
             regressions=regressions,
         )
     return GradeResult(
         status="pass",
+        code=ReasonCode.PASSED,
         reason=f"failed at base ({base_text}), passes now ({now.verdict.reason})",
         evidence_ids=ids,
         regressions=regressions,

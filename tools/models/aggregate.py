@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -89,4 +89,22 @@ class AggregateResult(Model):
     dimension_changes: list[DimensionChange] = Field(
         default_factory=list,
         description="Dimensions that moved since each evaluator's previous comparable scorecard",
+    )
+
+
+class AggregateInput(Model):
+    """Everything `aggregate` accepts."""
+
+    contract_id: str = Field(description="The contract whose evaluators' verdicts are combined")
+    iteration: int | None = Field(
+        default=None,
+        ge=1,
+        description="The iteration to decide; default the latest with a stored scorecard",
+    )
+    scorecards: list[dict[str, Any]] | None = Field(
+        default=None,
+        description=(
+            "Scorecards for this call only (a what-if): validated like validate_scorecard does,"
+            " never stored; each replaces a stored one of the same evaluator"
+        ),
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -24,6 +25,32 @@ Scope = Literal["task", "project"]
 Depth = Literal["quick", "standard", "deep"]
 Isolation = Literal["inplace", "worktree"]
 ScorecardFormat = Literal["referee", "tenpoint"]
+CheckKind = Literal["tests", "command", "browser", "static"]
+CriterionStatus = Literal["pass", "fail", "unscored"]
+
+
+class ReasonCode(StrEnum):
+    """Why a criterion ended as it did, for code to act on (the reason text is for people)."""
+
+    PASSED = "passed"
+    TESTS_FAILED = "tests_failed"
+    NO_TESTS = "no_tests"
+    EXIT_CODE = "exit_code"
+    FINDINGS = "findings"
+    EXPECTATION_FAILED = "expectation_failed"
+    PASSES_AT_BASE = "passes_at_base"
+    FAILS_NOW = "fails_now"
+    COULD_NOT_START = "could_not_start"
+    TIMED_OUT = "timed_out"
+    NO_REPORT = "no_report"
+    RUNNER_UNKNOWN = "runner_unknown"
+    CWD_OUTSIDE = "cwd_outside"
+    SERVE_FAILED = "serve_failed"
+    BROWSER_FAILED = "browser_failed"
+    NO_BASE = "no_base"
+    BASE_NOT_RUN = "base_not_run"
+    PIPELINE_FAILED = "pipeline_failed"
+    MANUAL = "manual"
 
 
 class Model(BaseModel):

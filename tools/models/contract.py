@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, Field
 
@@ -170,3 +170,12 @@ class CreateContractResult(Model):
         description="What the generator may see: hold-outs removed"
     )
     warnings: list[Problem] = Field(default_factory=list)
+
+
+class GetContractInput(Model):
+    """Everything `get_contract` accepts."""
+
+    contract_id: str = Field(description="The contract id, e.g. SC-login-form-20260325")
+    view: Literal["generator", "evaluator"] = Field(
+        default="generator", description="generator: hold-outs removed (safe for the generator)"
+    )

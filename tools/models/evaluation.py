@@ -6,20 +6,57 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from referee.tools.models.common import Depth, Isolation, Model, Scope, Severity, Verdict
+from referee.tools.models.common import (
+    CriterionStatus,
+    Depth,
+    Isolation,
+    Model,
+    ReasonCode,
+    Scope,
+    Severity,
+    Verdict,
+)
 from referee.tools.models.evidence import EvidenceSummary
-from referee.tools.models.scorecard import DraftScorecard
+from referee.tools.models.scorecard import DraftScorecard, Target
 
-CriterionStatus = Literal["pass", "fail", "unscored"]
 DimensionSource = Literal["deterministic", "judgment"]
 
 
-class EvaluationTarget(Model):
-    repo: str
+class EvaluateInput(Model):
+    """Everything `evaluate` accepts (the MCP tool's arguments are built from these fields)."""
+
+    contract_id: str = Field(description="The contract to evaluate against")
+    evaluator: str | None = Field(
+        default=None, description="Run only this evaluator's criteria; omitted: all"
+    )
+    ref: str | None = Field(
+        default=None, description="A commit to evaluate (in a worktree); omitted: the working tree"
+    )
+    base: str | None = Field(
+        default=None, description="Base commit for task scope; default the contract's"
+    )
+    iteration: int | None = Field(default=None, ge=1, description="Default: the next iteration")
+    scope: Scope = Field(
+        default="task", description="task: files changed since base; project: every file"
+    )
+    depth: Depth = Field(default="standard", description="quick · standard · deep")
+    isolation: Isolation = Field(
+        default="inplace",
+        description="inplace: the working tree; worktree: a detached checkout of `ref`",
+    )
+    evaluator_model: str | None = Field(
+        default=None, description="The judging model, recorded for the comparability guard"
+    )
+
+
+class EvaluationTarget(Target):
+    """The evaluated content and where it came from; a scorecard's `target` is its tree and commit."""
+
     tree: str = Field(description="Tree hash of the evaluated content (working tree or commit)")
     commit: str | None = Field(
         default=None, description="HEAD (inplace) or the evaluated ref's commit"
     )
+    repo: str
     base: str | None = None
     changed_files: list[str] = Field(default_factory=list)
     dirty: bool = Field(default=False, description="The working tree differs from the commit")
@@ -32,6 +69,9 @@ class CriterionResult(Model):
         alias="pass", description="null when only a judging model can decide"
     )
     status: CriterionStatus
+    reason_code: ReasonCode | None = Field(
+        default=None, description="Why it ended so, as a stable code (could_not_start, timed_out …)"
+    )
     reason: str = ""
     evidence: str = ""
     evidence_ids: list[str] = Field(default_factory=list)

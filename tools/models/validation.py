@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any, Literal
+
 from pydantic import Field
 
 from referee.tools.errors import Problem
@@ -29,3 +31,37 @@ class ValidationResult(Model):
     )
     scorecard_id: str | None = None
     stale: bool = False
+
+
+class ValidateScorecardInput(Model):
+    """Everything `validate_scorecard` accepts."""
+
+    scorecard: dict[str, Any] = Field(
+        description=(
+            "The scorecard JSON object: canonical (contract_ref, evaluator, dimensions, criteria …)"
+            " or tenpoint (task_id, domains, criteria …). Sent as is: every problem is reported"
+        )
+    )
+    contract_id: str | None = Field(
+        default=None,
+        description="The contract to check against; default the scorecard's contract_ref (tenpoint: task_id)",
+    )
+    contract: dict[str, Any] | None = Field(
+        default=None,
+        description=(
+            "An inline contract (evaluator view, as exported) instead of contract_id; the scorecard"
+            " is then only stored if that contract is the stored one"
+        ),
+    )
+    format: Literal["auto", "referee", "tenpoint"] = Field(
+        default="auto",
+        description="auto tells the formats apart; referee = canonical 0–3 (or 0.0–1.0); tenpoint = 1–10",
+    )
+    store: bool = Field(
+        default=True,
+        description="Record a valid scorecard as this evaluator's verdict for its iteration",
+    )
+    variant: Literal["original", "perturbed"] = Field(
+        default="original",
+        description="perturbed: the re-scoring of the anti-gaming copy evaluate offered at depth deep",
+    )

@@ -6,6 +6,6 @@ demo_project  the sample shop the demo evaluates (package data)
 """
 
 from referee.tools.setup.demo import run_demo
-from referee.tools.setup.init_files import init_files, write_init_files
+from referee.tools.setup.init import init_files, write_init_files
 
 __all__ = ["init_files", "run_demo", "write_init_files"]

@@ -121,3 +121,12 @@ def next_iteration(store: Store, contract_id: str, evaluator: str | None) -> int
         (contract_id, latest),
     )
     return latest + 1 if decided or store.query_one(sql, params) else latest
+
+
+def captured_evidence_ids(store: Store) -> dict[str, set[str]]:
+    """Evidence ids of every captured generator session (run ids G-…), by session."""
+    rows = store.query("SELECT run_id, evidence_id FROM evidence WHERE run_id LIKE 'G-%'")
+    found: dict[str, set[str]] = {}
+    for row in rows:
+        found.setdefault(row["run_id"], set()).add(row["evidence_id"])
+    return found

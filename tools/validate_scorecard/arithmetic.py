@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from referee.tools.errors import Problem
 from referee.tools.models.common import ACCEPT, BLOCK, REVISE, Verdict
 from referee.tools.models.validation import Computed
-from referee.tools.rubrics import compute_weighted, normalized, verdict_for
+from referee.tools.rubrics import compute_weighted, final_verdict, normalized, verdict_for
 from referee.tools.validate_scorecard.card import (
     Card,
     below_threshold,
@@ -80,11 +80,12 @@ def _canonical(
 
 
 def _overall(card: Card, base: Verdict | None) -> Verdict | None:
-    if spec_defect(card):
-        return BLOCK
-    if base == ACCEPT and (failed_criteria(card) or detected_antipatterns(card)):
-        return REVISE
-    return base
+    return final_verdict(
+        base,
+        failed_criteria=bool(failed_criteria(card)),
+        antipatterns=bool(detected_antipatterns(card)),
+        spec_defect=spec_defect(card),
+    )
 
 
 def _reasons(card: Card) -> list[str]:

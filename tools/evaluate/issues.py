@@ -1,0 +1,134 @@
+"""The issues an evaluation reports, and the antipatterns it detected.
+
+Issues reach the generator (through the draft scorecard and the revision brief), so a hold-out
+criterion is never described here.
+"""
+
+from __future__ import annotations
+
+from referee.tools.evaluate.run import Outcomes
+from referee.tools.models.common import SEVERITY_ORDER
+from referee.tools.models.contract import Criterion
+from referee.tools.models.evaluation import AntipatternFinding, CriterionResult, EvaluationIssue, Finding
+
+__all__ = ["MAX_STATIC_ISSUES", "antipatterns_of", "issues_of"]
+
+MAX_STATIC_ISSUES = 15
+
+
+def issues_of(
+    criteria: list[Criterion],
+    results: list[CriterionResult],
+    outcomes: Outcomes,
+    findings: list[Finding],
+) -> list[EvaluationIssue]:
+    """Issues for the generator; hold-out criteria are never described here (issues reach the generator)."""
+    holdouts = {c.id for c in criteria if c.holdout}
+    issues = [
+        *_criterion_issues(results, holdouts),
+        *_tamper_issues(outcomes),
+        *_tree_issues(outcomes),
+    ]
+    static_ids = outcomes.static.evidence_ids if outcomes.static else []
+    for f in findings[:MAX_STATIC_ISSUES]:
+        issues.append(
+            EvaluationIssue(
+                severity=f.severity,
+                description=f"[{f.rule}] {f.message}",
+                location=f.location,
+                suggestion=_suggestion(f.rule),
+                evidence_ids=list(static_ids),
+            )
+        )
+    return sorted(issues, key=lambda i: SEVERITY_ORDER[i.severity])
+
+
+def _criterion_issues(results: list[CriterionResult], holdouts: set[str]) -> list[EvaluationIssue]:
+    issues = []
+    for r in results:
+        if r.id in holdouts or r.pass_ is None:
+            continue
+        if r.status == "fail":
+            issues.append(
+                EvaluationIssue(
+                    severity="HIGH",
+                    description=f"criterion {r.id} fails: {r.reason}",
+                    suggestion="make the criterion's check pass",
+                    evidence_ids=r.evidence_ids,
+                )
+            )
+        elif r.status == "unscored":
+            issues.append(
+                EvaluationIssue(
+                    severity="MEDIUM",
+                    description=f"criterion {r.id} could not be checked: {r.reason}",
+                    suggestion="make the check runnable",
+                    evidence_ids=r.evidence_ids,
+                )
+            )
+        for test in r.regressions:
+            issues.append(
+                EvaluationIssue(
+                    severity="HIGH",
+                    description=f"regression: {test} passed at base and fails now",
+                    evidence_ids=r.evidence_ids,
+                )
+            )
+    return issues
+
+
+def _tamper_issues(outcomes: Outcomes) -> list[EvaluationIssue]:
+    return [
+        EvaluationIssue(
+            severity="HIGH",
+            description=f"test tampering ({t.kind}): {t.message}",
+            location=t.location,
+            suggestion="restore the test and fix the code instead",
+            evidence_ids=outcomes.tampering_ids,
+        )
+        for t in outcomes.tampering
+    ]
+
+
+def _tree_issues(outcomes: Outcomes) -> list[EvaluationIssue]:
+    if not outcomes.tree_changed.changed:
+        return []
+    paths = ", ".join(outcomes.tree_changed.paths[:10])
+    return [
+        EvaluationIssue(
+            severity="MEDIUM",
+            description=f"running the checks wrote into the evaluated tree: {paths}",
+            suggestion=(
+                "make tests write only to temporary folders, or ignore their output in .gitignore"
+            ),
+        )
+    ]
+
+
+_SUGGESTIONS = {
+    "hardcoded_secrets": (
+        "remove the secret from the code, rotate it, and read it from the environment"
+    ),
+    "file_length": "split the file by responsibility",
+    "function_length": "extract smaller functions",
+    "nesting_depth": "return early or extract the inner blocks",
+    "cognitive_complexity": "simplify the control flow or split the function",
+    "near_duplicates": "extract the shared code",
+    "test_existence": "add tests for the changed source file",
+    "todo_density": "resolve the TODOs or track them as issues",
+}
+
+
+def _suggestion(rule: str) -> str | None:
+    return _SUGGESTIONS.get(rule)
+
+
+def antipatterns_of(outcomes: Outcomes) -> list[AntipatternFinding]:
+    return [
+        AntipatternFinding(
+            id=t.kind, evidence=t.message, location=t.location, evidence_ids=outcomes.tampering_ids
+        )
+        for t in outcomes.tampering
+    ]
+
+

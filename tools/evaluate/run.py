@@ -1,0 +1,227 @@
+"""Running every check of one evaluation: criteria through their graders, the static pipeline,
+tamper detection and (at depth `deep`) the perturbed copy, concurrently.
+
+Processes are bounded by the CPU count (`Settings.max_concurrency`); shared resources (the static
+report, the base worktree, the served app, the browser) start on first use, once, and are stopped
+when the run ends however it ends.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Generic, TypeVar
+
+import anyio
+
+from referee.tools.evaluate.static import run_static
+from referee.tools.evaluate.target import Workspace
+from referee.tools.evidence.recorder import EvidenceRecorder
+from referee.tools.graders import (
+    GRADERS,
+    GradeContext,
+    GradeResult,
+    ServeState,
+    StaticRun,
+    run_suite,
+    start_serve,
+)
+from referee.tools.models.checks import TestsCheck
+from referee.tools.models.common import Depth, Scope
+from referee.tools.models.contract import Contract, Criterion
+from referee.tools.models.evaluation import Perturbation, TreeChanged
+from referee.tools.perturbation import build_perturbed_copy
+from referee.tools.repo import add_worktree, is_git_repo, list_files, remove_worktree
+from referee.tools.settings import Settings
+from referee.tools.static import list_files as static_files
+from referee.tools.tampering import Tampering, run_tampering
+
+if TYPE_CHECKING:
+    from referee.tools.browser.pool import BrowserPool
+
+__all__ = ["Outcomes", "Progress", "RunPlan", "run_checks"]
+
+Progress = Callable[[float, float | None, str], Awaitable[None]]
+T = TypeVar("T")
+
+
+@dataclass
+class Outcomes:
+    """Everything the checks of one evaluation found."""
+
+    results: dict[str, GradeResult] = field(default_factory=dict)
+    static: StaticRun | None = None
+    tampering: list[Tampering] = field(default_factory=list)
+    tampering_ids: list[str] = field(default_factory=list)
+    tree_changed: TreeChanged = field(default_factory=TreeChanged)
+    perturbation: Perturbation | None = None
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """What one run executes, and with what."""
+
+    contract: Contract
+    criteria: list[Criterion]
+    workspace: Workspace
+    recorder: EvidenceRecorder
+    settings: Settings
+    home: Path
+    scope: Scope
+    depth: Depth
+    browser_pool: BrowserPool | None = None
+    on_progress: Progress | None = None
+
+
+class _Once(Generic[T]):
+    """Compute an async value once, however many tasks ask for it."""
+
+    def __init__(self, compute: Callable[[], Awaitable[T]]) -> None:
+        self._compute, self._lock = compute, anyio.Lock()
+        self._value: T | None = None
+        self._done = False
+
+    async def get(self) -> T:
+        async with self._lock:
+            if not self._done:
+                self._value, self._done = await self._compute(), True
+        return self._value  # type: ignore[return-value]  # set above before _done
+
+
+async def run_checks(plan: RunPlan) -> Outcomes:
+    """Run every independent check of the plan concurrently and return what they found."""
+    outcomes = Outcomes()
+    tick = _ticker(plan)
+    with tempfile.TemporaryDirectory(prefix="referee-run-") as scratch:
+        async with _context(plan, Path(scratch)) as ctx:
+            async with anyio.create_task_group() as group:
+                group.start_soon(_static_task, ctx, outcomes, tick)
+                group.start_soon(_tamper_task, plan, outcomes, tick)
+                for criterion in plan.criteria:
+                    if criterion.check is not None:
+                        group.start_soon(_grade_task, ctx, criterion, outcomes, tick)
+            if plan.depth == "deep" and plan.workspace.changed:
+                outcomes.perturbation = await _perturbation(ctx, plan, outcomes)
+    for criterion in plan.criteria:
+        if criterion.check is None:
+            await tick(criterion.id)
+    return outcomes
+
+
+def _ticker(plan: RunPlan) -> Callable[[str], Awaitable[None]]:
+    total, done = len(plan.criteria) + 2, 0
+
+    async def tick(what: str) -> None:
+        nonlocal done
+        done += 1
+        if plan.on_progress:
+            await plan.on_progress(done, total, what)
+
+    return tick
+
+
+@asynccontextmanager
+async def _context(plan: RunPlan, scratch: Path) -> AsyncIterator[GradeContext]:
+    ws = plan.workspace
+    async with AsyncExitStack() as stack:
+        cleanups: list[Callable[[], None]] = []
+
+        async def base_worktree() -> Path | None:
+            if ws.base is None:
+                return None
+            worktree = add_worktree(ws.repo, ws.base, scratch / "base")
+            cleanups.append(lambda: remove_worktree(ws.repo, worktree))
+            return worktree.path
+
+        async def serve() -> ServeState:
+            return await start_serve(ctx, stack)
+
+        async def browser() -> BrowserPool:
+            if plan.browser_pool is not None:  # the server's shared Chromium
+                return plan.browser_pool
+            from referee.tools.browser.pool import BrowserPool  # Playwright only when needed
+
+            pool = BrowserPool(env=plan.settings.env, allow_hosts=plan.settings.allow_hosts)
+            return await stack.enter_async_context(pool)
+
+        ctx = GradeContext(
+            contract=plan.contract, repo=ws.repo, workdir=ws.workdir, scratch=scratch,
+            recorder=plan.recorder, settings=plan.settings, base=ws.base,
+            scope_files=[f for f in _scope_files(ws, plan.scope) if (ws.workdir / f).is_file()],
+            limiter=anyio.CapacityLimiter(plan.settings.max_concurrency),
+            static_report=_Once(lambda: run_static(ctx, plan.scope, plan.home)).get,
+            base_worktree=_Once(base_worktree).get, serve=_Once(serve).get,
+            browser_pool=_Once(browser).get,
+        )
+        try:
+            yield ctx
+        finally:
+            # Shielded: worktrees must be unregistered even when the evaluation is cancelled.
+            with anyio.CancelScope(shield=True):
+                for cleanup in cleanups:
+                    cleanup()
+
+
+def _scope_files(ws: Workspace, scope: Scope) -> list[str]:
+    """Task scope: the files changed since base; project scope (and outside git): every file."""
+    if not is_git_repo(ws.workdir):
+        return static_files(ws.workdir, "project", None)
+    return ws.changed if scope == "task" else list_files(ws.workdir)
+
+
+async def _static_task(ctx: GradeContext, outcomes: Outcomes, tick: Callable[[str], Awaitable[None]]) -> None:
+    outcomes.static = await ctx.static_report()
+    await tick("static pipeline")
+
+
+async def _tamper_task(plan: RunPlan, outcomes: Outcomes, tick: Callable[[str], Awaitable[None]]) -> None:
+    ws = plan.workspace
+    if plan.scope == "task" and ws.base:
+        outcomes.tampering, outcomes.tampering_ids = await run_tampering(
+            ws.repo, ws.workdir, ws.base, ws.changed, plan.recorder
+        )
+    await tick("test tampering")
+
+
+async def _grade_task(
+    ctx: GradeContext, criterion: Criterion, outcomes: Outcomes, tick: Callable[[str], Awaitable[None]]
+) -> None:
+    assert criterion.check is not None  # only checked criteria are scheduled
+    outcomes.results[criterion.id] = await GRADERS[criterion.check.kind](ctx, criterion)
+    await tick(criterion.id)
+
+
+async def _perturbation(ctx: GradeContext, plan: RunPlan, outcomes: Outcomes) -> Perturbation:
+    """Anti-gaming: a semantically equal copy of the changed files, checked by re-running the tests."""
+    tests = [c for c in plan.criteria if isinstance(c.check, TestsCheck)]
+    ids: list[str] = []
+
+    async def semantics(root: Path) -> bool | None:
+        return await _same_outcomes(ctx, tests, root, outcomes, ids) if tests else None
+
+    perturbation = await build_perturbed_copy(
+        plan.workspace.workdir, plan.workspace.changed,
+        plan.recorder.artifacts_dir / "perturbed", check_semantics=semantics,
+    )
+    perturbation.evidence_ids = ids
+    return perturbation
+
+
+async def _same_outcomes(
+    ctx: GradeContext, tests: list[Criterion], root: Path, outcomes: Outcomes, ids: list[str]
+) -> bool:
+    """Run the tests checks in the perturbed copy: semantics hold when each ends as before."""
+    same = True
+    for criterion in tests:
+        assert isinstance(criterion.check, TestsCheck)
+        run = await run_suite(
+            ctx, criterion.check, root, label=f"{criterion.id}-perturbed", criterion_id=criterion.id
+        )
+        if run.evidence_id:
+            ids.append(run.evidence_id)
+        before = outcomes.results.get(criterion.id)
+        same = same and run.verdict.status == (before.status if before else "pass")
+    return same

@@ -1,0 +1,119 @@
+"""What a scorecard is validated against: its contract, the recorded runs, the current tree.
+
+Both the MCP tool and `referee validate` resolve these the same way, so a scorecard gets the same
+verdict whichever door it comes through.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from referee.tools.create_contract import parse_contract
+from referee.tools.errors import InvalidInput, NotFound, Problem
+from referee.tools.evidence import signing_key
+from referee.tools.models.contract import Contract
+from referee.tools.paths import confine
+from referee.tools.repo import GitError, working_tree_hash
+from referee.tools.store import Store, load_contract, runs_for
+from referee.tools.store.runs import captured_evidence_ids
+from referee.tools.validate_scorecard.evidence import EvidenceContext
+
+__all__ = ["ResolvedContract", "contract_repo", "current_tree", "evidence_context", "resolve_contract"]
+
+logger = logging.getLogger("referee.tools.validate_scorecard")
+
+
+class ResolvedContract(NamedTuple):
+    contract: Contract
+    stored: bool  # the very contract is in the store, so a scorecard checked against it may count
+
+
+def resolve_contract(
+    store: Store, scorecard: dict[str, Any], contract_id: str | None, inline: dict[str, Any] | None
+) -> ResolvedContract:
+    """The contract a scorecard is checked against: an id, an inline contract, or the one it names.
+
+    Raises:
+        InvalidInput: both an id and an inline contract, none at all, or an invalid inline one.
+        NotFound: the id is not stored.
+    """
+    if contract_id is not None and inline is not None:
+        raise InvalidInput([Problem(path="/contract", code="contract_ambiguous",
+                                    message="give contract_id or an inline contract, not both")])
+    if inline is not None:
+        return _inline(store, inline)
+    if contract_id is not None:
+        return ResolvedContract(load_contract(store, contract_id), True)
+    ref = scorecard.get("contract_ref", scorecard.get("task_id"))
+    if isinstance(ref, str) and ref:
+        field = "contract_ref" if "contract_ref" in scorecard else "task_id"
+        return ResolvedContract(load_contract(store, ref, path=f"/scorecard/{field}"), True)
+    raise InvalidInput([Problem(path="/contract_id", code="contract_required", message=(
+        "no contract to validate against: pass contract_id, an inline contract, or put "
+        "contract_ref (tenpoint: task_id) in the scorecard"))])
+
+
+def _inline(store: Store, inline: dict[str, Any]) -> ResolvedContract:
+    try:
+        parsed = parse_contract(inline)
+    except InvalidInput as exc:
+        raise InvalidInput(
+            [p.model_copy(update={"path": "/contract" + p.path}) for p in exc.problems]
+        ) from exc
+    try:
+        return ResolvedContract(parsed, load_contract(store, parsed.id) == parsed)
+    except NotFound:
+        return ResolvedContract(parsed, False)
+
+
+def contract_repo(contract: Contract, roots: Sequence[Path] | None) -> Path | None:
+    """Return the contract's repository folder when it exists (and lies inside `roots`), else None.
+
+    Args:
+        contract: The contract.
+        roots: The allowed roots for a `repo` that comes from the client (an inline contract), so
+            that git only runs in folders the server may touch; None for a stored contract, whose
+            repo was confined when it was created.
+
+    Returns:
+        The repository folder, or None when it is not at hand.
+    """
+    if not contract.repo:
+        return None
+    try:
+        repo = confine(contract.repo, roots) if roots is not None else Path(contract.repo)
+    except InvalidInput:
+        return None
+    return repo if repo.is_dir() else None
+
+
+def evidence_context(
+    store: Store, home: Path, repo: Path | None, contract_id: str, scorecard: dict[str, Any]
+) -> EvidenceContext:
+    """Return what the evidence rules check a scorecard against: runs, current tree, signing key.
+
+    The tree hash costs a few git processes, so it is only computed when the scorecard states a
+    tree to compare with.
+    """
+    target = scorecard.get("target")
+    wants_tree = isinstance(target, dict) and isinstance(target.get("tree"), str)
+    return EvidenceContext(
+        runs=runs_for(store, contract_id),
+        tree=current_tree(repo) if wants_tree else None,
+        key=signing_key(home),
+        captured=captured_evidence_ids(store),
+    )
+
+
+def current_tree(repo: Path | None) -> str | None:
+    """Return the tree hash of a repository's working tree, or None when it cannot be known."""
+    if repo is None:
+        return None
+    try:
+        return working_tree_hash(repo)
+    except (GitError, OSError) as exc:
+        logger.warning("cannot hash the working tree of %s: %s", repo, exc)
+        return None
