@@ -87,7 +87,8 @@ def phase(repo: Path, cache: Path | None, rules: list[str] | None) -> dict[str, 
 
 
 def jscpd_alone(repo: Path) -> dict[str, float]:
-    """jscpd by itself, started exactly as the pipeline starts it, on the files the pipeline gives it."""
+    """jscpd by itself, started exactly as the pipeline starts it, on the files the pipeline gives
+    it."""
     from referee.tools.static import StaticConfig, list_files
     from referee.tools.static.duplicates import JscpdRun
     from referee.tools.static.paths import language_of
@@ -119,7 +120,8 @@ def _median(runs: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def measure(work: Path, repeat: int) -> dict[str, Any]:
-    """All phases; the fresh-cache ones interleaved round by round, so they share the machine's load."""
+    """All phases; the fresh-cache ones interleaved round by round, so they share the machine's
+    load."""
     repo = copy_stdlib(work / "stdlib")
     lines = sum(
         p.read_bytes().count(b"\n")

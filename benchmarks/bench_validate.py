@@ -234,9 +234,8 @@ def main(argv: list[str] | None = None) -> int:
     for group in ("in_process", "stdio"):
         for name, row in figures[group].items():
             if isinstance(row, dict):
-                print(
-                    f"{group + ' ' + name:<42}{row['n']:>7}{row['p50_ms']:>10.3f}{row['p99_ms']:>10.3f}"
-                )
+                label = f"{group} {name}"
+                print(f"{label:<42}{row['n']:>7}{row['p50_ms']:>10.3f}{row['p99_ms']:>10.3f}")
     print(json.dumps(figures, indent=2))
     return 0
 

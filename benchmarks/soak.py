@@ -54,9 +54,9 @@ def server_rss_mib() -> float:
                     status = Path(f"/proc/{entry}/status").read_text(encoding="utf-8")
                     return (
                         int(
-                            next(l for l in status.splitlines() if l.startswith("VmRSS:")).split()[
-                                1
-                            ]
+                            next(
+                                row for row in status.splitlines() if row.startswith("VmRSS:")
+                            ).split()[1]
                         )
                         / 1024
                     )

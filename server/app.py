@@ -39,7 +39,10 @@ class RefereeServer(MCPServer[State]):
 
     def __init__(self, settings: Settings) -> None:
         super().__init__(
-            "referee", title="referee", version=version("referee"), instructions=INSTRUCTIONS,
+            "referee",
+            title="referee",
+            version=version("referee"),
+            instructions=INSTRUCTIONS,
             lifespan=_lifespan(settings),
         )
         self.referee_settings = settings
@@ -49,8 +52,13 @@ class RefereeServer(MCPServer[State]):
         """Register one tool; its docstring, dedented, is the description the agent reads."""
         fn = tool_function(spec)
         self.specs[spec.name] = spec
-        self.add_tool(fn, name=spec.name, title=spec.title, annotations=spec.annotations,
-                      description=inspect.cleandoc(fn.__doc__ or ""))
+        self.add_tool(
+            fn,
+            name=spec.name,
+            title=spec.title,
+            annotations=spec.annotations,
+            description=inspect.cleandoc(fn.__doc__ or ""),
+        )
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[State, Any] | None = None
@@ -63,7 +71,9 @@ class RefereeServer(MCPServer[State]):
                 raise
             return rendered
 
-    def _render(self, name: str, arguments: dict[str, Any], exc: ToolError) -> types.CallToolResult | None:
+    def _render(
+        self, name: str, arguments: dict[str, Any], exc: ToolError
+    ) -> types.CallToolResult | None:
         cause = exc.__cause__
         if cause is None:
             return None
@@ -77,7 +87,9 @@ class RefereeServer(MCPServer[State]):
         return error_result(*found) if found is not None else None
 
 
-def _lifespan(settings: Settings) -> Callable[[MCPServer[State]], AbstractAsyncContextManager[State]]:
+def _lifespan(
+    settings: Settings,
+) -> Callable[[MCPServer[State]], AbstractAsyncContextManager[State]]:
     @asynccontextmanager
     async def lifespan(_: MCPServer[State]) -> AsyncIterator[State]:
         async with open_state(settings) as state:

@@ -33,7 +33,8 @@ def error_result(summary: str, problems: Sequence[Problem]) -> types.CallToolRes
 
 
 def problems_of(exc: BaseException) -> tuple[str, list[Problem]] | None:
-    """The problems behind an exception raised by a tool, or None when it is not the caller's fault."""
+    """The problems behind an exception raised by a tool, or None when it is not the caller's
+    fault."""
     if isinstance(exc, InvalidInput):
         return exc.summary, exc.problems
     if isinstance(exc, NotFound):

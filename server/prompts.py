@@ -28,10 +28,8 @@ def evaluator_text(state: State, contract_id: str | None, evaluator: str | None)
         if mine is not None:
             parts.append(f"\nYou are {evaluator!r}; your criteria: {', '.join(mine) or 'none'}.\n")
         if rubric is not None:
-            parts.append(
-                f"\n## Rubric {rubric.name}"
-                f" {rubric.version}\n```json\n{rubric.model_dump_json(indent=2, by_alias=True)}\n```\n"
-            )
+            body = rubric.model_dump_json(indent=2, by_alias=True)
+            parts.append(f"\n## Rubric {rubric.name} {rubric.version}\n```json\n{body}\n```\n")
     return "".join(parts)
 
 
@@ -51,6 +49,7 @@ def generator_text(state: State, contract_id: str, brief: dict[str, Any] | None 
 
 def register(server: MCPServer[State]) -> None:
     """Add the evaluator and generator_brief prompts (and prompt://evaluator)."""
+
     @server.resource(
         "prompt://evaluator",
         name="prompt-evaluator",
@@ -66,7 +65,8 @@ def register(server: MCPServer[State]) -> None:
     def evaluator(
         ctx: Context[State, Any], contract_id: str | None = None, evaluator: str | None = None
     ) -> str:
-        """The read-only evaluator role: distrust the implementer, cite evidence ids, return a canonical scorecard."""
+        """The read-only evaluator role: distrust the implementer, cite evidence ids, return a
+        canonical scorecard."""
         return evaluator_text(ctx.request_context.lifespan_context, contract_id, evaluator)
 
     @server.prompt(name="generator_brief", title="Generator brief")

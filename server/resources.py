@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from importlib import resources as package_data
 from typing import Any
 
@@ -108,19 +109,27 @@ def _contract(state: State, contract_id: str, view: Any) -> str:
 
 
 def _register_listed(server: MCPServer[State]) -> None:
-    """Concrete entries for resources/list, so clients can discover the built-in rubrics and schemas."""
+    """Concrete entries for resources/list, so clients can discover the built-in rubrics and
+    schemas."""
     for name in builtin_rubrics():
         server.resource(f"rubric://{name}", name=f"rubric-{name}", mime_type="application/json")(
-            _reader(lambda n=name: builtin_rubrics()[n].model_dump_json(indent=2, by_alias=True))
+            _rubric_reader(name)
         )
     for name in schema_names():
         server.resource(
             f"schema://{name}", name=f"schema-{name}", mime_type="application/schema+json"
-        )(_reader(lambda n=name: read_schema(n)))
+        )(_schema_reader(name))
 
 
-def _reader(fn: Any) -> Any:
+def _rubric_reader(name: str) -> Callable[[], str]:
     def read() -> str:
-        return fn()
+        return builtin_rubrics()[name].model_dump_json(indent=2, by_alias=True)
+
+    return read
+
+
+def _schema_reader(name: str) -> Callable[[], str]:
+    def read() -> str:
+        return read_schema(name)
 
     return read

@@ -1,4 +1,5 @@
-"""Allowed roots: the client's MCP roots when it offers them, else --root, else the working directory."""
+"""Allowed roots: the client's MCP roots when it offers them, else --root, else the working
+directory."""
 
 from __future__ import annotations
 
@@ -32,7 +33,8 @@ def root_paths(result: types.ListRootsResult) -> tuple[Path, ...]:
 
 
 def effective_settings(settings: Settings, result: types.ListRootsResult | None) -> Settings:
-    """The server's settings with the client's roots taking the place of --root when it offers any."""
+    """The server's settings with the client's roots taking the place of --root when it offers
+    any."""
     from dataclasses import replace
 
     offered = root_paths(result) if result is not None else ()

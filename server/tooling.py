@@ -27,14 +27,14 @@ from .state import State
 
 __all__ = ["ToolSpec", "tool_function"]
 
-I = TypeVar("I", bound=BaseModel)
+In = TypeVar("In", bound=BaseModel)
 
 Runner = Callable[[Context[State, Any], types.ListRootsResult, Any], Awaitable[Any]]
 RawCheck = Callable[[Settings, Mapping[str, Any]], list[Problem]]
 
 
 @dataclass(frozen=True)
-class ToolSpec(Generic[I]):
+class ToolSpec(Generic[In]):
     """One MCP tool: its name, the model of its arguments and what runs it.
 
     Attributes:
@@ -50,7 +50,7 @@ class ToolSpec(Generic[I]):
 
     name: str
     title: str
-    input: type[I]
+    input: type[In]
     run: Runner
     annotations: types.ToolAnnotations
     raw_problems: RawCheck | None = None
@@ -67,7 +67,9 @@ def tool_function(spec: ToolSpec[Any]) -> Callable[..., Awaitable[Any]]:
         return await spec.run(ctx, roots, request)
 
     params = [
-        inspect.Parameter("ctx", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=Context[State, Any]),
+        inspect.Parameter(
+            "ctx", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=Context[State, Any]
+        ),
         inspect.Parameter("roots", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=ClientRoots),
         *(_parameter(name, field) for name, field in spec.input.model_fields.items()),
     ]
@@ -82,11 +84,14 @@ def tool_function(spec: ToolSpec[Any]) -> Callable[..., Awaitable[Any]]:
 def _parameter(name: str, field: FieldInfo) -> inspect.Parameter:
     # The field's constraints (metadata) and description carry over; its default becomes the
     # parameter's default, so pydantic does not see it twice.
-    annotation = Annotated[(field.annotation, *field.metadata, Field(description=field.description))]  # type: ignore[valid-type]
+    extras = (*field.metadata, Field(description=field.description))
+    annotation: Any = Annotated.__class_getitem__((field.annotation, *extras))  # type: ignore[attr-defined]
     if field.default is not PydanticUndefined:
         default: Any = field.default
     elif field.default_factory is not None:
         default = field.default_factory()  # type: ignore[call-arg]
     else:
         default = inspect.Parameter.empty
-    return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation)
+    return inspect.Parameter(
+        name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation
+    )

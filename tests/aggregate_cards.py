@@ -1,4 +1,5 @@
-"""Scorecards for aggregation tests: a two-evaluator contract and canonical cards stored through validation."""
+"""Scorecards for aggregation tests: a two-evaluator contract and canonical cards stored through
+validation."""
 
 from __future__ import annotations
 
@@ -86,7 +87,8 @@ def card(
     spec_defect: str | None = None,
     **extra: Any,
 ) -> dict[str, Any]:
-    """A valid canonical scorecard; `scores` is one score for every dimension or a few overrides of 2."""
+    """A valid canonical scorecard; `scores` is one score for every dimension or a few overrides of
+    2."""
     values = (
         {k: scores for k in DIMENSIONS}
         if isinstance(scores, int)
@@ -153,7 +155,8 @@ def store_card(store: Store, contract: Contract, scorecard: dict[str, Any]) -> i
 
 
 def store_perturbed(store: Store, contract: Contract, scorecard: dict[str, Any]) -> int:
-    """Store a re-scoring of the anti-gaming copy (variant "perturbed") for the same evaluator and iteration."""
+    """Store a re-scoring of the anti-gaming copy (variant "perturbed") for the same evaluator and
+    iteration."""
     result = validate_scorecard(scorecard, contract=contract, rubrics=RUBRICS)
     assert result.valid and result.format is not None, result.errors
     built = build_card(scorecard, result.format, contract, RUBRICS)

@@ -10,6 +10,19 @@ from gitrepo import make_repo
 
 from referee.tools.settings import Settings
 
+# CI sets this: a test that would skip (no Chromium, no node, no go …) fails instead, so no gap
+# hides behind a missing tool. Read once, before `clean_environ` clears REFEREE_* for each test.
+NO_SKIP = os.environ.get("REFEREE_NO_SKIP") == "1"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  # type: ignore[no-untyped-def]
+    outcome = yield
+    report = outcome.get_result()
+    if NO_SKIP and report.skipped and not hasattr(report, "wasxfail"):
+        report.outcome = "failed"
+        report.longrepr = f"skipped in CI, where nothing may be skipped: {report.longrepr}"
+
 
 @pytest.fixture(autouse=True)
 def clean_environ(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -32,8 +32,10 @@ def _imports(name: str, path: Path, known: set[str]) -> Iterator[str]:
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
-                base = ".".join(package.split(".")[: len(package.split(".")) - node.level + 1]
-                                + ([base] if base else []))
+                base = ".".join(
+                    package.split(".")[: len(package.split(".")) - node.level + 1]
+                    + ([base] if base else [])
+                )
             targets = [f"{base}.{alias.name}" for alias in node.names] + [base]
         else:
             continue
@@ -64,7 +66,7 @@ def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
             if nxt.startswith(node + "."):  # a package importing its own modules
                 continue
             if state.get(nxt) == 1:
-                return [*stack[stack.index(nxt):], nxt]
+                return [*stack[stack.index(nxt) :], nxt]
             if nxt not in state and (found := visit(nxt)):
                 return found
         stack.pop()
@@ -85,11 +87,15 @@ def test_server_uses_only_the_public_names_of_tools_packages() -> None:
     graph = _graph()
     modules = _modules()
     # Public: a package's __init__, and the plain modules at the top of tools/ (errors, settings …).
-    public = {name for name, path in modules.items()
-              if path.name == "__init__.py" or path.parent == PACKAGES["referee.tools"]}
+    public = {
+        name
+        for name, path in modules.items()
+        if path.name == "__init__.py" or path.parent == PACKAGES["referee.tools"]
+    }
     deep = sorted(
         f"{name} -> {target}"
-        for name, targets in graph.items() if name.startswith("referee.server")
+        for name, targets in graph.items()
+        if name.startswith("referee.server")
         for target in targets
         if target.startswith("referee.tools.") and target not in public
     )

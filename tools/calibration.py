@@ -1,4 +1,5 @@
-"""The calibration log: humans' verdicts on stored scorecards, and how often evaluators agree with them.
+"""The calibration log: humans' verdicts on stored scorecards, and how often evaluators agree with
+them.
 
 The advice is to tune the evaluator, not the generator, against the cases where its verdict
 diverged from a human's; this log is that dataset. Agreement is reported per evaluator prompt
@@ -11,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
-from typing import Any, NamedTuple, cast
+from typing import Any, NamedTuple
 
 from pydantic import Field
 
@@ -38,7 +39,9 @@ UNVERSIONED = "(unversioned)"
 class HumanVerdictInput(Model):
     """Everything `record_human_verdict` accepts."""
 
-    scorecard_id: int = Field(description="The stored scorecard (validate_scorecard's scorecard_id)")
+    scorecard_id: int = Field(
+        description="The stored scorecard (validate_scorecard's scorecard_id)"
+    )
     verdict: Verdict = Field(description="What the human decides")
     note: str = Field(default="", description="Why: what the evaluator missed or over-weighted")
 
@@ -133,7 +136,7 @@ def record_human_verdict(
     ident = insert_calibration(
         store, scorecard_id=card.id, verdict=human, note=note, created_at=created
     )
-    return _record(ident, card, cast(Verdict, human), note, created)
+    return _record(ident, card, human, note, created)
 
 
 def _record(
@@ -202,7 +205,7 @@ def _pairs(rows: Sequence[CalibrationRow], store: Store) -> list[_Pair]:
         mine = _evaluator_verdict(card)
         if mine is not None and row.verdict in _VERDICTS:
             version = _stated(card, "evaluator_prompt_version") or UNVERSIONED
-            pairs.append(_Pair(version, card.evaluator, mine, cast(Verdict, row.verdict)))
+            pairs.append(_Pair(version, card.evaluator, mine, row.verdict))
     return pairs
 
 
@@ -215,7 +218,8 @@ def _version(version: str, pairs: list[_Pair]) -> VersionAgreement:
 
 
 def agreement(pairs: Sequence[Any]) -> Agreement:
-    """Return raw agreement and Cohen's kappa of (evaluator verdict, human verdict) pairs (at least one)."""
+    """Return raw agreement and Cohen's kappa of (evaluator verdict, human verdict) pairs (at least
+    one)."""
     ratings = [(p.evaluator_verdict, p.human_verdict) for p in pairs]
     agreed = sum(1 for a, b in ratings if a == b)
     kappa, note = cohen_kappa(ratings)

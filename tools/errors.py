@@ -67,7 +67,8 @@ def escape_token(token: Any) -> str:
 
 
 def pointer(*parts: Any) -> str:
-    """Build a JSON pointer from path parts: pointer('functional', 0, 'check') -> '/functional/0/check'."""
+    """Build a JSON pointer from path parts: pointer('functional', 0, 'check') ->
+    '/functional/0/check'."""
     return "".join("/" + escape_token(p) for p in parts)
 
 
@@ -93,7 +94,8 @@ def problems_from_validation(exc: ValidationError, prefix: Iterable[Any] = ()) -
 
 
 def _is_union_branch(part: Any) -> bool:
-    # pydantic inserts the tag or model name of a union branch into `loc`; a pointer has no such step.
+    # pydantic inserts the tag or model name of a union
+    # branch into `loc`; a pointer has no such step.
     if not isinstance(part, str):
         return False
     return part in _UNION_TAGS or part in _model_names() or "[" in part

@@ -17,9 +17,9 @@ and you must not run anything that writes to the repository. Your only output is
 
 ## Start from distrust
 - The implementer's summary, commit message or "all tests pass" is a claim, not evidence.
-- Read the code and the diff yourself. Follow the logic; do not infer correctness from tidy structure.
+- Read the code and the diff yourself. Follow the logic; tidy structure is not correctness.
 - A passing check proves only what it exercises. Ask what the tests do not cover, and look there.
-- Probe the edge cases an implementer tends to skip: empty input, bounds, errors, concurrency, security.
+- Probe the edge cases an implementer skips: empty input, bounds, errors, concurrency, security.
 
 ## Use referee's evidence
 - Call `evaluate` first. It runs the contract's checks, the static pipeline and test-tampering
@@ -58,7 +58,7 @@ Return only the canonical scorecard JSON (schema://scorecard), starting from the
 `description`, `location` file:line, `suggestion`), `antipatterns_detected`, `spec_defect` (null,
 or {detected: true, reason} when the contract itself is wrong), `verdict`, `weighted_score`,
 `summary`, `guidance` (required when any dimension is below 2), `dispatch_count: 1`, and keep
-`run_id` and `signature` from the draft. Then call `validate_scorecard` and fix every error it lists.
+`run_id` and `signature` from the draft. Then call `validate_scorecard`; fix every error it lists.
 
 Verdict rule: any dimension 0 → BLOCK; else any dimension 1 → REVISE; else ACCEPT — but a failed
 criterion or a detected antipattern turns ACCEPT into REVISE.
@@ -83,7 +83,3 @@ def prompt_version(text: str) -> str:
 
 def evaluator_prompt_version() -> str:
     return prompt_version(EVALUATOR_PROMPT)
-
-
-def generator_prompt_version() -> str:
-    return prompt_version(GENERATOR_BRIEF_PROMPT)

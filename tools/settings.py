@@ -20,8 +20,6 @@ class Settings:
     allow_hosts: tuple[str, ...] = ()
     max_concurrency: int = 2
     result_budget: int = 16 * 1024
-    inline_limit: int = 64 * 1024
-    chromium: str | None = None
     env: Mapping[str, str] = field(default_factory=dict)
 
     @property
@@ -39,7 +37,7 @@ class Settings:
         env: Mapping[str, str] | None = None,
         cwd: Path | None = None,
     ) -> Settings:
-        """Settings from flags and an environment (REFEREE_HOME, REFEREE_CHROMIUM)."""
+        """Settings from flags and an environment (REFEREE_HOME; the rest is passed on as `env`)."""
         env = dict(os.environ if env is None else env)
         resolved = tuple(Path(r).expanduser().resolve() for r in roots) or (
             (cwd or Path.cwd()).resolve(),
@@ -50,6 +48,5 @@ class Settings:
             home=store_home(resolved[0], location),
             allow_hosts=tuple(allow_hosts),
             max_concurrency=max(1, os.cpu_count() or 1),
-            chromium=env.get("REFEREE_CHROMIUM") or None,
             env=env,
         )

@@ -29,7 +29,8 @@ async def aggregate(
     at 0, spec defects); all ACCEPT → DELIVER this iteration; any REVISE before the contract's
     max_iterations → REVISE with revision_brief (every asking evaluator's issues merged, duplicates
     across evaluators removed with every source listed, ordered CRITICAL > HIGH > MEDIUM > LOW, LOW
-    deferred, failed visible criteria; safe to hand to the generator: no hold-outs); any REVISE at the
+    deferred, failed visible criteria; safe to hand to the generator: no hold-outs); any REVISE at
+    the
     last iteration → DELIVER the best iteration (delivered_iteration, best_iteration) with
     quality_notes on what still fails. Also returns the iteration's mean scores and alerts:
     not_comparable (rubric version, prompt version or evaluator model changed), regression,
@@ -42,8 +43,13 @@ async def aggregate(
     cards = request.scorecards
     tree = current_tree(repo) if cards and _states_a_tree(cards) else None
     return core.aggregate(
-        request.contract_id, store=state.store, rubrics=state.rubrics(repo),
-        iteration=request.iteration, scorecards=cards, now=state.now, tree=tree,
+        request.contract_id,
+        store=state.store,
+        rubrics=state.rubrics(repo),
+        iteration=request.iteration,
+        scorecards=cards,
+        now=state.now,
+        tree=tree,
     )
 
 
@@ -76,17 +82,30 @@ async def calibration_report(
     roots: types.ListRootsResult,
     request: calibration.CalibrationReportInput,
 ) -> calibration.CalibrationReport:
-    """How often evaluators agree with humans, per evaluator prompt version (count, agreement rate, Cohen's kappa).
+    """How often evaluators agree with humans, per evaluator prompt version (count, agreement rate,
+    Cohen's kappa).
 
     kappa is null, with a note, when it is undefined (every verdict, human and evaluator, the same).
     """
-    return calibration.calibration_report(ctx.request_context.lifespan_context.store, request.contract_id)
+    return calibration.calibration_report(
+        ctx.request_context.lifespan_context.store, request.contract_id
+    )
 
 
-TOOLS = [
+TOOLS: list[ToolSpec[Any]] = [
     ToolSpec("aggregate", "Aggregate verdicts", AggregateInput, aggregate, RECORDS),
-    ToolSpec("record_human_verdict", "Record a human verdict", calibration.HumanVerdictInput,
-             record_human_verdict, RECORDS),
-    ToolSpec("calibration_report", "Calibration report", calibration.CalibrationReportInput,
-             calibration_report, READ_ONLY),
+    ToolSpec(
+        "record_human_verdict",
+        "Record a human verdict",
+        calibration.HumanVerdictInput,
+        record_human_verdict,
+        RECORDS,
+    ),
+    ToolSpec(
+        "calibration_report",
+        "Calibration report",
+        calibration.CalibrationReportInput,
+        calibration_report,
+        READ_ONLY,
+    ),
 ]

@@ -11,7 +11,12 @@ from mcp.server.mcpserver import Context
 
 from referee.tools import create_contract as core
 from referee.tools.errors import Problem
-from referee.tools.models import Contract, CreateContractInput, CreateContractResult, GetContractInput
+from referee.tools.models import (
+    Contract,
+    CreateContractInput,
+    CreateContractResult,
+    GetContractInput,
+)
 from referee.tools.paths import confine
 from referee.tools.repo import describe_repo
 from referee.tools.rubrics import load_rubrics
@@ -26,7 +31,8 @@ from ..tooling import ToolSpec
 async def create_contract(
     ctx: Context[State, Any], roots: types.ListRootsResult, request: CreateContractInput
 ) -> CreateContractResult:
-    """Write a sprint contract before any code exists: what "done" means, who judges it, how referee verifies it.
+    """Write a sprint contract before any code exists: what "done" means, who judges it, how referee
+    verifies it.
 
     Returns the stored contract (evaluator view, with generated ids), the generator view (hold-out
     criteria removed without a trace: hand only this to the generator) and warnings. Every problem
@@ -39,7 +45,10 @@ async def create_contract(
     # The core checks a plain mapping, as it would a YAML file, so both report the same problems.
     arguments = request.model_dump(mode="json", by_alias=True, exclude_none=True)
     return core.create_contract(
-        arguments, store=state.store, rubrics=state.rubrics(repo_info.root), repo=repo_info,
+        arguments,
+        store=state.store,
+        rubrics=state.rubrics(repo_info.root),
+        repo=repo_info,
         now=state.now,
     )
 
@@ -51,7 +60,8 @@ def _create_problems(settings: Settings, arguments: Mapping[str, Any]) -> list[P
 async def get_contract(
     ctx: Context[State, Any], roots: types.ListRootsResult, request: GetContractInput
 ) -> Annotated[types.CallToolResult, Contract]:
-    """A stored contract: the generator view (default; safe to hand to the generator) or the evaluator view."""
+    """A stored contract: the generator view (default; safe to hand to the generator) or the
+    evaluator view."""
     state = ctx.request_context.lifespan_context
     doc = core.get_contract(request.contract_id, request.view, store=state.store)
     return types.CallToolResult(
@@ -60,8 +70,14 @@ async def get_contract(
     )
 
 
-TOOLS = [
-    ToolSpec("create_contract", "Create sprint contract", CreateContractInput, create_contract,
-             RECORDS, raw_problems=_create_problems),
+TOOLS: list[ToolSpec[Any]] = [
+    ToolSpec(
+        "create_contract",
+        "Create sprint contract",
+        CreateContractInput,
+        create_contract,
+        RECORDS,
+        raw_problems=_create_problems,
+    ),
     ToolSpec("get_contract", "Get contract", GetContractInput, get_contract, READ_ONLY),
 ]

@@ -25,7 +25,8 @@ from ..tooling import ToolSpec
 async def evaluate(
     ctx: Context[State, Any], roots: types.ListRootsResult, request: EvaluateInput
 ) -> Evaluation:
-    """Ground a verdict in evidence: referee runs the contract's checks itself (tests, commands, browser, static analysis), detects test tampering, and checks the tree was not modified.
+    """Ground a verdict in evidence: referee runs the contract's checks itself (tests, commands,
+    browser, static analysis), detects test tampering, and checks the tree was not modified.
 
     Returns per-criterion verdicts citing evidence ids (full output at evidence://{run_id}/{id}),
     static findings with file:line, deterministic dimension scores, what still needs judgement,
@@ -37,13 +38,19 @@ async def evaluate(
         await ctx.report_progress(done, total, message)
 
     deps = EvaluateDeps(
-        store=state.store, settings=effective_settings(state.settings, roots), rubrics=load_rubrics,
-        now=state.now, on_progress=progress, browser_pool=await state.browser_pool(),
+        store=state.store,
+        settings=effective_settings(state.settings, roots),
+        rubrics=load_rubrics,
+        now=state.now,
+        on_progress=progress,
+        browser_pool=await state.browser_pool(),
     )
     return await evaluate_core(request, deps)
 
 
-TOOLS = [ToolSpec("evaluate", "Evaluate against a contract", EvaluateInput, evaluate, RECORDS)]
+TOOLS: list[ToolSpec[Any]] = [
+    ToolSpec("evaluate", "Evaluate against a contract", EvaluateInput, evaluate, RECORDS)
+]
 
 
 def register_resources(server: MCPServer[State]) -> None:

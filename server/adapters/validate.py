@@ -19,16 +19,19 @@ from ..tooling import ToolSpec
 async def validate_scorecard(
     ctx: Context[State, Any], roots: types.ListRootsResult, request: ValidateScorecardInput
 ) -> ValidationResult:
-    """Check an evaluator's scorecard before it counts: schema, contract, arithmetic and recorded evidence.
+    """Check an evaluator's scorecard before it counts: schema, contract, arithmetic and recorded
+    evidence.
 
     Call it with each scorecard an evaluator produced, after `evaluate`. All problems are listed at
-    once in `errors` (each with a JSON pointer into the scorecard, a stable code and what to fix) and
+    once in `errors` (each with a JSON pointer into the scorecard, a stable code and what to fix)
+    and
     `warnings`; fix them and call again. `computed` gives the weighted score, the 0–100 normalized
     score and the verdict (ACCEPT · REVISE · BLOCK) that the scores, criteria, antipatterns and
     spec_defect imply. Evidence rules: cited evidence ids must exist in referee's recorded run, a
     criterion verdict must not contradict referee's check ("contradicts E3: exit code 1"), and a
     scorecard of another tree than the current one is `stale`. A valid scorecard is stored as that
-    evaluator's verdict for its iteration (`stored`, `scorecard_id`; `replaced` when it supersedes an
+    evaluator's verdict for its iteration (`stored`, `scorecard_id`; `replaced` when it supersedes
+    an
     earlier one), which `aggregate` then uses. An invalid scorecard is a normal result with
     `valid: false`; only an unknown or missing contract is a tool error.
     """
@@ -37,11 +40,19 @@ async def validate_scorecard(
     resolved = core.resolve_contract(state.store, card, request.contract_id, request.contract)
     # An inline contract's repo comes from the client: git only runs inside the allowed roots.
     repo = core.contract_repo(resolved.contract, None if resolved.stored else state.settings.roots)
-    evidence = core.evidence_context(state.store, state.settings.home, repo, resolved.contract.id, card)
+    evidence = core.evidence_context(
+        state.store, state.settings.home, repo, resolved.contract.id, card
+    )
     result = core.validate_and_store(
-        card, contract=resolved.contract, rubrics=state.rubrics(repo), format=request.format,
-        evidence=evidence, store=state.store if resolved.stored else None,
-        store_result=request.store and resolved.stored, now=state.now, variant=request.variant,
+        card,
+        contract=resolved.contract,
+        rubrics=state.rubrics(repo),
+        format=request.format,
+        evidence=evidence,
+        store=state.store if resolved.stored else None,
+        store_result=request.store and resolved.stored,
+        now=state.now,
+        variant=request.variant,
     )
     if request.store and not resolved.stored and result.valid:
         return _unstored_inline(result, resolved.contract.id)
@@ -57,7 +68,12 @@ def _unstored_inline(result: ValidationResult, contract_id: str) -> ValidationRe
     return result.model_copy(update={"warnings": [*result.warnings, warning]})
 
 
-TOOLS = [
-    ToolSpec("validate_scorecard", "Validate scorecard", ValidateScorecardInput, validate_scorecard,
-             RECORDS)
+TOOLS: list[ToolSpec[Any]] = [
+    ToolSpec(
+        "validate_scorecard",
+        "Validate scorecard",
+        ValidateScorecardInput,
+        validate_scorecard,
+        RECORDS,
+    )
 ]

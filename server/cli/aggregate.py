@@ -1,4 +1,5 @@
-"""`referee aggregate`, `referee calibrate` and `referee calibration`: decisions and the calibration log.
+"""`referee aggregate`, `referee calibrate` and `referee calibration`: decisions and the calibration
+log.
 
 aggregate exit codes: 0 DELIVER, 1 REVISE, 3 ESCALATE, 4 PENDING, 2 usage error (unknown contract,
 unreadable or invalid --scorecards file). CI can gate a merge on exit code 0.
@@ -25,8 +26,8 @@ from referee.tools.errors import InvalidInput, NotFound
 from referee.tools.models import AggregateResult, BriefIssue, RevisionBrief
 from referee.tools.rubrics import load_rubrics
 from referee.tools.store import Store, load_contract
-
 from referee.tools.validate_scorecard import contract_repo, current_tree
+
 from .common import (
     EXIT_OK,
     EXIT_USAGE,
@@ -148,7 +149,8 @@ def run_aggregate(args: argparse.Namespace) -> int:
 
 
 def _contract_id(store: Store, given: str) -> str:
-    """An id as it is; an exported contract file is imported (same content: no change) and its id used."""
+    """An id as it is; an exported contract file is imported (same content: no change) and its id
+    used."""
     path = Path(given)
     if not path.is_file():
         return given
@@ -176,7 +178,8 @@ def _read_scorecards(path: Path) -> list[Any]:
 
 
 def print_result(result: AggregateResult) -> None:
-    """Print an aggregate for a person: decision, reason, verdicts, brief, escalation, notes, alerts."""
+    """Print an aggregate for a person: decision, reason, verdicts, brief, escalation, notes,
+    alerts."""
     print(f"{result.contract_ref}  iteration {result.iteration}: {result.decision}")
     print(f"  {result.reason}")
     verdicts = " · ".join(

@@ -1,4 +1,5 @@
-"""`referee serve`: the MCP server over stdio (for Claude Code and other clients) or streamable HTTP."""
+"""`referee serve`: the MCP server over stdio (for Claude Code and other clients) or streamable
+HTTP."""
 
 from __future__ import annotations
 

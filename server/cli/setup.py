@@ -1,4 +1,5 @@
-"""`referee init` and `referee doctor`: adopting referee in a repository, and checking the machine."""
+"""`referee init` and `referee doctor`: adopting referee in a repository, and checking the
+machine."""
 
 from __future__ import annotations
 

@@ -21,9 +21,8 @@ from referee.tools.models import Contract, ValidationResult
 from referee.tools.rubrics import RubricSet, load_rubrics
 from referee.tools.settings import Settings
 from referee.tools.store import Store, load_contract
-from referee.tools.validate_scorecard import validate_and_store
+from referee.tools.validate_scorecard import contract_repo, evidence_context, validate_and_store
 
-from referee.tools.validate_scorecard import contract_repo, evidence_context
 from .common import EXIT_NEGATIVE, EXIT_OK, EXIT_USAGE, print_json, settings_of
 
 _CONTRACT_SUFFIXES = {".yaml", ".yml", ".json"}

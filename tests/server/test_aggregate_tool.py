@@ -1,4 +1,5 @@
-"""aggregate, record_human_verdict and calibration_report over MCP, in-process, in both protocol eras."""
+"""aggregate, record_human_verdict and calibration_report over MCP, in-process, in both protocol
+eras."""
 
 from __future__ import annotations
 

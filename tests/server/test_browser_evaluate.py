@@ -1,4 +1,5 @@
-"""Browser grounding over MCP: the contract's app is served, Chromium clicks through it, nothing is left running."""
+"""Browser grounding over MCP: the contract's app is served, Chromium clicks through it, nothing is
+left running."""
 
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ except ChromiumNotFound as exc:
 
 pytestmark = [
     pytest.mark.anyio,
+    pytest.mark.browser,
     pytest.mark.skipif(NO_BROWSER is not None, reason=f"no Chromium: {NO_BROWSER}"),
 ]
 

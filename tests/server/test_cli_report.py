@@ -1,4 +1,5 @@
-"""`referee report`: Markdown on stdout, a self-contained HTML file, JSON; exit 2 for unknown ids."""
+"""`referee report`: Markdown on stdout, a self-contained HTML file, JSON; exit 2 for unknown
+ids."""
 
 from __future__ import annotations
 

@@ -60,7 +60,7 @@ def start(repo: Path, *extra: str) -> tuple[subprocess.Popen[bytes], int]:
             if proc.poll() is not None:
                 message = proc.stderr.read().decode() if proc.stderr else "server exited"
                 stop(proc)
-                raise RuntimeError(message)
+                raise RuntimeError(message) from None
             time.sleep(0.1)
     proc.kill()
     raise RuntimeError("server did not start")

@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 
 NPX = shutil.which("npx")
-pytestmark = pytest.mark.skipif(
-    NPX is None, reason="npx is not installed (Node.js); CI runs it where npx exists"
-)
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(NPX is None, reason="npx is not installed (Node.js); CI installs it"),
+]
 
 
 def inspector(repo: Path, *args: str) -> dict:

@@ -1,4 +1,5 @@
-"""The whole loop over MCP: three iterations, two evaluators, real evaluations, validated scorecards,
+"""The whole loop over MCP: three iterations, two evaluators, real evaluations, validated
+scorecards,
 decisions at each step, a deduplicated brief, the best iteration at the bound, and the report."""
 
 from __future__ import annotations
@@ -22,9 +23,10 @@ from referee.tools.setup.demo import (
     prepare_repo,
 )
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
-# What the scripted judges add per iteration: judgement scores and issues (the same bug seen by both).
+# What the scripted judges add per iteration: judgement
+# scores and issues (the same bug seen by both).
 PLAN: dict[int, dict[str, Any]] = {
     1: {
         "version": "attempt",

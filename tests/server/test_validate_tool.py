@@ -1,4 +1,5 @@
-"""validate_scorecard over MCP, in-process, in both protocol eras, against a real store and real runs."""
+"""validate_scorecard over MCP, in-process, in both protocol eras, against a real store and real
+runs."""
 
 from __future__ import annotations
 

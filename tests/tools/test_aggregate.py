@@ -618,7 +618,7 @@ def test_correctness_scores_that_do_not_follow_pass_rates_flag_the_evaluator(
     contract = load_contract_file(CORPUS / "contract.yaml").model_copy(update={"max_iterations": 5})
     replace_contract(store, contract)
     template = json.loads((CORPUS / "run.json").read_text(encoding="utf-8"))
-    for iteration, (score, passed) in enumerate(zip(correctness, (1, 5, 9)), start=1):
+    for iteration, (score, passed) in enumerate(zip(correctness, (1, 5, 9), strict=True), start=1):
         evaluation, evidence = _run(template, iteration, passed, 10 - passed)
         save_run(
             store,

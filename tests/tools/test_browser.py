@@ -1,4 +1,5 @@
-"""Browser checks against real pages in a real Chromium (skipped, with a reason, when none is found)."""
+"""Browser checks against real pages in a real Chromium (skipped, with a reason, when none is
+found)."""
 
 from __future__ import annotations
 
@@ -32,7 +33,7 @@ try:
 except ChromiumNotFound as exc:
     pytest.skip(f"no Chromium to drive ({exc})", allow_module_level=True)
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.browser]
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "browser"
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 

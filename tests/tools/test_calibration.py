@@ -1,4 +1,5 @@
-"""The calibration log: human verdicts on stored scorecards, agreement and Cohen's kappa per prompt version."""
+"""The calibration log: human verdicts on stored scorecards, agreement and Cohen's kappa per prompt
+version."""
 
 from __future__ import annotations
 

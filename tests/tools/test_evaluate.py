@@ -115,7 +115,8 @@ async def test_missing_runner_is_unscored_never_passed(store: Store, project: Pa
     result = await run(store, project, contract.id)
     crit = by_id(result, "AC-F-001")
     assert crit.pass_ is False and crit.status == "unscored" and "could not start" in crit.reason
-    # A check that could not run says nothing about the code: correctness is left to judgement, not 0.
+    # A check that could not run says nothing about the
+    # code: correctness is left to judgement, not 0.
     assert result.dimensions["correctness"].score is None
 
 

@@ -65,7 +65,8 @@ def _files(folder: Path) -> list[str]:
 
 @pytest.fixture(scope="module")
 def outcomes_run(tmp_path_factory: pytest.TempPathFactory) -> OutcomesRun:
-    """One real pytest run over the case file with every outcome, shared by the tests that read it."""
+    """One real pytest run over the case file with every outcome, shared by the tests that read
+    it."""
     project = tmp_path_factory.mktemp("outcomes") / "project"
     shutil.copytree(FIXTURES / "pytest_project", project)
     before = _files(project)

@@ -1,4 +1,5 @@
-"""Reports from a store filled by real evaluations, stored scorecards, an aggregate and calibration."""
+"""Reports from a store filled by real evaluations, stored scorecards, an aggregate and
+calibration."""
 
 from __future__ import annotations
 

@@ -350,7 +350,7 @@ def test_only_changed_files_must_have_tests(tmp_path: Path) -> None:
     assert [f.path for f in report.findings] == ["b.py"]
 
 
-# --- listing files ---------------------------------------------------------------------------------
+# --- listing files --------------------------------------------------------------------------------
 
 
 def test_task_scope_lists_only_files_changed_since_base(tmp_path: Path) -> None:
@@ -439,7 +439,7 @@ def test_an_unknown_rule_is_invalid_input_and_aliases_are_accepted(tmp_path: Pat
     }
 
 
-# --- cache --------------------------------------------------------------------------------------------
+# --- cache ----------------------------------------------------------------------------------------
 
 
 def cached_repo(tmp_path: Path) -> tuple[Path, Path]:
@@ -544,7 +544,7 @@ def test_blob_sha_equals_git_hash_object(tmp_path: Path) -> None:
     assert blob_sha(b"hello\r\nworld") == git(tmp_path, "hash-object", "f.txt")
 
 
-# --- robustness ---------------------------------------------------------------------------------------
+# --- robustness -----------------------------------------------------------------------------------
 
 
 def test_a_file_with_syntax_errors_does_not_abort_the_run(tmp_path: Path) -> None:
@@ -598,7 +598,7 @@ def test_binary_and_minified_files_are_skipped(tmp_path: Path) -> None:
     ]
 
 
-# --- outputs --------------------------------------------------------------------------------------------
+# --- outputs --------------------------------------------------------------------------------------
 
 
 def test_sarif_output_has_the_required_structure(tmp_path: Path) -> None:

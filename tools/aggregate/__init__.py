@@ -1,4 +1,5 @@
-"""aggregate: several evaluators' verdicts become DELIVER, a revision brief, an escalation or PENDING.
+"""aggregate: several evaluators' verdicts become DELIVER, a revision brief, an escalation or
+PENDING.
 
 entry        aggregate(), latest_brief()
 records      stored and inline scorecards as CardRecords (re-verified before they count)

@@ -6,6 +6,7 @@ read across a change of rubric version, evaluator prompt version or evaluator mo
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator, Sequence
 
 from referee.tools.aggregate.history import IterationScore, Series, VersionChange, segment
@@ -19,7 +20,8 @@ TREND_DROPS = 3
 
 
 def not_comparable_alerts(changes: Sequence[VersionChange]) -> list[Alert]:
-    """One alert per evaluator whose rubric version, prompt version or model changed at this iteration."""
+    """One alert per evaluator whose rubric version, prompt version or model changed at this
+    iteration."""
     return [
         Alert(
             kind="not_comparable",
@@ -47,7 +49,8 @@ def _current(
 def _scored_now(
     series: Series, iteration: int
 ) -> Iterator[tuple[str, CardRecord, list[CardRecord], str, float]]:
-    """Each evaluator's dimension scores at this iteration, with its earlier comparable scorecards."""
+    """Each evaluator's dimension scores at this iteration, with its earlier comparable
+    scorecards."""
     for name, history in series.items():
         found = _current(history, iteration)
         if found is None:
@@ -112,7 +115,7 @@ def trend_alerts(scores: Sequence[IterationScore], iteration: int) -> list[Alert
     tail = _consecutive_tail(scores, iteration)[-(TREND_DROPS + 1) :]
     values = [s.normalized for s in tail if s.normalized is not None]
     if len(values) < TREND_DROPS + 1 or any(
-        later >= earlier for earlier, later in zip(values, values[1:])
+        later >= earlier for earlier, later in itertools.pairwise(values)
     ):
         return []
     path = " → ".join(f"{v:g}" for v in values)
@@ -140,7 +143,8 @@ def _consecutive_tail(scores: Sequence[IterationScore], iteration: int) -> list[
 
 
 def dimension_changes(series: Series, iteration: int) -> list[DimensionChange]:
-    """Per evaluator, the dimensions that improved or regressed since its previous comparable scorecard."""
+    """Per evaluator, the dimensions that improved or regressed since its previous comparable
+    scorecard."""
     changes = []
     for name, history in series.items():
         found = _current(history, iteration)

@@ -14,7 +14,7 @@ from typing import cast
 
 from referee.tools.aggregate.dedupe import duplicates
 from referee.tools.aggregate.records import CardRecord
-from referee.tools.create_contract.entry import generator_view
+from referee.tools.create_contract.views import generator_view
 from referee.tools.models.aggregate import BriefIssue, RevisionBrief
 from referee.tools.models.common import SEVERITY_ORDER, Severity, Verdict
 from referee.tools.models.contract import Contract

@@ -60,7 +60,8 @@ def matching_run(record: CardRecord, runs: Sequence[StoredRun]) -> StoredRun | N
 
 
 def correctness_of(record: CardRecord) -> float | None:
-    """Return the correctness score on a 0–1 scale ("correctness" or a tenpoint "domain.correctness")."""
+    """Return the correctness score on a 0–1 scale ("correctness" or a tenpoint
+    "domain.correctness")."""
     key = next(
         (k for k in record.dimensions if k == "correctness" or k.endswith(".correctness")), None
     )
@@ -84,7 +85,8 @@ def pairs_for(
 
 
 def pearson(pairs: Sequence[tuple[float, float]]) -> float | None:
-    """Return Pearson's r, or None when it is undefined (fewer than 2 points, or a constant series)."""
+    """Return Pearson's r, or None when it is undefined (fewer than 2 points, or a constant
+    series)."""
     if len(pairs) < 2:
         return None
     try:
@@ -96,7 +98,8 @@ def pearson(pairs: Sequence[tuple[float, float]]) -> float | None:
 def recalibrate_alerts(
     series: Series, runs: Sequence[StoredRun], contract: Contract
 ) -> list[Alert]:
-    """Flag each evaluator whose correctness scores correlate below MIN_CORRELATION with the pass rates."""
+    """Flag each evaluator whose correctness scores correlate below MIN_CORRELATION with the pass
+    rates."""
     alerts = []
     for name, history in series.items():
         pairs = pairs_for(history, runs, contract)

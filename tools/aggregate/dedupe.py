@@ -133,7 +133,8 @@ def same_place(a: str | None, b: str | None) -> bool:
 
 
 def tokens(text: str) -> frozenset[str]:
-    """Return the meaningful words of a description: lowercase, no punctuation, digits or fillers."""
+    """Return the meaningful words of a description: lowercase, no punctuation, digits or
+    fillers."""
     words = _NOT_LETTERS.sub(" ", text.lower()).split()
     return frozenset(_stem(w) for w in words if w not in _STOPWORDS)
 
@@ -172,7 +173,8 @@ def _flat(text: str) -> str:
 
 
 def same_words(a: str, b: str) -> bool:
-    """Return True when two descriptions say the same thing (Jaccard >= JACCARD_MIN or ratio >= RATIO_MIN)."""
+    """Return True when two descriptions say the same thing (Jaccard >= JACCARD_MIN or ratio >=
+    RATIO_MIN)."""
     measured = similarity(a, b)
     return measured.jaccard >= JACCARD_MIN or measured.ratio >= RATIO_MIN
 

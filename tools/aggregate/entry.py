@@ -72,7 +72,8 @@ def aggregate(
 
     Args:
         contract_id: The contract.
-        iteration: The iteration to aggregate; default the latest with a scorecard (or the inline ones').
+        iteration: The iteration to aggregate; default the latest with a scorecard (or the inline
+        ones').
         scorecards: Scorecards to use for this call only: validated first, never stored; they take
             the place of stored scorecards of the same evaluator and iteration.
         store: The store (scorecards, runs; the result is recorded in `aggregates`).
@@ -86,7 +87,8 @@ def aggregate(
 
     Raises:
         NotFound: The contract is not stored.
-        InvalidInput: An inline scorecard is invalid (pointers under /scorecards/<i>), or the iteration is below 1.
+        InvalidInput: An inline scorecard is invalid (pointers under /scorecards/<i>), or the
+        iteration is below 1.
     """
     if iteration is not None and iteration < 1:
         raise InvalidInput(
@@ -120,14 +122,16 @@ def aggregate(
 
 
 def latest_brief(store: Store, contract_id: str) -> dict[str, Any] | None:
-    """Return the revision brief of the contract's latest decided aggregate, when that asked for a revision.
+    """Return the revision brief of the contract's latest decided aggregate, when that asked for a
+    revision.
 
     Args:
         store: The store.
         contract_id: The contract.
 
     Returns:
-        The brief as JSON (generator-safe: no hold-outs), or None when the latest decision is not REVISE.
+        The brief as JSON (generator-safe: no hold-outs), or None when the latest decision is not
+        REVISE.
     """
     stored = latest_decided(store, contract_id)
     if stored is None or stored.decision != "REVISE":
@@ -236,7 +240,8 @@ def _reason(ruling: Ruling, delivered: int | None, best: IterationScore | None) 
 
 
 def _brief(ctx: _Context, ruling: Ruling) -> RevisionBrief | None:
-    # When escalating, the blocking evaluators' issues come along as context for the person deciding.
+    # When escalating, the blocking evaluators' issues
+    # come along as context for the person deciding.
     asking = {"REVISE": (REVISE,), "ESCALATE": (REVISE, BLOCK)}.get(ruling.decision)
     if asking is None:
         return None

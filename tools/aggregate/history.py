@@ -60,7 +60,8 @@ class VersionChange:
 
 
 def version_changes(series: Series, iteration: int) -> list[VersionChange]:
-    """Return, per evaluator, a change of versions between its previous scorecard and this iteration's."""
+    """Return, per evaluator, a change of versions between its previous scorecard and this
+    iteration's."""
     changes = []
     for name, history in series.items():
         if (
@@ -74,7 +75,8 @@ def version_changes(series: Series, iteration: int) -> list[VersionChange]:
 
 @dataclass(frozen=True)
 class Gaming:
-    """The anti-gaming indicator G = |original − perturbed| / original for one evaluator and iteration."""
+    """The anti-gaming indicator G = |original − perturbed| / original for one evaluator and
+    iteration."""
 
     evaluator: str
     iteration: int
@@ -97,7 +99,8 @@ def gaming_checks(
         perturbed: Scorecards of the perturbed (semantically equal) copy.
 
     Returns:
-        G by (evaluator, iteration); pairs whose original score is missing or 0 are skipped (G undefined).
+        G by (evaluator, iteration); pairs whose original score is missing or 0 are skipped (G
+        undefined).
     """
     by_key = {(r.evaluator, r.iteration): r for r in originals}
     checks = {}
@@ -140,10 +143,16 @@ def iteration_score(
     iteration = records[0].iteration
     factors = [penalty(gaming, r.evaluator, iteration) for r in records]
     normalized = _mean(
-        [r.normalized * f for r, f in zip(records, factors) if r.normalized is not None]
+        [
+            r.normalized * f
+            for r, f in zip(records, factors, strict=True)
+            if r.normalized is not None
+        ]
     )
     same_scale = len({r.scale for r in records}) == 1
-    weighted = _mean([r.weighted * f for r, f in zip(records, factors) if r.weighted is not None])
+    weighted = _mean(
+        [r.weighted * f for r, f in zip(records, factors, strict=True) if r.weighted is not None]
+    )
     if not same_scale:
         weighted = None
     return IterationScore(
@@ -164,7 +173,8 @@ def _round(value: float | None) -> float | None:
 
 
 def comparable_iterations(series: Series, current: int) -> set[int]:
-    """Return the iterations whose every scorecard is comparable with its evaluator's scorecard at `current`."""
+    """Return the iterations whose every scorecard is comparable with its evaluator's scorecard at
+    `current`."""
     allowed: dict[str, set[int]] = {}
     for name, history in series.items():
         upto = [r for r in history if r.iteration <= current]
@@ -202,7 +212,8 @@ def iteration_scores(
 
 
 def best_of(scores: Sequence[IterationScore]) -> IterationScore | None:
-    """Return the best deliverable iteration: no BLOCK, highest normalized score, the later one on a tie."""
+    """Return the best deliverable iteration: no BLOCK, highest normalized score, the later one on a
+    tie."""
     candidates = [s for s in scores if not s.blocked and s.normalized is not None]
     if not candidates:
         return None

@@ -42,7 +42,8 @@ def _spec_defect(record: CardRecord) -> str | None:
 
 
 def escalation_reasons(records: Sequence[CardRecord], verdicts: Mapping[str, str]) -> list[str]:
-    """Why the loop stops for a human: each blocking evaluator, its 0 dimensions, spec defects, context.
+    """Why the loop stops for a human: each blocking evaluator, its 0 dimensions, spec defects,
+    context.
 
     Args:
         records: The iteration's scorecards.
@@ -90,7 +91,8 @@ def gaming_notes(checks: Iterable[Gaming]) -> list[str]:
 
 
 def change_notes(changes: Sequence[DimensionChange]) -> list[str]:
-    """One note per evaluator: the dimensions that improved and regressed since its previous scorecard."""
+    """One note per evaluator: the dimensions that improved and regressed since its previous
+    scorecard."""
     notes = []
     for name in dict.fromkeys(c.evaluator for c in changes):
         mine = [c for c in changes if c.evaluator == name]
@@ -109,7 +111,8 @@ def change_notes(changes: Sequence[DimensionChange]) -> list[str]:
 def bound_notes(
     delivered: IterationScore, last: IterationScore | None, records: Sequence[CardRecord]
 ) -> list[str]:
-    """What the person should know when the bound forces delivery: which iteration, and what still fails.
+    """What the person should know when the bound forces delivery: which iteration, and what still
+    fails.
 
     Args:
         delivered: The best iteration's score.

@@ -58,7 +58,8 @@ class CardRecord:
     @property
     def verdict(self) -> Verdict:
         value = self.computed.get("verdict")
-        # A stored scorecard was valid, so it has a verdict; should one lack it, it must not pass as ACCEPT.
+        # A stored scorecard was valid, so it has a verdict;
+        # should one lack it, it must not pass as ACCEPT.
         return value if value in _VERDICTS else REVISE
 
     @property

@@ -67,7 +67,8 @@ def deliver_when_all_accept(s: Situation) -> Ruling | None:
 
 
 def revise_within_bound(s: Situation) -> Ruling | None:
-    """Someone asks for a revision and iterations remain: send the revision brief to the generator."""
+    """Someone asks for a revision and iterations remain: send the revision brief to the
+    generator."""
     revising = s.with_verdict(REVISE)
     if not revising or s.iteration >= s.max_iterations:
         return None
@@ -79,7 +80,8 @@ def revise_within_bound(s: Situation) -> Ruling | None:
 
 
 def deliver_best_at_bound(s: Situation) -> Ruling | None:
-    """Someone still asks for a revision at the last iteration: deliver the best iteration, with notes."""
+    """Someone still asks for a revision at the last iteration: deliver the best iteration, with
+    notes."""
     revising = s.with_verdict(REVISE)
     if not revising:
         return None

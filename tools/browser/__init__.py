@@ -1,4 +1,5 @@
-"""Browser checks: a shared Chromium (``BrowserPool``), one check (``run_browser_check``), its result.
+"""Browser checks: a shared Chromium (``BrowserPool``), one check (``run_browser_check``), its
+result.
 
 Exports load lazily: ``referee doctor`` and the CLI's non-browser commands should not pay for
 importing Playwright.

@@ -1,4 +1,5 @@
-"""Run one ``browser`` check: open the URL, run the steps, judge the expectations, keep the evidence.
+"""Run one ``browser`` check: open the URL, run the steps, judge the expectations, keep the
+evidence.
 
 Budget: the steps and expectations share ``check.timeout_s``. A navigation may use up to half of
 it and any other step a quarter (so a missing selector fails that step with Playwright's message

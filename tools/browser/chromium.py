@@ -101,7 +101,8 @@ def _lookup(env: Mapping[str, str]) -> ChromiumInfo:
 
 def _version_of(exe: str) -> str | None:
     """The version ``exe --version`` prints, or None when it does not run."""
-    # Ubuntu's chromium-browser is a snap stub that exits 1; snap builds also reject outside profiles.
+    # Ubuntu's chromium-browser is a snap stub that
+    # exits 1; snap builds also reject outside profiles.
     if "/snap/" in os.path.realpath(exe):
         return None
     try:

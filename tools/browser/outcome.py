@@ -90,7 +90,8 @@ class BrowserOutcome(_Frozen):
         return self.model_dump(mode="json")
 
     def summary(self) -> str:
-        """One line for an evidence list, e.g. ``4/5 expectations held; 1 console error; screenshot E3.png``."""
+        """One line for an evidence list, e.g. ``4/5 expectations held; 1 console error; screenshot
+        E3.png``."""
         if self.status == "unscored":
             return f"unscored: {self.reason}"
         parts = [self._expectation_part()]

@@ -74,10 +74,6 @@ class UrlPolicy:
             return self._file_refusal(parts)
         return f"scheme {scheme!r} is not allowed"
 
-    def allows(self, url: str) -> bool:
-        """Whether a page may load ``url``."""
-        return self.refusal(url) is None
-
     def _host_allowed(self, parts: SplitResult) -> bool:
         host = (parts.hostname or "").rstrip(".")
         if is_loopback_host(host):

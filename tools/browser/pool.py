@@ -257,7 +257,8 @@ def _parent_map() -> dict[int, int]:
             continue
         try:
             with open(f"/proc/{entry}/stat", encoding="utf-8", errors="replace") as f:
-                # The command name may contain spaces and parentheses; fields resume after the last ')'.
+                # The command name may contain spaces and
+                # parentheses; fields resume after the last ')'.
                 parents[int(entry)] = int(f.read().rsplit(")", 1)[1].split()[1])
         except (OSError, IndexError, ValueError):
             continue

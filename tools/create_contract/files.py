@@ -68,7 +68,8 @@ def parse_contract(data: dict[str, Any]) -> Contract:
 
 
 def flatten_request(data: dict[str, Any]) -> dict[str, Any]:
-    """Accept the contract's nested layout (scope, acceptance_criteria) as create_contract fields."""
+    """Accept the contract's nested layout (scope, acceptance_criteria) as create_contract
+    fields."""
     flat = dict(data)
     scope = flat.pop("scope", None)
     if isinstance(scope, dict):

@@ -255,7 +255,8 @@ def _serve_problems(
 
 
 def _literal_secrets(request: CreateContractInput) -> list[Problem]:
-    """Secret-looking env values written into the contract (stored as they are) instead of `${NAME}`."""
+    """Secret-looking env values written into the contract (stored as they are) instead of
+    `${NAME}`."""
     places = [
         (pointer(g, i, "check", "env"), getattr(c.check, "env", {}) or {})
         for g in ("functional", "quality")

@@ -30,7 +30,8 @@ def size_of(evaluation: Evaluation) -> int:
 
 
 def compact(evaluation: Evaluation, budget: int) -> Evaluation:
-    """Trim the least essential parts, in order, until the JSON fits `budget` bytes (or nothing is left to cut)."""
+    """Trim the least essential parts, in order, until the JSON fits `budget` bytes (or nothing is
+    left to cut)."""
     result = evaluation.model_copy(deep=True)
     for what, keep in _TRIMS:
         if size_of(result) <= budget:

@@ -72,7 +72,8 @@ def _rate(results: Sequence[CriterionResult]) -> tuple[float, str, list[str]]:
 
 
 def _judged(results: Sequence[CriterionResult]) -> list[CriterionResult]:
-    """Checks that ran: one that could not run says nothing about the work (its criterion still fails)."""
+    """Checks that ran: one that could not run says nothing about the work (its criterion still
+    fails)."""
     return [r for r in results if r.status != "unscored"]
 
 
@@ -180,7 +181,7 @@ DERIVERS: dict[str, Callable[[Signals, bool], DimensionResult]] = {
 def derive_dimensions(rubric: Rubric, signals: Signals) -> dict[str, DimensionResult]:
     unit = rubric.scale.kind == "unit"
     return {
-        d.key: DERIVERS.get(d.key, lambda s, u: _judgment())(signals, unit)
+        d.key: DERIVERS[d.key](signals, unit) if d.key in DERIVERS else _judgment()
         for d in rubric.dimensions
     }
 

@@ -22,7 +22,14 @@ from referee.tools.evaluate.compact import compact
 from referee.tools.evaluate.result import assemble
 from referee.tools.evaluate.run import Progress, RunPlan, run_checks
 from referee.tools.evaluate.target import TargetRequest, open_workspace, tree_changed
-from referee.tools.evidence import EvidenceRecorder, Redactor, secret_env_values, sessions, sign, signing_key
+from referee.tools.evidence import (
+    EvidenceRecorder,
+    Redactor,
+    secret_env_values,
+    sessions,
+    sign,
+    signing_key,
+)
 from referee.tools.models.contract import Contract, Criterion
 from referee.tools.models.evaluation import EvaluateInput, Evaluation
 from referee.tools.paths import confine
@@ -59,26 +66,54 @@ async def evaluate(request: EvaluateInput, deps: EvaluateDeps) -> Evaluation:
     repo = _repo_of(contract, deps.settings)
     rubric = deps.rubrics(repo).get(contract.rubric_ref)
     if rubric is None:
-        raise InvalidInput([Problem(path="/contract_id", code="unknown_rubric", message=(
-            f"the contract's rubric {contract.rubric_ref!r} is no longer available"))])
+        raise InvalidInput(
+            [
+                Problem(
+                    path="/contract_id",
+                    code="unknown_rubric",
+                    message=(
+                        f"the contract's rubric {contract.rubric_ref!r} is no longer available"
+                    ),
+                )
+            ]
+        )
     iteration = request.iteration or next_iteration(deps.store, contract.id, request.evaluator)
     run_id = f"R{deps.now():%Y%m%d%H%M%S}-{uuid.uuid4().hex[:8]}"
     recorder = EvidenceRecorder(
         run_id, deps.store.run_artifacts(run_id), _redactor(deps.settings, contract), deps.now
     )
     started = anyio.current_time()
-    wanted = TargetRequest(ref=request.ref, base=request.base, scope=request.scope,
-                           isolation=request.isolation)
+    wanted = TargetRequest(
+        ref=request.ref, base=request.base, scope=request.scope, isolation=request.isolation
+    )
     async with open_workspace(repo, wanted, contract, deps.store.home) as workspace:
-        outcomes = await run_checks(RunPlan(
-            contract=contract, criteria=criteria, workspace=workspace, recorder=recorder,
-            settings=deps.settings, home=deps.store.home, scope=request.scope, depth=request.depth,
-            browser_pool=deps.browser_pool, on_progress=deps.on_progress,
-        ))
+        outcomes = await run_checks(
+            RunPlan(
+                contract=contract,
+                criteria=criteria,
+                workspace=workspace,
+                recorder=recorder,
+                settings=deps.settings,
+                home=deps.store.home,
+                scope=request.scope,
+                depth=request.depth,
+                browser_pool=deps.browser_pool,
+                on_progress=deps.on_progress,
+            )
+        )
         outcomes.tree_changed = await anyio.to_thread.run_sync(tree_changed, workspace)
     evaluation = assemble(
-        contract, rubric, criteria, workspace, outcomes, recorder, request=request, run_id=run_id,
-        iteration=iteration, now=deps.now, prior=_prior(deps.store, contract, request, iteration),
+        contract,
+        rubric,
+        criteria,
+        workspace,
+        outcomes,
+        recorder,
+        request=request,
+        run_id=run_id,
+        iteration=iteration,
+        now=deps.now,
+        prior=_prior(deps.store, contract, request, iteration),
     )
     evaluation.duration_s = round(anyio.current_time() - started, 3)
     evaluation.generator_evidence = [s["run_id"] for s in sessions(deps.store, str(repo))]
@@ -87,16 +122,30 @@ async def evaluate(request: EvaluateInput, deps: EvaluateDeps) -> Evaluation:
 
 def _criteria(contract: Contract, evaluator: str | None) -> list[Criterion]:
     if evaluator is not None and evaluator not in contract.evaluators:
-        raise InvalidInput([Problem(path="/evaluator", code="unknown_evaluator",
-                                    message=f"{evaluator!r} is not one of {contract.evaluators}")])
+        raise InvalidInput(
+            [
+                Problem(
+                    path="/evaluator",
+                    code="unknown_evaluator",
+                    message=f"{evaluator!r} is not one of {contract.evaluators}",
+                )
+            ]
+        )
     return contract.criteria_for(evaluator)
 
 
 def _repo_of(contract: Contract, settings: Settings) -> Path:
     repo = confine(contract.repo or ".", settings.roots, at="/contract_id")
     if not repo.is_dir():
-        raise InvalidInput([Problem(path="/contract_id", code="repo_missing", message=(
-            f"the contract's repository {repo} does not exist any more"))])
+        raise InvalidInput(
+            [
+                Problem(
+                    path="/contract_id",
+                    code="repo_missing",
+                    message=(f"the contract's repository {repo} does not exist any more"),
+                )
+            ]
+        )
     return repo
 
 
@@ -116,12 +165,17 @@ def _prior(
     if iteration < 2:
         return None
     evaluator = request.evaluator or contract.evaluators[0]
-    earlier = [s for s in scorecards_for(store, contract.id)
-               if s.evaluator == evaluator and s.iteration < iteration]
+    earlier = [
+        s
+        for s in scorecards_for(store, contract.id)
+        if s.evaluator == evaluator and s.iteration < iteration
+    ]
     return earlier[-1].body if earlier else None
 
 
-def _store_and_sign(deps: EvaluateDeps, evaluation: Evaluation, recorder: EvidenceRecorder) -> Evaluation:
+def _store_and_sign(
+    deps: EvaluateDeps, evaluation: Evaluation, recorder: EvidenceRecorder
+) -> Evaluation:
     items = recorder.items
     signature = sign(signing_key(deps.store.home), evaluation, items)
     evaluation.signature = signature

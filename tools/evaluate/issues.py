@@ -9,7 +9,12 @@ from __future__ import annotations
 from referee.tools.evaluate.run import Outcomes
 from referee.tools.models.common import SEVERITY_ORDER
 from referee.tools.models.contract import Criterion
-from referee.tools.models.evaluation import AntipatternFinding, CriterionResult, EvaluationIssue, Finding
+from referee.tools.models.evaluation import (
+    AntipatternFinding,
+    CriterionResult,
+    EvaluationIssue,
+    Finding,
+)
 
 __all__ = ["MAX_STATIC_ISSUES", "antipatterns_of", "issues_of"]
 
@@ -22,7 +27,8 @@ def issues_of(
     outcomes: Outcomes,
     findings: list[Finding],
 ) -> list[EvaluationIssue]:
-    """Issues for the generator; hold-out criteria are never described here (issues reach the generator)."""
+    """Issues for the generator; hold-out criteria are never described here (issues reach the
+    generator)."""
     holdouts = {c.id for c in criteria if c.holdout}
     issues = [
         *_criterion_issues(results, holdouts),
@@ -130,5 +136,3 @@ def antipatterns_of(outcomes: Outcomes) -> list[AntipatternFinding]:
         )
         for t in outcomes.tampering
     ]
-
-

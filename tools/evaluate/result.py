@@ -37,16 +37,26 @@ def criterion_result(criterion: Criterion, result: GradeResult | None) -> Criter
     """A criterion's verdict as evaluate reports it (a manual one waits for a judge)."""
     if result is None:
         return CriterionResult(
-            id=criterion.id, evaluator=criterion.evaluator, pass_=None, status="unscored",
-            reason_code=ReasonCode.MANUAL, reason="manual criterion: only a judge can decide it",
+            id=criterion.id,
+            evaluator=criterion.evaluator,
+            pass_=None,
+            status="unscored",
+            reason_code=ReasonCode.MANUAL,
+            reason="manual criterion: only a judge can decide it",
             holdout=criterion.holdout,
         )
     ids = ", ".join(result.evidence_ids)
     return CriterionResult(
-        id=criterion.id, evaluator=criterion.evaluator, pass_=result.passed, status=result.status,
-        reason_code=result.code, reason=result.reason,
+        id=criterion.id,
+        evaluator=criterion.evaluator,
+        pass_=result.passed,
+        status=result.status,
+        reason_code=result.code,
+        reason=result.reason,
         evidence=f"{result.reason} ({ids})" if ids else result.reason,
-        evidence_ids=result.evidence_ids, holdout=criterion.holdout, regressions=result.regressions,
+        evidence_ids=result.evidence_ids,
+        holdout=criterion.holdout,
+        regressions=result.regressions,
     )
 
 
@@ -57,8 +67,10 @@ def findings_of(static: StaticRun | None) -> list[Finding]:
     ordered = sorted(
         static.report.findings, key=lambda f: (SEVERITY_ORDER.get(f.severity, 9), f.path, f.line)
     )
-    return [Finding(rule=f.rule, severity=f.severity, location=f.location, message=f.message)
-            for f in ordered]
+    return [
+        Finding(rule=f.rule, severity=f.severity, location=f.location, message=f.message)
+        for f in ordered
+    ]
 
 
 def assemble(
@@ -76,7 +88,9 @@ def assemble(
     prior: dict[str, Any] | None,
 ) -> Evaluation:
     """Build the evaluation: criterion verdicts, findings, dimensions, issues and the draft."""
-    results = [criterion_result(c, outcomes.results.get(c.id) if c.check else None) for c in criteria]
+    results = [
+        criterion_result(c, outcomes.results.get(c.id) if c.check else None) for c in criteria
+    ]
     findings = findings_of(outcomes.static)
     report = outcomes.static.report if outcomes.static else None
     files = report.files_analysed if report else 0
@@ -88,25 +102,58 @@ def assemble(
     )
     verdict, weighted = _verdict(rubric, dimensions, results, bool(antipatterns), needs)
     issues = issues_of(criteria, results, outcomes, findings)
-    draft = draft_scorecard(DraftFacts(
-        contract=contract, rubric=rubric, evaluator=request.evaluator,
-        evaluator_model=request.evaluator_model, run_id=run_id, iteration=iteration,
-        target=workspace.target, dimensions=dimensions, results=results, issues=issues,
-        antipatterns=antipatterns, verdict=verdict, weighted=weighted,
-    ), now)
+    draft = draft_scorecard(
+        DraftFacts(
+            contract=contract,
+            rubric=rubric,
+            evaluator=request.evaluator,
+            evaluator_model=request.evaluator_model,
+            run_id=run_id,
+            iteration=iteration,
+            target=workspace.target,
+            dimensions=dimensions,
+            results=results,
+            issues=issues,
+            antipatterns=antipatterns,
+            verdict=verdict,
+            weighted=weighted,
+        ),
+        now,
+    )
     kinds = {c.id: c.check.kind if c.check else None for c in criteria}
-    health = (project_health(findings, [r for r in results if kinds[r.id] == "tests"], files)
-              if request.scope == "project" else None)
+    health = (
+        project_health(findings, [r for r in results if kinds[r.id] == "tests"], files)
+        if request.scope == "project"
+        else None
+    )
     return Evaluation(
-        project_health=health, run_id=run_id, contract_ref=contract.id,
-        evaluator=request.evaluator, iteration=iteration, scope=request.scope, depth=request.depth,
-        isolation=workspace.isolation, target=workspace.target,
-        evidence=[EvidenceSummary.of(i) for i in recorder.items], criteria=results,
-        findings=findings, findings_total=len(findings), dimensions=dimensions, issues=issues,
-        antipatterns=antipatterns, tree_changed=outcomes.tree_changed, needs_judgment=needs,
-        draft_scorecard=draft, verdict=verdict, weighted_score=weighted, prompt=PROMPT_URI,
-        report=f"report://{run_id}", signature="", prior_scorecard=prior,
-        warnings=list(workspace.warnings), perturbation=outcomes.perturbation,
+        project_health=health,
+        run_id=run_id,
+        contract_ref=contract.id,
+        evaluator=request.evaluator,
+        iteration=iteration,
+        scope=request.scope,
+        depth=request.depth,
+        isolation=workspace.isolation,
+        target=workspace.target,
+        evidence=[EvidenceSummary.of(i) for i in recorder.items],
+        criteria=results,
+        findings=findings,
+        findings_total=len(findings),
+        dimensions=dimensions,
+        issues=issues,
+        antipatterns=antipatterns,
+        tree_changed=outcomes.tree_changed,
+        needs_judgment=needs,
+        draft_scorecard=draft,
+        verdict=verdict,
+        weighted_score=weighted,
+        prompt=PROMPT_URI,
+        report=f"report://{run_id}",
+        signature="",
+        prior_scorecard=prior,
+        warnings=list(workspace.warnings),
+        perturbation=outcomes.perturbation,
     )
 
 
@@ -122,6 +169,7 @@ def _verdict(
         return None, None
     scores = {k: float(d.score) for k, d in dimensions.items() if d.score is not None}
     failed = any(r.status != "pass" for r in results)
-    verdict = final_verdict(verdict_for(rubric, scores), failed_criteria=failed,
-                            antipatterns=antipatterns)
+    verdict = final_verdict(
+        verdict_for(rubric, scores), failed_criteria=failed, antipatterns=antipatterns
+    )
     return verdict, compute_weighted(rubric, scores)

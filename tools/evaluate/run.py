@@ -148,12 +148,18 @@ async def _context(plan: RunPlan, scratch: Path) -> AsyncIterator[GradeContext]:
             return await stack.enter_async_context(pool)
 
         ctx = GradeContext(
-            contract=plan.contract, repo=ws.repo, workdir=ws.workdir, scratch=scratch,
-            recorder=plan.recorder, settings=plan.settings, base=ws.base,
+            contract=plan.contract,
+            repo=ws.repo,
+            workdir=ws.workdir,
+            scratch=scratch,
+            recorder=plan.recorder,
+            settings=plan.settings,
+            base=ws.base,
             scope_files=[f for f in _scope_files(ws, plan.scope) if (ws.workdir / f).is_file()],
             limiter=anyio.CapacityLimiter(plan.settings.max_concurrency),
             static_report=_Once(lambda: run_static(ctx, plan.scope, plan.home)).get,
-            base_worktree=_Once(base_worktree).get, serve=_Once(serve).get,
+            base_worktree=_Once(base_worktree).get,
+            serve=_Once(serve).get,
             browser_pool=_Once(browser).get,
         )
         try:
@@ -172,12 +178,16 @@ def _scope_files(ws: Workspace, scope: Scope) -> list[str]:
     return ws.changed if scope == "task" else list_files(ws.workdir)
 
 
-async def _static_task(ctx: GradeContext, outcomes: Outcomes, tick: Callable[[str], Awaitable[None]]) -> None:
+async def _static_task(
+    ctx: GradeContext, outcomes: Outcomes, tick: Callable[[str], Awaitable[None]]
+) -> None:
     outcomes.static = await ctx.static_report()
     await tick("static pipeline")
 
 
-async def _tamper_task(plan: RunPlan, outcomes: Outcomes, tick: Callable[[str], Awaitable[None]]) -> None:
+async def _tamper_task(
+    plan: RunPlan, outcomes: Outcomes, tick: Callable[[str], Awaitable[None]]
+) -> None:
     ws = plan.workspace
     if plan.scope == "task" and ws.base:
         outcomes.tampering, outcomes.tampering_ids = await run_tampering(
@@ -187,7 +197,10 @@ async def _tamper_task(plan: RunPlan, outcomes: Outcomes, tick: Callable[[str], 
 
 
 async def _grade_task(
-    ctx: GradeContext, criterion: Criterion, outcomes: Outcomes, tick: Callable[[str], Awaitable[None]]
+    ctx: GradeContext,
+    criterion: Criterion,
+    outcomes: Outcomes,
+    tick: Callable[[str], Awaitable[None]],
 ) -> None:
     assert criterion.check is not None  # only checked criteria are scheduled
     outcomes.results[criterion.id] = await GRADERS[criterion.check.kind](ctx, criterion)
@@ -195,7 +208,8 @@ async def _grade_task(
 
 
 async def _perturbation(ctx: GradeContext, plan: RunPlan, outcomes: Outcomes) -> Perturbation:
-    """Anti-gaming: a semantically equal copy of the changed files, checked by re-running the tests."""
+    """Anti-gaming: a semantically equal copy of the changed files, checked by re-running the
+    tests."""
     tests = [c for c in plan.criteria if isinstance(c.check, TestsCheck)]
     ids: list[str] = []
 
@@ -203,8 +217,10 @@ async def _perturbation(ctx: GradeContext, plan: RunPlan, outcomes: Outcomes) ->
         return await _same_outcomes(ctx, tests, root, outcomes, ids) if tests else None
 
     perturbation = await build_perturbed_copy(
-        plan.workspace.workdir, plan.workspace.changed,
-        plan.recorder.artifacts_dir / "perturbed", check_semantics=semantics,
+        plan.workspace.workdir,
+        plan.workspace.changed,
+        plan.recorder.artifacts_dir / "perturbed",
+        check_semantics=semantics,
     )
     perturbation.evidence_ids = ids
     return perturbation

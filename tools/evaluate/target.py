@@ -92,7 +92,11 @@ async def open_workspace(
     changed = changed_files(repo, base) if git and request.scope == "task" else []
     commit = head_commit(repo) if git else None
     target = EvaluationTarget(
-        repo=str(repo), tree=tree, commit=commit, base=base, changed_files=changed,
+        repo=str(repo),
+        tree=tree,
+        commit=commit,
+        base=base,
+        changed_files=changed,
         dirty=commit is not None and tree != commit_tree_hash(repo, commit),
     )
     yield Workspace(target=target, workdir=repo, isolation="inplace")
@@ -108,10 +112,15 @@ async def _worktree(
     try:
         changed = changed_files(repo, base, commit) if base and request.scope == "task" else []
         target = EvaluationTarget(
-            repo=str(repo), tree=commit_tree_hash(repo, commit), commit=commit, base=base,
+            repo=str(repo),
+            tree=commit_tree_hash(repo, commit),
+            commit=commit,
+            base=base,
             changed_files=changed,
         )
-        yield Workspace(target=target, workdir=worktree.path, isolation="worktree", warnings=warnings)
+        yield Workspace(
+            target=target, workdir=worktree.path, isolation="worktree", warnings=warnings
+        )
     finally:
         # Shielded: a cancelled evaluation must still unregister its worktree.
         with anyio.CancelScope(shield=True):

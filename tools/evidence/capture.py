@@ -37,7 +37,8 @@ class CapturedCall:
 
 
 def parse_hook(payload: Mapping[str, Any]) -> CapturedCall:
-    """Read a PostToolUse hook payload (tool_name, tool_input.command, tool_response.stdout/stderr)."""
+    """Read a PostToolUse hook payload (tool_name, tool_input.command,
+    tool_response.stdout/stderr)."""
     if not isinstance(payload, Mapping):
         raise InvalidInput(
             [Problem(path="", code="type", message="the hook payload must be a JSON object")]

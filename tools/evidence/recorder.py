@@ -5,7 +5,8 @@ Rules every item follows, whatever produced it:
   in ``details``, text artifacts) is redacted in **one** scan, so context spread across them counts
   (an AWS key id on stdout pairs with its secret key on stderr) and a secret found in one is
   replaced in all.
-- The full redacted streams go to ``<artifacts_dir>/<id>.stdout.log`` / ``.stderr.log`` (written only
+- The full redacted streams go to ``<artifacts_dir>/<id>.stdout.log`` / ``.stderr.log`` (written
+only
   when non-empty); inline copies are capped at ``inline_limit`` bytes each, head and tail.
 - ``sha256`` covers the full redacted stdout bytes, a NUL, then the full redacted stderr bytes:
   exactly the bytes of the two log files.
@@ -201,7 +202,8 @@ class EvidenceRecorder:
         details: Mapping[str, Any] | None = None,
         source: EvidenceSource = "referee",
     ) -> EvidenceItem:
-        """Record evidence that is not a process run (static pipeline, git, browser) or a prepared one.
+        """Record evidence that is not a process run (static pipeline, git, browser) or a prepared
+        one.
 
         Each keyword fills the EvidenceItem field of the same name, after redaction. ``stdout`` and
         ``stderr`` are the full texts (capped inline, kept whole in log artifacts); ``truncated``
@@ -292,7 +294,8 @@ class _Seen:
     details: dict[str, Any]
 
     def redacted(self, redactor: Redactor, extra: Sequence[str]) -> tuple[_Seen, Iterator[str]]:
-        """Redact all texts plus ``extra`` in one scan; the iterator yields the redacted ``extra``."""
+        """Redact all texts plus ``extra`` in one scan; the iterator yields the redacted
+        ``extra``."""
         plain = [
             self.stdout,
             self.stderr,

@@ -13,7 +13,14 @@ A new check kind is one new module and one entry in GRADERS.
 
 from collections.abc import Mapping
 
-from referee.tools.graders.base import GradeContext, Grader, GradeResult, ServeState, StaticRun, unscored
+from referee.tools.graders.base import (
+    GradeContext,
+    Grader,
+    GradeResult,
+    ServeState,
+    StaticRun,
+    unscored,
+)
 from referee.tools.graders.browser import grade_browser
 from referee.tools.graders.command import grade_command
 from referee.tools.graders.serve import start_serve
@@ -29,6 +36,13 @@ GRADERS: Mapping[CheckKind, Grader] = {
 }
 
 __all__ = [
-    "GRADERS", "GradeContext", "GradeResult", "Grader", "ServeState", "StaticRun", "run_suite", "start_serve",
+    "GRADERS",
+    "GradeContext",
+    "GradeResult",
+    "Grader",
+    "ServeState",
+    "StaticRun",
+    "run_suite",
+    "start_serve",
     "unscored",
 ]

@@ -19,14 +19,19 @@ from referee.tools.evidence.recorder import EvidenceRecorder
 from referee.tools.models.common import CriterionStatus, ReasonCode
 from referee.tools.models.contract import Contract, Criterion
 from referee.tools.settings import Settings
-
 from referee.tools.static import StaticReport
 
 if TYPE_CHECKING:
     from referee.tools.browser.pool import BrowserPool
 
 __all__ = [
-    "GradeContext", "GradeResult", "Grader", "ServeState", "StaticRun", "expand", "unscored",
+    "GradeContext",
+    "GradeResult",
+    "Grader",
+    "ServeState",
+    "StaticRun",
+    "expand",
+    "unscored",
     "working_dir",
 ]
 
@@ -51,7 +56,8 @@ class ServeState:
 
 @dataclass
 class GradeResult:
-    """A criterion's outcome: `unscored` means the check could not judge (and the criterion fails)."""
+    """A criterion's outcome: `unscored` means the check could not judge (and the criterion
+    fails)."""
 
     status: CriterionStatus
     code: ReasonCode

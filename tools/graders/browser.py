@@ -1,4 +1,5 @@
-"""`browser` checks: start the contract's app (`serve`), drive pages in Chromium, record what was seen."""
+"""`browser` checks: start the contract's app (`serve`), drive pages in Chromium, record what was
+seen."""
 
 from __future__ import annotations
 
@@ -88,7 +89,8 @@ def _details(outcome: BrowserOutcome) -> dict[str, object]:
 
 
 def browser_report(outcome: BrowserOutcome) -> str:
-    """A readable account of a browser check: steps, expectations, errors, then the ARIA snapshot."""
+    """A readable account of a browser check: steps, expectations, errors, then the ARIA
+    snapshot."""
     lines = [
         f"url: {outcome.url}",
         f"final url: {outcome.final_url}",

@@ -44,9 +44,12 @@ def command_verdict(result: ProcessResult, expect_exit: int) -> GradeResult:
         )
     if result.exit_code == expect_exit:
         return GradeResult(
-            status="pass", code=ReasonCode.PASSED, reason=f"exit code {result.exit_code} as expected"
+            status="pass",
+            code=ReasonCode.PASSED,
+            reason=f"exit code {result.exit_code} as expected",
         )
     return GradeResult(
         status="fail",
-        code=ReasonCode.EXIT_CODE, reason=f"exit code {result.exit_code}, expected {expect_exit}"
+        code=ReasonCode.EXIT_CODE,
+        reason=f"exit code {result.exit_code}, expected {expect_exit}",
     )

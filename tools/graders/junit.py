@@ -80,7 +80,8 @@ class JunitPlan:
 
 @dataclass(frozen=True)
 class TestSummary:
-    """Counts of a test run and a one-line text such as '12 passed, 1 failed, 0 errors, 2 skipped'."""
+    """Counts of a test run and a one-line text such as '12 passed, 1 failed, 0 errors, 2
+    skipped'."""
 
     __test__ = False  # not a pytest test class despite its name
 
@@ -203,8 +204,10 @@ def with_junit_reporter(
 ) -> JunitPlan | None:
     """Rewrite a test command so that it also writes a JUnit report.
 
-    Recognised: pytest (``pytest``, ``py.test``, ``[/path/]python[3[.x]] -m pytest``, the same behind
-    ``uv run``, ``poetry run``, ``pipenv run``, ``pdm run``, ``rye run``, ``hatch run``), ``node --test``
+    Recognised: pytest (``pytest``, ``py.test``, ``[/path/]python[3[.x]] -m pytest``, the same
+    behind
+    ``uv run``, ``poetry run``, ``pipenv run``, ``pdm run``, ``rye run``, ``hatch run``), ``node
+    --test``
     (unless it already names a reporter) and ``go test`` when ``gotestsum`` is installed.
 
     Args:

@@ -28,9 +28,19 @@ async def grade_static(ctx: GradeContext, criterion: Criterion) -> GradeResult:
     where = ", ".join(f.location for f in found[:5]) + (" …" if len(found) > 5 else "")
     if len(found) <= allowed:
         reason = f"{check.rule}: {len(found)} finding(s), at most {allowed} allowed"
-        return GradeResult(status="pass", code=ReasonCode.PASSED, reason=reason, evidence_ids=list(pipeline.evidence_ids))
+        return GradeResult(
+            status="pass",
+            code=ReasonCode.PASSED,
+            reason=reason,
+            evidence_ids=list(pipeline.evidence_ids),
+        )
     reason = f"{check.rule}: {len(found)} finding(s), at most {allowed} allowed ({where})"
-    return GradeResult(status="fail", code=ReasonCode.FINDINGS, reason=reason, evidence_ids=list(pipeline.evidence_ids))
+    return GradeResult(
+        status="fail",
+        code=ReasonCode.FINDINGS,
+        reason=reason,
+        evidence_ids=list(pipeline.evidence_ids),
+    )
 
 
 def matches(path: str, patterns: Sequence[str]) -> bool:

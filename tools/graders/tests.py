@@ -1,4 +1,5 @@
-"""`tests` checks: run a suite, read its JUnit report, and (for bug fixes) prove fail-before-pass-after."""
+"""`tests` checks: run a suite, read its JUnit report, and (for bug fixes) prove
+fail-before-pass-after."""
 
 from __future__ import annotations
 
@@ -40,7 +41,8 @@ async def grade_tests(ctx: GradeContext, criterion: Criterion) -> GradeResult:
 async def run_suite(
     ctx: GradeContext, check: TestsCheck, root: Path, *, label: str, criterion_id: str
 ) -> SuiteRun:
-    """Run a tests check in `root` and judge it: exit 0, at least one test ran, none failed or errored."""
+    """Run a tests check in `root` and judge it: exit 0, at least one test ran, none failed or
+    errored."""
     cwd = working_dir(ctx, check.cwd, root)
     if cwd is None:
         return SuiteRun(
@@ -55,7 +57,7 @@ async def run_suite(
             unscored(
                 ReasonCode.RUNNER_UNKNOWN,
                 "the test runner is not recognised (pytest, node --test, go test with gotestsum); "
-                "name the JUnit XML file it writes in the check's `junit`"
+                "name the JUnit XML file it writes in the check's `junit`",
             )
         )
     argv = list(plan.argv) if plan and not check.junit else list(check.argv)
@@ -103,7 +105,9 @@ def suite_verdict(
 ) -> GradeResult:
     """Pass only when the command exits 0 and at least one test ran and none failed or errored."""
     if result.error:
-        return unscored(ReasonCode.COULD_NOT_START, f"the test runner could not start: {result.error}")
+        return unscored(
+            ReasonCode.COULD_NOT_START, f"the test runner could not start: {result.error}"
+        )
     if result.timed_out:
         return unscored(
             ReasonCode.TIMED_OUT,
@@ -132,7 +136,7 @@ def suite_verdict(
         return GradeResult(
             status="fail",
             code=ReasonCode.EXIT_CODE,
-            reason=f"{summary.text}, but the command exited {result.exit_code}"
+            reason=f"{summary.text}, but the command exited {result.exit_code}",
         )
     return GradeResult(status="pass", code=ReasonCode.PASSED, reason=summary.text)
 
@@ -144,7 +148,8 @@ async def _fail_before_pass_after(
     if base_root is None:
         return unscored(
             ReasonCode.NO_BASE,
-            "must_fail_at_base needs a base commit to compare with", now.verdict.evidence_ids
+            "must_fail_at_base needs a base commit to compare with",
+            now.verdict.evidence_ids,
         )
     missing = _missing_test_paths(check, ctx.workdir, base_root)
     before = (
@@ -158,7 +163,8 @@ async def _fail_before_pass_after(
 
 
 def _missing_test_paths(check: TestsCheck, workdir: Path, base_root: Path) -> list[str]:
-    """Test files the check names that exist now but not at base (the suite counts as failed there)."""
+    """Test files the check names that exist now but not at base (the suite counts as failed
+    there)."""
     cwd = check.cwd or "."
     named = [arg.split("::")[0] for arg in check.argv[1:] if not arg.startswith("-")]
     return [

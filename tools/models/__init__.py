@@ -1,31 +1,68 @@
 """Pydantic models: the single source of truth for referee's formats (schemas/ is generated).
 
-    common      closed vocabularies (verdicts, severities, scopes, reason codes) and the Model base
-    checks      the check kinds of a criterion (tests, command, browser, static) and `serve`
-    contract    the sprint contract, its criteria, and the inputs of create_contract/get_contract
-    evaluation  what evaluate accepts and returns
-    evidence    evidence items and test outcomes
-    scorecard   the canonical, tenpoint and draft scorecards
-    validation  what validate_scorecard accepts and returns
-    aggregate   what aggregate accepts and returns
-    rubric      rubrics and their scored examples
-    schemas     schemas/*.schema.json generated from the models above
+common      closed vocabularies (verdicts, severities, scopes, reason codes) and the Model base
+checks      the check kinds of a criterion (tests, command, browser, static) and `serve`
+contract    the sprint contract, its criteria, and the inputs of create_contract/get_contract
+evaluation  what evaluate accepts and returns
+evidence    evidence items and test outcomes
+scorecard   the canonical, tenpoint and draft scorecards
+validation  what validate_scorecard accepts and returns
+aggregate   what aggregate accepts and returns
+rubric      rubrics and their scored examples
+schemas     schemas/*.schema.json generated from the models above
 """
 
 from referee.tools.models.aggregate import (
-    AggregateInput, AggregateResult, Alert, BestIteration, BriefIssue, Escalation, RevisionBrief, Scores,
+    AggregateInput,
+    AggregateResult,
+    Alert,
+    BestIteration,
+    BriefIssue,
+    Escalation,
+    RevisionBrief,
+    Scores,
 )
-from referee.tools.models.checks import BrowserCheck, Check, CommandCheck, Serve, StaticCheck, TestsCheck
+from referee.tools.models.checks import (
+    BrowserCheck,
+    Check,
+    CommandCheck,
+    Serve,
+    StaticCheck,
+    TestsCheck,
+)
 from referee.tools.models.common import (
-    ACCEPT, BLOCK, REVISE, SEVERITY_ORDER, CheckKind, ContextStrategy, Depth, Isolation, Model, ReasonCode,
-    Scope, TaskType,
+    ACCEPT,
+    BLOCK,
+    REVISE,
+    SEVERITY_ORDER,
+    CheckKind,
+    ContextStrategy,
+    Depth,
+    Isolation,
+    Model,
+    ReasonCode,
+    Scope,
+    TaskType,
 )
 from referee.tools.models.contract import (
-    Antipattern, Contract, CreateContractInput, CreateContractResult, Criterion, CriterionSpec, GeneratorView,
-    GetContractInput, Thresholds,
+    Antipattern,
+    Contract,
+    CreateContractInput,
+    CreateContractResult,
+    Criterion,
+    CriterionSpec,
+    GeneratorView,
+    GetContractInput,
+    Thresholds,
 )
 from referee.tools.models.evaluation import (
-    CriterionResult, DimensionResult, EvaluateInput, Evaluation, EvaluationIssue, EvaluationTarget, Finding,
+    CriterionResult,
+    DimensionResult,
+    EvaluateInput,
+    Evaluation,
+    EvaluationIssue,
+    EvaluationTarget,
+    Finding,
 )
 from referee.tools.models.evidence import EvidenceItem, EvidenceSummary, TestOutcome
 from referee.tools.models.rubric import Rubric
@@ -33,12 +70,57 @@ from referee.tools.models.scorecard import DraftScorecard, Scorecard, Target, Te
 from referee.tools.models.validation import Computed, ValidateScorecardInput, ValidationResult
 
 __all__ = [
-    "ACCEPT", "BLOCK", "REVISE", "SEVERITY_ORDER", "AggregateInput", "AggregateResult", "Alert", "Antipattern",
-    "BestIteration", "BriefIssue", "BrowserCheck", "Check", "CheckKind", "CommandCheck", "Computed",
-    "ContextStrategy", "Contract", "CreateContractInput", "CreateContractResult", "Criterion",
-    "CriterionResult", "CriterionSpec", "Depth", "DimensionResult", "DraftScorecard", "Escalation",
-    "EvaluateInput", "Evaluation", "EvaluationIssue", "EvaluationTarget", "EvidenceItem", "EvidenceSummary",
-    "Finding", "GeneratorView", "GetContractInput", "Isolation", "Model", "ReasonCode", "RevisionBrief",
-    "Rubric", "Scope", "Scorecard", "Scores", "Serve", "StaticCheck", "Target", "TaskType", "TenpointScorecard",
-    "TestOutcome", "TestsCheck", "Thresholds", "ValidateScorecardInput", "ValidationResult",
+    "ACCEPT",
+    "BLOCK",
+    "REVISE",
+    "SEVERITY_ORDER",
+    "AggregateInput",
+    "AggregateResult",
+    "Alert",
+    "Antipattern",
+    "BestIteration",
+    "BriefIssue",
+    "BrowserCheck",
+    "Check",
+    "CheckKind",
+    "CommandCheck",
+    "Computed",
+    "ContextStrategy",
+    "Contract",
+    "CreateContractInput",
+    "CreateContractResult",
+    "Criterion",
+    "CriterionResult",
+    "CriterionSpec",
+    "Depth",
+    "DimensionResult",
+    "DraftScorecard",
+    "Escalation",
+    "EvaluateInput",
+    "Evaluation",
+    "EvaluationIssue",
+    "EvaluationTarget",
+    "EvidenceItem",
+    "EvidenceSummary",
+    "Finding",
+    "GeneratorView",
+    "GetContractInput",
+    "Isolation",
+    "Model",
+    "ReasonCode",
+    "RevisionBrief",
+    "Rubric",
+    "Scope",
+    "Scorecard",
+    "Scores",
+    "Serve",
+    "StaticCheck",
+    "Target",
+    "TaskType",
+    "TenpointScorecard",
+    "TestOutcome",
+    "TestsCheck",
+    "Thresholds",
+    "ValidateScorecardInput",
+    "ValidationResult",
 ]

@@ -242,7 +242,3 @@ class Serve(Model):
     cwd: str | None = None
     env: Env
     shell: bool = False
-
-
-def lower_method(value: Any) -> Any:
-    return _lower(value)

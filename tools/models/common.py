@@ -62,14 +62,3 @@ class Model(BaseModel):
         serialize_by_alias=True,
         use_attribute_docstrings=True,
     )
-
-
-class OpenModel(BaseModel):
-    """A model that keeps fields it does not know (outputs and foreign formats)."""
-
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-        serialize_by_alias=True,
-        use_attribute_docstrings=True,
-    )

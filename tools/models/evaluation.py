@@ -50,7 +50,8 @@ class EvaluateInput(Model):
 
 
 class EvaluationTarget(Target):
-    """The evaluated content and where it came from; a scorecard's `target` is its tree and commit."""
+    """The evaluated content and where it came from; a scorecard's `target` is its tree and
+    commit."""
 
     tree: str = Field(description="Tree hash of the evaluated content (working tree or commit)")
     commit: str | None = Field(
@@ -122,7 +123,8 @@ class NeedsJudgment(Model):
 
 
 class Perturbation(Model):
-    """Anti-gaming (depth `deep`): a semantically equal copy of the changed files, offered for re-scoring."""
+    """Anti-gaming (depth `deep`): a semantically equal copy of the changed files, offered for
+    re-scoring."""
 
     path: str = Field(description="Folder holding the perturbed copy of the changed files")
     files: list[str] = Field(default_factory=list)

@@ -44,7 +44,10 @@ class ValidateScorecardInput(Model):
     )
     contract_id: str | None = Field(
         default=None,
-        description="The contract to check against; default the scorecard's contract_ref (tenpoint: task_id)",
+        description=(
+            "The contract to check against; default the scorecard's contract_ref"
+            " (tenpoint: task_id)"
+        ),
     )
     contract: dict[str, Any] | None = Field(
         default=None,
@@ -55,7 +58,9 @@ class ValidateScorecardInput(Model):
     )
     format: Literal["auto", "referee", "tenpoint"] = Field(
         default="auto",
-        description="auto tells the formats apart; referee = canonical 0–3 (or 0.0–1.0); tenpoint = 1–10",
+        description=(
+            "auto tells the formats apart; referee = canonical 0–3 (or 0.0–1.0); tenpoint = 1–10"
+        ),
     )
     store: bool = Field(
         default=True,
@@ -63,5 +68,7 @@ class ValidateScorecardInput(Model):
     )
     variant: Literal["original", "perturbed"] = Field(
         default="original",
-        description="perturbed: the re-scoring of the anti-gaming copy evaluate offered at depth deep",
+        description=(
+            "perturbed: the re-scoring of the anti-gaming copy evaluate offered at depth deep"
+        ),
     )

@@ -150,7 +150,8 @@ def _cut(data: bytes, comments: list[ts.Node]) -> tuple[bytes, set[int]]:
 
 
 def _collapse(text: str, verbatim: set[int], emptied: set[int]) -> str:
-    """Drop lines a removed comment emptied, strip trailing spaces, shrink blank runs to one line."""
+    """Drop lines a removed comment emptied, strip trailing spaces, shrink blank runs to one
+    line."""
     kept: list[str] = []
     for row, line in enumerate(text.split("\n")):
         if row in verbatim:

@@ -71,7 +71,8 @@ def perturb_source(path: str, text: str) -> PerturbedFile:
     Python: comments and docstrings stripped, the import block sorted and grouped, local names and
     private parameters renamed v1, v2 …, layout rewritten by `ast.unparse`. Languages with a
     tree-sitter grammar: comments stripped, blank lines collapsed. Other known languages: whole-line
-    comments stripped when safe. Anything else, or a file that does not parse, is returned unchanged.
+    comments stripped when safe. Anything else, or a file that does not parse, is returned
+    unchanged.
 
     Args:
         path: Repository-relative path (its extension selects the language).
@@ -119,10 +120,12 @@ class _Copied:
 async def build_perturbed_copy(
     workdir: Path, changed: list[str], dest: Path, *, check_semantics: SemanticsCheck | None
 ) -> Perturbation:
-    """Copy the working tree to `dest` with every changed source file perturbed, and check it still behaves.
+    """Copy the working tree to `dest` with every changed source file perturbed, and check it still
+    behaves.
 
     Args:
-        workdir: The evaluated tree (tracked plus untracked-but-not-ignored files are copied; `.referee/` is not).
+        workdir: The evaluated tree (tracked plus untracked-but-not-ignored files are copied;
+        `.referee/` is not).
         changed: Repository-relative paths to perturb (the task's changed files).
         dest: A folder that does not exist yet or is empty.
         check_semantics: Re-runs the contract's tests checks inside the copy: True when they pass,
@@ -237,7 +240,8 @@ def gaming_indicator(original: float, perturbed: float) -> GamingCheck:
         perturbed: The perturbed copy's score on the same scale.
 
     Returns:
-        G = |original − perturbed| / original (an original of 0 gives G 0 when both are equal, else 1),
+        G = |original − perturbed| / original (an original of 0 gives G 0 when both are equal, else
+        1),
         its band (< 0.1 clean, 0.1–0.3 suspect, > 0.3 gaming) and, when gaming, the 20% penalty.
     """
     if original == 0:

@@ -6,7 +6,8 @@ Only names no other code can see are renamed, so callers, importers and tests ke
   function nested in another one, used there only as a direct call target, and no call in the module
   passes a keyword of that name (nor `**kwargs`); positional-only, `*args` and `**kwargs` names go;
 - a function is left alone when it inspects its own frame or scope (`locals()`, `vars()`, `eval`,
-  `exec`, `dir()`, `globals()`, frame access), contains a class, a `match`, a nested `nonlocal`, or an
+  `exec`, `dir()`, `globals()`, frame access), contains a class, a `match`, a nested `nonlocal`, or
+  an
   f-string whose text repeats an expression (`{x=}` prints the name).
 Generic names are fresh in the whole module, so a renamed name never meets an existing one.
 """
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import itertools
 import keyword
 import re
 from collections.abc import Iterable, Iterator
@@ -50,7 +52,8 @@ def rename_locals(tree: ast.Module) -> int:
 def _functions(
     node: ast.AST, parent: Function | None
 ) -> Iterator[tuple[Function, Function | None]]:
-    """Every function with the function it is nested in (None at module or class level), outer first."""
+    """Every function with the function it is nested in (None at module or class level), outer
+    first."""
     for child in ast.iter_child_nodes(node):
         if isinstance(child, _FUNCS):
             yield child, parent
@@ -78,7 +81,8 @@ def _identifiers(tree: ast.Module) -> set[str]:
 
 
 def _keyword_names(tree: ast.Module) -> set[str] | None:
-    """Keyword names used in calls anywhere in the module; None when a `**mapping` could pass any."""
+    """Keyword names used in calls anywhere in the module; None when a `**mapping` could pass
+    any."""
     names: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.keyword):
@@ -111,7 +115,7 @@ def _unsafe(func: Function) -> bool:
 def _repeats_expression(joined: ast.JoinedStr) -> bool:
     # `f"{x=}"` parses as the text "x=" before the value: renaming x would change the output.
     values = joined.values
-    for text, value in zip(values, values[1:]):
+    for text, value in itertools.pairwise(values):
         if (
             isinstance(text, ast.Constant)
             and isinstance(text.value, str)
@@ -160,14 +164,16 @@ def _only_called(name: str, scope: Function) -> bool:
 
 
 def _walk_scope(nodes: Iterable[ast.AST]) -> Iterator[ast.AST]:
-    """Nodes evaluated in this scope, in source order: nested bodies are skipped, comprehensions are not."""
+    """Nodes evaluated in this scope, in source order: nested bodies are skipped, comprehensions are
+    not."""
     for node in nodes:
         yield node
         yield from _walk_scope(_scope_children(node))
 
 
 def _scope_children(node: ast.AST) -> list[ast.AST]:
-    """Children evaluated in the enclosing scope (for a nested def: decorators, defaults, annotations)."""
+    """Children evaluated in the enclosing scope (for a nested def: decorators, defaults,
+    annotations)."""
     if isinstance(node, _FUNCS):
         notes = [a.annotation for a in _all_args(node.args) if a.annotation is not None]
         returns = [node.returns] if node.returns is not None else []
@@ -184,7 +190,8 @@ def _defaults(args: ast.arguments) -> list[ast.AST]:
 
 
 def _assigned(scope: Function | ast.Lambda) -> list[str]:
-    """Plain names bound by assignment in the scope (comprehension variables belong to the comprehension)."""
+    """Plain names bound by assignment in the scope (comprehension variables belong to the
+    comprehension)."""
     body = scope.body if isinstance(scope.body, list) else [scope.body]
     nodes = list(_walk_scope(body))
     comprehension_targets = {
@@ -202,7 +209,8 @@ def _assigned(scope: Function | ast.Lambda) -> list[str]:
 
 
 def _fixed_bindings(scope: Function | ast.Lambda) -> set[str]:
-    """Names the scope binds that must keep their name: imports, nested defs and classes, global/nonlocal."""
+    """Names the scope binds that must keep their name: imports, nested defs and classes,
+    global/nonlocal."""
     body = scope.body if isinstance(scope.body, list) else [scope.body]
     fixed: set[str] = set()
     for node in _walk_scope(body):

@@ -34,7 +34,8 @@ def perturb_python(text: str) -> tuple[str, list[str]]:
         The new source (ending in a newline) and the names of the transforms that changed something.
 
     Raises:
-        SyntaxError: The source does not parse (ValueError for null bytes, RecursionError when too deep).
+        SyntaxError: The source does not parse (ValueError for null bytes, RecursionError when too
+        deep).
     """
     tree = ast.parse(text)
     transforms = [COMMENTS] if _has_comments(text) else []

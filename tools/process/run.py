@@ -104,9 +104,9 @@ def _carries(environ_path: str, prefix: bytes, wanted: bytes) -> bool:
 
 
 def _effective_argv(argv: Sequence[str], shell: bool) -> tuple[str, ...]:
-    # With shell=True the items are pieces of one command line, joined by spaces, so shell syntax in
-    # them (&&, |, $VAR, globs) works as written; quoting is the contract author's job. A single item
-    # is the script itself.
+    # With shell=True the items are pieces of one command line, joined by
+    # spaces, so shell syntax in them (&&, |, $VAR, globs) works as written;
+    # quoting is the contract author's job. A single item is the script itself.
     if not shell:
         return tuple(argv)
     return ("/bin/sh", "-c", " ".join(argv))
@@ -136,7 +136,8 @@ def _start_problem(exc: OSError, program: str, cwd: Path) -> str:
 async def _launch(
     argv: tuple[str, ...], cwd: Path, env: Mapping[str, str], stdout_path: Path, stderr_path: Path
 ) -> Process | str:
-    """Start the command with output going to the two files; a string says why it could not start."""
+    """Start the command with output going to the two files; a string says why it could not
+    start."""
     with ExitStack() as files:  # the child holds its own copies; ours close once it has started
         stdout = files.enter_context(stdout_path.open("wb"))  # created even when nothing starts
         same = os.path.abspath(stdout_path) == os.path.abspath(stderr_path)
@@ -174,7 +175,8 @@ async def _wait_gone(process: Process, run_id: str, limit_s: float) -> None:
 
 
 async def _stop(process: Process, run_id: str, grace_s: float) -> int:
-    """Stop the group and every tagged process, reap the child; returns how many strays there were."""
+    """Stop the group and every tagged process, reap the child; returns how many strays there
+    were."""
     with anyio.CancelScope(shield=True):  # cleanup must finish even when the caller is cancelled
         strays = [pid for pid in tagged_pids(run_id) if pid != process.pid]
         _signal_all(process.pid, run_id, signal.SIGTERM)

@@ -14,7 +14,8 @@ _EXCLUDE = f":(exclude){STORE_DIR}"
 
 
 def changed_files(repo: Path, base: str | None, ref: str | None = None) -> list[str]:
-    """Files changed since `base`: against `ref` when given, else the working tree (untracked included)."""
+    """Files changed since `base`: against `ref` when given, else the working tree (untracked
+    included)."""
     if not is_git_repo(repo):
         return []
     if base is None:

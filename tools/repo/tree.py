@@ -22,7 +22,8 @@ STORE_DIR = ".referee"
 
 
 def working_tree_hash(repo: Path) -> str:
-    """Tree hash of the working tree as it is: tracked changes and untracked-but-not-ignored files included.
+    """Tree hash of the working tree as it is: tracked changes and untracked-but-not-ignored files
+    included.
 
     Uses a throwaway index, so the user's index is never touched; `.referee/` is excluded.
     """
@@ -33,7 +34,8 @@ def working_tree_hash(repo: Path) -> str:
         env = {"GIT_INDEX_FILE": str(index)}
         real = repo / git(repo, "rev-parse", "--git-path", "index").strip()
         if real.is_file():
-            # A copy keeps git's stat cache, so only files changed since the last `git add` are rehashed.
+            # A copy keeps git's stat cache, so only files
+            # changed since the last `git add` are rehashed.
             shutil.copyfile(real, index)
         elif head_commit(repo):
             git(repo, "read-tree", "HEAD", env=env)

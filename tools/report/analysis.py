@@ -1,4 +1,5 @@
-"""Report sections about the current state: summary, dimensions, improvement priorities, anti-gaming, alerts.
+"""Report sections about the current state: summary, dimensions, improvement priorities,
+anti-gaming, alerts.
 
 Improvement priority: for each rubric dimension below the top of the scale,
 priority = (1 − score / max) × weight × feasibility. Feasibility reflects how mechanical the fix is,
@@ -205,7 +206,8 @@ def _worst_band(rows: list[GamingRow]) -> str:
 
 
 def dimensions(data: ReportData) -> list[DimensionRow]:
-    """Per rubric dimension: each evaluator's latest score, referee's own score and the key finding."""
+    """Per rubric dimension: each evaluator's latest score, referee's own score and the key
+    finding."""
     run, cards = latest_run(data), latest_cards(data)
     keys = [d.key for d in data.rubric.dimensions] if data.rubric else _keys(data)
     rows = []

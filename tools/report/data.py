@@ -1,4 +1,5 @@
-"""Gathering what a report shows: the contract, its runs, scorecards, latest aggregate and calibration."""
+"""Gathering what a report shows: the contract, its runs, scorecards, latest aggregate and
+calibration."""
 
 from __future__ import annotations
 
@@ -49,7 +50,8 @@ class ScorecardEntry(Model):
     body: dict[str, Any] = Field(default_factory=dict)
 
     def dimension_text(self, key: str, field: str) -> str:
-        """A dimension's `evidence` or `recommendation` text from the scorecard body ('' when absent)."""
+        """A dimension's `evidence` or `recommendation` text from the scorecard body ('' when
+        absent)."""
         entry = (self.body.get("dimensions") or {}).get(key)
         return str(entry.get(field) or "") if isinstance(entry, dict) else ""
 
@@ -83,7 +85,8 @@ class ReportData(Model):
 
 
 def contract_report(store: Store, contract_id: str, *, rubrics: Rubrics) -> ReportData:
-    """Gather the report of a contract: every run, scorecard history, the latest aggregate, calibration.
+    """Gather the report of a contract: every run, scorecard history, the latest aggregate,
+    calibration.
 
     Args:
         store: The store holding the contract.

@@ -1,4 +1,5 @@
-"""Report sections over the record: ranked findings, criteria per iteration, trends, evidence, calibration."""
+"""Report sections over the record: ranked findings, criteria per iteration, trends, evidence,
+calibration."""
 
 from __future__ import annotations
 
@@ -169,7 +170,8 @@ def _merge(kept: FindingRow, new: FindingRow) -> FindingRow:
 
 
 def criteria(data: ReportData) -> list[CriterionRow]:
-    """Every criterion (hold-outs marked) with its status per iteration: referee's check / the evaluator's card."""
+    """Every criterion (hold-outs marked) with its status per iteration: referee's check / the
+    evaluator's card."""
     rows = []
     for c in data.contract.all_criteria():
         cells = {
@@ -210,7 +212,8 @@ def _card_status(data: ReportData, criterion_id: str, evaluator: str, iteration:
 
 
 def trends(data: ReportData) -> Trends:
-    """Per iteration: the mean normalized score (0–100), each dimension's mean score and PROJECT_HEALTH."""
+    """Per iteration: the mean normalized score (0–100), each dimension's mean score and
+    PROJECT_HEALTH."""
     its, top = iterations(data), scale_max(data)
     overall = [_overall(data, i) for i in its]
     keys = [d.key for d in data.rubric.dimensions] if data.rubric else []

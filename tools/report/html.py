@@ -76,7 +76,7 @@ def _table(table: Table) -> str:
         return f'<p class="empty">{html.escape(table.empty)}</p>'
     head = "".join(f"<th>{html.escape(h)}</th>" for h in table.headers)
     rows = "".join(
-        "<tr>" + "".join(_cell(h, c) for h, c in zip(table.headers, row)) + "</tr>"
+        "<tr>" + "".join(_cell(h, c) for h, c in zip(table.headers, row, strict=False)) + "</tr>"
         for row in table.rows
     )
     return f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"

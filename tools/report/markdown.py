@@ -53,5 +53,6 @@ def _cell(text: str) -> str:
 
 
 def _inline(text: str) -> str:
-    # Text from scorecards and tool output must not break the page's structure: one line, no raw HTML.
+    # Text from scorecards and tool output must not
+    # break the page's structure: one line, no raw HTML.
     return " ".join(text.split()).replace("<", "&lt;").replace(">", "&gt;")

@@ -1,4 +1,5 @@
-"""Small selections over report data shared by the sections: latest iteration, active scorecards, runs."""
+"""Small selections over report data shared by the sections: latest iteration, active scorecards,
+runs."""
 
 from __future__ import annotations
 
@@ -56,7 +57,8 @@ def evaluators(data: ReportData) -> list[str]:
 
 
 def scale_max(data: ReportData) -> float:
-    """The top of the rubric's scale (3 for 0–3 rubrics, 1 for unit ones; 3 when the rubric is unknown)."""
+    """The top of the rubric's scale (3 for 0–3 rubrics, 1 for unit ones; 3 when the rubric is
+    unknown)."""
     return data.rubric.scale.max if data.rubric else 3.0
 
 

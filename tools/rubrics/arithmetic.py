@@ -37,7 +37,8 @@ _SELECTION = {"bug": "BUG_FIX", "security": "SECURITY"}
 
 
 def level_key(scale: Scale, level: float) -> str:
-    """Return the key under which a dimension defines `level`: "2" on integer scales, "0.4" on unit ones.
+    """Return the key under which a dimension defines `level`: "2" on integer scales, "0.4" on unit
+    ones.
 
     Args:
         scale: The rubric's scale.
@@ -59,7 +60,8 @@ def select_rubric(task_type: str, has_ui: bool) -> str:
         has_ui: Whether the task changes a user interface (only matters for features).
 
     Returns:
-        FEATURE_UI, FEATURE_BACKEND, BUG_FIX or SECURITY; anything unrecognised gets FEATURE_BACKEND.
+        FEATURE_UI, FEATURE_BACKEND, BUG_FIX or SECURITY; anything unrecognised gets
+        FEATURE_BACKEND.
     """
     kind = task_type.strip().lower()
     if kind == "feature":
@@ -91,7 +93,8 @@ def weighted_of(kind: str, weights: Mapping[str, float], scores: Mapping[str, fl
 
 
 def verdict_for(rubric: Rubric, scores: Mapping[str, float]) -> Verdict:
-    """Return the verdict that dimension scores give, before criteria and antipatterns are considered.
+    """Return the verdict that dimension scores give, before criteria and antipatterns are
+    considered.
 
     On a 0–3 scale any 0 blocks and any 1 asks for a revision. On a unit scale any dimension
     below 0.4 blocks and any below 0.6 asks for a revision. Otherwise the work is accepted.

@@ -1,4 +1,5 @@
-"""The files `referee init` writes into a repository: MCP config, an evaluator agent, a CI gate, a hook."""
+"""The files `referee init` writes into a repository: MCP config, an evaluator agent, a CI gate, a
+hook."""
 
 from __future__ import annotations
 
@@ -34,10 +35,14 @@ Distrust the implementer's claims; trust only what the evidence shows.
 """
 
 CI_WORKFLOW = """\
-# referee as a merge gate: the change's scorecards must be valid and the evaluators must agree to DELIVER.
-# Commit with the change: the contract, exported with `referee contract export ID -o contracts/contract.yaml`,
-# and the evaluators' scorecards in scorecards/*.json (canonical or 1-10 tenpoint; a file may hold an array).
-# CI has no .referee/ database: validation checks schema, contract and arithmetic and skips the evidence
+# referee as a merge gate: the change's scorecards must be valid and the evaluators must agree to
+# DELIVER.
+# Commit with the change: the contract, exported with `referee contract export ID -o
+# contracts/contract.yaml`,
+# and the evaluators' scorecards in scorecards/*.json (canonical or 1-10 tenpoint; a file may hold
+# an array).
+# CI has no .referee/ database: validation checks schema, contract and arithmetic and skips the
+# evidence
 # rules with a warning (use --require-evidence where the database is restored).
 name: referee
 on:

@@ -120,7 +120,8 @@ def _structure(data: bytes, text: str, language: str, config: StaticConfig) -> O
 
 
 def _python_cognitive(text: str, config: StaticConfig) -> list[Item]:
-    """Cognitive complexity per Python function (complexipy folds nested functions into their parent)."""
+    """Cognitive complexity per Python function (complexipy folds nested functions into their
+    parent)."""
     items = []
     for fn in complexipy.code_complexity(text, with_plans=False).functions:
         if fn.complexity > config.max_cognitive:

@@ -19,7 +19,8 @@ _BATCH = 500
 _KEEP_DOCUMENTS = 8
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS static_cache (
-    sha TEXT NOT NULL, cfg TEXT NOT NULL, analyser TEXT NOT NULL, result TEXT NOT NULL, created REAL NOT NULL,
+    sha TEXT NOT NULL, cfg TEXT NOT NULL, analyser TEXT NOT NULL, result TEXT NOT NULL,
+    created REAL NOT NULL,
     PRIMARY KEY (sha, cfg, analyser)
 ) WITHOUT ROWID
 """

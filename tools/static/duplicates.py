@@ -153,7 +153,8 @@ def _clone(raw: dict[str, Any], repo: Path) -> Clone:
 
 
 def _rel(name: str, repo: Path) -> str:
-    # Absolute in the report (`--absolute`): jscpd otherwise names files relative to their common folder.
+    # Absolute in the report (`--absolute`): jscpd otherwise
+    # names files relative to their common folder.
     return Path(os.path.relpath(os.path.realpath(name), os.path.realpath(repo))).as_posix()
 
 

@@ -12,6 +12,7 @@ Categories (names differ per grammar, checked against the installed grammar whee
 
 from __future__ import annotations
 
+import importlib
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -173,27 +174,24 @@ SPECS: dict[str, LangSpec] = {
 }
 
 
+_GRAMMARS = {
+    "python": ("tree_sitter_python", "language"),
+    "javascript": ("tree_sitter_javascript", "language"),
+    "typescript": ("tree_sitter_typescript", "language_typescript"),
+    "tsx": ("tree_sitter_typescript", "language_tsx"),
+    "go": ("tree_sitter_go", "language"),
+    "java": ("tree_sitter_java", "language"),
+    "rust": ("tree_sitter_rust", "language"),
+    "c": ("tree_sitter_c", "language"),
+    "cpp": ("tree_sitter_cpp", "language"),
+}
+
+
 def _grammar(name: str) -> Callable[[], object]:
     # Imported lazily: a run over Go files never loads the C++ grammar.
-    if name == "python":
-        import tree_sitter_python as mod
-    elif name == "javascript":
-        import tree_sitter_javascript as mod
-    elif name in ("typescript", "tsx"):
-        import tree_sitter_typescript as tsmod
-
-        return tsmod.language_tsx if name == "tsx" else tsmod.language_typescript
-    elif name == "go":
-        import tree_sitter_go as mod
-    elif name == "java":
-        import tree_sitter_java as mod
-    elif name == "rust":
-        import tree_sitter_rust as mod
-    elif name == "c":
-        import tree_sitter_c as mod
-    else:
-        import tree_sitter_cpp as mod
-    return mod.language
+    module, function = _GRAMMARS.get(name, _GRAMMARS["cpp"])
+    grammar: Callable[[], object] = getattr(importlib.import_module(module), function)
+    return grammar
 
 
 @cache
@@ -206,7 +204,8 @@ _local = threading.local()
 
 
 def parser(name: str) -> ts.Parser:
-    """A parser for `name`, one per thread: tree-sitter parsers must not be shared across threads."""
+    """A parser for `name`, one per thread: tree-sitter parsers must not be shared across
+    threads."""
     parsers: dict[str, ts.Parser] = _local.__dict__.setdefault("parsers", {})
     if name not in parsers:
         parsers[name] = ts.Parser(language(name))

@@ -85,7 +85,8 @@ def _from_cache(
 def _analyse(
     repo: Path, pending: _Pending, config: StaticConfig, result: PerFile
 ) -> dict[str, dict[str, Outcome]]:
-    """Secrets in a side thread (betterleaks is Go behind ctypes and releases the GIL), the rest here."""
+    """Secrets in a side thread (betterleaks is Go behind ctypes and releases the GIL), the rest
+    here."""
     secret_work = [(name, (SECRETS,)) for name, analysers in pending.work if SECRETS in analysers]
     other = _Pending(sizes=pending.sizes)
     other.work = [

@@ -39,12 +39,15 @@ from referee.tools.static.testexist import missing_test_items
 _DUPLICATES = "duplicates"
 
 
+DEFAULT_CONFIG = StaticConfig()
+
+
 def run_pipeline(
     repo: Path,
     files: Sequence[str],
     *,
     cache_path: Path | None,
-    config: StaticConfig = StaticConfig(),
+    config: StaticConfig = DEFAULT_CONFIG,
     rules: Collection[str] | None = None,
     changed: Collection[str] | None = None,
     all_files: Sequence[str] | None = None,
@@ -135,7 +138,8 @@ class _Analysis:
     shas: dict[str, str]
     errors: list[str]
     complete: bool = True
-    """False when something went wrong that a later run might not meet (worker crash, jscpd failure)."""
+    """False when something went wrong that a later run might not meet (worker crash, jscpd
+    failure)."""
 
     def execute(self, sizes: dict[str, int], dup_files: list[str]) -> StaticReport:
         """Run jscpd alongside the per-file analysers, then the cross-file checks."""

@@ -1,7 +1,9 @@
-"""Parent side of the worker processes: one feeding thread per worker, batches from a shared queue."""
+"""Parent side of the worker processes: one feeding thread per worker, batches from a shared
+queue."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import queue
 import subprocess
@@ -56,10 +58,8 @@ class _Worker:
 
     def stop(self) -> None:
         """Close stdin (the worker exits at end of input) and reap the process."""
-        try:
+        with contextlib.suppress(OSError):
             self.stdin.close()
-        except OSError:
-            pass
         try:
             self.proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
@@ -108,7 +108,8 @@ def _feed(
                 if outcomes is not None:
                     result.outcomes.update(zip((name for name, _ in batch), outcomes, strict=True))
                     continue
-                # A grammar crash kills its worker: those files go unanalysed (and uncached), not the run.
+                # A grammar crash kills its worker: those files
+                # go unanalysed (and uncached), not the run.
                 result.crashed.extend(name for name, _ in batch)
             worker.stop()
             restarts += 1

@@ -70,8 +70,9 @@ def _rule(name: str) -> dict[str, Any]:
 
 
 def findings_to_models(report: StaticReport) -> list[Finding]:
-    """The report's findings as `Finding` models of an evaluation (rule, severity, file:line, message)."""
+    """The report's findings as `Finding` models of an evaluation (rule, severity, file:line,
+    message)."""
     return [
-        Finding(rule=f.rule, severity=f.severity, location=f.location, message=f.message)  # type: ignore[arg-type]
+        Finding(rule=f.rule, severity=f.severity, location=f.location, message=f.message)
         for f in report.findings
     ]

@@ -141,9 +141,10 @@ def _logical_run(
 def function_name(node: ts.Node) -> str:
     """A readable name for a function node (`<anonymous>` for lambdas without a binding)."""
     named = node.child_by_field_name("name")
-    current = node
-    while named is None and (current := current.child_by_field_name("declarator")) is not None:
-        if current.type in _NAME_TYPES:
+    current: ts.Node | None = node
+    while named is None and current is not None:
+        current = current.child_by_field_name("declarator")
+        if current is not None and current.type in _NAME_TYPES:
             named = current  # C/C++: the name sits inside nested declarators
     if named is None:
         named = _binding(node)

@@ -66,7 +66,7 @@ def file_length_items(data: bytes, config: StaticConfig) -> list[Item]:
 def todo_lines(data: bytes, language: str | None) -> list[int]:
     """1-based lines holding a TODO/FIXME/XXX/HACK marker inside a comment."""
     if not any(keyword in data for keyword in _KEYWORDS):
-        return []  # substring tests are several times faster than the regex, and most files have none
+        return []  # a substring test is much faster than the regex, and most files have none
     opener = _OPENERS.get(language or "", _ANY)
     lines: list[int] = []
     counted, line = 0, 1

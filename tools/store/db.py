@@ -133,7 +133,8 @@ class Store:
 
     def query_one(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Row | None:
         with self._lock:
-            return self._conn.execute(sql, params).fetchone()
+            row: sqlite3.Row | None = self._conn.execute(sql, params).fetchone()
+            return row
 
     def run_artifacts(self, run_id: str) -> Path:
         path = self.artifacts / run_id

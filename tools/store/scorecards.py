@@ -38,7 +38,8 @@ def save_scorecard(
     stored_at: str,
     variant: str = "original",
 ) -> tuple[int, bool]:
-    """Store a scorecard as the evaluator's verdict for the iteration; returns (id, replaced an earlier one).
+    """Store a scorecard as the evaluator's verdict for the iteration; returns (id, replaced an
+    earlier one).
 
     `variant` is "perturbed" for the re-scoring of an anti-gaming copy (depth deep).
     """

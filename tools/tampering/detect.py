@@ -1,4 +1,5 @@
-"""Test tampering: tests deleted, newly skipped or xfailed, assertions removed, bodies reduced to `pass`.
+"""Test tampering: tests deleted, newly skipped or xfailed, assertions removed, bodies reduced to
+`pass`.
 
 At task scope referee compares each test file with the base commit. A generator that silences a
 failing test must not earn an ACCEPT, so every finding becomes a detected antipattern.

@@ -11,7 +11,11 @@ codes       every code, its severity and what to do about it
 
 from referee.tools.validate_scorecard.codes import CODES, codes_table
 from referee.tools.validate_scorecard.context import (
-    ResolvedContract, contract_repo, current_tree, evidence_context, resolve_contract,
+    ResolvedContract,
+    contract_repo,
+    current_tree,
+    evidence_context,
+    resolve_contract,
 )
 from referee.tools.validate_scorecard.entry import (
     REFEREE_ANTIPATTERNS,
@@ -23,7 +27,17 @@ from referee.tools.validate_scorecard.entry import (
 )
 
 __all__ = [
-    "CODES", "REFEREE_ANTIPATTERNS", "EvidenceContext", "ResolvedContract", "codes_table",
-    "contract_repo", "current_tree", "detect_format", "evidence_context", "resolve_contract",
-    "stored_computed", "validate_and_store", "validate_scorecard",
+    "CODES",
+    "REFEREE_ANTIPATTERNS",
+    "EvidenceContext",
+    "ResolvedContract",
+    "codes_table",
+    "contract_repo",
+    "current_tree",
+    "detect_format",
+    "evidence_context",
+    "resolve_contract",
+    "stored_computed",
+    "validate_and_store",
+    "validate_scorecard",
 ]

@@ -11,7 +11,7 @@ import functools
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeGuard
 
 from referee.tools.errors import Problem, pointer
 from referee.tools.models.common import ScorecardFormat
@@ -216,11 +216,13 @@ def blank(value: Any) -> bool:
     return not isinstance(value, str) or not value.strip()
 
 
-def is_int(value: Any) -> bool:
+def is_int(value: Any) -> TypeGuard[int]:
+    """True for a JSON integer (a bool is not one)."""
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def is_number(value: Any) -> bool:
+def is_number(value: Any) -> TypeGuard[int | float]:
+    """True for a finite JSON number (a bool is not one)."""
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 

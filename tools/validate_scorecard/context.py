@@ -21,7 +21,13 @@ from referee.tools.store import Store, load_contract, runs_for
 from referee.tools.store.runs import captured_evidence_ids
 from referee.tools.validate_scorecard.evidence import EvidenceContext
 
-__all__ = ["ResolvedContract", "contract_repo", "current_tree", "evidence_context", "resolve_contract"]
+__all__ = [
+    "ResolvedContract",
+    "contract_repo",
+    "current_tree",
+    "evidence_context",
+    "resolve_contract",
+]
 
 logger = logging.getLogger("referee.tools.validate_scorecard")
 
@@ -41,8 +47,15 @@ def resolve_contract(
         NotFound: the id is not stored.
     """
     if contract_id is not None and inline is not None:
-        raise InvalidInput([Problem(path="/contract", code="contract_ambiguous",
-                                    message="give contract_id or an inline contract, not both")])
+        raise InvalidInput(
+            [
+                Problem(
+                    path="/contract",
+                    code="contract_ambiguous",
+                    message="give contract_id or an inline contract, not both",
+                )
+            ]
+        )
     if inline is not None:
         return _inline(store, inline)
     if contract_id is not None:
@@ -51,9 +64,18 @@ def resolve_contract(
     if isinstance(ref, str) and ref:
         field = "contract_ref" if "contract_ref" in scorecard else "task_id"
         return ResolvedContract(load_contract(store, ref, path=f"/scorecard/{field}"), True)
-    raise InvalidInput([Problem(path="/contract_id", code="contract_required", message=(
-        "no contract to validate against: pass contract_id, an inline contract, or put "
-        "contract_ref (tenpoint: task_id) in the scorecard"))])
+    raise InvalidInput(
+        [
+            Problem(
+                path="/contract_id",
+                code="contract_required",
+                message=(
+                    "no contract to validate against: pass contract_id, an inline contract, or put "
+                    "contract_ref (tenpoint: task_id) in the scorecard"
+                ),
+            )
+        ]
+    )
 
 
 def _inline(store: Store, inline: dict[str, Any]) -> ResolvedContract:

@@ -20,7 +20,7 @@ from referee.tools.models.validation import Computed, ValidationResult
 from referee.tools.rubrics import RubricSet
 from referee.tools.store import Store, save_scorecard
 from referee.tools.validate_scorecard.arithmetic import Arithmetic, arithmetic_problems, compute
-from referee.tools.validate_scorecard.card import Card, FormatChoice, build_card, detect_format
+from referee.tools.validate_scorecard.card import Card, FormatChoice, build_card, detect_format, obj
 from referee.tools.validate_scorecard.codes import CODES, severity
 from referee.tools.validate_scorecard.evidence import EvidenceContext, evidence_problems
 from referee.tools.validate_scorecard.rules import (
@@ -245,7 +245,7 @@ def stored_computed(card: Card, arithmetic: Arithmetic) -> dict[str, Any]:
         "domain.dimension"), the scale and its maximum, and what the comparability guard needs.
     """
     rubric, data = card.rubric, card.data
-    stated = data.get("rubric") if isinstance(data.get("rubric"), dict) else {}
+    stated = obj(data.get("rubric"))
     recorded = card.contract.rubric_version if card.contract else None
     return {
         **arithmetic.computed.model_dump(mode="json"),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from referee.tools.errors import Problem
 from referee.tools.evidence.signing import verify
@@ -198,7 +199,9 @@ def _ids_of(run: StoredRun) -> set[str]:
 
 def _cited(card: Card) -> Iterator[tuple[tuple[object, ...], str]]:
     data = card.data
-    groups = [("criteria", i, item) for i, item in entries(data.get("criteria"))]
+    groups: list[tuple[str, int | str, dict[str, Any]]] = [
+        ("criteria", i, item) for i, item in entries(data.get("criteria"))
+    ]
     groups += [("issues", i, item) for i, item in entries(data.get("issues"))]
     groups += [
         ("dimensions", key, item)
@@ -281,9 +284,9 @@ def _contradictions(
     problems = []
     for i, crit in entries(card.data.get("criteria")):
         claimed, ident = crit.get("pass"), text(crit.get("id"))
-        found = (
-            _recorded(ident, card, runs, reference) if isinstance(claimed, bool) and ident else None
-        )
+        if not isinstance(claimed, bool) or not ident:
+            continue
+        found = _recorded(ident, card, runs, reference)
         if found is not None and found[1].status == "unscored":
             if claimed is True:
                 problems.append(
@@ -303,7 +306,7 @@ def _contradictions(
                 Problem(
                     path=path("criteria", i, "pass"),
                     code="contradicts_evidence",
-                    message=_contradiction(ident or "", claimed, *found),
+                    message=_contradiction(ident, claimed, *found),
                 )
             )
     return problems

@@ -31,7 +31,8 @@ REFEREE_ANTIPATTERNS: frozenset[str] = frozenset(
         "tree_modified",
     }
 )
-"""Antipattern ids referee itself detects; a scorecard may report them whatever the contract lists."""
+"""Antipattern ids referee itself detects; a scorecard may report them whatever the contract
+lists."""
 
 NO_EVIDENCE = "no evidence"
 
@@ -130,7 +131,8 @@ def _blank_evidence(card: Card) -> Iterator[tuple[object, ...]]:
         return
     for domain, body in obj(data.get("domains")).items():
         for name, dim in obj(obj(body).get("dimensions")).items():
-            # The tenpoint format accepts a dimension's justification under evidence or under comment.
+            # The tenpoint format accepts a dimension's
+            # justification under evidence or under comment.
             if isinstance(dim, dict) and blank(dim.get("evidence")) and blank(dim.get("comment")):
                 yield ("domains", domain, "dimensions", name, "evidence")
 

@@ -108,7 +108,8 @@ def models_accept(fmt: ScorecardFormat, data: dict[str, Any]) -> bool:
         _MODELS[fmt].model_validate(data, strict=True, by_alias=True, by_name=False)
     except ValidationError:
         return False
-    # pydantic compares literals with ==, so it takes `true` for the const 1 and `1` for the const true.
+    # pydantic compares literals with ==, so it takes
+    # `true` for the const 1 and `1` for the const true.
     defect = data.get("spec_defect")
     return type(data.get("dispatch_count")) is int and (
         not isinstance(defect, dict) or defect.get("detected") is True
@@ -131,9 +132,10 @@ def _leaves(error: SchemaError) -> Iterator[SchemaError]:
 def _problems(fmt: ScorecardFormat, error: SchemaError) -> list[Problem]:
     where = tuple(error.absolute_path)
     if error.validator == "required":
+        required = error.validator_value if isinstance(error.validator_value, list) else []
         missing = [
             name
-            for name in error.validator_value
+            for name in required
             if isinstance(error.instance, dict) and name not in error.instance
         ]
         return [
@@ -141,7 +143,7 @@ def _problems(fmt: ScorecardFormat, error: SchemaError) -> list[Problem]:
             for name in missing
         ]
     if error.validator == "additionalProperties" and isinstance(error.instance, dict):
-        known = error.schema.get("properties", {})
+        known = error.schema.get("properties", {}) if isinstance(error.schema, dict) else {}
         return [
             _problem(fmt, (*where, key), _by_place((*where, key), "unknown_field"), error)
             for key in error.instance
@@ -251,7 +253,8 @@ def _bounds(schema: Any) -> str:
 def _choices(error: SchemaError) -> str:
     if error.validator != "enum":
         return json.dumps(error.validator_value)
-    return "one of " + ", ".join(json.dumps(v) for v in error.validator_value)
+    values = error.validator_value if isinstance(error.validator_value, list) else []
+    return "one of " + ", ".join(json.dumps(v) for v in values)
 
 
 def _is_number(value: Any) -> bool:
