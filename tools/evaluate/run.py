@@ -34,6 +34,7 @@ from referee.tools.models.common import Depth, Scope
 from referee.tools.models.contract import Contract, Criterion
 from referee.tools.models.evaluation import Perturbation, TreeChanged
 from referee.tools.perturbation import build_perturbed_copy
+from referee.tools.process import HostLauncher
 from referee.tools.repo import add_worktree, is_git_repo, list_files, remove_worktree
 from referee.tools.settings import Settings
 from referee.tools.static import list_files as static_files
@@ -157,6 +158,7 @@ async def _context(plan: RunPlan, scratch: Path) -> AsyncIterator[GradeContext]:
             base=ws.base,
             scope_files=[f for f in _scope_files(ws, plan.scope) if (ws.workdir / f).is_file()],
             limiter=anyio.CapacityLimiter(plan.settings.max_concurrency),
+            launcher=HostLauncher(),
             static_report=_Once(lambda: run_static(ctx, plan.scope, plan.home)).get,
             base_worktree=_Once(base_worktree).get,
             serve=_Once(serve).get,

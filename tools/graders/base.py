@@ -8,7 +8,8 @@ decides by matching the reason's text.
 from __future__ import annotations
 
 import re
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -18,6 +19,7 @@ import anyio
 from referee.tools.evidence.recorder import EvidenceRecorder
 from referee.tools.models.common import CriterionStatus, ReasonCode
 from referee.tools.models.contract import Contract, Criterion
+from referee.tools.process import BackgroundProcess, Command, Launcher, ProcessResult
 from referee.tools.settings import Settings
 from referee.tools.static import StaticReport
 
@@ -88,6 +90,7 @@ class GradeContext:
     base: str | None
     scope_files: list[str]
     limiter: anyio.CapacityLimiter
+    launcher: Launcher
     static_report: Callable[[], Awaitable[StaticRun]]
     base_worktree: Callable[[], Awaitable[Path | None]]
     serve: Callable[[], Awaitable[ServeState]]
@@ -100,6 +103,39 @@ class GradeContext:
     def raw_paths(self, label: str) -> tuple[Path, Path]:
         """Fresh files for a command's raw output, outside the evaluated tree."""
         return self.scratch / f"{label}.stdout", self.scratch / f"{label}.stderr"
+
+    def command(
+        self,
+        argv: Sequence[str],
+        *,
+        cwd: Path,
+        label: str,
+        timeout_s: float = 600,
+        env: Mapping[str, str] | None = None,
+        shell: bool = False,
+        tree: Path | None = None,
+    ) -> Command:
+        """A command on the evaluated code; its raw output goes to the run's scratch folder."""
+        stdout, stderr = self.raw_paths(label)
+        return Command(
+            argv=tuple(argv),
+            cwd=cwd,
+            tree=tree or self.workdir,
+            timeout_s=timeout_s,
+            stdout_path=stdout,
+            stderr_path=stderr,
+            env=dict(env or {}),
+            shell=shell,
+        )
+
+    async def run(self, command: Command) -> ProcessResult:
+        """Run a command to completion, at most `max_concurrency` at a time."""
+        async with self.limiter:
+            return await self.launcher.run(command)
+
+    def background(self, command: Command) -> AbstractAsyncContextManager[BackgroundProcess]:
+        """Start a long-running command (the served app); stopped when the block ends."""
+        return self.launcher.background(command)
 
 
 class Grader(Protocol):

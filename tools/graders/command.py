@@ -6,7 +6,7 @@ from referee.tools.graders.base import GradeContext, GradeResult, unscored, work
 from referee.tools.models.checks import CommandCheck
 from referee.tools.models.common import ReasonCode
 from referee.tools.models.contract import Criterion
-from referee.tools.process import ProcessResult, run_process
+from referee.tools.process import ProcessResult
 
 
 async def grade_command(ctx: GradeContext, criterion: Criterion) -> GradeResult:
@@ -15,17 +15,16 @@ async def grade_command(ctx: GradeContext, criterion: Criterion) -> GradeResult:
     cwd = working_dir(ctx, check.cwd)
     if cwd is None:
         return unscored(ReasonCode.CWD_OUTSIDE, f"cwd {check.cwd!r} is outside the repository")
-    stdout, stderr = ctx.raw_paths(criterion.id)
-    async with ctx.limiter:
-        result = await run_process(
+    result = await ctx.run(
+        ctx.command(
             check.argv,
             cwd=cwd,
+            label=criterion.id,
             timeout_s=check.timeout_s,
-            stdout_path=stdout,
-            stderr_path=stderr,
             env=ctx.env_for(check.env),
             shell=check.shell,
         )
+    )
     verdict = command_verdict(result, check.expect_exit)
     item = ctx.recorder.record_process(
         result, tool="command", summary=verdict.reason, criterion_id=criterion.id

@@ -6,7 +6,7 @@ from contextlib import AsyncExitStack
 from pathlib import Path
 
 from referee.tools.graders.base import GradeContext, ServeState, working_dir
-from referee.tools.process import background_process, wait_for_url
+from referee.tools.process import wait_for_url
 
 __all__ = ["ServeState", "start_serve"]
 
@@ -29,17 +29,11 @@ async def start_serve(ctx: GradeContext, stack: AsyncExitStack) -> ServeState:
     cwd = working_dir(ctx, serve.cwd)
     if cwd is None:
         return ServeState(None, f"serve.cwd {serve.cwd!r} is outside the repository")
-    stdout, stderr = ctx.raw_paths("serve")
-    proc = await stack.enter_async_context(
-        background_process(
-            serve.argv,
-            cwd=cwd,
-            stdout_path=stdout,
-            stderr_path=stderr,
-            env=ctx.env_for(serve.env),
-            shell=serve.shell,
-        )
+    command = ctx.command(
+        serve.argv, cwd=cwd, label="serve", env=ctx.env_for(serve.env), shell=serve.shell
     )
+    stdout, stderr = command.stdout_path, command.stderr_path
+    proc = await stack.enter_async_context(ctx.background(command))
     ready = await wait_for_url(serve.url, serve.ready_timeout_s, proc)
     if ready.ready:
         return ServeState(base_url=serve.url)

@@ -17,7 +17,7 @@ from referee.tools.models.checks import TestsCheck
 from referee.tools.models.common import ReasonCode
 from referee.tools.models.contract import Criterion
 from referee.tools.models.evidence import TestOutcome
-from referee.tools.process import ProcessResult, run_process
+from referee.tools.process import ProcessResult
 
 
 @dataclass
@@ -62,18 +62,18 @@ async def run_suite(
         )
     argv = list(plan.argv) if plan and not check.junit else list(check.argv)
     env = {**(dict(plan.env) if plan else {}), **ctx.env_for(check.env)}
-    stdout, stderr = ctx.raw_paths(label)
     report.unlink(missing_ok=True)
-    async with ctx.limiter:
-        result = await run_process(
+    result = await ctx.run(
+        ctx.command(
             argv,
             cwd=cwd,
+            label=label,
             timeout_s=check.timeout_s,
-            stdout_path=stdout,
-            stderr_path=stderr,
             env=env,
             shell=check.shell,
+            tree=root,
         )
+    )
     return _record(ctx, result, report, criterion_id)
 
 

@@ -1,9 +1,11 @@
 """Running the evaluated project's commands so that nothing is left running.
 
-run     run_process (to completion or timeout), background_process (a served app), process groups
+launch  Command and Launcher: what graders hand over to be run (on the host or in a sandbox)
+run     run_process (to completion or timeout), background_process (a served app)
 ready   wait_for_url: poll a served app until it answers
 """
 
+from referee.tools.process.launch import Command, HostLauncher, Launcher
 from referee.tools.process.ready import ReadyResult, wait_for_url
 from referee.tools.process.run import (
     COOKIE,
@@ -18,6 +20,9 @@ from referee.tools.process.run import (
 __all__ = [
     "COOKIE",
     "BackgroundProcess",
+    "Command",
+    "HostLauncher",
+    "Launcher",
     "ProcessResult",
     "ReadyResult",
     "background_process",

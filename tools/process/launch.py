@@ -1,0 +1,82 @@
+"""How a command of the evaluated project is started: one `Command`, one `Launcher`.
+
+Graders describe what to run (`Command`) and hand it to the evaluation's launcher, so where and how
+it runs (on the host, or in a sandbox) is decided in one place and never by a grader.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from referee.tools.process.run import (
+    BackgroundProcess,
+    ProcessResult,
+    background_process,
+    run_process,
+)
+
+__all__ = ["Command", "HostLauncher", "Launcher"]
+
+
+@dataclass(frozen=True)
+class Command:
+    """One command to run on the evaluated code.
+
+    Attributes:
+        argv: Program and arguments (with `shell`, pieces of one shell command line).
+        cwd: The working directory, inside `tree`.
+        tree: The root of the tree the command works on (the evaluated tree, a base worktree …).
+        timeout_s: Seconds before the whole process tree is stopped (ignored in the background).
+        stdout_path: File that receives stdout.
+        stderr_path: File that receives stderr.
+        env: Variables on top of the environment the launcher gives every command.
+        shell: Run through `/bin/sh -c`.
+        network: The command may reach the network (a sandbox denies it otherwise).
+    """
+
+    argv: tuple[str, ...]
+    cwd: Path
+    tree: Path
+    timeout_s: float
+    stdout_path: Path
+    stderr_path: Path
+    env: Mapping[str, str] = field(default_factory=dict)
+    shell: bool = False
+    network: bool = False
+
+
+class Launcher(Protocol):
+    """Runs commands of the evaluated project, to completion or in the background."""
+
+    async def run(self, command: Command) -> ProcessResult: ...
+
+    def background(self, command: Command) -> AbstractAsyncContextManager[BackgroundProcess]: ...
+
+
+class HostLauncher:
+    """Runs commands directly on this machine, in their own process group (no sandbox)."""
+
+    async def run(self, command: Command) -> ProcessResult:
+        return await run_process(
+            command.argv,
+            cwd=command.cwd,
+            timeout_s=command.timeout_s,
+            stdout_path=command.stdout_path,
+            stderr_path=command.stderr_path,
+            env=command.env,
+            shell=command.shell,
+        )
+
+    def background(self, command: Command) -> AbstractAsyncContextManager[BackgroundProcess]:
+        return background_process(
+            command.argv,
+            cwd=command.cwd,
+            stdout_path=command.stdout_path,
+            stderr_path=command.stderr_path,
+            env=command.env,
+            shell=command.shell,
+        )
