@@ -24,11 +24,18 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  
         report.longrepr = f"skipped in CI, where nothing may be skipped: {report.longrepr}"
 
 
+@pytest.fixture(scope="session")
+def data_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The user data folder of the test session: the signing key lives here, not in ~."""
+    return tmp_path_factory.mktemp("data-home")
+
+
 @pytest.fixture(autouse=True)
-def clean_environ(monkeypatch: pytest.MonkeyPatch) -> None:
+def clean_environ(monkeypatch: pytest.MonkeyPatch, data_home: Path) -> None:
     for name in list(os.environ):
         if name.startswith("REFEREE_"):
             monkeypatch.delenv(name)
+    monkeypatch.setenv("XDG_DATA_HOME", str(data_home))
 
 
 @pytest.fixture

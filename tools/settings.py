@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from referee.tools.repo.info import repository_root
+from referee.tools.store.keys import KeySource
 from referee.tools.store.location import store_home
 
 
@@ -21,6 +22,16 @@ class Settings:
     max_concurrency: int = 2
     result_budget: int = 16 * 1024
     env: Mapping[str, str] = field(default_factory=dict)
+    key: KeySource | None = None
+
+    @property
+    def key_source(self) -> KeySource:
+        """Where the signing key comes from (REFEREE_KEY, else the user's data directory)."""
+        return self.key or KeySource.from_env(self.env)
+
+    @property
+    def key_file(self) -> Path:
+        return self.key_source.file
 
     @property
     def repo(self) -> Path:
@@ -49,4 +60,5 @@ class Settings:
             allow_hosts=tuple(allow_hosts),
             max_concurrency=max(1, os.cpu_count() or 1),
             env=env,
+            key=KeySource.from_env(env),
         )

@@ -23,7 +23,7 @@ from referee.tools.settings import Settings
 from referee.tools.store import Store, load_contract
 from referee.tools.validate_scorecard import contract_repo, evidence_context, validate_and_store
 
-from .common import EXIT_NEGATIVE, EXIT_OK, EXIT_USAGE, print_json, settings_of
+from .common import EXIT_NEGATIVE, EXIT_OK, EXIT_USAGE, open_store, print_json, settings_of
 
 _CONTRACT_SUFFIXES = {".yaml", ".yml", ".json"}
 
@@ -144,7 +144,7 @@ def open_session(settings: Settings, contract_arg: str | None) -> Session:
         UsageError: the contract file is broken, or the contract id is not stored.
     """
     exists = (settings.home / "referee.db").exists()
-    session = Session(settings=settings, store=Store(settings.home) if exists else None)
+    session = Session(settings=settings, store=open_store(settings) if exists else None)
     if contract_arg is None:
         return session
     if Path(contract_arg).suffix in _CONTRACT_SUFFIXES or Path(contract_arg).is_file():

@@ -12,7 +12,7 @@ import pytest
 from mcp import Client
 
 from referee.tools.create_contract.files import load_contract_file
-from referee.tools.evidence.signing import sign, signing_key
+from referee.tools.evidence.signing import sign
 from referee.tools.models import Contract, Evaluation, EvidenceItem
 from referee.tools.repo import working_tree_hash
 from referee.tools.settings import Settings
@@ -50,7 +50,7 @@ def record_run(store: Store, settings: Settings, tree: str) -> tuple[str, str]:
     doc["evaluation"]["target"]["tree"] = tree
     evaluation = Evaluation.model_validate(doc["evaluation"])
     evidence = [EvidenceItem.model_validate(e) for e in doc["evidence"]]
-    signature = sign(signing_key(settings.home), evaluation, evidence)
+    signature = sign(Store(settings.home).key, evaluation, evidence)
     save_run(
         store,
         evaluation.model_copy(update={"signature": signature}),

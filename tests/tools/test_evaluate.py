@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -12,7 +13,7 @@ from projects import PY, calc_repo, command_check, commit_all, contract_for, pyt
 
 from referee.tools.errors import InvalidInput
 from referee.tools.evaluate.entry import EvaluateDeps, EvaluateInput, evaluate
-from referee.tools.evidence.signing import signing_key, verify
+from referee.tools.evidence.signing import verify
 from referee.tools.process import tagged_pids
 from referee.tools.rubrics import load_rubrics
 from referee.tools.settings import Settings
@@ -314,9 +315,7 @@ async def test_stored_run_is_signed(store: Store, project: Path) -> None:
     )
     result = await run(store, project, contract.id)
     stored = load_run(store, result.run_id)
-    assert verify(
-        signing_key(store.home), stored.evaluation, list(stored.evidence.values()), result.signature
-    )
+    assert verify(store.key, stored.evaluation, list(stored.evidence.values()), result.signature)
     assert (
         result.draft_scorecard.signature == result.signature
         and result.draft_scorecard.run_id == result.run_id
@@ -337,7 +336,8 @@ async def test_worktree_isolation_evaluates_a_commit_and_removes_the_worktree(
     result = await run(store, project, contract.id, ref="HEAD")
     assert by_id(result, "AC-F-001").status == "pass"
     assert result.isolation == "worktree" and not result.target.dirty
-    assert not list((store.home / "worktrees").iterdir())
+    assert not list((Path(tempfile.gettempdir()) / "referee-worktrees").glob("wt-*"))
+    assert not (store.home / "worktrees").exists()  # never inside referee's store
 
 
 async def test_iterations_advance_per_evaluator(store: Store, project: Path) -> None:

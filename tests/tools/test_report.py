@@ -40,6 +40,8 @@ from referee.tools.rubrics import (
 )
 from referee.tools.settings import Settings
 from referee.tools.store import Store, load_run, save_run, save_scorecard
+from referee.tools.store.aggregates import save_aggregate
+from referee.tools.store.calibration import insert_calibration
 
 SECTIONS = [
     "Summary",
@@ -197,20 +199,24 @@ def _aggregate(store: Store, contract_id: str) -> None:
         ],
         quality_notes=["design held steady"],
     )
-    with store.transaction() as conn:
-        conn.execute(
-            "INSERT INTO aggregates (contract_id, iteration, decision, created_at, body)"
-            " VALUES (?, ?, ?, ?, ?)",
-            (contract_id, 2, "REVISE", _now().isoformat(), result.model_dump_json()),
-        )
+    save_aggregate(
+        store,
+        contract_id=contract_id,
+        iteration=2,
+        decision="REVISE",
+        body=result.model_dump(mode="json"),
+        created_at=_now().isoformat(),
+    )
 
 
 def _calibrate(store: Store, scorecard_id: int) -> None:
-    with store.transaction() as conn:
-        conn.execute(
-            "INSERT INTO calibration (scorecard_id, verdict, note, created_at) VALUES (?, ?, ?, ?)",
-            (scorecard_id, "REVISE", "the failing test decides it", _now().isoformat()),
-        )
+    insert_calibration(
+        store,
+        scorecard_id=scorecard_id,
+        verdict="REVISE",
+        note="the failing test decides it",
+        created_at=_now().isoformat(),
+    )
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from referee.tools.errors import InvalidInput, Problem, pointer
-from referee.tools.evidence.signing import signing_key
 from referee.tools.models.common import ACCEPT, BLOCK, REVISE, Verdict
 from referee.tools.models.contract import Contract
 from referee.tools.rubrics import RubricSet
@@ -153,9 +152,7 @@ def inline_records(
     Raises:
         InvalidInput: Every problem of every scorecard, with pointers under /scorecards/<i>.
     """
-    evidence = EvidenceContext(
-        runs=runs_for(store, contract.id), tree=tree, key=signing_key(store.home)
-    )
+    evidence = EvidenceContext(runs=runs_for(store, contract.id), tree=tree, key=store.key)
     validated: list[tuple[int, CardRecord]] = []
     problems: list[Problem] = []
     for index, card in enumerate(cards):

@@ -19,6 +19,7 @@ import anyio.to_thread
 
 from referee.tools.errors import InvalidInput, Problem
 from referee.tools.evaluate.compact import compact
+from referee.tools.evaluate.isolation import choose_isolation
 from referee.tools.evaluate.result import assemble
 from referee.tools.evaluate.run import Progress, RunPlan, run_checks
 from referee.tools.evaluate.target import TargetRequest, open_workspace, tree_changed
@@ -28,7 +29,6 @@ from referee.tools.evidence import (
     secret_env_values,
     sessions,
     sign,
-    signing_key,
 )
 from referee.tools.models.contract import Contract, Criterion
 from referee.tools.models.evaluation import EvaluateInput, Evaluation
@@ -83,10 +83,11 @@ async def evaluate(request: EvaluateInput, deps: EvaluateDeps) -> Evaluation:
         run_id, deps.store.run_artifacts(run_id), _redactor(deps.settings, contract), deps.now
     )
     started = anyio.current_time()
+    isolated = choose_isolation(request, contract, deps.settings)
     wanted = TargetRequest(
-        ref=request.ref, base=request.base, scope=request.scope, isolation=request.isolation
+        ref=request.ref, base=request.base, scope=request.scope, isolation=isolated.isolation
     )
-    async with open_workspace(repo, wanted, contract, deps.store.home) as workspace:
+    async with open_workspace(repo, wanted, contract) as workspace:
         outcomes = await run_checks(
             RunPlan(
                 contract=contract,
@@ -97,11 +98,15 @@ async def evaluate(request: EvaluateInput, deps: EvaluateDeps) -> Evaluation:
                 home=deps.store.home,
                 scope=request.scope,
                 depth=request.depth,
+                launcher=isolated.launcher,
                 browser_pool=deps.browser_pool,
                 on_progress=deps.on_progress,
             )
         )
-        outcomes.tree_changed = await anyio.to_thread.run_sync(tree_changed, workspace)
+        observed = await anyio.to_thread.run_sync(tree_changed, workspace, isolated.launcher)
+        outcomes.tree_changed = observed.changed
+        outcomes.tampering += observed.modified
+        workspace.warnings += isolated.warnings
     evaluation = assemble(
         contract,
         rubric,
@@ -115,6 +120,7 @@ async def evaluate(request: EvaluateInput, deps: EvaluateDeps) -> Evaluation:
         now=deps.now,
         prior=_prior(deps.store, contract, request, iteration),
     )
+    evaluation.sandbox = isolated.sandbox
     evaluation.duration_s = round(anyio.current_time() - started, 3)
     evaluation.generator_evidence = [s["run_id"] for s in sessions(deps.store, str(repo))]
     return _store_and_sign(deps, evaluation, recorder)
@@ -177,7 +183,7 @@ def _store_and_sign(
     deps: EvaluateDeps, evaluation: Evaluation, recorder: EvidenceRecorder
 ) -> Evaluation:
     items = recorder.items
-    signature = sign(signing_key(deps.store.home), evaluation, items)
+    signature = sign(deps.store.key, evaluation, items)
     evaluation.signature = signature
     evaluation.draft_scorecard.signature = signature
     save_run(deps.store, evaluation, items, signature, created_at=deps.now().isoformat())

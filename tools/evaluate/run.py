@@ -34,7 +34,7 @@ from referee.tools.models.common import Depth, Scope
 from referee.tools.models.contract import Contract, Criterion
 from referee.tools.models.evaluation import Perturbation, TreeChanged
 from referee.tools.perturbation import build_perturbed_copy
-from referee.tools.process import HostLauncher
+from referee.tools.process import HostLauncher, Launcher
 from referee.tools.repo import add_worktree, is_git_repo, list_files, remove_worktree
 from referee.tools.settings import Settings
 from referee.tools.static import list_files as static_files
@@ -73,6 +73,7 @@ class RunPlan:
     home: Path
     scope: Scope
     depth: Depth
+    launcher: Launcher = field(default_factory=HostLauncher)
     browser_pool: BrowserPool | None = None
     on_progress: Progress | None = None
 
@@ -158,7 +159,7 @@ async def _context(plan: RunPlan, scratch: Path) -> AsyncIterator[GradeContext]:
             base=ws.base,
             scope_files=[f for f in _scope_files(ws, plan.scope) if (ws.workdir / f).is_file()],
             limiter=anyio.CapacityLimiter(plan.settings.max_concurrency),
-            launcher=HostLauncher(),
+            launcher=plan.launcher,
             static_report=_Once(lambda: run_static(ctx, plan.scope, plan.home)).get,
             base_worktree=_Once(base_worktree).get,
             serve=_Once(serve).get,

@@ -7,6 +7,7 @@ checks wrote into an in-place tree.
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -18,6 +19,7 @@ import anyio.to_thread
 from referee.tools.models.common import Isolation, Scope
 from referee.tools.models.contract import Contract
 from referee.tools.models.evaluation import EvaluationTarget, TreeChanged
+from referee.tools.process import Launcher
 from referee.tools.repo import (
     add_worktree,
     changed_files,
@@ -27,10 +29,13 @@ from referee.tools.repo import (
     is_git_repo,
     remove_worktree,
     resolve_commit,
+    tree_files,
     working_tree_hash,
 )
+from referee.tools.sandbox import SandboxLauncher
+from referee.tools.tampering import TREE_MODIFIED, Tampering
 
-__all__ = ["TargetRequest", "Workspace", "open_workspace", "tree_changed"]
+__all__ = ["Observed", "TargetRequest", "Workspace", "open_workspace", "tree_changed"]
 
 
 @dataclass(frozen=True)
@@ -67,7 +72,7 @@ class Workspace:
 
 @asynccontextmanager
 async def open_workspace(
-    repo: Path, request: TargetRequest, contract: Contract, home: Path
+    repo: Path, request: TargetRequest, contract: Contract
 ) -> AsyncIterator[Workspace]:
     """Fix exactly what is evaluated, for the duration of the block.
 
@@ -75,7 +80,6 @@ async def open_workspace(
         repo: The contract's repository.
         request: ref, base, scope and isolation as the caller gave them.
         contract: Supplies the default base (the commit it was written against).
-        home: The store's folder; worktrees go under it and are always removed.
 
     Yields:
         The workspace: the target (tree hash, commit, base, changed files) and where to run.
@@ -85,11 +89,11 @@ async def open_workspace(
     if base and git:
         base = resolve_commit(repo, base, at="/base")
     if git and (request.ref or request.isolation == "worktree"):
-        async with _worktree(repo, request, base, home) as workspace:
+        async with _worktree(repo, request, base) as workspace:
             yield workspace
         return
     tree = await anyio.to_thread.run_sync(working_tree_hash, repo)
-    changed = changed_files(repo, base) if git and request.scope == "task" else []
+    changed = changed_files(repo, base, tree) if git and request.scope == "task" else []
     commit = head_commit(repo) if git else None
     target = EvaluationTarget(
         repo=str(repo),
@@ -99,40 +103,90 @@ async def open_workspace(
         changed_files=changed,
         dirty=commit is not None and tree != commit_tree_hash(repo, commit),
     )
-    yield Workspace(target=target, workdir=repo, isolation="inplace")
+    yield Workspace(target=target, workdir=repo, isolation=request.isolation)
 
 
 @asynccontextmanager
 async def _worktree(
-    repo: Path, request: TargetRequest, base: str | None, home: Path
+    repo: Path, request: TargetRequest, base: str | None
 ) -> AsyncIterator[Workspace]:
     commit = resolve_commit(repo, request.ref or "HEAD", at="/ref")
-    worktree = add_worktree(repo, commit, home / "worktrees")
-    warnings = ["`ref` implies worktree isolation"] if request.isolation == "inplace" else []
+    # Outside the repository and outside referee's store: the checked-out code must find neither.
+    worktree = add_worktree(repo, commit, Path(tempfile.gettempdir()) / "referee-worktrees")
     try:
-        changed = changed_files(repo, base, commit) if base and request.scope == "task" else []
+        tree = commit_tree_hash(repo, commit)
+        changed = changed_files(repo, base, tree) if base and request.scope == "task" else []
         target = EvaluationTarget(
             repo=str(repo),
-            tree=commit_tree_hash(repo, commit),
+            tree=tree,
             commit=commit,
             base=base,
             changed_files=changed,
         )
-        yield Workspace(
-            target=target, workdir=worktree.path, isolation="worktree", warnings=warnings
-        )
+        yield Workspace(target=target, workdir=worktree.path, isolation="worktree")
     finally:
         # Shielded: a cancelled evaluation must still unregister its worktree.
         with anyio.CancelScope(shield=True):
             remove_worktree(repo, worktree)
 
 
-def tree_changed(workspace: Workspace) -> TreeChanged:
-    """What running the checks wrote into an in-place tree (a worktree is thrown away)."""
+@dataclass
+class Observed:
+    """What running the checks wrote into the evaluated tree."""
+
+    changed: TreeChanged = field(default_factory=TreeChanged)
+    modified: list[Tampering] = field(default_factory=list)
+
+
+_MAX_PATHS = 200
+# Rewritten by package managers and build tools as a matter of course: a write there is reported
+# in tree_changed but is not the antipattern.
+_LOCKFILES = frozenset(
+    {
+        "package-lock.json",
+        "yarn.lock",
+        "pnpm-lock.yaml",
+        "Cargo.lock",
+        "go.sum",
+        "poetry.lock",
+        "uv.lock",
+        "Pipfile.lock",
+        "composer.lock",
+        "Gemfile.lock",
+    }
+)
+
+
+def tree_changed(workspace: Workspace, launcher: Launcher) -> Observed:
+    """What the checks wrote: read from the sandbox's overlays, or by hashing the tree again.
+
+    In the sandbox every write is seen, even a file written and restored to its old content; a
+    file of the evaluated tree written there is the antipattern `tree_modified`. In place, only a
+    change that is still there afterwards can be seen. A worktree is thrown away.
+    """
+    if isinstance(launcher, SandboxLauncher):
+        return _from_overlay(workspace, launcher.writes.of(workspace.workdir))
     if workspace.isolation != "inplace":
-        return TreeChanged()
+        return Observed()
     after = working_tree_hash(workspace.workdir)
     if after == workspace.target.tree:
-        return TreeChanged()
+        return Observed()
     paths = diff_tree_paths(workspace.workdir, workspace.target.tree, after) or ["(unknown)"]
-    return TreeChanged(changed=True, paths=paths)
+    return Observed(TreeChanged(changed=True, paths=paths))
+
+
+def _from_overlay(workspace: Workspace, written: list[str]) -> Observed:
+    if not written:
+        return Observed()
+    tracked = set(tree_files(workspace.repo, workspace.target.tree))
+    modified = [
+        Tampering(
+            TREE_MODIFIED,
+            path,
+            1,
+            f"{path}, a file of the evaluated tree, was written while the checks ran",
+        )
+        for path in written
+        if path in tracked and Path(path).name not in _LOCKFILES
+    ]
+    return Observed(TreeChanged(changed=True, paths=written[:_MAX_PATHS]), modified)

@@ -11,7 +11,7 @@ capture   a generator's own session, recorded as its account (never enough alone
 from referee.tools.evidence.capture import evidence_pack, parse_hook, record_call, sessions
 from referee.tools.evidence.recorder import EvidenceRecorder, cap_text, read_log
 from referee.tools.evidence.redact import Redactor, secret_env_values
-from referee.tools.evidence.signing import sign, signing_key, verify
+from referee.tools.evidence.signing import sign, verify
 from referee.tools.evidence.view import full_evidence, screenshot_of
 
 __all__ = [
@@ -27,6 +27,5 @@ __all__ = [
     "secret_env_values",
     "sessions",
     "sign",
-    "signing_key",
     "verify",
 ]

@@ -8,18 +8,18 @@ support a judgement, never carry a criterion on its own.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from referee.tools.errors import InvalidInput, Problem
+from referee.tools.errors import InvalidInput, NotFound, Problem
 from referee.tools.evidence.recorder import cap_text
 from referee.tools.evidence.redact import Redactor
 from referee.tools.models.evidence import EvidenceItem
 from referee.tools.store import Store
+from referee.tools.store.runs import evidence_of, save_evidence
 
 PREFIX = "G-"
 INLINE = 64 * 1024
@@ -91,24 +91,31 @@ def record_call(
     stdout, stderr, command = redactor.redact_all([call.stdout, call.stderr, call.command])
     stamp = now().isoformat()
     with store.transaction() as conn:
-        row = conn.execute("SELECT items FROM captures WHERE run_id = ?", (run_id,)).fetchone()
-        number = (row[0] if row else 0) + 1
+        row = conn.execute(
+            "SELECT rowid, items FROM captures WHERE run_id = ?", (run_id,)
+        ).fetchone()
+        number = (row["items"] if row else 0) + 1
         item = _item(run_id, number, stamp, call, command, stdout, stderr)
         if row is None:
-            conn.execute(
-                "INSERT INTO captures (run_id, session_id, cwd, started_at, last_at, items) VALUES"
-                " (?,?,?,?,?,1)",
-                (run_id, call.session_id, call.cwd, stamp, stamp),
+            store.insert(
+                conn,
+                "captures",
+                {
+                    "run_id": run_id,
+                    "session_id": call.session_id,
+                    "cwd": call.cwd,
+                    "started_at": stamp,
+                    "last_at": stamp,
+                    "items": 1,
+                },
             )
         else:
             conn.execute(
                 "UPDATE captures SET items = ?, last_at = ? WHERE run_id = ?",
                 (number, stamp, run_id),
             )
-        conn.execute(
-            "INSERT INTO evidence (run_id, evidence_id, body) VALUES (?, ?, ?)",
-            (run_id, item.id, item.model_dump_json(by_alias=True)),
-        )
+            store.reseal(conn, "captures", row["rowid"])
+        save_evidence(store, conn, run_id, item)
     return item
 
 
@@ -137,25 +144,19 @@ def _item(
 
 def sessions(store: Store, cwd_prefix: str | None = None) -> list[dict[str, Any]]:
     """Captured sessions, optionally only those that ran inside a folder."""
-    rows = store.query(
-        "SELECT run_id, session_id, cwd, started_at, last_at, items FROM captures ORDER BY"
-        " started_at"
-    )
-    found = [dict(r) for r in rows]
+    keys = ("run_id", "session_id", "cwd", "started_at", "last_at", "items")
+    found = []
+    for row in store.query("SELECT * FROM captures ORDER BY started_at"):
+        store.verified("captures", row, f"captured session {row['run_id']}")
+        found.append({k: row[k] for k in keys})
     return [s for s in found if cwd_prefix is None or s["cwd"].startswith(cwd_prefix)]
 
 
 def evidence_pack(store: Store, run_id: str) -> dict[str, Any]:
     """Every evidence item of a run (evaluation or captured session) as one JSON document."""
-    rows = store.query(
-        "SELECT body FROM evidence WHERE run_id = ? ORDER BY CAST(substr(evidence_id, 2) AS"
-        " INTEGER)",
-        (run_id,),
-    )
-    if not rows:
-        from referee.tools.errors import NotFound
-
+    items = evidence_of(store, run_id)
+    if not items:
         raise NotFound(
             "run", run_id, hint="run ids come from evaluate, session ids from referee capture"
         )
-    return {"run_id": run_id, "items": [json.loads(r["body"]) for r in rows]}
+    return {"run_id": run_id, "items": [i.model_dump(mode="json", by_alias=True) for i in items]}

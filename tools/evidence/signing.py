@@ -1,4 +1,4 @@
-"""Signed evaluations: an HMAC over what a run established, with a key kept in `.referee/`.
+"""Signed evaluations: an HMAC over what a run established, with a key kept outside the store.
 
 A scorecard carries its evaluation's run id and signature; validation recomputes the HMAC from
 the stored run, so a hand-made scorecard (or an edited database row) is told apart from a real run.
@@ -9,26 +9,12 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-import os
-import secrets
-from pathlib import Path
 from typing import Any
 
 from referee.tools.models.evaluation import Evaluation
 from referee.tools.models.evidence import EvidenceItem
 
-KEY_FILE = "signing.key"
 PREFIX = "hmac-sha256:"
-
-
-def signing_key(home: Path) -> bytes:
-    """The store's key, created (owner-readable only) on first use."""
-    path = home / KEY_FILE
-    if not path.exists():
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(secrets.token_hex(32))
-    return path.read_text(encoding="utf-8").strip().encode("ascii")
 
 
 def signed_content(evaluation: Evaluation, evidence: list[EvidenceItem]) -> dict[str, Any]:

@@ -7,6 +7,7 @@ decides by matching the reason's text.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
@@ -114,19 +115,38 @@ class GradeContext:
         env: Mapping[str, str] | None = None,
         shell: bool = False,
         tree: Path | None = None,
+        writable: tuple[Path, ...] = (),
     ) -> Command:
         """A command on the evaluated code; its raw output goes to the run's scratch folder."""
         stdout, stderr = self.raw_paths(label)
+        root = tree or self.workdir
         return Command(
             argv=tuple(argv),
             cwd=cwd,
-            tree=tree or self.workdir,
+            tree=root,
             timeout_s=timeout_s,
             stdout_path=stdout,
             stderr_path=stderr,
             env=dict(env or {}),
             shell=shell,
+            readonly=self._dependencies(root),
+            writable=writable,
         )
+
+    def report_dir(self, label: str) -> Path:
+        """A fresh folder for one command's reports: the only place outside its tree that the
+        command may write, so no check can rewrite another check's report."""
+        folder = self.scratch / "reports" / label
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder
+
+    def _dependencies(self, root: Path) -> tuple[tuple[Path, Path], ...]:
+        """The working tree's installed dependencies, shown read-only in another tree (a base
+        checkout, the perturbed copy) that lacks them, so both runs use the same toolchain."""
+        if root.resolve() == self.workdir.resolve():
+            return ()
+        found = installed_dependencies(self.workdir)
+        return tuple((self.workdir / r, root / r) for r in found if not (root / r).exists())
 
     async def run(self, command: Command) -> ProcessResult:
         """Run a command to completion, at most `max_concurrency` at a time."""
@@ -142,6 +162,32 @@ class Grader(Protocol):
     """Judges one criterion's check; one module per check kind implements it."""
 
     async def __call__(self, ctx: GradeContext, criterion: Criterion) -> GradeResult: ...
+
+
+# Folders of installed dependencies that git ignores, so a checkout of another commit lacks them.
+_DEPENDENCY_DIRS = frozenset({"node_modules", ".venv", "venv", ".tox", "vendor"})
+
+
+def installed_dependencies(tree: Path, depth: int = 2) -> list[str]:
+    """Tree-relative folders of installed dependencies, at most `depth` levels down."""
+    found: list[str] = []
+    level = [Path(".")]
+    for _ in range(depth):
+        deeper: list[Path] = []
+        for rel in level:
+            try:
+                entries = list(os.scandir(tree / rel))
+            except OSError:
+                continue
+            for entry in entries:
+                if not entry.is_dir(follow_symlinks=False) or entry.name in (".git", ".referee"):
+                    continue
+                if entry.name in _DEPENDENCY_DIRS:
+                    found.append((rel / entry.name).as_posix())
+                elif not entry.name.startswith("."):
+                    deeper.append(rel / entry.name)
+        level = deeper
+    return sorted(found)
 
 
 _REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")

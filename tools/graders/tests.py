@@ -48,7 +48,8 @@ async def run_suite(
         return SuiteRun(
             unscored(ReasonCode.CWD_OUTSIDE, f"cwd {check.cwd!r} is outside the repository")
         )
-    report = ctx.scratch / f"{label}.junit.xml"
+    reports = ctx.report_dir(label)
+    report = reports / "junit.xml"
     plan = with_junit_reporter(check.argv, report)
     if check.junit:
         report = cwd / check.junit
@@ -71,6 +72,7 @@ async def run_suite(
             timeout_s=check.timeout_s,
             env=env,
             shell=check.shell,
+            writable=(reports,),
             tree=root,
         )
     )

@@ -97,6 +97,9 @@ class _ContractBody(Model):
     max_iterations: int = Field(default=3, ge=1, le=5)
     context_strategy: ContextStrategy = "reset"
     serve: Serve | None = None
+    require_sandbox: bool = Field(
+        default=False, description="Refuse to evaluate where no sandbox can run (no fallback)"
+    )
     repo: str | None = Field(default=None, description="Repository the contract applies to")
     base_commit: str | None = Field(
         default=None, description="Commit the contract was written against"
@@ -157,6 +160,10 @@ class CreateContractInput(Model):
         default_factory=dict, description="{domain: {dimension: 1–10 threshold}}"
     )
     serve: Serve | None = None
+    require_sandbox: bool = Field(
+        default=False,
+        description="Evaluate only in a sandbox: refuse instead of falling back to in-place runs",
+    )
     antipatterns: list[Antipattern] = Field(default_factory=list)
     repo: str | None = Field(default=None, description="Repository path; default the server's root")
     slug: str | None = Field(default=None, description="Id slug; default derived from the goal")

@@ -12,6 +12,7 @@ from referee.tools.models.common import (
     Isolation,
     Model,
     ReasonCode,
+    SandboxKind,
     Scope,
     Severity,
     Verdict,
@@ -41,8 +42,15 @@ class EvaluateInput(Model):
     )
     depth: Depth = Field(default="standard", description="quick · standard · deep")
     isolation: Isolation = Field(
-        default="inplace",
-        description="inplace: the working tree; worktree: a detached checkout of `ref`",
+        default="sandbox",
+        description=(
+            "sandbox (default where it can run): the working tree behind an overlay in bubblewrap;"
+            " inplace: the working tree itself, no sandbox; worktree: a detached checkout of `ref`"
+            " (sandboxed where possible)"
+        ),
+    )
+    require_sandbox: bool = Field(
+        default=False, description="Refuse to run without a sandbox instead of falling back"
     )
     evaluator_model: str | None = Field(
         default=None, description="The judging model, recorded for the comparability guard"
@@ -162,6 +170,9 @@ class Evaluation(Model):
     scope: Scope
     depth: Depth
     isolation: Isolation
+    sandbox: SandboxKind = Field(
+        default="none", description="What the checks ran in: bubblewrap, or none (in place)"
+    )
     target: EvaluationTarget
     evidence: list[EvidenceSummary]
     criteria: list[CriterionResult]

@@ -13,6 +13,7 @@ from referee.tools.process.run import (
     ProcessResult,
     background_process,
     command_line,
+    effective_argv,
     run_process,
     tagged_pids,
 )
@@ -27,6 +28,7 @@ __all__ = [
     "ReadyResult",
     "background_process",
     "command_line",
+    "effective_argv",
     "run_process",
     "tagged_pids",
     "wait_for_url",

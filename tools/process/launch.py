@@ -36,6 +36,10 @@ class Command:
         env: Variables on top of the environment the launcher gives every command.
         shell: Run through `/bin/sh -c`.
         network: The command may reach the network (a sandbox denies it otherwise).
+        writable: Folders outside `tree` the command may write (its own report folder).
+        readonly: Folders shown read-only inside `tree`, as (source, target): the working
+            tree's installed dependencies (node_modules, a virtualenv) in a base checkout.
+        layers: Folders laid over `tree` (their files win): hold-out tests, a base harness.
     """
 
     argv: tuple[str, ...]
@@ -47,6 +51,9 @@ class Command:
     env: Mapping[str, str] = field(default_factory=dict)
     shell: bool = False
     network: bool = False
+    writable: tuple[Path, ...] = ()
+    readonly: tuple[tuple[Path, Path], ...] = ()
+    layers: tuple[Path, ...] = ()
 
 
 class Launcher(Protocol):
@@ -61,6 +68,7 @@ class HostLauncher:
     """Runs commands directly on this machine, in their own process group (no sandbox)."""
 
     async def run(self, command: Command) -> ProcessResult:
+        _link_dependencies(command)
         return await run_process(
             command.argv,
             cwd=command.cwd,
@@ -72,6 +80,7 @@ class HostLauncher:
         )
 
     def background(self, command: Command) -> AbstractAsyncContextManager[BackgroundProcess]:
+        _link_dependencies(command)
         return background_process(
             command.argv,
             cwd=command.cwd,
@@ -80,3 +89,12 @@ class HostLauncher:
             env=command.env,
             shell=command.shell,
         )
+
+
+def _link_dependencies(command: Command) -> None:
+    # Without a sandbox nothing can be bound read-only; a symlink into a base checkout (a folder
+    # of referee's own) is the next best thing. An existing target is never replaced.
+    for source, target in command.readonly:
+        if source.is_dir() and not target.exists() and not target.is_symlink():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.symlink_to(source, target_is_directory=True)

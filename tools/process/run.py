@@ -33,6 +33,7 @@ __all__ = [
     "ProcessResult",
     "background_process",
     "command_line",
+    "effective_argv",
     "run_process",
     "tagged_pids",
 ]
@@ -73,9 +74,12 @@ def child_env(env: Mapping[str, str] | None, run_id: str) -> dict[str, str]:
     """The environment a child gets: ours, the caller's variables on top, and the run cookie.
 
     This is the one place referee reads ``os.environ``: a command needs PATH, HOME and the locale
-    just as it would in a shell, and the check's own ``env`` overrides them.
+    just as it would in a shell, and the check's own ``env`` overrides them. referee's own
+    variables (REFEREE_HOME, REFEREE_KEY …) never reach the evaluated code; only the run cookie
+    does, so that a referee run inside a check is still cleaned up by the outer one.
     """
-    merged = {**os.environ, **(env or {})}
+    ours = {k: v for k, v in os.environ.items() if not k.startswith("REFEREE_") or k == COOKIE}
+    merged = {**ours, **(env or {})}
     outer = merged.get(COOKIE)
     merged[COOKIE] = f"{outer}:{run_id}" if outer else run_id
     return merged
@@ -103,7 +107,7 @@ def _carries(environ_path: str, prefix: bytes, wanted: bytes) -> bool:
     )
 
 
-def _effective_argv(argv: Sequence[str], shell: bool) -> tuple[str, ...]:
+def effective_argv(argv: Sequence[str], shell: bool) -> tuple[str, ...]:
     # With shell=True the items are pieces of one command line, joined by
     # spaces, so shell syntax in them (&&, |, $VAR, globs) works as written;
     # quoting is the contract author's job. A single item is the script itself.
@@ -202,7 +206,7 @@ async def _start(
     stderr_path: Path,
 ) -> tuple[tuple[str, ...], str, Process | str]:
     run_id = uuid.uuid4().hex
-    command = _effective_argv(argv, shell)
+    command = effective_argv(argv, shell)
     with anyio.CancelScope(shield=True):  # starting is quick; once started, it must be stopped
         launched = await _launch(command, cwd, child_env(env, run_id), stdout_path, stderr_path)
     return command, run_id, launched

@@ -2,7 +2,7 @@
 
 git       the one git runner: safe `-c` options, clean environment, timeouts
 info      root, HEAD, refs (describe_repo, resolve_commit)
-tree      tree hashes of the working tree, of commits and of folders outside git
+tree      tree hashes of the working tree (hashed from disk), of commits, of folders
 files     files changed since base, every file, a file's text at a commit
 worktree  detached checkouts in referee's own folders
 """
@@ -22,6 +22,8 @@ from referee.tools.repo.tree import (
     commit_tree_hash,
     diff_tree_paths,
     directory_hash,
+    harness_files,
+    tree_files,
     working_tree_hash,
 )
 from referee.tools.repo.worktree import Worktree, add_worktree, remove_worktree
@@ -39,11 +41,13 @@ __all__ = [
     "directory_hash",
     "file_at",
     "git",
+    "harness_files",
     "head_commit",
     "is_git_repo",
     "list_files",
     "remove_worktree",
     "repository_root",
     "resolve_commit",
+    "tree_files",
     "working_tree_hash",
 ]

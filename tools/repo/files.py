@@ -13,21 +13,22 @@ __all__ = ["changed_files", "file_at", "list_files"]
 _EXCLUDE = f":(exclude){STORE_DIR}"
 
 
-def changed_files(repo: Path, base: str | None, ref: str | None = None) -> list[str]:
-    """Files changed since `base`: against `ref` when given, else the working tree (untracked
-    included)."""
-    if not is_git_repo(repo):
+def changed_files(repo: Path, base: str | None, tree: str) -> list[str]:
+    """Files that differ between `base` and the evaluated `tree` (added, changed, deleted).
+
+    Both sides are tree objects referee fixed itself (the working tree hashed from disk, or a
+    commit's tree), so nothing in the repository's index or ignore rules shapes the answer.
+    Without a base (no commit yet) every file of the tree counts as changed.
+    """
+    if not is_git_repo(repo) or tree.startswith("dir:"):
         return []
     if base is None:
-        return list_files(repo)
-    if ref is not None:
-        out = git(repo, "diff", "--name-only", "-z", "--diff-filter=ACMRD", base, ref)
-        return sorted(set(filter(None, out.split("\0"))))
-    tracked = git(
-        repo, "diff", "--name-only", "-z", "--diff-filter=ACMRD", base, "--", ".", _EXCLUDE
-    )
-    untracked = git(repo, "ls-files", "-z", "--others", "--exclude-standard", "--", ".", _EXCLUDE)
-    return sorted(set(filter(None, tracked.split("\0") + untracked.split("\0"))))
+        out = git(repo, "ls-tree", "-r", "-z", "--name-only", tree)
+    else:
+        out = git(
+            repo, "diff-tree", "-r", "-z", "--name-only", "--no-renames", f"{base}^{{tree}}", tree
+        )
+    return sorted({p for p in out.split("\0") if p})
 
 
 def list_files(repo: Path) -> list[str]:

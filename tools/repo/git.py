@@ -172,10 +172,15 @@ def git_bytes(
 
 
 def git(
-    repo: Path, *args: str, env: Mapping[str, str] | None = None, timeout_s: float = GIT_TIMEOUT_S
+    repo: Path,
+    *args: str,
+    env: Mapping[str, str] | None = None,
+    input_data: bytes | None = None,
+    timeout_s: float = GIT_TIMEOUT_S,
 ) -> str:
     """Run one git command in `repo` and return its stdout as text (see `git_bytes`)."""
-    return git_bytes(repo, *args, env=env, timeout_s=timeout_s).decode("utf-8", "surrogateescape")
+    out = git_bytes(repo, *args, env=env, input_data=input_data, timeout_s=timeout_s)
+    return out.decode("utf-8", "surrogateescape")
 
 
 def git_many(

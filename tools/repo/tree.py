@@ -3,18 +3,23 @@
 from __future__ import annotations
 
 import hashlib
-import shutil
+import os
+import re
+import stat
 import tempfile
 from pathlib import Path
 
-from referee.tools.repo.git import git
-from referee.tools.repo.info import head_commit, is_git_repo
+from referee.tools.repo.git import git, git_bytes
+from referee.tools.repo.info import is_git_repo
 
 __all__ = [
     "STORE_DIR",
     "commit_tree_hash",
     "diff_tree_paths",
     "directory_hash",
+    "harness_files",
+    "tree_entries",
+    "tree_files",
     "working_tree_hash",
 ]
 
@@ -22,27 +27,165 @@ STORE_DIR = ".referee"
 
 
 def working_tree_hash(repo: Path) -> str:
-    """Tree hash of the working tree as it is: tracked changes and untracked-but-not-ignored files
-    included.
+    """Tree hash of the working tree as it is on disk.
 
-    Uses a throwaway index, so the user's index is never touched; `.referee/` is excluded.
+    Every file is hashed from disk into a fresh temporary index (`git hash-object --no-filters`,
+    then `update-index --index-info`), so nothing in the repository can make git report other
+    content: not index flags (assume-unchanged, skip-worktree), not a stat cache doctored to look
+    unchanged, not clean filters. Listed are the tracked and untracked-but-not-ignored files, plus
+    every file that decides test outcomes (conftest.py, test files, runner configuration) even
+    when an ignore rule (`.git/info/exclude` included) would hide it. `.referee/` is left out.
     """
     if not is_git_repo(repo):
         return directory_hash(repo)
+    entries = tree_entries(repo)
     with tempfile.TemporaryDirectory(prefix="referee-index-") as tmp:
-        index = Path(tmp) / "index"
-        env = {"GIT_INDEX_FILE": str(index)}
-        real = repo / git(repo, "rev-parse", "--git-path", "index").strip()
-        if real.is_file():
-            # A copy keeps git's stat cache, so only files
-            # changed since the last `git add` are rehashed.
-            shutil.copyfile(real, index)
-        elif head_commit(repo):
-            git(repo, "read-tree", "HEAD", env=env)
-        git(repo, "add", "-A", env=env)
-        # `.referee/` ignores itself; this also drops it where someone tracked it by force.
-        git(repo, "rm", "-r", "-q", "--cached", "--ignore-unmatch", "--", STORE_DIR, env=env)
+        env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
+        lines = "".join(f"{mode} {sha}\t{path}\0" for mode, sha, path in entries)
+        git_bytes(
+            repo, "update-index", "-z", "--index-info", env=env, input_data=os.fsencode(lines)
+        )
         return git(repo, "write-tree", env=env).strip()
+
+
+def tree_entries(repo: Path) -> list[tuple[str, str, str]]:
+    """(mode, blob sha, path) of every file of the working tree, hashed from disk."""
+    listed, known_links = _listed(repo)
+    regular, links, gitlinks = [], [], []
+    for path in sorted(listed | harness_files(repo, listed)):
+        if path == STORE_DIR or path.startswith(STORE_DIR + "/"):
+            continue
+        full = repo / path
+        try:
+            info = full.lstat()
+        except OSError:
+            continue  # deleted on disk: not part of the tree
+        if stat.S_ISLNK(info.st_mode):
+            links.append(path)
+        elif stat.S_ISREG(info.st_mode):
+            regular.append((path, info.st_mode))
+        elif stat.S_ISDIR(info.st_mode) and path in known_links:
+            gitlinks.append(("160000", known_links[path], path))  # a submodule: its commit
+    return [*_hashed(repo, regular), *_hashed_links(repo, links), *gitlinks]
+
+
+def _listed(repo: Path) -> tuple[set[str], dict[str, str]]:
+    """Tracked and untracked-but-not-ignored paths, and the commits of submodules."""
+    staged = git_bytes(repo, "ls-files", "-z", "-s", "--cached")
+    gitlinks: dict[str, str] = {}
+    names: set[str] = set()
+    for entry in filter(None, staged.split(b"\0")):
+        meta, _, name = entry.partition(b"\t")
+        mode, sha, _stage = meta.decode().split(" ")
+        path = os.fsdecode(name)
+        names.add(path)
+        if mode == "160000":
+            gitlinks[path] = sha
+    others = git_bytes(repo, "ls-files", "-z", "--others", "--exclude-standard")
+    names.update(os.fsdecode(n) for n in filter(None, others.split(b"\0")))
+    return names, gitlinks
+
+
+def _hashed(repo: Path, files: list[tuple[str, int]]) -> list[tuple[str, str, str]]:
+    if not files:
+        return []
+    # -w: the blobs are written, so the tree can be pinned and diffed later.
+    out = git(
+        repo,
+        "hash-object",
+        "--no-filters",
+        "-w",
+        "--stdin-paths",
+        input_data=os.fsencode("".join(f"{p}\n" for p, _ in files)),
+    )
+    shas = out.split()
+    return [
+        ("100755" if mode & stat.S_IXUSR else "100644", sha, path)
+        for (path, mode), sha in zip(files, shas, strict=True)
+    ]
+
+
+def _hashed_links(repo: Path, links: list[str]) -> list[tuple[str, str, str]]:
+    found = []
+    for path in links:
+        target = os.fsencode(os.readlink(repo / path))
+        sha = git(repo, "hash-object", "-w", "--stdin", input_data=target).strip()
+        found.append(("120000", sha, path))
+    return found
+
+
+# Files that decide what a test run reports. They are part of the tree hash even when an ignore
+# rule would hide them: a conftest.py excluded in .git/info/exclude still changes every outcome.
+_HARNESS_NAMES = frozenset(
+    {
+        "conftest.py",
+        "pytest.ini",
+        "tox.ini",
+        "setup.cfg",
+        "pyproject.toml",
+        "sitecustomize.py",
+        "usercustomize.py",
+        "package.json",
+        ".mocharc.js",
+        ".mocharc.json",
+        ".mocharc.yml",
+        ".mocharc.yaml",
+        ".mocharc.cjs",
+        "karma.conf.js",
+        "phpunit.xml",
+        "phpunit.xml.dist",
+        "pom.xml",
+        "build.gradle",
+        "build.gradle.kts",
+        "settings.gradle",
+        "Cargo.toml",
+        "go.mod",
+        ".nycrc",
+        "babel.config.js",
+    }
+)
+_HARNESS_PATTERN = re.compile(
+    r"(^test_.*\.py$|_test\.py$|_test\.go$|\.pth$|\.(test|spec)\.[cm]?[jt]sx?$"
+    r"|^(jest|vitest|vite|mocha|playwright|cypress)\.config\.[cm]?[jt]s$)"
+)
+_SKIP_DIRS = frozenset(
+    {
+        ".git",
+        STORE_DIR,
+        "node_modules",
+        ".venv",
+        "venv",
+        ".tox",
+        "__pycache__",
+        ".mypy_cache",
+        ".pytest_cache",
+        "target",
+        "dist",
+        "build",
+    }
+)
+
+
+def harness_files(repo: Path, listed: set[str]) -> set[str]:
+    """Files that decide test outcomes and are not already listed (ignored ones, that is)."""
+    found = set()
+    for folder, dirs, files in os.walk(repo):
+        dirs[:] = [d for d in dirs if d not in _SKIP_DIRS]
+        rel = Path(folder).relative_to(repo)
+        for name in files:
+            if name in _HARNESS_NAMES or _HARNESS_PATTERN.search(name):
+                path = (rel / name).as_posix()
+                if path not in listed:
+                    found.add(path)
+    return found
+
+
+def tree_files(repo: Path, tree: str) -> list[str]:
+    """Every file path of a tree object (empty for a folder outside git)."""
+    if tree.startswith("dir:"):
+        return []
+    out = git(repo, "ls-tree", "-r", "-z", "--name-only", tree)
+    return [p for p in out.split("\0") if p]
 
 
 def commit_tree_hash(repo: Path, commit: str) -> str:

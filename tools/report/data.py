@@ -3,7 +3,6 @@ calibration."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
@@ -26,6 +25,8 @@ from referee.tools.store import (
     runs_for,
     scorecards_for,
 )
+from referee.tools.store.aggregates import aggregates_for
+from referee.tools.store.calibration import calibration_rows
 
 Rubrics = RubricSet | Callable[[Path], RubricSet]
 
@@ -234,35 +235,31 @@ def _dimension_scores(computed: dict[str, Any], body: dict[str, Any]) -> dict[st
 def _latest_aggregate(
     store: Store, contract_id: str, iteration: int | None
 ) -> tuple[AggregateResult | None, list[str]]:
-    sql = "SELECT id, body FROM aggregates WHERE contract_id = ?"
-    params: list[object] = [contract_id]
-    if iteration is not None:
-        sql += " AND iteration = ?"
-        params.append(iteration)
-    row = store.query_one(sql + " ORDER BY id DESC LIMIT 1", params)
-    if row is None:
+    found = [
+        a
+        for a in aggregates_for(store, contract_id)
+        if iteration is None or a.iteration == iteration
+    ]
+    if not found:
         return None, []
+    latest = found[-1]
     try:
-        return AggregateResult.model_validate(json.loads(row["body"])), []
-    except (ValidationError, ValueError) as exc:
-        return None, [f"stored aggregate {row['id']} could not be read: {exc.__class__.__name__}"]
+        return AggregateResult.model_validate(latest.body), []
+    except ValidationError as exc:
+        return None, [f"stored aggregate {latest.id} could not be read: {exc.__class__.__name__}"]
 
 
 def _calibration(store: Store, scorecard_ids: list[int]) -> list[CalibrationEntry]:
     if not scorecard_ids:
         return []
-    marks = ",".join("?" * len(scorecard_ids))
-    sql = (
-        "SELECT scorecard_id, verdict, note, created_at FROM calibration WHERE scorecard_id IN"
-        f" ({marks}) ORDER BY id"
-    )
-    rows = store.query(sql, scorecard_ids)
+    wanted = set(scorecard_ids)
+    rows = [r for r in calibration_rows(store) if r.scorecard_id in wanted]
     return [
         CalibrationEntry(
-            scorecard_id=r["scorecard_id"],
-            verdict=r["verdict"],
-            note=r["note"] or "",
-            created_at=r["created_at"],
+            scorecard_id=r.scorecard_id,
+            verdict=r.verdict,
+            note=r.note or "",
+            created_at=r.created_at,
         )
         for r in rows
     ]

@@ -22,7 +22,6 @@ from typing import Any
 from referee.tools.aggregate.entry import aggregate
 from referee.tools.create_contract.entry import create_contract
 from referee.tools.evaluate.entry import EvaluateDeps, EvaluateInput, evaluate
-from referee.tools.evidence.signing import signing_key
 from referee.tools.models.aggregate import AggregateResult
 from referee.tools.models.contract import Contract
 from referee.tools.models.evaluation import Evaluation
@@ -228,7 +227,7 @@ class Loop:
         context = EvidenceContext(
             runs=runs_for(self.store, self.contract.id),
             tree=working_tree_hash(self.repo),
-            key=signing_key(self.store.home),
+            key=self.store.key,
         )
         return validate_and_store(
             card,
@@ -254,7 +253,7 @@ def start(workdir: Path, say: Say) -> Loop:
     repo = prepare_repo(workdir)
     say("repository", f"sample shop copied to {repo} and committed as the base")
     settings = Settings.build([repo])
-    store = Store(settings.home)
+    store = Store(settings.home, key=settings.key_source.load())
     with_browser = chromium_available()
     if not with_browser:
         say(

@@ -30,15 +30,21 @@ def save_aggregate(
 ) -> int:
     """Store one aggregate result; returns its id."""
     with store.transaction() as conn:
-        cursor = conn.execute(
-            "INSERT INTO aggregates (contract_id, iteration, decision, created_at, body) VALUES (?,"
-            " ?, ?, ?, ?)",
-            (contract_id, iteration, decision, created_at, json.dumps(body, ensure_ascii=False)),
+        return store.insert(
+            conn,
+            "aggregates",
+            {
+                "contract_id": contract_id,
+                "iteration": iteration,
+                "decision": decision,
+                "created_at": created_at,
+                "body": json.dumps(body, ensure_ascii=False),
+            },
         )
-    return int(cursor.lastrowid or 0)
 
 
-def _row(row: Any) -> StoredAggregate:
+def _row(store: Store, row: Any) -> StoredAggregate:
+    store.verified("aggregates", row, f"stored aggregate #{row['id']}")
     return StoredAggregate(
         id=row["id"],
         contract_id=row["contract_id"],
@@ -52,7 +58,7 @@ def _row(row: Any) -> StoredAggregate:
 def aggregates_for(store: Store, contract_id: str) -> list[StoredAggregate]:
     """Every stored aggregate of a contract, oldest first."""
     rows = store.query("SELECT * FROM aggregates WHERE contract_id = ? ORDER BY id", (contract_id,))
-    return [_row(r) for r in rows]
+    return [_row(store, r) for r in rows]
 
 
 def latest_decided(store: Store, contract_id: str) -> StoredAggregate | None:
@@ -62,4 +68,4 @@ def latest_decided(store: Store, contract_id: str) -> StoredAggregate | None:
         " iteration DESC, id DESC LIMIT 1",
         (contract_id,),
     )
-    return _row(row) if row is not None else None
+    return _row(store, row) if row is not None else None

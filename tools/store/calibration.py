@@ -26,22 +26,39 @@ def insert_calibration(
 ) -> int:
     """Record a human verdict on a scorecard; returns the entry's id."""
     with store.transaction() as conn:
-        cursor = conn.execute(
-            "INSERT INTO calibration (scorecard_id, verdict, note, created_at) VALUES (?, ?, ?, ?)",
-            (scorecard_id, verdict, note, created_at),
+        return store.insert(
+            conn,
+            "calibration",
+            {
+                "scorecard_id": scorecard_id,
+                "verdict": verdict,
+                "note": note,
+                "created_at": created_at,
+            },
         )
-    return int(cursor.lastrowid or 0)
 
 
 def calibration_rows(store: Store, contract_id: str | None = None) -> list[CalibrationRow]:
     """Every human verdict (optionally for one contract's scorecards), oldest first."""
     sql = (
-        "SELECT c.id, c.scorecard_id, c.verdict, c.note, c.created_at, s.contract_id, s.evaluator,"
-        " s.iteration FROM calibration c JOIN scorecards s ON s.id = c.scorecard_id"
+        "SELECT c.*, s.contract_id, s.evaluator, s.iteration FROM calibration c"
+        " JOIN scorecards s ON s.id = c.scorecard_id"
     )
     params: list[object] = []
     if contract_id is not None:
         sql += " WHERE s.contract_id = ?"
         params.append(contract_id)
     rows = store.query(sql + " ORDER BY c.id", params)
-    return [CalibrationRow(**dict(r)) for r in rows]
+    for row in rows:
+        store.verified("calibration", row, f"calibration entry #{row['id']}")
+    fields = (
+        "id",
+        "scorecard_id",
+        "verdict",
+        "note",
+        "created_at",
+        "contract_id",
+        "evaluator",
+        "iteration",
+    )
+    return [CalibrationRow(**{k: r[k] for k in fields}) for r in rows]

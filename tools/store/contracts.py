@@ -25,10 +25,7 @@ def insert_contract(store: Store, contract: Contract) -> Contract:
             n += 1
             ident = f"{base}-{n}"
         stored = contract.model_copy(update={"id": ident})
-        conn.execute(
-            "INSERT INTO contracts (id, created_at, goal, body) VALUES (?, ?, ?, ?)",
-            (ident, stored.created_at, stored.goal, stored.model_dump_json(by_alias=True)),
-        )
+        store.insert(conn, "contracts", _columns(stored))
     return stored
 
 
@@ -38,11 +35,12 @@ def contract_ids(store: Store) -> list[str]:
 
 def load_contract(store: Store, contract_id: str, path: str = "/contract_id") -> Contract:
     """Fetch a stored contract or raise NotFound naming the known ids' whereabouts."""
-    row = store.query_one("SELECT body FROM contracts WHERE id = ?", (contract_id,))
+    row = store.query_one("SELECT * FROM contracts WHERE id = ?", (contract_id,))
     if row is None:
         raise NotFound(
             "contract", contract_id, path=path, hint="create it with create_contract first"
         )
+    store.verified("contracts", row, f"stored contract {contract_id}")
     return Contract.model_validate(json.loads(row["body"]))
 
 
@@ -54,14 +52,16 @@ def replace_contract(store: Store, contract: Contract) -> None:
     """Overwrite a stored contract (import of an exported YAML with the same id)."""
     try:
         with store.transaction() as conn:
-            conn.execute(
-                "INSERT OR REPLACE INTO contracts (id, created_at, goal, body) VALUES (?, ?, ?, ?)",
-                (
-                    contract.id,
-                    contract.created_at,
-                    contract.goal,
-                    contract.model_dump_json(by_alias=True),
-                ),
-            )
+            conn.execute("DELETE FROM contracts WHERE id = ?", (contract.id,))
+            store.insert(conn, "contracts", _columns(contract))
     except sqlite3.Error as exc:  # pragma: no cover - disk full or locked for too long
         raise RuntimeError(f"could not store contract {contract.id}: {exc}") from exc
+
+
+def _columns(contract: Contract) -> dict[str, str]:
+    return {
+        "id": contract.id,
+        "created_at": contract.created_at,
+        "goal": contract.goal,
+        "body": contract.model_dump_json(by_alias=True),
+    }

@@ -1,15 +1,25 @@
-"""The embedded store: `.referee/` with a SQLite database (WAL) and an artifacts folder."""
+"""The embedded store: `.referee/` with a SQLite database (WAL) and an artifacts folder.
+
+Every row carries an HMAC (`mac`) made with the signing key, which lives outside the store; reads
+verify it (store/integrity.py). The database must hold only the objects created here.
+"""
 
 from __future__ import annotations
 
+import hmac
+import os
+import re
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-SCHEMA_VERSION = 1
+from referee.tools.store.integrity import MAC_COLUMN, StoreTampered, row_mac, unexpected_objects
+from referee.tools.store.keys import KeySource
+
+SCHEMA_VERSION = 2
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS contracts (
@@ -86,8 +96,18 @@ class Store:
     `busy_timeout` lets a CLI process and the server use the same database.
     """
 
-    def __init__(self, home: Path) -> None:
+    def __init__(self, home: Path, key: bytes | None = None) -> None:
+        """Open (or create) the store at `home`.
+
+        Args:
+            home: The `.referee/` folder (or REFEREE_HOME).
+            key: The signing key; default REFEREE_KEY or the user's key file.
+
+        Raises:
+            StoreTampered: the database holds objects referee did not create.
+        """
         self.home = home
+        self.key = key if key is not None else KeySource.from_env(os.environ).load()
         self.home.mkdir(parents=True, exist_ok=True)
         self._ensure_gitignore()
         self.artifacts = home / "artifacts"
@@ -109,16 +129,66 @@ class Store:
 
     def _migrate(self) -> None:
         with self._lock:
+            self._check_objects()
             self._conn.executescript(_SCHEMA)
+            self.columns = {table: self._add_mac(table) for table in _TABLES}
             self._conn.execute(
-                "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)",
+                "INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)",
                 (str(SCHEMA_VERSION),),
             )
+
+    def _add_mac(self, table: str) -> list[str]:
+        names = [row[1] for row in self._conn.execute(f"PRAGMA table_info({table})")]
+        if MAC_COLUMN not in names:  # a store of schema 1: its rows have no MAC and will not verify
+            self._conn.execute(f"ALTER TABLE {table} ADD COLUMN {MAC_COLUMN} TEXT")
+        return [n for n in names if n != MAC_COLUMN]
+
+    def _check_objects(self) -> None:
+        found = unexpected_objects(self._conn, set(_TABLES) | {"meta"}, _INDEXES)
+        if found:
+            raise StoreTampered(
+                f"the database {self.home / 'referee.db'}",
+                f"holds objects referee never creates ({', '.join(found)})",
+            )
+
+    def mac(self, table: str, row: Mapping[str, Any] | sqlite3.Row) -> str:
+        """The MAC of a row of `table` (every column but the MAC)."""
+        return row_mac(self.key, table, self.columns[table], row)
+
+    def insert(self, conn: sqlite3.Connection, table: str, row: Mapping[str, Any]) -> int:
+        """Insert a row with its MAC inside a transaction; returns its rowid."""
+        columns = [c for c in self.columns[table] if c in row]
+        marks = ", ".join("?" * (len(columns) + 1))
+        cursor = conn.execute(
+            f"INSERT INTO {table} ({', '.join(columns)}, {MAC_COLUMN}) VALUES ({marks})",
+            [*(row[c] for c in columns), ""],
+        )
+        rowid = int(cursor.lastrowid or 0)
+        self.reseal(conn, table, rowid)
+        return rowid
+
+    def reseal(self, conn: sqlite3.Connection, table: str, rowid: int) -> None:
+        """Recompute a row's MAC after referee changed it (defaults and ids included)."""
+        stored = conn.execute(f"SELECT * FROM {table} WHERE rowid = ?", (rowid,)).fetchone()
+        conn.execute(
+            f"UPDATE {table} SET {MAC_COLUMN} = ? WHERE rowid = ?", (self.mac(table, stored), rowid)
+        )
+
+    def verified(self, table: str, row: sqlite3.Row, what: str) -> sqlite3.Row:
+        """The row itself when its MAC verifies, else StoreTampered naming `what`."""
+        if row[MAC_COLUMN] is None or not hmac.compare_digest(
+            self.mac(table, row), row[MAC_COLUMN]
+        ):
+            raise StoreTampered(
+                what, "does not verify (its row was written or changed outside referee)"
+            )
+        return row
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
         """A write transaction; rolled back if the block raises."""
         with self._lock:
+            self._check_objects()
             self._conn.execute("BEGIN IMMEDIATE")
             try:
                 yield self._conn
@@ -144,3 +214,8 @@ class Store:
     def close(self) -> None:
         with self._lock:
             self._conn.close()
+
+
+# Every table but meta (which only holds the schema version) carries row MACs.
+_TABLES = tuple(t for t in re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", _SCHEMA) if t != "meta")
+_INDEXES = set(re.findall(r"CREATE INDEX IF NOT EXISTS (\w+)", _SCHEMA))

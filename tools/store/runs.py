@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from dataclasses import dataclass
 
 from referee.tools.errors import NotFound
@@ -31,53 +32,65 @@ def save_run(
 ) -> None:
     """Store an evaluation with every evidence item, in one transaction."""
     with store.transaction() as conn:
-        conn.execute(
-            "INSERT INTO runs (run_id, contract_id, evaluator, iteration, created_at, tree,"
-            " commit_sha, body, signature) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                evaluation.run_id,
-                evaluation.contract_ref,
-                evaluation.evaluator,
-                evaluation.iteration,
-                created_at,
-                evaluation.target.tree,
-                evaluation.target.commit,
-                evaluation.model_dump_json(by_alias=True),
-                signature,
-            ),
+        store.insert(
+            conn,
+            "runs",
+            {
+                "run_id": evaluation.run_id,
+                "contract_id": evaluation.contract_ref,
+                "evaluator": evaluation.evaluator,
+                "iteration": evaluation.iteration,
+                "created_at": created_at,
+                "tree": evaluation.target.tree,
+                "commit_sha": evaluation.target.commit,
+                "body": evaluation.model_dump_json(by_alias=True),
+                "signature": signature,
+            },
         )
-        conn.executemany(
-            "INSERT INTO evidence (run_id, evidence_id, body) VALUES (?, ?, ?)",
-            [
-                (evaluation.run_id, item.id, item.model_dump_json(by_alias=True))
-                for item in evidence
-            ],
-        )
+        for item in evidence:
+            save_evidence(store, conn, evaluation.run_id, item)
+
+
+def save_evidence(store: Store, conn: sqlite3.Connection, run_id: str, item: EvidenceItem) -> None:
+    """Store one evidence item (inside the caller's transaction)."""
+    store.insert(
+        conn,
+        "evidence",
+        {"run_id": run_id, "evidence_id": item.id, "body": item.model_dump_json(by_alias=True)},
+    )
 
 
 def load_run(store: Store, run_id: str, path: str = "/run_id") -> StoredRun:
-    row = store.query_one("SELECT body, signature FROM runs WHERE run_id = ?", (run_id,))
+    row = store.query_one("SELECT * FROM runs WHERE run_id = ?", (run_id,))
     if row is None:
         raise NotFound("run", run_id, path=path, hint="run ids come from evaluate")
-    return _stored(store, row["body"], row["signature"])
+    return _stored(store, row)
 
 
-def _stored(store: Store, body: str, signature: str) -> StoredRun:
-    evaluation = Evaluation.model_validate(json.loads(body))
-    rows = store.query("SELECT body FROM evidence WHERE run_id = ?", (evaluation.run_id,))
-    items = [EvidenceItem.model_validate(json.loads(r["body"])) for r in rows]
-    return StoredRun(evaluation=evaluation, evidence={i.id: i for i in items}, signature=signature)
+def _stored(store: Store, row: sqlite3.Row) -> StoredRun:
+    store.verified("runs", row, f"stored run {row['run_id']}")
+    evaluation = Evaluation.model_validate(json.loads(row["body"]))
+    rows = store.query("SELECT * FROM evidence WHERE run_id = ?", (evaluation.run_id,))
+    items = [_evidence(store, r) for r in rows]
+    return StoredRun(
+        evaluation=evaluation, evidence={i.id: i for i in items}, signature=row["signature"]
+    )
+
+
+def _evidence(store: Store, row: sqlite3.Row) -> EvidenceItem:
+    store.verified("evidence", row, f"stored evidence {row['run_id']}/{row['evidence_id']}")
+    return EvidenceItem.model_validate(json.loads(row["body"]))
 
 
 def runs_for(store: Store, contract_id: str, iteration: int | None = None) -> list[StoredRun]:
     """Every stored run of a contract (optionally one iteration), oldest first."""
-    sql = "SELECT body, signature FROM runs WHERE contract_id = ?"
+    sql = "SELECT * FROM runs WHERE contract_id = ?"
     params: list[object] = [contract_id]
     if iteration is not None:
         sql += " AND iteration = ?"
         params.append(iteration)
     rows = store.query(sql + " ORDER BY created_at, rowid", params)
-    return [_stored(store, r["body"], r["signature"]) for r in rows]
+    return [_stored(store, r) for r in rows]
 
 
 def latest_iteration(store: Store, contract_id: str) -> int:
@@ -92,13 +105,22 @@ def latest_iteration(store: Store, contract_id: str) -> int:
 
 def load_evidence(store: Store, run_id: str, evidence_id: str) -> EvidenceItem:
     row = store.query_one(
-        "SELECT body FROM evidence WHERE run_id = ? AND evidence_id = ?", (run_id, evidence_id)
+        "SELECT * FROM evidence WHERE run_id = ? AND evidence_id = ?", (run_id, evidence_id)
     )
     if row is None:
         raise NotFound(
             "evidence", f"{run_id}/{evidence_id}", hint="evidence ids come from evaluate's result"
         )
-    return EvidenceItem.model_validate(json.loads(row["body"]))
+    return _evidence(store, row)
+
+
+def evidence_of(store: Store, run_id: str) -> list[EvidenceItem]:
+    """Every evidence item of a run (an evaluation or a captured session), in id order."""
+    rows = store.query(
+        "SELECT * FROM evidence WHERE run_id = ? ORDER BY CAST(substr(evidence_id, 2) AS INTEGER)",
+        (run_id,),
+    )
+    return [_evidence(store, r) for r in rows]
 
 
 def next_iteration(store: Store, contract_id: str, evaluator: str | None) -> int:

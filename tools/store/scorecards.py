@@ -49,30 +49,29 @@ def save_scorecard(
             " AND variant = ? AND superseded_by IS NULL",
             (contract_id, evaluator, iteration, variant),
         ).fetchall()
-        cursor = conn.execute(
-            "INSERT INTO scorecards (contract_id, evaluator, iteration, format, variant, stored_at,"
-            " run_id, body, computed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                contract_id,
-                evaluator,
-                iteration,
-                format,
-                variant,
-                stored_at,
-                run_id,
-                json.dumps(body),
-                json.dumps(computed),
-            ),
+        new_id = store.insert(
+            conn,
+            "scorecards",
+            {
+                "contract_id": contract_id,
+                "evaluator": evaluator,
+                "iteration": iteration,
+                "format": format,
+                "variant": variant,
+                "stored_at": stored_at,
+                "run_id": run_id,
+                "body": json.dumps(body),
+                "computed": json.dumps(computed),
+            },
         )
-        new_id = int(cursor.lastrowid or 0)
-        conn.executemany(
-            "UPDATE scorecards SET superseded_by = ? WHERE id = ?",
-            [(new_id, r[0]) for r in previous],
-        )
+        for (old_id,) in previous:
+            conn.execute("UPDATE scorecards SET superseded_by = ? WHERE id = ?", (new_id, old_id))
+            store.reseal(conn, "scorecards", old_id)
     return new_id, bool(previous)
 
 
-def _row(row: Any) -> StoredScorecard:
+def _row(store: Store, row: Any) -> StoredScorecard:
+    store.verified("scorecards", row, f"stored scorecard #{row['id']}")
     return StoredScorecard(
         id=row["id"],
         contract_id=row["contract_id"],
@@ -110,7 +109,7 @@ def scorecards_for(
         params.append(iteration)
     if not history:
         sql += " AND superseded_by IS NULL"
-    return [_row(r) for r in store.query(sql + " ORDER BY iteration, id", params)]
+    return [_row(store, r) for r in store.query(sql + " ORDER BY iteration, id", params)]
 
 
 def load_scorecard(store: Store, scorecard_id: int) -> StoredScorecard:
@@ -122,4 +121,4 @@ def load_scorecard(store: Store, scorecard_id: int) -> StoredScorecard:
             path="/scorecard_id",
             hint="ids come from validate_scorecard",
         )
-    return _row(row)
+    return _row(store, row)

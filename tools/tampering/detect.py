@@ -16,6 +16,8 @@ TEST_DELETED = "test_deleted"
 TEST_SKIPPED = "test_skipped"
 ASSERTIONS_REMOVED = "assertions_removed"
 TEST_EMPTIED = "test_emptied"
+# A file of the evaluated tree written while the checks ran (seen in the sandbox's overlay).
+TREE_MODIFIED = "tree_modified"
 
 _TEST_FILE = re.compile(
     r"(^|/)(test_[^/]*\.py|[^/]*_test\.py|[^/]*\.(test|spec)\.[jt]sx?|[^/]*_test\.go)$"

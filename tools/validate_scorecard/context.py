@@ -13,7 +13,6 @@ from typing import Any, NamedTuple
 
 from referee.tools.create_contract import parse_contract
 from referee.tools.errors import InvalidInput, NotFound, Problem
-from referee.tools.evidence import signing_key
 from referee.tools.models.contract import Contract
 from referee.tools.paths import confine
 from referee.tools.repo import GitError, working_tree_hash
@@ -125,7 +124,7 @@ def evidence_context(
     return EvidenceContext(
         runs=runs_for(store, contract_id),
         tree=current_tree(repo) if wants_tree else None,
-        key=signing_key(home),
+        key=store.key,
         captured=captured_evidence_ids(store),
     )
 

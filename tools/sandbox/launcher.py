@@ -1,0 +1,268 @@
+"""The sandbox launcher: every command of the evaluated project runs under bubblewrap.
+
+How one command is started (Linux, bubblewrap 0.8 has no overlay option of its own):
+
+    unshare --user --map-root-user --mount -- /bin/sh -c MOUNT_OVERLAYS …  (a private mount
+        namespace where the tree and the tool caches get an overlay with a throwaway upper layer)
+      bwrap --ro-bind / / … --bind TREE TREE --ro-bind TREE/.git … --tmpfs STORE …
+        /bin/sh -c COUNT_STRAYS CMD…   (PID 2 of a new PID namespace)
+
+Why each part:
+- the overlay lets tests write (caches, temp files) while the real tree never changes, and its
+  upper layer lists every write, a tracked file written and restored included;
+- a new PID namespace: when the command ends, every process it started ends with it (setsid,
+  `env -i`, double forks: the namespace's init takes them all down);
+- no network unless the check allows it; `serve` shares the host's network so the browser, which
+  runs outside, reaches it on loopback;
+- `.git` read-only, referee's store and key masked, a fresh HOME and /tmp, `--cap-drop ALL` and
+  no new privileges (bubblewrap sets PR_SET_NO_NEW_PRIVS), so nothing can unmask what is hidden.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+import tempfile
+from collections.abc import AsyncIterator, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from referee.tools.process import (
+    BackgroundProcess,
+    Command,
+    ProcessResult,
+    background_process,
+    effective_argv,
+    run_process,
+)
+from referee.tools.sandbox.profile import SANDBOX_HOME, SANDBOX_TMP, SandboxProfile
+from referee.tools.sandbox.writes import Writes, read_upper
+
+__all__ = ["SandboxLauncher"]
+
+# Runs in the private mount namespace: mount each "options target" pair, then exec bwrap.
+_MOUNT = (
+    'while [ "$1" != "--" ]; do mount -t overlay overlay -o "$1" "$2"; shift 2; done; '
+    'shift; exec "$@"'
+)
+# The first process inside: referee's own Python, isolated from the environment (-I) and site (-S).
+_INNER = Path(__file__).with_name("inner.py")
+_META = SANDBOX_TMP / ".referee-meta"
+
+
+@dataclass
+class _Layout:
+    """The folders of one sandboxed command, outside every tree the command can see."""
+
+    root: Path
+    overlays: list[tuple[str, Path]] = field(default_factory=list)  # (mount options, target)
+    tree_upper: Path | None = None
+
+    def overlay(self, lowers: Sequence[Path], target: Path) -> Path:
+        index = len(self.overlays)
+        upper, work = self.root / f"o{index}" / "upper", self.root / f"o{index}" / "work"
+        upper.mkdir(parents=True)
+        work.mkdir()
+        lower = ":".join(str(p) for p in lowers)
+        self.overlays.append(
+            (f"userxattr,lowerdir={lower},upperdir={upper},workdir={work}", target)
+        )
+        return upper
+
+
+class SandboxLauncher:
+    """Runs commands under bubblewrap; collects what each wrote into its tree.
+
+    Args:
+        bwrap: The bubblewrap executable.
+        unshare: util-linux's unshare.
+        profile: What every sandbox hides, overlays and passes (see profile.py).
+    """
+
+    def __init__(self, bwrap: str, unshare: str, profile: SandboxProfile) -> None:
+        self._bwrap, self._unshare, self.profile = bwrap, unshare, profile
+        self.writes = Writes()
+
+    async def run(self, command: Command) -> ProcessResult:
+        layout = _Layout(Path(tempfile.mkdtemp(prefix="referee-sbx-")))
+        try:
+            argv = self._argv(command, layout, network=command.network)
+            result = await run_process(
+                argv,
+                cwd=command.cwd,
+                timeout_s=command.timeout_s,
+                stdout_path=command.stdout_path,
+                stderr_path=command.stderr_path,
+            )
+            return _as_seen(result, command, layout)
+        finally:
+            with anyio.CancelScope(shield=True):
+                self._collect(command, layout)
+
+    def background(self, command: Command) -> AbstractAsyncContextManager[BackgroundProcess]:
+        return self._background(command)
+
+    @asynccontextmanager
+    async def _background(self, command: Command) -> AsyncIterator[BackgroundProcess]:
+        layout = _Layout(Path(tempfile.mkdtemp(prefix="referee-sbx-")))
+        # The served app shares the host's network: the browser runs outside and reaches it on
+        # loopback. Everything else about the sandbox is the same.
+        argv = self._argv(command, layout, network=True)
+        try:
+            async with background_process(
+                argv,
+                cwd=command.cwd,
+                stdout_path=command.stdout_path,
+                stderr_path=command.stderr_path,
+            ) as proc:
+                yield proc
+        finally:
+            with anyio.CancelScope(shield=True):
+                self._collect(command, layout)
+
+    def _collect(self, command: Command, layout: _Layout) -> None:
+        if layout.tree_upper is not None:
+            self.writes.add(command.tree, read_upper(layout.tree_upper))
+        shutil.rmtree(layout.root, ignore_errors=True)
+
+    def _argv(self, command: Command, layout: _Layout, *, network: bool) -> list[str]:
+        tree = command.tree.resolve()
+        layout.tree_upper = layout.overlay([*command.layers, tree], tree)
+        for cache in self.profile.caches:
+            if not _overlaps(cache, tree):
+                layout.overlay([cache], cache)
+        meta = layout.root / "meta"
+        meta.mkdir()
+        mounts = [item for options, target in layout.overlays for item in (options, str(target))]
+        inner = [
+            sys.executable,
+            "-I",
+            "-S",
+            str(_INNER),
+            str(_META / "report.json"),
+            *effective_argv(command.argv, command.shell),
+        ]
+        return [
+            self._unshare,
+            "--user",
+            "--map-root-user",
+            "--mount",
+            "--",
+            "/bin/sh",
+            "-c",
+            _MOUNT,
+            "sh",
+            *mounts,
+            "--",
+            self._bwrap,
+            *self._bwrap_args(command, tree, meta, network),
+            "--",
+            *inner,
+        ]
+
+    def _bwrap_args(self, command: Command, tree: Path, meta: Path, network: bool) -> list[str]:
+        args = [
+            "--ro-bind",
+            "/",
+            "/",
+            "--dev",
+            "/dev",
+            "--proc",
+            "/proc",
+            "--tmpfs",
+            str(SANDBOX_TMP),
+        ]
+        args += ["--bind", str(tree), str(tree)]
+        if (tree / ".git").exists():
+            args += ["--ro-bind", str(tree / ".git"), str(tree / ".git")]
+        for cache in self.profile.caches:
+            if not _overlaps(cache, tree):
+                args += ["--bind", str(cache), str(cache)]
+        for source, target in command.readonly:
+            args += ["--ro-bind", str(source), str(target)]
+        for folder in command.writable:
+            args += ["--bind", str(folder), str(folder)]
+        # Masks come last, so that no bind above can reopen what they hide.
+        for hidden in self.profile.hidden:
+            if hidden.exists() and not _within(tree, hidden):
+                args += ["--tmpfs", str(hidden)]
+        args += ["--dir", str(SANDBOX_HOME), "--bind", str(meta), str(_META)]
+        args += ["--clearenv", *_setenv({**self.profile.env, **command.env})]
+        args += [
+            "--chdir",
+            str(command.cwd),
+            "--new-session",
+            "--die-with-parent",
+            "--cap-drop",
+            "ALL",
+        ]
+        args += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
+        if not network:
+            args.append("--unshare-net")
+        if self.profile.uid != 0:  # appear as the user who runs referee, not as root
+            args += [
+                "--unshare-user",
+                "--uid",
+                str(self.profile.uid),
+                "--gid",
+                str(self.profile.gid),
+            ]
+        return args
+
+
+def _setenv(env: dict[str, str]) -> list[str]:
+    return [item for key, value in sorted(env.items()) for item in ("--setenv", key, value)]
+
+
+def _overlaps(a: Path, b: Path) -> bool:
+    return a == b or a in b.parents or b in a.parents
+
+
+def _within(tree: Path, hidden: Path) -> bool:
+    """A hidden folder that contains the tree itself cannot be masked without hiding the tree."""
+    return hidden == tree or hidden in tree.parents
+
+
+def _as_seen(result: ProcessResult, command: Command, layout: _Layout) -> ProcessResult:
+    """The result as the caller knows it: its own argv, and what the sandbox's first process saw.
+
+    The host side only sees bubblewrap: a signal as 128+N, a missing program as a failed exec.
+    The inner report says what happened to the command itself.
+    """
+    seen = replace(result, argv=effective_argv(command.argv, command.shell), stray_processes=0)
+    report = _report(layout.root / "meta" / "report.json")
+    if report is None:  # stopped from outside (timeout, cancellation): the host's account holds
+        return seen
+    if report.get("error"):
+        return replace(seen, exit_code=None, error=_start_error(report["error"], command))
+    code = report.get("exit_code")
+    return replace(
+        seen,
+        exit_code=code if isinstance(code, int) else seen.exit_code,
+        stray_processes=int(report.get("strays") or 0),
+    )
+
+
+def _report(path: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _start_error(kind: str, command: Command) -> str:
+    program = effective_argv(command.argv, command.shell)[0]
+    if kind == "not_found":
+        return (
+            f"runner '{program}' not found (not on PATH, no such file, or its interpreter is "
+            "missing)"
+        )
+    if kind == "permission":
+        return f"runner '{program}' cannot be executed: permission denied"
+    return f"runner '{program}' could not start: {kind}"

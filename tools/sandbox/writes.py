@@ -1,0 +1,51 @@
+"""What a sandboxed command wrote into its tree, read from its overlay's upper layer.
+
+overlayfs copies a file up on its first write, whatever its final content, so a tracked file that
+a test rewrote and then restored is listed like any other write. A deletion leaves a whiteout (a
+0:0 character device); a folder replaced as a whole carries the `user.overlay.opaque` attribute.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+__all__ = ["Writes", "read_upper"]
+
+_OPAQUE = "user.overlay.opaque"
+
+
+def read_upper(upper: Path) -> set[str]:
+    """Tree-relative posix paths written, created or deleted by the command (folders excluded)."""
+    found: set[str] = set()
+    for dirpath, _dirnames, filenames in os.walk(upper):
+        rel = Path(dirpath).relative_to(upper)
+        if rel != Path(".") and _opaque(Path(dirpath)):
+            found.add(rel.as_posix() + "/")
+        # os.walk lists whiteouts (character devices) among the files: a deleted file or folder.
+        found.update((rel / name).as_posix() for name in filenames)
+    return found
+
+
+def _opaque(folder: Path) -> bool:
+    try:
+        return _OPAQUE in os.listxattr(folder)
+    except OSError:
+        return False
+
+
+class Writes:
+    """Writes per tree, gathered from every sandboxed command of one evaluation (thread-safe)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._by_tree: dict[Path, set[str]] = {}
+
+    def add(self, tree: Path, paths: set[str]) -> None:
+        with self._lock:
+            self._by_tree.setdefault(tree.resolve(), set()).update(paths)
+
+    def of(self, tree: Path) -> list[str]:
+        with self._lock:
+            return sorted(self._by_tree.get(tree.resolve(), set()))
