@@ -4,8 +4,8 @@
 
 A generated pytest suite that takes about --seconds alone is run bare (the same argv referee runs,
 JUnit report included) and through `evaluate` (task scope, nothing changed, so the static pipeline
-has nothing to analyse), alternately; medians are compared. Target: ratio <= 1.05. Also prints the
-peak RSS of this process and of its children.
+has nothing to analyse) in the sandbox and in place, alternately; medians are compared. Target:
+sandbox / bare <= 1.05. Also prints the peak RSS of this process and of its children.
 """
 
 from __future__ import annotations
@@ -64,14 +64,18 @@ def bare(root: Path, argv: list[str]) -> float:
     return time.perf_counter() - began
 
 
-def through_referee(store: Store, settings: Settings, contract_id: str) -> float:
+def through_referee(
+    store: Store, settings: Settings, contract_id: str, isolation: str = "sandbox"
+) -> float:
     deps = EvaluateDeps(
         store=store, settings=settings, rubrics=load_rubrics, now=lambda: datetime.now(UTC)
     )
     began = time.perf_counter()
-    result = anyio.run(evaluate, EvaluateInput(contract_id=contract_id), deps)
+    request = EvaluateInput(contract_id=contract_id, isolation=isolation)  # type: ignore[arg-type]
+    result = anyio.run(evaluate, request, deps)
     elapsed = time.perf_counter() - began
     assert result.criteria[0].status == "pass", result.criteria[0].reason
+    assert isolation != "sandbox" or result.sandbox == "bubblewrap", result.warnings
     return elapsed
 
 
@@ -101,14 +105,17 @@ def main() -> None:
         now=lambda: datetime.now(UTC),
     ).contract
     through_referee(store, settings, contract.id)  # warm the static cache and imports
-    bares, referees = [], []
+    bares, referees, inplace = [], [], []
     for _ in range(args.runs):
         bares.append(bare(root, argv))
         referees.append(through_referee(store, settings, contract.id))
+        inplace.append(through_referee(store, settings, contract.id, "inplace"))
     result = {
         "bare_s": round(statistics.median(bares), 3),
-        "evaluate_s": round(statistics.median(referees), 3),
+        "evaluate_sandbox_s": round(statistics.median(referees), 3),
+        "evaluate_inplace_s": round(statistics.median(inplace), 3),
         "ratio": round(statistics.median(referees) / statistics.median(bares), 3),
+        "ratio_inplace": round(statistics.median(inplace) / statistics.median(bares), 3),
         "target": 1.05,
         "peak_rss_self_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         "peak_rss_children_mib": round(

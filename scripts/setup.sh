@@ -29,3 +29,14 @@ if ! have_chromium; then
         "$VENV/bin/python" -m playwright install chromium || echo "no Chromium: browser checks will be unscored" >&2
     fi
 fi
+
+# The sandbox every check runs in (bubblewrap; util-linux's unshare and mount come with Debian).
+if ! command -v bwrap >/dev/null 2>&1; then
+    if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+        echo "installing bubblewrap for the sandbox" >&2
+        apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends bubblewrap >/dev/null
+    else
+        echo "no bubblewrap: checks will run without a sandbox (sandbox: none); see referee doctor" >&2
+    fi
+fi

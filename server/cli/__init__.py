@@ -8,6 +8,8 @@ import sys
 from collections.abc import Sequence
 from importlib.metadata import version
 
+from referee.tools.store.integrity import StoreTampered
+
 from . import aggregate, capture, contract, demo, evaluate, report, serve, setup, validate
 
 COMMANDS = [serve, contract, evaluate, validate, aggregate, report, capture, setup, demo]
@@ -76,7 +78,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "handler", None):
         parser.print_help(sys.stderr)
         return 2
-    return int(args.handler(args) or 0)
+    try:
+        return int(args.handler(args) or 0)
+    except StoreTampered as exc:
+        # A store with a row that does not verify, or a trigger in its database: refuse, say why.
+        sys.stderr.write(f"error: {exc.summary}\n")
+        return 2
 
 
 if __name__ == "__main__":

@@ -33,7 +33,15 @@ def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type
     parser.add_argument("--iteration", type=int, help="iteration number (default: the next)")
     parser.add_argument("--scope", choices=["task", "project"], default="task")
     parser.add_argument("--depth", choices=["quick", "standard", "deep"], default="standard")
-    parser.add_argument("--isolation", choices=["inplace", "worktree"], default="inplace")
+    parser.add_argument(
+        "--isolation",
+        choices=["sandbox", "inplace", "worktree"],
+        default="sandbox",
+        help="sandbox (default): bubblewrap over an overlay of the tree; inplace: no sandbox",
+    )
+    parser.add_argument(
+        "--require-sandbox", action="store_true", help="refuse to run without a sandbox"
+    )
     parser.add_argument("--evaluator-model", help="the judging model, recorded for comparability")
     parser.add_argument(
         "--allow-host", action="append", default=[], help="let browser checks reach HOST"
@@ -54,6 +62,7 @@ def run(args: argparse.Namespace) -> int:
         scope=args.scope,
         depth=args.depth,
         isolation=args.isolation,
+        require_sandbox=args.require_sandbox,
         evaluator_model=args.evaluator_model,
     )
     progress = _Progress(enabled=not args.json)
@@ -94,6 +103,9 @@ def print_summary(ev: Evaluation) -> None:
         f"  tree {ev.target.tree[:12]}  commit {(ev.target.commit or '-')[:12]}  "
         f"{len(ev.target.changed_files)} changed file(s)  {ev.duration_s:.1f} s"
     )
+    print(f"  isolation {ev.isolation}  sandbox {ev.sandbox}")
+    for warning in ev.warnings:
+        print(f"  warning: {warning}")
     print("criteria:")
     for c in ev.criteria:
         mark = {"pass": "PASS", "fail": "FAIL", "unscored": "----" if c.pass_ is None else "UNSC"}[

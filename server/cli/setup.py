@@ -81,6 +81,18 @@ def _jscpd() -> str:
     return exe if Path(exe).exists() else "not found (near-duplicate check disabled)"
 
 
+def _sandbox() -> str:
+    from referee.tools.sandbox import sandbox_support
+
+    support = sandbox_support()
+    if support.available:
+        return f"bubblewrap {support.version or ''} ({support.bwrap}): checks run sandboxed".strip()
+    return (
+        f"none: {support.reason}; checks fall back to running in place (sandbox: none), "
+        "and contracts with require_sandbox are refused"
+    )
+
+
 def run_doctor(args: argparse.Namespace) -> int:
     settings = settings_of(args)
     git = _git()
@@ -92,7 +104,14 @@ def run_doctor(args: argparse.Namespace) -> int:
         ("git", git or "not found"),
         ("chromium", _chromium()),
         ("jscpd", _jscpd()),
+        ("sandbox", _sandbox()),
         ("store", str(settings.home)),
+        (
+            "signing key",
+            str(settings.key_file)
+            if settings.key_source.value is None
+            else "REFEREE_KEY (from the environment)",
+        ),
         ("root", ", ".join(map(str, settings.roots))),
     ]
     width = max(len(k) for k, _ in rows)

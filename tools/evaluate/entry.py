@@ -80,7 +80,10 @@ async def evaluate(request: EvaluateInput, deps: EvaluateDeps) -> Evaluation:
     iteration = request.iteration or next_iteration(deps.store, contract.id, request.evaluator)
     run_id = f"R{deps.now():%Y%m%d%H%M%S}-{uuid.uuid4().hex[:8]}"
     recorder = EvidenceRecorder(
-        run_id, deps.store.run_artifacts(run_id), _redactor(deps.settings, contract), deps.now
+        run_id,
+        deps.store.run_artifacts(run_id),
+        _redactor(deps.settings, contract, deps.store.key),
+        deps.now,
     )
     started = anyio.current_time()
     isolated = choose_isolation(request, contract, deps.settings)
@@ -155,9 +158,10 @@ def _repo_of(contract: Contract, settings: Settings) -> Path:
     return repo
 
 
-def _redactor(settings: Settings, contract: Contract) -> Redactor:
-    """Every secret-looking value the checks could print: the server's and the checks' own env."""
-    known = secret_env_values(settings.env)
+def _redactor(settings: Settings, contract: Contract, key: bytes) -> Redactor:
+    """Every secret the checks could print: the server's and the checks' secret-looking env values,
+    and the signing key itself (out of reach in the sandbox; redacted should it ever leak)."""
+    known = [key.decode("utf-8", "replace"), *secret_env_values(settings.env)]
     for criterion in contract.all_criteria():
         known += secret_env_values(getattr(criterion.check, "env", None) or {})
     if contract.serve:

@@ -19,8 +19,10 @@ redacted log), because unredacted output must never stay in the store.
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 import os
+import re
 import shutil
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -215,7 +217,7 @@ class EvidenceRecorder:
         """
         item_id = self.next_id()
         self.artifacts_dir.mkdir(parents=True, exist_ok=True)
-        artifacts = _Artifacts(self.artifacts_dir, item_id, extra_artifacts)
+        artifacts = _Artifacts(self.artifacts_dir, item_id, extra_artifacts, self._log_limit)
         seen = _Seen(
             stdout, stderr, command, summary, cwd, list(argv), list(tests), dict(details or {})
         )
@@ -325,13 +327,15 @@ class _Seen:
 class _Artifacts:
     """Extra artifact files: text ones go through redaction with everything else."""
 
-    def __init__(self, artifacts_dir: Path, item_id: str, sources: Sequence[Path]) -> None:
+    def __init__(
+        self, artifacts_dir: Path, item_id: str, sources: Sequence[Path], log_limit: int
+    ) -> None:
         self._dir, self._id = artifacts_dir, item_id
         self._entries: list[tuple[Path, str | None]] = []
         self.missing: list[str] = []
         for source in sources:
             try:
-                self._entries.append((source, _as_text(source.read_bytes())))
+                self._entries.append((source, _as_text(_read_capped(source, log_limit))))
             except FileNotFoundError:
                 self.missing.append(str(source))
 
@@ -345,12 +349,23 @@ class _Artifacts:
         for source, text in self._entries:
             inside = _is_within(source, self._dir)
             target = source if inside else self._dir / f"{self._id}.{source.name}"
-            if text is not None:
-                target.write_bytes(next(redacted).encode("utf-8"))
+            if text is not None:  # stored as UTF-8 whatever it was written in, declaration included
+                target.write_bytes(_utf8_declared(next(redacted)).encode("utf-8"))
             elif not inside:  # binary (a screenshot): nothing to redact, kept as it is
                 shutil.copyfile(source, target)
             stored.append(target.resolve())
         return stored
+
+
+def _read_capped(path: Path, limit: int) -> bytes:
+    """An artifact's bytes; of a file larger than `limit`, its head and tail around a marker."""
+    size = path.stat().st_size
+    with path.open("rb") as handle:
+        if size <= limit:
+            return handle.read()
+        head = handle.read(limit // 2)
+        handle.seek(size - limit // 2)
+        return head + f"\n[... {size - limit} bytes cut by referee ...]\n".encode() + handle.read()
 
 
 def _process_facts(result: ProcessResult) -> dict[str, Any]:
@@ -362,13 +377,55 @@ def _process_facts(result: ProcessResult) -> dict[str, Any]:
     return facts
 
 
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF8, "utf-8-sig"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+_XML_WIDE = ((b"<\0?\0", "utf-16-le"), (b"\0<\0?", "utf-16-be"))
+_DECLARED = re.compile(rb"""^<\?xml[^>]*?encoding\s*=\s*["']([A-Za-z0-9._-]+)["']""")
+
+
 def _as_text(data: bytes) -> str | None:
-    if b"\0" in data:
+    """The text of an artifact decoded by its own encoding, or None for a binary file.
+
+    A report may declare ISO-8859-1 or be written in UTF-16: decoded as UTF-8 it would be taken
+    for binary and stored without redaction. So a byte-order mark, an XML declaration and the
+    shape of a UTF-16 XML prolog decide the codec; anything that is not valid text in it (a PNG)
+    is binary.
+    """
+    codec = _codec(data)
+    if codec is None and b"\0" in data:
         return None
     try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
+        text = data.decode(codec or "utf-8")
+    except (UnicodeDecodeError, LookupError):
         return None
+    if codec and codec.startswith(("utf-16", "utf-32")) and "\0" in text:
+        return None
+    return text
+
+
+def _codec(data: bytes) -> str | None:
+    for bom, codec in _BOMS:
+        if data.startswith(bom):
+            return codec
+    for prolog, codec in _XML_WIDE:
+        if data.startswith(prolog):
+            return codec
+    declared = _DECLARED.match(data[:200])
+    return declared.group(1).decode("ascii").lower() if declared else None
+
+
+def _utf8_declared(text: str) -> str:
+    return re.sub(
+        r"""^(<\?xml[^>]*?encoding\s*=\s*["'])[A-Za-z0-9._-]+(["'])""",
+        r"\1utf-8\2",
+        text.lstrip("\ufeff"),
+        count=1,
+    )
 
 
 def _is_within(path: Path, folder: Path) -> bool:

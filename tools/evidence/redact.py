@@ -19,6 +19,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 import betterleaks
 
+from referee.tools.evidence.forms import encoded_forms, split_pattern
 from referee.tools.evidence.shapes import find_shapes
 
 __all__ = ["MIN_SECRET_LENGTH", "Redactor", "secret_env_values"]
@@ -65,7 +66,7 @@ class Redactor:
             extra_values: Known secret values; those shorter than 6 characters are ignored.
         """
         self._known = {value: "env" for value in extra_values if len(value) >= MIN_SECRET_LENGTH}
-        self._known_pattern = _pattern(self._known)
+        self._known_plan = _Plan.of(self._known)
         self.degraded: str | None = None  # why the last scan fell back to known values only
 
     def redact(self, text: str) -> str:
@@ -91,21 +92,10 @@ class Redactor:
         Returns:
             The redacted texts, in the same order.
         """
-        labels = self._scan("\n".join(texts))
-        if labels:
-            labels = {
-                **labels,
-                **self._known,
-            }  # a known value is labelled env, whatever rule saw it
-            pattern = _pattern(labels)
-        else:
-            labels, pattern = self._known, self._known_pattern
-        if pattern is None:
-            return list(texts)
-        return [
-            pattern.sub(lambda match: f"[REDACTED:{labels[match.group(0)]}]", text)
-            for text in texts
-        ]
+        found = self._scan("\n".join(texts))
+        # A known value is labelled env, whatever rule saw it.
+        plan = _Plan.of({**found, **self._known}) if found else self._known_plan
+        return [plan.apply(text) for text in texts]
 
     def _scan(self, text: str) -> dict[str, str]:
         if not text.strip():
@@ -149,9 +139,31 @@ def _component_values(finding: betterleaks.Finding) -> Iterator[tuple[str, str]]
                 yield part, component.get("rule_id") or finding.rule_id
 
 
-def _pattern(labels: Mapping[str, str]) -> re.Pattern[str] | None:
-    if not labels:
-        return None
-    # Longest first, so a secret that contains another is replaced whole, in a single pass.
-    ordered = sorted(labels, key=len, reverse=True)
-    return re.compile("|".join(re.escape(value) for value in ordered))
+class _Plan:
+    """How to replace a set of secrets: their plain and encoded forms in one pass, then the split
+    forms of those whose start or end shows up at all (the split search is the slow one)."""
+
+    def __init__(self, forms: dict[str, str], split: dict[str, str]) -> None:
+        ordered = sorted(forms, key=len, reverse=True)  # a secret containing another goes whole
+        self._forms = forms
+        self._literal = re.compile("|".join(map(re.escape, ordered))) if ordered else None
+        self._split = split
+
+    @classmethod
+    def of(cls, labels: Mapping[str, str]) -> _Plan:
+        forms = dict(labels)
+        for value, label in labels.items():
+            for form in encoded_forms(value):
+                forms.setdefault(form, label)
+        return cls(forms, dict(labels))
+
+    def apply(self, text: str) -> str:
+        if self._literal is not None:
+            text = self._literal.sub(lambda m: f"[REDACTED:{self._forms[m.group(0)]}]", text)
+        compact = "".join(text.split()) if self._split else ""
+        for value, label in self._split.items():
+            if value[:4] in compact or value[-4:] in compact:
+                pattern = split_pattern([value])
+                assert pattern is not None
+                text = pattern.sub(f"[REDACTED:{label}]", text)
+        return text

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from typing import Any
 
 from referee.tools.errors import NotFound
 from referee.tools.store import Store, load_evidence
+from referee.tools.store.integrity import StoreTampered
 
 FULL_LIMIT = 8 * 1024 * 1024
 
@@ -15,13 +17,25 @@ def full_evidence(store: Store, run_id: str, evidence_id: str) -> dict[str, Any]
     """The evidence item as JSON, stdout/stderr replaced by the full redacted logs when kept."""
     item = load_evidence(store, run_id, evidence_id)
     data = item.model_dump(mode="json", by_alias=True)
+    logs = {}
     for stream in ("stdout", "stderr"):
         log = next(
             (Path(a) for a in item.artifacts if a.endswith(f"{evidence_id}.{stream}.log")), None
         )
         if log is not None and log.is_file():
-            data[stream] = log.read_bytes()[:FULL_LIMIT].decode("utf-8", "replace")
+            logs[stream] = log.read_bytes()
+    if logs and _digest(logs) != item.sha256:
+        # The row's MAC covers sha256, so an edited log file is caught here.
+        raise StoreTampered(
+            f"the output logs of {run_id}/{evidence_id}", "do not match their digest"
+        )
+    for stream, raw in logs.items():
+        data[stream] = raw[:FULL_LIMIT].decode("utf-8", "replace")
     return data
+
+
+def _digest(logs: dict[str, bytes]) -> str:
+    return hashlib.sha256(logs.get("stdout", b"") + b"\0" + logs.get("stderr", b"")).hexdigest()
 
 
 def screenshot_of(store: Store, run_id: str, evidence_id: str) -> bytes:

@@ -64,6 +64,7 @@ class Summary(Model):
     score_source: str = ""
     health: HealthSummary | None = None
     gaming: str = "not run"
+    isolation: str = Field(default="no run yet", description="What the latest run's checks ran in")
 
 
 class DimensionRow(Model):
@@ -148,7 +149,20 @@ def summary(data: ReportData, gaming_rows: list[GamingRow]) -> Summary:
         score_source=source,
         health=_health(data),
         gaming=_worst_band(gaming_rows),
+        isolation=_isolation(data),
     )
+
+
+def _isolation(data: ReportData) -> str:
+    if not data.runs:
+        return "no run yet"
+    run = data.runs[-1]
+    if run.sandbox == "none":
+        return (
+            f"NO SANDBOX ({run.isolation}): the checks of run {run.run_id} ran on the machine "
+            "itself, where the code under test could reach anything the user can"
+        )
+    return f"{run.sandbox} sandbox ({run.isolation}) in run {run.run_id}"
 
 
 def _scores(data: ReportData) -> tuple[float | None, float | None, str]:

@@ -98,6 +98,7 @@ def _summary(view: ReportView) -> Section:
             f" {s.health.run_id})"
         )
     items.append(f"Gaming check: {s.gaming}")
+    items.append(f"Isolation: {s.isolation}")
     blocks: list[Block] = [Bullets(items)]
     if view.warnings:
         blocks.append(Bullets([f"Warning: {w}" for w in view.warnings]))

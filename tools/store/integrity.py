@@ -32,7 +32,8 @@ class StoreTampered(InvalidInput):
             "evaluate again into a fresh store (REFEREE_HOME) and investigate who wrote it"
         )
         super().__init__(
-            [Problem(path="", code="store_tampered", message=message)], summary=message
+            [Problem(path="", code="store_tampered", message=message)],
+            summary=f"store_tampered: {message}",
         )
 
 

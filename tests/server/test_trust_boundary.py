@@ -1,0 +1,346 @@
+"""The code under test never reaches the evaluator: each attack of a hostile generator, through
+the public interface (create_contract → evaluate → validate_scorecard → aggregate, and the CLI)."""
+
+from __future__ import annotations
+
+import base64
+import os
+import sqlite3
+import subprocess
+import textwrap
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from gitrepo import git
+from mcp import Client
+from projects import calc_repo, command_check, pytest_check
+
+from referee.server.app import build_server
+from referee.server.cli import main as cli
+from referee.tools.sandbox import Support, sandbox_support
+from referee.tools.settings import Settings
+from referee.tools.store import Store
+
+pytestmark = pytest.mark.anyio
+
+TOKEN = "ghp_" + "Zq8Lw3Nv5Tx7Bc9Dm1Fh2Jk4Pr6St0Uy8Wa"
+SECRET = "correct horse battery staple 7731"
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    return calc_repo(tmp_path / "calc")
+
+
+def server_env(tmp_path: Path) -> dict[str, str]:
+    """What a real server's environment holds: a home, a PATH, referee's own variables, secrets."""
+    return {
+        "PATH": os.environ["PATH"],
+        "HOME": os.environ.get("HOME", "/root"),
+        "XDG_DATA_HOME": os.environ["XDG_DATA_HOME"],
+        "REFEREE_HOME": str(tmp_path / "calc" / ".referee"),
+        "GITHUB_TOKEN": TOKEN,
+        "DB_PASSWORD": SECRET,
+    }
+
+
+@pytest.fixture
+def settings(project: Path, tmp_path: Path) -> Settings:
+    return Settings.build([project], env=server_env(tmp_path))
+
+
+@pytest.fixture
+async def agent(settings: Settings) -> AsyncIterator[Client]:
+    async with Client(build_server(settings)) as client:
+        yield client
+
+
+async def call(agent: Client, tool: str, **arguments: Any) -> dict[str, Any]:
+    result = await agent.call_tool(tool, arguments)
+    assert result.is_error is False, result.content
+    assert result.structured_content is not None
+    return result.structured_content
+
+
+async def contract(agent: Client, *criteria: dict[str, Any], **fields: Any) -> str:
+    made = await call(
+        agent,
+        "create_contract",
+        goal="Keep the calculator correct.",
+        out_of_scope=["ui"],
+        functional=list(criteria),
+        **fields,
+    )
+    return str(made["contract"]["id"])
+
+
+def suite_check() -> dict[str, Any]:
+    return {
+        "criterion": "tests pass",
+        "verification_method": "test",
+        "check": pytest_check("tests"),
+    }
+
+
+def stored_text(home: Path) -> str:
+    """Every byte referee stored (database and artifacts), as text, for grepping."""
+    chunks = []
+    for path in home.rglob("*"):
+        if path.is_file():
+            chunks.append(path.read_bytes().decode("utf-8", "replace"))
+    return "\n".join(chunks)
+
+
+def scored(draft: dict[str, Any]) -> dict[str, Any]:
+    """A judge's completion of the draft: every dimension still open scored 3."""
+    card = {k: v for k, v in draft.items() if v is not None}
+    for dim in card["dimensions"].values():
+        if dim.get("score") is None:
+            dim["score"] = 3
+        dim["evidence"] = dim.get("evidence") or "read the diff"
+    card.pop("verdict", None)
+    card.pop("weighted_score", None)
+    card["provider"] = "test-judge"
+    return card
+
+
+async def test_a_conftest_cannot_read_the_key_or_rewrite_the_store(
+    agent: Client, project: Path, settings: Settings
+) -> None:
+    key_file, db = settings.key_file, settings.home / "referee.db"
+    (project / "conftest.py").write_text(
+        textwrap.dedent(f"""
+        import os, sqlite3
+        found = []
+        for path in [{str(key_file)!r}, {str(settings.home / "signing.key")!r}]:
+            try:
+                found.append(open(path).read())
+            except OSError as exc:
+                found.append(f"unreadable {{path}}: {{exc.strerror}}")
+        try:
+            conn = sqlite3.connect({str(db)!r})
+            conn.execute("CREATE TRIGGER evil AFTER INSERT ON scorecards BEGIN "
+                         "UPDATE scorecards SET computed = '{{}}'; END")
+            conn.commit()
+            found.append("trigger planted")
+        except sqlite3.Error as exc:
+            found.append(f"no trigger: {{exc}}")
+        print("ATTACK", found)
+        open("stolen.txt", "w").write(repr(found))
+    """),
+        encoding="utf-8",
+    )
+    cid = await contract(agent, suite_check())
+    evaluation = await call(agent, "evaluate", contract_id=cid)
+    assert evaluation["sandbox"] == "bubblewrap"
+    key = key_file.read_text(encoding="utf-8").strip()
+    assert key not in stored_text(settings.home)
+    assert not (project / "stolen.txt").exists()  # the write stayed in the overlay
+    assert "stolen.txt" in evaluation["tree_changed"]["paths"]
+    with sqlite3.connect(db) as conn:
+        assert (
+            conn.execute("SELECT count(*) FROM sqlite_master WHERE type='trigger'").fetchone()[0]
+            == 0
+        )
+    assert not (settings.home / "signing.key").exists()  # no key in the store at all
+
+
+async def test_a_row_edited_outside_referee_is_refused_with_store_tampered(
+    agent: Client, project: Path, settings: Settings
+) -> None:
+    cid = await contract(agent, suite_check())
+    evaluation = await call(agent, "evaluate", contract_id=cid)
+    with sqlite3.connect(settings.home / "referee.db") as conn:
+        body = conn.execute("SELECT body FROM runs").fetchone()[0]
+        conn.execute("UPDATE runs SET body = ?", (body.replace('"pass":true', '"pass":false'),))
+    result = await agent.call_tool(
+        "validate_scorecard", {"scorecard": scored(evaluation["draft_scorecard"])}
+    )
+    assert result.is_error and "store_tampered" in str(result.content)
+    decided = await agent.call_tool("aggregate", {"contract_id": cid})
+    assert decided.is_error and "store_tampered" in str(decided.content)
+    with pytest.raises(Exception, match="store_tampered"):
+        await agent.read_resource(f"report://{cid}")
+
+
+async def test_a_planted_trigger_makes_every_command_refuse_the_store(
+    project: Path, settings: Settings, capsys: pytest.CaptureFixture[str]
+) -> None:
+    Store(settings.home, key=settings.key_source.load()).close()
+    with sqlite3.connect(settings.home / "referee.db") as conn:
+        conn.execute("CREATE TRIGGER evil AFTER INSERT ON scorecards BEGIN SELECT 1; END")
+    code = cli(["--root", str(project), "--home", str(settings.home), "contract", "list"])
+    assert code == 2
+    assert "store_tampered" in capsys.readouterr().err
+
+
+async def test_a_daemon_started_by_a_test_dies_with_its_check(
+    agent: Client, settings: Settings
+) -> None:
+    marker = "10007"
+    check = {
+        "kind": "command",
+        "argv": [f"(setsid env -i sleep {marker} &) ; sleep 0.2"],
+        "shell": True,
+    }
+    cid = await contract(
+        agent, {"criterion": "runs", "verification_method": "test", "check": check}
+    )
+    evaluation = await call(agent, "evaluate", contract_id=cid)
+    alive = subprocess.run(["pgrep", "-f", f"sleep {marker}"], capture_output=True, text=True)
+    assert alive.stdout.strip() == ""
+    run = evaluation["run_id"]
+    item = await agent.read_resource(
+        f"evidence://{run}/{evaluation['criteria'][0]['evidence_ids'][0]}"
+    )
+    assert '"stray_processes": 1' in item.contents[0].text  # type: ignore[union-attr]
+
+
+async def test_the_code_under_test_sees_no_referee_variable_and_no_secret(
+    agent: Client, settings: Settings
+) -> None:
+    script = "import os, json; print(json.dumps(dict(os.environ)))"
+    cid = await contract(
+        agent, {"criterion": "env", "verification_method": "test", "check": command_check(script)}
+    )
+    evaluation = await call(agent, "evaluate", contract_id=cid)
+    item = await agent.read_resource(
+        f"evidence://{evaluation['run_id']}/{evaluation['criteria'][0]['evidence_ids'][0]}"
+    )
+    text = item.contents[0].text  # type: ignore[union-attr]
+    assert "REFEREE_" not in text and TOKEN not in text and SECRET not in text
+    assert '\\"HOME\\": \\"/tmp/home\\"' in text
+
+
+async def test_secrets_printed_encoded_or_broken_up_never_reach_the_store(
+    agent: Client, settings: Settings
+) -> None:
+    # A hostile test gets secrets the only way a sandboxed command can (the check's own env,
+    # `${NAME}` from the server's environment) and prints them in disguise.
+    script = textwrap.dedent("""
+        import base64, os
+        t, s = os.environ["T"], os.environ["S"]
+        print(base64.b64encode(t.encode()).decode())
+        print(base64.b64encode(b"xx" + t.encode()).decode())
+        print(s.encode().hex())
+        print(t[:12] + "\\n    " + t[12:])
+        print(" ".join(s))
+        print(s)
+    """)
+    check = {**command_check(script), "env": {"T": "${GITHUB_TOKEN}", "S": "${DB_PASSWORD}"}}
+    cid = await contract(
+        agent, {"criterion": "prints", "verification_method": "test", "check": check}
+    )
+    evaluation = await call(agent, "evaluate", contract_id=cid)
+    stored = stored_text(settings.home) + str(evaluation)
+    squeezed = "".join(stored.split())
+    forms = {
+        "base64": base64.b64encode(TOKEN.encode()).decode(),
+        "offset-base64": base64.b64encode(b"xx" + TOKEN.encode()).decode()[4:-4],
+        "hex": SECRET.encode().hex(),
+        "split": TOKEN,
+        "spaced": "".join(SECRET.split()),
+        "plain": SECRET,
+    }
+    for name, form in forms.items():
+        assert form not in stored and "".join(form.split()) not in squeezed, name
+    assert "[REDACTED:" in stored
+
+
+async def test_repository_hooks_fsmonitor_and_filters_never_run(
+    agent: Client, project: Path, tmp_path: Path
+) -> None:
+    marker = tmp_path / "ran"
+    script = tmp_path / "evil.sh"
+    script.write_text(f"#!/bin/sh\ntouch {marker}\ncat\n", encoding="utf-8")
+    script.chmod(0o755)
+    hooks = project / ".git" / "hooks"
+    for name in ("post-checkout", "pre-commit", "reference-transaction"):
+        (hooks / name).write_text(f"#!/bin/sh\ntouch {marker}\n", encoding="utf-8")
+        (hooks / name).chmod(0o755)
+    git(project, "config", "core.fsmonitor", str(script))
+    git(project, "config", "filter.evil.clean", str(script))
+    git(project, "config", "filter.evil.smudge", str(script))
+    git(project, "config", "diff.external", str(script))
+    (project / ".gitattributes").write_text("* filter=evil\n", encoding="utf-8")
+    marker.unlink(missing_ok=True)
+    cid = await contract(agent, suite_check())
+    first = await call(agent, "evaluate", contract_id=cid)
+    await call(agent, "evaluate", contract_id=cid, ref="HEAD")
+    await agent.call_tool("validate_scorecard", {"scorecard": scored(first["draft_scorecard"])})
+    assert not marker.exists()
+
+
+async def test_index_flags_and_info_exclude_cannot_hide_tampering(
+    agent: Client, project: Path
+) -> None:
+    cid = await contract(agent, suite_check(), task_type="bug")
+    head_tree = git(project, "rev-parse", "HEAD^{tree}")
+    test = project / "tests" / "test_calc.py"
+    test.write_text(
+        test.read_text().replace(
+            "def test_add_negative", "import pytest\n\n@pytest.mark.skip\ndef test_add_negative"
+        )
+    )
+    git(project, "update-index", "--assume-unchanged", "tests/test_calc.py")
+    (project / "conftest.py").write_text("# decides outcomes\n", encoding="utf-8")
+    (project / ".git" / "info" / "exclude").write_text("conftest.py\n", encoding="utf-8")
+    evaluation = await call(agent, "evaluate", contract_id=cid)
+    assert evaluation["target"]["tree"] != head_tree
+    assert {"tests/test_calc.py", "conftest.py"} <= set(evaluation["target"]["changed_files"])
+    assert "test_skipped" in {a["id"] for a in evaluation["antipatterns"]}
+
+
+async def test_a_source_file_rewritten_and_restored_is_tree_modified(
+    agent: Client, project: Path
+) -> None:
+    (project / "tests" / "test_restore.py").write_text(
+        textwrap.dedent("""
+        from pathlib import Path
+
+        def test_patch_and_restore():
+            src = Path(__file__).parent.parent / "src" / "calc.py"
+            old = src.read_text()
+            src.write_text("def add(a, b):\\n    return 3\\n")
+            src.write_text(old)
+    """),
+        encoding="utf-8",
+    )
+    git(project, "add", "-A")
+    git(project, "commit", "-q", "-m", "add a test")
+    cid = await contract(agent, suite_check())
+    evaluation = await call(agent, "evaluate", contract_id=cid)
+    ids = {a["id"] for a in evaluation["antipatterns"]}
+    assert "tree_modified" in ids
+    assert "src/calc.py" in evaluation["tree_changed"]["paths"]
+    assert evaluation["draft_scorecard"]["verdict"] != "ACCEPT"
+    assert (project / "src" / "calc.py").read_text().endswith("return a + b\n")
+
+
+async def test_without_a_sandbox_the_fallback_is_explicit_and_require_sandbox_refuses(
+    agent: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    missing = Support(False, None, None, "bubblewrap is not installed")
+    monkeypatch.setattr("referee.tools.evaluate.isolation.sandbox_support", lambda: missing)
+    cid = await contract(agent, suite_check())
+    evaluation = await call(agent, "evaluate", contract_id=cid)
+    assert evaluation["sandbox"] == "none" and evaluation["isolation"] == "inplace"
+    assert any("no sandbox" in w for w in evaluation["warnings"])
+    strict = await contract(agent, suite_check(), require_sandbox=True)
+    refused = await agent.call_tool("evaluate", {"contract_id": strict})
+    assert refused.is_error and "sandbox_unavailable" in str(refused.content)
+
+
+def test_doctor_says_whether_the_sandbox_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli(["doctor"]) == 0
+    line = next(row for row in capsys.readouterr().out.splitlines() if row.startswith("sandbox"))
+    assert ("bubblewrap" in line) == sandbox_support().available
+
+
+def test_the_sandbox_is_available_on_this_machine() -> None:
+    support = sandbox_support()
+    if not support.available:  # CI (REFEREE_NO_SKIP=1) installs bubblewrap: a skip fails there
+        pytest.skip(f"no sandbox here: {support.reason}")
+    assert support.bwrap and support.version
