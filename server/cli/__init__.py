@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 from importlib.metadata import version
 
-from referee.tools.store.integrity import StoreTampered
+from referee.tools.store import StoreTampered
 
 from . import aggregate, capture, contract, demo, evaluate, report, serve, setup, validate
 

@@ -116,6 +116,7 @@ class GradeContext:
         shell: bool = False,
         tree: Path | None = None,
         writable: tuple[Path, ...] = (),
+        network: bool = False,
     ) -> Command:
         """A command on the evaluated code; its raw output goes to the run's scratch folder."""
         stdout, stderr = self.raw_paths(label)
@@ -131,6 +132,7 @@ class GradeContext:
             shell=shell,
             readonly=self._dependencies(root),
             writable=writable,
+            network=network,
         )
 
     def report_dir(self, label: str) -> Path:

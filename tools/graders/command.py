@@ -23,6 +23,7 @@ async def grade_command(ctx: GradeContext, criterion: Criterion) -> GradeResult:
             timeout_s=check.timeout_s,
             env=ctx.env_for(check.env),
             shell=check.shell,
+            network=check.network,
         )
     )
     verdict = command_verdict(result, check.expect_exit)

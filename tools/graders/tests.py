@@ -73,6 +73,7 @@ async def run_suite(
             env=env,
             shell=check.shell,
             writable=(reports,),
+            network=check.network,
             tree=root,
         )
     )

@@ -78,6 +78,9 @@ class _ProcessCheck(Model):
     )
     env: Env
     shell: bool = Field(default=False, description="Run argv joined as one shell command line")
+    network: bool = Field(
+        default=False, description="Let the command reach the network (the sandbox denies it)"
+    )
 
 
 class TestsCheck(_ProcessCheck):

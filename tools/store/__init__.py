@@ -8,6 +8,8 @@ from referee.tools.store.contracts import (
     replace_contract,
 )
 from referee.tools.store.db import Store
+from referee.tools.store.integrity import StoreTampered
+from referee.tools.store.keys import KeySource
 from referee.tools.store.location import store_home
 from referee.tools.store.runs import (
     StoredRun,
@@ -26,6 +28,8 @@ from referee.tools.store.scorecards import (
 )
 
 __all__ = [
+    "KeySource",
+    "StoreTampered",
     "Store",
     "StoredRun",
     "StoredScorecard",
