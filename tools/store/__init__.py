@@ -29,8 +29,8 @@ from referee.tools.store.scorecards import (
 
 __all__ = [
     "KeySource",
-    "StoreTampered",
     "Store",
+    "StoreTampered",
     "StoredRun",
     "StoredScorecard",
     "contract_exists",
