@@ -8,10 +8,12 @@ from pathlib import Path
 from typing import Any
 
 from projects import contract_for
+from runs import bound
 
 from referee.tools.models import Contract
 from referee.tools.rubrics import load_rubrics
-from referee.tools.store import Store, save_scorecard
+from referee.tools.store import Store, runs_for, save_scorecard
+from referee.tools.validate_scorecard import EvidenceContext
 from referee.tools.validate_scorecard.arithmetic import compute
 from referee.tools.validate_scorecard.card import build_card
 from referee.tools.validate_scorecard.entry import (
@@ -140,12 +142,15 @@ def issue(
 
 
 def store_card(store: Store, contract: Contract, scorecard: dict[str, Any]) -> int:
-    """Validate and store a scorecard as its evaluator's verdict; returns the scorecard id."""
+    """Validate and store a scorecard as its evaluator's verdict, bound to a recorded run of its
+    evaluator and iteration (made when the card names none); returns the scorecard id."""
+    scorecard = bound(store, contract, scorecard)
+    context = EvidenceContext(runs=runs_for(store, contract.id), tree=None, key=store.key)
     result = validate_and_store(
         scorecard,
         contract=contract,
         rubrics=RUBRICS,
-        evidence=None,
+        evidence=context,
         store=store,
         store_result=True,
         now=clock,
@@ -157,6 +162,7 @@ def store_card(store: Store, contract: Contract, scorecard: dict[str, Any]) -> i
 def store_perturbed(store: Store, contract: Contract, scorecard: dict[str, Any]) -> int:
     """Store a re-scoring of the anti-gaming copy (variant "perturbed") for the same evaluator and
     iteration."""
+    scorecard = bound(store, contract, scorecard)
     result = validate_scorecard(scorecard, contract=contract, rubrics=RUBRICS)
     assert result.valid and result.format is not None, result.errors
     built = build_card(scorecard, result.format, contract, RUBRICS)
@@ -168,7 +174,7 @@ def store_perturbed(store: Store, contract: Contract, scorecard: dict[str, Any])
         format=result.format,
         body=scorecard,
         computed=stored_computed(built, compute(built)),
-        run_id=None,
+        run_id=scorecard["run_id"],
         stored_at=FIXED.isoformat(),
         variant="perturbed",
     )

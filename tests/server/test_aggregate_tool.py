@@ -10,8 +10,10 @@ from typing import Any
 import pytest
 from aggregate_cards import card, issue, store_card, two_evaluator_contract
 from mcp import Client
+from runs import bound
 
 from referee.tools.models import Contract
+from referee.tools.repo import working_tree_hash
 from referee.tools.settings import Settings
 from referee.tools.store import Store, scorecards_for
 
@@ -124,9 +126,10 @@ async def test_pending_names_the_missing_evaluator(
 
 
 async def test_inline_scorecards_decide_without_being_stored(
-    client: Client, store: Store, contract: Contract
+    client: Client, store: Store, contract: Contract, repo: Path
 ) -> None:
-    inline = [card(contract, "judge", 1, 3), card(contract, "radar", 1, 3)]
+    now = {"target": {"tree": working_tree_hash(repo)}}  # the tree the cards judge is current
+    inline = [bound(store, contract, card(contract, e, 1, 3, **now)) for e in ("judge", "radar")]
     result = await client.call_tool("aggregate", {"contract_id": contract.id, "scorecards": inline})
     assert result.structured_content["decision"] == "DELIVER"
     assert scorecards_for(store, contract.id) == []

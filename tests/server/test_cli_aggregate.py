@@ -7,9 +7,11 @@ from pathlib import Path
 
 import pytest
 from aggregate_cards import card, issue, store_card, two_evaluator_contract
+from runs import bound
 
 from referee.server.cli import main
 from referee.tools.models import Contract
+from referee.tools.repo import working_tree_hash
 from referee.tools.store import Store, scorecards_for
 
 
@@ -98,9 +100,9 @@ def test_inline_scorecards_file_is_used_not_stored(
     repo: Path, store: Store, contract: Contract, tmp_path: Path
 ) -> None:
     path = tmp_path / "cards.json"
-    path.write_text(
-        json.dumps([card(contract, "judge", 1, 3), card(contract, "radar", 1, 3)]), encoding="utf-8"
-    )
+    now = {"target": {"tree": working_tree_hash(repo)}}
+    cards = [bound(store, contract, card(contract, e, 1, 3, **now)) for e in ("judge", "radar")]
+    path.write_text(json.dumps(cards), encoding="utf-8")
     assert run(repo, "aggregate", contract.id, "--scorecards", str(path)) == 0
     assert scorecards_for(store, contract.id) == []
 
@@ -150,7 +152,7 @@ def test_calibrate_and_report(
     assert run(repo, "calibrate", "9999", "ACCEPT") == 2
 
 
-def test_ci_can_aggregate_committed_scorecards_against_an_exported_contract(
+def test_hand_made_scorecards_never_deliver_against_an_exported_contract(
     repo: Path, tmp_path: Path, store: Store, contract: Contract, capsys: pytest.CaptureFixture[str]
 ) -> None:
     exported = tmp_path / "contract.yaml"
@@ -174,6 +176,7 @@ def test_ci_can_aggregate_committed_scorecards_against_an_exported_contract(
                 *files,
             ]
         )
-        == 0
+        == 2
     )
-    assert "DELIVER" in capsys.readouterr().out
+    captured = capsys.readouterr()
+    assert "DELIVER" not in captured.out and "run_required" in captured.err

@@ -9,9 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from runs import corpus_accepted
 
 from referee.server.cli import main
 from referee.tools.create_contract.files import load_contract_file
+from referee.tools.repo import working_tree_hash
 from referee.tools.store import Store, replace_contract, scorecards_for
 
 CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "scorecards"
@@ -135,7 +137,7 @@ def test_usage_errors_exit_2_before_anything_is_validated(
 def test_a_stored_contract_by_id_records_the_scorecard(
     repo: Path, tmp_path: Path, stored: Store, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    path = write(tmp_path, "judge.json", card("referee-valid-accept"))
+    path = write(tmp_path, "judge.json", corpus_accepted(stored, working_tree_hash(repo)))
     assert run(repo, path, "--contract", CID) == 0
     assert "stored #" in capsys.readouterr().out
     assert run(repo, path) == 0  # the contract named by contract_ref
@@ -146,7 +148,7 @@ def test_a_stored_contract_by_id_records_the_scorecard(
 def test_no_store_validates_without_recording(
     repo: Path, tmp_path: Path, stored: Store, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    path = write(tmp_path, "judge.json", card("referee-valid-accept"))
+    path = write(tmp_path, "judge.json", corpus_accepted(stored, working_tree_hash(repo)))
     assert run(repo, path, "--no-store") == 0
     assert "stored" not in capsys.readouterr().out and scorecards_for(stored, CID) == []
 

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from mcp import Client
+from runs import corpus_accepted
 
 from referee.tools.create_contract.files import load_contract_file
 from referee.tools.evidence.signing import sign
@@ -79,20 +80,22 @@ async def test_validate_scorecard_is_listed_with_an_output_schema_and_records_an
     assert tool.annotations.read_only_hint is False and tool.annotations.destructive_hint is False
 
 
+@pytest.fixture
+def accepted(store: Store, repo: Path, contract: Contract) -> dict[str, Any]:
+    """The corpus's scorecard, resting on a signed run of the current tree."""
+    return corpus_accepted(store, working_tree_hash(repo))
+
+
 async def test_a_valid_scorecard_is_stored_and_a_resubmission_replaces_it(
-    client: Client, contract: Contract, store: Store
+    client: Client, contract: Contract, store: Store, accepted: dict[str, Any]
 ) -> None:
-    first = await client.call_tool(
-        "validate_scorecard", {"scorecard": case("referee-valid-accept")}
-    )
+    first = await client.call_tool("validate_scorecard", {"scorecard": accepted})
     assert first.is_error is False, first.content
     data = first.structured_content
     assert data["valid"] is True and data["stored"] is True and data["replaced"] is False
-    assert data["computed"] == {"weighted_score": 2.55, "normalized": 85.0, "verdict": "ACCEPT"}
+    assert data["computed"] == {"weighted_score": 2.55, "normalized": 85.0, "verdict": "REVISE"}
     again = (
-        await client.call_tool(
-            "validate_scorecard", {"scorecard": case("referee-valid-accept"), "contract_id": CID}
-        )
+        await client.call_tool("validate_scorecard", {"scorecard": accepted, "contract_id": CID})
     ).structured_content
     assert again["replaced"] is True and "replaced_scorecard" in {
         w["code"] for w in again["warnings"]
@@ -163,17 +166,19 @@ async def test_a_forged_signature_is_rejected(
 
 
 async def test_a_tenpoint_scorecard_is_recognised_and_stored(
-    client: Client, contract: Contract, store: Store
+    client: Client, contract: Contract, store: Store, settings: Settings, repo: Path
 ) -> None:
-    data = (
-        await client.call_tool("validate_scorecard", {"scorecard": case("tenpoint-valid")})
-    ).structured_content
+    record_run(store, settings, working_tree_hash(repo))  # tenpoint: bound to its evaluator's run
+    card = case("tenpoint-valid")
+    for item in card["criteria"]:
+        item["pass"] = item["id"] == "AC-F-001"
+    data = (await client.call_tool("validate_scorecard", {"scorecard": card})).structured_content
     assert data["format"] == "tenpoint" and data["valid"] and data["stored"]
     assert scorecards_for(store, CID)[0].computed["dimensions"]["general.correctness"] == 8
 
 
 async def test_an_inline_contract_that_is_not_stored_validates_without_storing(
-    client: Client, store: Store
+    client: Client, store: Store, accepted: dict[str, Any]
 ) -> None:
     inline = json.loads(
         json.dumps(
@@ -181,9 +186,7 @@ async def test_an_inline_contract_that_is_not_stored_validates_without_storing(
         )
     )
     data = (
-        await client.call_tool(
-            "validate_scorecard", {"scorecard": case("referee-valid-accept"), "contract": inline}
-        )
+        await client.call_tool("validate_scorecard", {"scorecard": accepted, "contract": inline})
     ).structured_content
     assert data["valid"] is True and data["stored"] is False
     assert "not_stored" in {w["code"] for w in data["warnings"]}
@@ -237,11 +240,9 @@ async def test_no_contract_anywhere_is_a_tool_error(client: Client) -> None:
 
 
 async def test_store_false_validates_without_recording(
-    client: Client, contract: Contract, store: Store
+    client: Client, contract: Contract, store: Store, accepted: dict[str, Any]
 ) -> None:
     data = (
-        await client.call_tool(
-            "validate_scorecard", {"scorecard": case("referee-valid-accept"), "store": False}
-        )
+        await client.call_tool("validate_scorecard", {"scorecard": accepted, "store": False})
     ).structured_content
     assert data["valid"] and not data["stored"] and scorecards_for(store, CID) == []

@@ -17,12 +17,14 @@ from aggregate_cards import (
     store_perturbed,
     two_evaluator_contract,
 )
+from runs import bound
 
 from referee.tools.aggregate.dedupe import duplicates, place_of, similarity
 from referee.tools.aggregate.entry import aggregate, latest_brief
 from referee.tools.aggregate.rules import Situation, decide
 from referee.tools.create_contract.files import load_contract_file
 from referee.tools.errors import InvalidInput, NotFound
+from referee.tools.evidence.signing import sign
 from referee.tools.models import AggregateResult, Contract, Evaluation, EvidenceItem
 from referee.tools.models import TestOutcome as JUnitOutcome
 from referee.tools.store import Store, replace_contract, save_run, scorecards_for
@@ -431,7 +433,9 @@ def test_inline_scorecards_are_validated_used_and_never_stored(
     store: Store, contract: Contract
 ) -> None:
     store_card(store, contract, card(contract, "judge", 1, 3))
-    result = run(store, contract, scorecards=[card(contract, "radar", 1, 3)])
+    result = run(
+        store, contract, scorecards=[bound(store, contract, card(contract, "radar", 1, 3))]
+    )
     assert result.decision == "DELIVER" and result.evaluator_verdicts == {
         "judge": "ACCEPT",
         "radar": "ACCEPT",
@@ -445,7 +449,11 @@ def test_an_inline_scorecard_replaces_the_stored_one_for_that_call_only(
 ) -> None:
     both(store, contract, 1, judge=3, radar=3)
     assert (
-        run(store, contract, scorecards=[card(contract, "judge", 1, {"craft": 1})]).decision
+        run(
+            store,
+            contract,
+            scorecards=[bound(store, contract, card(contract, "judge", 1, {"craft": 1}))],
+        ).decision
         == "REVISE"
     )
     assert run(store, contract).decision == "DELIVER"
@@ -454,14 +462,18 @@ def test_an_inline_scorecard_replaces_the_stored_one_for_that_call_only(
 def test_invalid_inline_scorecards_list_every_problem_under_their_index(
     store: Store, contract: Contract
 ) -> None:
-    bad = card(contract, "radar", 1, 3)
+    bad = bound(store, contract, card(contract, "radar", 1, 3))
     del bad["provider"]
     bad["dimensions"]["craft"]["score"] = 7
     with pytest.raises(InvalidInput) as exc:
         run(
             store,
             contract,
-            scorecards=[card(contract, "judge", 1, 3), bad, card(contract, "judge", 2, 3)],
+            scorecards=[
+                bound(store, contract, card(contract, "judge", 1, 3)),
+                bad,
+                bound(store, contract, card(contract, "judge", 2, 3)),
+            ],
         )
     paths = {p.path for p in exc.value.problems}
     assert {
@@ -620,19 +632,25 @@ def test_correctness_scores_that_do_not_follow_pass_rates_flag_the_evaluator(
     template = json.loads((CORPUS / "run.json").read_text(encoding="utf-8"))
     for iteration, (score, passed) in enumerate(zip(correctness, (1, 5, 9), strict=True), start=1):
         evaluation, evidence = _run(template, iteration, passed, 10 - passed)
+        signature = sign(store.key, evaluation, evidence)
         save_run(
             store,
             evaluation,
             evidence,
-            signature="unsigned",
+            signature=signature,
             created_at=f"2026-03-25T12:0{iteration}:00+00:00",
         )
+        ran = {
+            "run_id": evaluation.run_id,
+            "signature": signature,
+            "target": {"tree": evaluation.target.tree, "commit": evaluation.target.commit},
+        }
         store_card(
             store,
             contract,
-            card(contract, "judge", iteration, {"correctness": score}, failed=("AC-F-002",)),
+            card(contract, "judge", iteration, {"correctness": score}, failed=("AC-F-002",), **ran),
         )
-        store_card(store, contract, card(contract, "ux", iteration, 3))
+        store_card(store, contract, card(contract, "ux", iteration, 3, **ran))
     alerts = [
         a
         for a in aggregate(contract.id, store=store, rubrics=RUBRICS, now=clock).alerts

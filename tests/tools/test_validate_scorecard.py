@@ -44,6 +44,7 @@ NOT_IN_CORPUS = {
     "not_stored",
     "unverified_pass",
     "generator_evidence_only",
+    "store_tampered",
 }
 
 
@@ -51,9 +52,10 @@ def load_case(path: Path) -> dict[str, Any]:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def recorded_run() -> StoredRun:
+def recorded_run(patch: dict[str, Any] | None = None) -> StoredRun:
+    """The corpus run; a case's `evidence.run` replaces fields of the evaluation before signing."""
     doc = json.loads((CORPUS / "run.json").read_text(encoding="utf-8"))
-    evaluation = Evaluation.model_validate(doc["evaluation"])
+    evaluation = Evaluation.model_validate({**doc["evaluation"], **(patch or {})})
     evidence = [EvidenceItem.model_validate(e) for e in doc["evidence"]]
     return StoredRun(
         evaluation=evaluation,
@@ -69,22 +71,22 @@ def contract() -> Contract:
 def evidence_for(spec: dict[str, Any] | None) -> EvidenceContext | None:
     if spec is None:
         return None
-    run = recorded_run()
+    run = recorded_run(spec.get("run"))
     tree = run.evaluation.target.tree if spec["tree"] == "current" else spec["tree"]
     return EvidenceContext(
         runs=[run] if spec["runs"] else [], tree=tree, key=KEY if spec["key"] else None
     )
 
 
-def with_signature(card: Any) -> Any:
+def with_signature(card: Any, spec: dict[str, Any] | None = None) -> Any:
     if isinstance(card, dict) and card.get("signature") == "$SIGNATURE":
-        return {**card, "signature": recorded_run().signature}
+        return {**card, "signature": recorded_run((spec or {}).get("run")).signature}
     return card
 
 
 def run_case(case: dict[str, Any]) -> Any:
     return validate_scorecard(
-        with_signature(copy.deepcopy(case["scorecard"])),
+        with_signature(copy.deepcopy(case["scorecard"]), case["evidence"]),
         contract=contract() if case["contract"] else None,
         rubrics=RUBRICS,
         format=case["format"],
@@ -179,6 +181,7 @@ def test_referee_antipatterns_are_exported_for_other_tools() -> None:
         "assertions_removed",
         "test_emptied",
         "tree_modified",
+        "harness_modified",
     } == REFEREE_ANTIPATTERNS
 
 

@@ -9,7 +9,7 @@ alerts, proxy-true correlation) in aggregation/history.py, alerts.py and correla
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -37,7 +37,12 @@ from referee.tools.aggregate.notes import (
     escalation_reasons,
     gaming_notes,
 )
-from referee.tools.aggregate.records import CardRecord, inline_records, stored_records
+from referee.tools.aggregate.records import (
+    CardRecord,
+    inline_records,
+    stored_records,
+    verified_records,
+)
 from referee.tools.aggregate.rules import Ruling, Situation, decide
 from referee.tools.errors import InvalidInput, Problem
 from referee.tools.models.aggregate import (
@@ -151,6 +156,8 @@ class _Context:
     inline: list[CardRecord]
     gaming: dict[tuple[str, int], Gaming]
     store: Store
+    refused: list[str] = field(default_factory=list)
+    """Stored scorecards that no longer rest on a recorded run, and why."""
 
 
 def _target_iteration(
@@ -168,9 +175,10 @@ def _context(
     store: Store, contract: Contract, iteration: int, inline: list[CardRecord]
 ) -> _Context:
     replaced = {(r.evaluator, r.iteration) for r in inline}
+    verified = verified_records(store, contract.id)
     stored = [
         r
-        for r in stored_records(store, contract.id)
+        for r in verified.records
         if r.iteration <= iteration and (r.evaluator, r.iteration) not in replaced
     ]
     named = set(contract.evaluators)
@@ -179,7 +187,7 @@ def _context(
     now = {r.evaluator: r for r in history if r.iteration == iteration}
     current = [now[e] for e in contract.evaluators if e in now]
     gaming = gaming_checks(history, stored_records(store, contract.id, variant="perturbed"))
-    return _Context(contract, iteration, history, current, inline, gaming, store)
+    return _Context(contract, iteration, history, current, inline, gaming, store, verified.refused)
 
 
 def _ruling(ctx: _Context) -> Ruling:
@@ -277,7 +285,8 @@ def _notes(
     best: IterationScore | None,
     delivered: int | None,
 ) -> list[str]:
-    notes: list[str] = []
+    notes: list[str] = list(ctx.refused)
+    notes += [f"{r.evaluator} overrides referee: {m}" for r in ctx.current for m in r.overrides]
     if ruling.rule == "deliver_best_at_bound" and best is not None:
         last = next((s for s in scores if s.iteration == ctx.iteration), None)
         notes += bound_notes(best, last, [r for r in ctx.history if r.iteration == delivered])

@@ -11,12 +11,14 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from referee.tools.errors import InvalidInput, Problem, pointer
-from referee.tools.models.common import ACCEPT, BLOCK, REVISE, Verdict
+from referee.tools.models.common import ACCEPT, BLOCK, REVISE, ScorecardFormat, Verdict
 from referee.tools.models.contract import Contract
 from referee.tools.rubrics import RubricSet
 from referee.tools.store import Store, runs_for, scorecards_for
 from referee.tools.validate_scorecard.arithmetic import compute
-from referee.tools.validate_scorecard.card import build_card
+from referee.tools.validate_scorecard.binding import BindingContext, bind, overrides
+from referee.tools.validate_scorecard.card import Card, build_card
+from referee.tools.validate_scorecard.codes import severity
 from referee.tools.validate_scorecard.entry import stored_computed, validate_scorecard
 from referee.tools.validate_scorecard.evidence import EvidenceContext
 
@@ -53,6 +55,8 @@ class CardRecord:
     computed: dict[str, Any]
     scorecard_id: int | None = None
     """None for a scorecard passed inline (validated, used once, never stored)."""
+    overrides: tuple[str, ...] = ()
+    """Where the card's judge changed a score referee derived from the evidence."""
 
     @property
     def verdict(self) -> Verdict:
@@ -121,10 +125,41 @@ def stored_records(store: Store, contract_id: str, variant: str = "original") ->
     Returns:
         One record per stored scorecard.
     """
-    return [
-        CardRecord(s.evaluator, s.iteration, s.body, s.computed, s.id)
-        for s in scorecards_for(store, contract_id, variant=variant)
-    ]
+    return verified_records(store, contract_id, variant).records
+
+
+@dataclass(frozen=True)
+class Verified:
+    """The stored scorecards that still rest on their runs, and why the others do not count."""
+
+    records: list[CardRecord]
+    refused: list[str]
+
+
+def verified_records(store: Store, contract_id: str, variant: str = "original") -> Verified:
+    """Re-verify every stored scorecard against its run before it counts.
+
+    A stored row already verified its MAC when it was read; here the binding is checked again
+    (the run exists, is of the card's evaluator, iteration and tree, and the signature holds), so a
+    scorecard stored before binding existed, or whose run was replaced, never decides anything.
+    """
+    context = BindingContext(runs=runs_for(store, contract_id), tree=None, key=store.key)
+    records, refused = [], []
+    for s in scorecards_for(store, contract_id, variant=variant):
+        fmt: ScorecardFormat = "tenpoint" if s.format == "tenpoint" else "referee"
+        card = Card(data=s.body, format=fmt, contract=None, rubric=None, evaluator=s.evaluator)
+        binding = bind(card, context)
+        problems = [p for p in binding.problems if severity(p.code) == "error"]
+        if problems or binding.run is None:
+            codes = ", ".join(sorted({p.code for p in problems}))
+            refused.append(
+                f"scorecard #{s.id} of {s.evaluator} (iteration {s.iteration}) does "
+                f"not count: it no longer rests on a recorded run ({codes})"
+            )
+            continue
+        changed = tuple(p.message for p in overrides(card, binding.run))
+        records.append(CardRecord(s.evaluator, s.iteration, s.body, s.computed, s.id, changed))
+    return Verified(records, refused)
 
 
 def inline_records(
@@ -167,7 +202,9 @@ def inline_records(
             continue
         built = build_card(card, result.format, contract, rubrics)
         computed = stored_computed(built, compute(built))
-        validated.append((index, CardRecord(result.evaluator, result.iteration, card, computed)))
+        changed = tuple(w.message for w in result.warnings if w.code == "deterministic_override")
+        record = CardRecord(result.evaluator, result.iteration, card, computed, None, changed)
+        validated.append((index, record))
     problems += _consistency_problems(validated, iteration)
     if problems:
         raise InvalidInput(problems, summary=_summary(problems))

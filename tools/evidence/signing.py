@@ -18,7 +18,13 @@ PREFIX = "hmac-sha256:"
 
 
 def signed_content(evaluation: Evaluation, evidence: list[EvidenceItem]) -> dict[str, Any]:
-    """The facts a signature vouches for: target, criterion verdicts and evidence fingerprints."""
+    """The facts a signature vouches for: the whole of what referee decided in the run.
+
+    Contract, evaluator, iteration, tree and commit; each criterion's verdict; the antipatterns it
+    detected and what the checks wrote; the dimension scores it derived; digests of its issues and
+    findings; the sandbox; and a fingerprint of every evidence item. A scorecard can only rest on
+    the run as referee recorded it: change any of these and the signature no longer matches.
+    """
     return {
         "run_id": evaluation.run_id,
         "contract_ref": evaluation.contract_ref,
@@ -26,9 +32,20 @@ def signed_content(evaluation: Evaluation, evidence: list[EvidenceItem]) -> dict
         "iteration": evaluation.iteration,
         "tree": evaluation.target.tree,
         "commit": evaluation.target.commit,
+        "sandbox": evaluation.sandbox,
         "criteria": [[c.id, c.pass_, c.status, c.evidence_ids] for c in evaluation.criteria],
+        "antipatterns": sorted([a.id, a.location or ""] for a in evaluation.antipatterns),
+        "tree_changed": [evaluation.tree_changed.changed, evaluation.tree_changed.paths],
+        "dimensions": sorted([k, d.score, d.source] for k, d in evaluation.dimensions.items()),
+        "issues": _digest([i.model_dump(mode="json") for i in evaluation.issues]),
+        "findings": _digest([f.model_dump(mode="json") for f in evaluation.findings]),
         "evidence": sorted([e.id, e.tool, e.exit_code, e.sha256] for e in evidence),
     }
+
+
+def _digest(items: list[Any]) -> str:
+    text = json.dumps(items, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def sign(key: bytes, evaluation: Evaluation, evidence: list[EvidenceItem]) -> str:

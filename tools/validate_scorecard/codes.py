@@ -161,7 +161,7 @@ CODES: dict[str, Code] = {
         "A detected antipattern id is neither in the contract's `antipatterns` nor one of referee's"
         " own.",
         "Use an id from the contract or referee's list (test_tampering, test_deleted, test_skipped,"
-        " assertions_removed, test_emptied, tree_modified).",
+        " assertions_removed, test_emptied, tree_modified, harness_modified).",
     ),
     # Arithmetic
     "weighted_score_mismatch": _e(
@@ -207,16 +207,38 @@ CODES: dict[str, Code] = {
         "The repository's current tree is unknown, so staleness was not checked.",
         "Validate where the contract's repository is available.",
     ),
-    "target_missing": _w(
-        "`target.tree` is absent, so staleness cannot be checked.",
+    "target_missing": _e(
+        "`target.tree` is absent, so neither staleness nor the binding to a run can be checked.",
         "Copy `target` from evaluate's draft scorecard.",
+    ),
+    "run_required": _e(
+        "No recorded run of this contract, evaluator and iteration backs the scorecard (canonical:"
+        " no `run_id`; tenpoint: no run of its evaluator and iteration).",
+        "Call evaluate, then complete its draft scorecard, keeping run_id and signature.",
+    ),
+    "run_mismatch": _e(
+        "The run the scorecard names is of another evaluator, iteration or tree than the"
+        " scorecard.",
+        "Score the run of your own evaluator and iteration, with its target.tree unchanged.",
+    ),
+    "antipattern_dropped": _e(
+        "An antipattern referee detected in the run (test tampering, tree_modified,"
+        " harness_modified …) is missing from `antipatterns_detected`.",
+        "Keep every antipattern of the draft scorecard; a judge may add, never drop.",
+    ),
+    "deterministic_override": _w(
+        "A dimension score differs from the one referee derived from the evidence.",
+        "Nothing, if the judgement is deliberate: the override is listed in aggregate's quality"
+        " notes and the report.",
+    ),
+    "store_tampered": _e(
+        "A stored row does not verify with referee's key, or the database holds objects referee"
+        " never creates.",
+        "Evaluate again into a fresh store and find out who wrote to it.",
     ),
     "run_unknown": _e(
         "`run_id` names no recorded evaluation of this contract.",
         "Use the run id evaluate returned.",
-    ),
-    "run_id_missing": _e(
-        "A `signature` without a `run_id`.", "Add the run id the signature belongs to."
     ),
     "signature_missing": _e(
         "A `run_id` without a `signature`.", "Copy the signature evaluate returned with that run."

@@ -11,9 +11,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from referee.tools.errors import Problem
-from referee.tools.evidence.signing import verify
 from referee.tools.models.evaluation import CriterionResult
 from referee.tools.store.runs import StoredRun
+from referee.tools.validate_scorecard.binding import (
+    BindingContext,
+    bind,
+    dropped_antipatterns,
+    overrides,
+)
 from referee.tools.validate_scorecard.card import Card, entries, obj, path, text
 
 _URI = "evidence://"
@@ -61,28 +66,21 @@ def evidence_problems(card: Card, context: EvidenceContext | None) -> EvidenceOu
             [Problem(path="", code="evidence_unchecked", message=message)], stale=False
         )
     stale = _stale(card, context)
-    problems = [*stale, *_signature(card, context)]
-    if not context.runs:
-        problems.append(
-            Problem(
-                path="",
-                code="evidence_unchecked",
-                message=(
-                    f"no evaluation of {card.contract_ref or 'this contract'} is recorded, so"
-                    " evidence ids and criterion verdicts were not checked; run evaluate first"
-                ),
-            )
-        )
-        return EvidenceOutcome(problems, stale=any(p.code == "stale" for p in stale))
-    reference = _reference_run(card, context.runs)
-    problems += _unknown_ids(card, context.runs, reference, context.captured)
-    problems += _contradictions(card, context.runs, reference)
+    binding = bind(card, BindingContext(context.runs, context.tree, context.key))
+    problems = [*stale, *binding.problems]
+    run = binding.run
+    problems += _unknown_ids(card, context.runs, run, context.captured)
+    problems += _contradictions(card, context.runs, run)
     problems += _generator_only(card)
+    if run is not None:
+        problems += dropped_antipatterns(card, run) + overrides(card, run)
     return EvidenceOutcome(problems, stale=any(p.code == "stale" for p in stale))
 
 
 def _stale(card: Card, context: EvidenceContext) -> list[Problem]:
     tree = text(obj(card.data.get("target")).get("tree"))
+    if tree is None and card.format == "tenpoint":
+        return []  # a tenpoint card is bound to its evaluator's run, whose tree is checked there
     if tree is None:
         return [
             Problem(
@@ -116,81 +114,8 @@ def _stale(card: Card, context: EvidenceContext) -> list[Problem]:
     ]
 
 
-def _signature(card: Card, context: EvidenceContext) -> list[Problem]:
-    run_id, signature = text(card.data.get("run_id")), text(card.data.get("signature"))
-    if run_id is None:
-        if signature is None:
-            return []
-        return [
-            Problem(
-                path="/run_id",
-                code="run_id_missing",
-                message=(
-                    "a signature needs the run_id it belongs to; copy both from evaluate's result"
-                ),
-            )
-        ]
-    run = _run(context.runs, run_id)
-    if run is None:
-        return [
-            Problem(
-                path="/run_id",
-                code="run_unknown",
-                message=(
-                    f"no evaluation {run_id!r} of {card.contract_ref or 'this contract'} is"
-                    " recorded; use the run id evaluate returned"
-                ),
-            )
-        ]
-    if signature is None:
-        return [
-            Problem(
-                path="/signature",
-                code="signature_missing",
-                message=f"run_id {run_id} needs its signature; copy it from evaluate's result",
-            )
-        ]
-    return _verified(run, signature, context.key)
-
-
-def _verified(run: StoredRun, signature: str, key: bytes | None) -> list[Problem]:
-    if key is None:
-        return [
-            Problem(
-                path="/signature",
-                code="signature_unchecked",
-                message="no signing key is available, so the signature was not verified",
-            )
-        ]
-    if verify(key, run.evaluation, list(run.evidence.values()), signature):
-        return []
-    return [
-        Problem(
-            path="/signature",
-            code="signature_invalid",
-            message=(
-                f"the signature does not match recorded evaluation {run.run_id}: this scorecard is"
-                " not grounded in that run; copy run_id and signature unchanged from evaluate"
-            ),
-        )
-    ]
-
-
 def _run(runs: list[StoredRun], run_id: str) -> StoredRun | None:
     return next((r for r in runs if r.run_id == run_id), None)
-
-
-def _reference_run(card: Card, runs: list[StoredRun]) -> StoredRun | None:
-    run_id = text(card.data.get("run_id"))
-    if run_id is not None:
-        return _run(runs, run_id)
-    fitting = [
-        r
-        for r in runs
-        if r.evaluation.iteration == card.iteration
-        and r.evaluation.evaluator in (card.evaluator, None)
-    ]
-    return fitting[-1] if fitting else None
 
 
 def _ids_of(run: StoredRun) -> set[str]:

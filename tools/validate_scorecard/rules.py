@@ -29,6 +29,7 @@ REFEREE_ANTIPATTERNS: frozenset[str] = frozenset(
         "assertions_removed",
         "test_emptied",
         "tree_modified",
+        "harness_modified",
     }
 )
 """Antipattern ids referee itself detects; a scorecard may report them whatever the contract
