@@ -9,7 +9,7 @@ the criterion is then `unscored` with a reason saying what to add.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
 import anyio.to_thread
@@ -25,6 +25,7 @@ from referee.tools.runners import (
     Plan,
     Report,
     ReportRead,
+    confined_report,
     parse_named_report,
     plan_command,
     read_report,
@@ -107,7 +108,7 @@ def _plan(
     ctx: GradeContext, check: TestsCheck, cwd: Path, root: Path, reports: Path
 ) -> Plan | Advice | _Refused:
     if check.junit:
-        target = named_report(cwd, check.junit)
+        target = confined_report(cwd, check.junit)
         if target is None:
             return _Refused(
                 ReasonCode.REPORT_OUTSIDE,
@@ -123,17 +124,6 @@ def _plan(
         shell=check.shell,
         path=ctx.settings.env.get("PATH"),
     )
-
-
-def named_report(cwd: Path, junit: str) -> Path | None:
-    """The check's `junit` file, or None when it is absolute, climbs with `..` or a symlink
-    leads it out of `cwd`."""
-    relative = PurePosixPath(junit.replace("\\", "/"))
-    if relative.is_absolute() or ".." in relative.parts or junit.startswith("~"):
-        return None
-    target = cwd / relative
-    top, real = cwd.resolve(), target.resolve()
-    return target if real == top or top in real.parents else None
 
 
 def _record(

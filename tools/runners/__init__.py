@@ -22,7 +22,7 @@ from referee.tools.runners.junit import (
     parse_junit_bytes,
     summarize_tests,
 )
-from referee.tools.runners.named import parse_named_report
+from referee.tools.runners.named import confined_report, junit_escape, parse_named_report
 from referee.tools.runners.reports import ReportRead, Snapshot, read_report, snapshot
 
 __all__ = [
@@ -34,6 +34,8 @@ __all__ = [
     "ReportRead",
     "Snapshot",
     "TestSummary",
+    "confined_report",
+    "junit_escape",
     "parse_junit",
     "parse_junit_bytes",
     "parse_named_report",
