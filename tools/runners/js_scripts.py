@@ -13,7 +13,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from referee.tools.runners.base import JUNIT_HINT, Advice, Call, Plan, Runner, base_name
+from referee.tools.runners.base import Advice, Call, Plan, Runner, base_name
 from referee.tools.runners.shell_line import Dispatch, plan_line
 
 _MANAGERS = ("npm", "pnpm", "yarn", "bun")
@@ -93,13 +93,8 @@ def plan(call: Call, dispatch: Dispatch) -> Plan | Advice:
     line = " ".join([body, *extra])
     result = plan_line(line, call.with_command((), deeper=True), dispatch)
     if isinstance(result, Advice):
-        return Advice(
-            result.runner or call.program,
-            f"the `{name}` script runs `{body}`: {result.hint}"
-            if result.runner
-            else f"the `{name}` script runs `{body}`, which referee cannot ask for a per-test"
-            f" report; make it write a JUnit XML report {JUNIT_HINT}",
-        )
+        hint = f"the `{name}` script runs `{body}`: {result.hint}"
+        return Advice(result.runner or call.program, hint)
     return _around(result, name, body, scripts, call)
 
 

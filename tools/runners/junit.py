@@ -34,6 +34,7 @@ __all__ = [
 ]
 
 RAW_MESSAGE_LIMIT = 20_000
+_CHUNK = 64 * 1024
 # Checked in this order: a test that failed and then errored in teardown is reported as failed.
 _OUTCOME_TAGS: dict[str, Literal["failed", "error", "skipped"]] = {
     "failure": "failed",
@@ -118,7 +119,7 @@ def parse_junit_bytes(data: bytes, name: CaseName = default_name) -> list[TestOu
     if not data.strip():
         raise JunitError(None, "the file is empty (the runner stopped before writing it)")
     try:
-        root = DET.fromstring(data, forbid_dtd=True)
+        root = _parse_in_chunks(data)
     except ParseError as exc:
         raise JunitError(None, f"truncated or not XML ({exc})") from None
     except defusedxml.DefusedXmlException as exc:
@@ -128,6 +129,16 @@ def parse_junit_bytes(data: bytes, name: CaseName = default_name) -> list[TestOu
     outcomes: list[TestOutcome] = []
     _walk(root if root.tag == "testsuites" else [root], outcomes, name)
     return outcomes
+
+
+def _parse_in_chunks(data: bytes) -> Element:
+    # expat holds the GIL for a whole `feed`: small chunks let the event loop's thread run while
+    # a large report is parsed in a worker thread.
+    parser = DET.DefusedXMLParser(forbid_dtd=True)
+    for start in range(0, len(data), _CHUNK):
+        parser.feed(data[start : start + _CHUNK])
+    root: Element = parser.close()
+    return root
 
 
 def _walk(top: Iterable[Element], out: list[TestOutcome], name: CaseName) -> None:
