@@ -10,8 +10,6 @@ from pathlib import Path
 from xml.etree.ElementTree import Element
 
 from referee.tools.runners.base import (
-    JUNIT_HINT,
-    Advice,
     Call,
     Plan,
     Report,
@@ -21,27 +19,43 @@ from referee.tools.runners.base import (
 )
 from referee.tools.runners.junit import junit_reader
 
-_REPORTER_OPTIONS = ("--reporter", "-R")
+_REPORTER_OPTIONS = ("--reporter", "-R", "--reporter-option", "--reporter-options", "-O")
+_REPORTER_PREFIXES = ("--reporter=", "--reporter-option=", "--reporter-options=")
 
 
 def matches(command: Sequence[str]) -> bool:
     return bool(command) and base_name(command[0]) in ("mocha", "_mocha")
 
 
-def plan(call: Call) -> Plan | Advice:
-    if any(t in _REPORTER_OPTIONS or t.startswith("--reporter=") for t in call.args):
-        return Advice(
-            "mocha",
-            "this command chooses its own --reporter (mocha runs one); use `--reporter xunit "
-            f"--reporter-option output=FILE` {JUNIT_HINT}",
-        )
+def plan(call: Call) -> Plan:
     report = call.reports / "mocha.xml"
+    # mocha runs one reporter: the command's own (`--reporter dot`) only changes what is printed,
+    # so it gives way to xunit (the evidence says which reporter the command named).
+    args = _without_reporter(call.args)
     extra = ("--reporter", "xunit", "--reporter-option", f"output={report}")
+    dropped = [a for a in call.args if a not in args]
+    notes = (
+        (f"mocha's own reporter options replaced by xunit: {' '.join(dropped)}",) if dropped else ()
+    )
     return Plan(
         runner="mocha",
-        argv=call.argv((*call.command, *extra)),
+        argv=call.argv((call.command[0], *args, *extra)),
         report=Report("junit", junit_reader(_case_id(call.cwd)), files=(report,)),
+        notes=notes,
     )
+
+
+def _without_reporter(args: Sequence[str]) -> list[str]:
+    kept: list[str] = []
+    skip_next = False
+    for arg in args:
+        if skip_next:
+            skip_next = False
+        elif arg in _REPORTER_OPTIONS:
+            skip_next = True
+        elif not arg.startswith(_REPORTER_PREFIXES):
+            kept.append(arg)
+    return kept
 
 
 def _case_id(cwd: Path) -> Callable[[Element, list[str]], str]:

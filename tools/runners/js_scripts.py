@@ -93,8 +93,9 @@ def plan(call: Call, dispatch: Dispatch) -> Plan | Advice:
     line = " ".join([body, *extra])
     result = plan_line(line, call.with_command((), deeper=True), dispatch)
     if isinstance(result, Advice):
-        hint = f"the `{name}` script runs `{body}`: {result.hint}"
-        return Advice(result.runner or call.program, hint)
+        # The runner stays None for a script that runs no known runner, so that a sibling
+        # segment's own advice (a runner that could not be asked) is the one reported.
+        return Advice(result.runner, f"the `{name}` script runs `{body}`: {result.hint}")
     return _around(result, name, body, scripts, call)
 
 

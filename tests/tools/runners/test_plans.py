@@ -183,7 +183,6 @@ def test_pnpm_and_yarn_scripts_resolve_too(argv: list[str], tmp_path: Path) -> N
         ({"lint": "eslint"}, ["npm", "test"], "has no `test` script"),
         ({"test": "jest --json --outputFile=r.json"}, ["npm", "test"], "its own JSON report"),
         ({"test": "node --test --test-reporter=tap"}, ["npm", "t"], "--test-reporter=junit"),
-        ({"test": "mocha -R dot"}, ["npm", "test"], "--reporter xunit"),
     ],
 )
 def test_scripts_referee_cannot_ask_get_advice_naming_what_to_add(
@@ -209,3 +208,13 @@ def test_unknown_commands_get_advice_naming_the_junit_field(
 def test_a_shell_check_is_planned_segment_by_segment(tmp_path: Path) -> None:
     result = planned(["cd web &&", "go test ./..."], tmp_path, shell=True)
     assert result.argv == ("cd web && go test -json ./...",) and result.shell
+
+
+def test_mochas_own_display_reporter_gives_way_to_xunit(tmp_path: Path) -> None:
+    _package(
+        tmp_path, {"mocha": "mocha --reporter dot -O foo=1", "test": "eslint . && npm run mocha"}
+    )
+    result = planned(["npm", "test"], tmp_path)
+    report = tmp_path / "reports" / "mocha.xml"
+    assert result.argv == (f"eslint . && mocha --reporter xunit --reporter-option output={report}",)
+    assert "replaced by xunit: --reporter dot -O foo=1" in result.notes[-1]
