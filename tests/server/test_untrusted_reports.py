@@ -138,7 +138,9 @@ async def test_a_large_report_is_parsed_off_the_event_loop(project: Path) -> Non
             done.set()
     criterion = answer.structured_content["criteria"][0]
     assert criterion["status"] == "pass" and "220000 passed" in criterion["reason"]
-    assert max(gaps) < 1.0, max(gaps)
+    # Parsing these cases takes seconds; on the loop it would show as a gap that long. Alone on
+    # 2 cores the largest gap measured 0.19 s (storing the run); 1.5 s leaves room for a busy CI.
+    assert max(gaps) < 1.5, max(gaps)
 
 
 async def test_a_stale_report_is_never_evidence(project: Path) -> None:
