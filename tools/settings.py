@@ -21,6 +21,8 @@ class Settings:
     allow_hosts: tuple[str, ...] = ()
     max_concurrency: int = 2
     result_budget: int = 16 * 1024
+    report_limit: int = 64 * 1024 * 1024
+    """Largest test report (bytes, all files of one run) referee reads; above it: unscored."""
     env: Mapping[str, str] = field(default_factory=dict)
     key: KeySource | None = None
 

@@ -54,7 +54,7 @@ async def create_contract(
 
 
 def _create_problems(settings: Settings, arguments: Mapping[str, Any]) -> list[Problem]:
-    return core.request_problems(arguments, load_rubrics(settings.repo))
+    return core.request_problems(arguments, load_rubrics(settings.repo), settings.repo)
 
 
 async def get_contract(

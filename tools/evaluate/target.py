@@ -26,6 +26,7 @@ from referee.tools.repo import (
     commit_tree_hash,
     diff_tree_paths,
     head_commit,
+    ignored,
     is_git_repo,
     remove_worktree,
     resolve_commit,
@@ -175,7 +176,10 @@ def tree_changed(workspace: Workspace, launcher: Launcher) -> Observed:
     return Observed(TreeChanged(changed=True, paths=paths))
 
 
-def _from_overlay(workspace: Workspace, written: list[str]) -> Observed:
+def _from_overlay(workspace: Workspace, writes: list[str]) -> Observed:
+    # Writes git ignores (build output such as target/, caches) are not changes to the tree.
+    noise = ignored(workspace.workdir, writes)
+    written = [p for p in writes if p not in noise]
     if not written:
         return Observed()
     tracked = set(tree_files(workspace.repo, workspace.target.tree))

@@ -1,8 +1,7 @@
 """Graders: one module per check kind, each judging one criterion's check.
 
     base     GradeContext (one evaluation's shared state), the Grader protocol, GradeResult
-    tests    a test suite's per-test outcomes; fail-before/pass-after at base
-    junit    JUnit XML read as untrusted input; asking runners to write it
+    tests    a suite's per-test outcomes (runners in referee.tools.runners); fail before, pass after
     command  a command's exit code
     static   one rule of the static pipeline, within an allowance
     browser  a page driven in Chromium against the served app

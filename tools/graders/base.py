@@ -117,6 +117,8 @@ class GradeContext:
         tree: Path | None = None,
         writable: tuple[Path, ...] = (),
         network: bool = False,
+        export: tuple[tuple[str, str | None], ...] = (),
+        export_to: Path | None = None,
     ) -> Command:
         """A command on the evaluated code; its raw output goes to the run's scratch folder."""
         stdout, stderr = self.raw_paths(label)
@@ -133,6 +135,8 @@ class GradeContext:
             readonly=self._dependencies(root),
             writable=writable,
             network=network,
+            export=export,
+            export_to=export_to,
         )
 
     def report_dir(self, label: str) -> Path:

@@ -1,23 +1,39 @@
-"""`tests` checks: run a suite, read its JUnit report, and (for bug fixes) prove
-fail-before-pass-after."""
+"""`tests` checks: run a suite, read its per-test report, and (for bug fixes) prove
+fail-before-pass-after.
+
+The runner is asked for a report by its module in `referee.tools.runners` (or the check names the
+file in `junit`). A command referee cannot get per-test outcomes from still runs and is recorded;
+the criterion is then `unscored` with a reason saying what to add.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
+
+import anyio.to_thread
 
 from referee.tools.graders.base import GradeContext, GradeResult, unscored, working_dir
-from referee.tools.graders.junit import (
-    JunitError,
-    parse_junit,
-    summarize_tests,
-    with_junit_reporter,
-)
 from referee.tools.models.checks import TestsCheck
 from referee.tools.models.common import ReasonCode
 from referee.tools.models.contract import Criterion
 from referee.tools.models.evidence import TestOutcome
 from referee.tools.process import ProcessResult
+from referee.tools.runners import (
+    Advice,
+    Plan,
+    Report,
+    ReportRead,
+    confined_report,
+    parse_named_report,
+    plan_command,
+    read_report,
+    snapshot,
+    summarize_tests,
+)
+
+_ARTIFACT_LIMIT = 16 * 1024 * 1024  # larger reports are read, not copied into the store
 
 
 @dataclass
@@ -27,6 +43,14 @@ class SuiteRun:
     verdict: GradeResult
     outcomes: list[TestOutcome] = field(default_factory=list)
     evidence_id: str | None = None
+
+
+@dataclass(frozen=True)
+class _Refused:
+    """A check whose report must not be read (its `junit` path leaves the check's folder)."""
+
+    code: ReasonCode
+    reason: str
 
 
 async def grade_tests(ctx: GradeContext, criterion: Criterion) -> GradeResult:
@@ -48,63 +72,141 @@ async def run_suite(
         return SuiteRun(
             unscored(ReasonCode.CWD_OUTSIDE, f"cwd {check.cwd!r} is outside the repository")
         )
+    # The only folder outside the tree the runner may write: its own reports (see report_dir).
     reports = ctx.report_dir(label)
-    report = reports / "junit.xml"
-    plan = with_junit_reporter(check.argv, report)
-    if check.junit:
-        report = cwd / check.junit
-    elif plan is None:
-        return SuiteRun(
-            unscored(
-                ReasonCode.RUNNER_UNKNOWN,
-                "the test runner is not recognised (pytest, node --test, go test with gotestsum); "
-                "name the JUnit XML file it writes in the check's `junit`",
-            )
-        )
-    argv = list(plan.argv) if plan and not check.junit else list(check.argv)
-    env = {**(dict(plan.env) if plan else {}), **ctx.env_for(check.env)}
-    report.unlink(missing_ok=True)
+    planned = _plan(ctx, check, cwd, root, reports)
+    plan = planned if isinstance(planned, Plan) else None
+    exported = _Exported()
+    if plan is not None and not ctx.launcher.keeps_writes:
+        plan, exported = _exporting(plan, root, reports / "tree")
+    before = await snapshot(plan.report) if plan else None
     result = await ctx.run(
         ctx.command(
-            argv,
+            plan.argv if plan else check.argv,
             cwd=cwd,
             label=label,
             timeout_s=check.timeout_s,
-            env=env,
-            shell=check.shell,
+            env={**(plan.env if plan else {}), **ctx.env_for(check.env)},
+            shell=check.shell if plan is None or plan.shell is None else plan.shell,
             writable=(reports,),
             network=check.network,
             tree=root,
+            export=exported.paths,
+            export_to=exported.to,
         )
     )
-    return _record(ctx, result, report, criterion_id)
+    read = ReportRead()
+    if plan is not None and before is not None:
+        read = await read_report(
+            plan.report,
+            stdout=result.stdout_path,
+            before=before,
+            allowed=(root, ctx.scratch),
+            limit=ctx.settings.report_limit,
+            timeout_s=check.timeout_s,
+        )
+    verdict = suite_verdict(result, read, None if isinstance(planned, Plan) else planned)
+    return await anyio.to_thread.run_sync(
+        _record, ctx, result, read, planned, verdict, criterion_id
+    )
 
 
-def _record(ctx: GradeContext, result: ProcessResult, report: Path, criterion_id: str) -> SuiteRun:
-    outcomes, junit_problem = _outcomes(report)
-    verdict = suite_verdict(result, outcomes, junit_problem)
-    extra = [report] if report.is_file() else []
+@dataclass(frozen=True)
+class _Exported:
+    paths: tuple[tuple[str, str | None], ...] = ()
+    to: Path | None = None
+
+
+def _exporting(plan: Plan, root: Path, dest: Path) -> tuple[Plan, _Exported]:
+    """The plan with its in-tree report places moved to `dest`, where the sandbox copies them.
+
+    In the sandbox a report written inside the tree (Surefire's, a check's named `junit`) lands in
+    the overlay and vanishes with the command; the launcher exports those paths first.
+    """
+    paths: list[tuple[str, str | None]] = []
+
+    def moved(path: Path, folder: str | None = None) -> Path:
+        if not path.is_relative_to(root):
+            return path
+        rel = path.relative_to(root).as_posix()
+        paths.append((rel, folder))
+        return dest / rel
+
+    report = plan.report
+    files = tuple(moved(p) for p in report.files)
+    search = tuple(replace(s, root=moved(s.root, s.folder)) for s in report.search)
+    plan = replace(plan, report=replace(report, files=files, search=search))
+    return plan, _Exported(tuple(dict.fromkeys(paths)), dest if paths else None)
+
+
+def _plan(
+    ctx: GradeContext, check: TestsCheck, cwd: Path, root: Path, reports: Path
+) -> Plan | Advice | _Refused:
+    if check.junit:
+        target = confined_report(cwd, check.junit)
+        if target is None:
+            return _Refused(
+                ReasonCode.REPORT_OUTSIDE,
+                f"junit {check.junit!r} leads outside the check's folder {cwd}; it was not read",
+            )
+        report = Report("junit", parse_named_report(cwd), files=(target,))
+        return Plan(runner="named report", argv=tuple(check.argv), report=report)
+    return plan_command(
+        check.argv,
+        cwd=cwd,
+        tree=root,
+        reports=reports,
+        shell=check.shell,
+        path=ctx.settings.env.get("PATH"),
+    )
+
+
+def _record(
+    ctx: GradeContext,
+    result: ProcessResult,
+    read: ReportRead,
+    planned: Plan | Advice | _Refused,
+    verdict: GradeResult,
+    criterion_id: str,
+) -> SuiteRun:
+    # In a worker thread: redacting a large report must not hold up the event loop.
+    extra = [f for f in read.files if f != result.stdout_path and _small(f)]
     item = ctx.recorder.record_process(
         result,
         tool="tests",
         summary=verdict.reason,
         criterion_id=criterion_id,
-        tests=outcomes,
+        tests=read.outcomes,
         extra_artifacts=extra,
+        details=_facts(planned, read),
     )
     verdict.evidence_ids.append(item.id)
-    return SuiteRun(verdict=verdict, outcomes=outcomes, evidence_id=item.id)
+    return SuiteRun(verdict=verdict, outcomes=read.outcomes, evidence_id=item.id)
 
 
-def _outcomes(report: Path) -> tuple[list[TestOutcome], str | None]:
+def _small(path: Path) -> bool:
     try:
-        return parse_junit(report), None
-    except JunitError as exc:
-        return [], exc.reason
+        return path.stat().st_size <= _ARTIFACT_LIMIT
+    except OSError:
+        return False
+
+
+def _facts(planned: Plan | Advice | _Refused, read: ReportRead) -> dict[str, Any]:
+    if isinstance(planned, Plan):
+        return {
+            "runner": planned.runner,
+            "report_format": planned.report.format,
+            "report_files": [str(f) for f in read.files],
+            "report_bytes": read.size,
+            **({"notes": list(planned.notes)} if planned.notes else {}),
+        }
+    if isinstance(planned, Advice):
+        return {"runner": planned.runner or "unknown", "advice": planned.hint}
+    return {"refused": planned.reason}
 
 
 def suite_verdict(
-    result: ProcessResult, outcomes: list[TestOutcome], junit_problem: str | None
+    result: ProcessResult, read: ReportRead, unread: Advice | _Refused | None = None
 ) -> GradeResult:
     """Pass only when the command exits 0 and at least one test ran and none failed or errored."""
     if result.error:
@@ -116,12 +218,20 @@ def suite_verdict(
             ReasonCode.TIMED_OUT,
             f"timed out after {result.duration_s:.1f} s; the process group was killed",
         )
-    summary = summarize_tests(outcomes)
-    if junit_problem is not None:
+    ran = f"it ran (exit code {result.exit_code}, {result.duration_s:.1f} s)"
+    if isinstance(unread, Advice):
         return unscored(
-            ReasonCode.NO_REPORT,
-            f"no usable JUnit report (exit code {result.exit_code}): {junit_problem}",
+            ReasonCode.RUNNER_UNKNOWN, f"{ran}, but gave no per-test outcomes: {unread.hint}"
         )
+    if isinstance(unread, _Refused):
+        return unscored(unread.code, f"{ran}; {unread.reason}")
+    if read.code is not None:
+        return unscored(read.code, f"{ran}, but no usable report: {read.problem}")
+    return _judge(result, read.outcomes)
+
+
+def _judge(result: ProcessResult, outcomes: list[TestOutcome]) -> GradeResult:
+    summary = summarize_tests(outcomes)
     if summary.total == 0 or summary.passed + summary.failed + summary.errors == 0:
         return GradeResult(
             status="fail",

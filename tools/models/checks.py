@@ -84,14 +84,16 @@ class _ProcessCheck(Model):
 
 
 class TestsCheck(_ProcessCheck):
-    """Run a test suite and read its JUnit XML report."""
+    """Run a test suite and read its per-test report."""
 
     kind: Literal["tests"]
     junit: str | None = Field(
         default=None,
         description=(
-            "Path of the JUnit XML report the command writes; omitted: referee asks pytest or node"
-            " for one"
+            "Path of the report the command writes (JUnit XML, or jest's JSON), relative to `cwd`"
+            " and inside it; omitted: referee asks the runner for one (pytest, unittest, node"
+            " --test, vitest, jest, mocha, npm/pnpm/yarn scripts, go test, cargo test, cargo"
+            " nextest, Maven, Gradle, PHPUnit)"
         ),
     )
     must_fail_at_base: bool = Field(

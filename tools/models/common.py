@@ -45,6 +45,8 @@ class ReasonCode(StrEnum):
     TIMED_OUT = "timed_out"
     NO_REPORT = "no_report"
     RUNNER_UNKNOWN = "runner_unknown"
+    REPORT_TOO_LARGE = "report_too_large"
+    REPORT_OUTSIDE = "report_outside"
     CWD_OUTSIDE = "cwd_outside"
     SERVE_FAILED = "serve_failed"
     BROWSER_FAILED = "browser_failed"

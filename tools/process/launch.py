@@ -40,6 +40,10 @@ class Command:
         readonly: Folders shown read-only inside `tree`, as (source, target): the working
             tree's installed dependencies (node_modules, a virtualenv) in a base checkout.
         layers: Folders laid over `tree` (their files win): hold-out tests, a base harness.
+        export: (tree-relative path, folder name or None): writes under the path (only inside
+            folders of that name, when one is given) are copied to `export_to` after the run:
+            reports a runner insists on writing inside the tree (Surefire, a named `junit`).
+        export_to: Where exported writes go (a folder of referee's own).
     """
 
     argv: tuple[str, ...]
@@ -54,10 +58,19 @@ class Command:
     writable: tuple[Path, ...] = ()
     readonly: tuple[tuple[Path, Path], ...] = ()
     layers: tuple[Path, ...] = ()
+    export: tuple[tuple[str, str | None], ...] = ()
+    export_to: Path | None = None
 
 
 class Launcher(Protocol):
-    """Runs commands of the evaluated project, to completion or in the background."""
+    """Runs commands of the evaluated project, to completion or in the background.
+
+    `keeps_writes` says whether what a command writes into its tree stays there afterwards (on the
+    host) or vanishes with the command (the sandbox's overlay); in the second case the paths of a
+    command's `export` are copied to its `export_to`.
+    """
+
+    keeps_writes: bool
 
     async def run(self, command: Command) -> ProcessResult: ...
 
@@ -66,6 +79,8 @@ class Launcher(Protocol):
 
 class HostLauncher:
     """Runs commands directly on this machine, in their own process group (no sandbox)."""
+
+    keeps_writes = True
 
     async def run(self, command: Command) -> ProcessResult:
         _link_dependencies(command)

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
-from referee.tools.repo.git import GitError, git
+from referee.tools.repo.git import GitError, git, git_bytes
 from referee.tools.repo.info import is_git_repo
 from referee.tools.repo.tree import STORE_DIR
 
-__all__ = ["changed_files", "file_at", "list_files"]
+__all__ = ["changed_files", "file_at", "ignored", "list_files"]
 
 _EXCLUDE = f":(exclude){STORE_DIR}"
 
@@ -45,3 +46,22 @@ def file_at(repo: Path, commit: str, path: str) -> str | None:
         return git(repo, "cat-file", "blob", f"{commit}:{path}")
     except GitError:
         return None
+
+
+def ignored(repo: Path, paths: list[str]) -> set[str]:
+    """The paths git ignores (build output, caches): writes there are not changes to the tree."""
+    if not paths or not is_git_repo(repo):
+        return set()
+    try:
+        out = git_bytes(
+            repo,
+            "check-ignore",
+            "-z",
+            "--stdin",
+            input_data=os.fsencode("\0".join(paths) + "\0"),
+            ok_codes=(0, 1),
+        )
+    except GitError:
+        return set()
+    found = {os.fsdecode(p) for p in out.split(b"\0") if p}
+    return {p for p in paths if p in found}

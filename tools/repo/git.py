@@ -147,6 +147,7 @@ def git_bytes(
     env: Mapping[str, str] | None = None,
     input_data: bytes | None = None,
     timeout_s: float = GIT_TIMEOUT_S,
+    ok_codes: tuple[int, ...] = (0,),
 ) -> bytes:
     """Run one git command in `repo` and return its stdout.
 
@@ -165,7 +166,7 @@ def git_bytes(
     """
     argv = ["git", *safe_options(repo), *args]
     done = _run(argv, repo, input_data, timeout_s, env)
-    if done.returncode != 0:
+    if done.returncode not in ok_codes:
         detail = done.stderr.decode("utf-8", "replace").strip() or f"exit code {done.returncode}"
         raise GitError(f"git {' '.join(args[:4])}: {detail}")
     return done.stdout

@@ -21,6 +21,7 @@ Why each part:
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sys
 import tempfile
@@ -84,6 +85,8 @@ class SandboxLauncher:
         profile: What every sandbox hides, overlays and passes (see profile.py).
     """
 
+    keeps_writes = False
+
     def __init__(self, bwrap: str, unshare: str, profile: SandboxProfile) -> None:
         self._bwrap, self._unshare, self.profile = bwrap, unshare, profile
         self.writes = Writes()
@@ -128,14 +131,15 @@ class SandboxLauncher:
     def _collect(self, command: Command, layout: _Layout) -> None:
         if layout.tree_upper is not None:
             self.writes.add(command.tree, read_upper(layout.tree_upper))
+            if command.export_to is not None:
+                _export(layout.tree_upper, command.export, command.export_to)
         shutil.rmtree(layout.root, ignore_errors=True)
 
     def _argv(self, command: Command, layout: _Layout, *, network: bool) -> list[str]:
         tree = command.tree.resolve()
         layout.tree_upper = layout.overlay([*command.layers, tree], tree)
-        for cache in self.profile.caches:
-            if not _overlaps(cache, tree):
-                layout.overlay([cache], cache)
+        for cache in self._caches(tree):
+            layout.overlay([cache], cache)
         meta = layout.root / "meta"
         meta.mkdir()
         mounts = [item for options, target in layout.overlays for item in (options, str(target))]
@@ -165,6 +169,14 @@ class SandboxLauncher:
             *inner,
         ]
 
+    def _caches(self, tree: Path) -> list[Path]:
+        """The folders seen through a throwaway overlay: the tool caches, and installed
+        dependencies the tree links to from outside (a shared node_modules): tools write there
+        (vite's .vite-temp, jest's cache) and must not change them for the next run."""
+        linked = [p for p in _linked_dependencies(tree) if not _overlaps(p, tree)]
+        found = [c for c in (*self.profile.caches, *linked) if not _overlaps(c, tree)]
+        return [c for i, c in enumerate(found) if not any(_overlaps(c, o) for o in found[:i])]
+
     def _bwrap_args(self, command: Command, tree: Path, meta: Path, network: bool) -> list[str]:
         args = [
             "--ro-bind",
@@ -180,9 +192,8 @@ class SandboxLauncher:
         args += ["--bind", str(tree), str(tree)]
         if (tree / ".git").exists():
             args += ["--ro-bind", str(tree / ".git"), str(tree / ".git")]
-        for cache in self.profile.caches:
-            if not _overlaps(cache, tree):
-                args += ["--bind", str(cache), str(cache)]
+        for cache in self._caches(tree):
+            args += ["--bind", str(cache), str(cache)]
         for source, target in command.readonly:
             args += ["--ro-bind", str(source), str(target)]
         for folder in command.writable:
@@ -201,7 +212,9 @@ class SandboxLauncher:
             "--cap-drop",
             "ALL",
         ]
-        args += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
+        # No cgroup namespace: the JVM reads its limits from /sys/fs/cgroup by /proc/self/cgroup,
+        # and a namespaced view of the one without the other makes it fail at start.
+        args += ["--unshare-pid", "--unshare-ipc", "--unshare-uts"]
         if not network:
             args.append("--unshare-net")
         if self.profile.uid != 0:  # appear as the user who runs referee, not as root
@@ -213,6 +226,56 @@ class SandboxLauncher:
                 str(self.profile.gid),
             ]
         return args
+
+
+_EXPORT_LIMIT = 256 * 1024 * 1024  # a larger "report" is not copied: the reader refuses it anyway
+
+
+def _export(upper: Path, paths: tuple[tuple[str, str | None], ...], dest: Path) -> None:
+    """Copy what the command wrote under `paths` (its upper layer) to `dest`, symlinks as links."""
+    for rel, only in paths:
+        source = upper / rel
+        if source.is_dir() and not source.is_symlink():
+            for folder, _dirs, files in os.walk(source):
+                if only is not None and only not in Path(folder).relative_to(source).parts:
+                    continue
+                for name in files:
+                    _copy_one(Path(folder) / name, dest / Path(folder, name).relative_to(upper))
+        elif source.is_file() or source.is_symlink():
+            _copy_one(source, dest / rel)
+
+
+def _copy_one(source: Path, target: Path) -> None:
+    try:
+        if not source.is_symlink() and source.stat().st_size > _EXPORT_LIMIT:
+            return
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source, target, follow_symlinks=False)
+    except OSError:  # a whiteout or an unreadable file: nothing to export
+        return
+
+
+_LINKED = ("node_modules", ".venv", "venv")
+
+
+def _linked_dependencies(tree: Path, depth: int = 2) -> list[Path]:
+    """Dependency folders of the tree that are symlinks to folders outside it."""
+    found, level = [], [tree]
+    for _ in range(depth):
+        deeper = []
+        for folder in level:
+            try:
+                entries = list(os.scandir(folder))
+            except OSError:
+                continue
+            for entry in entries:
+                path = Path(entry.path)
+                if entry.name in _LINKED and entry.is_symlink() and path.is_dir():
+                    found.append(path.resolve())
+                elif entry.is_dir(follow_symlinks=False) and not entry.name.startswith("."):
+                    deeper.append(path)
+        level = deeper
+    return found
 
 
 def _setenv(env: dict[str, str]) -> list[str]:

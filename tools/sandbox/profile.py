@@ -111,6 +111,10 @@ def _environment(server_env: Mapping[str, str], home: Path) -> dict[str, str]:
             env[name] = str(home / folder)
     if (home / ".npm").is_dir():
         env.setdefault("npm_config_cache", str(home / ".npm"))
+    # Gradle keeps its native libraries and caches in ~/.gradle, found from Java's user.home (the
+    # passwd entry, not HOME): without a real one, point it at the fresh home.
+    if not (home / ".gradle").is_dir():
+        env.setdefault("GRADLE_USER_HOME", str(SANDBOX_HOME / ".gradle"))
     return {
         **env,
         "HOME": str(SANDBOX_HOME),

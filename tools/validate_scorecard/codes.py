@@ -161,7 +161,7 @@ CODES: dict[str, Code] = {
         "A detected antipattern id is neither in the contract's `antipatterns` nor one of referee's"
         " own.",
         "Use an id from the contract or referee's list (test_tampering, test_deleted, test_skipped,"
-        " assertions_removed, test_emptied, tree_modified, harness_modified).",
+        " test_focused, assertions_removed, test_emptied, tree_modified, harness_modified).",
     ),
     # Arithmetic
     "weighted_score_mismatch": _e(

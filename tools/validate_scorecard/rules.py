@@ -26,6 +26,7 @@ REFEREE_ANTIPATTERNS: frozenset[str] = frozenset(
         "test_tampering",
         "test_deleted",
         "test_skipped",
+        "test_focused",
         "assertions_removed",
         "test_emptied",
         "tree_modified",

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import shutil
-import stat
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,27 +11,23 @@ import anyio
 import pytest
 
 from referee.tools.errors import RefereeError
-from referee.tools.graders import junit
-from referee.tools.graders.junit import (
-    JunitError,
-    parse_junit,
-    summarize_tests,
-    with_junit_reporter,
-)
 from referee.tools.models import evidence as models
 from referee.tools.process import run_process
+from referee.tools.runners import Plan, junit, plan_command
+from referee.tools.runners.junit import JunitError, parse_junit, summarize_tests
 
 pytestmark = pytest.mark.anyio
 
-FIXTURES = Path(__file__).parent.parent / "fixtures" / "process"
+FIXTURES = Path(__file__).parent.parent.parent / "fixtures" / "process"
 PY = sys.executable
 
 
 async def run_with_report(argv: list[str], cwd: Path) -> tuple[int | None, Path]:
     """Run a test command the way a tests check does; returns the exit code and the report path."""
-    report = cwd.parent / f"{cwd.name}-junit.xml"
-    plan = with_junit_reporter(argv, report)
-    assert plan is not None
+    reports = cwd.parent / f"{cwd.name}-reports"
+    reports.mkdir(exist_ok=True)
+    plan = plan_command(argv, cwd=cwd, tree=cwd, reports=reports)
+    assert isinstance(plan, Plan)
     result = await run_process(
         plan.argv,
         cwd=cwd,
@@ -41,7 +36,7 @@ async def run_with_report(argv: list[str], cwd: Path) -> tuple[int | None, Path]
         stdout_path=cwd.parent / "out.log",
         stderr_path=cwd.parent / "err.log",
     )
-    return result.exit_code, plan.report
+    return result.exit_code, plan.report.files[0]
 
 
 @pytest.fixture
@@ -188,72 +183,3 @@ def test_summarize_tests_counts_each_outcome() -> None:
         2,
     )
     assert summary.text == "12 passed, 1 failed, 1 errors, 2 skipped" and not summary.ok
-
-
-@pytest.mark.parametrize(
-    "argv",
-    [
-        ["pytest", "-q"],
-        ["py.test"],
-        ["python", "-m", "pytest"],
-        ["python3", "-m", "pytest", "tests/test_login.py"],
-        ["/opt/venv/bin/python3.11", "-B", "-m", "pytest", "-x"],
-        ["uv", "run", "pytest", "-q"],
-        ["uv", "run", "--with", "pytest-xdist", "python", "-m", "pytest"],
-        ["poetry", "run", "pytest"],
-    ],
-)
-def test_pytest_commands_get_a_junitxml_report_and_no_cache(
-    argv: list[str], tmp_path: Path
-) -> None:
-    report = tmp_path / "junit.xml"
-    plan = with_junit_reporter(argv, report)
-    assert plan is not None and plan.runner == "pytest" and plan.report == report
-    assert plan.argv == (*argv, f"--junitxml={report}", "-p", "no:cacheprovider")
-    assert plan.env == {"PYTHONDONTWRITEBYTECODE": "1"}
-
-
-@pytest.mark.parametrize(
-    "argv",
-    [
-        [],
-        ["npm", "test"],
-        ["python", "script.py"],
-        ["python", "-m", "unittest"],
-        ["make", "test"],
-        ["uv", "run", "--with", "pytest", "python", "script.py"],
-        ["node", "app.js"],
-        ["node", "--test", "--test-reporter=tap", "a.test.mjs"],
-        ["go", "build", "./..."],
-    ],
-)
-def test_unknown_runners_get_no_plan(argv: list[str], tmp_path: Path) -> None:
-    assert with_junit_reporter(argv, tmp_path / "junit.xml", path=str(tmp_path)) is None
-
-
-def test_node_test_gets_spec_on_stdout_and_junit_in_the_report(tmp_path: Path) -> None:
-    report = tmp_path / "junit.xml"
-    plan = with_junit_reporter(["node", "--test", "a.test.mjs"], report)
-    assert plan is not None and plan.runner == "node"
-    assert plan.argv == (
-        "node",
-        "--test",
-        "--test-reporter=spec",
-        "--test-reporter-destination=stdout",
-        "--test-reporter=junit",
-        f"--test-reporter-destination={report}",
-        "a.test.mjs",
-    )
-
-
-def test_go_test_goes_through_gotestsum_when_it_is_installed(tmp_path: Path) -> None:
-    gotestsum = tmp_path / "gotestsum"
-    gotestsum.write_text("#!/bin/sh\n", encoding="utf-8")
-    gotestsum.chmod(gotestsum.stat().st_mode | stat.S_IXUSR)
-    report = tmp_path / "junit.xml"
-    plan = with_junit_reporter(["go", "test", "-run", "TestX", "./..."], report, path=str(tmp_path))
-    assert plan is not None and plan.runner == "go"
-    assert plan.argv == (str(gotestsum), "--junitfile", str(report), "--", "-run", "TestX", "./...")
-    assert (
-        with_junit_reporter(["go", "test", "./..."], report, path=str(tmp_path / "empty")) is None
-    )

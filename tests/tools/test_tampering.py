@@ -1,0 +1,249 @@
+"""Test tampering per ecosystem: every finding names the file and the line to look at."""
+
+from __future__ import annotations
+
+import pytest
+
+from referee.tools.tampering import detect, is_test_file
+
+
+def found(path: str, before: str, after: str | None) -> list[tuple[str, str]]:
+    """(kind, location) of every finding for one changed file."""
+    results = detect([path], lambda p: before, lambda p: after)
+    return [(t.kind, t.location) for t in results]
+
+
+JS_BASE = """describe('math', () => {
+  it('adds', () => {
+    expect(add(1, 1)).toBe(2);
+    expect(add(2, 2)).toBe(4);
+  });
+  it('subtracts', () => {
+    assert.equal(sub(2, 1), 1);
+  });
+});
+"""
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "kind", "line"),
+    [
+        ("it('subtracts'", "it.skip('subtracts'", "test_skipped", 6),
+        ("it('subtracts'", "xit('subtracts'", "test_skipped", 6),
+        ("describe('math'", "describe.skip('math'", "test_skipped", 1),
+        ("describe('math'", "xdescribe('math'", "test_skipped", 1),
+        ("it('adds'", "it.todo('adds'", "test_skipped", 2),
+        ("it('adds'", "it.only('adds'", "test_focused", 2),
+        ("it('adds'", "fit('adds'", "test_focused", 2),
+        ("describe('math'", "fdescribe('math'", "test_focused", 1),
+        ("    expect(add(2, 2)).toBe(4);\n", "", "assertions_removed", 2),
+        ("    assert.equal(sub(2, 1), 1);\n", "    // later\n", "test_emptied", 6),
+    ],
+)
+def test_js_tampering_is_found_at_its_line(old: str, new: str, kind: str, line: int) -> None:
+    after = JS_BASE.replace(old, new, 1)
+    assert (kind, f"math.test.ts:{line}") in found("math.test.ts", JS_BASE, after)
+
+
+def test_js_a_deleted_test_is_located_where_it_was() -> None:
+    after = JS_BASE.replace(
+        "  it('subtracts', () => {\n    assert.equal(sub(2, 1), 1);\n  });\n", ""
+    )
+    assert found("test/math.spec.js", JS_BASE, after) == [("test_deleted", "test/math.spec.js:6")]
+
+
+def test_js_a_removed_assertion_names_what_was_removed() -> None:
+    after = JS_BASE.replace("    expect(add(2, 2)).toBe(4);\n", "")
+    (finding,) = detect(["a.test.js"], lambda p: JS_BASE, lambda p: after)
+    assert "expect(add(2, 2)).toBe(4)" in finding.message and "line 4 at base" in finding.message
+
+
+def test_js_a_new_focused_test_is_reported_in_a_new_file_too() -> None:
+    new = "test.only('mine', () => { expect(1).toBe(1); });\n"
+    results = detect(["new.test.jsx"], lambda p: None, lambda p: new)
+    assert [(t.kind, t.location) for t in results] == [("test_focused", "new.test.jsx:1")]
+
+
+def test_js_unchanged_tests_and_added_assertions_find_nothing() -> None:
+    after = JS_BASE.replace("    expect(add(2, 2)).toBe(4);\n", "    expect(1).toBe(1);\n" * 3)
+    assert found("math.test.js", JS_BASE, after) == []
+
+
+GO_BASE = """package calc
+
+import "testing"
+
+func TestAdd(t *testing.T) {
+	if Add(1, 1) != 2 {
+		t.Fatal("1+1")
+	}
+	if Add(2, 2) != 4 {
+		t.Errorf("2+2")
+	}
+}
+
+func TestSub(t *testing.T) {
+	assert.Equal(t, 1, Sub(2, 1))
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "kind", "line"),
+    [
+        (
+            "func TestSub(t *testing.T) {\n",
+            'func TestSub(t *testing.T) {\n\tt.Skip("x")\n',
+            "test_skipped",
+            15,
+        ),
+        ('\tif Add(2, 2) != 4 {\n\t\tt.Errorf("2+2")\n\t}\n', "", "assertions_removed", 5),
+        ("\tassert.Equal(t, 1, Sub(2, 1))\n", "", "test_emptied", 14),
+        (
+            "func TestSub(t *testing.T) {\n\tassert.Equal(t, 1, Sub(2, 1))\n}\n",
+            "",
+            "test_deleted",
+            14,
+        ),
+    ],
+)
+def test_go_tampering_is_found_at_its_line(old: str, new: str, kind: str, line: int) -> None:
+    assert old in GO_BASE
+    assert found("calc_test.go", GO_BASE, GO_BASE.replace(old, new)) == [
+        (kind, f"calc_test.go:{line}")
+    ]
+
+
+RUST_BASE = """pub fn add(a: i32, b: i32) -> i32 { a + b }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn adds() {
+        assert_eq!(add(1, 1), 2);
+        assert!(add(2, 2) == 4);
+    }
+
+    #[test]
+    fn subtracts() {
+        assert_eq!(add(2, -1), 1);
+    }
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "kind", "line"),
+    [
+        (
+            "    #[test]\n    fn subtracts",
+            "    #[test]\n    #[ignore]\n    fn subtracts",
+            "test_skipped",
+            14,
+        ),
+        ("        assert!(add(2, 2) == 4);\n", "", "assertions_removed", 8),
+        ("        assert_eq!(add(2, -1), 1);\n", "", "test_emptied", 14),
+        (
+            "    #[test]\n    fn subtracts() {\n        assert_eq!(add(2, -1), 1);\n    }\n",
+            "",
+            "test_deleted",
+            14,
+        ),
+    ],
+)
+def test_rust_tampering_is_found_at_its_line(old: str, new: str, kind: str, line: int) -> None:
+    assert old in RUST_BASE
+    assert found("src/lib.rs", RUST_BASE, RUST_BASE.replace(old, new)) == [
+        (kind, f"src/lib.rs:{line}")
+    ]
+
+
+JAVA_BASE = """package demo;
+
+class CalcTest {
+    @Test
+    void adds() {
+        assertEquals(2, Calc.add(1, 1));
+        assertThat(Calc.add(2, 2)).isEqualTo(4);
+    }
+
+    @Test
+    void subtracts() {
+        assertEquals(1, Calc.sub(2, 1));
+    }
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "kind", "line"),
+    [
+        (
+            "    @Test\n    void subtracts",
+            "    @Disabled\n    @Test\n    void subtracts",
+            "test_skipped",
+            10,
+        ),
+        (
+            "    @Test\n    void subtracts",
+            '    @Ignore("later")\n    @Test\n    void subtracts',
+            "test_skipped",
+            10,
+        ),
+        ("        assertThat(Calc.add(2, 2)).isEqualTo(4);\n", "", "assertions_removed", 4),
+        ("        assertEquals(1, Calc.sub(2, 1));\n", "", "test_emptied", 10),
+        (
+            "    @Test\n    void subtracts() {\n        assertEquals(1, Calc.sub(2, 1));\n    }\n",
+            "",
+            "test_deleted",
+            10,
+        ),
+    ],
+)
+def test_java_tampering_is_found_at_its_line(old: str, new: str, kind: str, line: int) -> None:
+    assert old in JAVA_BASE
+    assert found("src/test/java/demo/CalcTest.java", JAVA_BASE, JAVA_BASE.replace(old, new)) == [
+        (kind, f"src/test/java/demo/CalcTest.java:{line}")
+    ]
+
+
+def test_java_a_disabled_class_skips_every_test_in_it() -> None:
+    after = JAVA_BASE.replace("class CalcTest", "@Disabled\nclass CalcTest")
+    assert found("CalcTest.java", JAVA_BASE, after) == [
+        ("test_skipped", "CalcTest.java:3"),
+        ("test_skipped", "CalcTest.java:3"),
+    ]
+
+
+def test_python_tampering_still_has_file_and_line() -> None:
+    base = "def test_a():\n    assert 1\n    assert 2\n\ndef test_b():\n    assert 3\n"
+    after = "def test_a():\n    assert 1\n\ndef test_b():\n    pass\n"
+    assert found("tests/test_x.py", base, after) == [
+        ("assertions_removed", "tests/test_x.py:1"),
+        ("test_emptied", "tests/test_x.py:4"),
+    ]
+
+
+def test_unparsable_or_huge_files_find_nothing_rather_than_guess() -> None:
+    assert found("a.test.js", JS_BASE, "x" * (3 * 1024 * 1024)) == []
+    assert found("tests/test_x.py", "def test_a(:\n", "def test_a():\n    pass\n") == []
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        ("src/sum.test.ts", True),
+        ("src/__tests__/sum.js", True),
+        ("pkg/calc_test.go", True),
+        ("pkg/calc.go", False),
+        ("src/lib.rs", True),
+        ("src/test/java/demo/CalcTest.java", True),
+        ("src/main/java/demo/Calc.java", False),
+        ("tests/conftest.py", False),
+        ("README.md", False),
+    ],
+)
+def test_which_files_are_compared(path: str, expected: bool) -> None:
+    assert is_test_file(path) is expected

@@ -1,0 +1,167 @@
+"""What every runner module shares: the call it plans for, the plan it returns, the report it reads.
+
+A runner module answers two questions about one test command: how to ask the runner for a
+per-test report (`Plan.argv`, `Plan.env`), and how to read what it wrote (`Report`). A command
+whose runner cannot be asked gets an `Advice` instead: it still runs, and the advice says exactly
+what to add.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from referee.tools.models.evidence import TestOutcome
+
+__all__ = [
+    "JUNIT_HINT",
+    "Advice",
+    "Call",
+    "Parse",
+    "Plan",
+    "Report",
+    "Runner",
+    "Search",
+    "base_name",
+    "relative_to",
+]
+
+Parse = Callable[[bytes], list[TestOutcome]]
+"""Reads one report's bytes (untrusted: written by the code under test) into outcomes."""
+
+JUNIT_HINT = "and name that file in the check's `junit` field"
+
+
+@dataclass(frozen=True)
+class Call:
+    """One test command as a check gives it, split where the runner's own program starts.
+
+    Attributes:
+        prefix: Tokens before the runner (`uv run`, `npx`, `poetry run --` …), kept as they are.
+        command: The runner's program and its arguments.
+        cwd: The check's working directory.
+        tree: The root of the evaluated tree the command runs in.
+        reports: A fresh folder of referee's scratch space for this run's reports.
+        path: The PATH to look programs up in (the server's).
+        depth: How many package.json scripts led here (a script calling itself ends).
+    """
+
+    prefix: tuple[str, ...]
+    command: tuple[str, ...]
+    cwd: Path
+    tree: Path
+    reports: Path
+    path: str | None = None
+    depth: int = 0
+
+    @property
+    def program(self) -> str:
+        return base_name(self.command[0]) if self.command else ""
+
+    @property
+    def args(self) -> tuple[str, ...]:
+        return self.command[1:]
+
+    def argv(self, command: Sequence[str]) -> tuple[str, ...]:
+        """The full argv for a rewritten runner command, behind the same prefix."""
+        return (*self.prefix, *command)
+
+    def with_command(
+        self, command: Sequence[str], prefix: Sequence[str] = (), *, deeper: bool = False
+    ) -> Call:
+        """The same place and folders, another command (a script's segment)."""
+        depth = self.depth + 1 if deeper else self.depth
+        return Call(
+            tuple(prefix), tuple(command), self.cwd, self.tree, self.reports, self.path, depth
+        )
+
+
+@dataclass(frozen=True)
+class Search:
+    """Report files found after the run: under `root`, in folders named `folder`, matching
+    `pattern` (only files written during the run count)."""
+
+    root: Path
+    pattern: str
+    folder: str | None = None
+
+
+@dataclass(frozen=True)
+class Report:
+    """Where a runner writes its per-test report and how to read it.
+
+    Attributes:
+        format: junit · jest-json · go-json · libtest (for people: which reader ran).
+        parse: The reader; each file (or the stdout) is parsed on its own and the results joined.
+        files: Exact report files.
+        search: Folders looked through after the run (Maven writes inside the tree).
+        stdout: The report is the command's standard output (go -json, libtest).
+        optional: The runner writes no report when it runs no test (Surefire, Gradle), so none
+            means zero tests rather than a run that broke.
+    """
+
+    format: str
+    parse: Parse
+    files: tuple[Path, ...] = ()
+    search: tuple[Search, ...] = ()
+    stdout: bool = False
+    optional: bool = False
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How to run a test command so that it reports every test's outcome.
+
+    Attributes:
+        runner: The runner's name (pytest, jest, go …).
+        argv: The command to run.
+        report: Where the report is written and how to read it.
+        env: Extra variables for the command.
+        shell: Run `argv` through `/bin/sh -c` (a package.json script); None keeps the check's.
+        notes: Facts worth recording (a script resolved, a report written inside the tree).
+    """
+
+    runner: str
+    argv: tuple[str, ...]
+    report: Report
+    env: Mapping[str, str] = field(default_factory=dict)
+    shell: bool | None = None
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Advice:
+    """A command whose runner referee cannot ask for a report: what the check should add."""
+
+    runner: str | None
+    hint: str
+
+
+@dataclass(frozen=True)
+class Runner:
+    """One test runner: which commands are its own, and how to plan them.
+
+    Attributes:
+        name: As people call it.
+        matches: True for the runner's command (program and arguments, wrappers removed).
+        plan: The plan (or advice) for a matching call.
+    """
+
+    name: str
+    matches: Callable[[Sequence[str]], bool]
+    plan: Callable[[Call], Plan | Advice]
+
+
+def base_name(token: str) -> str:
+    """A program's name without its folder (`./node_modules/.bin/jest` → `jest`)."""
+    return os.path.basename(token)
+
+
+def relative_to(name: str, folder: Path) -> str:
+    """A path a report gives, relative to `folder` when it lies inside it (for readable ids)."""
+    try:
+        return Path(name).relative_to(folder).as_posix()
+    except ValueError:
+        return name

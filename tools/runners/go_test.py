@@ -1,0 +1,104 @@
+"""`go test`: its own `-json` event stream on stdout (no gotestsum needed).
+
+Ids are `import/path.TestName` (subtests `TestName/case`), runnable as
+`go test import/path -run '^TestName$'`. A package that does not build is one `error` outcome.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from referee.tools.models.evidence import TestOutcome
+from referee.tools.runners.base import Call, Plan, Report, Runner, base_name
+from referee.tools.runners.junit import RAW_MESSAGE_LIMIT, trim_message
+
+_ENDS: dict[str, Literal["passed", "failed", "skipped"]] = {
+    "pass": "passed",
+    "fail": "failed",
+    "skip": "skipped",
+}
+_MAX_LINE = 1024 * 1024
+
+
+def matches(command: Sequence[str]) -> bool:
+    return len(command) >= 2 and base_name(command[0]) == "go" and command[1] == "test"
+
+
+def plan(call: Call) -> Plan:
+    args = list(call.args[1:])
+    if "-json" not in args and "--json" not in args:
+        args.insert(0, "-json")
+    return Plan(
+        runner="go test",
+        argv=call.argv((call.command[0], "test", *args)),
+        report=Report("go-json", parse_go_json, stdout=True),
+    )
+
+
+@dataclass
+class _Test:
+    outcome: Literal["passed", "failed", "skipped"] | None = None
+    seconds: float = 0.0
+    output: list[str] = field(default_factory=list)
+    size: int = 0
+
+    def add(self, text: str) -> None:
+        if self.size < RAW_MESSAGE_LIMIT:
+            self.output.append(text)
+            self.size += len(text)
+
+
+def parse_go_json(data: bytes) -> list[TestOutcome]:
+    """Outcomes from `go test -json` (one JSON event a line; other lines are ignored)."""
+    tests: dict[tuple[str, str], _Test] = {}
+    packages: dict[str, _Test] = {}
+    for line in data.splitlines():
+        event = _event(line)
+        if event is None:
+            continue
+        package, test = str(event.get("Package") or ""), event.get("Test")
+        target = tests.setdefault((package, str(test)), _Test()) if test else None
+        _apply(event, target or packages.setdefault(package, _Test()))
+    outcomes = [_outcome(f"{p}.{t}", state) for (p, t), state in tests.items() if state.outcome]
+    failing = {p for (p, _), s in tests.items() if s.outcome == "failed"}
+    outcomes.extend(
+        TestOutcome(name=p, outcome="error", message=trim_message("".join(s.output)))
+        for p, s in packages.items()
+        if s.outcome == "failed" and p not in failing  # the package did not build or crashed
+    )
+    return outcomes
+
+
+def _event(line: bytes) -> dict[str, Any] | None:
+    if len(line) > _MAX_LINE or not line.startswith(b"{"):
+        return None
+    try:
+        event = json.loads(line)
+    except ValueError:
+        return None
+    return event if isinstance(event, dict) else None
+
+
+def _apply(event: dict[str, Any], state: _Test) -> None:
+    action = event.get("Action")
+    if action == "output":
+        state.add(str(event.get("Output") or ""))
+    elif action in _ENDS:
+        state.outcome = _ENDS[str(action)]
+        elapsed = event.get("Elapsed")
+        if isinstance(elapsed, int | float) and 0 <= elapsed < 1e9:
+            state.seconds = float(elapsed)
+
+
+def _outcome(name: str, state: _Test) -> TestOutcome:
+    assert state.outcome is not None
+    message = "".join(state.output) if state.outcome != "passed" else ""
+    return TestOutcome(
+        name=name, outcome=state.outcome, duration_s=state.seconds, message=trim_message(message)
+    )
+
+
+RUNNER = Runner("go test", matches, plan)

@@ -1,0 +1,53 @@
+"""Go tests (`func TestX(t *testing.T)`) read with tree-sitter.
+
+Skips are `t.Skip`/`t.Skipf`/`t.SkipNow`; assertions are `t.Error*`/`t.Fatal*`/`t.Fail*` and
+testify's `assert.*`/`require.*`.
+"""
+
+from __future__ import annotations
+
+import tree_sitter as ts
+
+from referee.tools.tampering.model import TestInfo
+from referee.tools.tampering.syntax import descendants, empty_block, line, parse, text
+
+__all__ = ["go_tests"]
+
+_SKIPS = {"Skip", "Skipf", "SkipNow"}
+_ASSERTS = {"Error", "Errorf", "Fatal", "Fatalf", "Fail", "FailNow"}
+_ASSERT_PACKAGES = {"assert", "require"}
+
+
+def go_tests(source: str) -> dict[str, TestInfo] | None:
+    """Every top-level `Test…` function, by name; None when the file cannot be read."""
+    root = parse("go", source)
+    if root is None:
+        return None
+    tests: dict[str, TestInfo] = {}
+    for node in root.named_children:
+        name = text(node.child_by_field_name("name"))
+        body = node.child_by_field_name("body")
+        if node.type == "function_declaration" and name.startswith("Test") and body is not None:
+            tests[name] = _info(node, body)
+    return tests
+
+
+def _info(node: ts.Node, body: ts.Node) -> TestInfo:
+    skip_line, asserts = None, []
+    for call in descendants(body, frozenset({"call_expression"})):
+        target = call.child_by_field_name("function")
+        if target is None or target.type != "selector_expression":
+            continue
+        owner = text(target.child_by_field_name("operand"))
+        method = text(target.child_by_field_name("field"))
+        if method in _SKIPS and skip_line is None:
+            skip_line = line(call)
+        elif method in _ASSERTS or owner in _ASSERT_PACKAGES:
+            asserts.append((line(call), " ".join(text(call).split())))
+    return TestInfo(
+        line=line(node),
+        skipped=skip_line is not None,
+        skip_line=skip_line,
+        asserts=asserts,
+        trivial=empty_block(body),
+    )

@@ -1,0 +1,70 @@
+"""Java tests (JUnit 4 and 5, TestNG: methods annotated `@Test` and its kin) read with
+tree-sitter.
+
+Skips are `@Disabled`/`@Ignore` on the method or its class; assertions are `assert*`, `fail`
+and `verify` calls (JUnit, AssertJ, Hamcrest, Mockito).
+"""
+
+from __future__ import annotations
+
+import tree_sitter as ts
+
+from referee.tools.tampering.model import TestInfo
+from referee.tools.tampering.syntax import descendants, empty_block, line, parse, text
+
+__all__ = ["java_tests"]
+
+_TEST_ANNOTATIONS = {"Test", "ParameterizedTest", "RepeatedTest", "TestFactory", "TestTemplate"}
+_SKIP_ANNOTATIONS = {"Disabled", "Ignore"}
+_CLASSES = frozenset({"class_declaration", "enum_declaration", "record_declaration"})
+
+
+def java_tests(source: str) -> dict[str, TestInfo] | None:
+    """Every test method, by `Class.method` (nested classes included); None when unreadable."""
+    root = parse("java", source)
+    if root is None:
+        return None
+    tests: dict[str, TestInfo] = {}
+    stack: list[tuple[ts.Node, list[str], ts.Node | None]] = [(root, [], None)]
+    while stack:
+        node, path, class_skip = stack.pop()
+        for child in node.named_children:
+            inner = child.child_by_field_name("body") if child.type in _CLASSES else None
+            if inner is not None:
+                name = text(child.child_by_field_name("name"))
+                skip = _annotation(child, _SKIP_ANNOTATIONS) or class_skip
+                stack.append((inner, [*path, name], skip))
+            elif child.type == "method_declaration" and _annotation(child, _TEST_ANNOTATIONS):
+                name = ".".join([*path, text(child.child_by_field_name("name"))])
+                tests[name] = _info(child, class_skip)
+    return tests
+
+
+def _annotation(node: ts.Node, names: set[str]) -> ts.Node | None:
+    modifiers = next((c for c in node.children if c.type == "modifiers"), None)
+    if modifiers is None:
+        return None
+    for annotation in modifiers.named_children:
+        if annotation.type in ("marker_annotation", "annotation"):
+            name = text(annotation.child_by_field_name("name")).split(".")[-1]
+            if name in names:
+                return annotation
+    return None
+
+
+def _info(node: ts.Node, class_skip: ts.Node | None) -> TestInfo:
+    skip = _annotation(node, _SKIP_ANNOTATIONS) or class_skip
+    body = node.child_by_field_name("body")
+    asserts = []
+    if body is not None:
+        for call in descendants(body, frozenset({"method_invocation"})):
+            name = text(call.child_by_field_name("name"))
+            if name.startswith("assert") or name in ("fail", "verify"):
+                asserts.append((line(call), " ".join(text(call).split())))
+    return TestInfo(
+        line=line(node),
+        skipped=skip is not None,
+        skip_line=line(skip) if skip is not None else None,
+        asserts=asserts,
+        trivial=empty_block(body),
+    )

@@ -1,0 +1,129 @@
+"""JS/TS tests (jest, vitest, mocha, jasmine, node:test) read with tree-sitter.
+
+A test is `it`/`test`/`specify` called with a title; suites are `describe`/`suite`/`context`.
+`x`-prefixed and `.skip`/`.todo` calls are skipped, `f`-prefixed and `.only` calls are focused,
+through their suites too. Assertions are `expect(…)` and `assert`/`assert.*(…)` calls.
+"""
+
+from __future__ import annotations
+
+import tree_sitter as ts
+
+from referee.tools.tampering.model import TestInfo
+from referee.tools.tampering.syntax import descendants, empty_block, line, parse, text
+
+__all__ = ["script_tests"]
+
+_TESTS = {"it", "test", "specify"}
+_SUITES = {"describe", "suite", "context"}
+_PREFIXED = {f"{p}{n}": p for n in (*_TESTS, *_SUITES) for p in ("x", "f")}
+_SKIPS = {"skip", "todo"}
+_FOCUS = {"only"}
+_FUNCTIONS = frozenset({"arrow_function", "function_expression", "function"})
+_TITLES = frozenset({"string", "template_string"})
+
+
+class _Call:
+    """A test or suite call: its kind, title and modifiers."""
+
+    def __init__(self, node: ts.Node, base: str, marks: set[str]) -> None:
+        self.node, self.marks = node, marks
+        self.is_suite = base in _SUITES
+        args = node.child_by_field_name("arguments")
+        named = args.named_children if args is not None else []
+        title = named[0] if named and named[0].type in _TITLES else None
+        self.title = text(title)[1:-1] if title is not None else None
+        self.body = next((a for a in reversed(named) if a.type in _FUNCTIONS), None)
+
+
+def script_tests(source: str, language: str) -> dict[str, TestInfo] | None:
+    """Every titled test, by `suite > … > title`; None when the file cannot be read."""
+    root = parse(language, source)
+    if root is None:
+        return None
+    tests: dict[str, TestInfo] = {}
+    for node in descendants(root, frozenset({"call_expression"})):
+        call = _call(node)
+        if call is None or call.is_suite or call.title is None:
+            continue
+        suites = _suites(node)
+        name = " > ".join([*(s.title or "?" for s in suites), call.title])
+        tests.setdefault(name, _info(call, suites))
+    return tests
+
+
+def _call(node: ts.Node) -> _Call | None:
+    callee = node.child_by_field_name("function")
+    parts = _chain(callee)
+    if not parts:
+        return None
+    base, modifiers = parts[0], set(parts[1:])
+    if base in _PREFIXED:
+        modifiers.add("skip" if _PREFIXED[base] == "x" else "only")
+        base = base[1:]
+    if base not in _TESTS and base not in _SUITES:
+        return None
+    return _Call(node, base, modifiers)
+
+
+def _chain(node: ts.Node | None) -> list[str]:
+    """`it.only.each` → ["it", "only", "each"]; anything but a chain of names → []."""
+    names: list[str] = []
+    while node is not None and node.type == "member_expression":
+        names.append(text(node.child_by_field_name("property")))
+        node = node.child_by_field_name("object")
+    if node is None or node.type != "identifier":
+        return []
+    return [text(node), *reversed(names)]
+
+
+def _suites(node: ts.Node) -> list[_Call]:
+    found = []
+    parent = node.parent
+    while parent is not None:
+        if parent.type == "call_expression":
+            call = _call(parent)
+            if call is not None and call.is_suite:
+                found.append(call)
+        parent = parent.parent
+    return list(reversed(found))
+
+
+def _info(call: _Call, suites: list[_Call]) -> TestInfo:
+    chain = [*suites, call]
+    skipper = next((c for c in chain if c.marks & _SKIPS), None)
+    focuser = next((c for c in chain if c.marks & _FOCUS), None)
+    marker = skipper or focuser
+    return TestInfo(
+        line=line(call.node),
+        skipped=skipper is not None or call.body is None,
+        skip_line=line(marker.node) if marker else None,
+        focused=focuser is not None,
+        asserts=_asserts(call.body),
+        trivial=call.body is not None and _empty(call.body),
+    )
+
+
+def _asserts(body: ts.Node | None) -> list[tuple[int, str]]:
+    if body is None:
+        return []
+    found = []
+    for node in descendants(body, frozenset({"call_expression"})):
+        parts = _chain(node.child_by_field_name("function"))
+        if (parts[:1] == ["expect"] and len(parts) == 1) or parts[:1] == ["assert"]:
+            found.append((line(node), _statement(node)))
+    return found
+
+
+def _statement(node: ts.Node) -> str:
+    """The whole assertion (`expect(a).toBe(b)`), not only its `expect(a)` part."""
+    while node.parent is not None and node.parent.type in ("member_expression", "call_expression"):
+        node = node.parent
+    return " ".join(text(node).split())
+
+
+def _empty(body: ts.Node) -> bool:
+    block = body.child_by_field_name("body")
+    if block is None or block.type != "statement_block":
+        return False  # an expression body (`() => expect(x)…`) does something
+    return empty_block(block)

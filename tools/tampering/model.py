@@ -1,0 +1,110 @@
+"""What the per-language readers extract from a test file, and the one comparison with base.
+
+Each reader turns a file into `TestInfo` per test (keyed by a name that survives edits: the
+describe/class/module path and the test's own name); `compare` turns base and now into findings,
+each with the file and line where a reviewer should look.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+__all__ = [
+    "ASSERTIONS_REMOVED",
+    "TEST_DELETED",
+    "TEST_EMPTIED",
+    "TEST_FOCUSED",
+    "TEST_SKIPPED",
+    "TREE_MODIFIED",
+    "Tampering",
+    "TestInfo",
+    "compare",
+]
+
+TEST_DELETED = "test_deleted"
+TEST_SKIPPED = "test_skipped"
+TEST_FOCUSED = "test_focused"
+ASSERTIONS_REMOVED = "assertions_removed"
+TEST_EMPTIED = "test_emptied"
+# A file of the evaluated tree written while the checks ran (seen in the sandbox's overlay).
+TREE_MODIFIED = "tree_modified"
+
+
+@dataclass(frozen=True)
+class Tampering:
+    kind: str
+    path: str
+    line: int
+    message: str
+
+    @property
+    def location(self) -> str:
+        return f"{self.path}:{self.line}"
+
+
+@dataclass
+class TestInfo:
+    """One test as a reader saw it.
+
+    Attributes:
+        line: Where the test is declared.
+        skipped: Skipped, ignored, disabled or todo (itself or through its suite or class).
+        skip_line: Where the skip is written (the marker, the call or the decorator).
+        focused: Focused (`.only`, `fit`): every other test of the run is silently skipped.
+        asserts: (line, text) of each assertion in the test's body.
+        trivial: The body does nothing (`pass`, `{}`).
+    """
+
+    __test__ = False  # not a pytest test class despite its name
+
+    line: int
+    skipped: bool = False
+    skip_line: int | None = None
+    focused: bool = False
+    asserts: list[tuple[int, str]] = field(default_factory=list)
+    trivial: bool = False
+
+
+def compare(path: str, before: dict[str, TestInfo], after: dict[str, TestInfo]) -> list[Tampering]:
+    """Findings for one file: every test of base that is gone, skipped, emptied or lost
+    assertions, and every test now focused."""
+    found: list[Tampering] = []
+    for name, was in before.items():
+        now = after.get(name)
+        if now is None:
+            found.append(Tampering(TEST_DELETED, path, was.line, f"test {name} was removed"))
+            continue
+        found.extend(_changed(path, name, was, now))
+    found.extend(
+        Tampering(TEST_FOCUSED, path, now.skip_line or now.line, _focus_message(name))
+        for name, now in after.items()
+        if now.focused and not (name in before and before[name].focused)
+    )
+    return found
+
+
+def _focus_message(name: str) -> str:
+    return f"test {name} is focused (.only/fit): every other test of the run is silently skipped"
+
+
+def _changed(path: str, name: str, was: TestInfo, now: TestInfo) -> list[Tampering]:
+    if now.skipped and not was.skipped:
+        line = now.skip_line or now.line
+        return [Tampering(TEST_SKIPPED, path, line, f"test {name} is newly skipped or disabled")]
+    if now.trivial and not was.trivial:
+        return [Tampering(TEST_EMPTIED, path, now.line, f"test {name} was emptied")]
+    if len(now.asserts) < len(was.asserts):
+        return [Tampering(ASSERTIONS_REMOVED, path, now.line, _lost(name, was, now))]
+    return []
+
+
+def _lost(name: str, was: TestInfo, now: TestInfo) -> str:
+    remaining = [text for _, text in now.asserts]
+    removed = []
+    for line, text in was.asserts:
+        if text in remaining:
+            remaining.remove(text)
+        else:
+            removed.append(f"`{text[:80]}` (line {line} at base)")
+    detail = "; removed: " + ", ".join(removed[:5]) if removed else ""
+    return f"test {name} lost assertions ({len(was.asserts)} → {len(now.asserts)}){detail}"

@@ -1,0 +1,66 @@
+"""Rust tests (`#[test]` functions, in `mod tests` or anywhere) read with tree-sitter.
+
+Skips are `#[ignore]`; assertions are the `assert*!`/`debug_assert*!` macros (and `panic!`).
+"""
+
+from __future__ import annotations
+
+import tree_sitter as ts
+
+from referee.tools.tampering.model import TestInfo
+from referee.tools.tampering.syntax import descendants, empty_block, line, parse, text
+
+__all__ = ["rust_tests"]
+
+_CONTAINERS = frozenset({"source_file", "declaration_list"})
+
+
+def rust_tests(source: str) -> dict[str, TestInfo] | None:
+    """Every `#[test]` function, by `module::name`; None when the file cannot be read."""
+    root = parse("rust", source)
+    if root is None:
+        return None
+    tests: dict[str, TestInfo] = {}
+    stack: list[tuple[ts.Node, list[str]]] = [(root, [])]
+    while stack:
+        container, path = stack.pop()
+        attributes: list[ts.Node] = []
+        for child in container.named_children:
+            if child.type == "attribute_item":
+                attributes.append(child)
+                continue
+            inner = child.child_by_field_name("body") if child.type == "mod_item" else None
+            if inner is not None:
+                stack.append((inner, [*path, text(child.child_by_field_name("name"))]))
+            elif child.type == "function_item" and _is_test(attributes):
+                name = "::".join([*path, text(child.child_by_field_name("name"))])
+                tests[name] = _info(child, attributes)
+            attributes = []
+    return tests
+
+
+def _attribute_name(item: ts.Node) -> str:
+    attribute = next((c for c in item.named_children if c.type == "attribute"), None)
+    return text(attribute.named_children[0]) if attribute and attribute.named_children else ""
+
+
+def _is_test(attributes: list[ts.Node]) -> bool:
+    return any(_attribute_name(a).split("::")[-1] == "test" for a in attributes)
+
+
+def _info(node: ts.Node, attributes: list[ts.Node]) -> TestInfo:
+    ignored = next((a for a in attributes if _attribute_name(a) == "ignore"), None)
+    body = node.child_by_field_name("body")
+    asserts = []
+    if body is not None:
+        for macro in descendants(body, frozenset({"macro_invocation"})):
+            name = text(macro.child_by_field_name("macro")).split("::")[-1]
+            if name.startswith(("assert", "debug_assert")) or name == "panic":
+                asserts.append((line(macro), " ".join(text(macro).split())))
+    return TestInfo(
+        line=line(node),
+        skipped=ignored is not None,
+        skip_line=line(ignored) if ignored is not None else None,
+        asserts=asserts,
+        trivial=empty_block(body),
+    )
