@@ -107,6 +107,7 @@ def _build_contract(
         context_strategy=request.context_strategy,
         thresholds=request.thresholds,
         serve=request.serve,
+        browser_setup=request.browser_setup,
         antipatterns=request.antipatterns,
         repo=str(repo.root),
         base_commit=repo.head,

@@ -46,6 +46,8 @@ class ReasonCode(StrEnum):
     RUNNER_UNKNOWN = "runner_unknown"
     CWD_OUTSIDE = "cwd_outside"
     SERVE_FAILED = "serve_failed"
+    PORT_IN_USE = "port_in_use"
+    SERVE_EXITED = "serve_exited"
     BROWSER_FAILED = "browser_failed"
     NO_BASE = "no_base"
     BASE_NOT_RUN = "base_not_run"
