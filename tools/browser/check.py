@@ -232,13 +232,17 @@ async def _drive(
 ) -> None:
     assert run.events is not None
     expecting = ExpectContext(
-        page, run.events, run.started + check.timeout_s, check.expect_timeout_s
+        page,
+        run.events,
+        run.started + check.timeout_s,
+        check.expect_timeout_s,
+        action_timeout_s=check.action_timeout_s,
     )
     expecting.watch(check.expect)
     try:
         for planned in plan:
             run.running = (planned, time.monotonic())
-            result = await _traced_step(ctx, page, planned, expecting.deadline, files_root)
+            result = await _traced_step(ctx, page, planned, expecting, files_root)
             run.running = None
             run.steps.append(result)
             if not result.ok:
@@ -254,7 +258,11 @@ async def _drive(
 
 
 async def _traced_step(
-    ctx: BrowserContext, page: Page, planned: PlannedStep, deadline: float, root: Path | None
+    ctx: BrowserContext,
+    page: Page,
+    planned: PlannedStep,
+    expecting: ExpectContext,
+    root: Path | None,
 ) -> StepResult:
     """One step, grouped in the trace under the name the reason uses (``step 2: click #x``)."""
     label = StepResult(
@@ -265,7 +273,7 @@ async def _traced_step(
         await ctx.tracing.group(f"{label}: {planned.step.action}")
         grouped = True
     try:
-        return await run_step(page, planned, deadline, root)
+        return await run_step(page, planned, expecting.deadline, root, expecting.action_timeout_s)
     finally:
         if grouped:
             with suppress(PlaywrightError):

@@ -88,6 +88,7 @@ class ExpectContext:
     events: PageEvents
     deadline: float
     default_timeout_s: float
+    action_timeout_s: float | None = None
     violations: list[A11yViolation] | None = None
     watched: dict[str, Locator] = field(default_factory=dict)
     seen: set[str] = field(default_factory=set)

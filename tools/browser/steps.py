@@ -47,18 +47,23 @@ class StepFailed(Exception):
     """A step that cannot run as written (a file outside the repository, a missing file)."""
 
 
-def step_timeout_s(step: AnyStep, deadline: float) -> float:
-    """What is left of the check's budget, or the step's own shorter timeout."""
+def step_timeout_s(step: AnyStep, deadline: float, default_s: float | None = None) -> float:
+    """What is left of the check's budget, or the step's own (else the check's) shorter one."""
     left = deadline - time.monotonic()
-    return left if step.timeout_s is None else min(step.timeout_s, left)
+    own = step.timeout_s if step.timeout_s is not None else default_s
+    return left if own is None else min(own, left)
 
 
 async def run_step(
-    page: Page, planned: PlannedStep, deadline: float, files_root: Path | None
+    page: Page,
+    planned: PlannedStep,
+    deadline: float,
+    files_root: Path | None,
+    default_s: float | None = None,
 ) -> StepResult:
     """Run ``planned`` on ``page``; a Playwright error is a failed step, not an exception."""
     started = time.monotonic()
-    timeout_s = step_timeout_s(planned.step, deadline)
+    timeout_s = step_timeout_s(planned.step, deadline, default_s)
     if timeout_s <= 0:
         return _result(planned, started, OUT_OF_TIME)
     try:

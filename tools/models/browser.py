@@ -1,7 +1,8 @@
 """The `browser` check: steps (Playwright actions), expectations (Playwright assertions), timeouts.
 
 Timeouts, as in Playwright Test: the check's `timeout_s` bounds the whole check; a step may wait
-for what is left of it (its own `timeout_s` can shorten that); each expectation waits on its own,
+for what is left of it (its own `timeout_s`, or the check's `action_timeout_s`, can shorten
+that); each expectation waits on its own,
 `expect_timeout_s` by default (Playwright's 5 s), so one expectation that fails never eats the
 wait of the next.
 """
@@ -306,6 +307,13 @@ class BrowserCheck(Model):
     viewport: Viewport | None = None
     timeout_s: float = Field(
         default=60, gt=0, le=3600, description="Bound on the whole check, setup steps included"
+    )
+    action_timeout_s: float | None = Field(
+        default=None,
+        gt=0,
+        le=3600,
+        description="How long each step may wait, unless it sets its own timeout_s; default: what"
+        " is left of timeout_s (Playwright's actionTimeout)",
     )
     expect_timeout_s: float = Field(
         default=DEFAULT_EXPECT_TIMEOUT_S,
