@@ -122,6 +122,13 @@ async def test_six_todomvc_checks_pass_on_the_clean_app_and_name_what_a_break_br
     trace = next(a for a in item["artifacts"] if a.endswith(".trace.zip"))
     with zipfile.ZipFile(trace) as opened:
         assert "trace.trace" in opened.namelist()
+    report = (await agent.read_resource(f"report://{broken['run_id']}")).contents[0].text
+    browser_part = report[report.index("## Browser checks") : report.index("## Evidence index")]
+    first_check = browser_part[browser_part.index("AC-F-001: a new todo is added") :]
+    assert first_check.index("Failing expectation 1. count .todo-list li: 0 element(s)") < (
+        first_check.index("![AC-F-001")
+    )
+    assert f"Trace: {trace}" in browser_part
 
 
 async def test_a_failing_expectation_never_eats_the_wait_of_the_next(agent: Client) -> None:

@@ -26,8 +26,9 @@ from referee.tools.browser.chromium import (
     find_chromium,
     playwright_version,
 )
-from referee.tools.browser.outcome import BrowserOutcome
+from referee.tools.browser.outcome import A11yViolation, BrowserOutcome
 from referee.tools.browser.pool import BrowserPool, resolver_rules
+from referee.tools.graders.browser import counts
 from referee.tools.models.checks import BrowserCheck
 
 try:
@@ -738,3 +739,19 @@ async def test_setup_steps_run_first_and_are_numbered_apart(
     outcome = await run(pool, check, tmp_path, base_url, setup=setup)
     assert [s.label for s in outcome.steps] == ["setup step 1", "opening the page", "step 1"]
     assert outcome.reason.startswith("step 1 (click #nothing-here) failed")
+
+
+def test_ux_counts_only_a11y_violations_at_or_above_the_checks_min_impact() -> None:
+    outcome = BrowserOutcome(
+        status="fail",
+        passed=False,
+        reason="r",
+        a11y_violations=[
+            A11yViolation(id="region", impact="moderate", nodes=3),
+            A11yViolation(id="label", impact="critical", nodes=1),
+        ],
+    )
+    serious = browser_check("/", expect=[{"type": "a11y", "min_impact": "serious"}])
+    moderate = browser_check("/", expect=[{"type": "a11y", "min_impact": "moderate"}])
+    assert counts(outcome, serious)["a11y_violations"] == 1
+    assert counts(outcome, moderate)["a11y_violations"] == 2
