@@ -179,6 +179,8 @@ async def test_a_busy_port_leaves_the_browser_criteria_unscored(
     assert reason.startswith(f"port {other_server} is already in use by another process")
     served = await _evidence(agent, ev["run_id"], ev["criteria"][0]["evidence_ids"][0])
     assert served["tool"] == "serve" and served["summary"] == reason
+    # No page was seen: the checks say nothing about the app's UX.
+    assert ev["dimensions"]["ux_quality"]["source"] == "judgment"
 
 
 async def test_a_dev_server_that_dies_mid_run_leaves_the_rest_unscored_in_its_own_words(

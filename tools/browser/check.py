@@ -208,7 +208,7 @@ async def _open_page(ctx: BrowserContext, events: PageEvents) -> Page:
 
 async def _start_trace(ctx: BrowserContext) -> bool:
     try:
-        await ctx.tracing.start(screenshots=True, snapshots=True)
+        await ctx.tracing.start(snapshots=True)
     except PlaywrightError:
         return False  # no trace is no reason to fail the check
     return True

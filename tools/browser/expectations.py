@@ -94,18 +94,23 @@ class ExpectContext:
     seen: set[str] = field(default_factory=set)
 
     def watch(self, expectations: list[Expectation]) -> None:
-        """Remember the targets whose absence could pass for a typo (sampled by `observe`)."""
+        """Remember the `hidden` targets, whose absence could pass for a typo (see `observe`)."""
         for exp in expectations:
-            if isinstance(exp, VisibleExpect | HiddenExpect):
+            if isinstance(exp, HiddenExpect):
                 self.watched[target_of(exp)] = _locator(self.page, exp)
 
     async def observe(self) -> None:
         """Note which watched targets match an element now (called after every step)."""
-        for key, locator in self.watched.items():
-            if key not in self.seen:
-                with suppress(PlaywrightError):
-                    if await locator.count():
-                        self.seen.add(key)
+        unseen = [(k, loc) for k, loc in self.watched.items() if k not in self.seen]
+        if unseen:
+            async with anyio.create_task_group() as tg:
+                for key, locator in unseen:
+                    tg.start_soon(self._sample, key, locator)
+
+    async def _sample(self, key: str, locator: Locator) -> None:
+        with suppress(PlaywrightError):
+            if await locator.count():
+                self.seen.add(key)
 
     def wait_s(self, exp: Expectation) -> float:
         """This expectation's wait: its own, else the check's default; never past the deadline."""
@@ -176,9 +181,7 @@ async def _why_not_visible(ctx: ExpectContext, exp: VisibleExpect, matching: Loc
     attached = await matching.count()
     if attached:
         return f"{attached} element(s) match {target}, but none is visible"
-    if target in ctx.seen:
-        return f"no element matches {target} any more (one did earlier in the check)"
-    return f"no element matches {target}, and none did after any step: is the selector right?"
+    return f"no element matches {target} at all, visible or not: is the selector right?"
 
 
 async def _hidden(ctx: ExpectContext, exp: HiddenExpect, wait_ms: float) -> Judged:
