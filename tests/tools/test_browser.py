@@ -693,7 +693,8 @@ async def test_a_failing_check_keeps_a_playwright_trace(
         names = trace.namelist()
         assert "trace.trace" in names and "trace.network" in names
         events = trace.read("trace.trace").decode("utf-8")
-    assert "step 2: press" in events  # the steps are grouped under the reason's numbering
+    # Steps and expectations are grouped under the reason's numbering.
+    assert "step 2: press" in events and "expectation 1: count" in events
     assert "trace" in outcome.summary()
 
 

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Collection, Sequence
-from contextlib import suppress
+from collections.abc import AsyncIterator, Collection, Sequence
+from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -250,11 +250,26 @@ async def _drive(
                 run.timed_out = time.monotonic() >= expecting.deadline - _DEADLINE_SLACK_S
                 break
             await expecting.observe()
-        await _judge(page, check, run, expecting)
+        await _judge(ctx, page, check, run, expecting)
     except AxeUnavailable as exc:
         run.unscored = str(exc)
     finally:
         _mark_unjudged(check, run)
+
+
+@asynccontextmanager
+async def _group(ctx: BrowserContext, name: str) -> AsyncIterator[None]:
+    """Group what runs inside in the trace under the name the reason uses (``step 2: click``)."""
+    grouped = False
+    with suppress(PlaywrightError):
+        await ctx.tracing.group(name)
+        grouped = True
+    try:
+        yield
+    finally:
+        if grouped:
+            with suppress(PlaywrightError):
+                await ctx.tracing.group_end()
 
 
 async def _traced_step(
@@ -264,29 +279,23 @@ async def _traced_step(
     expecting: ExpectContext,
     root: Path | None,
 ) -> StepResult:
-    """One step, grouped in the trace under the name the reason uses (``step 2: click #x``)."""
     label = StepResult(
         phase=planned.phase, number=planned.number, action=planned.step.action, target="", ok=True
     ).label
-    grouped = False
-    with suppress(PlaywrightError):
-        await ctx.tracing.group(f"{label}: {planned.step.action}")
-        grouped = True
-    try:
+    async with _group(ctx, f"{label}: {planned.step.action}"):
         return await run_step(page, planned, expecting.deadline, root, expecting.action_timeout_s)
-    finally:
-        if grouped:
-            with suppress(PlaywrightError):
-                await ctx.tracing.group_end()
 
 
-async def _judge(page: Page, check: BrowserCheck, run: _Run, expecting: ExpectContext) -> None:
+async def _judge(
+    ctx: BrowserContext, page: Page, check: BrowserCheck, run: _Run, expecting: ExpectContext
+) -> None:
     if _needs_settling(check) and run.events is not None:
         left = expecting.deadline - time.monotonic()
         await run.events.settle(page, max(0.0, min(_SETTLE_S, left)))
     try:
         for number, exp in enumerate(check.expect, 1):
-            run.expectations.append(await evaluate(expecting, exp, number))
+            async with _group(ctx, f"expectation {number}: {exp.type}"):
+                run.expectations.append(await evaluate(expecting, exp, number))
     finally:
         run.violations = expecting.violations or []
 
