@@ -32,9 +32,9 @@ fi
 
 # --- referee's own tests: a Vite dev server for browser checks (issue 17) ---------------------
 # Kept in a block of its own. With the test extras, Vite is installed once from npm into
-# .cache/node (REFEREE_TEST_NODE elsewhere); the browser tests build small apps in tmp_path and
+# .cache/node; the browser tests (tests/viteapp.py) build small apps in tmp_path and
 # serve them with it, so nothing is downloaded per test.
-TEST_NODE="${REFEREE_TEST_NODE:-.cache/node}"
+TEST_NODE=".cache/node"
 if [[ "$EXTRAS" == *test* ]] && [ ! -f "$TEST_NODE/node_modules/vite/bin/vite.js" ]; then
     if ! command -v npm >/dev/null 2>&1 && [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
         echo "installing Debian's nodejs and npm for the Vite tests" >&2
@@ -42,10 +42,11 @@ if [[ "$EXTRAS" == *test* ]] && [ ! -f "$TEST_NODE/node_modules/vite/bin/vite.js
         DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null
     fi
     if command -v npm >/dev/null 2>&1; then
-        # Vite 8 needs Node >= 20.19; Debian 12's own Node 18 gets Vite 5, which serves the same apps.
-        node_major="$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)"
+        # Vite 8 needs Node >= 20.19; an older Node (Debian 12's own is 18) gets Vite 5, which
+        # serves the same test apps.
+        modern="$(node -p 'const [a, b] = process.versions.node.split(".").map(Number); a > 20 || (a === 20 && b >= 19)' 2>/dev/null || echo false)"
         vite="vite@8.4.0"
-        [ "$node_major" -ge 20 ] || vite="vite@5.4.21"
+        [ "$modern" = "true" ] || vite="vite@5.4.21"
         echo "installing $vite into $TEST_NODE for the browser tests" >&2
         mkdir -p "$TEST_NODE"
         npm install --prefix "$TEST_NODE" --no-save --no-audit --no-fund --loglevel=error "$vite" >&2
