@@ -7,8 +7,10 @@ import functools
 import http.server
 import os
 import signal
+import socket
 import stat
 import threading
+import zipfile
 from collections.abc import AsyncIterator, Iterator
 from contextlib import suppress
 from pathlib import Path
@@ -16,6 +18,7 @@ from typing import Any
 
 import anyio
 import pytest
+from viteapp import add
 
 from referee.tools.browser.check import run_browser_check
 from referee.tools.browser.chromium import (
@@ -24,8 +27,9 @@ from referee.tools.browser.chromium import (
     find_chromium,
     playwright_version,
 )
-from referee.tools.browser.outcome import BrowserOutcome
+from referee.tools.browser.outcome import A11yViolation, BrowserOutcome
 from referee.tools.browser.pool import BrowserPool, resolver_rules
+from referee.tools.graders.browser import counts
 from referee.tools.models.checks import BrowserCheck
 
 try:
@@ -36,6 +40,12 @@ except ChromiumNotFound as exc:
 pytestmark = [pytest.mark.anyio, pytest.mark.browser]
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "browser"
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
 
 
 class _FixtureHandler(http.server.SimpleHTTPRequestHandler):
@@ -157,12 +167,15 @@ async def test_missing_selector_fails_its_step_stops_the_rest_and_still_judges(
 ) -> None:
     check = browser_check(
         "/button.html",
-        steps=[{"action": "click", "selector": "#missing"}, {"action": "click", "selector": "#go"}],
+        steps=[
+            {"action": "click", "selector": "#missing", "timeout_s": 1},
+            {"action": "click", "selector": "#go"},
+        ],
         expect=[
-            {"type": "visible", "text": "Clicked"},
+            {"type": "visible", "text": "Clicked", "timeout_s": 0.5},
             {"type": "title_contains", "value": "Button"},
         ],
-        timeout_s=4,
+        timeout_s=10,
     )
     outcome = await run(pool, check, tmp_path, base_url)
     assert outcome.status == "fail" and outcome.passed is False
@@ -170,8 +183,12 @@ async def test_missing_selector_fails_its_step_stops_the_rest_and_still_judges(
         ("goto", base_url + "button.html", True),
         ("click", "#missing", False),
     ]
-    assert "#missing" in outcome.steps[1].error and "Timeout" in outcome.steps[1].error
-    assert outcome.reason.startswith("step 2 (click #missing) failed")
+    assert outcome.steps[1].error.splitlines() == [
+        "Locator.click: Timeout 1000ms exceeded.",
+        '- waiting for locator("#missing")',
+    ]
+    # Numbered as the contract lists the steps: opening the check's url is not "step 1".
+    assert outcome.reason.startswith("step 1 (click #missing) failed: Locator.click: Timeout")
     assert [e.ok for e in outcome.expectations] == [False, True]
     assert outcome.screenshot and Path(outcome.screenshot).is_file()
 
@@ -182,9 +199,12 @@ async def test_throwing_page_fails_no_console_errors(
     check = browser_check("/throws.html", expect=[{"type": "no_console_errors"}])
     outcome = await run(pool, check, tmp_path, base_url)
     assert outcome.status == "fail"
-    assert outcome.page_errors == ["ReferenceError: notDefinedAnywhere is not defined"]
-    assert outcome.console_errors == ["something went wrong"]
+    [error] = outcome.page_errors
+    assert (error.name, error.message) == ("ReferenceError", "notDefinedAnywhere is not defined")
+    assert error.location.startswith("/throws.html:") and "at " in error.stack
+    assert outcome.console_errors[0].startswith("something went wrong (at /throws.html:")
     assert "1 page error" in outcome.expectations[0].detail
+    assert f"(at {error.location})" in outcome.expectations[0].detail
 
 
 async def test_404_fetch_fails_no_failed_requests(
@@ -326,10 +346,15 @@ async def test_check_timeout_is_respected(pool: BrowserPool, base_url: str, tmp_
     with anyio.fail_after(20):
         outcome = await run(pool, check, tmp_path, base_url)
     assert outcome.status == "fail"
-    assert outcome.reason == "timed out after 4 s"
-    assert outcome.steps[-1].error == "interrupted: the check timed out"
+    last = outcome.steps[-1]
+    # Playwright's own timeout ends with the check's, so its message (what it waited for) is kept.
+    assert outcome.reason.startswith(
+        f"timed out after 4 s\nstep {last.number} (wait_for #item{last.number}) failed:"
+        " Locator.wait_for: Timeout"
+    )
+    assert f'waiting for locator("#item{last.number}")' in last.error
     assert all(s.ok for s in outcome.steps[:-1])
-    assert outcome.expectations[0].detail == "not evaluated: the check timed out"
+    assert outcome.expectations[0].detail == "not evaluated: the check's timeout_s was used up"
     assert 4 <= outcome.duration_s < 4 + 10  # + the capture's own bound
     assert outcome.screenshot and Path(outcome.screenshot).is_file()
 
@@ -455,3 +480,270 @@ def test_resolver_rules_exempt_loopback_and_allowed_hosts_only() -> None:
         == "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1,"
         " EXCLUDE ::1, EXCLUDE app.example.test"
     )
+
+
+async def test_each_expectation_waits_on_its_own_so_one_failure_does_not_fail_the_next(
+    pool: BrowserPool, base_url: str, tmp_path: Path
+) -> None:
+    # The failing `hidden` waits its whole default 5 s; `visible h1` still gets a wait of its own.
+    check = browser_check(
+        "/todos.html",
+        expect=[
+            {"type": "hidden", "selector": ".new-todo"},
+            {"type": "visible", "selector": "h1"},
+            {"type": "title_contains", "value": "TodoMVC"},
+        ],
+    )
+    outcome = await run(pool, check, tmp_path, base_url)
+    assert [(e.number, e.type, e.ok) for e in outcome.expectations] == [
+        (1, "hidden", False),
+        (2, "visible", True),
+        (3, "title_contains", True),
+    ]
+    assert outcome.reason.splitlines()[0] == (
+        "expectation 1 (hidden .new-todo) failed: 1 visible element(s) still match .new-todo"
+    )
+    assert 5 <= outcome.duration_s < 9
+
+
+async def test_playwright_test_steps_and_assertions_hold_on_a_todo_list(
+    pool: BrowserPool, base_url: str, tmp_path: Path
+) -> None:
+    check = browser_check(
+        "/todos.html",
+        steps=[
+            *add("buy milk", "walk the dog", "write tests"),
+            {"action": "check", "selector": ".todo-list li:nth-child(1) .toggle"},
+            {"action": "check", "selector": ".todo-list li:nth-child(2) .toggle"},
+            {"action": "uncheck", "selector": ".todo-list li:nth-child(2) .toggle"},
+            {"action": "hover", "selector": ".todo-list li:nth-child(3)"},
+            {"action": "dblclick", "selector": ".todo-list li:nth-child(3) label"},
+            {"action": "set_input_files", "selector": "#avatar", "files": ["files/avatar.txt"]},
+        ],
+        expect=[
+            {"type": "count", "selector": ".todo-list li", "equals": 3},
+            {"type": "count", "selector": ".todo-list li.completed", "min": 1, "max": 1},
+            {
+                "type": "text",
+                "selector": ".todo-list li label",
+                "equals": ["buy milk", "walk the dog", "write tests"],
+            },
+            {"type": "text", "selector": ".todo-count", "matches": r"^2 items? left$"},
+            {
+                "type": "value",
+                "selector": ".todo-list li:nth-child(3) .edit",
+                "equals": "write tests",
+            },
+            {"type": "checked", "selector": ".todo-list li:nth-child(1) .toggle"},
+            {"type": "checked", "selector": ".todo-list li:nth-child(2) .toggle", "checked": False},
+            {"type": "enabled", "selector": ".clear-completed"},
+            {
+                "type": "attribute",
+                "selector": ".todo-list li:nth-child(1)",
+                "name": "class",
+                "matches": "completed",
+            },
+            {"type": "attribute", "selector": ".new-todo", "name": "placeholder"},
+            {"type": "visible", "selector": ".todo-list li:nth-child(3) .destroy"},
+            {"type": "text", "selector": "#avatar-name", "equals": "avatar.txt"},
+        ],
+    )
+    outcome = await run(pool, check, tmp_path, base_url, repo_root=FIXTURES)
+    assert outcome.status == "pass", outcome.reason
+    assert [s.label for s in outcome.steps][:2] == ["opening the page", "step 1"]
+    assert outcome.trace is None  # a passing check keeps no trace
+
+
+async def test_a_disabled_button_and_a_wrong_list_fail_with_playwrights_own_words(
+    pool: BrowserPool, base_url: str, tmp_path: Path
+) -> None:
+    check = browser_check(
+        "/todos.html",
+        steps=add("a", "b"),
+        expect=[
+            {"type": "disabled", "selector": ".clear-completed"},
+            {"type": "enabled", "selector": ".clear-completed", "timeout_s": 0.5},
+            {
+                "type": "text",
+                "selector": ".todo-list li label",
+                "equals": ["a", "c"],
+                "timeout_s": 0.5,
+            },
+            {"type": "count", "selector": ".todo-list li", "min": 3, "timeout_s": 0.5},
+            {"type": "value", "selector": ".new-todo", "equals": "typed", "timeout_s": 0.5},
+        ],
+    )
+    outcome = await run(pool, check, tmp_path, base_url)
+    assert [e.ok for e in outcome.expectations] == [True, False, False, False, False]
+    enabled, text, count, value = outcome.expectations[1:]
+    assert 'Expect "to_be_enabled"' in enabled.detail and "unexpected value" in enabled.detail
+    assert "Actual value: ['a', 'b']" in text.detail
+    assert count.detail == "2 element(s) match .todo-list li; expected at least 3"
+    assert "Locator expected to have Value 'typed'" in value.detail
+    assert "expectation 3 (text .todo-list li label) failed: Locator expected to have text" in (
+        outcome.reason
+    )
+
+
+async def test_an_ambiguous_or_hidden_target_fails_its_step_with_the_elements_and_the_cause(
+    pool: BrowserPool, base_url: str, tmp_path: Path
+) -> None:
+    ambiguous = browser_check(
+        "/todos.html",
+        steps=[*add("a", "b"), {"action": "click", "selector": ".todo-list li label"}],
+    )
+    hidden = browser_check(
+        "/todos.html", steps=[{"action": "click", "selector": ".secret", "timeout_s": 1}]
+    )
+    first = await run(pool, ambiguous, tmp_path, base_url, name="E1")
+    second = await run(pool, hidden, tmp_path, base_url, name="E2")
+    error = first.steps[-1].error
+    assert "strict mode violation" in error and "resolved to 2 elements" in error
+    assert "1) <label>a</label>" in error and "2) <label>b</label>" in error
+    assert first.reason.startswith("step 5 (click .todo-list li label) failed: Locator.click:")
+    assert "element is not visible" in second.steps[-1].error
+    assert second.reason.startswith("step 1 (click .secret) failed")
+
+
+async def test_a_mistyped_hidden_selector_passes_with_a_warning_naming_it(
+    pool: BrowserPool, base_url: str, tmp_path: Path
+) -> None:
+    check = browser_check(
+        "/todos.html",
+        steps=add("a"),
+        expect=[
+            {"type": "hidden", "selector": ".todo-lsit li"},
+            {"type": "hidden", "selector": ".secret"},
+            {"type": "visible", "selector": ".tood-count", "timeout_s": 0.3},
+        ],
+    )
+    outcome = await run(pool, check, tmp_path, base_url)
+    typo, real, missing = outcome.expectations
+    assert typo.ok and ".todo-lsit li never matched any element" in typo.warning
+    assert real.ok and real.warning == ""  # it exists, it is just not visible
+    assert not missing.ok and "at all, visible or not: is the selector right?" in missing.detail
+    assert "warning on expectation 1 (hidden .todo-lsit li)" in outcome.reason
+
+
+async def test_files_outside_the_repository_cannot_be_chosen(
+    pool: BrowserPool, base_url: str, tmp_path: Path
+) -> None:
+    (tmp_path / "repo").mkdir()
+    (tmp_path / "secret.txt").write_text("private", encoding="utf-8")
+    (tmp_path / "repo" / "link.txt").symlink_to(tmp_path / "secret.txt")
+    check = browser_check(
+        "/todos.html",
+        steps=[{"action": "set_input_files", "selector": "#avatar", "files": ["link.txt"]}],
+    )
+    outcome = await run(pool, check, tmp_path, base_url, repo_root=tmp_path / "repo")
+    assert outcome.status == "fail"
+    assert (
+        outcome.steps[-1].error == "'link.txt' leads outside the repository; choose files inside it"
+    )
+
+
+async def test_a_click_that_ends_on_chromes_error_page_fails_no_failed_requests(
+    pool: BrowserPool, base_url: str, tmp_path: Path
+) -> None:
+    dead = free_port()
+    check = browser_check(
+        f"/todos.html?dead={dead}",
+        steps=[{"action": "click", "selector": "#dead-link"}],
+        expect=[{"type": "no_failed_requests"}],
+    )
+    outcome = await run(pool, check, tmp_path, base_url)
+    assert outcome.final_url.startswith("chrome-error://")
+    assert outcome.status == "fail"
+    assert [r.url for r in outcome.failed_requests] == [f"http://127.0.0.1:{dead}/"]
+
+
+async def test_page_errors_carry_message_stack_and_source_location(
+    pool: BrowserPool, base_url: str, tmp_path: Path
+) -> None:
+    check = browser_check("/todos.html#throw", expect=[{"type": "no_console_errors"}])
+    outcome = await run(pool, check, tmp_path, base_url)
+    [error] = outcome.page_errors
+    assert error.name == "TypeError" and "notAFunction" in error.message
+    assert "at explode (" in error.stack
+    assert error.location.startswith("/todos.html:")
+    assert f"TypeError: {error.message} (at {error.location})" in outcome.reason
+
+
+async def test_a11y_reason_names_rules_and_the_offending_nodes(
+    pool: BrowserPool, base_url: str, tmp_path: Path
+) -> None:
+    check = browser_check("/a11y.html", expect=[{"type": "a11y", "min_impact": "critical"}])
+    outcome = await run(pool, check, tmp_path, base_url)
+    image = next(v for v in outcome.a11y_violations if v.id == "image-alt")
+    assert image.targets and all(t for t in image.targets)
+    assert f"image-alt (critical, 1 node: {image.targets[0]})" in outcome.reason
+
+
+async def test_a_failing_check_keeps_a_playwright_trace(
+    pool: BrowserPool, base_url: str, tmp_path: Path
+) -> None:
+    check = browser_check(
+        "/todos.html",
+        steps=add("a"),
+        expect=[{"type": "count", "selector": ".todo-list li", "equals": 2, "timeout_s": 0.3}],
+    )
+    outcome = await run(pool, check, tmp_path, base_url, name="AC-F-001")
+    assert outcome.trace == str(tmp_path / "AC-F-001.trace.zip")
+    with zipfile.ZipFile(outcome.trace) as trace:
+        names = trace.namelist()
+        assert "trace.trace" in names and "trace.network" in names
+        events = trace.read("trace.trace").decode("utf-8")
+    # Steps and expectations are grouped under the reason's numbering.
+    assert "step 2: press" in events and "expectation 1: count" in events
+    assert "trace" in outcome.summary()
+
+
+async def test_duration_counts_the_checks_own_time_not_the_wait_for_a_page(
+    base_url: str, tmp_path: Path
+) -> None:
+    slow = browser_check(
+        "/todos.html", expect=[{"type": "visible", "selector": "#never", "timeout_s": 1}]
+    )
+    outcomes: list[BrowserOutcome] = []
+
+    async def one(name: str) -> None:
+        outcomes.append(await run(shared, slow, tmp_path, base_url, name=name))
+
+    async with BrowserPool(CHROMIUM, max_pages=1) as shared, anyio.create_task_group() as tg:
+        for name in ("E1", "E2"):
+            tg.start_soon(one, name)
+    later = max(outcomes, key=lambda o: o.queued_s)
+    assert later.queued_s >= 1
+    assert later.duration_s < later.queued_s + 1
+    assert all(1 <= o.duration_s < 4 for o in outcomes)
+
+
+async def test_setup_steps_run_first_and_are_numbered_apart(
+    pool: BrowserPool, base_url: str, tmp_path: Path
+) -> None:
+    setup = BrowserCheck.model_validate(
+        {"kind": "browser", "url": "/", "steps": [{"action": "goto", "url": "/todos.html"}]}
+    ).steps
+    check = browser_check(
+        "/form.html",
+        steps=[{"action": "click", "selector": "#nothing-here", "timeout_s": 0.3}],
+    )
+    outcome = await run(pool, check, tmp_path, base_url, setup=setup)
+    assert [s.label for s in outcome.steps] == ["setup step 1", "opening the page", "step 1"]
+    assert outcome.reason.startswith("step 1 (click #nothing-here) failed")
+
+
+def test_ux_counts_only_a11y_violations_at_or_above_the_checks_min_impact() -> None:
+    outcome = BrowserOutcome(
+        status="fail",
+        passed=False,
+        reason="r",
+        a11y_violations=[
+            A11yViolation(id="region", impact="moderate", nodes=3),
+            A11yViolation(id="label", impact="critical", nodes=1),
+        ],
+    )
+    serious = browser_check("/", expect=[{"type": "a11y", "min_impact": "serious"}])
+    moderate = browser_check("/", expect=[{"type": "a11y", "min_impact": "moderate"}])
+    assert counts(outcome, serious)["a11y_violations"] == 1
+    assert counts(outcome, moderate)["a11y_violations"] == 2

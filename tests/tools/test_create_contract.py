@@ -256,3 +256,78 @@ def test_a_literal_secret_in_a_check_env_is_warned_about(store: Store, repo: Pat
     assert [(w.path, w.code) for w in result.warnings] == [
         ("/functional/0/check/env/API_TOKEN", "secret_in_contract")
     ]
+
+
+BROWSER = {
+    "criterion": "todos can be added",
+    "verification_method": "e2e",
+    "check": {"kind": "browser", "url": "/", "expect": [{"type": "visible", "selector": "h1"}]},
+}
+SERVE = {"argv": ["npm", "run", "dev"], "url": "http://127.0.0.1:5173/"}
+
+
+def test_browser_setup_is_stored_and_shown_in_both_views(store: Store, repo: Path) -> None:
+    setup = [
+        {"action": "goto", "url": "/"},
+        {"action": "fill", "selector": ".new-todo", "value": "milk", "timeout_s": 2},
+        {"action": "press", "selector": ".new-todo", "key": "Enter"},
+    ]
+    result = make(store, repo, goal="g", serve=SERVE, browser_setup=setup, functional=[BROWSER])
+    stored = get_contract(result.contract.id, "evaluator", store=store)
+    assert stored["browser_setup"][1] == {
+        "action": "fill",
+        "selector": ".new-todo",
+        "value": "milk",
+        "timeout_s": 2.0,
+    }
+    assert result.generator_view["browser_setup"] == stored["browser_setup"]
+
+
+def test_bad_browser_vocabulary_is_reported_field_by_field(store: Store, repo: Path) -> None:
+    check = {
+        "kind": "browser",
+        "url": "/",
+        "steps": [
+            {"action": "check"},
+            {"action": "set_input_files", "selector": "#f", "files": ["../../etc/passwd"]},
+        ],
+        "expect": [
+            {"type": "count", "selector": "li", "min": 3, "max": 1},
+            {"type": "text", "selector": "li"},
+            {"type": "text", "selector": "li", "matches": "(unclosed"},
+            {"type": "checked", "selector": "#a", "checked": "yes please"},
+        ],
+    }
+    with pytest.raises(InvalidInput) as caught:
+        make(
+            store,
+            repo,
+            goal="g",
+            serve=SERVE,
+            browser_setup=[{"action": "click", "selector": "#login"}],
+            functional=[{"criterion": "x", "verification_method": "e2e", "check": check}],
+        )
+    problems = {p.path: p for p in caught.value.problems}
+    at = "/functional/0/check"
+    assert problems[f"{at}/steps/0/selector"].code == "required"
+    assert "without '..'" in problems[f"{at}/steps/1/files"].message
+    assert problems[f"{at}/expect/0"].message == "min 3 is above max 1"
+    assert problems[f"{at}/expect/1"].message == "give exactly one of `equals` or `matches`"
+    assert "not a valid regular expression" in problems[f"{at}/expect/2/matches"].message
+    assert f"{at}/expect/3/checked" in problems
+    assert problems["/browser_setup/0"].code == "setup_without_goto"
+
+
+def test_a_relative_setup_url_needs_serve(store: Store, repo: Path) -> None:
+    browser = {**BROWSER, "check": {**BROWSER["check"], "url": "http://127.0.0.1:5173/"}}
+    with pytest.raises(InvalidInput) as caught:
+        make(
+            store,
+            repo,
+            goal="g",
+            browser_setup=[{"action": "goto", "url": "/login"}],
+            functional=[browser],
+        )
+    assert [(p.path, p.code) for p in caught.value.problems] == [
+        ("/browser_setup/0/url", "relative_url_without_serve")
+    ]

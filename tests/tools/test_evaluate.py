@@ -483,3 +483,20 @@ async def test_env_references_are_taken_from_the_server_environment(
     result = await evaluate(EvaluateInput(contract_id=contract.id), deps_)
     assert by_id(result, "AC-F-001").status == "pass"
     assert "from-server-env-123" not in contract.model_dump_json()
+
+
+async def test_project_scope_analyses_only_what_in_scope_names(store: Store, project: Path) -> None:
+    long = "def sprawl():\n" + "".join(f"    x{i} = {i}\n" for i in range(70)) + "    return 0\n"
+    (project / "legacy").mkdir()
+    (project / "legacy" / "old.py").write_text(long, encoding="utf-8")
+    (project / "src" / "new.py").write_text(long.replace("sprawl", "fresh"), encoding="utf-8")
+    commit_all(project)
+    checked = {"criterion": "a", "verification_method": "test", "check": pytest_check("tests")}
+    scoped = contract_for(store, project, checked, in_scope=["src/", "the calculator"])
+    prose = contract_for(store, project, checked, in_scope=["the calculator"])
+
+    limited = await run(store, project, scoped.id, scope="project")
+    whole = await run(store, project, prose.id, scope="project")
+
+    assert {f.location.split(":")[0] for f in limited.findings} == {"src/new.py"}
+    assert {"legacy/old.py", "src/new.py"} <= {f.location.split(":")[0] for f in whole.findings}

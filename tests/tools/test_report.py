@@ -53,6 +53,7 @@ SECTIONS = [
     "Criteria",
     "Trends",
     "Calibration",
+    "Browser checks",
     "Evidence index",
 ]
 LONG = "def long():\n" + "\n".join(f"    x{i} = {i}" for i in range(60)) + "\n    return x0\n"
@@ -395,8 +396,10 @@ def test_evidence_index_lists_every_item_and_the_screenshot(filled: Filled) -> N
         (filled.browser_run, browser_id),
         (filled.first.run_id, "E1"),
     }
-    (shot,) = view.screenshots
-    assert shot.run_id == filled.browser_run and Path(shot.path).read_bytes() == filled.png
+    (check,) = view.browser_checks
+    assert check.run_id == filled.browser_run and Path(check.screenshot or "").read_bytes() == (
+        filled.png
+    )
 
 
 def test_html_is_self_contained_and_embeds_the_screenshot(filled: Filled) -> None:

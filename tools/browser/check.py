@@ -1,25 +1,26 @@
-"""Run one ``browser`` check: open the URL, run the steps, judge the expectations, keep the
-evidence.
+"""Run one ``browser`` check: setup steps, open the URL, run the steps, judge the expectations,
+keep the evidence.
 
-Budget: the steps and expectations share ``check.timeout_s``. A navigation may use up to half of
-it and any other step a quarter (so a missing selector fails that step with Playwright's message
-well before the check as a whole times out); visible/hidden/title/url expectations share one short
-wait. Waiting for a page slot (each holder is itself bounded) and launching Chromium (the
-pool's ``launch_timeout_s``) come on top. The
-screenshot, ARIA snapshot, title and final URL are taken afterwards (even after a failing step or
-a timeout) within ``CAPTURE_TIMEOUT_S``.
+Order, as Playwright Test runs a test: the contract's `browser_setup` steps (its `beforeEach`, on
+a fresh page), then the check's own `url`, then its steps in order, then every expectation.
 
-What counts as a console error or a failed request is decided in ``events.py``: Chromium's
-"Failed to load resource" console lines, requests the URL policy blocked and ``net::ERR_ABORTED``
-cancellations are not counted (blocked requests are listed on their own).
+Budget: ``check.timeout_s`` bounds the whole check from the moment it has a page (waiting for a
+page slot is not the check's time and is reported apart, as ``queued_s``). A step may wait for
+what is left of it, unless it sets a shorter ``timeout_s``; Playwright gets that timeout itself,
+so a step that cannot complete fails with Playwright's own message. Each expectation waits on its
+own (``timeout_s``, else ``check.expect_timeout_s``), never past the check's end. The screenshot,
+ARIA snapshot, title and final URL are taken afterwards (even after a failing step or a
+timeout) within ``CAPTURE_TIMEOUT_S``; a failing check also keeps a Playwright trace.
+
+What counts as a console error or a failed request is decided in ``events.py``.
 """
 
 from __future__ import annotations
 
 import re
 import time
-from collections.abc import Collection, Sequence
-from contextlib import suppress
+from collections.abc import AsyncIterator, Collection, Sequence
+from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,20 +29,23 @@ from playwright.async_api import BrowserContext, Page
 from playwright.async_api import Error as PlaywrightError
 
 from referee.tools.browser.chromium import ChromiumNotFound
-from referee.tools.browser.events import PageEvents, trim
-from referee.tools.browser.expectations import AxeUnavailable, ExpectContext, error_text, evaluate
+from referee.tools.browser.events import PageEvents
+from referee.tools.browser.expectations import AxeUnavailable, ExpectContext, evaluate
+from referee.tools.browser.messages import clip, error_text
 from referee.tools.browser.outcome import (
     A11yViolation,
     BrowserOutcome,
     BrowserStatus,
     ExpectationResult,
+    StepPhase,
     StepResult,
 )
 from referee.tools.browser.policy import UrlPolicy, UrlRefused, checked_url
 from referee.tools.browser.pool import BrowserPool, BrowserUnavailable
-from referee.tools.browser.steps import PlannedStep, run_step, step_target
-from referee.tools.models.checks import (
+from referee.tools.browser.steps import PlannedStep, interrupted, run_step
+from referee.tools.models.browser import (
     A11yExpect,
+    AnyStep,
     BrowserCheck,
     GotoStep,
     NoConsoleErrorsExpect,
@@ -50,8 +54,12 @@ from referee.tools.models.checks import (
 
 CAPTURE_TIMEOUT_S = 10.0
 ARIA_LIMIT = 100_000
-_EXPECT_WAIT_S = 5.0
+REASON_LIMIT = 4000
 _SETTLE_S = 2.0
+# Playwright's own timeouts end at the check's deadline; this bound only catches a call that
+# hangs past it, so Playwright's message (what it waited for) arrives first.
+_GRACE_S = 2.0
+_DEADLINE_SLACK_S = 0.05
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,120}$")
 
 
@@ -69,8 +77,26 @@ class _Run:
     final_url: str = ""
     aria: str = ""
     screenshot: str | None = None
+    trace: str | None = None
     events: PageEvents | None = None
     running: tuple[PlannedStep, float] | None = None
+    started: float = 0.0
+    queued_s: float = 0.0
+
+    @property
+    def failing(self) -> bool:
+        return (
+            self.timed_out
+            or any(not s.ok for s in self.steps)
+            or any(not e.ok for e in self.expectations)
+        )
+
+
+@dataclass(frozen=True)
+class _Files:
+    shot: Path
+    trace: Path
+    root: Path | None
 
 
 async def run_browser_check(
@@ -82,6 +108,7 @@ async def run_browser_check(
     name: str,
     repo_root: Path | None = None,
     allow_hosts: Collection[str] = (),
+    setup: Sequence[AnyStep] = (),
 ) -> BrowserOutcome:
     """Drive a page in the pool's Chromium and judge the check's expectations.
 
@@ -89,10 +116,11 @@ async def run_browser_check(
         pool: The shared browser.
         check: The contract's browser check.
         base_url: The contract's ``serve.url``, for relative URLs; None when there is none.
-        artifacts_dir: Where ``<name>.png`` is written (created if missing).
-        name: The artifact's base name, usually the evidence id (``E3``).
-        repo_root: ``file://`` URLs are allowed inside it only.
+        artifacts_dir: Where ``<name>.png`` (and ``<name>.trace.zip``) are written.
+        name: The artifacts' base name, e.g. ``AC-F-001``.
+        repo_root: ``file://`` URLs and ``set_input_files`` files are allowed inside it only.
         allow_hosts: Non-loopback hosts the server was started with ``--allow-host``.
+        setup: The contract's ``browser_setup`` steps, run first.
 
     Returns:
         ``pass`` or ``fail`` with the evidence, or ``unscored`` (passed None) with a reason when
@@ -103,33 +131,38 @@ async def run_browser_check(
     """
     if not _SAFE_NAME.match(name):
         raise ValueError(f"artifact name {name!r} must be a plain file name")
-    started = time.monotonic()
+    asked = time.monotonic()
     policy = UrlPolicy.build(repo_root, allow_hosts)
     try:
-        plan = _plan(check, base_url, policy)
+        plan = _plan(check, setup, base_url, policy)
     except UrlRefused as exc:
-        return _unscored(exc.url, exc.reason, started)
-    run = _Run(url=plan[0].url or "")
+        return _unscored(exc.url, exc.reason, asked)
+    run = _Run(url=next(p.url or "" for p in plan if p.phase == "open"))
+    files = _Files(artifacts_dir / f"{name}.png", artifacts_dir / f"{name}.trace.zip", repo_root)
     try:
-        await _run_in_browser(pool, check, plan, policy, run, artifacts_dir / f"{name}.png")
+        await _run_in_browser(pool, check, plan, policy, run, files, asked)
     except (ChromiumNotFound, BrowserUnavailable) as exc:
-        return _unscored(run.url, f"no browser: {exc}", started)
+        return _unscored(run.url, f"no browser: {exc}", asked)
     except PlaywrightError as exc:
         # Opening the page itself failed (the browser died between checks): not the page's fault.
-        return _unscored(run.url, f"the browser failed: {error_text(exc)}", started)
-    return _outcome(check, run, started)
+        return _unscored(run.url, f"the browser failed: {error_text(exc)}", asked)
+    return _outcome(check, run)
 
 
-def _plan(check: BrowserCheck, base_url: str | None, policy: UrlPolicy) -> list[PlannedStep]:
-    """The check's URL as a first goto, then its steps, every URL resolved and allowed up front."""
-    first = PlannedStep(
-        GotoStep(action="goto", url=check.url), checked_url(check.url, base_url, policy)
-    )
-    rest = [
-        PlannedStep(s, checked_url(s.url, base_url, policy) if isinstance(s, GotoStep) else None)
-        for s in check.steps
+def _plan(
+    check: BrowserCheck, setup: Sequence[AnyStep], base_url: str | None, policy: UrlPolicy
+) -> list[PlannedStep]:
+    """Setup steps, the check's URL as a goto, then its steps; every URL resolved up front."""
+
+    def planned(step: AnyStep, phase: StepPhase, number: int) -> PlannedStep:
+        url = checked_url(step.url, base_url, policy) if isinstance(step, GotoStep) else None
+        return PlannedStep(step, url, phase, number)
+
+    return [
+        *(planned(s, "setup", i) for i, s in enumerate(setup, 1)),
+        planned(GotoStep(action="goto", url=check.url), "open", 0),
+        *(planned(s, "step", i) for i, s in enumerate(check.steps, 1)),
     ]
-    return [first, *rest]
 
 
 async def _run_in_browser(
@@ -138,17 +171,23 @@ async def _run_in_browser(
     plan: Sequence[PlannedStep],
     policy: UrlPolicy,
     run: _Run,
-    shot: Path,
+    files: _Files,
+    asked: float,
 ) -> None:
     wants_axe = any(isinstance(e, A11yExpect) for e in check.expect)
     # axe is injected as a script tag, which a page's CSP would refuse; bypass it only when needed.
     async with pool.context(check.viewport, bypass_csp=wants_axe, service_workers="block") as ctx:
+        run.started = time.monotonic()
+        run.queued_s = round(run.started - asked, 3)
         events = run.events = PageEvents(policy, track_inflight=_needs_settling(check))
         page = await _open_page(ctx, events)
-        with anyio.move_on_after(check.timeout_s) as scope:
-            await _drive(page, check, plan, events, run)
-        run.timed_out = scope.cancelled_caught
-        await _capture(page, run, shot)
+        tracing = await _start_trace(ctx)
+        with anyio.move_on_after(check.timeout_s + _GRACE_S) as scope:
+            await _drive(ctx, page, check, plan, run, files.root)
+        run.timed_out = run.timed_out or scope.cancelled_caught
+        await _capture(page, run, files.shot)
+        if tracing:
+            run.trace = await _stop_trace(ctx, files.trace if run.failing else None)
         if not (ctx.browser and ctx.browser.is_connected()):
             run.unscored = "the browser disconnected during the check"
 
@@ -163,39 +202,102 @@ async def _open_page(ctx: BrowserContext, events: PageEvents) -> Page:
     async with anyio.create_task_group() as tg:
         tg.start_soon(events.attach, ctx)
         tg.start_soon(new_page)
+    events.watch_page(pages[0])
     return pages[0]
 
 
+async def _start_trace(ctx: BrowserContext) -> bool:
+    try:
+        await ctx.tracing.start(snapshots=True)
+    except PlaywrightError:
+        return False  # no trace is no reason to fail the check
+    return True
+
+
+async def _stop_trace(ctx: BrowserContext, keep: Path | None) -> str | None:
+    """Stop tracing; keep the trace file only for a failing check (``keep``)."""
+    with anyio.move_on_after(CAPTURE_TIMEOUT_S), suppress(PlaywrightError):
+        await ctx.tracing.stop(path=keep)
+        return str(keep) if keep is not None and keep.is_file() else None
+    return None
+
+
 async def _drive(
-    page: Page, check: BrowserCheck, plan: Sequence[PlannedStep], events: PageEvents, run: _Run
+    ctx: BrowserContext,
+    page: Page,
+    check: BrowserCheck,
+    plan: Sequence[PlannedStep],
+    run: _Run,
+    files_root: Path | None,
 ) -> None:
-    deadline = time.monotonic() + check.timeout_s
+    assert run.events is not None
+    expecting = ExpectContext(
+        page,
+        run.events,
+        run.started + check.timeout_s,
+        check.expect_timeout_s,
+        action_timeout_s=check.action_timeout_s,
+    )
+    expecting.watch(check.expect)
     try:
         for planned in plan:
             run.running = (planned, time.monotonic())
-            result = await run_step(page, planned, check.timeout_s, deadline)
+            result = await _traced_step(ctx, page, planned, expecting, files_root)
             run.running = None
             run.steps.append(result)
             if not result.ok:
+                # Playwright's timeout ended with the check's budget: the check timed out.
+                run.timed_out = time.monotonic() >= expecting.deadline - _DEADLINE_SLACK_S
                 break
-        await _judge(page, check, events, run)
+            await expecting.observe()
+        await _judge(ctx, page, check, run, expecting)
     except AxeUnavailable as exc:
         run.unscored = str(exc)
     finally:
         _mark_unjudged(check, run)
 
 
-async def _judge(page: Page, check: BrowserCheck, events: PageEvents, run: _Run) -> None:
-    if _needs_settling(check):
-        await events.settle(page, min(_SETTLE_S, check.timeout_s / 4))
-    ctx = ExpectContext(
-        page, events, deadline=time.monotonic() + min(_EXPECT_WAIT_S, check.timeout_s / 4)
-    )
+@asynccontextmanager
+async def _group(ctx: BrowserContext, name: str) -> AsyncIterator[None]:
+    """Group what runs inside in the trace under the name the reason uses (``step 2: click``)."""
+    grouped = False
+    with suppress(PlaywrightError):
+        await ctx.tracing.group(name)
+        grouped = True
     try:
-        for exp in check.expect:
-            run.expectations.append(await evaluate(ctx, exp))
+        yield
     finally:
-        run.violations = ctx.violations or []
+        if grouped:
+            with suppress(PlaywrightError):
+                await ctx.tracing.group_end()
+
+
+async def _traced_step(
+    ctx: BrowserContext,
+    page: Page,
+    planned: PlannedStep,
+    expecting: ExpectContext,
+    root: Path | None,
+) -> StepResult:
+    label = StepResult(
+        phase=planned.phase, number=planned.number, action=planned.step.action, target="", ok=True
+    ).label
+    async with _group(ctx, f"{label}: {planned.step.action}"):
+        return await run_step(page, planned, expecting.deadline, root, expecting.action_timeout_s)
+
+
+async def _judge(
+    ctx: BrowserContext, page: Page, check: BrowserCheck, run: _Run, expecting: ExpectContext
+) -> None:
+    if _needs_settling(check) and run.events is not None:
+        left = expecting.deadline - time.monotonic()
+        await run.events.settle(page, max(0.0, min(_SETTLE_S, left)))
+    try:
+        for number, exp in enumerate(check.expect, 1):
+            async with _group(ctx, f"expectation {number}: {exp.type}"):
+                run.expectations.append(await evaluate(expecting, exp, number))
+    finally:
+        run.violations = expecting.violations or []
 
 
 def _needs_settling(check: BrowserCheck) -> bool:
@@ -206,20 +308,13 @@ def _needs_settling(check: BrowserCheck) -> bool:
 def _mark_unjudged(check: BrowserCheck, run: _Run) -> None:
     """A step a timeout interrupted failed; expectations it left unevaluated count as not held."""
     if run.running is not None:
-        planned, started = run.running
-        run.steps.append(
-            StepResult(
-                action=planned.step.action,
-                target=step_target(planned),
-                ok=False,
-                error="interrupted: the check timed out",
-                duration_s=round(time.monotonic() - started, 3),
-            )
-        )
+        run.steps.append(interrupted(*run.running))
         run.running = None
-    for exp in check.expect[len(run.expectations) :]:
+    for number, exp in enumerate(check.expect[len(run.expectations) :], len(run.expectations) + 1):
         run.expectations.append(
-            ExpectationResult(type=exp.type, ok=False, detail="not evaluated: the check timed out")
+            ExpectationResult(
+                number=number, type=exp.type, ok=False, detail="not evaluated: the check timed out"
+            )
         )
 
 
@@ -254,7 +349,7 @@ def _cap(text: str) -> str:
     return text if len(text) <= ARIA_LIMIT else text[:ARIA_LIMIT] + "\n… (truncated)"
 
 
-def _outcome(check: BrowserCheck, run: _Run, started: float) -> BrowserOutcome:
+def _outcome(check: BrowserCheck, run: _Run) -> BrowserOutcome:
     events = run.events
     status, reason = _verdict(check, run)
     return BrowserOutcome(
@@ -274,35 +369,42 @@ def _outcome(check: BrowserCheck, run: _Run, started: float) -> BrowserOutcome:
         a11y_violations=run.violations,
         aria_snapshot=run.aria,
         screenshot=run.screenshot,
-        duration_s=round(time.monotonic() - started, 3),
+        trace=run.trace,
+        duration_s=round(time.monotonic() - run.started, 3),
+        queued_s=run.queued_s,
     )
 
 
 def _verdict(check: BrowserCheck, run: _Run) -> tuple[BrowserStatus, str]:
     if run.unscored:
         return "unscored", run.unscored
-    if run.timed_out:
-        return "fail", f"timed out after {check.timeout_s:g} s"
     problems = []
+    if run.timed_out:
+        problems.append(f"timed out after {check.timeout_s:g} s")
     if failed := next((s for s in run.steps if not s.ok), None):
-        problems.append(
-            f"step {run.steps.index(failed) + 1} ({failed.action} {failed.target}) failed:"
-            f" {failed.error}"
-        )
-    if bad := [e for e in run.expectations if not e.ok]:
-        names = ", ".join(f"{e.type} {e.target}".strip() for e in bad)
-        problems.append(f"{len(bad)} of {len(run.expectations)} expectations failed: {names}")
+        problems.append(f"{failed.label} ({failed.action} {failed.target}) failed: {failed.error}")
+    problems += [
+        f"expectation {e.number} ({e.type} {e.target}".rstrip() + f") failed: {e.detail}"
+        for e in run.expectations
+        if not e.ok
+    ]
+    warnings = [
+        f"warning on expectation {e.number} ({e.type} {e.target}): {e.warning}"
+        for e in run.expectations
+        if e.warning
+    ]
     if problems:
-        return "fail", trim("; ".join(problems), 1000)
+        return "fail", clip("\n".join([*problems, *warnings]), REASON_LIMIT)
     held = len(run.expectations)
-    return "pass", f"all {held} expectations held" if held else "every step ran; no expectations"
+    verdict = f"all {held} expectations held" if held else "every step ran; no expectations"
+    return "pass", clip("\n".join([verdict, *warnings]), REASON_LIMIT)
 
 
-def _unscored(url: str, reason: str, started: float) -> BrowserOutcome:
+def _unscored(url: str, reason: str, asked: float) -> BrowserOutcome:
     return BrowserOutcome(
         status="unscored",
         passed=None,
         reason=reason,
         url=url,
-        duration_s=round(time.monotonic() - started, 3),
+        duration_s=round(time.monotonic() - asked, 3),
     )

@@ -15,14 +15,17 @@ Counting rules (what ``no_console_errors`` and ``no_failed_requests`` judge):
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from contextlib import suppress
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import Any, TypeVar
+from urllib.parse import urlsplit
 
 import anyio
 from playwright.async_api import (
     BrowserContext,
     ConsoleMessage,
+    Frame,
     Page,
     Request,
     Response,
@@ -31,7 +34,7 @@ from playwright.async_api import (
 )
 from playwright.async_api import Error as PlaywrightError
 
-from referee.tools.browser.outcome import BlockedRequest, FailedRequest
+from referee.tools.browser.outcome import BlockedRequest, FailedRequest, PageError
 from referee.tools.browser.policy import UrlPolicy
 
 T = TypeVar("T")
@@ -41,6 +44,10 @@ _ERROR_TYPES = frozenset({"error", "assert"})
 _NETWORK_LINE = "Failed to load resource"
 _ABORTED = "net::ERR_ABORTED"
 _BLOCKED_BY_US = "ERR_BLOCKED_BY_CLIENT"
+_ERROR_PAGE = "chrome-error://"
+_MAX_STACK = 2000
+# The first frame of a V8 stack that names a script: "at f (http://host/src/a.js?t=1:12:5)".
+_FRAME = re.compile(r"(?:https?|file)://[^\s()]+?:\d+:\d+")
 # Everything but plain loopback http(s) goes to the Python guard; loopback traffic, the bulk of
 # a check, is continued by the driver without a round trip. The guard re-checks the full policy,
 # so this pattern only has to be conservative, never exact.
@@ -61,12 +68,13 @@ class PageEvents:
 
     policy: UrlPolicy
     console_errors: list[str] = field(default_factory=list)
-    page_errors: list[str] = field(default_factory=list)
+    page_errors: list[PageError] = field(default_factory=list)
     failed_requests: list[FailedRequest] = field(default_factory=list)
     blocked_requests: list[BlockedRequest] = field(default_factory=list)
     dropped: int = 0
     track_inflight: bool = False
     _inflight: set[Request] = field(default_factory=set)
+    _navigation: str = ""
 
     async def attach(self, ctx: BrowserContext) -> None:
         """Install the route guard and the event listeners on ``ctx`` (before any page opens)."""
@@ -114,17 +122,48 @@ class PageEvents:
 
     def _on_request(self, request: Request) -> None:
         self._inflight.add(request)
+        if request.is_navigation_request():
+            self._navigation = request.url
+
+    def watch_page(self, page: Page) -> None:
+        """Watch where ``page``'s frames navigate (an error page is a failed request)."""
+        page.on("framenavigated", self._on_navigated)
+
+    def _on_navigated(self, frame: Frame) -> None:
+        if not frame.url.startswith(_ERROR_PAGE):
+            return
+        # The error page replaced what the browser tried to open; name that URL when known.
+        url = self._navigation or frame.url
+        if any(f.url == trim(url) and f.resource_type == "document" for f in self.failed_requests):
+            return
+        failure = f"the navigation ended on Chromium's error page ({frame.url})"
+        self._keep(
+            self.failed_requests,
+            FailedRequest(url=trim(url), resource_type="document", failure=failure),
+        )
 
     def _on_request_finished(self, request: Request) -> None:
         self._inflight.discard(request)
 
     def _on_console(self, message: ConsoleMessage) -> None:
         if message.type in _ERROR_TYPES and not message.text.startswith(_NETWORK_LINE):
-            self._keep(self.console_errors, trim(message.text))
+            where = _place(message.location)
+            text = f"{message.text} (at {where})" if where else message.text
+            self._keep(self.console_errors, trim(text))
 
     def _on_web_error(self, web_error: WebError) -> None:
         error = web_error.error
-        self._keep(self.page_errors, trim(f"{error.name}: {error.message}"))
+        stack = error.stack or ""
+        frame = _FRAME.search(stack)
+        self._keep(
+            self.page_errors,
+            PageError(
+                name=error.name or "",
+                message=trim(error.message),
+                stack=stack[:_MAX_STACK],
+                location=_short(frame.group(0)) if frame else "",
+            ),
+        )
 
     def _on_request_failed(self, request: Request) -> None:
         self._inflight.discard(request)
@@ -140,6 +179,23 @@ class PageEvents:
     def _on_response(self, response: Response) -> None:
         if response.status >= 400:
             self._keep(self.failed_requests, _failed(response.request, status=response.status))
+
+
+def _place(location: Mapping[str, Any]) -> str:
+    url, line, column = (location.get(k) for k in ("url", "lineNumber", "columnNumber"))
+    if not url:
+        return ""
+    return _short(f"{url}:{line}:{column}" if line else str(url))
+
+
+def _short(where: str) -> str:
+    """A script location without scheme, host and cache-busting query: ``/src/App.vue:12:5``."""
+    parts = urlsplit(where)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        return where
+    path, _, rest = (parts.path + ("?" + parts.query if parts.query else "")).partition("?")
+    position = re.search(r":\d+(?::\d+)?$", rest)
+    return path + (position.group(0) if position else "")
 
 
 async def _round_trip(page: Page) -> None:

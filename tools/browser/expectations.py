@@ -1,4 +1,9 @@
-"""Evaluate a browser check's expectations against the page and what it logged."""
+"""Evaluate a browser check's expectations against the page and what it logged.
+
+Each expectation that waits (visible, hidden, title, URL, count, text, value, attribute, checked,
+enabled, disabled) has a wait of its own: its `timeout_s`, else the check's `expect_timeout_s`,
+never beyond the check's budget. One that fails therefore never shortens the next one's wait.
+"""
 
 from __future__ import annotations
 
@@ -6,36 +11,54 @@ import re
 import time
 from collections.abc import Awaitable, Callable
 from contextlib import suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
+import anyio
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Locator, Page, expect
 
 from referee.tools.browser.events import PageEvents, trim
-from referee.tools.browser.outcome import IMPACT_RANK, A11yViolation, ExpectationResult
+from referee.tools.browser.messages import error_text
+from referee.tools.browser.outcome import A11yViolation, ExpectationResult, at_or_above
 from referee.tools.errors import RefereeError
-from referee.tools.models.checks import (
+from referee.tools.models.browser import (
     A11yExpect,
     AnyExpectation,
+    AttributeExpect,
+    CheckedExpect,
+    CountExpect,
+    DisabledExpect,
+    EnabledExpect,
     HiddenExpect,
     NoConsoleErrorsExpect,
     NoFailedRequestsExpect,
+    TextExpect,
     TitleContainsExpect,
     UrlMatchesExpect,
+    ValueExpect,
     VisibleExpect,
 )
 
 Expectation = AnyExpectation
+OUT_OF_TIME = "not evaluated: the check's timeout_s was used up"
 _AXE_RUN = "() => axe.run(document, {resultTypes: ['violations']})"
 _SHOWN = 3
+_TARGETS_SHOWN = 5
+_POLL_S = 0.1
 
 
 class AxeUnavailable(RefereeError):
     """axe-core's script (bundled by axe-playwright-python) cannot be found."""
+
+
+class Judged(NamedTuple):
+    ok: bool
+    detail: str
+    warning: str = ""
 
 
 @cache
@@ -58,49 +81,79 @@ def axe_script() -> Path:
 
 @dataclass
 class ExpectContext:
-    """What the evaluators share: the page, its events, a common deadline and axe's results."""
+    """What the evaluators share: the page, its events, the check's deadline, axe's results, and
+    which `visible`/`hidden` targets have matched an element at some point of the check."""
 
     page: Page
     events: PageEvents
     deadline: float
+    default_timeout_s: float
+    action_timeout_s: float | None = None
     violations: list[A11yViolation] | None = None
+    watched: dict[str, Locator] = field(default_factory=dict)
+    seen: set[str] = field(default_factory=set)
 
-    def wait_ms(self) -> float:
-        """Milliseconds left of the shared wait; Playwright reads 0 as "forever", so never 0."""
-        return max(1.0, (self.deadline - time.monotonic()) * 1000)
+    def watch(self, expectations: list[Expectation]) -> None:
+        """Remember the `hidden` targets, whose absence could pass for a typo (see `observe`)."""
+        for exp in expectations:
+            if isinstance(exp, HiddenExpect):
+                self.watched[target_of(exp)] = _locator(self.page, exp)
+
+    async def observe(self) -> None:
+        """Note which watched targets match an element now (called after every step)."""
+        unseen = [(k, loc) for k, loc in self.watched.items() if k not in self.seen]
+        if unseen:
+            async with anyio.create_task_group() as tg:
+                for key, locator in unseen:
+                    tg.start_soon(self._sample, key, locator)
+
+    async def _sample(self, key: str, locator: Locator) -> None:
+        with suppress(PlaywrightError):
+            if await locator.count():
+                self.seen.add(key)
+
+    def wait_s(self, exp: Expectation) -> float:
+        """This expectation's wait: its own, else the check's default; never past the deadline."""
+        own = getattr(exp, "timeout_s", None)
+        return min(own or self.default_timeout_s, self.deadline - time.monotonic())
 
 
-async def evaluate(ctx: ExpectContext, exp: Expectation) -> ExpectationResult:
+async def evaluate(ctx: ExpectContext, exp: Expectation, number: int) -> ExpectationResult:
     """Evaluate one expectation; an expectation never raises, it holds or it does not.
 
     Raises:
         AxeUnavailable: an a11y expectation cannot run (the check is then unscored).
     """
-    handler = _HANDLERS[type(exp)]
-    try:
-        ok, detail = await handler(ctx, exp)
-    except PlaywrightError as exc:
-        ok, detail = False, error_text(exc)
-    return ExpectationResult(type=exp.type, target=_target(exp), ok=ok, detail=detail)
+    waits = type(exp) in _WAITING
+    wait_s = ctx.wait_s(exp)
+    if waits and wait_s <= 0:
+        judged = Judged(False, OUT_OF_TIME)
+    else:
+        try:
+            judged = await _HANDLERS[type(exp)](ctx, exp, max(1, round(wait_s * 1000)))
+        except PlaywrightError as exc:
+            judged = Judged(False, error_text(exc))
+    return ExpectationResult(
+        number=number,
+        type=exp.type,
+        target=target_of(exp),
+        ok=judged.ok,
+        detail=judged.detail,
+        warning=judged.warning,
+    )
 
 
-def error_text(exc: BaseException) -> str:
-    """Playwright's first line plus the first line of its call log, trimmed."""
-    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
-    if not lines:
-        return type(exc).__name__
-    calls = [line.lstrip("- ") for line in lines[1:] if line.startswith("-")]
-    return trim(lines[0] + (f" ({calls[0]})" if calls else ""), 300)
-
-
-def _target(exp: Expectation) -> str:
+def target_of(exp: Expectation) -> str:
+    """What an expectation is about: a selector, a text, a title, a pattern."""
     if isinstance(exp, VisibleExpect | HiddenExpect):
         return f"text={exp.text!r}" if exp.text is not None else exp.selector or ""
     if isinstance(exp, TitleContainsExpect | UrlMatchesExpect):
         return exp.value
     if isinstance(exp, A11yExpect):
         return f"max {exp.max_violations} at or above {exp.min_impact}"
-    return ""
+    if isinstance(exp, AttributeExpect):
+        return f"{exp.selector} [{exp.name}]"
+    return str(getattr(exp, "selector", ""))
 
 
 def _locator(page: Page, exp: VisibleExpect | HiddenExpect) -> Locator:
@@ -108,78 +161,193 @@ def _locator(page: Page, exp: VisibleExpect | HiddenExpect) -> Locator:
     return page.get_by_text(exp.text) if exp.text is not None else page.locator(exp.selector or "")
 
 
-async def _visible(ctx: ExpectContext, exp: VisibleExpect) -> tuple[bool, str]:
-    shown = _locator(ctx.page, exp).filter(visible=True)
+def _is_timeout(exc: PlaywrightError) -> bool:
+    return exc.name == "TimeoutError" or "Timeout" in exc.message
+
+
+async def _visible(ctx: ExpectContext, exp: VisibleExpect, wait_ms: float) -> Judged:
+    matching = _locator(ctx.page, exp)
     try:
-        await shown.first.wait_for(state="attached", timeout=ctx.wait_ms())
+        await matching.filter(visible=True).first.wait_for(state="attached", timeout=wait_ms)
     except PlaywrightError as exc:
-        if "Timeout" not in str(exc):
+        if not _is_timeout(exc):
             raise
-        return False, f"no visible element matches {_target(exp)}"
-    return True, "a visible element matches"
+        return Judged(False, await _why_not_visible(ctx, exp, matching))
+    return Judged(True, "a visible element matches")
 
 
-async def _hidden(ctx: ExpectContext, exp: HiddenExpect) -> tuple[bool, str]:
-    shown = _locator(ctx.page, exp).filter(visible=True)
+async def _why_not_visible(ctx: ExpectContext, exp: VisibleExpect, matching: Locator) -> str:
+    target = target_of(exp)
+    attached = await matching.count()
+    if attached:
+        return f"{attached} element(s) match {target}, but none is visible"
+    return f"no element matches {target} at all, visible or not: is the selector right?"
+
+
+async def _hidden(ctx: ExpectContext, exp: HiddenExpect, wait_ms: float) -> Judged:
+    matching = _locator(ctx.page, exp)
+    shown = matching.filter(visible=True)
     try:
-        await expect(shown).to_have_count(0, timeout=ctx.wait_ms())
+        await expect(shown).to_have_count(0, timeout=wait_ms)
     except AssertionError:
-        return False, f"{await shown.count()} visible element(s) still match {_target(exp)}"
-    return True, "no visible element matches"
-
-
-async def _title(ctx: ExpectContext, exp: TitleContainsExpect) -> tuple[bool, str]:
-    try:
-        await expect(ctx.page).to_have_title(
-            re.compile(re.escape(exp.value)), timeout=ctx.wait_ms()
+        still = await shown.count()
+        return Judged(False, f"{still} visible element(s) still match {target_of(exp)}")
+    target = target_of(exp)
+    if target not in ctx.seen and not await matching.count():
+        return Judged(
+            True,
+            "no visible element matches",
+            f"{target} never matched any element during the check, hidden or not: a mistyped"
+            " selector passes `hidden` too; check it",
         )
+    return Judged(True, "no visible element matches")
+
+
+async def _title(ctx: ExpectContext, exp: TitleContainsExpect, wait_ms: float) -> Judged:
+    try:
+        await expect(ctx.page).to_have_title(re.compile(re.escape(exp.value)), timeout=wait_ms)
     except AssertionError:
-        return False, f"title is {await ctx.page.title()!r}"
-    return True, f"title contains {exp.value!r}"
+        return Judged(False, f"title is {await ctx.page.title()!r}")
+    return Judged(True, f"title contains {exp.value!r}")
 
 
-async def _url(ctx: ExpectContext, exp: UrlMatchesExpect) -> tuple[bool, str]:
+async def _url(ctx: ExpectContext, exp: UrlMatchesExpect, wait_ms: float) -> Judged:
     try:
         pattern = re.compile(exp.value)
     except re.error as exc:
-        return False, f"invalid regular expression: {exc}"
+        return Judged(False, f"invalid regular expression: {exc}")
     if not pattern.search(ctx.page.url):
         with suppress(PlaywrightError):
             await ctx.page.wait_for_url(
-                lambda u: bool(pattern.search(u)), wait_until="commit", timeout=ctx.wait_ms()
+                lambda u: bool(pattern.search(u)), wait_until="commit", timeout=wait_ms
             )
-    return bool(pattern.search(ctx.page.url)), f"URL is {ctx.page.url}"
+    return Judged(bool(pattern.search(ctx.page.url)), f"URL is {ctx.page.url}")
 
 
-async def _no_console_errors(ctx: ExpectContext, exp: NoConsoleErrorsExpect) -> tuple[bool, str]:
-    found = [*ctx.events.page_errors, *ctx.events.console_errors]
+async def _count(ctx: ExpectContext, exp: CountExpect, wait_ms: float) -> Judged:
+    matching = ctx.page.locator(exp.selector)
+    wanted = _count_wanted(exp)
+    end = time.monotonic() + wait_ms / 1000
+    while True:
+        found = await matching.count()
+        if _count_holds(exp, found):
+            return Judged(True, f"{found} element(s) match {exp.selector} ({wanted})")
+        left = end - time.monotonic()
+        if left <= 0:
+            return Judged(False, f"{found} element(s) match {exp.selector}; expected {wanted}")
+        await anyio.sleep(min(_POLL_S, left))
+
+
+def _count_holds(exp: CountExpect, found: int) -> bool:
+    if exp.equals is not None:
+        return found == exp.equals
+    return (exp.min is None or found >= exp.min) and (exp.max is None or found <= exp.max)
+
+
+def _count_wanted(exp: CountExpect) -> str:
+    if exp.equals is not None:
+        return f"exactly {exp.equals}"
+    bounds = [f"at least {exp.min}" if exp.min is not None else ""]
+    bounds.append(f"at most {exp.max}" if exp.max is not None else "")
+    return " and ".join(b for b in bounds if b)
+
+
+def _pattern(equals: str | list[str] | None, matches: str | list[str] | None) -> Any:
+    """What Playwright's assertion takes: a string, a compiled pattern, or a list of either."""
+    if matches is None:
+        return equals
+    if isinstance(matches, list):
+        return [re.compile(m) for m in matches]
+    return re.compile(matches)
+
+
+async def _asserted(assertion: Awaitable[None], holds: str) -> Judged:
+    try:
+        await assertion
+    except AssertionError as exc:
+        return Judged(False, error_text(exc))
+    return Judged(True, holds)
+
+
+async def _text(ctx: ExpectContext, exp: TextExpect, wait_ms: float) -> Judged:
+    wanted = _pattern(exp.equals, exp.matches)
+    assertion = expect(ctx.page.locator(exp.selector)).to_have_text(wanted, timeout=wait_ms)
+    return await _asserted(assertion, f"text is {_shown(exp.equals, exp.matches)}")
+
+
+async def _value(ctx: ExpectContext, exp: ValueExpect, wait_ms: float) -> Judged:
+    wanted = _pattern(exp.equals, exp.matches)
+    assertion = expect(ctx.page.locator(exp.selector)).to_have_value(wanted, timeout=wait_ms)
+    return await _asserted(assertion, f"value is {_shown(exp.equals, exp.matches)}")
+
+
+async def _attribute(ctx: ExpectContext, exp: AttributeExpect, wait_ms: float) -> Judged:
+    target = expect(ctx.page.locator(exp.selector))
+    if exp.equals is None and exp.matches is None:
+        # Any value at all, the empty one included: the attribute is present.
+        assertion = target.to_have_attribute(exp.name, re.compile(r"^[\s\S]*$"), timeout=wait_ms)
+        return await _asserted(assertion, f"{exp.name} is present")
+    wanted = _pattern(exp.equals, exp.matches)
+    assertion = target.to_have_attribute(exp.name, wanted, timeout=wait_ms)
+    return await _asserted(assertion, f"{exp.name} is {_shown(exp.equals, exp.matches)}")
+
+
+async def _checked(ctx: ExpectContext, exp: CheckedExpect, wait_ms: float) -> Judged:
+    target = expect(ctx.page.locator(exp.selector))
+    assertion = target.to_be_checked(checked=exp.checked, timeout=wait_ms)
+    return await _asserted(assertion, "checked" if exp.checked else "not checked")
+
+
+async def _enabled(ctx: ExpectContext, exp: EnabledExpect, wait_ms: float) -> Judged:
+    assertion = expect(ctx.page.locator(exp.selector)).to_be_enabled(timeout=wait_ms)
+    return await _asserted(assertion, "enabled")
+
+
+async def _disabled(ctx: ExpectContext, exp: DisabledExpect, wait_ms: float) -> Judged:
+    assertion = expect(ctx.page.locator(exp.selector)).to_be_disabled(timeout=wait_ms)
+    return await _asserted(assertion, "disabled")
+
+
+def _shown(equals: str | list[str] | None, matches: str | list[str] | None) -> str:
+    return f"{equals!r}" if matches is None else f"matching {matches!r}"
+
+
+async def _no_console_errors(
+    ctx: ExpectContext, exp: NoConsoleErrorsExpect, wait_ms: float
+) -> Judged:
+    errors = ctx.events
+    found = [*(str(e) for e in errors.page_errors), *errors.console_errors]
     if not found:
-        return True, "no console errors and no uncaught page errors"
+        return Judged(True, "no console errors and no uncaught page errors")
     counts = (
-        f"{len(ctx.events.console_errors)} console error(s), {len(ctx.events.page_errors)} page"
-        " error(s)"
+        f"{len(errors.console_errors)} console error(s), {len(errors.page_errors)} page error(s)"
     )
-    return False, trim(f"{counts}: " + " | ".join(found[:_SHOWN]))
+    return Judged(False, trim(f"{counts}: " + " | ".join(found[:_SHOWN]), 1000))
 
 
-async def _no_failed_requests(ctx: ExpectContext, exp: NoFailedRequestsExpect) -> tuple[bool, str]:
+async def _no_failed_requests(
+    ctx: ExpectContext, exp: NoFailedRequestsExpect, wait_ms: float
+) -> Judged:
     failed = ctx.events.failed_requests
     if not failed:
-        return True, "no failed requests"
+        return Judged(True, "no failed requests")
     shown = " | ".join(f"{r.status or r.failure} {r.url}" for r in failed[:_SHOWN])
-    return False, trim(f"{len(failed)} failed request(s): {shown}")
+    return Judged(False, trim(f"{len(failed)} failed request(s): {shown}", 1000))
 
 
-async def _a11y(ctx: ExpectContext, exp: A11yExpect) -> tuple[bool, str]:
+async def _a11y(ctx: ExpectContext, exp: A11yExpect, wait_ms: float) -> Judged:
     if ctx.violations is None:
         ctx.violations = await run_axe(ctx.page)
-    floor = IMPACT_RANK[exp.min_impact]
-    counted = [v for v in ctx.violations if IMPACT_RANK.get(v.impact or "minor", 0) >= floor]
-    listed = ", ".join(
-        f"{v.id} ({v.impact}, {v.nodes} node{'s' if v.nodes != 1 else ''})" for v in counted
+    counted = at_or_above(ctx.violations, exp.min_impact)
+    listed = "; ".join(
+        f"{v.id} ({v.impact}, {v.nodes} node{'s' if v.nodes != 1 else ''}: "
+        + ", ".join(v.targets)
+        + ")"
+        for v in counted
     )
     detail = f"{len(counted)} violation(s) at or above {exp.min_impact} (max {exp.max_violations})"
-    return len(counted) <= exp.max_violations, trim(f"{detail}: {listed}" if counted else detail)
+    text = trim(f"{detail}: {listed}" if counted else detail, 1500)
+    return Judged(len(counted) <= exp.max_violations, text)
 
 
 async def run_axe(page: Page) -> list[A11yViolation]:
@@ -192,18 +360,33 @@ async def run_axe(page: Page) -> list[A11yViolation]:
             impact=v.get("impact"),
             nodes=len(v.get("nodes", [])),
             help=trim(v.get("help", "")),
+            targets=[_node_target(n) for n in v.get("nodes", [])[:_TARGETS_SHOWN]],
         )
         for v in result.get("violations", [])
     ]
 
 
-_Handler = Callable[[ExpectContext, Any], Awaitable[tuple[bool, str]]]
+def _node_target(node: dict[str, Any]) -> str:
+    # axe's target is a path of selectors through nested frames; the last one is the element.
+    target = node.get("target") or ["?"]
+    return trim(" >>> ".join(str(t) for t in target), 200)
+
+
+_Handler = Callable[[ExpectContext, Any, float], Awaitable[Judged]]
 _HANDLERS: dict[type, _Handler] = {
     VisibleExpect: _visible,
     HiddenExpect: _hidden,
     TitleContainsExpect: _title,
     UrlMatchesExpect: _url,
+    CountExpect: _count,
+    TextExpect: _text,
+    ValueExpect: _value,
+    AttributeExpect: _attribute,
+    CheckedExpect: _checked,
+    EnabledExpect: _enabled,
+    DisabledExpect: _disabled,
     NoConsoleErrorsExpect: _no_console_errors,
     NoFailedRequestsExpect: _no_failed_requests,
     A11yExpect: _a11y,
 }
+_WAITING = frozenset(_HANDLERS) - {NoConsoleErrorsExpect, NoFailedRequestsExpect, A11yExpect}

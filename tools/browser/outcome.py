@@ -14,27 +14,66 @@ Impact = Literal["minor", "moderate", "serious", "critical"]
 IMPACT_RANK: dict[str, int] = {"minor": 0, "moderate": 1, "serious": 2, "critical": 3}
 
 
+def at_or_above(violations: list[A11yViolation], min_impact: str) -> list[A11yViolation]:
+    """The violations an `a11y` expectation with this `min_impact` counts."""
+    floor = IMPACT_RANK[min_impact]
+    return [v for v in violations if IMPACT_RANK.get(v.impact or "minor", 0) >= floor]
+
+
+def lowest_impact(impacts: list[str]) -> str:
+    """The lowest of several `min_impact`s ("minor" for none)."""
+    return min(impacts, key=IMPACT_RANK.__getitem__, default="minor")
+
+
 class _Frozen(Model):
     model_config = ConfigDict(frozen=True)
 
 
-class StepResult(_Frozen):
-    """One step as it ran; the check's own URL is the first, a ``goto``."""
+StepPhase = Literal["setup", "open", "step"]
 
+
+class StepResult(_Frozen):
+    """One step as it ran: a contract's `browser_setup` step, the opening of the check's url, or
+    one of the check's own steps (numbered as the contract lists them)."""
+
+    phase: StepPhase = "step"
+    number: int = Field(default=0, description="1-based within its phase; 0 for the opening")
     action: str
     target: str = Field(description="The selector, or the URL of a goto")
     ok: bool
-    error: str = Field(default="", description="Playwright's message, trimmed")
+    error: str = Field(default="", description="Playwright's message, call log included")
     duration_s: float = 0.0
+
+    @property
+    def label(self) -> str:
+        """How a person names the step: ``step 2``, ``setup step 1``, ``opening the page``."""
+        if self.phase == "open":
+            return "opening the page"
+        return f"{'setup step' if self.phase == 'setup' else 'step'} {self.number}"
 
 
 class ExpectationResult(_Frozen):
     """Whether one expectation held, and what was seen."""
 
+    number: int = Field(default=0, description="1-based, as the contract lists them")
     type: str
     target: str = ""
     ok: bool
     detail: str = ""
+    warning: str = Field(default="", description="Held, but perhaps not for the reason meant")
+
+
+class PageError(_Frozen):
+    """An uncaught exception in the page."""
+
+    name: str = ""
+    message: str
+    stack: str = ""
+    location: str = Field(default="", description="Where it was thrown: URL path:line:column")
+
+    def __str__(self) -> str:
+        head = f"{self.name}: {self.message}" if self.name else self.message
+        return f"{head} (at {self.location})" if self.location else head
 
 
 class FailedRequest(_Frozen):
@@ -62,6 +101,9 @@ class A11yViolation(_Frozen):
     impact: Impact | None = None
     nodes: int = 0
     help: str = ""
+    targets: list[str] = Field(
+        default_factory=list, description="CSS selectors of the first offending nodes"
+    )
 
 
 class BrowserOutcome(_Frozen):
@@ -76,14 +118,18 @@ class BrowserOutcome(_Frozen):
     steps: list[StepResult] = Field(default_factory=list)
     expectations: list[ExpectationResult] = Field(default_factory=list)
     console_errors: list[str] = Field(default_factory=list)
-    page_errors: list[str] = Field(default_factory=list)
+    page_errors: list[PageError] = Field(default_factory=list)
     failed_requests: list[FailedRequest] = Field(default_factory=list)
     blocked_requests: list[BlockedRequest] = Field(default_factory=list)
     dropped_events: int = Field(default=0, description="Events beyond the per-list cap, not kept")
     a11y_violations: list[A11yViolation] = Field(default_factory=list)
     aria_snapshot: str = ""
     screenshot: str | None = Field(default=None, description="Path of the full-page PNG")
-    duration_s: float = 0.0
+    trace: str | None = Field(
+        default=None, description="Path of the Playwright trace (failing checks only)"
+    )
+    duration_s: float = Field(default=0.0, description="The check's own time")
+    queued_s: float = Field(default=0.0, description="Time spent waiting for a page slot")
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict."""
@@ -97,7 +143,7 @@ class BrowserOutcome(_Frozen):
         parts = [self._expectation_part()]
         failed = next((s for s in self.steps if not s.ok), None)
         if failed is not None:
-            parts.append(f"step {failed.action} {failed.target!r} failed")
+            parts.append(f"{failed.label} ({failed.action} {failed.target}) failed")
         if self.reason.startswith("timed out"):
             parts.append(self.reason)
         parts += [
@@ -109,6 +155,8 @@ class BrowserOutcome(_Frozen):
         parts += [_count(len(self.a11y_violations), "a11y violation")]
         if self.screenshot:
             parts.append(f"screenshot {Path(self.screenshot).name}")
+        if self.trace:
+            parts.append(f"trace {Path(self.trace).name}")
         return "; ".join(p for p in parts if p)
 
     def _expectation_part(self) -> str:

@@ -1,58 +1,77 @@
-"""Run one step of a browser check (goto, click, fill, press, select, wait_for)."""
+"""Run one step of a browser check: Playwright's actions, each with its own timeout.
+
+A step may wait for what is left of the check's budget unless it sets a shorter `timeout_s`.
+Playwright is given that timeout itself, so a step that cannot complete fails with Playwright's
+own message (what it waited for, what it found) rather than being cut off by the check's bound.
+"""
 
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import NamedTuple
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
-from referee.tools.browser.expectations import error_text
-from referee.tools.browser.outcome import StepResult
-from referee.tools.models.checks import (
-    BrowserStep,
+from referee.tools.browser.messages import error_text
+from referee.tools.browser.outcome import StepPhase, StepResult
+from referee.tools.models.browser import (
+    AnyStep,
+    CheckStep,
     ClickStep,
+    DblclickStep,
     FillStep,
     GotoStep,
+    HoverStep,
     PressStep,
     SelectStep,
+    SetInputFilesStep,
+    UncheckStep,
     WaitForStep,
 )
 
-NAVIGATION_SHARE = 0.5
-ACTION_SHARE = 0.25
+OUT_OF_TIME = "not run: the check's timeout_s was used up"
 
 
 class PlannedStep(NamedTuple):
-    """A step with its URL already resolved and allowed (goto only)."""
+    """A step with its place in the check and its URL already resolved and allowed (goto)."""
 
-    step: BrowserStep
+    step: AnyStep
     url: str | None = None
+    phase: StepPhase = "step"
+    number: int = 0
 
 
-def step_timeout_ms(planned: PlannedStep, check_timeout_s: float, deadline: float) -> float:
-    """A share of the check's budget, never past its deadline, never 0 (Playwright's "forever")."""
-    share = NAVIGATION_SHARE if isinstance(planned.step, GotoStep) else ACTION_SHARE
+class StepFailed(Exception):
+    """A step that cannot run as written (a file outside the repository, a missing file)."""
+
+
+def step_timeout_s(step: AnyStep, deadline: float, default_s: float | None = None) -> float:
+    """What is left of the check's budget, or the step's own (else the check's) shorter one."""
     left = deadline - time.monotonic()
-    return max(1.0, min(check_timeout_s * share, left) * 1000)
+    own = step.timeout_s if step.timeout_s is not None else default_s
+    return left if own is None else min(own, left)
 
 
 async def run_step(
-    page: Page, planned: PlannedStep, check_timeout_s: float, deadline: float
+    page: Page,
+    planned: PlannedStep,
+    deadline: float,
+    files_root: Path | None,
+    default_s: float | None = None,
 ) -> StepResult:
     """Run ``planned`` on ``page``; a Playwright error is a failed step, not an exception."""
-    step, target = planned.step, step_target(planned)
     started = time.monotonic()
-    timeout = step_timeout_ms(planned, check_timeout_s, deadline)
+    timeout_s = step_timeout_s(planned.step, deadline, default_s)
+    if timeout_s <= 0:
+        return _result(planned, started, OUT_OF_TIME)
     try:
-        await _act(page, planned, timeout)
-    except PlaywrightError as exc:
-        error = error_text(exc)
-        return StepResult(
-            action=step.action, target=target, ok=False, error=error, duration_s=_since(started)
-        )
-    return StepResult(action=step.action, target=target, ok=True, duration_s=_since(started))
+        # Playwright reads 0 as "no timeout": never hand it one.
+        await _act(page, planned, max(1, round(timeout_s * 1000)), files_root)
+    except (PlaywrightError, StepFailed) as exc:
+        return _result(planned, started, error_text(exc))
+    return _result(planned, started)
 
 
 def step_target(planned: PlannedStep) -> str:
@@ -60,24 +79,69 @@ def step_target(planned: PlannedStep) -> str:
     return planned.url or str(getattr(planned.step, "selector", ""))
 
 
-async def _act(page: Page, planned: PlannedStep, timeout: float) -> None:
+def interrupted(planned: PlannedStep, started: float) -> StepResult:
+    """A step the check's bound cut off."""
+    return _result(planned, started, "interrupted: the check timed out")
+
+
+def _result(planned: PlannedStep, started: float, error: str = "") -> StepResult:
+    return StepResult(
+        phase=planned.phase,
+        number=planned.number,
+        action=planned.step.action,
+        target=step_target(planned),
+        ok=not error,
+        error=error,
+        duration_s=round(time.monotonic() - started, 3),
+    )
+
+
+async def _act(page: Page, planned: PlannedStep, timeout: float, root: Path | None) -> None:
     step = planned.step
+    if isinstance(step, GotoStep):
+        await page.goto(planned.url or step.url, timeout=timeout)
+        return
+    target = page.locator(step.selector)
     match step:
-        case GotoStep():
-            await page.goto(planned.url or step.url, timeout=timeout)
         case ClickStep():
-            await page.locator(step.selector).click(timeout=timeout)
+            await target.click(timeout=timeout)
+        case DblclickStep():
+            await target.dblclick(timeout=timeout)
+        case HoverStep():
+            await target.hover(timeout=timeout)
+        case CheckStep():
+            await target.check(timeout=timeout)
+        case UncheckStep():
+            await target.uncheck(timeout=timeout)
         case FillStep():
-            await page.locator(step.selector).fill(step.value, timeout=timeout)
+            await target.fill(step.value, timeout=timeout)
         case PressStep():
-            await page.locator(step.selector).press(step.key, timeout=timeout)
+            await target.press(step.key, timeout=timeout)
         case SelectStep():
-            await page.locator(step.selector).select_option(step.value, timeout=timeout)
+            await target.select_option(step.value, timeout=timeout)
+        case SetInputFilesStep():
+            await target.set_input_files(input_files(root, step.files), timeout=timeout)
         case WaitForStep():
             # Non-strict: waiting for ".item" means "some item"; actions above stay strict so an
             # ambiguous selector cannot click the wrong element and still pass.
-            await page.locator(step.selector).first.wait_for(state=step.state, timeout=timeout)
+            await target.first.wait_for(state=step.state, timeout=timeout)
 
 
-def _since(started: float) -> float:
-    return round(time.monotonic() - started, 3)
+def input_files(root: Path | None, names: list[str]) -> list[Path]:
+    """The files a `set_input_files` step chooses, each a regular file inside ``root``.
+
+    Raises:
+        StepFailed: no repository to take files from, a path leading out of it, a missing file.
+    """
+    if root is None:
+        raise StepFailed("set_input_files needs the repository: no files can be chosen here")
+    top = root.resolve()
+    chosen = []
+    for name in names:
+        path = (top / name).resolve()  # symlinks resolved: one pointing out is refused below
+        if not path.is_relative_to(top):
+            raise StepFailed(f"{name!r} leads outside the repository; choose files inside it")
+        if not path.is_file():
+            raise StepFailed(f"{name!r} is not a file in the repository")
+        chosen.append(path)
+    return chosen

@@ -108,6 +108,7 @@ def _build_contract(
         thresholds=request.thresholds,
         serve=request.serve,
         require_sandbox=request.require_sandbox,
+        browser_setup=request.browser_setup,
         antipatterns=request.antipatterns,
         repo=str(repo.root),
         base_commit=repo.head,

@@ -82,6 +82,7 @@ def semantic_problems(
         *_id_problems(criteria),
         *_serve_problems(args, criteria),
         *_junit_problems(criteria, root),
+        *_setup_problems(args),
     ]
 
 
@@ -272,26 +273,57 @@ def _junit_problems(criteria: list[tuple[str, dict[str, Any]]], root: Path | Non
 def _serve_problems(
     args: Mapping[str, Any], criteria: list[tuple[str, dict[str, Any]]]
 ) -> list[Problem]:
+    """A relative URL (a check's, a goto step's, a setup step's) needs `serve.url` to join."""
     if isinstance(args.get("serve"), dict):
         return []
-    problems = []
+    urls: list[tuple[str, Any]] = []
     for at, crit in criteria:
         check = crit.get("check")
-        url = (
-            check.get("url") if isinstance(check, dict) and check.get("kind") == "browser" else None
+        if isinstance(check, dict) and check.get("kind") == "browser":
+            urls.append((at + "/check/url", check.get("url")))
+            urls += _goto_urls(at + "/check/steps", check.get("steps"))
+    urls += _goto_urls("/browser_setup", args.get("browser_setup"))
+    return [
+        Problem(
+            path=path,
+            code="relative_url_without_serve",
+            message=(
+                f"{url!r} is a path; give an absolute loopback URL or a `serve` block whose"
+                " url it joins"
+            ),
         )
-        if isinstance(url, str) and not re.match(r"^[a-z][a-z0-9+.-]*://", url, re.IGNORECASE):
-            problems.append(
-                Problem(
-                    path=at + "/check/url",
-                    code="relative_url_without_serve",
-                    message=(
-                        f"{url!r} is a path; give an absolute loopback URL or a `serve` block whose"
-                        " url it joins"
-                    ),
-                )
-            )
-    return problems
+        for path, url in urls
+        if isinstance(url, str) and not re.match(r"^[a-z][a-z0-9+.-]*://", url, re.IGNORECASE)
+    ]
+
+
+def _goto_urls(at: str, steps: Any) -> list[tuple[str, Any]]:
+    if not isinstance(steps, list):
+        return []
+    return [
+        (f"{at}/{i}/url", step.get("url"))
+        for i, step in enumerate(steps)
+        if isinstance(step, dict) and step.get("action") == "goto"
+    ]
+
+
+def _setup_problems(args: Mapping[str, Any]) -> list[Problem]:
+    """Setup steps run on a fresh, empty page: the first one has to open something."""
+    steps = args.get("browser_setup")
+    if not isinstance(steps, list) or not steps or not isinstance(steps[0], dict):
+        return []
+    if steps[0].get("action") == "goto":
+        return []
+    return [
+        Problem(
+            path="/browser_setup/0",
+            code="setup_without_goto",
+            message=(
+                "browser_setup runs on a fresh, empty page before each check opens its url:"
+                " start it with {action: goto, url: ...}"
+            ),
+        )
+    ]
 
 
 def _literal_secrets(request: CreateContractInput) -> list[Problem]:

@@ -124,7 +124,7 @@ def craft(s: Signals, unit: bool) -> DimensionResult:
 
 def ux_quality(s: Signals, unit: bool) -> DimensionResult:
     if not s.browser:
-        return _judgment("no browser check in this evaluation")
+        return _judgment("no browser check ran in this evaluation")
     errors = sum(b.get("page_errors", 0) for b in s.browser)
     noise = sum(
         b.get("console_errors", 0) + b.get("failed_requests", 0) + b.get("a11y_violations", 0)
@@ -202,10 +202,12 @@ def signals_of(
             (f.severity, f.location) for f in findings if f.rule in MAINTAINABILITY_RULES
         ],
         completeness=[(f.severity, f.location) for f in findings if f.rule in COMPLETENESS_RULES],
-        browser=[
+        browser=[  # only checks that ran: an unscored one saw nothing of the page
             outcomes.results[c.id].details
             for c in criteria
-            if kinds[c.id] == "browser" and c.id in outcomes.results
+            if kinds[c.id] == "browser"
+            and c.id in outcomes.results
+            and outcomes.results[c.id].status != "unscored"
         ],
         static_ids=list(outcomes.static.evidence_ids) if outcomes.static else [],
         static_ran=report is not None,

@@ -38,6 +38,7 @@ from referee.tools.process import HostLauncher, Launcher
 from referee.tools.repo import add_worktree, is_git_repo, list_files, remove_worktree
 from referee.tools.settings import Settings
 from referee.tools.static import list_files as static_files
+from referee.tools.static.exclude import in_scope
 from referee.tools.tampering import Tampering, run_tampering
 
 if TYPE_CHECKING:
@@ -157,7 +158,7 @@ async def _context(plan: RunPlan, scratch: Path) -> AsyncIterator[GradeContext]:
             recorder=plan.recorder,
             settings=plan.settings,
             base=ws.base,
-            scope_files=[f for f in _scope_files(ws, plan.scope) if (ws.workdir / f).is_file()],
+            scope_files=[f for f in _scope_files(plan, ws) if (ws.workdir / f).is_file()],
             limiter=anyio.CapacityLimiter(plan.settings.max_concurrency),
             launcher=plan.launcher,
             static_report=_Once(lambda: run_static(ctx, plan.scope, plan.home)).get,
@@ -174,11 +175,18 @@ async def _context(plan: RunPlan, scratch: Path) -> AsyncIterator[GradeContext]:
                     cleanup()
 
 
-def _scope_files(ws: Workspace, scope: Scope) -> list[str]:
-    """Task scope: the files changed since base; project scope (and outside git): every file."""
+def _scope_files(plan: RunPlan, ws: Workspace) -> list[str]:
+    """Task scope: the files changed since base; project scope (and outside git): every file,
+    or those the contract's `scope.in_scope` names when it names any."""
     if not is_git_repo(ws.workdir):
-        return static_files(ws.workdir, "project", None)
-    return ws.changed if scope == "task" else list_files(ws.workdir)
+        files = static_files(ws.workdir, "project", None)
+    elif plan.scope == "task":
+        return ws.changed
+    else:
+        files = list_files(ws.workdir)
+    if plan.scope != "project":
+        return files
+    return in_scope(files, plan.contract.scope.in_scope) or files
 
 
 async def _static_task(

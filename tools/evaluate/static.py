@@ -58,7 +58,12 @@ def _summary(report: StaticReport) -> str:
         f"{len(report.findings)} finding(s) in {report.files_analysed} file(s)"
         + (f" ({rules})" if rules else "")
         + f"; {report.cache_hits} from cache"
+        + (f"; not analysed: {_excluded(report)}" if report.excluded else "")
     )
+
+
+def _excluded(report: StaticReport) -> str:
+    return ", ".join(f"{n} {reason}" for reason, n in report.excluded.items())
 
 
 def _details(report: StaticReport) -> dict[str, Any]:
@@ -66,5 +71,6 @@ def _details(report: StaticReport) -> dict[str, Any]:
         "by_rule": report.by_rule,
         "files_analysed": report.files_analysed,
         "cache_hits": report.cache_hits,
+        "excluded": report.excluded,
         "errors": report.errors[:20],
     }

@@ -203,6 +203,7 @@ class EvidenceRecorder:
         extra_artifacts: Sequence[Path] = (),
         details: Mapping[str, Any] | None = None,
         source: EvidenceSource = "referee",
+        item_id: str | None = None,
     ) -> EvidenceItem:
         """Record evidence that is not a process run (static pipeline, git, browser) or a prepared
         one.
@@ -211,11 +212,13 @@ class EvidenceRecorder:
         ``stderr`` are the full texts (capped inline, kept whole in log artifacts); ``truncated``
         says they were cut before they got here; ``extra_artifacts`` are files to keep (text files
         are redacted, others copied as they are); string values in ``details`` are redacted.
+        ``item_id`` is an id reserved earlier with ``next_id`` (evidence that others cite before
+        it is complete, such as a served app's log); by default the next id.
 
         Returns:
             The stored item.
         """
-        item_id = self.next_id()
+        item_id = item_id or self.next_id()
         self.artifacts_dir.mkdir(parents=True, exist_ok=True)
         artifacts = _Artifacts(self.artifacts_dir, item_id, extra_artifacts, self._log_limit)
         seen = _Seen(

@@ -50,11 +50,17 @@ class StaticRun:
 
 @dataclass
 class ServeState:
-    """Where the served app answers, or why it does not (then every browser check is unscored)."""
+    """Where the served app answers, or why it does not (then every browser check is unscored).
+
+    `evidence_ids` names the app's log, recorded once the app is stopped (its id is reserved when
+    it starts, so every browser criterion can cite it); `process` is watched while checks run.
+    """
 
     base_url: str | None
     problem: str | None = None
+    code: ReasonCode = ReasonCode.SERVE_FAILED
     evidence_ids: list[str] = field(default_factory=list)
+    process: BackgroundProcess | None = None
 
 
 @dataclass

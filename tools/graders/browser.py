@@ -7,15 +7,19 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from referee.tools.browser.outcome import at_or_above, lowest_impact
 from referee.tools.graders.base import GradeContext, GradeResult, unscored
-from referee.tools.models.checks import BrowserCheck
+from referee.tools.graders.serve import exit_problem
+from referee.tools.models.browser import A11yExpect, BrowserCheck
 from referee.tools.models.common import ReasonCode
 from referee.tools.models.contract import Criterion
 
 if TYPE_CHECKING:
     from referee.tools.browser.outcome import BrowserOutcome
 
-__all__ = ["browser_report", "counts", "grade_browser"]
+__all__ = ["TRACE_HINT", "browser_report", "counts", "grade_browser"]
+
+TRACE_HINT = "trace of the failing check: open it with `npx playwright show-trace {path}`"
 
 
 async def grade_browser(ctx: GradeContext, criterion: Criterion) -> GradeResult:
@@ -27,15 +31,18 @@ async def grade_browser(ctx: GradeContext, criterion: Criterion) -> GradeResult:
 
     serve = await ctx.serve()
     if serve.problem:
-        return unscored(ReasonCode.SERVE_FAILED, serve.problem, list(serve.evidence_ids))
+        return unscored(serve.code, serve.problem, list(serve.evidence_ids))
+    if gone := await exit_problem(serve):
+        return unscored(ReasonCode.SERVE_EXITED, gone, list(serve.evidence_ids))
     outcome = await run_browser_check(
         await ctx.browser_pool(),
         check,
         base_url=serve.base_url,
         artifacts_dir=ctx.scratch,
-        name=f"{criterion.id}-screenshot",
+        name=criterion.id,
         repo_root=ctx.workdir,
         allow_hosts=ctx.settings.allow_hosts,
+        setup=ctx.contract.browser_setup,
     )
     item = ctx.recorder.record(
         tool="browser",
@@ -45,15 +52,20 @@ async def grade_browser(ctx: GradeContext, criterion: Criterion) -> GradeResult:
         exit_code=None if outcome.passed is None else int(not outcome.passed),
         duration_s=outcome.duration_s,
         criterion_id=criterion.id,
-        extra_artifacts=[p for p in [_shot(outcome)] if p is not None],
+        extra_artifacts=_files(outcome.screenshot, outcome.trace),
         details=_details(outcome),
     )
+    ids = [item.id, *serve.evidence_ids]
+    if gone := await exit_problem(serve, settle=outcome.status != "pass"):
+        return unscored(ReasonCode.SERVE_EXITED, gone, ids)
+    trace = next((a for a in item.artifacts if a.endswith(".trace.zip")), None)
+    hint = f"\n{TRACE_HINT.format(path=trace)}" if trace else ""
     return GradeResult(
         status=outcome.status,
         code=_code(outcome),
-        reason=outcome.reason,
-        evidence_ids=[item.id],
-        details=counts(outcome),
+        reason=outcome.reason + hint,
+        evidence_ids=ids,
+        details=counts(outcome, check),
     )
 
 
@@ -63,20 +75,20 @@ def _code(outcome: BrowserOutcome) -> ReasonCode:
     return ReasonCode.EXPECTATION_FAILED if outcome.status == "fail" else ReasonCode.BROWSER_FAILED
 
 
-def _shot(outcome: BrowserOutcome) -> Path | None:
-    return (
-        Path(outcome.screenshot)
-        if outcome.screenshot and Path(outcome.screenshot).is_file()
-        else None
-    )
+def _files(*paths: str | None) -> list[Path]:
+    return [Path(p) for p in paths if p and Path(p).is_file()]
 
 
-def counts(outcome: BrowserOutcome) -> dict[str, int]:
+def counts(outcome: BrowserOutcome, check: BrowserCheck | None = None) -> dict[str, int]:
+    """What the dimension scores read; a11y violations only at or above the check's `min_impact`
+    (the lowest any of its a11y expectations asks for)."""
+    floors = [e.min_impact for e in (check.expect if check else []) if isinstance(e, A11yExpect)]
+    floor = lowest_impact(list(floors))
     return {
         "console_errors": len(outcome.console_errors),
         "page_errors": len(outcome.page_errors),
         "failed_requests": len(outcome.failed_requests),
-        "a11y_violations": len(outcome.a11y_violations),
+        "a11y_violations": len(at_or_above(outcome.a11y_violations, floor)),
         "blocked_requests": len(outcome.blocked_requests),
     }
 
@@ -85,6 +97,7 @@ def _details(outcome: BrowserOutcome) -> dict[str, object]:
     data = outcome.to_dict()
     data.pop("aria_snapshot", None)
     data.pop("screenshot", None)
+    data.pop("trace", None)
     return data
 
 
@@ -96,23 +109,31 @@ def browser_report(outcome: BrowserOutcome) -> str:
         f"final url: {outcome.final_url}",
         f"title: {outcome.title}",
         f"verdict: {outcome.status} ({outcome.reason})",
+        f"duration: {outcome.duration_s:g} s (waited {outcome.queued_s:g} s for a page first)",
         "steps:",
     ]
     lines += [
-        f"  {'ok ' if s.ok else 'ERR'} {s.action} {s.target} {s.error}".rstrip()
+        f"  {'ok ' if s.ok else 'ERR'} {s.label}: {s.action} {s.target} {s.error}".rstrip()
         for s in outcome.steps
     ]
     lines.append("expectations:")
-    lines += [
-        f"  {'ok ' if e.ok else 'ERR'} {e.type} {e.target} {e.detail}".rstrip()
-        for e in outcome.expectations
-    ]
+    for e in outcome.expectations:
+        lines.append(f"  {'ok ' if e.ok else 'ERR'} {e.number}. {e.type} {e.target} {e.detail}")
+        if e.warning:
+            lines.append(f"      warning: {e.warning}")
     lines += [f"console error: {c}" for c in outcome.console_errors]
-    lines += [f"page error: {p}" for p in outcome.page_errors]
+    for p in outcome.page_errors:
+        lines.append(f"page error: {p}")
+        lines += [f"    {frame}" for frame in p.stack.splitlines()[1:]]
     lines += [
         f"failed request: {json.dumps(f.model_dump(mode='json'))}" for f in outcome.failed_requests
     ]
     lines += [f"blocked request: {b.url} ({b.reason})" for b in outcome.blocked_requests]
-    lines += [f"a11y: {v.id} [{v.impact}] x{v.nodes} {v.help}" for v in outcome.a11y_violations]
+    lines += [
+        f"a11y: {v.id} [{v.impact}] x{v.nodes} {v.help} at {', '.join(v.targets)}"
+        for v in outcome.a11y_violations
+    ]
+    if outcome.trace:
+        lines.append(f"trace: {Path(outcome.trace).name} (npx playwright show-trace FILE)")
     lines += ["aria snapshot:", outcome.aria_snapshot]
     return "\n".join(lines)

@@ -1,16 +1,32 @@
-"""The contract's `serve`: the app under test, started once for all browser checks of a run."""
+"""The contract's `serve`: the app under test, started once for all browser checks of a run.
+
+Before it starts, its port must be free: otherwise the readiness poll would be answered by
+another server and every browser check would judge the wrong app (the criteria are `unscored`,
+`port_in_use`). While checks run it is watched: once it has exited, browser checks are
+`unscored` (`serve_exited`) with its exit code and the last lines it printed. Its whole output is
+kept as evidence in every run, recorded when it is stopped.
+"""
 
 from __future__ import annotations
 
+import time
 from contextlib import AsyncExitStack
 from pathlib import Path
 
+import anyio
+import anyio.to_thread
+
+from referee.tools.evidence.recorder import read_log
 from referee.tools.graders.base import GradeContext, ServeState, working_dir
-from referee.tools.process import wait_for_url
+from referee.tools.models.checks import Serve
+from referee.tools.models.common import ReasonCode
+from referee.tools.process import BackgroundProcess, command_line, port_in_use, wait_for_url
 
-__all__ = ["ServeState", "start_serve"]
+__all__ = ["ServeState", "exit_problem", "start_serve"]
 
-_LOG_TAIL = 64_000
+_TAIL_LINES = 8
+_TAIL_CHARS = 800
+_EXIT_GRACE_S = 0.5
 
 
 async def start_serve(ctx: GradeContext, stack: AsyncExitStack) -> ServeState:
@@ -18,7 +34,8 @@ async def start_serve(ctx: GradeContext, stack: AsyncExitStack) -> ServeState:
 
     Args:
         ctx: The evaluation's context (contract, tree, recorder).
-        stack: Closed when the evaluation ends; the served process group is stopped then.
+        stack: Closed when the evaluation ends; the served process group is stopped then, and its
+            output recorded as evidence.
 
     Returns:
         The base URL browser checks join their paths to, or the problem that stopped the app.
@@ -29,28 +46,100 @@ async def start_serve(ctx: GradeContext, stack: AsyncExitStack) -> ServeState:
     cwd = working_dir(ctx, serve.cwd)
     if cwd is None:
         return ServeState(None, f"serve.cwd {serve.cwd!r} is outside the repository")
+    if busy := await anyio.to_thread.run_sync(port_in_use, serve.url):
+        item = ctx.recorder.record(tool="serve", summary=busy, command=command_line(serve.argv))
+        return ServeState(serve.url, busy, ReasonCode.PORT_IN_USE, [item.id])
     command = ctx.command(
         serve.argv, cwd=cwd, label="serve", env=ctx.env_for(serve.env), shell=serve.shell
     )
-    stdout, stderr = command.stdout_path, command.stderr_path
-    proc = await stack.enter_async_context(ctx.background(command))
-    ready = await wait_for_url(serve.url, serve.ready_timeout_s, proc)
-    if ready.ready:
-        return ServeState(base_url=serve.url)
-    problem = f"the app never became ready at {serve.url}: {ready.reason}"
-    item = ctx.recorder.record(
-        tool="serve",
-        summary=problem,
-        command=" ".join(serve.argv),
-        stdout=_tail(stdout),
-        stderr=_tail(stderr),
-        exit_code=proc.returncode,
-    )
-    return ServeState(base_url=serve.url, problem=problem, evidence_ids=[item.id])
+    state = ServeState(base_url=serve.url, evidence_ids=[ctx.recorder.next_id()])
+    log = _ServeLog(ctx, serve, state)
+    stack.push_async_callback(log.record)  # runs after the process below is stopped
+    state.process = await stack.enter_async_context(ctx.background(command))
+    ready = await wait_for_url(serve.url, serve.ready_timeout_s, state.process)
+    log.ready_s = ready.elapsed_s if ready.ready else None
+    if not ready.ready:
+        state.problem = f"the app never became ready at {serve.url}: {ready.reason}" + _said(
+            state.process
+        )
+    return state
+
+
+async def exit_problem(state: ServeState, *, settle: bool = False) -> str | None:
+    """Why the served app can no longer be trusted to answer (it exited), or None while it runs.
+
+    Args:
+        state: The run's served app.
+        settle: Give an app that is dying a moment to be seen as exited (after a failed check,
+            whose failure may have been the app going down).
+    """
+    proc = state.process
+    if proc is None:
+        return None
+    if settle and proc.running:
+        with anyio.move_on_after(_EXIT_GRACE_S):
+            while proc.running:
+                await anyio.sleep(0.02)
+    if proc.running:
+        return None
+    return f"the served app exited with code {proc.returncode} during the checks" + _said(proc)
+
+
+def _said(proc: BackgroundProcess) -> str:
+    """The last lines the app printed (stderr first: that is where servers say why they stop)."""
+    for path in (proc.stderr_path, proc.stdout_path):
+        tail = _tail(path)
+        if tail:
+            return f"; its output ends:\n{tail}"
+    return ""
 
 
 def _tail(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8", errors="replace")[-_LOG_TAIL:]
-    except OSError:
-        return ""
+    text, _ = read_log(path, 64 * 1024)
+    lines = [line.rstrip() for line in text.splitlines() if line.strip()]
+    tail = "\n".join(lines[-_TAIL_LINES:])
+    return tail if len(tail) <= _TAIL_CHARS else "…" + tail[-_TAIL_CHARS:]
+
+
+class _ServeLog:
+    """Records the served app's whole output once it has been stopped, under a reserved id."""
+
+    def __init__(self, ctx: GradeContext, serve: Serve, state: ServeState) -> None:
+        self._ctx, self._serve, self._state = ctx, serve, state
+        self._started = time.monotonic()
+        self.ready_s: float | None = None
+
+    async def record(self) -> None:
+        proc = self._state.process
+        if proc is None:
+            return
+        stdout, out_cut = read_log(proc.stdout_path)
+        stderr, err_cut = read_log(proc.stderr_path)
+        self._ctx.recorder.record(
+            item_id=self._state.evidence_ids[0],
+            tool="serve",
+            summary=self._summary(proc),
+            command=command_line(proc.argv),
+            argv=proc.argv,
+            cwd=str(proc.cwd),
+            stdout=stdout,
+            stderr=stderr,
+            truncated=out_cut or err_cut,
+            exit_code=proc.returncode,
+            duration_s=round(time.monotonic() - self._started, 3),
+            details={
+                "url": self._serve.url,
+                "ready_s": self.ready_s,
+                "exited_on_its_own": not proc.stopped_by_us,
+                "stray_processes": proc.stray_processes,
+                **({"error": proc.error} if proc.error else {}),
+            },
+        )
+
+    def _summary(self, proc: BackgroundProcess) -> str:
+        if self._state.problem:
+            return self._state.problem.split("; its output ends", 1)[0]
+        if not proc.stopped_by_us:
+            return f"the served app exited with code {proc.returncode} during the checks"
+        ready = f"ready after {self.ready_s:g} s" if self.ready_s is not None else "ready"
+        return f"served at {self._serve.url}, {ready}, stopped after the checks"

@@ -5,9 +5,34 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import BeforeValidator, Field, model_validator
+from pydantic import BeforeValidator, Field
 
+from referee.tools.models.browser import (
+    AnyExpectation,
+    BrowserCheck,
+    BrowserStep,
+    Expectation,
+    GotoStep,
+    Viewport,
+)
 from referee.tools.models.common import Model
+
+__all__ = [
+    "STATIC_RULES",
+    "AnyExpectation",
+    "BrowserCheck",
+    "BrowserStep",
+    "Check",
+    "CommandCheck",
+    "Expectation",
+    "GotoStep",
+    "Serve",
+    "StaticCheck",
+    "StaticRule",
+    "TestsCheck",
+    "Viewport",
+    "normalize_rule",
+]
 
 STATIC_RULES = (
     "file_length",
@@ -107,119 +132,6 @@ class CommandCheck(_ProcessCheck):
 
     kind: Literal["command"]
     expect_exit: int = Field(default=0, description="Exit code that means the criterion holds")
-
-
-class Viewport(Model):
-    width: int = Field(default=1280, ge=100, le=8000)
-    height: int = Field(default=800, ge=100, le=8000)
-
-
-class GotoStep(Model):
-    action: Literal["goto"]
-    url: str
-
-
-class ClickStep(Model):
-    action: Literal["click"]
-    selector: str = Field(min_length=1)
-
-
-class FillStep(Model):
-    action: Literal["fill"]
-    selector: str = Field(min_length=1)
-    value: str
-
-
-class PressStep(Model):
-    action: Literal["press"]
-    selector: str = Field(min_length=1)
-    key: str = Field(min_length=1)
-
-
-class SelectStep(Model):
-    action: Literal["select"]
-    selector: str = Field(min_length=1)
-    value: str
-
-
-class WaitForStep(Model):
-    action: Literal["wait_for"]
-    selector: str = Field(min_length=1)
-    state: Literal["attached", "detached", "visible", "hidden"] = "visible"
-
-
-BrowserStep = Annotated[
-    GotoStep | ClickStep | FillStep | PressStep | SelectStep | WaitForStep,
-    Field(discriminator="action"),
-]
-
-
-class _TextOrSelector(Model):
-    text: str | None = None
-    selector: str | None = None
-
-    @model_validator(mode="after")
-    def _one_target(self) -> _TextOrSelector:
-        if (self.text is None) == (self.selector is None):
-            raise ValueError("give exactly one of `text` or `selector`")
-        return self
-
-
-class VisibleExpect(_TextOrSelector):
-    type: Literal["visible"]
-
-
-class HiddenExpect(_TextOrSelector):
-    type: Literal["hidden"]
-
-
-class TitleContainsExpect(Model):
-    type: Literal["title_contains"]
-    value: str
-
-
-class UrlMatchesExpect(Model):
-    type: Literal["url_matches"]
-    value: str = Field(description="Regular expression searched in the page URL")
-
-
-class NoConsoleErrorsExpect(Model):
-    type: Literal["no_console_errors"]
-
-
-class NoFailedRequestsExpect(Model):
-    type: Literal["no_failed_requests"]
-
-
-class A11yExpect(Model):
-    type: Literal["a11y"]
-    max_violations: int = Field(default=0, ge=0)
-    min_impact: Literal["minor", "moderate", "serious", "critical"] = "serious"
-
-
-AnyExpectation = (
-    VisibleExpect
-    | HiddenExpect
-    | TitleContainsExpect
-    | UrlMatchesExpect
-    | NoConsoleErrorsExpect
-    | NoFailedRequestsExpect
-    | A11yExpect
-)
-Expectation = Annotated[AnyExpectation, Field(discriminator="type")]
-
-
-class BrowserCheck(Model):
-    """Drive a page in a real Chromium, then check expectations."""
-
-    kind: Literal["browser"]
-    url: str = Field(
-        description="Absolute loopback URL, or a path joined to the contract's serve.url"
-    )
-    steps: list[BrowserStep] = Field(default_factory=list)
-    expect: list[Expectation] = Field(default_factory=list)
-    viewport: Viewport | None = None
-    timeout_s: float = Field(default=60, gt=0, le=3600)
 
 
 class StaticCheck(Model):

@@ -49,6 +49,8 @@ class ReasonCode(StrEnum):
     REPORT_OUTSIDE = "report_outside"
     CWD_OUTSIDE = "cwd_outside"
     SERVE_FAILED = "serve_failed"
+    PORT_IN_USE = "port_in_use"
+    SERVE_EXITED = "serve_exited"
     BROWSER_FAILED = "browser_failed"
     NO_BASE = "no_base"
     BASE_NOT_RUN = "base_not_run"

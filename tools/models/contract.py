@@ -7,11 +7,15 @@ from typing import Annotated, Any, Literal
 from pydantic import BeforeValidator, Field
 
 from referee.tools.errors import Problem
-from referee.tools.models.checks import Check, Serve
+from referee.tools.models.checks import BrowserStep, Check, Serve
 from referee.tools.models.common import ContextStrategy, Model, TaskType, VerificationMethod
 
 CONTRACT_ID_PATTERN = r"^SC-[a-z0-9-]+-\d{8}(-\d+)?$"
 CRITERION_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$"
+SETUP_DESCRIPTION = (
+    "Browser steps run before every browser check, like Playwright's beforeEach: they start on a"
+    " fresh page with a goto, then the check opens its own url and runs its steps"
+)
 
 
 def _lower(value: Any) -> Any:
@@ -100,6 +104,7 @@ class _ContractBody(Model):
     require_sandbox: bool = Field(
         default=False, description="Refuse to evaluate where no sandbox can run (no fallback)"
     )
+    browser_setup: list[BrowserStep] = Field(default_factory=list, description=SETUP_DESCRIPTION)
     repo: str | None = Field(default=None, description="Repository the contract applies to")
     base_commit: str | None = Field(
         default=None, description="Commit the contract was written against"
@@ -164,6 +169,7 @@ class CreateContractInput(Model):
         default=False,
         description="Evaluate only in a sandbox: refuse instead of falling back to in-place runs",
     )
+    browser_setup: list[BrowserStep] = Field(default_factory=list, description=SETUP_DESCRIPTION)
     antipatterns: list[Antipattern] = Field(default_factory=list)
     repo: str | None = Field(default=None, description="Repository path; default the server's root")
     slug: str | None = Field(default=None, description="Id slug; default derived from the goal")

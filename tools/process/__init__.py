@@ -6,7 +6,7 @@ ready   wait_for_url: poll a served app until it answers
 """
 
 from referee.tools.process.launch import Command, HostLauncher, Launcher
-from referee.tools.process.ready import ReadyResult, wait_for_url
+from referee.tools.process.ready import ReadyResult, port_in_use, wait_for_url
 from referee.tools.process.run import (
     COOKIE,
     BackgroundProcess,
@@ -29,6 +29,7 @@ __all__ = [
     "background_process",
     "command_line",
     "effective_argv",
+    "port_in_use",
     "run_process",
     "tagged_pids",
     "wait_for_url",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import http.client
+import socket
 import ssl
 import time
 from dataclasses import dataclass
@@ -13,7 +14,7 @@ import anyio.to_thread
 
 from referee.tools.process.run import BackgroundProcess
 
-__all__ = ["ReadyResult", "wait_for_url"]
+__all__ = ["ReadyResult", "port_in_use", "wait_for_url"]
 
 _PROBE_TIMEOUT_S = 1.0
 _READY_POLL_S = 0.1
@@ -91,6 +92,36 @@ async def wait_for_url(
                 await anyio.sleep(_READY_POLL_S)
     reason = f"no HTTP answer from {url} within {timeout_s:g} s (last error: {last})"
     return ReadyResult(False, _since(began), reason)
+
+
+def port_in_use(url: str, timeout_s: float = 0.5) -> str | None:
+    """Whether something already accepts connections where ``url`` points, before our app runs.
+
+    Every address the host resolves to is tried (``localhost`` is both 127.0.0.1 and ::1, and a
+    browser may pick either), so an app that would lose the port, or share the name with another
+    server, is caught before the readiness poll is answered by the wrong one.
+
+    Returns:
+        A sentence naming the port when it is taken, else None.
+    """
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return None
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    try:
+        addresses = socket.getaddrinfo(parts.hostname, port, type=socket.SOCK_STREAM)
+    except OSError:
+        return None  # unresolvable: the readiness poll reports it
+    for family, kind, proto, _, address in addresses:
+        with socket.socket(family, kind, proto) as probe:
+            probe.settimeout(timeout_s)
+            if probe.connect_ex(address) == 0:
+                return (
+                    f"port {port} is already in use by another process ({address[0]} accepted a"
+                    " connection before the app was started); stop that process or give serve"
+                    " another port"
+                )
+    return None
 
 
 def _since(began: float) -> float:

@@ -281,7 +281,8 @@ class BackgroundProcess:
     """A long-running command (a contract's ``serve``), started like ``run_process``.
 
     Use it through ``background_process``, which stops it on the way out. ``error`` says why it
-    never started; ``stray_processes`` is set once it is stopped.
+    never started; ``stray_processes`` is set once it is stopped, and ``stopped_by_us`` says
+    whether it was still running then (False: it had exited on its own).
     """
 
     argv: tuple[str, ...]
@@ -291,6 +292,7 @@ class BackgroundProcess:
     run_id: str
     error: str | None = None
     stray_processes: int = 0
+    stopped_by_us: bool = False
     _process: Process | None = field(default=None, repr=False)
     _stopped: bool = field(default=False, repr=False)
 
@@ -322,6 +324,7 @@ class BackgroundProcess:
         if self._process is None or self._stopped:
             return
         self._stopped = True
+        self.stopped_by_us = self.running
         self.stray_processes = await _stop(self._process, self.run_id, grace_s)
 
 

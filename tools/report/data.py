@@ -19,6 +19,7 @@ from referee.tools.models.rubric import Rubric
 from referee.tools.rubrics import RubricSet
 from referee.tools.store import (
     Store,
+    StoredRun,
     StoredScorecard,
     load_contract,
     load_run,
@@ -66,6 +67,42 @@ class CalibrationEntry(Model):
     created_at: str
 
 
+class BrowserEvidence(Model):
+    """One browser check as its evidence recorded it: what ran, what failed, what it showed."""
+
+    run_id: str
+    iteration: int
+    evidence_id: str
+    criterion_id: str | None = None
+    summary: str = ""
+    outcome: dict[str, Any] = Field(
+        default_factory=dict, description="The check's outcome: status, reason, steps, expectations"
+    )
+    screenshot: str | None = None
+    trace: str | None = None
+
+
+def browser_evidence(stored: StoredRun) -> list[BrowserEvidence]:
+    """The browser checks of a stored run, in evidence order."""
+    found = []
+    for item in sorted(stored.evidence.values(), key=lambda e: int(e.id[1:] or 0)):
+        if item.tool != "browser":
+            continue
+        found.append(
+            BrowserEvidence(
+                run_id=stored.run_id,
+                iteration=stored.evaluation.iteration,
+                evidence_id=item.id,
+                criterion_id=item.criterion_id,
+                summary=item.summary,
+                outcome=item.details,
+                screenshot=next((a for a in item.artifacts if a.lower().endswith(".png")), None),
+                trace=next((a for a in item.artifacts if a.endswith(".trace.zip")), None),
+            )
+        )
+    return found
+
+
 class ReportData(Model):
     """Everything stored about a contract (or one run of it) that a report shows."""
 
@@ -83,6 +120,9 @@ class ReportData(Model):
         default=None, description="Agreement with humans per prompt version"
     )
     warnings: list[str] = Field(default_factory=list)
+    browser: list[BrowserEvidence] = Field(
+        default_factory=list, description="Every browser check of the runs, oldest first"
+    )
 
 
 def contract_report(store: Store, contract_id: str, *, rubrics: Rubrics) -> ReportData:
@@ -106,12 +146,14 @@ def contract_report(store: Store, contract_id: str, *, rubrics: Rubrics) -> Repo
         _entry(s, rubric) for s in scorecards_for(store, contract.id, history=True, variant=None)
     ]
     aggregate, warnings = _latest_aggregate(store, contract.id, None)
+    stored = runs_for(store, contract.id)
     return ReportData(
         kind="contract",
         subject=contract.id,
         contract=contract,
         rubric=rubric,
-        runs=[r.evaluation for r in runs_for(store, contract.id)],
+        runs=[r.evaluation for r in stored],
+        browser=[b for r in stored for b in browser_evidence(r)],
         scorecards=cards,
         aggregate=aggregate,
         calibration=_calibration(store, [c.id for c in cards]),
@@ -137,7 +179,8 @@ def run_report(store: Store, run_id: str, *, rubrics: Rubrics) -> ReportData:
     Raises:
         NotFound: No such run (or its contract) is stored.
     """
-    evaluation = load_run(store, run_id, path="/report_id").evaluation
+    run = load_run(store, run_id, path="/report_id")
+    evaluation = run.evaluation
     contract = load_contract(store, evaluation.contract_ref, path="/report_id")
     rubric = _rubric(contract, rubrics)
     stored = scorecards_for(store, contract.id, evaluation.iteration, history=True, variant=None)
@@ -149,6 +192,7 @@ def run_report(store: Store, run_id: str, *, rubrics: Rubrics) -> ReportData:
         contract=contract,
         rubric=rubric,
         runs=[evaluation],
+        browser=browser_evidence(run),
         scorecards=cards,
         aggregate=aggregate,
         calibration=_calibration(store, [c.id for c in cards]),

@@ -4,6 +4,7 @@ calibration."""
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from pydantic import Field
 
@@ -70,11 +71,19 @@ class EvidenceRow(Model):
     summary: str
 
 
-class Screenshot(Model):
+class BrowserRow(Model):
+    """One browser criterion's check: its verdict, its steps, what failed, and what it showed."""
+
     run_id: str
     evidence_id: str
-    path: str
-    caption: str
+    criterion: str = Field(description="Criterion id and what must hold")
+    status: str
+    reason: str
+    steps: list[str]
+    failing: list[str] = Field(description="Failing expectations, numbered as the contract has")
+    warnings: list[str] = Field(default_factory=list)
+    screenshot: str | None = None
+    trace: str | None = None
 
 
 class CalibrationRow(Model):
@@ -286,22 +295,52 @@ def evidence(data: ReportData) -> list[EvidenceRow]:
     ]
 
 
-def screenshots(data: ReportData, limit: int = 12) -> list[Screenshot]:
-    """PNG artifacts of browser evidence, newest runs first, at most `limit`."""
-    found = [
-        Screenshot(
-            run_id=r.run_id,
-            evidence_id=e.id,
-            path=a,
-            caption=f"{r.run_id} {e.id}: {clip(e.summary, 100)}",
+def browser_checks(data: ReportData, limit: int = 12) -> list[BrowserRow]:
+    """Browser checks of the latest iteration (newest first, at most `limit`), each with its
+    screenshot next to its steps and its failing expectations."""
+    latest = latest_iteration(data)
+    rows = []
+    for b in reversed(data.browser):
+        if latest is not None and b.iteration != latest:
+            continue
+        crit = data.contract.criterion(b.criterion_id or "")
+        outcome = b.outcome
+        rows.append(
+            BrowserRow(
+                run_id=b.run_id,
+                evidence_id=b.evidence_id,
+                criterion=f"{b.criterion_id}: {clip(crit.criterion, 120)}"
+                if crit
+                else b.evidence_id,
+                status=str(outcome.get("status", "")),
+                reason=clip(str(outcome.get("reason") or b.summary), 1500),
+                steps=[_step_line(s) for s in outcome.get("steps", [])],
+                failing=[
+                    _expectation_line(e) for e in outcome.get("expectations", []) if not e.get("ok")
+                ],
+                warnings=[
+                    _expectation_line(e, e["warning"])
+                    for e in outcome.get("expectations", [])
+                    if e.get("warning")
+                ],
+                screenshot=b.screenshot,
+                trace=b.trace,
+            )
         )
-        for r in reversed(data.runs)
-        for e in r.evidence
-        if e.tool == "browser"
-        for a in e.artifacts
-        if a.lower().endswith(".png")
-    ]
-    return found[:limit]
+    return rows[:limit]
+
+
+def _step_line(step: dict[str, Any]) -> str:
+    phase, number = step.get("phase", "step"), step.get("number", 0)
+    label = "open" if phase == "open" else f"{'setup ' if phase == 'setup' else ''}{number}"
+    mark = "ok" if step.get("ok") else "FAILED"
+    error = str(step.get("error") or "").split("\n", 1)[0]
+    return clip(f"{label}. {step.get('action')} {step.get('target')}: {mark} {error}".rstrip(), 300)
+
+
+def _expectation_line(exp: dict[str, Any], text: str | None = None) -> str:
+    detail = str(text if text is not None else exp.get("detail") or "").split("\n", 1)[0]
+    return clip(f"{exp.get('number')}. {exp.get('type')} {exp.get('target')}: {detail}", 300)
 
 
 def calibration(data: ReportData) -> list[CalibrationRow]:

@@ -72,6 +72,7 @@ def document(view: ReportView) -> Document:
         _criteria,
         _trends,
         _calibration,
+        _browser,
         _evidence,
     )
     return Document(title=title, sections=[build(view) for build in builders])
@@ -346,6 +347,30 @@ def _evidence(view: ReportView) -> Section:
         ]
         for e in view.evidence
     ]
-    blocks: list[Block] = [Table(["Run", "Id", "Tool", "Command", "Exit", "Summary"], rows)]
-    blocks += [Figure(path=s.path, caption=s.caption) for s in view.screenshots]
-    return Section("Evidence index", blocks)
+    return Section(
+        "Evidence index", [Table(["Run", "Id", "Tool", "Command", "Exit", "Summary"], rows)]
+    )
+
+
+def _browser(view: ReportView) -> Section:
+    """Each browser criterion: verdict and reason, its steps, what failed, then its screenshot."""
+    if not view.browser_checks:
+        return Section("Browser checks", [Para("no browser check in this report")])
+    blocks: list[Block] = []
+    for b in view.browser_checks:
+        blocks.append(
+            Para(f"{b.criterion} — {b.status or 'recorded'} ({b.run_id} {b.evidence_id})")
+        )
+        blocks.append(Para(f"Reason: {b.reason}"))
+        if b.steps:
+            blocks.append(Bullets([f"Step {line}" for line in b.steps]))
+        if b.failing or b.warnings:
+            failing = [f"Failing expectation {line}" for line in b.failing]
+            blocks.append(Bullets(failing + [f"Warning on expectation {w}" for w in b.warnings]))
+        if b.screenshot:
+            blocks.append(Figure(path=b.screenshot, caption=f"{b.criterion} ({b.status})"))
+        if b.trace:
+            blocks.append(
+                Para(f"Trace: {b.trace} (open it with npx playwright show-trace {b.trace})")
+            )
+    return Section("Browser checks", blocks)

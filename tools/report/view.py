@@ -17,11 +17,11 @@ from referee.tools.report.analysis import (
 )
 from referee.tools.report.data import ReportData
 from referee.tools.report.history import (
+    BrowserRow,
     CalibrationRow,
     CriterionRow,
     EvidenceRow,
     FindingRow,
-    Screenshot,
     Trends,
 )
 
@@ -40,7 +40,7 @@ class ReportView(Model):
     criteria: list[CriterionRow]
     trends: Trends
     evidence: list[EvidenceRow]
-    screenshots: list[Screenshot]
+    browser_checks: list[BrowserRow]
     calibration: list[CalibrationRow]
     agreement: CalibrationReport | None = None
     warnings: list[str] = Field(default_factory=list)
@@ -69,7 +69,7 @@ def analyse(data: ReportData) -> ReportView:
         criteria=history.criteria(data),
         trends=history.trends(data),
         evidence=history.evidence(data),
-        screenshots=history.screenshots(data),
+        browser_checks=history.browser_checks(data),
         calibration=history.calibration(data),
         agreement=data.agreement,
         warnings=list(data.warnings),

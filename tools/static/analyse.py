@@ -8,12 +8,14 @@ under another extension is read differently.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Sequence
 from pathlib import Path
 
 import betterleaks
 import complexipy
 
+from referee.tools.static.embedded import EMBEDDING, script_blocks
 from referee.tools.static.model import Item, Outcome, StaticConfig
 from referee.tools.static.paths import language_of, parsed_language
 from referee.tools.static.secrets import secret_items
@@ -29,6 +31,13 @@ _SNIFF_BYTES = 8192
 _MINIFIED_MIN_BYTES = 4096
 _MINIFIED_LINE = 300
 _ERROR_MAX = 200
+# Markers tools put at the top of what they write: Go's "Code generated … DO NOT EDIT.",
+# Facebook's "@generated", protoc, OpenAPI and ORM generators' "auto-generated" banners.
+_GENERATED = re.compile(
+    rb"@generated\b|\bDO NOT EDIT\b|\b(?:auto-?generated|automatically generated)\b", re.I
+)
+_HEAD_BYTES = 2048
+_HEAD_LINES = 5
 
 
 def analysers_for(path: str, rules: Collection[str]) -> tuple[str, ...]:
@@ -62,8 +71,8 @@ def analyse_file(path: Path, analysers: Sequence[str], config: StaticConfig) -> 
         )
     skip = _skip_reason(path.name, data, config)
     if skip is not None:
-        note = [skip] if language_of(path.name) else []
-        return {name: Outcome(errors=note) for name in analysers}
+        note = [f"not analysed: {skip}"] if language_of(path.name) else []
+        return {name: Outcome(errors=note, skipped=skip) for name in analysers}
     text = (
         data.decode("utf-8", "replace")
         if any(a in (SECRETS, "structure:python") for a in analysers)
@@ -83,13 +92,15 @@ def _guarded(analyser: str, data: bytes, text: str, config: StaticConfig) -> Out
 
 def _skip_reason(name: str, data: bytes, config: StaticConfig) -> str | None:
     if len(data) > config.max_file_bytes:
-        return f"not analysed: over {config.max_file_bytes} bytes"
+        return f"over {config.max_file_bytes} bytes"
     if b"\0" in data[:_SNIFF_BYTES]:
-        return "not analysed: binary"
+        return "binary"
     if ".min." in name or (
         len(data) > _MINIFIED_MIN_BYTES and len(data) > _MINIFIED_LINE * (data.count(b"\n") + 1)
     ):
-        return "not analysed: minified"
+        return "minified"
+    if _GENERATED.search(b"\n".join(data[:_HEAD_BYTES].splitlines()[:_HEAD_LINES])):
+        return "generated"
     return None
 
 
@@ -106,6 +117,8 @@ def _run(analyser: str, data: bytes, text: str, config: StaticConfig) -> Outcome
 
 
 def _structure(data: bytes, text: str, language: str, config: StaticConfig) -> Outcome:
+    if language in EMBEDDING.values():
+        return _components(data, config)
     python = language == "python"
     items, broken = structure_items(data, language, config, cognitive=not python)
     outcome = Outcome(
@@ -116,6 +129,17 @@ def _structure(data: bytes, text: str, language: str, config: StaticConfig) -> O
             outcome.items.extend(_python_cognitive(text, config))
         except ValueError as exc:
             outcome.errors.append(f"complexipy could not parse: {str(exc)[:_ERROR_MAX]}")
+    return outcome
+
+
+def _components(data: bytes, config: StaticConfig) -> Outcome:
+    """A `.vue`/`.svelte` file: each script block measured as the JS/TS it is."""
+    outcome = Outcome()
+    for language, code in script_blocks(data):
+        items, broken = structure_items(code, language, config, cognitive=True)
+        outcome.items.extend(items)
+        if broken and not outcome.errors:
+            outcome.errors.append("syntax errors: structure results may be partial")
     return outcome
 
 

@@ -44,6 +44,7 @@ def report_to_data(report: StaticReport) -> dict[str, Any]:
         "e": report.errors,
         "n": report.files_analysed,
         "r": report.by_rule,
+        "x": report.excluded,
     }
 
 
@@ -56,4 +57,5 @@ def report_from_data(data: dict[str, Any]) -> StaticReport:
         cache_hits=data["n"],
         errors=list(data["e"]),
         by_rule=dict(data["r"]),
+        excluded=dict(data.get("x", {})),
     )

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 # Bump whenever a check's logic changes, so results cached by an older version are never reused.
-CHECKS_VERSION = 2
+CHECKS_VERSION = 3
 
 CRITICAL, HIGH, MEDIUM, LOW = "CRITICAL", "HIGH", "MEDIUM", "LOW"
 SEVERITY_RANK = {CRITICAL: 0, HIGH: 1, MEDIUM: 2, LOW: 3}
@@ -66,6 +66,8 @@ class StaticReport:
     errors: list[str] = field(default_factory=list)
     duration_s: float = 0.0
     by_rule: dict[str, int] = field(default_factory=dict)
+    excluded: dict[str, int] = field(default_factory=dict)
+    """Files not analysed, per reason: build output, vendored, minified, generated, ignored."""
 
 
 class Item(NamedTuple):
@@ -88,12 +90,16 @@ class Outcome:
     errors: list[str] = field(default_factory=list)
     transient: bool = False
     """Says nothing about the content (e.g. the file could not be read): never cached."""
+    skipped: str = ""
+    """Why the content was not analysed at all (generated, minified, binary, too large)."""
 
     def to_data(self) -> dict[str, Any]:
         """A JSON-ready form (the cache and the worker protocol use it)."""
         data: dict[str, Any] = {"i": [list(item) for item in self.items], "e": self.errors}
         if self.transient:
             data["t"] = True
+        if self.skipped:
+            data["s"] = self.skipped
         return data
 
     @classmethod
@@ -103,4 +109,5 @@ class Outcome:
             items=[Item(*row) for row in data["i"]],
             errors=list(data["e"]),
             transient=bool(data.get("t")),
+            skipped=str(data.get("s", "")),
         )

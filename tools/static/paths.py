@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from referee.tools.static.embedded import EMBEDDING
+
 # Languages with a tree-sitter grammar installed: structure checks run on these.
 PARSED_LANGUAGES = {
     ".py": "python",
@@ -143,8 +145,10 @@ def language_of(path: str) -> str | None:
 
 
 def parsed_language(path: str) -> str | None:
-    """The tree-sitter language name for a path, or None when no grammar is installed."""
-    return PARSED_LANGUAGES.get(_split(path)[2])
+    """The tree-sitter language name for a path (`vue`/`svelte` for components, whose script
+    blocks are parsed as JS/TS), or None when no grammar is installed."""
+    suffix = _split(path)[2]
+    return PARSED_LANGUAGES.get(suffix) or EMBEDDING.get(suffix)
 
 
 def stem_of(path: str) -> str:

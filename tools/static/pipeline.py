@@ -13,6 +13,7 @@ import hashlib
 import os
 import stat
 import time
+from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +23,7 @@ from referee.tools.models.checks import STATIC_RULES, normalize_rule
 from referee.tools.static.analyse import PER_FILE_RULES
 from referee.tools.static.cache import ResultCache
 from referee.tools.static.duplicates import Clone, JscpdRun, duplicate_items
+from referee.tools.static.exclude import select
 from referee.tools.static.files import blob_shas
 from referee.tools.static.memo import MEMO, memo_key, report_from_data, report_to_data
 from referee.tools.static.model import (
@@ -73,17 +75,30 @@ def run_pipeline(
     started = time.perf_counter()
     repo = Path(repo)
     selected = _select(rules)
-    targets = list(dict.fromkeys(files))
-    project = list(dict.fromkeys([*all_files, *targets])) if all_files is not None else targets
+    given = list(dict.fromkeys(files))
+    listed = list(dict.fromkeys([*all_files, *given])) if all_files is not None else given
+    selection = select(repo, listed)
+    kept = set(selection.kept)
+    targets = [f for f in given if f in kept]
+    project = [f for f in listed if f in kept]
+    tested = targets if changed is None else [f for f in dict.fromkeys(changed) if f in kept]
     cache = ResultCache(cache_path, config.key())
     try:
-        tested = list(dict.fromkeys(changed)) if changed is not None else targets
         report = _run(repo, targets, project, selected, config, cache, tested)
     finally:
         cache.close()
+    report.excluded = _merged(selection.counts(given), report.excluded)
     report.errors = sorted({*report.errors, *cache.errors})
     report.duration_s = round(time.perf_counter() - started, 4)
     return report
+
+
+def _merged(*counts: dict[str, int]) -> dict[str, int]:
+    total: dict[str, int] = {}
+    for part in counts:
+        for reason, n in part.items():
+            total[reason] = total.get(reason, 0) + n
+    return dict(sorted(total.items()))
 
 
 def _select(rules: Collection[str] | None) -> frozenset[str]:
@@ -159,11 +174,16 @@ class _Analysis:
         self.complete = self.complete and not per_file.errors and not self.cache.errors
         self.errors += per_file.errors
         located = _per_file_items(per_file, self.rules, self.errors)
+        skipped = _skipped(per_file)
         if "near_duplicates" in self.rules:
-            located += duplicate_items(clones, set(self.files))
+            sides = [c for c in clones if c.first not in skipped and c.second not in skipped]
+            located += duplicate_items(sides, set(self.files) - set(skipped))
         if "test_existence" in self.rules:
-            located += missing_test_items(self.repo, self.changed, set(self.project))
-        return _report(located, self.rules, self.config, per_file, self.errors)
+            changed = [f for f in self.changed if f not in skipped]
+            located += missing_test_items(self.repo, changed, set(self.project))
+        report = _report(located, self.rules, self.config, per_file, self.errors)
+        report.excluded = dict(Counter(r for r in skipped.values() if r == "generated"))
+        return report
 
     def _duplicates(self, jscpd: JscpdRun, key: str) -> list[Clone]:
         clones = jscpd.collect()
@@ -213,6 +233,16 @@ def _start_duplicates(
     if isinstance(stored, list):
         return key, [Clone(*row) for row in stored], None
     return key, [], JscpdRun(repo, listed, config)
+
+
+def _skipped(per_file: PerFile) -> dict[str, str]:
+    """Files whose content was not analysed (generated, minified, binary, too large): why."""
+    return {
+        name: outcome.skipped
+        for name, outcomes in per_file.outcomes.items()
+        for outcome in outcomes.values()
+        if outcome.skipped
+    }
 
 
 def _per_file_items(

@@ -1,0 +1,232 @@
+"""Browser checks on a real Vite dev server, over MCP and on the CLI, as a frontend developer uses
+them: six TodoMVC checks on the clean app and on a break, a busy port, a server that dies
+mid-run, a failing check's trace."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import json
+import os
+import threading
+import zipfile
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from mcp import Client
+from viteapp import NO_VITE, browser, free_port, main_js, serve_block, todomvc_checks, vite_app
+
+from referee.server.app import build_server
+from referee.server.cli import main
+from referee.tools.browser.chromium import ChromiumNotFound, find_chromium
+from referee.tools.settings import Settings
+
+try:
+    find_chromium()
+    NO_BROWSER = None
+except ChromiumNotFound as exc:
+    NO_BROWSER = str(exc)
+
+pytestmark = [
+    pytest.mark.anyio,
+    pytest.mark.browser,
+    pytest.mark.skipif(NO_BROWSER is not None, reason=f"no Chromium: {NO_BROWSER}"),
+    pytest.mark.skipif(NO_VITE is not None, reason=str(NO_VITE)),
+]
+# A generator's bug: Enter no longer adds the todo.
+BREAK_ENTER = ("add(e.target.value.trim());", "")
+
+
+@pytest.fixture
+def app(tmp_path: Path) -> Path:
+    return vite_app(tmp_path / "todo")
+
+
+async def _agent(repo: Path) -> AsyncIterator[Client]:
+    async with Client(build_server(Settings.build([repo], env=dict(os.environ)))) as c:
+        yield c
+
+
+@pytest.fixture
+async def agent(app: Path) -> AsyncIterator[Client]:
+    async for c in _agent(app):
+        yield c
+
+
+async def _contract(agent: Client, port: int, criteria: list[dict[str, Any]], **more: Any) -> str:
+    created = await agent.call_tool(
+        "create_contract",
+        {
+            "goal": "A todo list that works like TodoMVC.",
+            "has_ui": True,
+            "out_of_scope": ["routing"],
+            "serve": serve_block(port),
+            "browser_setup": [{"action": "goto", "url": "/"}],
+            "functional": criteria,
+            **more,
+        },
+    )
+    assert created.is_error is False, created.content
+    return str(created.structured_content["contract"]["id"])
+
+
+async def _evaluate(agent: Client, cid: str) -> dict[str, Any]:
+    result = await agent.call_tool("evaluate", {"contract_id": cid})
+    assert result.is_error is False, result.content
+    return dict(result.structured_content)
+
+
+async def _evidence(agent: Client, run_id: str, ident: str) -> dict[str, Any]:
+    text = (await agent.read_resource(f"evidence://{run_id}/{ident}")).contents[0].text
+    return dict(json.loads(text))
+
+
+def _break(repo: Path, old: str, new: str) -> None:
+    code = main_js(repo)
+    assert old in code
+    (repo / "src" / "main.js").write_text(code.replace(old, new), encoding="utf-8")
+
+
+async def test_six_todomvc_checks_pass_on_the_clean_app_and_name_what_a_break_broke(
+    agent: Client, app: Path
+) -> None:
+    port = free_port()
+    cid = await _contract(agent, port, todomvc_checks())
+    clean = await _evaluate(agent, cid)
+    assert {c["id"]: c["status"] for c in clean["criteria"]} == {
+        f"AC-F-00{i}": "pass" for i in range(1, 7)
+    }, [c["reason"] for c in clean["criteria"]]
+    serve_id = clean["criteria"][0]["evidence_ids"][-1]
+    served = await _evidence(agent, clean["run_id"], serve_id)
+    assert served["tool"] == "serve" and "VITE" in served["stdout"]
+
+    _break(app, *BREAK_ENTER)
+    broken = await _evaluate(agent, cid)
+    status = {c["id"]: c["status"] for c in broken["criteria"]}
+    assert status == {**{f"AC-F-00{i}": "fail" for i in range(1, 6)}, "AC-F-006": "pass"}
+    first = broken["criteria"][0]["reason"]
+    assert first.startswith(
+        "expectation 1 (count .todo-list li) failed: 0 element(s) match .todo-list li;"
+        " expected exactly 1"
+    )
+    # The third check's step 2 needs the todo the broken Enter never added.
+    third = broken["criteria"][2]["reason"]
+    assert third.startswith(
+        "step 3 (check .todo-list .toggle) failed: Locator.check: Timeout 3000ms exceeded."
+    )
+    item = await _evidence(agent, broken["run_id"], broken["criteria"][2]["evidence_ids"][0])
+    assert "npx playwright show-trace" in item["stdout"]
+    trace = next(a for a in item["artifacts"] if a.endswith(".trace.zip"))
+    with zipfile.ZipFile(trace) as opened:
+        assert "trace.trace" in opened.namelist()
+    report = (await agent.read_resource(f"report://{broken['run_id']}")).contents[0].text
+    browser_part = report[report.index("## Browser checks") : report.index("## Evidence index")]
+    first_check = browser_part[browser_part.index("AC-F-001: a new todo is added") :]
+    assert first_check.index("Failing expectation 1. count .todo-list li: 0 element(s)") < (
+        first_check.index("![AC-F-001")
+    )
+    assert f"Trace: {trace}" in browser_part
+
+
+async def test_a_failing_expectation_never_eats_the_wait_of_the_next(agent: Client) -> None:
+    check = browser(
+        "the page shows the list",
+        [],
+        [
+            {"type": "hidden", "selector": ".new-todo"},
+            {"type": "visible", "selector": "h1"},
+            {"type": "title_contains", "value": "TodoMVC"},
+        ],
+    )
+    ev = await _evaluate(agent, await _contract(agent, free_port(), [check]))
+    [crit] = ev["criteria"]
+    assert crit["status"] == "fail"
+    failing = [line for line in crit["reason"].splitlines() if line.startswith("expectation")]
+    assert failing == [
+        "expectation 1 (hidden .new-todo) failed: 1 visible element(s) still match .new-todo"
+    ]
+
+
+@pytest.fixture
+def other_server(tmp_path: Path) -> Iterator[int]:
+    """Another app already holding the port the contract's server wants."""
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "index.html").write_text("<title>Not the app</title>", encoding="utf-8")
+    handler = functools.partial(
+        http.server.SimpleHTTPRequestHandler, directory=str(tmp_path / "other")
+    )
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield int(server.server_address[1])
+    server.shutdown()
+    server.server_close()
+    thread.join(timeout=5)
+
+
+async def test_a_busy_port_leaves_the_browser_criteria_unscored(
+    agent: Client, other_server: int
+) -> None:
+    cid = await _contract(agent, other_server, todomvc_checks()[:2])
+    ev = await _evaluate(agent, cid)
+    assert {(c["status"], c["reason_code"]) for c in ev["criteria"]} == {
+        ("unscored", "port_in_use")
+    }
+    reason = ev["criteria"][0]["reason"]
+    assert reason.startswith(f"port {other_server} is already in use by another process")
+    served = await _evidence(agent, ev["run_id"], ev["criteria"][0]["evidence_ids"][0])
+    assert served["tool"] == "serve" and served["summary"] == reason
+    # No page was seen: the checks say nothing about the app's UX.
+    assert ev["dimensions"]["ux_quality"]["source"] == "judgment"
+
+
+async def test_a_dev_server_that_dies_mid_run_leaves_the_rest_unscored_in_its_own_words(
+    tmp_path: Path,
+) -> None:
+    app = vite_app(tmp_path / "crashy", crash=True)
+    crashes = browser(
+        "the crash button crashes",
+        [{"action": "click", "selector": "#crash"}],
+        [{"type": "visible", "selector": "#never", "timeout_s": 3}],
+    )
+    waits = browser(
+        "a slow list",
+        [{"action": "wait_for", "selector": "#never-appears", "timeout_s": 8}],
+        [],
+    )
+    async for agent in _agent(app):
+        ev = await _evaluate(agent, await _contract(agent, free_port(), [crashes, waits]))
+        for crit in ev["criteria"]:
+            assert (crit["status"], crit["reason_code"]) == ("unscored", "serve_exited"), crit
+            assert crit["reason"].startswith("the served app exited with code 3 during the checks")
+            assert "fatal: the todo store is corrupt (simulated crash)" in crit["reason"]
+        served = await _evidence(agent, ev["run_id"], ev["criteria"][0]["evidence_ids"][-1])
+        assert served["exit_code"] == 3 and served["details"]["exited_on_its_own"] is True
+        assert "fatal: the todo store is corrupt" in served["stderr"]
+
+
+def test_the_cli_evaluates_the_vite_app_and_exits_1_naming_the_broken_step(
+    app: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    port = free_port()
+    contract = {
+        "goal": "A todo list that works like TodoMVC.",
+        "has_ui": True,
+        "out_of_scope": ["routing"],
+        "serve": serve_block(port),
+        "browser_setup": [{"action": "goto", "url": "/"}],
+        "functional": todomvc_checks()[:2],
+    }
+    source = tmp_path / "contract.yaml"
+    source.write_text(yaml.safe_dump(contract), encoding="utf-8")
+    assert main(["--root", str(app), "contract", "create", str(source)]) == 0
+    cid = capsys.readouterr().out.split()[1]
+    assert main(["--root", str(app), "evaluate", cid, "--json"]) == 0
+    assert all(c["status"] == "pass" for c in json.loads(capsys.readouterr().out)["criteria"])
+    _break(app, *BREAK_ENTER)
+    assert main(["--root", str(app), "evaluate", cid]) == 1
+    shown = capsys.readouterr().out
+    assert "expectation 1 (count .todo-list li) failed: 0 element(s) match" in shown
