@@ -344,3 +344,27 @@ def test_the_sandbox_is_available_on_this_machine() -> None:
     if not support.available:  # CI (REFEREE_NO_SKIP=1) installs bubblewrap: a skip fails there
         pytest.skip(f"no sandbox here: {support.reason}")
     assert support.bwrap and support.version
+
+
+async def test_tools_installed_under_tmp_run_but_the_rest_of_tmp_stays_hidden(
+    agent: Client, tmp_path: Path
+) -> None:
+    # A clone checked out in /tmp keeps its virtualenv there; the sandbox's /tmp is a tmpfs.
+    venv = tmp_path / "venv"
+    subprocess.run(["python3", "-m", "venv", "--without-pip", str(venv)], check=True)
+    other = tmp_path / "other-run" / "notes.txt"
+    other.parent.mkdir()
+    other.write_text(SECRET)
+    script = f"import sys, pathlib; print(sys.prefix); print(pathlib.Path({str(other)!r}).exists())"
+    check = {"kind": "command", "argv": [str(venv / "bin" / "python"), "-c", script]}
+    cid = await contract(
+        agent, {"criterion": "venv", "verification_method": "test", "check": check}
+    )
+    evaluation = await call(agent, "evaluate", contract_id=cid)
+    assert evaluation["sandbox"] == "bubblewrap"
+    assert evaluation["criteria"][0]["status"] == "pass", evaluation["criteria"][0]
+    item = await agent.read_resource(
+        f"evidence://{evaluation['run_id']}/{evaluation['criteria'][0]['evidence_ids'][0]}"
+    )
+    text = item.contents[0].text  # type: ignore[union-attr]
+    assert str(venv) in text and "False" in text and "True" not in text

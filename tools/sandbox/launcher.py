@@ -46,9 +46,14 @@ from referee.tools.sandbox.writes import Writes, read_upper
 
 __all__ = ["SandboxLauncher"]
 
-# Runs in the private mount namespace: mount each "options target" pair, then exec bwrap.
+# Runs in the private mount namespace, where it has the privileges both need: "W path" makes a
+# whiteout (a file the overlay shows as absent, e.g. a harness file the base did not have), "M
+# options target" mounts an overlay; then bwrap is exec'd.
 _MOUNT = (
-    'while [ "$1" != "--" ]; do mount -t overlay overlay -o "$1" "$2"; shift 2; done; '
+    'while [ "$1" != "--" ]; do case "$1" in '
+    'W) mkdir -p "$(dirname "$2")" && mknod "$2" c 0 0 && shift 2;; '
+    'M) mount -t overlay overlay -o "$2" "$3" && shift 3;; '
+    "*) exit 125;; esac || exit 125; done; "
     'shift; exec "$@"'
 )
 # The first process inside: referee's own Python, isolated from the environment (-I) and site (-S).
@@ -142,7 +147,11 @@ class SandboxLauncher:
             layout.overlay([cache], cache)
         meta = layout.root / "meta"
         meta.mkdir()
-        mounts = [item for options, target in layout.overlays for item in (options, str(target))]
+        tree_upper = layout.tree_upper
+        whiteouts = [item for rel in command.hide for item in ("W", str(tree_upper / rel))]
+        mounts = [
+            item for options, target in layout.overlays for item in ("M", options, str(target))
+        ]
         inner = [
             sys.executable,
             "-I",
@@ -161,6 +170,7 @@ class SandboxLauncher:
             "-c",
             _MOUNT,
             "sh",
+            *whiteouts,
             *mounts,
             "--",
             self._bwrap,
@@ -177,6 +187,34 @@ class SandboxLauncher:
         found = [c for c in (*self.profile.caches, *linked) if not _overlaps(c, tree)]
         return [c for i, c in enumerate(found) if not any(_overlaps(c, o) for o in found[:i])]
 
+    def _tool_roots(self, command: Command) -> list[Path]:
+        """Installations under /tmp the command needs although /tmp is a fresh tmpfs.
+
+        A clone checked out in /tmp (CI does this) keeps its virtualenv and tools there, and
+        referee's own interpreter may live there too. Only the installation roots are shown, read
+        only: the program's, referee's interpreter's, and those of PATH, VIRTUAL_ENV and
+        PYTHONPATH entries. The rest of the host's /tmp (other runs' outputs, other users' files)
+        stays out of sight.
+        """
+        env = {**self.profile.env, **command.env}
+        path = env.get("PATH", "")
+        program = effective_argv(command.argv, command.shell)[0]
+        found = shutil.which(program, path=path) if "/" not in program else program
+        candidates = [Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable), _INNER]
+        if found:
+            candidates.append(Path(command.cwd, found))
+        for name in ("PATH", "PYTHONPATH", "NODE_PATH"):
+            candidates += [Path(p) for p in env.get(name, "").split(os.pathsep) if p]
+        if env.get("VIRTUAL_ENV"):
+            candidates.append(Path(env["VIRTUAL_ENV"]))
+        roots = []
+        for candidate in candidates:
+            for form in (Path(os.path.abspath(candidate)), _resolved(candidate)):
+                if SANDBOX_TMP in form.parents and form.exists():
+                    roots.append(_install_root(form))
+        unique = sorted(set(roots), key=lambda p: len(p.parts))
+        return [r for i, r in enumerate(unique) if not any(o in r.parents for o in unique[:i])]
+
     def _bwrap_args(self, command: Command, tree: Path, meta: Path, network: bool) -> list[str]:
         args = [
             "--ro-bind",
@@ -189,6 +227,9 @@ class SandboxLauncher:
             "--tmpfs",
             str(SANDBOX_TMP),
         ]
+        # Before the tree's bind, so that the tree (an overlay) wins where the two meet.
+        for root in self._tool_roots(command):
+            args += ["--ro-bind", str(root), str(root)]
         args += ["--bind", str(tree), str(tree)]
         if (tree / ".git").exists():
             args += ["--ro-bind", str(tree / ".git"), str(tree / ".git")]
@@ -276,6 +317,25 @@ def _linked_dependencies(tree: Path, depth: int = 2) -> list[Path]:
                     deeper.append(path)
         level = deeper
     return found
+
+
+def _resolved(path: Path) -> Path:
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):
+        return path
+
+
+def _install_root(path: Path) -> Path:
+    """The installation a file or folder belongs to: the nearest virtualenv (pyvenv.cfg) or
+    node_modules above it, else the folder above a `bin`, else its own folder."""
+    folder = path if path.is_dir() else path.parent
+    for above in (folder, *folder.parents):
+        if above == SANDBOX_TMP:
+            break
+        if (above / "pyvenv.cfg").is_file() or above.name == "node_modules":
+            return above
+    return folder.parent if folder.name == "bin" and folder.parent != SANDBOX_TMP else folder
 
 
 def _setenv(env: dict[str, str]) -> list[str]:
