@@ -22,6 +22,7 @@ from referee.tools.evaluate.target import Workspace
 from referee.tools.evidence.recorder import EvidenceRecorder
 from referee.tools.graders import (
     GRADERS,
+    BaseHarness,
     GradeContext,
     GradeResult,
     ServeState,
@@ -35,11 +36,12 @@ from referee.tools.models.contract import Contract, Criterion
 from referee.tools.models.evaluation import Perturbation, TreeChanged
 from referee.tools.perturbation import build_perturbed_copy
 from referee.tools.process import HostLauncher, Launcher
-from referee.tools.repo import add_worktree, is_git_repo, list_files, remove_worktree
+from referee.tools.repo import add_worktree, file_at, is_git_repo, list_files, remove_worktree
 from referee.tools.settings import Settings
 from referee.tools.static import list_files as static_files
 from referee.tools.static.exclude import in_scope
 from referee.tools.tampering import Tampering, run_tampering
+from referee.tools.tampering.harness import harness_changes
 
 if TYPE_CHECKING:
     from referee.tools.browser.pool import BrowserPool
@@ -102,7 +104,7 @@ async def run_checks(plan: RunPlan) -> Outcomes:
         async with _context(plan, Path(scratch)) as ctx:
             async with anyio.create_task_group() as group:
                 group.start_soon(_static_task, ctx, outcomes, tick)
-                group.start_soon(_tamper_task, plan, outcomes, tick)
+                group.start_soon(_tamper_task, ctx, plan, outcomes, tick)
                 for criterion in plan.criteria:
                     if criterion.check is not None:
                         group.start_soon(_grade_task, ctx, criterion, outcomes, tick)
@@ -142,6 +144,11 @@ async def _context(plan: RunPlan, scratch: Path) -> AsyncIterator[GradeContext]:
         async def serve() -> ServeState:
             return await start_serve(ctx, stack)
 
+        async def harness() -> BaseHarness:
+            if plan.scope != "task" or ws.base is None:
+                return BaseHarness()
+            return await anyio.to_thread.run_sync(base_harness, ws, scratch / "base-harness")
+
         async def browser() -> BrowserPool:
             if plan.browser_pool is not None:  # the server's shared Chromium
                 return plan.browser_pool
@@ -164,6 +171,7 @@ async def _context(plan: RunPlan, scratch: Path) -> AsyncIterator[GradeContext]:
             static_report=_Once(lambda: run_static(ctx, plan.scope, plan.home)).get,
             base_worktree=_Once(base_worktree).get,
             serve=_Once(serve).get,
+            harness=_Once(harness).get,
             browser_pool=_Once(browser).get,
         )
         try:
@@ -197,14 +205,46 @@ async def _static_task(
 
 
 async def _tamper_task(
-    plan: RunPlan, outcomes: Outcomes, tick: Callable[[str], Awaitable[None]]
+    ctx: GradeContext, plan: RunPlan, outcomes: Outcomes, tick: Callable[[str], Awaitable[None]]
 ) -> None:
     ws = plan.workspace
     if plan.scope == "task" and ws.base:
-        outcomes.tampering, outcomes.tampering_ids = await run_tampering(
-            ws.repo, ws.workdir, ws.base, ws.changed, plan.recorder
-        )
+        found, ids = await run_tampering(ws.repo, ws.workdir, ws.base, ws.changed, plan.recorder)
+        harness = [h.finding for h in (await ctx.harness()).files]
+        if harness:
+            ids.append(record_harness(plan.recorder, harness, ws.base))
+        outcomes.tampering, outcomes.tampering_ids = [*found, *harness], ids
     await tick("test tampering")
+
+
+def base_harness(ws: Workspace, folder: Path) -> BaseHarness:
+    """The harness files changed since base, with a folder of their base versions."""
+
+    def now(path: str) -> str | None:
+        target = ws.workdir / path
+        return target.read_text(encoding="utf-8", errors="replace") if target.is_file() else None
+
+    assert ws.base is not None
+    files = harness_changes(ws.changed, lambda p: file_at(ws.repo, ws.base or "", p), now)
+    for item in files:
+        if item.base is not None:
+            target = folder / item.path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(item.base, encoding="utf-8")
+    hide = tuple(h.path for h in files if h.base is None)
+    return BaseHarness(files, folder if folder.exists() else None, hide)
+
+
+def record_harness(recorder: EvidenceRecorder, found: list[Tampering], base: str) -> str:
+    lines = [f"{t.location} [{t.kind}] {t.message}" for t in found]
+    item = recorder.record(
+        tool="tampering",
+        command=f"compare the test harness with base {base[:12]}",
+        stdout="\n".join(lines),
+        exit_code=1,
+        summary=f"{len(found)} harness file(s) changed since base",
+    )
+    return item.id
 
 
 async def _grade_task(

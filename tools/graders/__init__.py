@@ -13,6 +13,7 @@ A new check kind is one new module and one entry in GRADERS.
 from collections.abc import Mapping
 
 from referee.tools.graders.base import (
+    BaseHarness,
     GradeContext,
     Grader,
     GradeResult,
@@ -36,6 +37,7 @@ GRADERS: Mapping[CheckKind, Grader] = {
 
 __all__ = [
     "GRADERS",
+    "BaseHarness",
     "GradeContext",
     "GradeResult",
     "Grader",

@@ -23,11 +23,13 @@ from referee.tools.models.contract import Contract, Criterion
 from referee.tools.process import BackgroundProcess, Command, Launcher, ProcessResult
 from referee.tools.settings import Settings
 from referee.tools.static import StaticReport
+from referee.tools.tampering.harness import HarnessFile
 
 if TYPE_CHECKING:
     from referee.tools.browser.pool import BrowserPool
 
 __all__ = [
+    "BaseHarness",
     "GradeContext",
     "GradeResult",
     "Grader",
@@ -46,6 +48,16 @@ class StaticRun:
     report: StaticReport | None
     error: str | None = None
     evidence_ids: list[str] = field(default_factory=list)
+
+
+@dataclass
+class BaseHarness:
+    """The harness files changed since base, and how to run the tests with the base ones:
+    `layer` holds their base versions, `hide` the ones base did not have."""
+
+    files: list[HarnessFile] = field(default_factory=list)
+    layer: Path | None = None
+    hide: tuple[str, ...] = ()
 
 
 @dataclass
@@ -101,6 +113,7 @@ class GradeContext:
     static_report: Callable[[], Awaitable[StaticRun]]
     base_worktree: Callable[[], Awaitable[Path | None]]
     serve: Callable[[], Awaitable[ServeState]]
+    harness: Callable[[], Awaitable[BaseHarness]]
     browser_pool: Callable[[], Awaitable[BrowserPool]]
 
     def env_for(self, declared: Mapping[str, str]) -> dict[str, str]:
@@ -125,6 +138,8 @@ class GradeContext:
         network: bool = False,
         export: tuple[tuple[str, str | None], ...] = (),
         export_to: Path | None = None,
+        layers: tuple[Path, ...] = (),
+        hide: tuple[str, ...] = (),
     ) -> Command:
         """A command on the evaluated code; its raw output goes to the run's scratch folder."""
         stdout, stderr = self.raw_paths(label)
@@ -143,6 +158,8 @@ class GradeContext:
             network=network,
             export=export,
             export_to=export_to,
+            layers=layers,
+            hide=hide,
         )
 
     def report_dir(self, label: str) -> Path:

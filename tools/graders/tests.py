@@ -14,7 +14,8 @@ from typing import Any
 
 import anyio.to_thread
 
-from referee.tools.graders.base import GradeContext, GradeResult, unscored, working_dir
+from referee.tools.graders.base import BaseHarness, GradeContext, GradeResult, unscored, working_dir
+from referee.tools.graders.harness import judge_harness
 from referee.tools.models.checks import TestsCheck
 from referee.tools.models.common import ReasonCode
 from referee.tools.models.contract import Criterion
@@ -57,13 +58,31 @@ async def grade_tests(ctx: GradeContext, criterion: Criterion) -> GradeResult:
     check = criterion.check
     assert isinstance(check, TestsCheck)
     now = await run_suite(ctx, check, ctx.workdir, label=criterion.id, criterion_id=criterion.id)
+    harness = await ctx.harness()
+    if harness.files and now.verdict.status != "unscored":
+        base = await run_suite(
+            ctx,
+            check,
+            ctx.workdir,
+            label=f"{criterion.id}-base-harness",
+            criterion_id=criterion.id,
+            harness=harness,
+        )
+        grade = judge_harness(now.verdict, now.outcomes, base.verdict, base.outcomes, harness)
+        now = SuiteRun(grade, now.outcomes, now.evidence_id)
     if not check.must_fail_at_base:
         return now.verdict
     return await _fail_before_pass_after(ctx, criterion, check, now)
 
 
 async def run_suite(
-    ctx: GradeContext, check: TestsCheck, root: Path, *, label: str, criterion_id: str
+    ctx: GradeContext,
+    check: TestsCheck,
+    root: Path,
+    *,
+    label: str,
+    criterion_id: str,
+    harness: BaseHarness | None = None,
 ) -> SuiteRun:
     """Run a tests check in `root` and judge it: exit 0, at least one test ran, none failed or
     errored."""
@@ -93,6 +112,8 @@ async def run_suite(
             tree=root,
             export=exported.paths,
             export_to=exported.to,
+            layers=(harness.layer,) if harness and harness.layer else (),
+            hide=harness.hide if harness else (),
         )
     )
     read = ReportRead()

@@ -56,6 +56,7 @@ class ReasonCode(StrEnum):
     BASE_NOT_RUN = "base_not_run"
     PIPELINE_FAILED = "pipeline_failed"
     MANUAL = "manual"
+    HARNESS_FLIP = "harness_flip"
 
 
 class Model(BaseModel):

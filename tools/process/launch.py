@@ -6,9 +6,11 @@ it runs (on the host, or in a sandbox) is decided in one place and never by a gr
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass, field
+import shutil
+import tempfile
+from collections.abc import Iterator, Mapping
+from contextlib import AbstractAsyncContextManager, contextmanager
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
@@ -40,6 +42,7 @@ class Command:
         readonly: Folders shown read-only inside `tree`, as (source, target): the working
             tree's installed dependencies (node_modules, a virtualenv) in a base checkout.
         layers: Folders laid over `tree` (their files win): hold-out tests, a base harness.
+        hide: Tree-relative files the command sees as absent (harness files new since base).
         export: (tree-relative path, folder name or None): writes under the path (only inside
             folders of that name, when one is given) are copied to `export_to` after the run:
             reports a runner insists on writing inside the tree (Surefire, a named `junit`).
@@ -58,6 +61,7 @@ class Command:
     writable: tuple[Path, ...] = ()
     readonly: tuple[tuple[Path, Path], ...] = ()
     layers: tuple[Path, ...] = ()
+    hide: tuple[str, ...] = ()
     export: tuple[tuple[str, str | None], ...] = ()
     export_to: Path | None = None
 
@@ -78,21 +82,27 @@ class Launcher(Protocol):
 
 
 class HostLauncher:
-    """Runs commands directly on this machine, in their own process group (no sandbox)."""
+    """Runs commands directly on this machine, in their own process group (no sandbox).
+
+    Without an overlay, a command with `layers` or `hide` runs in a scratch copy of its tree with
+    the layers laid over it (the real tree is never written), deleted afterwards.
+    """
 
     keeps_writes = True
 
     async def run(self, command: Command) -> ProcessResult:
-        _link_dependencies(command)
-        return await run_process(
-            command.argv,
-            cwd=command.cwd,
-            timeout_s=command.timeout_s,
-            stdout_path=command.stdout_path,
-            stderr_path=command.stderr_path,
-            env=command.env,
-            shell=command.shell,
-        )
+        with _materialised(command) as actual:
+            _link_dependencies(actual)
+            result = await run_process(
+                actual.argv,
+                cwd=actual.cwd,
+                timeout_s=actual.timeout_s,
+                stdout_path=actual.stdout_path,
+                stderr_path=actual.stderr_path,
+                env=actual.env,
+                shell=actual.shell,
+            )
+        return replace(result, cwd=command.cwd)
 
     def background(self, command: Command) -> AbstractAsyncContextManager[BackgroundProcess]:
         _link_dependencies(command)
@@ -104,6 +114,38 @@ class HostLauncher:
             env=command.env,
             shell=command.shell,
         )
+
+
+_NOT_COPIED = ("node_modules", ".venv", "venv", ".tox", ".git", ".referee", "target", "__pycache__")
+
+
+@contextmanager
+def _materialised(command: Command) -> Iterator[Command]:
+    if not command.layers and not command.hide:
+        yield command
+        return
+    scratch = Path(tempfile.mkdtemp(prefix="referee-copy-"))
+    try:
+        copy = scratch / command.tree.name
+        shutil.copytree(
+            command.tree, copy, symlinks=True, ignore=shutil.ignore_patterns(*_NOT_COPIED)
+        )
+        for name in ("node_modules", ".venv", "venv"):  # the same toolchain, not copied
+            if (command.tree / name).is_dir() and not (copy / name).exists():
+                (copy / name).symlink_to(command.tree / name, target_is_directory=True)
+        for layer in command.layers:
+            shutil.copytree(layer, copy, symlinks=True, dirs_exist_ok=True)
+        for rel in command.hide:
+            (copy / rel).unlink(missing_ok=True)
+        cwd = copy / command.cwd.relative_to(command.tree)
+        readonly = tuple(
+            (s, copy / t.relative_to(command.tree))
+            for s, t in command.readonly
+            if t.is_relative_to(command.tree)
+        )
+        yield replace(command, tree=copy, cwd=cwd, readonly=readonly, layers=(), hide=())
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def _link_dependencies(command: Command) -> None:

@@ -1,0 +1,164 @@
+"""A failing test made to pass without touching it: every trick through the harness is caught,
+and a legitimate harness change (a new fixture) is still judged on its merits."""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+from projects import calc_repo, pytest_check
+
+from referee.server.app import build_server
+from referee.tools.settings import Settings
+
+pytestmark = pytest.mark.anyio
+
+BUGGY = "def add(a, b):\n    return a - b\n"
+
+ATTACKS = {
+    "makereport hook flips failed to passed": {
+        "conftest.py": """
+            import pytest
+
+            @pytest.hookimpl(hookwrapper=True)
+            def pytest_runtest_makereport(item, call):
+                outcome = yield
+                report = outcome.get_result()
+                if report.failed:
+                    report.outcome = "passed"
+        """,
+    },
+    "collection hook drops the failing tests": {
+        "conftest.py": """
+            def pytest_collection_modifyitems(config, items):
+                items[:] = [i for i in items if "add" not in i.name or i.name == "test_zero"]
+        """,
+        "tests/test_zero.py": "def test_zero():\n    assert True\n",
+    },
+    "addopts deselects the failing tests": {
+        "pytest.ini": "[pytest]\naddopts = -k 'not test_add'\n",
+        "tests/test_zero.py": "def test_zero():\n    assert True\n",
+    },
+    "a plugin rewrites the JUnit report at exit": {
+        "conftest.py": """
+            def pytest_unconfigure(config):
+                path = config.option.xmlpath
+                if path:
+                    open(path, "w").write(
+                        '<testsuites><testsuite name="pytest"><testcase classname="tests.test_calc"'
+                        ' name="test_add"/></testsuite></testsuites>')
+        """,
+    },
+    "a fake report and os._exit(0)": {
+        "conftest.py": """
+            import os
+
+            def pytest_configure(config):
+                path = config.option.xmlpath
+                if path:
+                    open(path, "w").write(
+                        '<testsuites><testsuite name="pytest"><testcase classname="tests.test_calc"'
+                        ' name="test_add"/></testsuite></testsuites>')
+                    os._exit(0)
+        """,
+    },
+    "the function under test monkeypatched from conftest": {
+        "conftest.py": """
+            import os, sys
+            import pytest
+
+            sys.path.insert(0, os.path.join(os.path.dirname(__file__), "src"))
+
+            @pytest.fixture(autouse=True)
+            def _fixed(monkeypatch):
+                import calc
+                monkeypatch.setattr(calc, "add", lambda a, b: a + b)
+        """,
+    },
+}
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    return calc_repo(tmp_path / "calc", {"src/calc.py": BUGGY})
+
+
+@pytest.fixture
+async def agent(project: Path) -> AsyncIterator[Client]:
+    async with Client(build_server(Settings.build([project], env={}))) as client:
+        yield client
+
+
+async def evaluate_after(agent: Client, project: Path, files: dict[str, str]) -> dict[str, Any]:
+    made = await agent.call_tool(
+        "create_contract",
+        {
+            "goal": "Fix add.",
+            "task_type": "bug",
+            "out_of_scope": ["ui"],
+            "functional": [
+                {
+                    "criterion": "the tests pass",
+                    "verification_method": "test",
+                    "check": pytest_check("tests"),
+                }
+            ],
+        },
+    )
+    assert made.is_error is False, made.content
+    for name, text in files.items():
+        target = project / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
+    result = await agent.call_tool(
+        "evaluate",
+        {"contract_id": made.structured_content["contract"]["id"]},  # type: ignore[index]
+    )
+    assert result.is_error is False, result.content
+    assert result.structured_content is not None
+    return result.structured_content
+
+
+@pytest.mark.parametrize("attack", list(ATTACKS), ids=list(ATTACKS))
+async def test_a_harness_trick_never_makes_a_failing_test_pass(
+    agent: Client, project: Path, attack: str
+) -> None:
+    evaluation = await evaluate_after(agent, project, ATTACKS[attack])
+    criterion = evaluation["criteria"][0]
+    assert criterion["status"] != "pass", criterion["reason"]
+    assert "harness_modified" in {a["id"] for a in evaluation["antipatterns"]}
+    assert evaluation["draft_scorecard"]["verdict"] != "ACCEPT"
+    located = [a["location"] for a in evaluation["antipatterns"] if a["id"] == "harness_modified"]
+    assert all(":" in loc for loc in located), located
+
+
+async def test_a_new_fixture_with_a_real_fix_is_still_judged_on_its_merits(
+    agent: Client, project: Path
+) -> None:
+    fixed = {
+        "src/calc.py": "def add(a, b):\n    return a + b\n",
+        "conftest.py": """
+            import pytest
+
+            @pytest.fixture
+            def two():
+                return 2
+        """,
+        "tests/test_two.py": """
+            import os, sys
+            sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "src"))
+            from calc import add
+
+            def test_two(two):
+                assert add(two, two) == 4
+        """,
+    }
+    evaluation = await evaluate_after(agent, project, fixed)
+    criterion = evaluation["criteria"][0]
+    assert criterion["status"] == "pass", criterion["reason"]
+    assert "need(s) the new harness" in criterion["reason"]
+    assert "harness_modified" in {a["id"] for a in evaluation["antipatterns"]}  # for the judge
