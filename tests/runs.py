@@ -95,3 +95,16 @@ def corpus_accepted(store: Store, tree: str) -> dict[str, Any]:
     card.pop("verdict", None)
     card.pop("weighted_score", None)
     return dict(card)
+
+
+def judged(draft: dict[str, Any]) -> dict[str, Any]:
+    """A judge's completion of the draft: every dimension still open scored 3."""
+    card = {k: v for k, v in draft.items() if v is not None}
+    for dim in card["dimensions"].values():
+        if dim.get("score") is None:
+            dim["score"] = 3
+        dim["evidence"] = dim.get("evidence") or "read the diff"
+    card.pop("verdict", None)
+    card.pop("weighted_score", None)
+    card["provider"] = "test-judge"
+    return card

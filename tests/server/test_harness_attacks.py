@@ -3,6 +3,7 @@ and a legitimate harness change (a new fixture) is still judged on its merits.""
 
 from __future__ import annotations
 
+import json
 import textwrap
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -11,6 +12,7 @@ from typing import Any
 import pytest
 from mcp import Client
 from projects import calc_repo, pytest_check
+from runs import judged
 
 from referee.server.app import build_server
 from referee.tools.settings import Settings
@@ -136,19 +138,16 @@ async def test_a_harness_trick_never_makes_a_failing_test_pass(
     assert all(":" in loc for loc in located), located
 
 
-async def test_a_new_fixture_with_a_real_fix_is_still_judged_on_its_merits(
-    agent: Client, project: Path
-) -> None:
-    fixed = {
-        "src/calc.py": "def add(a, b):\n    return a + b\n",
-        "conftest.py": """
+FIXED_WITH_A_FIXTURE = {
+    "src/calc.py": "def add(a, b):\n    return a + b\n",
+    "conftest.py": """
             import pytest
 
             @pytest.fixture
             def two():
                 return 2
         """,
-        "tests/test_two.py": """
+    "tests/test_two.py": """
             import os, sys
             sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "src"))
             from calc import add
@@ -156,9 +155,74 @@ async def test_a_new_fixture_with_a_real_fix_is_still_judged_on_its_merits(
             def test_two(two):
                 assert add(two, two) == 4
         """,
-    }
-    evaluation = await evaluate_after(agent, project, fixed)
+}
+
+
+def without_harness_modified(card: dict[str, Any]) -> dict[str, Any]:
+    kept = [a for a in card.get("antipatterns_detected", []) if a["id"] != "harness_modified"]
+    return {**card, "antipatterns_detected": kept}
+
+
+async def test_a_new_fixture_with_a_real_fix_is_still_judged_on_its_merits(
+    agent: Client, project: Path
+) -> None:
+    evaluation = await evaluate_after(agent, project, FIXED_WITH_A_FIXTURE)
     criterion = evaluation["criteria"][0]
     assert criterion["status"] == "pass", criterion["reason"]
     assert "need(s) the new harness" in criterion["reason"]
     assert "harness_modified" in {a["id"] for a in evaluation["antipatterns"]}  # for the judge
+
+
+async def test_the_judge_may_dismiss_a_harness_change_the_base_run_confirms(
+    agent: Client, project: Path
+) -> None:
+    evaluation = await evaluate_after(agent, project, FIXED_WITH_A_FIXTURE)
+    card = without_harness_modified(judged(evaluation["draft_scorecard"]))
+    checked = await agent.call_tool("validate_scorecard", {"scorecard": card})
+    result = checked.structured_content
+    assert result is not None and result["valid"] is True, result
+    assert "antipattern_dismissed" in {w["code"] for w in result["warnings"]}
+    decided = await agent.call_tool("aggregate", {"contract_id": card["contract_ref"]})
+    verdict = decided.structured_content
+    assert verdict is not None and verdict["decision"] == "DELIVER", json.dumps([verdict, card])
+    assert any("harness_modified" in note for note in verdict["quality_notes"])
+
+
+async def test_a_harness_trick_cannot_be_dismissed(agent: Client, project: Path) -> None:
+    evaluation = await evaluate_after(
+        agent, project, ATTACKS["makereport hook flips failed to passed"]
+    )
+    card = without_harness_modified(judged(evaluation["draft_scorecard"]))
+    checked = await agent.call_tool("validate_scorecard", {"scorecard": card})
+    result = checked.structured_content
+    assert result is not None and result["valid"] is False
+    assert "antipattern_dropped" in {e["code"] for e in result["errors"]}
+
+
+async def test_a_pass_the_base_harness_cannot_confirm_is_left_to_the_judge(
+    agent: Client, project: Path
+) -> None:
+    # The test exits early (no report) unless the modified harness has set it up.
+    trick = {
+        "conftest.py": """
+            import os
+            import pytest
+
+            os.environ["CALC_READY"] = "1"
+
+            @pytest.hookimpl(hookwrapper=True)
+            def pytest_runtest_makereport(item, call):
+                outcome = yield
+                report = outcome.get_result()
+                if report.failed:
+                    report.outcome = "passed"
+        """,
+        "tests/__init__.py": "import os\nif not os.environ.get('CALC_READY'):\n    os._exit(0)\n",
+    }
+    evaluation = await evaluate_after(agent, project, trick)
+    criterion = evaluation["criteria"][0]
+    assert criterion["status"] != "pass", criterion["reason"]
+    card = without_harness_modified(judged(evaluation["draft_scorecard"]))
+    checked = await agent.call_tool("validate_scorecard", {"scorecard": card})
+    assert checked.structured_content is not None
+    assert checked.structured_content["valid"] is False

@@ -16,6 +16,7 @@ import pytest
 from gitrepo import git
 from mcp import Client
 from projects import calc_repo, command_check, pytest_check
+from runs import judged
 
 from referee.server.app import build_server
 from referee.server.cli import main as cli
@@ -93,19 +94,6 @@ def stored_text(home: Path) -> str:
     return "\n".join(chunks)
 
 
-def scored(draft: dict[str, Any]) -> dict[str, Any]:
-    """A judge's completion of the draft: every dimension still open scored 3."""
-    card = {k: v for k, v in draft.items() if v is not None}
-    for dim in card["dimensions"].values():
-        if dim.get("score") is None:
-            dim["score"] = 3
-        dim["evidence"] = dim.get("evidence") or "read the diff"
-    card.pop("verdict", None)
-    card.pop("weighted_score", None)
-    card["provider"] = "test-judge"
-    return card
-
-
 async def test_a_conftest_cannot_read_the_key_or_rewrite_the_store(
     agent: Client, project: Path, settings: Settings
 ) -> None:
@@ -156,7 +144,7 @@ async def test_a_row_edited_outside_referee_is_refused_with_store_tampered(
         body = conn.execute("SELECT body FROM runs").fetchone()[0]
         conn.execute("UPDATE runs SET body = ?", (body.replace('"pass":true', '"pass":false'),))
     result = await agent.call_tool(
-        "validate_scorecard", {"scorecard": scored(evaluation["draft_scorecard"])}
+        "validate_scorecard", {"scorecard": judged(evaluation["draft_scorecard"])}
     )
     assert result.is_error and "store_tampered" in str(result.content)
     decided = await agent.call_tool("aggregate", {"contract_id": cid})
@@ -269,7 +257,7 @@ async def test_repository_hooks_fsmonitor_and_filters_never_run(
     cid = await contract(agent, suite_check())
     first = await call(agent, "evaluate", contract_id=cid)
     await call(agent, "evaluate", contract_id=cid, ref="HEAD")
-    await agent.call_tool("validate_scorecard", {"scorecard": scored(first["draft_scorecard"])})
+    await agent.call_tool("validate_scorecard", {"scorecard": judged(first["draft_scorecard"])})
     assert not marker.exists()
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from referee.tools.tampering import detect, is_test_file
+from referee.tools.tampering.harness import harness_changes
 
 
 def found(path: str, before: str, after: str | None) -> list[tuple[str, str]]:
@@ -247,3 +248,48 @@ def test_unparsable_or_huge_files_find_nothing_rather_than_guess() -> None:
 )
 def test_which_files_are_compared(path: str, expected: bool) -> None:
     assert is_test_file(path) is expected
+
+
+PACKAGE = '{\n  "name": "app",\n  "scripts": {\n    "test": "vitest run"\n  }\n}\n'
+PYPROJECT = '[project]\nname = "app"\n\n[tool.pytest.ini_options]\naddopts = "-q"\n'
+
+
+@pytest.mark.parametrize(
+    ("path", "old", "new", "location"),
+    [
+        ("conftest.py", None, "import pytest\n", "conftest.py:1"),
+        ("tests/unit/conftest.py", "X = 1\n", "X = 1\nY = 2\n", "tests/unit/conftest.py:2"),
+        ("pytest.ini", "[pytest]\n", "[pytest]\naddopts = -k 'not slow'\n", "pytest.ini:2"),
+        (
+            "pyproject.toml",
+            PYPROJECT,
+            PYPROJECT.replace('"-q"', '"-q -p no:x"'),
+            "pyproject.toml:5",
+        ),
+        ("package.json", PACKAGE, PACKAGE.replace("vitest run", "true"), "package.json:4"),
+        ("vitest.config.ts", "export default {}\n", None, "vitest.config.ts:1"),
+        ("tests/test_a.py", "", "pytest_plugins = ['evil']\n", "tests/test_a.py:1"),
+        ("src/app.pth", None, "import evil\n", "src/app.pth:1"),
+    ],
+)
+def test_a_change_to_the_harness_is_found_with_its_line(
+    path: str, old: str | None, new: str | None, location: str
+) -> None:
+    changes = harness_changes([path], lambda p: old, lambda p: new)
+    assert [c.finding.location for c in changes] == [location]
+    assert all(c.finding.kind == "harness_modified" for c in changes)
+
+
+@pytest.mark.parametrize(
+    ("path", "old", "new"),
+    [
+        ("package.json", PACKAGE, PACKAGE.replace('"test"', '"build": "vite build",\n    "test"')),
+        ("pyproject.toml", PYPROJECT, PYPROJECT.replace('name = "app"', 'name = "app2"')),
+        ("setup.cfg", "[metadata]\nname = a\n", "[metadata]\nname = b\n"),
+        ("tests/test_a.py", "def test_a():\n    pass\n", "def test_a():\n    assert 1\n"),
+    ],
+)
+def test_a_change_that_decides_no_test_outcome_is_not_harness(
+    path: str, old: str, new: str
+) -> None:
+    assert harness_changes([path], lambda p: old, lambda p: new) == []

@@ -16,7 +16,12 @@ from referee.tools.models.contract import Contract
 from referee.tools.rubrics import RubricSet
 from referee.tools.store import Store, runs_for, scorecards_for
 from referee.tools.validate_scorecard.arithmetic import compute
-from referee.tools.validate_scorecard.binding import BindingContext, bind, overrides
+from referee.tools.validate_scorecard.binding import (
+    BindingContext,
+    bind,
+    dropped_antipatterns,
+    overrides,
+)
 from referee.tools.validate_scorecard.card import Card, build_card
 from referee.tools.validate_scorecard.codes import severity
 from referee.tools.validate_scorecard.entry import stored_computed, validate_scorecard
@@ -56,7 +61,8 @@ class CardRecord:
     scorecard_id: int | None = None
     """None for a scorecard passed inline (validated, used once, never stored)."""
     overrides: tuple[str, ...] = ()
-    """Where the card's judge changed a score referee derived from the evidence."""
+    """Where the card's judge departed from referee's evidence: a changed deterministic score, a
+    dismissed harness_modified."""
 
     @property
     def verdict(self) -> Verdict:
@@ -157,9 +163,17 @@ def verified_records(store: Store, contract_id: str, variant: str = "original") 
                 f"not count: it no longer rests on a recorded run ({codes})"
             )
             continue
-        changed = tuple(p.message for p in overrides(card, binding.run))
+        changed = tuple(
+            p.message
+            for p in [*overrides(card, binding.run), *dropped_antipatterns(card, binding.run)]
+            if severity(p.code) == "warning"
+        )
         records.append(CardRecord(s.evaluator, s.iteration, s.body, s.computed, s.id, changed))
     return Verified(records, refused)
+
+
+# Warnings that stay visible after validation: the quality notes list them.
+_NOTED = frozenset({"deterministic_override", "antipattern_dismissed"})
 
 
 def inline_records(
@@ -202,7 +216,7 @@ def inline_records(
             continue
         built = build_card(card, result.format, contract, rubrics)
         computed = stored_computed(built, compute(built))
-        changed = tuple(w.message for w in result.warnings if w.code == "deterministic_override")
+        changed = tuple(w.message for w in result.warnings if w.code in _NOTED)
         record = CardRecord(result.evaluator, result.iteration, card, computed, None, changed)
         validated.append((index, record))
     problems += _consistency_problems(validated, iteration)

@@ -4,7 +4,8 @@ When conftest.py, pytest.ini, a jest config or a package.json test script change
 suite runs a second time with those files as they were at base (laid over the tree in the
 sandbox's overlay; new ones hidden). A test that passes only with the modified harness (it fails
 with the base harness, or the modified harness made it disappear while it fails with the base one)
-fails the criterion, naming the harness file and line. A test that merely errors with the base
+fails the criterion, naming the harness file and line; a pass the base harness cannot confirm
+(its run gave no usable report) is left to the judge. A test that merely errors with the base
 harness (it needs a fixture the change added) is listed for the judge, not held against the work:
 legitimate harness changes stay possible, and the judge sees both runs.
 """
@@ -31,8 +32,21 @@ def judge_harness(
     ids = [*now.evidence_ids, *base.evidence_ids]
     where = ", ".join(h.finding.location for h in harness.files[:3])
     if base.status == "unscored" or not base_tests:
-        note = f"; with the base harness ({where}) the suite could not be judged: {base.reason}"
-        return _with(now, now.reason + note, ids)
+        if now.status != "pass":
+            return _with(now, now.reason + f"; the base harness ({where}) gave no verdict", ids)
+        # The pass rests on the modified harness alone: a harness can make the base run unusable
+        # (the tests exit early unless it sets them up), so referee does not call it a pass.
+        return GradeResult(
+            status="unscored",
+            code=ReasonCode.HARNESS_UNVERIFIED,
+            reason=(
+                f"passes with the modified harness ({where}), but with the base harness the suite"
+                f" could not be judged ({base.reason}): judge the harness change from both runs"
+            ),
+            evidence_ids=ids,
+            regressions=now.regressions,
+            details=now.details,
+        )
     flipped, vanished, erroring = _differences(now_tests, base_tests)
     if flipped or vanished:
         named = [*flipped, *vanished][:_MAX_NAMED]

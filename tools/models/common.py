@@ -57,6 +57,7 @@ class ReasonCode(StrEnum):
     PIPELINE_FAILED = "pipeline_failed"
     MANUAL = "manual"
     HARNESS_FLIP = "harness_flip"
+    HARNESS_UNVERIFIED = "harness_unverified"
 
 
 class Model(BaseModel):

@@ -135,7 +135,7 @@ class SandboxLauncher:
 
     def _collect(self, command: Command, layout: _Layout) -> None:
         if layout.tree_upper is not None:
-            self.writes.add(command.tree, read_upper(layout.tree_upper))
+            self.writes.add(command.tree, read_upper(layout.tree_upper, command.hide))
             if command.export_to is not None:
                 _export(layout.tree_upper, command.export, command.export_to)
         shutil.rmtree(layout.root, ignore_errors=True)
@@ -192,9 +192,9 @@ class SandboxLauncher:
 
         A clone checked out in /tmp (CI does this) keeps its virtualenv and tools there, and
         referee's own interpreter may live there too. Only the installation roots are shown, read
-        only: the program's, referee's interpreter's, and those of PATH, VIRTUAL_ENV and
-        PYTHONPATH entries. The rest of the host's /tmp (other runs' outputs, other users' files)
-        stays out of sight.
+        only: the program's, those of absolute paths in its arguments (the contract's, not the
+        player's), referee's interpreter's, and those of PATH, VIRTUAL_ENV and PYTHONPATH entries.
+        The rest of the host's /tmp (other runs' outputs, other users' files) stays out of sight.
         """
         env = {**self.profile.env, **command.env}
         path = env.get("PATH", "")
@@ -203,6 +203,8 @@ class SandboxLauncher:
         candidates = [Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable), _INNER]
         if found:
             candidates.append(Path(command.cwd, found))
+        if not command.shell:  # a script the contract names by path (`node /x/vite.js`)
+            candidates += [Path(a) for a in command.argv[1:] if a.startswith("/")]
         for name in ("PATH", "PYTHONPATH", "NODE_PATH"):
             candidates += [Path(p) for p in env.get(name, "").split(os.pathsep) if p]
         if env.get("VIRTUAL_ENV"):

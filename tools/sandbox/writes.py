@@ -8,7 +8,9 @@ a test rewrote and then restored is listed like any other write. A deletion leav
 from __future__ import annotations
 
 import os
+import stat
 import threading
+from collections.abc import Collection
 from pathlib import Path
 
 __all__ = ["Writes", "read_upper"]
@@ -16,8 +18,12 @@ __all__ = ["Writes", "read_upper"]
 _OPAQUE = "user.overlay.opaque"
 
 
-def read_upper(upper: Path) -> set[str]:
-    """Tree-relative posix paths written, created or deleted by the command (folders excluded)."""
+def read_upper(upper: Path, planted: Collection[str] = ()) -> set[str]:
+    """Tree-relative posix paths written, created or deleted by the command (folders excluded).
+
+    `planted` are the whiteouts referee made itself before the command (harness files hidden for
+    the base-harness run): while they are still whiteouts, they are no write of the command's.
+    """
     found: set[str] = set()
     for dirpath, _dirnames, filenames in os.walk(upper):
         rel = Path(dirpath).relative_to(upper)
@@ -25,7 +31,15 @@ def read_upper(upper: Path) -> set[str]:
             found.add(rel.as_posix() + "/")
         # os.walk lists whiteouts (character devices) among the files: a deleted file or folder.
         found.update((rel / name).as_posix() for name in filenames)
-    return found
+    return {p for p in found if p not in planted or not _whiteout(upper / p)}
+
+
+def _whiteout(path: Path) -> bool:
+    try:
+        info = path.lstat()
+    except OSError:
+        return False
+    return stat.S_ISCHR(info.st_mode) and info.st_rdev == 0
 
 
 def _opaque(folder: Path) -> bool:

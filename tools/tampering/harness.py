@@ -114,7 +114,9 @@ def _section(name: str, text: str) -> Any:
             return {k: v for k, v in tool.items() if k.startswith("pytest")}
         if name == "package.json":
             data = json.loads(text)
-            scripts = data.get("scripts") or {}
+            # Only the scripts a test run goes through (test, pretest, test:unit …): a new
+            # `build` or `lint` script decides no test outcome.
+            scripts = {k: v for k, v in (data.get("scripts") or {}).items() if "test" in k}
             keys = ("jest", "mocha", "vitest", "ava", "c8", "nyc")
             return {"scripts": scripts, **{k: data.get(k) for k in keys}}
         parser = configparser.ConfigParser(interpolation=None)

@@ -13,7 +13,9 @@ from dataclasses import dataclass, field
 
 from referee.tools.errors import Problem
 from referee.tools.evidence.signing import verify
+from referee.tools.models.common import ReasonCode
 from referee.tools.store.runs import StoredRun
+from referee.tools.tampering.harness import HARNESS_MODIFIED
 from referee.tools.validate_scorecard.card import Card, entries, is_number, obj, path, text
 
 __all__ = ["Binding", "BindingContext", "bind", "dropped_antipatterns", "overrides"]
@@ -179,30 +181,58 @@ def _verified(run: StoredRun, signature: str, key: bytes | None) -> list[Problem
             path="/signature",
             code="signature_invalid",
             message=(
-                f"the signature does not match recorded evaluation {run.run_id}: this scorecard is "
-                "not "
-                "grounded in that run; copy run_id and signature unchanged from evaluate"
+                f"the signature does not match recorded evaluation {run.run_id}: this scorecard is"
+                " not grounded in that run; copy run_id and signature unchanged from evaluate"
             ),
         )
     ]
 
 
 def dropped_antipatterns(card: Card, run: StoredRun) -> list[Problem]:
-    """referee's own antipatterns of the run that the scorecard left out."""
+    """referee's own antipatterns of the run that the scorecard left out.
+
+    One may be dismissed: `harness_modified`, when every tests check also ran with the base
+    harness and none passed only thanks to the change (no harness_flip, no harness_unverified).
+    A new fixture in conftest.py is legitimate work, and referee's rerun is the proof that it
+    changes no outcome; the judge's dismissal is then a warning, listed in aggregate's notes.
+    """
     reported = {text(a.get("id")) for _, a in entries(card.data.get("antipatterns_detected"))}
     missing = sorted({a.id for a in run.evaluation.antipatterns} - reported)
     return [
-        Problem(
-            path="/antipatterns_detected",
-            code="antipattern_dropped",
-            message=(
-                f"referee detected {ident} in run {run.run_id} ({_where(run, ident)}); a judge may "
-                "add "
-                "antipatterns, never drop one: keep it in antipatterns_detected"
-            ),
-        )
+        _dismissed(run, ident) if _dismissable(run, ident) else _dropped(run, ident)
         for ident in missing
     ]
+
+
+_HARNESS_DOUBTS = {ReasonCode.HARNESS_FLIP, ReasonCode.HARNESS_UNVERIFIED}
+
+
+def _dismissable(run: StoredRun, ident: str) -> bool:
+    return ident == HARNESS_MODIFIED and not any(
+        c.reason_code in _HARNESS_DOUBTS for c in run.evaluation.criteria
+    )
+
+
+def _dropped(run: StoredRun, ident: str) -> Problem:
+    return Problem(
+        path="/antipatterns_detected",
+        code="antipattern_dropped",
+        message=(
+            f"referee detected {ident} in run {run.run_id} ({_where(run, ident)}); a judge may add"
+            " antipatterns, never drop one: keep it in antipatterns_detected"
+        ),
+    )
+
+
+def _dismissed(run: StoredRun, ident: str) -> Problem:
+    return Problem(
+        path="/antipatterns_detected",
+        code="antipattern_dismissed",
+        message=(
+            f"{ident} ({_where(run, ident)}) was dismissed: in run {run.run_id} every tests check"
+            " gave the same verdict with the base harness"
+        ),
+    )
 
 
 def _where(run: StoredRun, ident: str) -> str:

@@ -226,6 +226,12 @@ CODES: dict[str, Code] = {
         " harness_modified …) is missing from `antipatterns_detected`.",
         "Keep every antipattern of the draft scorecard; a judge may add, never drop.",
     ),
+    "antipattern_dismissed": _w(
+        "The scorecard leaves out `harness_modified`, which referee allows only when every tests"
+        " check gave the same verdict with the base harness (a new fixture, not a trick).",
+        "Nothing, if the harness change is legitimate: the dismissal is listed in aggregate's"
+        " quality notes and the report.",
+    ),
     "deterministic_override": _w(
         "A dimension score differs from the one referee derived from the evidence.",
         "Nothing, if the judgement is deliberate: the override is listed in aggregate's quality"
