@@ -17,7 +17,7 @@ from referee.tools.errors import RefereeError
 from referee.tools.settings import Settings
 
 from . import prompts, resources
-from .adapters import aggregate, contracts, evaluate, validate
+from .adapters import aggregate, contracts, evaluate, holdouts, validate
 from .errors import error_result, problems_of
 from .state import State, open_state
 from .tooling import ToolSpec, tool_function
@@ -31,7 +31,13 @@ checks and static analysis itself), score what needs judgement with the `evaluat
 each scorecard with validate_scorecard, then aggregate to get DELIVER, a revision brief, or an
 escalation. Never let the generator grade its own work."""
 
-TOOLS: list[ToolSpec[Any]] = [*contracts.TOOLS, *evaluate.TOOLS, *validate.TOOLS, *aggregate.TOOLS]
+TOOLS: list[ToolSpec[Any]] = [
+    *contracts.TOOLS,
+    *holdouts.TOOLS,
+    *evaluate.TOOLS,
+    *validate.TOOLS,
+    *aggregate.TOOLS,
+]
 
 
 class RefereeServer(MCPServer[State]):

@@ -47,7 +47,7 @@ class State:
 @asynccontextmanager
 async def open_state(settings: Settings) -> AsyncIterator[State]:
     """Open the store (and, lazily, the browser) for the server's lifetime; close them after."""
-    store = Store(settings.home, key=settings.key_source.load())
+    store = Store(settings.home, key=settings.key_source.load(), vault=settings.vault_root)
     state = State(settings=settings, store=store)
     try:
         async with state.exit_stack:

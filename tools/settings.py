@@ -9,7 +9,7 @@ from pathlib import Path
 
 from referee.tools.repo.info import repository_root
 from referee.tools.store.keys import KeySource
-from referee.tools.store.location import store_home
+from referee.tools.store.location import holdout_base, store_home, vault_root
 
 
 @dataclass(frozen=True)
@@ -25,6 +25,19 @@ class Settings:
     """Largest test report (bytes, all files of one run) referee reads; above it: unscored."""
     env: Mapping[str, str] = field(default_factory=dict)
     key: KeySource | None = None
+    holdout_dir: Path | None = None
+    """A folder of hold-out files given by the caller (CI's `--holdout-dir`), used instead of
+    the vault: its files, at their tree paths, serve every hold-out criterion."""
+
+    @property
+    def holdout_base(self) -> Path:
+        """Where hold-out vaults live: `$REFEREE_HOLDOUTS`, else beside the signing key."""
+        return holdout_base(self.env)
+
+    @property
+    def vault_root(self) -> Path:
+        """This store's hold-out vault (one per store, so two repositories never mix)."""
+        return vault_root(self.env, self.home)
 
     @property
     def key_source(self) -> KeySource:

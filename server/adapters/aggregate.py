@@ -9,6 +9,7 @@ from mcp.server.mcpserver import Context
 
 from referee.tools import aggregate as core
 from referee.tools import calibration
+from referee.tools.holdouts import holdout_source
 from referee.tools.models import AggregateInput, AggregateResult
 from referee.tools.store import load_contract
 from referee.tools.validate_scorecard import contract_repo, current_tree
@@ -29,8 +30,8 @@ async def aggregate(
     at 0, spec defects); all ACCEPT → DELIVER this iteration; any REVISE before the contract's
     max_iterations → REVISE with revision_brief (every asking evaluator's issues merged, duplicates
     across evaluators removed with every source listed, ordered CRITICAL > HIGH > MEDIUM > LOW, LOW
-    deferred, failed visible criteria; safe to hand to the generator: no hold-outs); any REVISE at
-    the
+    deferred, failed visible criteria; safe to hand to the generator: no hold-outs, and an issue
+    that would reveal one is withheld and listed in holdout_leaks for you alone); any REVISE at the
     last iteration → DELIVER the best iteration (delivered_iteration, best_iteration) with
     quality_notes on what still fails. Also returns the iteration's mean scores and alerts:
     not_comparable (rubric version, prompt version or evaluator model changed), regression,
@@ -50,6 +51,7 @@ async def aggregate(
         scorecards=cards,
         now=state.now,
         tree=tree,
+        holdout_files=holdout_source(state.settings, state.store.key).names(contract.id),
     )
 
 

@@ -10,9 +10,31 @@ from importlib.metadata import version
 
 from referee.tools.store import StoreTampered
 
-from . import aggregate, capture, contract, demo, evaluate, report, serve, setup, validate
+from . import (
+    aggregate,
+    capture,
+    contract,
+    demo,
+    evaluate,
+    holdout,
+    report,
+    serve,
+    setup,
+    validate,
+)
 
-COMMANDS = [serve, contract, evaluate, validate, aggregate, report, capture, setup, demo]
+COMMANDS = [
+    serve,
+    contract,
+    holdout,
+    evaluate,
+    validate,
+    aggregate,
+    report,
+    capture,
+    setup,
+    demo,
+]
 
 EPILOG = """\
 exit codes: 0 success or a positive judgement; 1 a negative judgement (invalid scorecard,

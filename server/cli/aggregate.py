@@ -23,6 +23,7 @@ from referee.tools.calibration import (
 )
 from referee.tools.create_contract import ContractFileError, import_contract, load_contract_file
 from referee.tools.errors import InvalidInput, NotFound
+from referee.tools.holdouts import holdout_source
 from referee.tools.models import AggregateResult, BriefIssue, RevisionBrief
 from referee.tools.rubrics import load_rubrics
 from referee.tools.store import Store, load_contract
@@ -133,6 +134,7 @@ def run_aggregate(args: argparse.Namespace) -> int:
             scorecards=cards,
             now=lambda: datetime.now(UTC),
             tree=tree,
+            holdout_files=holdout_source(settings, store.key).names(args.contract_id),
         )
     except UsageError as exc:
         sys.stderr.write(f"error: {exc}\n")
@@ -199,6 +201,13 @@ def print_result(result: AggregateResult) -> None:
     if result.escalation is not None:
         _print_list("escalation", result.escalation.reasons)
     _print_list("notes", result.quality_notes)
+    _print_list(
+        "withheld (holdout_leak, not for the generator)",
+        [
+            f"[{leak.severity}] {leak.description} ({leak.evaluator}: {leak.why})"
+            for leak in result.holdout_leaks
+        ],
+    )
     _print_list(
         "alerts",
         [f"{a.kind}{' ' + a.dimension if a.dimension else ''}: {a.message}" for a in result.alerts],

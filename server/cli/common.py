@@ -22,7 +22,7 @@ def settings_of(args: argparse.Namespace) -> Settings:
 
 
 def open_store(settings: Settings) -> Store:
-    return Store(settings.home, key=settings.key_source.load())
+    return Store(settings.home, key=settings.key_source.load(), vault=settings.vault_root)
 
 
 def print_json(data: Any) -> None:

@@ -46,11 +46,17 @@ def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type
     show.add_argument("--json", action="store_true", help="JSON instead of YAML")
     show.set_defaults(handler=run_show)
     export = sub.add_parser(
-        "export", help="write a stored contract as YAML (for CI without the database)"
+        "export",
+        help="write a stored contract as YAML (for CI without the database)",
+        description=(
+            "Write a stored contract as YAML. The default is the generator view (no hold-outs),"
+            " safe to commit; --view evaluator writes everything and warns that the file reveals"
+            " the hold-outs (`referee holdout export` is the way to hand them to CI)."
+        ),
     )
     export.add_argument("contract_id")
     export.add_argument("-o", "--output", type=Path, help="file to write (default: stdout)")
-    export.add_argument("--view", choices=["evaluator", "generator"], default="evaluator")
+    export.add_argument("--view", choices=["evaluator", "generator"], default="generator")
     export.set_defaults(handler=run_export)
     listing = sub.add_parser("list", help="list stored contract ids")
     listing.set_defaults(handler=run_list)
@@ -128,6 +134,13 @@ def run_export(args: argparse.Namespace) -> int:
     doc = _document(args)
     if isinstance(doc, int):
         return doc
+    hidden = [c for group in doc["acceptance_criteria"].values() for c in group if c.get("holdout")]
+    if hidden:
+        print(
+            f"warning: this file reveals {len(hidden)} hold-out criteria; never commit it where"
+            " the generator can read it (the generator view is the default)",
+            file=sys.stderr,
+        )
     text = to_yaml(doc)
     if args.output:
         args.output.write_text(text, encoding="utf-8")

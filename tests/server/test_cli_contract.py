@@ -40,8 +40,16 @@ def test_contract_create_show_export_roundtrip(
     assert run(repo, "contract", "show", cid, "--view", "generator") == 0
     shown = capsys.readouterr().out
     assert "The version matches" not in shown and "GET /health" in shown
+    # The default export is the generator view: safe to commit, no hold-out in it.
+    safe = tmp_path / "safe.yaml"
+    assert run(repo, "contract", "export", cid, "-o", str(safe)) == 0
+    assert "reveals" not in capsys.readouterr().err
+    text = safe.read_text(encoding="utf-8")
+    assert "The version matches" not in text and "holdout" not in text
+    assert len(yaml.safe_load(text)["acceptance_criteria"]["functional"]) == 1
     exported = tmp_path / "exported.yaml"
-    assert run(repo, "contract", "export", cid, "-o", str(exported)) == 0
+    assert run(repo, "contract", "export", cid, "--view", "evaluator", "-o", str(exported)) == 0
+    assert "reveals 1 hold-out" in capsys.readouterr().err
     doc = yaml.safe_load(exported.read_text(encoding="utf-8"))
     assert doc["id"] == cid and len(doc["acceptance_criteria"]["functional"]) == 2
     # Importing the exported file into a fresh store keeps the id.

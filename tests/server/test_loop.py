@@ -20,6 +20,7 @@ from referee.tools.setup.demo import (
     apply,
     chromium_available,
     contract_request,
+    holdout_files,
     prepare_repo,
 )
 
@@ -33,12 +34,12 @@ PLAN: dict[int, dict[str, Any]] = {
         "scores": {TESTS_JUDGE: 1, UX_JUDGE: 1},
         "issues": {
             TESTS_JUDGE: [
-                ("HIGH", "discounted totals are truncated, not rounded", "shop/cart.py:9"),
+                ("HIGH", "the percentage is applied twice to the cart", "shop/cart.py:9"),
                 ("LOW", "name the magic 100 as PERCENT", "shop/cart.py:8"),
+                # Restates the hold-out: withheld from the brief, reported as holdout_leak.
+                ("HIGH", "discounted totals are truncated, not rounded", "shop/cart.py:9"),
             ],
-            UX_JUDGE: [
-                ("MEDIUM", "discounted total is truncated instead of rounded", "shop/cart.py:10")
-            ],
+            UX_JUDGE: [("MEDIUM", "percentage applied twice to the cart", "shop/cart.py:10")],
         },
     },
     2: {
@@ -106,6 +107,12 @@ async def test_three_iterations_two_evaluators_end_in_the_best_iteration(
         created = await client.call_tool("create_contract", request)
         assert created.is_error is False, created.content
         cid = created.structured_content["contract"]["id"]
+        added = await client.call_tool(
+            "add_holdout_files", {"contract_id": cid, "files": holdout_files()}
+        )
+        assert added.is_error is False, added.content
+        assert added.structured_content["warnings"] == []
+        assert not (repo / "tests" / "test_rounding.py").exists()
         first = await run_iteration(client, repo, cid, 1)
         second = await run_iteration(client, repo, cid, 2)
         third = await run_iteration(client, repo, cid, 3)
@@ -114,8 +121,13 @@ async def test_three_iterations_two_evaluators_end_in_the_best_iteration(
     assert first["evaluator_verdicts"] == {TESTS_JUDGE: "REVISE", UX_JUDGE: "REVISE"}
     brief = first["revision_brief"]
     assert brief["iteration_from"] == 1 and brief["iteration_to"] == 2
-    merged = [i for i in brief["issues_to_address"] if "truncated" in i["description"]]
+    merged = [i for i in brief["issues_to_address"] if "twice" in i["description"]]
     assert len(merged) == 1 and merged[0]["severity"] == "HIGH"
+    assert "truncated" not in json.dumps(brief) and "rounded" not in json.dumps(brief)
+    leaks = first["holdout_leaks"]
+    assert [(x["evaluator"], x["code"]) for x in leaks] == [(TESTS_JUDGE, "holdout_leak")]
+    assert "restates hold-out criterion" in leaks[0]["why"]
+    assert any("holdout_leak" in n for n in first["quality_notes"])
     assert merged[0]["sources"] == [TESTS_JUDGE, UX_JUDGE]
     assert [i["severity"] for i in brief["issues_deferred"]] == ["LOW"]
     order = [i["severity"] for i in brief["issues_to_address"]]

@@ -12,6 +12,7 @@ pytestmark = pytest.mark.anyio
 TOOLS = {
     "create_contract",
     "get_contract",
+    "add_holdout_files",
     "evaluate",
     "validate_scorecard",
     "aggregate",

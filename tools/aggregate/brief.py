@@ -7,31 +7,19 @@ an evaluator whose only criteria are hold-outs is not named.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import cast
 
 from referee.tools.aggregate.dedupe import duplicates
+from referee.tools.aggregate.holdouts import HoldoutGuard, RawIssue
 from referee.tools.aggregate.records import CardRecord
-from referee.tools.create_contract.views import generator_view
-from referee.tools.models.aggregate import BriefIssue, RevisionBrief
+from referee.tools.models.aggregate import BriefIssue, HoldoutLeak, RevisionBrief
 from referee.tools.models.common import SEVERITY_ORDER, Severity, Verdict
 from referee.tools.models.contract import Contract
 
 DEFERRED: tuple[Severity, ...] = ("LOW",)
 _SEVERITIES = tuple(SEVERITY_ORDER)
-
-
-@dataclass(frozen=True)
-class RawIssue:
-    """One issue as one evaluator reported it."""
-
-    evaluator: str
-    severity: Severity
-    description: str
-    location: str | None = None
-    suggestion: str | None = None
 
 
 @dataclass
@@ -82,12 +70,14 @@ def _issue(evaluator: str, item: dict[str, object]) -> RawIssue | None:
     if severity not in _SEVERITIES or not isinstance(description, str) or not description.strip():
         return None
     location, suggestion = item.get("location"), item.get("suggestion")
+    cited = item.get("evidence_ids")
     return RawIssue(
         evaluator,
         cast(Severity, severity),
         description.strip(),
         location if isinstance(location, str) else None,
         suggestion if isinstance(suggestion, str) and suggestion.strip() else None,
+        tuple(e for e in cited if isinstance(e, str)) if isinstance(cited, list) else (),
     )
 
 
@@ -126,32 +116,6 @@ def brief_issue(group: MergedIssue, order: Sequence[str]) -> BriefIssue:
     )
 
 
-class HoldoutGuard:
-    """Tells whether a text would reveal a hold-out criterion to the generator."""
-
-    def __init__(self, contract: Contract) -> None:
-        hidden = [c for c in contract.all_criteria() if c.holdout]
-        self.ids = {c.id for c in hidden}
-        self._patterns = [
-            re.compile(rf"(?<![\w-]){re.escape(c.id)}(?![\w-])", re.IGNORECASE) for c in hidden
-        ]
-        self._texts = [c.criterion.casefold() for c in hidden]
-        self.visible_evaluators = list(generator_view(contract)["evaluators"])
-
-    def reveals(self, text: str | None) -> bool:
-        if not text:
-            return False
-        folded = text.casefold()
-        return any(p.search(text) for p in self._patterns) or any(t in folded for t in self._texts)
-
-    def hides(self, issue: RawIssue) -> bool:
-        return (
-            issue.evaluator not in self.visible_evaluators
-            or self.reveals(issue.description)
-            or self.reveals(issue.suggestion)
-        )
-
-
 def failed_visible_criteria(
     records: Iterable[CardRecord], contract: Contract, guard: HoldoutGuard
 ) -> list[str]:
@@ -171,7 +135,8 @@ def build_brief(
     records: Sequence[CardRecord],
     verdicts: dict[str, Verdict],
     asking: Sequence[str],
-) -> RevisionBrief:
+    guard: HoldoutGuard,
+) -> tuple[RevisionBrief, list[HoldoutLeak]]:
     """Compile the revision brief for the next iteration.
 
     Args:
@@ -180,13 +145,19 @@ def build_brief(
         records: The iteration's scorecards.
         verdicts: Every evaluator's verdict.
         asking: The evaluators whose issues go into the brief (REVISE, and BLOCK when escalating).
+        guard: What reveals a hold-out (holdouts.py).
 
     Returns:
-        The brief: issues to address and deferred (LOW) ones, verdicts, failed visible criteria.
+        The brief (issues to address and deferred LOW ones, verdicts, failed visible criteria),
+        and the issues withheld because they would reveal a hold-out.
     """
-    guard = HoldoutGuard(contract)
     order = [e for e in contract.evaluators if e in asking]
     raw = [i for name in order for r in records if r.evaluator == name for i in issues_of(r)]
+    leaks = [
+        _leak(i, why)
+        for i in raw
+        if (why := guard.leak(i)) and i.evaluator in guard.visible_evaluators
+    ]
     groups = merge(i for i in raw if not guard.hides(i))
     rendered = [brief_issue(g, contract.evaluators) for g in groups]
     return RevisionBrief(
@@ -197,4 +168,10 @@ def build_brief(
         issues_deferred=[i for i in rendered if i.severity in DEFERRED],
         evaluator_verdicts={e: v for e, v in verdicts.items() if e in guard.visible_evaluators},
         failed_criteria=failed_visible_criteria(records, contract, guard),
+    ), leaks
+
+
+def _leak(issue: RawIssue, why: str) -> HoldoutLeak:
+    return HoldoutLeak(
+        evaluator=issue.evaluator, severity=issue.severity, description=issue.description, why=why
     )

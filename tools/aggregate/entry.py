@@ -31,6 +31,7 @@ from referee.tools.aggregate.history import (
     series_of,
     version_changes,
 )
+from referee.tools.aggregate.holdouts import HoldoutGuard, holdout_guard
 from referee.tools.aggregate.notes import (
     bound_notes,
     change_notes,
@@ -51,6 +52,7 @@ from referee.tools.models.aggregate import (
     BestIteration,
     Escalation,
     GamingIndicator,
+    HoldoutLeak,
     RevisionBrief,
     Scores,
 )
@@ -72,6 +74,7 @@ def aggregate(
     scorecards: Sequence[Any] | None = None,
     now: Callable[[], datetime],
     tree: str | None = None,
+    holdout_files: Sequence[str] = (),
 ) -> AggregateResult:
     """Turn the evaluators' scorecards for one iteration into a decision, and store it.
 
@@ -86,6 +89,7 @@ def aggregate(
         now: The clock.
         tree: The repository's current tree hash, so that stale inline scorecards are refused; None
             skips that check (a warning of validation, not an error).
+        holdout_files: The contract's hold-out files, whose names the brief must not reveal.
 
     Returns:
         The decision with its reason, verdicts, brief or escalation, scores, notes and alerts.
@@ -113,7 +117,7 @@ def aggregate(
         else []
     )
     target = _target_iteration(store, contract.id, iteration, inline)
-    context = _context(store, contract, target, inline)
+    context = _context(store, contract, target, inline, holdout_files)
     result = _result(context)
     save_aggregate(
         store,
@@ -158,6 +162,8 @@ class _Context:
     store: Store
     refused: list[str] = field(default_factory=list)
     """Stored scorecards that no longer rest on a recorded run, and why."""
+    guard: HoldoutGuard | None = None
+    """What reveals a hold-out; None: the contract has none to reveal."""
 
 
 def _target_iteration(
@@ -172,7 +178,11 @@ def _target_iteration(
 
 
 def _context(
-    store: Store, contract: Contract, iteration: int, inline: list[CardRecord]
+    store: Store,
+    contract: Contract,
+    iteration: int,
+    inline: list[CardRecord],
+    holdout_files: Sequence[str],
 ) -> _Context:
     replaced = {(r.evaluator, r.iteration) for r in inline}
     verified = verified_records(store, contract.id)
@@ -187,7 +197,10 @@ def _context(
     now = {r.evaluator: r for r in history if r.iteration == iteration}
     current = [now[e] for e in contract.evaluators if e in now]
     gaming = gaming_checks(history, stored_records(store, contract.id, variant="perturbed"))
-    return _Context(contract, iteration, history, current, inline, gaming, store, verified.refused)
+    guard = holdout_guard(store, contract, iteration, holdout_files)
+    return _Context(
+        contract, iteration, history, current, inline, gaming, store, verified.refused, guard
+    )
 
 
 def _ruling(ctx: _Context) -> Ruling:
@@ -205,6 +218,7 @@ def _result(ctx: _Context) -> AggregateResult:
     series = series_of(ctx.history)
     changes = version_changes(series, ctx.iteration)
     verdicts = {r.evaluator: r.verdict for r in ctx.current}
+    brief, leaks = _brief(ctx, ruling)
     return AggregateResult(
         contract_ref=ctx.contract.id,
         iteration=ctx.iteration,
@@ -212,7 +226,8 @@ def _result(ctx: _Context) -> AggregateResult:
         reason=_reason(ruling, delivered, best),
         evaluator_verdicts=verdicts,
         missing_evaluators=[e for e in ctx.contract.evaluators if e not in verdicts],
-        revision_brief=_brief(ctx, ruling),
+        revision_brief=brief,
+        holdout_leaks=leaks,
         escalation=_escalation(ctx, ruling),
         delivered_iteration=delivered,
         best_iteration=(
@@ -223,7 +238,7 @@ def _result(ctx: _Context) -> AggregateResult:
             if current
             else _NO_SCORES
         ),
-        quality_notes=_notes(ctx, ruling, scores, best, delivered),
+        quality_notes=_notes(ctx, ruling, scores, best, delivered) + _leak_notes(leaks),
         alerts=_alerts(ctx, scores),
         comparable=not changes,
         **_optional_fields(ctx),
@@ -247,15 +262,16 @@ def _reason(ruling: Ruling, delivered: int | None, best: IterationScore | None) 
     return ruling.reason
 
 
-def _brief(ctx: _Context, ruling: Ruling) -> RevisionBrief | None:
+def _brief(ctx: _Context, ruling: Ruling) -> tuple[RevisionBrief | None, list[HoldoutLeak]]:
     # When escalating, the blocking evaluators' issues
     # come along as context for the person deciding.
     asking = {"REVISE": (REVISE,), "ESCALATE": (REVISE, BLOCK)}.get(ruling.decision)
     if asking is None:
-        return None
+        return None, []
     verdicts = {r.evaluator: r.verdict for r in ctx.current}
     names = [e for e, v in verdicts.items() if v in asking]
-    return build_brief(ctx.contract, ctx.iteration, ctx.current, verdicts, names)
+    guard = ctx.guard or HoldoutGuard(ctx.contract)
+    return build_brief(ctx.contract, ctx.iteration, ctx.current, verdicts, names, guard)
 
 
 def _escalation(ctx: _Context, ruling: Ruling) -> Escalation | None:
@@ -264,6 +280,15 @@ def _escalation(ctx: _Context, ruling: Ruling) -> Escalation | None:
     return Escalation(
         reasons=escalation_reasons(ctx.current, {r.evaluator: r.verdict for r in ctx.current})
     )
+
+
+def _leak_notes(leaks: list[HoldoutLeak]) -> list[str]:
+    if not leaks:
+        return []
+    return [
+        f"holdout_leak: {len(leaks)} issue(s) withheld from the revision brief because they reveal"
+        " a hold-out (listed in holdout_leaks; never hand them to the generator)"
+    ]
 
 
 def _alerts(ctx: _Context, scores: list[IterationScore]) -> list[Alert]:

@@ -10,6 +10,7 @@ from referee.tools.create_contract.entry import create_contract, get_contract, i
 from referee.tools.create_contract.files import (
     ContractFile,
     ContractFileError,
+    contract_from_text,
     load_contract_file,
     parse_contract,
     read_contract_file,
@@ -23,6 +24,7 @@ __all__ = [
     "ContractFileError",
     "View",
     "contract_document",
+    "contract_from_text",
     "create_contract",
     "generator_view",
     "get_contract",

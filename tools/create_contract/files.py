@@ -46,17 +46,37 @@ def _load_mapping(path: Path) -> dict[str, Any]:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ContractFileError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    return _mapping(text, str(path), as_json=path.suffix == ".json")
+
+
+def _mapping(text: str, name: str, *, as_json: bool) -> dict[str, Any]:
     try:
-        data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+        data = json.loads(text) if as_json else yaml.safe_load(text)
     except (yaml.YAMLError, json.JSONDecodeError) as exc:
-        raise ContractFileError(
-            f"{path} is not valid {'JSON' if path.suffix == '.json' else 'YAML'}: {exc}"
-        ) from exc
+        kind = "JSON" if as_json else "YAML"
+        raise ContractFileError(f"{name} is not valid {kind}: {exc}") from exc
     if not isinstance(data, dict):
         raise ContractFileError(
-            f"{path} must hold a mapping of contract fields, not {type(data).__name__}"
+            f"{name} must hold a mapping of contract fields, not {type(data).__name__}"
         )
     return data
+
+
+def contract_from_text(text: str, name: str) -> Contract:
+    """An exported contract from its text (a file read from git, not from disk).
+
+    Raises:
+        ContractFileError: not YAML/JSON, not a mapping, or a request rather than an exported
+            contract.
+        InvalidInput: an exported contract that does not validate (every problem listed).
+    """
+    data = _mapping(text, name, as_json=name.endswith(".json"))
+    if not all(key in data for key in _EXPORTED_MARKERS):
+        raise ContractFileError(
+            f"{name} is a contract request, not an exported contract; export one with `referee"
+            " contract export ID`"
+        )
+    return parse_contract(data)
 
 
 def parse_contract(data: dict[str, Any]) -> Contract:

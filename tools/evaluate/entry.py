@@ -30,6 +30,7 @@ from referee.tools.evidence import (
     sessions,
     sign,
 )
+from referee.tools.holdouts import holdout_source
 from referee.tools.models.contract import Contract, Criterion
 from referee.tools.models.evaluation import EvaluateInput, Evaluation
 from referee.tools.paths import confine
@@ -84,6 +85,8 @@ async def evaluate(request: EvaluateInput, deps: EvaluateDeps) -> Evaluation:
         deps.store.run_artifacts(run_id),
         _redactor(deps.settings, contract, deps.store.key),
         deps.now,
+        # A hold-out's logs and reports never enter the repository's store (store/sealed.py).
+        sealed=(deps.store.sealed / run_id, {c.id for c in contract.all_criteria() if c.holdout}),
     )
     started = anyio.current_time()
     isolated = choose_isolation(request, contract, deps.settings)
@@ -104,6 +107,7 @@ async def evaluate(request: EvaluateInput, deps: EvaluateDeps) -> Evaluation:
                 launcher=isolated.launcher,
                 browser_pool=deps.browser_pool,
                 on_progress=deps.on_progress,
+                holdouts=holdout_source(deps.settings, deps.store.key),
             )
         )
         observed = await anyio.to_thread.run_sync(tree_changed, workspace, isolated.launcher)

@@ -63,8 +63,8 @@ def choose_isolation(request: EvaluateInput, contract: Contract, settings: Setti
 
 
 def _profile(settings: Settings) -> SandboxProfile:
-    # Hidden: the store (database, artifacts, worktrees of other runs) and the key's folder.
-    hidden: tuple[Path, ...] = (settings.home, settings.key_file.parent)
+    # Hidden: the store (database, artifacts), the key's folder and the hold-out vaults.
+    hidden: tuple[Path, ...] = (settings.home, settings.key_file.parent, settings.holdout_base)
     return SandboxProfile.build(settings.env, hidden=hidden)
 
 

@@ -30,6 +30,7 @@ from referee.tools.graders import (
     run_suite,
     start_serve,
 )
+from referee.tools.holdouts import HoldoutSource
 from referee.tools.models.checks import TestsCheck
 from referee.tools.models.common import Depth, Scope
 from referee.tools.models.contract import Contract, Criterion
@@ -79,6 +80,7 @@ class RunPlan:
     launcher: Launcher = field(default_factory=HostLauncher)
     browser_pool: BrowserPool | None = None
     on_progress: Progress | None = None
+    holdouts: HoldoutSource | None = None
 
 
 class _Once(Generic[T]):
@@ -158,6 +160,7 @@ async def _context(plan: RunPlan, scratch: Path) -> AsyncIterator[GradeContext]:
             return await stack.enter_async_context(pool)
 
         ctx = GradeContext(
+            holdout_layers=_holdout_layers(plan, scratch / "holdouts"),
             contract=plan.contract,
             repo=ws.repo,
             workdir=ws.workdir,
@@ -181,6 +184,19 @@ async def _context(plan: RunPlan, scratch: Path) -> AsyncIterator[GradeContext]:
             with anyio.CancelScope(shield=True):
                 for cleanup in cleanups:
                     cleanup()
+
+
+def _holdout_layers(plan: RunPlan, folder: Path) -> dict[str, Path]:
+    """Each hold-out criterion's files, copied out of the vault for this run only."""
+    if plan.holdouts is None:
+        return {}
+    layers = {}
+    for criterion in plan.criteria:
+        if criterion.holdout and criterion.check is not None:
+            layer = plan.holdouts.lay(plan.contract.id, criterion.id, folder / criterion.id)
+            if layer is not None:
+                layers[criterion.id] = layer
+    return layers
 
 
 def _scope_files(plan: RunPlan, ws: Workspace) -> list[str]:

@@ -25,7 +25,7 @@ import os
 import re
 import shutil
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -104,6 +104,7 @@ class EvidenceRecorder:
         clock: Callable[[], datetime],
         inline_limit: int = INLINE_LIMIT,
         log_limit: int = LOG_LIMIT,
+        sealed: tuple[Path, Collection[str]] | None = None,
     ) -> None:
         """Create a recorder.
 
@@ -114,6 +115,8 @@ class EvidenceRecorder:
             clock: Gives the timestamp of each item (timezone-aware).
             inline_limit: Bytes of stdout and of stderr kept inline in an item.
             log_limit: Bytes of a raw output file read at most (head and tail beyond that).
+            sealed: (folder, criterion ids): the artifacts of those criteria (hold-outs) go to
+                that folder, outside the repository, instead of `artifacts_dir`.
         """
         self.run_id, self.artifacts_dir = run_id, artifacts_dir
         self._redactor, self._clock = redactor, clock
@@ -121,6 +124,7 @@ class EvidenceRecorder:
         self._lock = threading.Lock()  # ids stay unique when items are recorded from worker threads
         self._count = 0
         self._items: list[EvidenceItem] = []
+        self._sealed = sealed
 
     @property
     def items(self) -> list[EvidenceItem]:
@@ -219,13 +223,15 @@ class EvidenceRecorder:
             The stored item.
         """
         item_id = item_id or self.next_id()
-        self.artifacts_dir.mkdir(parents=True, exist_ok=True)
-        artifacts = _Artifacts(self.artifacts_dir, item_id, extra_artifacts, self._log_limit)
+        folder = self._folder(criterion_id)
+        folder.mkdir(parents=True, exist_ok=True)
+        artifacts = _Artifacts(folder, item_id, extra_artifacts, self._log_limit)
         seen = _Seen(
             stdout, stderr, command, summary, cwd, list(argv), list(tests), dict(details or {})
         )
         clean, redacted = seen.redacted(self._redactor, artifacts.texts)
-        paths = [*self._write_logs(item_id, clean.stdout, clean.stderr), *artifacts.store(redacted)]
+        logs = self._write_logs(folder, item_id, clean.stdout, clean.stderr)
+        paths = [*logs, *artifacts.store(redacted)]
         if self._redactor.degraded:
             clean.details["redaction"] = self._redactor.degraded
         if artifacts.missing:
@@ -269,11 +275,16 @@ class EvidenceRecorder:
             **facts,
         )
 
-    def _write_logs(self, item_id: str, stdout: str, stderr: str) -> list[Path]:
+    def _folder(self, criterion_id: str | None) -> Path:
+        if self._sealed is not None and criterion_id in self._sealed[1]:
+            return self._sealed[0]
+        return self.artifacts_dir
+
+    def _write_logs(self, folder: Path, item_id: str, stdout: str, stderr: str) -> list[Path]:
         written = []
         for stream, text in (("stdout", stdout), ("stderr", stderr)):
             if text:
-                target = self.artifacts_dir / f"{item_id}.{stream}.log"
+                target = folder / f"{item_id}.{stream}.log"
                 target.write_bytes(text.encode("utf-8"))
                 written.append(target.resolve())
         return written

@@ -115,6 +115,12 @@ class GradeContext:
     serve: Callable[[], Awaitable[ServeState]]
     harness: Callable[[], Awaitable[BaseHarness]]
     browser_pool: Callable[[], Awaitable[BrowserPool]]
+    holdout_layers: Mapping[str, Path] = field(default_factory=dict)
+
+    def layers_for(self, criterion_id: str) -> tuple[Path, ...]:
+        """The folders laid over the tree for one criterion's commands: its hold-out files."""
+        layer = self.holdout_layers.get(criterion_id)
+        return (layer,) if layer is not None else ()
 
     def env_for(self, declared: Mapping[str, str]) -> dict[str, str]:
         """A check's extra variables, `${NAME}` taken from the server's environment."""

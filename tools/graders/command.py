@@ -24,6 +24,7 @@ async def grade_command(ctx: GradeContext, criterion: Criterion) -> GradeResult:
             env=ctx.env_for(check.env),
             shell=check.shell,
             network=check.network,
+            layers=ctx.layers_for(criterion.id),
         )
     )
     verdict = command_verdict(result, check.expect_exit)

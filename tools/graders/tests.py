@@ -112,7 +112,10 @@ async def run_suite(
             tree=root,
             export=exported.paths,
             export_to=exported.to,
-            layers=(harness.layer,) if harness and harness.layer else (),
+            layers=(
+                *((harness.layer,) if harness and harness.layer else ()),
+                *ctx.layers_for(criterion_id),
+            ),
             hide=harness.hide if harness else (),
         )
     )

@@ -3,6 +3,7 @@
 common      closed vocabularies (verdicts, severities, scopes, reason codes) and the Model base
 checks      the check kinds of a criterion (tests, command, browser, static) and `serve`
 contract    the sprint contract, its criteria, and the inputs of create_contract/get_contract
+holdouts    what add_holdout_files accepts and returns
 evaluation  what evaluate accepts and returns
 evidence    evidence items and test outcomes
 scorecard   the canonical, tenpoint and draft scorecards
@@ -65,6 +66,12 @@ from referee.tools.models.evaluation import (
     Finding,
 )
 from referee.tools.models.evidence import EvidenceItem, EvidenceSummary, TestOutcome
+from referee.tools.models.holdouts import (
+    AddHoldoutFilesInput,
+    AddHoldoutFilesResult,
+    HoldoutContent,
+    HoldoutFileInfo,
+)
 from referee.tools.models.rubric import Rubric
 from referee.tools.models.scorecard import DraftScorecard, Scorecard, Target, TenpointScorecard
 from referee.tools.models.validation import Computed, ValidateScorecardInput, ValidationResult
@@ -74,6 +81,8 @@ __all__ = [
     "BLOCK",
     "REVISE",
     "SEVERITY_ORDER",
+    "AddHoldoutFilesInput",
+    "AddHoldoutFilesResult",
     "AggregateInput",
     "AggregateResult",
     "Alert",
@@ -105,6 +114,8 @@ __all__ = [
     "Finding",
     "GeneratorView",
     "GetContractInput",
+    "HoldoutContent",
+    "HoldoutFileInfo",
     "Isolation",
     "Model",
     "ReasonCode",

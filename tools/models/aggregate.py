@@ -30,6 +30,16 @@ class RevisionBrief(Model):
     )
 
 
+class HoldoutLeak(Model):
+    """An issue withheld from the brief because it would reveal a hold-out to the generator."""
+
+    code: Literal["holdout_leak"] = "holdout_leak"
+    evaluator: str
+    severity: Severity
+    description: str
+    why: str = Field(description="What it reveals: hold-out evidence, a file or test, the wording")
+
+
 class Escalation(Model):
     reasons: list[str]
 
@@ -85,6 +95,13 @@ class AggregateResult(Model):
     gaming: dict[str, GamingIndicator] = Field(
         default_factory=dict,
         description="Gaming indicator per evaluator for this iteration (perturbed re-scoring)",
+    )
+    holdout_leaks: list[HoldoutLeak] = Field(
+        default_factory=list,
+        description=(
+            "Issues kept out of the revision brief because they reveal a hold-out (for the"
+            " orchestrator only: never hand these to the generator)"
+        ),
     )
     dimension_changes: list[DimensionChange] = Field(
         default_factory=list,

@@ -47,6 +47,13 @@ class EvidenceItem(Model):
     criterion_id: str | None = None
     tests: list[TestOutcome] = Field(default_factory=list)
     details: dict[str, Any] = Field(default_factory=dict)
+    sealed: str | None = Field(
+        default=None,
+        description=(
+            "Hold-out evidence only: SHA-256 of the full item, kept outside the repository (the"
+            " stored copy is a stub)"
+        ),
+    )
 
 
 class EvidenceSummary(Model):

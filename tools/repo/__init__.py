@@ -7,7 +7,7 @@ files     files changed since base, every file, a file's text at a commit
 worktree  detached checkouts in referee's own folders
 """
 
-from referee.tools.repo.files import changed_files, file_at, ignored, list_files
+from referee.tools.repo.files import changed_files, file_at, ignored, last_commits, list_files
 from referee.tools.repo.git import GitError, git
 from referee.tools.repo.info import (
     RepoInfo,
@@ -45,6 +45,7 @@ __all__ = [
     "head_commit",
     "ignored",
     "is_git_repo",
+    "last_commits",
     "list_files",
     "remove_worktree",
     "repository_root",

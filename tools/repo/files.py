@@ -5,11 +5,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from referee.tools.repo.git import GitError, git, git_bytes
+from referee.tools.repo.git import GitError, git, git_bytes, git_many
 from referee.tools.repo.info import is_git_repo
 from referee.tools.repo.tree import STORE_DIR
 
-__all__ = ["changed_files", "file_at", "ignored", "list_files"]
+__all__ = ["changed_files", "file_at", "ignored", "last_commits", "list_files"]
 
 _EXCLUDE = f":(exclude){STORE_DIR}"
 
@@ -65,3 +65,15 @@ def ignored(repo: Path, paths: list[str]) -> set[str]:
         return set()
     found = {os.fsdecode(p) for p in out.split(b"\0") if p}
     return {p for p in paths if p in found}
+
+
+def last_commits(repo: Path, paths: list[str]) -> dict[str, str]:
+    """The latest commit of any ref that holds each path (paths never committed are left out)."""
+    if not paths or not is_git_repo(repo):
+        return {}
+    logs = git_many(repo, *[("log", "--all", "-1", "--format=%h", "--", p) for p in paths])
+    found = {
+        p: (out or b"").decode("utf-8", "replace").strip()
+        for p, out in zip(paths, logs, strict=True)
+    }
+    return {p: c for p, c in found.items() if c}

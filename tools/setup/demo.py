@@ -22,9 +22,11 @@ from typing import Any
 from referee.tools.aggregate.entry import aggregate
 from referee.tools.create_contract.entry import create_contract
 from referee.tools.evaluate.entry import EvaluateDeps, EvaluateInput, evaluate
+from referee.tools.holdouts import Vault, add_holdout_files
 from referee.tools.models.aggregate import AggregateResult
 from referee.tools.models.contract import Contract
 from referee.tools.models.evaluation import Evaluation
+from referee.tools.models.holdouts import AddHoldoutFilesInput
 from referee.tools.models.validation import ValidationResult
 from referee.tools.repo import describe_repo, working_tree_hash
 from referee.tools.rubrics import load_rubrics
@@ -71,6 +73,15 @@ def prepare_repo(workdir: Path) -> Path:
     _git(repo, "add", "-A")
     _git(repo, "commit", "-q", "-m", "base: cart stub, tests, page")
     return repo
+
+
+def holdout_files() -> list[dict[str, str]]:
+    """The hold-out test, as the orchestrator hands it to referee: inline, never in the repo."""
+    folder = _package_folder("holdouts")
+    return [
+        {"path": p.relative_to(folder).as_posix(), "content": p.read_text(encoding="utf-8")}
+        for p in sorted(folder.rglob("*.py"))
+    ]
 
 
 def apply(repo: Path, version: str) -> None:
@@ -189,16 +200,13 @@ def judge(evaluation: Evaluation, contract: Contract, reading: dict[str, str]) -
         if crit["pass"] is None:
             crit["pass"], crit["evidence"] = True, "checked by reading the code"
     card["issues"] = [i for i in card["issues"] if i["severity"] != "LOW"]
-    if any(c["pass"] is False for c in card["criteria"]):
-        card["issues"].append(
-            {
-                "severity": "HIGH",
-                "description": "discounted totals are truncated, not rounded",
-                "location": "shop/cart.py:9",
-                "suggestion": "round half up to the cent (Decimal)",
-            }
+    # A careful judge says nothing in its issues about what a hold-out tests: the issues become
+    # the generator's brief. The failed criterion speaks for itself (it forces a REVISE).
+    hidden = {c.id for c in contract.all_criteria() if c.holdout}
+    if any(c["pass"] is False and c["id"] in hidden for c in card["criteria"]):
+        card["guidance"] = (
+            "A criterion failed; the revision brief lists what the generator may see."
         )
-        card["guidance"] = "Round discounted totals half up to the cent instead of truncating."
     for key in ("verdict", "weighted_score"):
         card.pop(key, None)
     return card
@@ -240,12 +248,14 @@ class Loop:
         )
 
     def aggregate(self, iteration: int) -> AggregateResult:
+        vault = Vault(self.settings.vault_root, self.store.key)
         return aggregate(
             self.contract.id,
             store=self.store,
             rubrics=load_rubrics(self.repo),
             iteration=iteration,
             now=self.now,
+            holdout_files=vault.names(self.contract.id),
         )
 
 
@@ -253,7 +263,7 @@ def start(workdir: Path, say: Say) -> Loop:
     repo = prepare_repo(workdir)
     say("repository", f"sample shop copied to {repo} and committed as the base")
     settings = Settings.build([repo])
-    store = Store(settings.home, key=settings.key_source.load())
+    store = Store(settings.home, key=settings.key_source.load(), vault=settings.vault_root)
     with_browser = chromium_available()
     if not with_browser:
         say(
@@ -266,6 +276,19 @@ def start(workdir: Path, say: Say) -> Loop:
         rubrics=load_rubrics(repo),
         repo=describe_repo(repo),
         now=lambda: datetime.now(UTC),
+    )
+    added = add_holdout_files(
+        AddHoldoutFilesInput(contract_id=result.contract.id, files=holdout_files()),
+        contract=result.contract,
+        vault=Vault(settings.vault_root, store.key),
+        repo=repo,
+        roots=settings.roots,
+        now=lambda: datetime.now(UTC).isoformat(timespec="seconds"),
+    )
+    say(
+        "hold-out",
+        f"{len(added.files)} hold-out test file(s) stored in referee's vault, outside the"
+        " repository: the generator never sees them",
     )
     return Loop(repo=repo, store=store, settings=settings, contract=result.contract, say=say)
 

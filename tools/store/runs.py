@@ -10,6 +10,7 @@ from referee.tools.errors import NotFound
 from referee.tools.models.evaluation import Evaluation
 from referee.tools.models.evidence import EvidenceItem
 from referee.tools.store.db import Store
+from referee.tools.store.sealed import seal, unseal
 
 
 @dataclass(frozen=True)
@@ -47,7 +48,10 @@ def save_run(
                 "signature": signature,
             },
         )
+        holdouts = {c.id for c in evaluation.criteria if c.holdout}
         for item in evidence:
+            if item.criterion_id in holdouts:  # its output may quote the hold-out test
+                item = seal(item, store.sealed / evaluation.run_id)
             save_evidence(store, conn, evaluation.run_id, item)
 
 
@@ -79,7 +83,8 @@ def _stored(store: Store, row: sqlite3.Row) -> StoredRun:
 
 def _evidence(store: Store, row: sqlite3.Row) -> EvidenceItem:
     store.verified("evidence", row, f"stored evidence {row['run_id']}/{row['evidence_id']}")
-    return EvidenceItem.model_validate(json.loads(row["body"]))
+    item = EvidenceItem.model_validate(json.loads(row["body"]))
+    return unseal(item, store.sealed / row["run_id"]) if item.sealed else item
 
 
 def runs_for(store: Store, contract_id: str, iteration: int | None = None) -> list[StoredRun]:

@@ -1,0 +1,127 @@
+"""`referee holdout add|list|export`: a hold-out criterion's tests, out of the generator's reach."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+from referee.tools.create_contract import contract_document, to_yaml
+from referee.tools.errors import InvalidInput, NotFound
+from referee.tools.holdouts import BUNDLE_CONTRACT, BUNDLE_FILES, Vault, add_holdout_files
+from referee.tools.models import AddHoldoutFilesInput, AddHoldoutFilesResult
+from referee.tools.settings import Settings
+from referee.tools.store import load_contract
+
+from .common import open_store, print_json, report_error, settings_of
+
+
+def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = commands.add_parser(
+        "holdout",
+        help="keep hold-out tests where the generator cannot read them",
+        description=(
+            "Hold-out files: the tests of a contract's hold-out criteria, kept in referee's vault"
+            " outside the repository and laid over the tree only when their check runs."
+        ),
+    )
+    sub = parser.add_subparsers(dest="holdout_command", metavar="ACTION", required=True)
+    add = sub.add_parser(
+        "add",
+        help="copy files into the vault",
+        description=(
+            "Copy PATH... (files or folders) into the vault as hold-outs of CONTRACT_ID. Paths in"
+            " the repository keep their repository path; --to lays them in another tree folder"
+            " (required for paths outside the repository). referee never deletes the originals:"
+            " it warns when one is still in the working tree or in the git history. Exit 0 stored,"
+            " 1 refused (every problem listed), 2 usage."
+        ),
+    )
+    add.add_argument("contract_id")
+    add.add_argument("paths", nargs="+", metavar="PATH")
+    add.add_argument("--to", metavar="DIR", help="tree folder to lay the files in")
+    add.add_argument("--criterion", metavar="ID", help="the hold-out criterion they serve")
+    add.add_argument("--json", action="store_true", help="print the result as JSON")
+    add.set_defaults(handler=run_add)
+    listing = sub.add_parser("list", help="list a contract's hold-out files")
+    listing.add_argument("contract_id")
+    listing.set_defaults(handler=run_list)
+    export = sub.add_parser(
+        "export",
+        help="write the hold-out bundle CI's --holdout-dir reads",
+        description=(
+            f"Write DIR/{BUNDLE_CONTRACT} (the contract with its hold-out criteria) and"
+            f" DIR/{BUNDLE_FILES}/ (the hold-out files at their tree paths). Keep DIR out of the"
+            " repository: store it as a CI secret or a protected artifact."
+        ),
+    )
+    export.add_argument("contract_id")
+    export.add_argument("dir", type=Path, metavar="DIR")
+    export.set_defaults(handler=run_export)
+
+
+def _vault(settings: Settings, key: bytes) -> Vault:
+    return Vault(settings.vault_root, key)
+
+
+def run_add(args: argparse.Namespace) -> int:
+    settings = settings_of(args)
+    store = open_store(settings)
+    request = AddHoldoutFilesInput(
+        contract_id=args.contract_id, paths=args.paths, to=args.to, criterion=args.criterion
+    )
+    try:
+        result = add_holdout_files(
+            request,
+            contract=load_contract(store, args.contract_id),
+            vault=_vault(settings, store.key),
+            repo=settings.repo,
+            roots=(Path("/"),),  # the person at the terminal may read any file they can
+            now=lambda: datetime.now(UTC).isoformat(timespec="seconds"),
+        )
+    except (InvalidInput, NotFound) as exc:
+        return report_error(exc)
+    if args.json:
+        print_json(result.model_dump(mode="json", by_alias=True))
+    else:
+        _print_added(result)
+    return 0
+
+
+def _print_added(result: AddHoldoutFilesResult) -> None:
+    for item in result.files:
+        verb = "replaced" if item.replaced else "stored"
+        print(f"{verb} {item.path} ({item.size} bytes, sha256 {item.sha256[:12]})")
+    print(f"{result.contract_id} has {result.stored} hold-out file(s)")
+    for w in result.warnings:
+        print(f"warning [{w.code}] {w.message}", file=sys.stderr)
+
+
+def run_list(args: argparse.Namespace) -> int:
+    settings = settings_of(args)
+    store = open_store(settings)
+    try:
+        load_contract(store, args.contract_id)
+    except NotFound as exc:
+        return report_error(exc)
+    for entry in _vault(settings, store.key).files(args.contract_id):
+        serves = entry.criterion or "every hold-out"
+        print(f"{entry.path}  {entry.size} bytes  sha256 {entry.sha256[:12]}  ({serves})")
+    return 0
+
+
+def run_export(args: argparse.Namespace) -> int:
+    settings = settings_of(args)
+    store = open_store(settings)
+    try:
+        contract = load_contract(store, args.contract_id)
+    except NotFound as exc:
+        return report_error(exc)
+    args.dir.mkdir(parents=True, exist_ok=True)
+    (args.dir / BUNDLE_CONTRACT).write_text(to_yaml(contract_document(contract)), encoding="utf-8")
+    written = _vault(settings, store.key).export(contract.id, args.dir / BUNDLE_FILES)
+    files = args.dir / BUNDLE_FILES
+    print(f"wrote {args.dir / BUNDLE_CONTRACT} and {len(written)} file(s) under {files}")
+    print("keep it out of the repository: it reveals the hold-outs", file=sys.stderr)
+    return 0
