@@ -11,24 +11,23 @@
 #           name: referee validate scorecards
 #           entry: examples/ci/pre-commit-hook.sh
 #           language: script
-#           files: ^scorecards/.*\.json$
+#           files: ^\.referee/scorecards/.*\.json$
 #           pass_filenames: false
 #
-# The contract is $REFEREE_CONTRACT, else the newest exported contract in contracts/.
-# The hook checks schema, contract and arithmetic only: it points referee at an empty store, so no
-# database is read or written and the evidence rules are skipped (committing the scorecards
-# changes the working tree, which would make every scorecard look stale to the evidence rules;
-# run `referee validate` without the hook for those).
+# The contract is $REFEREE_CONTRACT, else the newest exported contract in .referee/contracts/.
+# The hook is a lint: it checks schema, contract and arithmetic only (it points referee at an empty
+# store, so no database is read or written and the evidence rules are skipped). The gate that
+# re-runs the checks and holds the cards to them is `referee ci`, in CI.
 set -euo pipefail
 
-mapfile -d '' files < <(git diff --cached --name-only -z --diff-filter=ACM -- 'scorecards/*.json')
+mapfile -d '' files < <(git diff --cached --name-only -z --diff-filter=ACM -- '.referee/scorecards/*.json')
 if [ "${#files[@]}" -eq 0 ]; then
   exit 0
 fi
 
-contract="${REFEREE_CONTRACT:-$(ls -t contracts/SC-*.yaml 2>/dev/null | head -n 1 || true)}"
+contract="${REFEREE_CONTRACT:-$(ls -t .referee/contracts/*.yaml 2>/dev/null | head -n 1 || true)}"
 if [ -z "$contract" ]; then
-  echo "referee: no contract found; export one with 'referee contract export ID -o contracts/ID.yaml'" >&2
+  echo "referee: no contract found; export one with 'referee contract export ID -o .referee/contracts/ID.yaml'" >&2
   echo "         or set REFEREE_CONTRACT" >&2
   exit 1
 fi

@@ -13,6 +13,7 @@ from referee.tools.store import StoreTampered
 from . import (
     aggregate,
     capture,
+    ci,
     contract,
     demo,
     evaluate,
@@ -30,6 +31,7 @@ COMMANDS = [
     evaluate,
     validate,
     aggregate,
+    ci,
     report,
     capture,
     setup,

@@ -17,9 +17,8 @@ def test_init_writes_the_files_and_refuses_to_overwrite(
     assert mcp["mcpServers"]["referee"] == {"command": "referee", "args": ["serve"]}
     agent = (repo / ".claude" / "agents" / "referee-evaluator.md").read_text(encoding="utf-8")
     assert "mcp__referee__evaluate" in agent and "must not change it" in agent
-    assert "referee validate" in (repo / ".github" / "workflows" / "referee.yml").read_text(
-        encoding="utf-8"
-    )
+    workflow = (repo / ".github" / "workflows" / "referee.yml").read_text(encoding="utf-8")
+    assert "referee ci --contract-ref" in workflow and "fetch-depth: 0" in workflow
     hook = json.loads((repo / ".claude" / "settings.json").read_text(encoding="utf-8"))
     assert hook["hooks"]["PostToolUse"][0]["hooks"][0]["command"] == "referee capture"
     (repo / ".mcp.json").write_text("{}", encoding="utf-8")

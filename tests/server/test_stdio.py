@@ -36,4 +36,5 @@ async def test_stdio_server_lists_tools_and_creates_a_contract(repo: Path) -> No
         assert result.is_error is False
         assert result.structured_content["contract"]["id"].startswith("SC-ship-it-")
     assert (repo / ".referee" / "referee.db").exists()
-    assert (repo / ".referee" / ".gitignore").read_text(encoding="utf-8").strip().endswith("*")
+    ignored = (repo / ".referee" / ".gitignore").read_text(encoding="utf-8").splitlines()
+    assert "*" in ignored and "!scorecards/**" in ignored

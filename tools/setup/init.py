@@ -35,37 +35,55 @@ Distrust the implementer's claims; trust only what the evidence shows.
 """
 
 CI_WORKFLOW = """\
-# referee as a merge gate: the change's scorecards must be valid and the evaluators must agree to
-# DELIVER.
-# Commit with the change: the contract, exported with `referee contract export ID -o
-# contracts/contract.yaml`,
-# and the evaluators' scorecards in scorecards/*.json (canonical or 1-10 tenpoint; a file may hold
-# an array).
-# CI has no .referee/ database: validation checks schema, contract and arithmetic and skips the
-# evidence
-# rules with a warning (use --require-evidence where the database is restored).
+# referee as a merge gate. The pull request cannot steer it:
+# - the contract is read from the base branch (commit it there first:
+#   referee contract export ID -o .referee/contracts/feature.yaml, the generator view);
+# - referee runs the checks itself, in its sandbox, with a store and a key of its own;
+# - the evaluators' scorecards, committed in the pull request under .referee/scorecards/, give
+#   the judgement and are validated against CI's own runs (every contradiction fails);
+# - hold-out tests come from outside the repository: `referee holdout export ID DIR`, stored as a
+#   base64 tarball in the secret REFEREE_HOLDOUTS (tar czf - -C DIR . | base64 -w0).
+# Exit codes: 0 DELIVER, 1 REVISE or an invalid scorecard, 2 usage, 3 ESCALATE, 4 PENDING.
 name: referee
 on:
   pull_request:
 permissions:
   contents: read
+  security-events: write
 env:
-  CONTRACT: contracts/contract.yaml
-  REFEREE_HOME: ${{ runner.temp }}/referee
+  CONTRACT: .referee/contracts/feature.yaml
 jobs:
   referee:
     runs-on: ubuntu-latest
     steps:
       - uses: actions/checkout@v4
+        with:
+          fetch-depth: 0   # the base branch's contract and the contract's base commit
       - uses: actions/setup-python@v5
         with:
           python-version: "3.11"
-      - name: Install referee
-        run: python -m pip install referee   # or a pinned source: pip install "referee @ git+https://…@TAG"
-      - name: Validate every scorecard (exit 1 lists every problem as pointer [code] message)
-        run: referee validate scorecards/*.json --contract "$CONTRACT" --no-store
-      - name: Aggregate (exit 0 DELIVER; 1 REVISE, 3 ESCALATE, 4 PENDING fail the job)
-        run: referee aggregate "$CONTRACT" --scorecards scorecards/*.json
+      - name: Install referee and its sandbox
+        run: |
+          sudo apt-get install -y bubblewrap
+          python -m pip install referee   # or a pinned source: "referee @ git+https://…@TAG"
+      - name: Hold-out bundle (from a secret, outside the checkout)
+        env:
+          REFEREE_HOLDOUTS: ${{ secrets.REFEREE_HOLDOUTS }}
+        run: |
+          mkdir -p "$RUNNER_TEMP/holdouts"
+          if [ -n "$REFEREE_HOLDOUTS" ]; then
+            echo "$REFEREE_HOLDOUTS" | base64 -d | tar xzf - -C "$RUNNER_TEMP/holdouts"
+            echo "HOLDOUTS=--holdout-dir=$RUNNER_TEMP/holdouts" >> "$GITHUB_ENV"
+          fi
+      - name: Gate (re-runs the checks, validates the committed scorecards, aggregates)
+        run: >
+          referee ci --contract-ref "origin/${{ github.base_ref }}:$CONTRACT" $HOLDOUTS
+          --sarif "$RUNNER_TEMP/referee.sarif"
+      - name: Upload SARIF
+        if: always()
+        uses: github/codeql-action/upload-sarif@v3
+        with:
+          sarif_file: ${{ runner.temp }}/referee.sarif
 """
 
 CLAUDE_SETTINGS = {

@@ -18,6 +18,7 @@ from typing import Any
 
 from referee.tools.store.integrity import MAC_COLUMN, StoreTampered, row_mac, unexpected_objects
 from referee.tools.store.keys import KeySource
+from referee.tools.store.location import vault_root
 
 SCHEMA_VERSION = 2
 
@@ -86,7 +87,14 @@ CREATE TABLE IF NOT EXISTS captures (
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 
-_GITIGNORE = "# referee's local state: database, artifacts, signing key\n*\n"
+# Everything here is local state (database, artifacts, signing key, vault), except the two folders
+# a team commits for `referee ci`: the exported contracts and the evaluators' scorecards. Both stay
+# out of the tree hash, so committing them does not change the tree they judge.
+_GITIGNORE = (
+    "# referee's local state: database, artifacts, signing key\n*\n"
+    "# committed for `referee ci`: contracts (referee contract export) and scorecards\n"
+    "!contracts/\n!contracts/**\n!scorecards/\n!scorecards/**\n"
+)
 
 
 class Store:
@@ -96,12 +104,14 @@ class Store:
     `busy_timeout` lets a CLI process and the server use the same database.
     """
 
-    def __init__(self, home: Path, key: bytes | None = None) -> None:
+    def __init__(self, home: Path, key: bytes | None = None, vault: Path | None = None) -> None:
         """Open (or create) the store at `home`.
 
         Args:
             home: The `.referee/` folder (or REFEREE_HOME).
             key: The signing key; default REFEREE_KEY or the user's key file.
+            vault: The store's hold-out vault (outside the repository); default from the
+                environment. Hold-out evidence is sealed there (store/sealed.py).
 
         Raises:
             StoreTampered: the database holds objects referee did not create.
@@ -112,6 +122,7 @@ class Store:
         self._ensure_gitignore()
         self.artifacts = home / "artifacts"
         self.artifacts.mkdir(exist_ok=True)
+        self.sealed = (vault or vault_root(os.environ, home)) / "evidence"
         self._lock = threading.RLock()
         self._conn = sqlite3.connect(
             home / "referee.db", check_same_thread=False, isolation_level=None

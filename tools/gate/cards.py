@@ -1,0 +1,92 @@
+"""Committed scorecards, read and rebound to the gate's own runs.
+
+A scorecard committed in a pull request was made on the author's machine, against a run signed with
+a key CI never sees. The gate keeps what only a judge can give (judgement scores, verdicts of
+criteria referee cannot check, issues, summary, guidance, the antipatterns the judge added) and
+binds the card to CI's own run of the same evaluator and iteration: its `run_id` and signature, and
+the evidence ids of CI's run wherever the card cites referee's evidence. Every claim stays the
+card's: a criterion marked passed that CI's run failed is still `contradicts_evidence`, an
+antipattern CI detected and the card lacks is still `antipattern_dropped`.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from referee.tools.models.evaluation import Evaluation
+
+__all__ = ["CommittedCard", "read_cards", "rebind"]
+
+
+@dataclass(frozen=True)
+class CommittedCard:
+    """One scorecard found in the pull request (or why it could not be read)."""
+
+    source: str
+    body: Any
+    problem: str | None = None
+
+
+def read_cards(paths: list[Path]) -> list[CommittedCard]:
+    """Every scorecard under `paths` (JSON files, or folders of them; a file may hold an array)."""
+    files: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            files += sorted(p for p in path.rglob("*.json") if p.is_file())
+        elif path.is_file():
+            files.append(path)
+    cards: list[CommittedCard] = []
+    for file in files:
+        try:
+            data = json.loads(file.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            cards.append(CommittedCard(str(file), None, f"not readable as JSON: {exc}"))
+            continue
+        if isinstance(data, dict) and isinstance(data.get("scorecards"), list):
+            data = data["scorecards"]
+        items = data if isinstance(data, list) else [data]
+        for i, item in enumerate(items):
+            label = f"{file}[{i}]" if len(items) > 1 else str(file)
+            cards.append(CommittedCard(label, item))
+    return cards
+
+
+def rebind(card: dict[str, Any], run: Evaluation) -> dict[str, Any]:
+    """The card bound to CI's run: run_id, signature and referee's evidence ids replaced."""
+    bound = copy.deepcopy(card)
+    if "task_id" not in bound:  # a tenpoint card has no run id: it binds to the run by itself
+        bound["run_id"], bound["signature"] = run.run_id, run.signature
+    known = {e.id for e in run.evidence}
+    by_criterion = {c.id: c.evidence_ids for c in run.criteria}
+    for entry in _objects(bound.get("criteria")):
+        ident = entry.get("id")
+        if isinstance(ident, str) and by_criterion.get(ident):
+            entry["evidence_ids"] = list(by_criterion[ident])
+        else:
+            _keep_known(entry, known)
+    dimensions = bound.get("dimensions")
+    for key, derived in run.dimensions.items():
+        scored = dimensions.get(key) if isinstance(dimensions, dict) else None
+        if isinstance(scored, dict):
+            if derived.source == "deterministic":
+                scored["evidence_ids"] = list(derived.evidence_ids)
+            else:
+                _keep_known(scored, known)
+    for entry in _objects(bound.get("issues")):
+        _keep_known(entry, known)
+    return bound
+
+
+def _keep_known(entry: dict[str, Any], known: set[str]) -> None:
+    """Evidence ids of the author's run that CI's run does not have say nothing here."""
+    cited = entry.get("evidence_ids")
+    if isinstance(cited, list):
+        entry["evidence_ids"] = [e for e in cited if isinstance(e, str) and e in known]
+
+
+def _objects(value: Any) -> list[dict[str, Any]]:
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []

@@ -1,0 +1,155 @@
+"""What the gate says: Markdown for the job summary, SARIF for code scanning, JSON for scripts.
+
+The summary never names a hold-out: a hold-out criterion is counted, its id and files are not
+shown (the pull request's author reads the job summary, and the author is the generator).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from referee.tools.gate.entry import CardOutcome, GateResult
+
+__all__ = ["gate_json", "markdown", "sarif"]
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+_LEVEL: dict[str, str] = {
+    "BLOCK": "error",
+    "CRITICAL": "error",
+    "HIGH": "error",
+    "MEDIUM": "warning",
+    "LOW": "note",
+}
+_PLACE = re.compile(r"^(?P<file>[^:\s]+?)(?::(?P<line>\d+))?(?:[-:]\d+)?$")
+
+
+def markdown(gate: GateResult) -> str:
+    """The job summary: outcome, per-evaluator verdicts, failed checks, invalid cards, notes."""
+    lines = [
+        f"## referee: {gate.outcome}",
+        "",
+        f"{gate.reason}",
+        "",
+        f"Contract `{gate.contract.id}`, iteration {gate.iteration}.",
+        "",
+        "| evaluator | run | verdict | scorecard |",
+        "|---|---|---|---|",
+    ]
+    cards = {c.evaluator: c for c in gate.cards if c.counted}
+    for run in gate.evaluations:
+        card = cards.get(run.evaluator)
+        verdict = (
+            gate.aggregate.evaluator_verdicts.get(run.evaluator or "") if gate.aggregate else None
+        )
+        state = "none" if card is None else ("valid" if card.valid else "**invalid**")
+        lines.append(f"| {run.evaluator} | `{run.run_id}` | {verdict or '–'} | {state} |")
+    failed = [
+        c for run in gate.evaluations for c in run.criteria if c.pass_ is False and not c.holdout
+    ]
+    hidden = sum(
+        1 for run in gate.evaluations for c in run.criteria if c.holdout and c.pass_ is False
+    )
+    if failed or hidden:
+        lines += ["", "### Checks that failed in CI", ""]
+        lines += [f"- `{c.id}`: {c.reason or c.status}" for c in failed]
+        if hidden:
+            lines.append(
+                f"- {hidden} hold-out check(s) failed (not named: the author must not see them)"
+            )
+    invalid = [c for c in gate.cards if c.problem or (c.counted and not c.valid)]
+    if invalid:
+        lines += ["", "### Scorecards refused", ""]
+        for card in invalid:
+            lines.append(f"- `{card.source}`")
+            lines += [f"  - `{p.code}` at `{p.path or '/'}`: {p.message}" for p in _errors(card)]
+    if gate.aggregate and gate.aggregate.revision_brief:
+        issues = gate.aggregate.revision_brief.issues_to_address
+        if issues:
+            lines += ["", "### To address", ""]
+            lines += [f"- {i.text}" for i in issues]
+    if gate.notes:
+        lines += ["", "### Notes", ""]
+        lines += [f"- {note}" for note in gate.notes]
+    return "\n".join(lines) + "\n"
+
+
+def sarif(gate: GateResult) -> dict[str, Any]:
+    """SARIF 2.1.0: refused scorecards, failed checks and the issues to address, as results."""
+    results: list[dict[str, Any]] = []
+    for card in gate.cards:
+        if card.problem:
+            results.append(
+                _result("referee/unreadable_scorecard", "error", card.problem, card.source)
+            )
+        for problem in _errors(card):
+            results.append(
+                _result(f"referee/{problem.code}", "error", f"{problem.message}", card.source)
+            )
+    for run in gate.evaluations:
+        for criterion in run.criteria:
+            if criterion.pass_ is False and not criterion.holdout:
+                text = f"{criterion.id} failed in CI: {criterion.reason or criterion.status}"
+                results.append(_result("referee/criterion_failed", "error", text, None))
+    if gate.aggregate and gate.aggregate.revision_brief:
+        for issue in gate.aggregate.revision_brief.issues_to_address:
+            level = _LEVEL.get(issue.severity, "warning")
+            results.append(_result("referee/issue", level, issue.text, issue.location))
+    rules = sorted({r["ruleId"] for r in results})
+    driver = {
+        "name": "referee",
+        "rules": [{"id": rule} for rule in rules],
+    }
+    return {
+        "version": "2.1.0",
+        "$schema": SARIF_SCHEMA,
+        "runs": [{"tool": {"driver": driver}, "results": results}],
+    }
+
+
+def gate_json(gate: GateResult) -> dict[str, Any]:
+    """The machine-readable result of `referee ci --json`."""
+    return {
+        "outcome": gate.outcome,
+        "exit_code": gate.exit_code,
+        "reason": gate.reason,
+        "contract_ref": gate.contract.id,
+        "iteration": gate.iteration,
+        "runs": [
+            {"evaluator": r.evaluator, "run_id": r.run_id, "sandbox": r.sandbox}
+            for r in gate.evaluations
+        ],
+        "scorecards": [
+            {
+                "source": c.source,
+                "evaluator": c.evaluator,
+                "iteration": c.iteration,
+                "counted": c.counted,
+                "valid": c.valid if c.result is not None else False,
+                "problem": c.problem,
+                "errors": [p.model_dump() for p in _errors(c)],
+            }
+            for c in gate.cards
+        ],
+        "aggregate": gate.aggregate.model_dump(mode="json", by_alias=True)
+        if gate.aggregate
+        else None,
+        "notes": gate.notes,
+    }
+
+
+def _errors(card: CardOutcome) -> list[Any]:
+    if card.result is None or card.result.valid:
+        return []
+    return list(card.result.errors)
+
+
+def _result(rule: str, level: str, text: str, place: str | None) -> dict[str, Any]:
+    found: dict[str, Any] = {"ruleId": rule, "level": level, "message": {"text": text}}
+    match = _PLACE.match(place or "")
+    if place and match:
+        physical: dict[str, Any] = {"artifactLocation": {"uri": match["file"]}}
+        if match["line"]:
+            physical["region"] = {"startLine": int(match["line"])}
+        found["locations"] = [{"physicalLocation": physical}]
+    return found
