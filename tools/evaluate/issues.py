@@ -54,6 +54,15 @@ def _criterion_issues(results: list[CriterionResult], holdouts: set[str]) -> lis
     for r in results:
         if r.id in holdouts or r.pass_ is None:
             continue
+        for test in r.regressions:  # PASS_TO_PASS broken: named before the criterion itself
+            issues.append(
+                EvaluationIssue(
+                    severity="HIGH",
+                    description=f"regression: {test} passed at base and fails now",
+                    suggestion="restore the behaviour this test checks",
+                    evidence_ids=r.evidence_ids,
+                )
+            )
         if r.status == "fail":
             issues.append(
                 EvaluationIssue(
@@ -69,14 +78,6 @@ def _criterion_issues(results: list[CriterionResult], holdouts: set[str]) -> lis
                     severity="MEDIUM",
                     description=f"criterion {r.id} could not be checked: {r.reason}",
                     suggestion="make the check runnable",
-                    evidence_ids=r.evidence_ids,
-                )
-            )
-        for test in r.regressions:
-            issues.append(
-                EvaluationIssue(
-                    severity="HIGH",
-                    description=f"regression: {test} passed at base and fails now",
                     evidence_ids=r.evidence_ids,
                 )
             )
