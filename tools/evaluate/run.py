@@ -26,8 +26,10 @@ from referee.tools.graders import (
     GradeResult,
     ServeState,
     StaticRun,
+    lay_tests_over,
     run_suite,
     start_serve,
+    test_patch,
 )
 from referee.tools.models.checks import TestsCheck
 from referee.tools.models.common import Depth, Scope
@@ -133,10 +135,12 @@ async def _context(plan: RunPlan, scratch: Path) -> AsyncIterator[GradeContext]:
         cleanups: list[Callable[[], None]] = []
 
         async def base_worktree() -> Path | None:
+            # The base commit with the current tests laid over it (SWE-bench's test patch).
             if ws.base is None:
                 return None
             worktree = add_worktree(ws.repo, ws.base, scratch / "base")
             cleanups.append(lambda: remove_worktree(ws.repo, worktree))
+            lay_tests_over(ws.workdir, worktree.path, test_patch(ws.changed))
             return worktree.path
 
         async def serve() -> ServeState:
@@ -165,6 +169,7 @@ async def _context(plan: RunPlan, scratch: Path) -> AsyncIterator[GradeContext]:
             base_worktree=_Once(base_worktree).get,
             serve=_Once(serve).get,
             browser_pool=_Once(browser).get,
+            tree=ws.target.tree,
         )
         try:
             yield ctx
