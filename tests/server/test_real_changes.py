@@ -1,0 +1,259 @@
+"""Verdicts that hold on real changes, as an agent and a person see them: over MCP and on the CLI.
+
+A bug fix next to old debt with its regression test and a trivial test, the iteration sequence of
+two evaluators to the bound, an inline what-if aggregate, and one failing test among many.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from gitrepo import git
+from mcp import Client
+from projects import apply_bugfix, bugfix_criteria, bugfix_repo, calc_repo, pytest_check
+
+from referee.server.app import build_server
+from referee.server.cli import main
+from referee.tools.settings import Settings
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    return bugfix_repo(tmp_path / "calc")
+
+
+@pytest.fixture(params=["auto", "legacy"])
+async def agent(request: pytest.FixtureRequest, project: Path) -> AsyncIterator[Client]:
+    async with Client(build_server(Settings.build([project], env={})), mode=request.param) as c:
+        yield c
+
+
+async def call(agent: Client, tool: str, args: dict[str, Any]) -> dict[str, Any]:
+    result = await agent.call_tool(tool, args)
+    assert result.is_error is False, result.content
+    assert result.structured_content is not None
+    return result.structured_content
+
+
+async def refused(agent: Client, tool: str, args: dict[str, Any]) -> dict[str, Any]:
+    result = await agent.call_tool(tool, args)
+    assert result.is_error is True, result.structured_content
+    problem: dict[str, Any] = result.structured_content["problems"][0]  # type: ignore[index]
+    return problem
+
+
+def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+async def test_a_bug_fix_next_to_old_debt_over_mcp(agent: Client, project: Path) -> None:
+    base = git(project, "rev-parse", "HEAD")
+    git(project, "commit", "-q", "--allow-empty", "-m", "later work")  # HEAD is not the base
+    contract = await call(
+        agent,
+        "create_contract",
+        {
+            "goal": "Fix adding negative numbers.",
+            "task_type": "bug",
+            "out_of_scope": ["anything else"],
+            "functional": bugfix_criteria(),
+            "base_commit": base[:10],
+        },
+    )
+    assert contract["contract"]["base_commit"] == base
+    apply_bugfix(project, trivial=True)
+
+    ev = await call(agent, "evaluate", {"contract_id": contract["contract"]["id"]})
+
+    reasons = {c["id"]: (c["status"], c["reason"]) for c in ev["criteria"]}
+    assert reasons["AC-F-001"][0] == "pass"
+    assert (
+        "fail at base and pass now: tests/test_calc.py::test_add_negative"
+        in (reasons["AC-F-001"][1])
+    )
+    assert reasons["AC-F-002"][0] == "fail"
+    assert reasons["AC-F-002"][1].startswith("passes at base too")
+    assert reasons["AC-F-003"][0] == "pass"  # the old long function predates the change
+    assert ev["findings"] == []
+    assert ev["baseline_findings"]["by_rule"] == {"function_length": 1}
+    assert ev["dimensions"]["craft"]["score"] == 3
+    assert not any("function_length" in i["description"] for i in ev["issues"])
+    assert ev["target"]["base"] == base
+
+
+async def test_create_contract_names_a_base_that_is_no_commit(agent: Client) -> None:
+    problem = await refused(
+        agent,
+        "create_contract",
+        {"goal": "Fix it.", "functional": bugfix_criteria(), "base_commit": "no-such-branch"},
+    )
+    assert problem["path"] == "/base_commit" and problem["code"] == "unknown_ref"
+    assert "no-such-branch" in problem["message"]
+
+
+async def test_iterations_agree_for_every_evaluator_up_to_the_bound(
+    agent: Client, project: Path
+) -> None:
+    contract = await call(
+        agent,
+        "create_contract",
+        {
+            "goal": "Keep adding.",
+            "out_of_scope": ["ui"],
+            "max_iterations": 2,
+            "functional": [
+                {
+                    "criterion": "adds",
+                    "verification_method": "test",
+                    "check": pytest_check("tests/test_calc.py"),
+                    "evaluator": "tests",
+                },
+                {"criterion": "reads well", "verification_method": "manual", "evaluator": "ux"},
+            ],
+        },
+    )
+    cid = contract["contract"]["id"]
+    everyone = await call(agent, "evaluate", {"contract_id": cid})
+    ux = await call(agent, "evaluate", {"contract_id": cid, "evaluator": "ux"})
+    tests = await call(agent, "evaluate", {"contract_id": cid, "evaluator": "tests"})
+    assert [everyone["iteration"], ux["iteration"], tests["iteration"]] == [1, 1, 1]
+    assert everyone["target"]["tree"] == ux["target"]["tree"] == tests["target"]["tree"]
+
+    mismatch = await refused(agent, "evaluate", {"contract_id": cid, "iteration": 2})
+    assert mismatch["code"] == "iteration_mismatch" and mismatch["path"] == "/iteration"
+    assert "iteration 1, not 2" in mismatch["message"]
+
+    apply_bugfix(project)
+    second = await call(agent, "evaluate", {"contract_id": cid, "evaluator": "ux"})
+    assert second["iteration"] == 2
+    (project / "src" / "calc.py").write_text("def add(a, b):\n    return b + a\n", "utf-8")
+    exhausted = await refused(agent, "evaluate", {"contract_id": cid, "evaluator": "tests"})
+    assert exhausted["code"] == "loop_exhausted" and exhausted["path"] == "/contract_id"
+    assert "all of its 2 iteration(s)" in exhausted["message"]
+    assert "aggregate of iteration 2 waits for" in exhausted["message"]
+    # The server keeps serving: the previous tree is still iteration 2.
+    apply_bugfix(project)
+    again = await call(agent, "evaluate", {"contract_id": cid, "evaluator": "tests"})
+    assert again["iteration"] == 2
+
+
+def complete(draft: dict[str, Any], score: int) -> dict[str, Any]:
+    card = {k: v for k, v in draft.items() if k not in ("verdict", "weighted_score")}
+    card["provider"] = "scripted"
+    for dim in card["dimensions"].values():
+        if dim["score"] is None:
+            dim["score"], dim["evidence"] = score, "read src/calc.py by hand"
+    card["guidance"] = "Fix the failing test." if card["criteria"] else ""
+    return card
+
+
+async def test_one_failing_test_among_many_asks_for_a_revision_not_an_escalation(
+    tmp_path: Path,
+) -> None:
+    repo = calc_repo(tmp_path / "many")
+    many = "".join(
+        f"\n\ndef test_add_{i}():\n    assert add({i}, 1) == {i + 1}\n" for i in range(60)
+    )
+    suite = repo / "tests" / "test_calc.py"
+    suite.write_text(suite.read_text("utf-8") + many + "\n\ndef test_odd():\n    assert 0\n")
+    async with Client(build_server(Settings.build([repo], env={}))) as agent:
+        contract = await call(
+            agent,
+            "create_contract",
+            {
+                "goal": "Keep adding.",
+                "task_type": "bug",
+                "out_of_scope": ["ui"],
+                "functional": [
+                    {
+                        "criterion": "every test passes",
+                        "verification_method": "test",
+                        "check": pytest_check("tests"),
+                    }
+                ],
+            },
+        )
+        cid = contract["contract"]["id"]
+        ev = await call(agent, "evaluate", {"contract_id": cid})
+        assert ev["criteria"][0]["tests"] == {"passed": 62, "failed": 1, "errors": 0, "skipped": 0}
+        assert ev["dimensions"]["correctness"]["score"] == 1
+        assert ev["dimensions"]["functionality"]["score"] == 1
+        checked = await call(
+            agent, "validate_scorecard", {"scorecard": complete(ev["draft_scorecard"], 2)}
+        )
+        assert checked["valid"] is True, checked["errors"]
+        assert checked["computed"]["verdict"] == "REVISE"
+        decided = await call(agent, "aggregate", {"contract_id": cid})
+        assert decided["decision"] == "REVISE" and decided["revision_brief"] is not None
+
+
+async def test_an_inline_what_if_never_feeds_the_brief_or_the_report(tmp_path: Path) -> None:
+    repo = calc_repo(tmp_path / "whatif")
+    (repo / "tests" / "test_more.py").write_text("def test_odd():\n    assert 0\n", "utf-8")
+    async with Client(build_server(Settings.build([repo], env={}))) as agent:
+        contract = await call(
+            agent,
+            "create_contract",
+            {
+                "goal": "Keep adding.",
+                "out_of_scope": ["ui"],
+                "functional": [
+                    {"criterion": "green", "verification_method": "test", "check": pytest_check()}
+                ],
+            },
+        )
+        cid = contract["contract"]["id"]
+        ev = await call(agent, "evaluate", {"contract_id": cid})
+        what_if = await call(
+            agent,
+            "aggregate",
+            {"contract_id": cid, "scorecards": [complete(ev["draft_scorecard"], 2)]},
+        )
+        assert what_if["decision"] == "REVISE" and what_if["revision_brief"]
+        assert any("not stored" in n for n in what_if["quality_notes"])
+        prompt = await agent.get_prompt("generator_brief", {"contract_id": cid})
+        text = prompt.messages[0].content.text  # type: ignore[union-attr]
+        assert "## Revision brief" not in text and "test_odd" not in text
+        report = (await agent.read_resource(f"report://{cid}")).contents[0].text  # type: ignore[union-attr]
+        assert "REVISE" not in report and "test_odd" not in report.split("## Findings")[0]
+        stored = await call(agent, "aggregate", {"contract_id": cid})
+        assert stored["decision"] == "PENDING"
+
+
+def test_the_cli_shows_the_bug_fix_verdicts_and_refuses_past_the_bound(
+    tmp_path: Path, project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = {
+        "goal": "Fix adding negative numbers.",
+        "task_type": "bug",
+        "repo": str(project),
+        "out_of_scope": ["anything else"],
+        "max_iterations": 1,
+        "functional": bugfix_criteria(),
+    }
+    (tmp_path / "contract.json").write_text(json.dumps(spec), "utf-8")
+    root = ("--root", str(project))
+    code, out, err = cli(capsys, *root, "contract", "create", str(tmp_path / "contract.json"))
+    assert code == 0, err
+    cid = out.split()[1]
+    apply_bugfix(project, trivial=True)
+
+    code, out, _ = cli(capsys, *root, "evaluate", cid, "--json")
+    ev = json.loads(out)
+    assert code == 1  # the trivial test's criterion fails
+    assert [c["status"] for c in ev["criteria"]] == ["pass", "fail", "pass"]
+    assert ev["baseline_findings"]["total"] == 1
+
+    code, _, err = cli(capsys, *root, "evaluate", cid, "--iteration", "2")
+    assert code == 1 and "iteration_mismatch" in err and "/iteration" in err
+    (project / "src" / "calc.py").write_text("def add(a, b):\n    return b + a\n", "utf-8")
+    code, _, err = cli(capsys, *root, "evaluate", cid)
+    assert code == 1 and "loop_exhausted" in err and "all of its 1 iteration(s)" in err
