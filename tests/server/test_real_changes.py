@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from gitrepo import git
+from gitrepo import git, make_repo
 from mcp import Client
 from projects import apply_bugfix, bugfix_criteria, bugfix_repo, calc_repo, pytest_check
 
@@ -257,3 +257,54 @@ def test_the_cli_shows_the_bug_fix_verdicts_and_refuses_past_the_bound(
     (project / "src" / "calc.py").write_text("def add(a, b):\n    return b + a\n", "utf-8")
     code, _, err = cli(capsys, *root, "evaluate", cid)
     assert code == 1 and "loop_exhausted" in err and "all of its 1 iteration(s)" in err
+
+
+async def test_a_describe_heavy_js_library_at_project_scope(tmp_path: Path) -> None:
+    expectations = "\n".join(f"    assert.equal(pm('a{i}')('a{i}'), true);" for i in range(60))
+    others = "\n".join(f"      assert.ok(!pm('b{i * i}')('c{i}'));" for i in range(60))
+    spec = (
+        "const assert = require('assert');\nconst pm = require('../lib/picomatch');\n"
+        "describe('picomatch', () => {\n"
+        f"  it('matches', () => {{\n{expectations}\n  }});\n"
+        f"  describe('options', function () {{\n    it('reads', () => {{\n{others}\n"
+        "    });\n  });\n});\n"
+    )
+    fixtures = 'module.exports = { user: "a", password: "peanuts" };\n'
+    repo = make_repo(
+        tmp_path / "pm",
+        {
+            "lib/picomatch.js": "module.exports = (glob) => (s) => s === glob;\n",
+            "lib/types.d.ts": "export declare function pm(glob: string): boolean;\n",
+            "index.js": "'use strict';\nmodule.exports = require('./lib/picomatch');\n",
+            "test/api.picomatch.js": spec,
+            "test/fixtures/users.js": fixtures,
+            "README.md": "# pm\n",
+            "LICENSE": "MIT\n",
+        },
+    )
+    async with Client(build_server(Settings.build([repo], env={}))) as agent:
+        contract = await call(
+            agent,
+            "create_contract",
+            {
+                "goal": "Review the library's health.",
+                "out_of_scope": ["nothing"],
+                "quality": [
+                    {
+                        "criterion": f"no {rule}",
+                        "verification_method": "static",
+                        "check": {"kind": "static", "rule": rule},
+                    }
+                    for rule in ("function_length", "test_existence")
+                ],
+            },
+        )
+        ev = await call(
+            agent, "evaluate", {"contract_id": contract["contract"]["id"], "scope": "project"}
+        )
+    assert [c["status"] for c in ev["criteria"]] == ["pass", "pass"]
+    assert [(f["rule"], f["severity"]) for f in ev["findings"]] == [("hardcoded_secrets", "LOW")]
+    health = ev["project_health"]["dimensions"]
+    assert health["security"]["score"] == 1.0
+    static = next(e for e in ev["evidence"] if e["tool"] == "static")
+    assert "in 5 file(s)" in static["summary"]  # README.md and LICENSE are no source files

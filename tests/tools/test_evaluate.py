@@ -398,6 +398,10 @@ async def test_result_stays_within_the_compact_budget(store: Store, project: Pat
     result = await run(store, project, contract.id)
     assert len(result.model_dump_json(by_alias=True)) <= 16 * 1024
     assert result.findings_total >= 40 and result.omitted
+    kinds = [note.split(":")[0].split(" cut")[0] for note in result.omitted]
+    assert len(kinds) == len(set(kinds)), result.omitted  # each kind of cut named once
+    cut = result.findings_total - len(result.findings)
+    assert f"findings: {cut} more in report://{result.run_id}" in result.omitted
     assert json.loads(result.model_dump_json())["run_id"] == result.run_id
     assert tagged_pids(result.run_id) == []
 
