@@ -10,8 +10,11 @@ from typing import Any
 from gitrepo import git, make_repo
 
 from referee.tools.create_contract.entry import create_contract
+from referee.tools.evaluate.entry import EvaluateDeps, EvaluateInput, evaluate
+from referee.tools.models import Evaluation
 from referee.tools.repo import describe_repo
 from referee.tools.rubrics import load_rubrics
+from referee.tools.settings import Settings
 from referee.tools.store import Store
 
 PY = sys.executable
@@ -60,6 +63,24 @@ def contract_for(store: Store, repo: Path, *criteria: dict[str, Any], **fields: 
         repo=describe_repo(repo),
         now=lambda: datetime.now(UTC),
     ).contract
+
+
+def evaluate_deps(store: Store, repo: Path, env: dict[str, str] | None = None) -> EvaluateDeps:
+    """What the evaluate core needs, for a repository that is the server's only root."""
+    return EvaluateDeps(
+        store=store,
+        settings=Settings.build([repo], env=env or {}),
+        rubrics=load_rubrics,
+        now=lambda: datetime.now(UTC),
+    )
+
+
+async def evaluated(
+    store: Store, repo: Path, contract_id: str, env: dict[str, str] | None = None, **kw: Any
+) -> Evaluation:
+    """The evaluate core's result for the contract (`kw`: evaluate's other arguments)."""
+    request = EvaluateInput(contract_id=contract_id, **kw)
+    return await evaluate(request, evaluate_deps(store, repo, env))
 
 
 def commit_all(repo: Path, message: str = "change") -> str:

@@ -1,13 +1,13 @@
 """Verdicts that hold on real changes, as an agent and a person see them: over MCP and on the CLI.
 
 A bug fix next to old debt with its regression test and a trivial test, the iteration sequence of
-two evaluators to the bound, an inline what-if aggregate, and one failing test among many.
+two evaluators to the bound, an inline what-if aggregate, one failing test among many, and a
+describe-heavy JS library.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -24,14 +24,9 @@ pytestmark = pytest.mark.anyio
 
 
 @pytest.fixture
-def project(tmp_path: Path) -> Path:
+def repo(tmp_path: Path) -> Path:
+    """The repository of the `client` fixture's server: a bug at base next to old debt."""
     return bugfix_repo(tmp_path / "calc")
-
-
-@pytest.fixture(params=["auto", "legacy"])
-async def agent(request: pytest.FixtureRequest, project: Path) -> AsyncIterator[Client]:
-    async with Client(build_server(Settings.build([project], env={})), mode=request.param) as c:
-        yield c
 
 
 async def call(agent: Client, tool: str, args: dict[str, Any]) -> dict[str, Any]:
@@ -39,6 +34,12 @@ async def call(agent: Client, tool: str, args: dict[str, Any]) -> dict[str, Any]
     assert result.is_error is False, result.content
     assert result.structured_content is not None
     return result.structured_content
+
+
+async def contract_id(agent: Client, **fields: Any) -> str:
+    request = {"goal": "Keep adding.", "out_of_scope": ["ui"], **fields}
+    created = await call(agent, "create_contract", request)
+    return str(created["contract"]["id"])
 
 
 async def refused(agent: Client, tool: str, args: dict[str, Any]) -> dict[str, Any]:
@@ -54,31 +55,26 @@ def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     return code, captured.out, captured.err
 
 
-async def test_a_bug_fix_next_to_old_debt_over_mcp(agent: Client, project: Path) -> None:
-    base = git(project, "rev-parse", "HEAD")
-    git(project, "commit", "-q", "--allow-empty", "-m", "later work")  # HEAD is not the base
-    contract = await call(
-        agent,
-        "create_contract",
-        {
-            "goal": "Fix adding negative numbers.",
-            "task_type": "bug",
-            "out_of_scope": ["anything else"],
-            "functional": bugfix_criteria(),
-            "base_commit": base[:10],
-        },
-    )
-    assert contract["contract"]["base_commit"] == base
-    apply_bugfix(project, trivial=True)
+def green(check: dict[str, Any], **fields: Any) -> dict[str, Any]:
+    return {"criterion": "the tests pass", "verification_method": "test", "check": check, **fields}
 
-    ev = await call(agent, "evaluate", {"contract_id": contract["contract"]["id"]})
+
+async def test_a_bug_fix_next_to_old_debt_over_mcp(client: Client, repo: Path) -> None:
+    base = git(repo, "rev-parse", "HEAD")
+    git(repo, "commit", "-q", "--allow-empty", "-m", "later work")  # HEAD is not the base
+    cid = await contract_id(
+        client, task_type="bug", functional=bugfix_criteria(), base_commit=base[:10]
+    )
+    contract = await call(client, "get_contract", {"contract_id": cid, "view": "evaluator"})
+    assert contract["base_commit"] == base
+    apply_bugfix(repo, trivial=True)
+
+    ev = await call(client, "evaluate", {"contract_id": cid})
 
     reasons = {c["id"]: (c["status"], c["reason"]) for c in ev["criteria"]}
     assert reasons["AC-F-001"][0] == "pass"
-    assert (
-        "fail at base and pass now: tests/test_calc.py::test_add_negative"
-        in (reasons["AC-F-001"][1])
-    )
+    regression = "fail at base and pass now: tests/test_calc.py::test_add_negative"
+    assert regression in reasons["AC-F-001"][1]
     assert reasons["AC-F-002"][0] == "fail"
     assert reasons["AC-F-002"][1].startswith("passes at base too")
     assert reasons["AC-F-003"][0] == "pass"  # the old long function predates the change
@@ -89,9 +85,9 @@ async def test_a_bug_fix_next_to_old_debt_over_mcp(agent: Client, project: Path)
     assert ev["target"]["base"] == base
 
 
-async def test_create_contract_names_a_base_that_is_no_commit(agent: Client) -> None:
+async def test_create_contract_names_a_base_that_is_no_commit(client: Client) -> None:
     problem = await refused(
-        agent,
+        client,
         "create_contract",
         {"goal": "Fix it.", "functional": bugfix_criteria(), "base_commit": "no-such-branch"},
     )
@@ -100,48 +96,37 @@ async def test_create_contract_names_a_base_that_is_no_commit(agent: Client) -> 
 
 
 async def test_iterations_agree_for_every_evaluator_up_to_the_bound(
-    agent: Client, project: Path
+    client: Client, repo: Path
 ) -> None:
-    contract = await call(
-        agent,
-        "create_contract",
-        {
-            "goal": "Keep adding.",
-            "out_of_scope": ["ui"],
-            "max_iterations": 2,
-            "functional": [
-                {
-                    "criterion": "adds",
-                    "verification_method": "test",
-                    "check": pytest_check("tests/test_calc.py"),
-                    "evaluator": "tests",
-                },
-                {"criterion": "reads well", "verification_method": "manual", "evaluator": "ux"},
-            ],
-        },
+    cid = await contract_id(
+        client,
+        max_iterations=2,
+        functional=[
+            green(pytest_check("tests/test_calc.py"), evaluator="tests"),
+            {"criterion": "reads well", "verification_method": "manual", "evaluator": "ux"},
+        ],
     )
-    cid = contract["contract"]["id"]
-    everyone = await call(agent, "evaluate", {"contract_id": cid})
-    ux = await call(agent, "evaluate", {"contract_id": cid, "evaluator": "ux"})
-    tests = await call(agent, "evaluate", {"contract_id": cid, "evaluator": "tests"})
+    everyone = await call(client, "evaluate", {"contract_id": cid})
+    ux = await call(client, "evaluate", {"contract_id": cid, "evaluator": "ux"})
+    tests = await call(client, "evaluate", {"contract_id": cid, "evaluator": "tests"})
     assert [everyone["iteration"], ux["iteration"], tests["iteration"]] == [1, 1, 1]
     assert everyone["target"]["tree"] == ux["target"]["tree"] == tests["target"]["tree"]
 
-    mismatch = await refused(agent, "evaluate", {"contract_id": cid, "iteration": 2})
+    mismatch = await refused(client, "evaluate", {"contract_id": cid, "iteration": 2})
     assert mismatch["code"] == "iteration_mismatch" and mismatch["path"] == "/iteration"
     assert "iteration 1, not 2" in mismatch["message"]
 
-    apply_bugfix(project)
-    second = await call(agent, "evaluate", {"contract_id": cid, "evaluator": "ux"})
+    apply_bugfix(repo)
+    second = await call(client, "evaluate", {"contract_id": cid, "evaluator": "ux"})
     assert second["iteration"] == 2
-    (project / "src" / "calc.py").write_text("def add(a, b):\n    return b + a\n", "utf-8")
-    exhausted = await refused(agent, "evaluate", {"contract_id": cid, "evaluator": "tests"})
+    (repo / "src" / "calc.py").write_text("def add(a, b):\n    return b + a\n", "utf-8")
+    exhausted = await refused(client, "evaluate", {"contract_id": cid, "evaluator": "tests"})
     assert exhausted["code"] == "loop_exhausted" and exhausted["path"] == "/contract_id"
     assert "all of its 2 iteration(s)" in exhausted["message"]
     assert "aggregate of iteration 2 waits for" in exhausted["message"]
     # The server keeps serving: the previous tree is still iteration 2.
-    apply_bugfix(project)
-    again = await call(agent, "evaluate", {"contract_id": cid, "evaluator": "tests"})
+    apply_bugfix(repo)
+    again = await call(client, "evaluate", {"contract_id": cid, "evaluator": "tests"})
     assert again["iteration"] == 2
 
 
@@ -151,7 +136,7 @@ def complete(draft: dict[str, Any], score: int) -> dict[str, Any]:
     for dim in card["dimensions"].values():
         if dim["score"] is None:
             dim["score"], dim["evidence"] = score, "read src/calc.py by hand"
-    card["guidance"] = "Fix the failing test." if card["criteria"] else ""
+    card["guidance"] = "Fix the failing test."
     return card
 
 
@@ -165,23 +150,7 @@ async def test_one_failing_test_among_many_asks_for_a_revision_not_an_escalation
     suite = repo / "tests" / "test_calc.py"
     suite.write_text(suite.read_text("utf-8") + many + "\n\ndef test_odd():\n    assert 0\n")
     async with Client(build_server(Settings.build([repo], env={}))) as agent:
-        contract = await call(
-            agent,
-            "create_contract",
-            {
-                "goal": "Keep adding.",
-                "task_type": "bug",
-                "out_of_scope": ["ui"],
-                "functional": [
-                    {
-                        "criterion": "every test passes",
-                        "verification_method": "test",
-                        "check": pytest_check("tests"),
-                    }
-                ],
-            },
-        )
-        cid = contract["contract"]["id"]
+        cid = await contract_id(agent, task_type="bug", functional=[green(pytest_check("tests"))])
         ev = await call(agent, "evaluate", {"contract_id": cid})
         assert ev["criteria"][0]["tests"] == {"passed": 62, "failed": 1, "errors": 0, "skipped": 0}
         assert ev["dimensions"]["correctness"]["score"] == 1
@@ -199,18 +168,7 @@ async def test_an_inline_what_if_never_feeds_the_brief_or_the_report(tmp_path: P
     repo = calc_repo(tmp_path / "whatif")
     (repo / "tests" / "test_more.py").write_text("def test_odd():\n    assert 0\n", "utf-8")
     async with Client(build_server(Settings.build([repo], env={}))) as agent:
-        contract = await call(
-            agent,
-            "create_contract",
-            {
-                "goal": "Keep adding.",
-                "out_of_scope": ["ui"],
-                "functional": [
-                    {"criterion": "green", "verification_method": "test", "check": pytest_check()}
-                ],
-            },
-        )
-        cid = contract["contract"]["id"]
+        cid = await contract_id(agent, functional=[green(pytest_check())])
         ev = await call(agent, "evaluate", {"contract_id": cid})
         what_if = await call(
             agent,
@@ -229,22 +187,22 @@ async def test_an_inline_what_if_never_feeds_the_brief_or_the_report(tmp_path: P
 
 
 def test_the_cli_shows_the_bug_fix_verdicts_and_refuses_past_the_bound(
-    tmp_path: Path, project: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, repo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     spec = {
         "goal": "Fix adding negative numbers.",
         "task_type": "bug",
-        "repo": str(project),
+        "repo": str(repo),
         "out_of_scope": ["anything else"],
         "max_iterations": 1,
         "functional": bugfix_criteria(),
     }
     (tmp_path / "contract.json").write_text(json.dumps(spec), "utf-8")
-    root = ("--root", str(project))
+    root = ("--root", str(repo))
     code, out, err = cli(capsys, *root, "contract", "create", str(tmp_path / "contract.json"))
     assert code == 0, err
     cid = out.split()[1]
-    apply_bugfix(project, trivial=True)
+    apply_bugfix(repo, trivial=True)
 
     code, out, _ = cli(capsys, *root, "evaluate", cid, "--json")
     ev = json.loads(out)
@@ -254,7 +212,7 @@ def test_the_cli_shows_the_bug_fix_verdicts_and_refuses_past_the_bound(
 
     code, _, err = cli(capsys, *root, "evaluate", cid, "--iteration", "2")
     assert code == 1 and "iteration_mismatch" in err and "/iteration" in err
-    (project / "src" / "calc.py").write_text("def add(a, b):\n    return b + a\n", "utf-8")
+    (repo / "src" / "calc.py").write_text("def add(a, b):\n    return b + a\n", "utf-8")
     code, _, err = cli(capsys, *root, "evaluate", cid)
     assert code == 1 and "loop_exhausted" in err and "all of its 1 iteration(s)" in err
 
@@ -270,7 +228,7 @@ async def test_a_describe_heavy_js_library_at_project_scope(tmp_path: Path) -> N
         "    });\n  });\n});\n"
     )
     fixtures = 'module.exports = { user: "a", password: "peanuts" };\n'
-    repo = make_repo(
+    library = make_repo(
         tmp_path / "pm",
         {
             "lib/picomatch.js": "module.exports = (glob) => (s) => s === glob;\n",
@@ -282,26 +240,19 @@ async def test_a_describe_heavy_js_library_at_project_scope(tmp_path: Path) -> N
             "LICENSE": "MIT\n",
         },
     )
-    async with Client(build_server(Settings.build([repo], env={}))) as agent:
-        contract = await call(
+    async with Client(build_server(Settings.build([library], env={}))) as agent:
+        cid = await contract_id(
             agent,
-            "create_contract",
-            {
-                "goal": "Review the library's health.",
-                "out_of_scope": ["nothing"],
-                "quality": [
-                    {
-                        "criterion": f"no {rule}",
-                        "verification_method": "static",
-                        "check": {"kind": "static", "rule": rule},
-                    }
-                    for rule in ("function_length", "test_existence")
-                ],
-            },
+            quality=[
+                {
+                    "criterion": f"no {rule}",
+                    "verification_method": "static",
+                    "check": {"kind": "static", "rule": rule},
+                }
+                for rule in ("function_length", "test_existence")
+            ],
         )
-        ev = await call(
-            agent, "evaluate", {"contract_id": contract["contract"]["id"], "scope": "project"}
-        )
+        ev = await call(agent, "evaluate", {"contract_id": cid, "scope": "project"})
     assert [c["status"] for c in ev["criteria"]] == ["pass", "pass"]
     assert [(f["rule"], f["severity"]) for f in ev["findings"]] == [("hardcoded_secrets", "LOW")]
     health = ev["project_health"]["dimensions"]

@@ -5,27 +5,21 @@ a base that cannot run left unscored."""
 from __future__ import annotations
 
 import os
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from gitrepo import make_repo
-from projects import PY, commit_all, contract_for, pytest_check
+from projects import BUG_HEADER, PY, commit_all, contract_for, evaluated, pytest_check
 from runner_projects import JS_CACHE
 
-from referee.tools.evaluate.entry import EvaluateDeps, EvaluateInput, evaluate
 from referee.tools.models.common import ReasonCode
-from referee.tools.rubrics import load_rubrics
-from referee.tools.settings import Settings
 from referee.tools.store import Store, load_run
 
 pytestmark = pytest.mark.anyio
 
 BUGGY = "def add(a, b):\n    return a - b if b < 0 else a + b\n"
 FIXED = "def add(a, b):\n    return a + b\n"
-HEADER = (
-    "import os, sys\nsys.path.insert(0, os.path.join(os.path.dirname(__file__), '..', 'src'))\n"
-)
+HEADER = BUG_HEADER  # the tests import src/ without an install
 OLD_TESTS = HEADER + "from calc import add\n\ndef test_add():\n    assert add(1, 2) == 3\n"
 REGRESSION = "\ndef test_add_negative():\n    assert add(1, -1) == 0\n"
 TRIVIAL = HEADER + "from calc import add\n\ndef test_add_zero():\n    assert add(0, 0) == 0\n"
@@ -48,24 +42,25 @@ def store(project: Path) -> Store:
 async def judge(
     store: Store, project: Path, *argv: str, isolation: str = "sandbox", **check: object
 ):
+    return await judge_check(
+        store, project, pytest_check(*argv, must_fail_at_base=True, **check), isolation=isolation
+    )
+
+
+async def judge_check(
+    store: Store, project: Path, check: dict[str, object], isolation: str = "sandbox", **env: str
+):
     contract = contract_for(
         store,
         project,
         {
             "criterion": "the fix is proven by its regression test",
             "verification_method": "test",
-            "check": pytest_check(*argv, must_fail_at_base=True, **check),
+            "check": check,
         },
         task_type="bug",
     )
-    deps = EvaluateDeps(
-        store=store,
-        settings=Settings.build([project], env={}),
-        rubrics=load_rubrics,
-        now=lambda: datetime.now(UTC),
-    )
-    request = EvaluateInput(contract_id=contract.id, isolation=isolation)  # type: ignore[arg-type]
-    result = await evaluate(request, deps)
+    result = await evaluated(store, project, contract.id, env=env, isolation=isolation)
     return result, result.criteria[0]
 
 
@@ -184,27 +179,13 @@ async def test_a_runner_missing_at_base_only_is_unscored(store: Store, project: 
     write(project, "runner.py", "import sys, pytest\nsys.exit(pytest.main(sys.argv[1:]))\n")
     write(project, "src/calc.py", FIXED)
     write(project, "tests/test_calc.py", OLD_TESTS + REGRESSION)
-    contract = contract_for(
-        store,
-        project,
-        {
-            "criterion": "proven",
-            "verification_method": "test",
-            "check": {
-                "kind": "tests",
-                "argv": [PY, "runner.py", "--junitxml=report.xml", "tests"],
-                "junit": "report.xml",
-                "must_fail_at_base": True,
-            },
-        },
-    )
-    deps = EvaluateDeps(
-        store=store,
-        settings=Settings.build([project], env={}),
-        rubrics=load_rubrics,
-        now=lambda: datetime.now(UTC),
-    )
-    crit = (await evaluate(EvaluateInput(contract_id=contract.id), deps)).criteria[0]
+    check = {
+        "kind": "tests",
+        "argv": [PY, "runner.py", "--junitxml=report.xml", "tests"],
+        "junit": "report.xml",
+        "must_fail_at_base": True,
+    }
+    _, crit = await judge_check(store, project, check)
     assert crit.status == "unscored" and crit.reason_code == ReasonCode.BASE_NOT_RUN
 
 
@@ -228,27 +209,13 @@ async def test_a_js_base_checkout_without_node_modules_still_runs_vitest(tmp_pat
     write(project, "calc.js", "export const add = (a, b) => a + b;\n")
     negative = "  test('adds a negative', () => { expect(add(1, -1)).toBe(0); });\n"
     write(project, "calc.test.js", old + negative + "});\n")
-    contract = contract_for(
-        store,
-        project,
-        {
-            "criterion": "proven",
-            "verification_method": "test",
-            "check": {
-                "kind": "tests",
-                "argv": ["npx", "vitest"],
-                "must_fail_at_base": True,
-                "timeout_s": 120,  # without its node_modules, npx waits for a download
-            },
-        },
-    )
-    deps = EvaluateDeps(
-        store=store,
-        settings=Settings.build([project], env={"PATH": os.environ["PATH"]}),
-        rubrics=load_rubrics,
-        now=lambda: datetime.now(UTC),
-    )
-    result = await evaluate(EvaluateInput(contract_id=contract.id), deps)
+    check = {
+        "kind": "tests",
+        "argv": ["npx", "vitest"],
+        "must_fail_at_base": True,
+        "timeout_s": 120,  # without its node_modules, npx waits for a download
+    }
+    result, _ = await judge_check(store, project, check, PATH=os.environ["PATH"])
     crit = result.criteria[0]
     assert crit.status == "pass", crit.reason
     assert "calc.test.js > add > adds a negative" in crit.reason

@@ -3,18 +3,14 @@ iterations that must agree, and the bound that names what aggregate delivers."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from aggregate_cards import card, store_card, two_evaluator_contract
-from projects import calc_repo
+from projects import calc_repo, evaluated
 
 from referee.tools.errors import InvalidInput
-from referee.tools.evaluate.entry import EvaluateDeps, EvaluateInput, evaluate
 from referee.tools.repo import working_tree_hash
-from referee.tools.rubrics import load_rubrics
-from referee.tools.settings import Settings
 from referee.tools.store import Store, tree_iteration
 
 pytestmark = pytest.mark.anyio
@@ -31,13 +27,7 @@ def store(project: Path) -> Store:
 
 
 async def run(store: Store, project: Path, contract_id: str, **kw: object):
-    deps = EvaluateDeps(
-        store=store,
-        settings=Settings.build([project], env={}),
-        rubrics=load_rubrics,
-        now=lambda: datetime.now(UTC),
-    )
-    return await evaluate(EvaluateInput(contract_id=contract_id, **kw), deps)  # type: ignore[arg-type]
+    return await evaluated(store, project, contract_id, **kw)
 
 
 def change(project: Path, n: int) -> None:

@@ -3,23 +3,17 @@ baseline (shown, never counted), and grades follow the per-test evidence."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from gitrepo import make_repo
-from projects import contract_for, pytest_check
+from projects import BUG_HEADER, commit_all, contract_for, evaluated, pytest_check
 
-from referee.tools.evaluate.entry import EvaluateDeps, EvaluateInput, evaluate
-from referee.tools.rubrics import load_rubrics
-from referee.tools.settings import Settings
 from referee.tools.store import Store
 
 pytestmark = pytest.mark.anyio
 
-HEADER = (
-    "import os, sys\nsys.path.insert(0, os.path.join(os.path.dirname(__file__), '..', 'src'))\n"
-)
+HEADER = BUG_HEADER  # the tests import src/ without an install
 LONG_BODY = "\n".join(f"    total += {i}" for i in range(60))
 OLD_DEBT = f"def old_long():\n    total = 0\n{LONG_BODY}\n    return total\n"
 BUGGY = "def clamp(x):\n    return max(0, min(x, 9))\n"  # the bug: the upper bound is 10
@@ -46,13 +40,7 @@ def store(project: Path) -> Store:
 
 async def run(store: Store, project: Path, *criteria: dict[str, object]):
     contract = contract_for(store, project, *criteria, task_type="bug")
-    deps = EvaluateDeps(
-        store=store,
-        settings=Settings.build([project], env={}),
-        rubrics=load_rubrics,
-        now=lambda: datetime.now(UTC),
-    )
-    return await evaluate(EvaluateInput(contract_id=contract.id), deps)
+    return await evaluated(store, project, contract.id)
 
 
 def clamp_tests() -> dict[str, object]:
@@ -123,8 +111,6 @@ async def test_debt_the_change_adds_counts(store: Store, project: Path) -> None:
 async def test_a_secret_added_where_an_old_one_was_counts(store: Store, project: Path) -> None:
     old_secret = 'PASSWORD = "s3cr3t-P4ssw0rd!x"\n'
     (project / "src" / "settings.py").write_text(old_secret, encoding="utf-8")
-    from projects import commit_all
-
     commit_all(project, "an old secret")
     (project / "src" / "settings.py").write_text(
         old_secret + 'TOKEN = "ghp_' + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8" + '"\n',

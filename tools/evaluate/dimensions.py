@@ -110,24 +110,25 @@ def correctness(s: Signals, unit: bool) -> DimensionResult:
             if s.tests
             else "no tests check in this evaluation"
         )
-    rate = _rate(tests)
-    return _det(
-        _level(rate.share, unit, rate.anything_passed),
-        0.9 if rate.share < 1 else 0.7,
-        f"test checks: {rate.text}",
-        rate.ids,
-    )
+    return _from_rate(tests, unit, "test checks", confidence=(0.7, 0.9))
 
 
 def functionality(s: Signals, unit: bool) -> DimensionResult:
     results = _judged(s.behaviour) or _judged(s.tests)
     if not results:
         return _judgment("no behavioural check (browser or command) ran in this evaluation")
+    return _from_rate(results, unit, "behaviour checks", confidence=(0.6, 0.8))
+
+
+def _from_rate(
+    results: Sequence[CriterionResult], unit: bool, label: str, confidence: tuple[float, float]
+) -> DimensionResult:
+    """A score from the criteria pass rate (confidence: all passing, something failing)."""
     rate = _rate(results)
     return _det(
         _level(rate.share, unit, rate.anything_passed),
-        0.8 if rate.share < 1 else 0.6,
-        f"behaviour checks: {rate.text}",
+        confidence[0] if rate.share >= 1 else confidence[1],
+        f"{label}: {rate.text}",
         rate.ids,
     )
 
