@@ -322,6 +322,7 @@ LOGIC = {
         ("index.js", "'use strict';\nmodule.exports = require('./lib/picomatch');\n"),
         ("pkg/__init__.py", '"""Docs."""\nfrom .a import b\n\n__all__ = ["b"]\n'),
         ("src/index.d.ts", "export declare function f(): void;\n"),
+        ("src/enumUtil.ts", "export namespace enumUtil {\n  export type Values = string[];\n}\n"),
     ],
 )
 def test_declaration_only_files_need_no_test(tmp_path: Path, path: str, text: str) -> None:

@@ -3,6 +3,7 @@ repository's allowlists are honoured, and only source files are counted."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -130,6 +131,19 @@ def test_a_broken_gitleaks_toml_is_noted_and_allows_nothing(tmp_path: Path) -> N
 
     assert [f.location for f in report.findings] == ["src/a.py:1"]
     assert any(".gitleaks.toml: not valid TOML" in e for e in report.errors)
+
+
+def test_allowlist_patterns_run_in_linear_time_and_bad_ones_are_noted(tmp_path: Path) -> None:
+    # A pattern that backtracks exponentially in a backtracking engine, against a long line.
+    config = "[allowlist]\nregexes = ['(a+)+$', '(?<=x)y']\nregexTarget = 'line'\n"
+    secret = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    files = {".gitleaks.toml": config, "src/a.py": f'TOKEN = "{secret}"  # {"a" * 3000}b\n'}
+    started = time.monotonic()
+    report = run(make_repo(tmp_path / "repo", files), ["hardcoded_secrets"])
+
+    assert time.monotonic() - started < 30
+    assert [f.location for f in report.findings] == ["src/a.py:1"]
+    assert any("(?<=x)y" in e and "ignored" in e for e in report.errors), report.errors
 
 
 def test_only_source_files_are_counted(tmp_path: Path) -> None:

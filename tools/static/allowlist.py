@@ -8,11 +8,14 @@ a repository can allow what its authors know is harmless, not switch the check o
 The cache holds no secret values, so a flagged line is scanned again on its own to learn what it
 holds; a finding is dropped when every secret on its line is allowed. Lines marked
 `gitleaks:allow` never become findings in the first place (see `secrets`).
+
+The file is the repository's, so its patterns are untrusted: they are compiled by RE2, the
+linear-time engine whose syntax is Go's (gitleaks' own), so no pattern can stall the pipeline with
+catastrophic backtracking; one RE2 refuses (a backreference, a lookaround) is noted and ignored.
 """
 
 from __future__ import annotations
 
-import re
 import tomllib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -20,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import betterleaks
+import re2
 
 from referee.tools.evidence.shapes import find_shapes
 from referee.tools.static.model import StaticFinding
@@ -31,8 +35,8 @@ CONFIG_NAMES = (".gitleaks.toml", ".betterleaks.toml")
 
 @dataclass(frozen=True)
 class _Entry:
-    paths: tuple[re.Pattern[str], ...] = ()
-    regexes: tuple[re.Pattern[str], ...] = ()
+    paths: tuple[re2._Regexp[str], ...] = ()
+    regexes: tuple[re2._Regexp[str], ...] = ()
     stopwords: tuple[str, ...] = ()
     target: str = "secret"
     rules: frozenset[str] = frozenset()
@@ -116,14 +120,24 @@ def _strings(value: Any) -> list[str]:
     return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
 
 
-def _patterns(value: Any, name: str, problems: list[str]) -> tuple[re.Pattern[str], ...]:
+def _patterns(value: Any, name: str, problems: list[str]) -> tuple[re2._Regexp[str], ...]:
     compiled = []
     for text in _strings(value):
         try:
-            compiled.append(re.compile(text))
-        except re.error as exc:
-            problems.append(f"{name}: allowlist pattern {text!r} ignored ({exc})")
+            compiled.append(re2.compile(text, options=_RE2))
+        except re2.error as exc:
+            reason = exc.args[0].decode("utf-8", "replace") if exc.args else "invalid"
+            problems.append(f"{name}: allowlist pattern {text!r} ignored ({reason})")
     return tuple(compiled)
+
+
+def _re2_options() -> re2.Options:
+    options = re2.Options()
+    options.log_errors = False  # a refused pattern is a noted problem, not a line on stderr
+    return options
+
+
+_RE2 = _re2_options()
 
 
 def without_allowed(

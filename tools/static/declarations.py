@@ -1,8 +1,8 @@
 """Files that declare but do nothing: no test can exercise them, so none is expected.
 
-TypeScript types-only modules (types, interfaces, `declare`, type re-exports), JS/TS barrels that
-only re-export, and Python modules without logic (imports, constants, `__all__`, a docstring: the
-plain `__init__.py`). A parse error counts as logic (a test is still expected).
+TypeScript types-only modules (types, interfaces, `declare`, namespaces of types, type re-exports),
+JS/TS barrels that only re-export, and Python modules without logic (imports, constants, `__all__`,
+a docstring: the plain `__init__.py`). A parse error counts as logic (a test is still expected).
 """
 
 from __future__ import annotations
@@ -71,15 +71,25 @@ def declaration_only(path: str, data: bytes | None) -> bool:
 
 
 def _script_plain(node: ts.Node) -> bool:
-    if node.type in _SCRIPT_DECLARATIONS:
+    if node.type in _SCRIPT_DECLARATIONS or _types_namespace(node):
         return True
     if node.type != "export_statement":
-        return node.type == "expression_statement" and _directive(node)
+        return node.type == "expression_statement" and (
+            _directive(node) or all(_types_namespace(c) for c in node.named_children)
+        )
     declaration = node.child_by_field_name("declaration")
     if declaration is not None:
-        return declaration.type in _SCRIPT_DECLARATIONS
+        return declaration.type in _SCRIPT_DECLARATIONS or _types_namespace(declaration)
     # `export * from './x'`, `export { a } from './x'`, `export type { T }`, `export { a, b }`
     return node.child_by_field_name("value") is None
+
+
+def _types_namespace(node: ts.Node) -> bool:
+    """`namespace X { type A = …; export interface B {} }`: a namespace of declarations only."""
+    if node.type != "internal_module":
+        return False
+    body = node.child_by_field_name("body")
+    return body is not None and all(_script_plain(n) for n in body.named_children)
 
 
 def _directive(node: ts.Node) -> bool:
