@@ -120,7 +120,7 @@ _NO_TEST_NAMES = {
 _CONFIG_NAME = re.compile(r"(^|[.-])(config|conf|rc)\.[cm]?[jt]s$|\.d\.[cm]?ts$")
 # Test-file name shapes; group "s" is the subject the test is about.
 _TEST_STEM = re.compile(
-    r"^(?:test_(?P<a>.+)|(?P<b>.+?)(?:_test|_tests|\.test|\.spec|_spec|-test|-spec)"
+    r"^(?:test[_-](?P<a>.+)|(?P<b>.+?)(?:_test|_tests|\.test|\.spec|_spec|-test|-spec)"
     r"|(?P<c>.+?)(?:Test|Tests)|Test(?P<d>[A-Z]\w*)|(?P<e>.+?[a-z0-9])IT|tests?)$"
 )
 
