@@ -30,6 +30,8 @@ and you must not run anything that writes to the repository. Your only output is
   have contrary evidence; say what it is. You may never mark passed a criterion whose recorded
   check failed: validation refuses that scorecard.
 - Fill in what `needs_judgment` lists: those criteria and dimensions have no mechanical answer.
+- At task scope `findings` are the change's own; `baseline_findings` were there at base already.
+  Judge the change: old debt is context, not an issue of this work and not guidance for it.
 
 ## Score with the rubric
 - Use the rubric's level definitions as written, not your own scale. Compare with its scored

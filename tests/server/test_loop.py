@@ -83,6 +83,9 @@ def complete(
 async def run_iteration(client: Client, repo: Path, cid: str, number: int) -> dict[str, Any]:
     step = PLAN[number]
     apply(repo, step["version"])
+    if number == 3:  # the generator's third attempt: another tree, so another iteration
+        with (repo / "shop" / "cart.py").open("a", encoding="utf-8") as cart:
+            cart.write("\n# Example: total(10.0, discount=15) == 8.5\n")
     for evaluator in (TESTS_JUDGE, UX_JUDGE):
         evaluated = await client.call_tool("evaluate", {"contract_id": cid, "evaluator": evaluator})
         assert evaluated.is_error is False, evaluated.content

@@ -442,6 +442,7 @@ def test_inline_scorecards_are_validated_used_and_never_stored(
     }
     assert [s.evaluator for s in scorecards_for(store, contract.id)] == ["judge"]
     assert any("not stored" in n for n in result.quality_notes)
+    assert aggregates_for(store, contract.id) == []  # a what-if: no report, brief or prompt uses it
 
 
 def test_an_inline_scorecard_replaces_the_stored_one_for_that_call_only(

@@ -255,6 +255,8 @@ def filled(tmp_path_factory: pytest.TempPathFactory) -> Filled:
         "def test_wrong():\n    assert 1 == 2\n", encoding="utf-8"
     )
     first = _evaluate(store, project, contract.id, 1)
+    with (project / ".gitignore").open("a", encoding="utf-8") as ignore:
+        ignore.write("*.log\n")  # a new tree: iteration 2 is another evaluated tree
     second = _evaluate(store, project, contract.id, 2)
     finding = next(
         f for f in load_run(store, second.run_id).evaluation.findings if f.rule == "function_length"

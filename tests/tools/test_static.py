@@ -282,12 +282,20 @@ def test_a_secret_is_reported_by_rule_and_line_never_by_value(tmp_path: Path) ->
         ("server/handler.go", "server/server_test.go"),
         ("src/main/java/com/x/Parser.java", "src/test/java/com/x/ParserTest.java"),
         ("tools/static/pipeline.py", "tests/tools/test_static.py"),
+        ("src/_utils.ts", "test/utils.test.ts"),
+        ("lib/picomatch.js", "test/api.picomatch.js"),
+        ("src/parse-options.js", "test/parse_options.spec.js"),
+        ("src/main/java/com/x/Parser.java", "src/test/java/com/x/TestParser.java"),
+        ("src/main/java/com/x/Parser.java", "src/test/java/com/x/ParserIT.java"),
+        ("index.js", "test/api.picomatch.js"),
     ],
 )
 def test_a_test_found_by_naming_convention_satisfies_test_existence(
     tmp_path: Path, source: str, test: str
 ) -> None:
-    repo = make_repo(tmp_path / "repo", {source: "x = 1\n", test: "y = 2\n"})
+    repo = make_repo(tmp_path / "repo", {source: LOGIC[source.rsplit(".", 1)[1]], test: "y = 2\n"})
+    alone = run_pipeline(repo, [source], cache_path=None, rules=["test_existence"])
+    assert [f.path for f in alone.findings] == [source]  # without the test it is reported
 
     report = run_pipeline(
         repo, [source], cache_path=None, rules=["test_existence"], all_files=[source, test]
@@ -296,9 +304,47 @@ def test_a_test_found_by_naming_convention_satisfies_test_existence(
     assert report.findings == []
 
 
+LOGIC = {
+    "py": "def parse(text):\n    return text.split()\n",
+    "ts": "export const parse = (text: string) => text.split(' ');\n",
+    "tsx": "export const parse = (text: string) => text.split(' ');\n",
+    "js": "module.exports = (text) => text.split(' ');\n",
+    "go": "package server\n\nfunc Handle() int { return 1 }\n",
+    "java": "class Parser { int parse() { return 1; } }\n",
+}
+
+
+@pytest.mark.parametrize(
+    ("path", "text"),
+    [
+        ("src/types.ts", "import type { A } from './a';\nexport type B = A;\ninterface C {}\n"),
+        ("src/index.ts", "export * from './a';\nexport { b } from './b';\n"),
+        ("index.js", "'use strict';\nmodule.exports = require('./lib/picomatch');\n"),
+        ("pkg/__init__.py", '"""Docs."""\nfrom .a import b\n\n__all__ = ["b"]\n'),
+        ("src/index.d.ts", "export declare function f(): void;\n"),
+        ("src/enumUtil.ts", "export namespace enumUtil {\n  export type Values = string[];\n}\n"),
+    ],
+)
+def test_declaration_only_files_need_no_test(tmp_path: Path, path: str, text: str) -> None:
+    report = run(make_repo(tmp_path / "repo", {path: text}), ["test_existence"])
+
+    assert report.findings == []
+
+
+def test_an_init_with_logic_needs_a_test(tmp_path: Path) -> None:
+    files = {"pkg/__init__.py": "def helper():\n    return 1\n"}
+    report = run(make_repo(tmp_path / "repo", files), ["test_existence"])
+
+    assert [f.path for f in report.findings] == ["pkg/__init__.py"]
+
+
 def test_a_changed_source_file_without_a_test_is_reported(tmp_path: Path) -> None:
     repo = make_repo(
-        tmp_path / "repo", {"src/pkg/parser.py": "x = 1\n", "tests/test_lexer.py": "y = 2\n"}
+        tmp_path / "repo",
+        {
+            "src/pkg/parser.py": "def parse(text):\n    return text.split()\n",
+            "tests/test_lexer.py": "y = 2\n",
+        },
     )
 
     report = run(repo, ["test_existence"])
@@ -342,7 +388,7 @@ def test_tests_config_docs_and_package_markers_need_no_test(tmp_path: Path) -> N
 
 
 def test_only_changed_files_must_have_tests(tmp_path: Path) -> None:
-    repo = make_repo(tmp_path / "repo", {"a.py": "x = 1\n", "b.py": "x = 2\n"})
+    repo = make_repo(tmp_path / "repo", {"a.py": LOGIC["py"], "b.py": LOGIC["py"]})
     files = ["a.py", "b.py"]
 
     report = run_pipeline(repo, files, cache_path=None, rules=["test_existence"], changed=["b.py"])

@@ -1,7 +1,7 @@
 """aggregate: several evaluators' verdicts become DELIVER, a revision brief, an escalation or
 PENDING.
 
-entry        aggregate(), latest_brief()
+entry        aggregate(), latest_brief(), decision_at_bound()
 records      stored and inline scorecards as CardRecords (re-verified before they count)
 rules        the decision rules, one named function each
 dedupe       when two evaluators report the same issue
@@ -12,6 +12,6 @@ correlation  proxy-true correlation (recalibrate)
 notes        escalation reasons and quality notes for the person running the loop
 """
 
-from referee.tools.aggregate.entry import aggregate, latest_brief
+from referee.tools.aggregate.entry import aggregate, decision_at_bound, latest_brief
 
-__all__ = ["aggregate", "latest_brief"]
+__all__ = ["aggregate", "decision_at_bound", "latest_brief"]

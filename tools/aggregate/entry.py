@@ -62,7 +62,7 @@ from referee.tools.rubrics import RubricSet
 from referee.tools.store import Store, latest_iteration, load_contract, runs_for
 from referee.tools.store.aggregates import latest_decided, save_aggregate
 
-__all__ = ["aggregate", "latest_brief"]
+__all__ = ["aggregate", "decision_at_bound", "latest_brief"]
 
 
 def aggregate(
@@ -76,7 +76,8 @@ def aggregate(
     tree: str | None = None,
     holdout_files: Sequence[str] = (),
 ) -> AggregateResult:
-    """Turn the evaluators' scorecards for one iteration into a decision, and store it.
+    """Turn the evaluators' scorecards for one iteration into a decision, and store it (unless
+    inline scorecards took part: that result is for this call only).
 
     Args:
         contract_id: The contract.
@@ -119,6 +120,8 @@ def aggregate(
     target = _target_iteration(store, contract.id, iteration, inline)
     context = _context(store, contract, target, inline, holdout_files)
     result = _result(context)
+    if inline:
+        return result  # a what-if for this call: never a decision reports, briefs or prompts use
     save_aggregate(
         store,
         contract_id=contract.id,
@@ -128,6 +131,12 @@ def aggregate(
         created_at=now().astimezone(UTC).isoformat(),
     )
     return result
+
+
+def decision_at_bound(store: Store, contract: Contract) -> AggregateResult:
+    """What aggregate decides for the contract's last iteration, from the stored scorecards, without
+    storing anything (evaluate's `loop_exhausted` names the iteration it delivers)."""
+    return _result(_context(store, contract, contract.max_iterations, [], ()))
 
 
 def latest_brief(store: Store, contract_id: str) -> dict[str, Any] | None:
@@ -321,8 +330,8 @@ def _notes(
     if ctx.inline:
         names = ", ".join(r.evaluator for r in ctx.inline)
         notes.append(
-            f"inline scorecards ({names}) were validated and used for this call only; they are not"
-            " stored"
+            f"inline scorecards ({names}) were validated and used for this call only; they and this"
+            " decision are not stored"
         )
     return notes
 

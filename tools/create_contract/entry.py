@@ -24,7 +24,7 @@ from referee.tools.models.contract import (
     CriterionSpec,
 )
 from referee.tools.prompts import evaluator_prompt_version
-from referee.tools.repo import RepoInfo
+from referee.tools.repo import RepoInfo, resolve_commit
 from referee.tools.rubrics import RubricSet, select_rubric
 from referee.tools.store import Store, insert_contract, load_contract, replace_contract
 
@@ -44,9 +44,15 @@ def create_contract(
     Raises:
         InvalidInput: every problem of the request at once, each with a JSON pointer.
     """
-    request = validated_request(args, rubrics, repo.root)
+    base, base_problems = _base_commit(args.get("base_commit"), repo)
+    try:
+        request = validated_request(args, rubrics, repo.root)
+    except InvalidInput as exc:
+        raise InvalidInput(sorted([*exc.problems, *base_problems], key=lambda p: p.path)) from None
+    if base_problems:
+        raise InvalidInput(base_problems)
     created = now().astimezone(UTC)
-    contract = _build_contract(request, rubrics, repo, created)
+    contract = _build_contract(request, rubrics, repo, created, base)
     stored = insert_contract(store, contract)
     return CreateContractResult(
         contract=stored, generator_view=generator_view(stored), warnings=warnings_of(request)
@@ -87,7 +93,11 @@ def get_contract(contract_id: str, view: View, *, store: Store) -> dict[str, Any
 
 
 def _build_contract(
-    request: CreateContractInput, rubrics: RubricSet, repo: RepoInfo, created: datetime
+    request: CreateContractInput,
+    rubrics: RubricSet,
+    repo: RepoInfo,
+    created: datetime,
+    base: str | None,
 ) -> Contract:
     rubric_name = request.rubric_ref or select_rubric(request.task_type, request.has_ui)
     rubric = rubrics.get(rubric_name)
@@ -111,11 +121,24 @@ def _build_contract(
         browser_setup=request.browser_setup,
         antipatterns=request.antipatterns,
         repo=str(repo.root),
-        base_commit=repo.head,
+        base_commit=base,
         created_at=created.isoformat(timespec="seconds").replace("+00:00", "Z"),
         rubric_version=rubric.version,
         evaluator_prompt_version=evaluator_prompt_version(),
     )
+
+
+def _base_commit(given: Any, repo: RepoInfo) -> tuple[str | None, list[Problem]]:
+    """The given base resolved to its full sha (HEAD when none is given), or the problem."""
+    if not isinstance(given, str) or not given:
+        return repo.head, []  # a wrong type is reported by the model's validation
+    if not repo.is_git:
+        message = f"{repo.root} is not a git repository, so it has no commit to start from"
+        return None, [Problem(path="/base_commit", code="not_a_repository", message=message)]
+    try:
+        return resolve_commit(repo.root, given, at="/base_commit"), []
+    except InvalidInput as exc:
+        return None, list(exc.problems)
 
 
 def _named_evaluators(request: CreateContractInput) -> list[str]:

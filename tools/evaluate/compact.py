@@ -42,21 +42,23 @@ def compact(evaluation: Evaluation, budget: int) -> Evaluation:
 
 def _trim(ev: Evaluation, what: str, keep: int) -> None:
     if what == "findings" and len(ev.findings) > keep:
-        ev.omitted.append(f"findings: {len(ev.findings) - keep} more in report://{ev.run_id}")
+        _note(ev, "findings:", f"findings: {ev.findings_total - keep} more in report://{ev.run_id}")
         ev.findings = ev.findings[:keep]
     elif what == "issues" and len(ev.issues) > keep:
-        ev.omitted.append(f"issues: {len(ev.issues) - keep} lower-severity issue(s) cut")
+        cut = len(ev.issues) - keep + _cut_before(ev, "issues:")
+        _note(ev, "issues:", f"issues: {cut} lower-severity issue(s) cut")
         ev.issues = ev.issues[:keep]
     elif what == "draft_issues" and len(ev.draft_scorecard.issues) > keep:
         ev.draft_scorecard.issues = ev.draft_scorecard.issues[:keep]
-        ev.omitted.append(f"draft_scorecard.issues cut to {keep}")
+        _note(ev, "draft_scorecard.issues", f"draft_scorecard.issues cut to {keep}")
     elif what == "prior_scorecard" and ev.prior_scorecard is not None:
         ev.prior_scorecard = {"omitted": "too large to inline; see report://" + ev.contract_ref}
         ev.omitted.append("prior_scorecard")
     elif what == "evidence_text":
         _shorten_texts(ev, keep)
     elif what == "changed_files" and len(ev.target.changed_files) > keep:
-        ev.omitted.append(f"target.changed_files: {len(ev.target.changed_files) - keep} more")
+        cut = len(ev.target.changed_files) - keep + _cut_before(ev, "target.changed_files:")
+        _note(ev, "target.changed_files:", f"target.changed_files: {cut} more")
         ev.target.changed_files = ev.target.changed_files[:keep]
 
 
@@ -70,4 +72,18 @@ def _shorten_texts(ev: Evaluation, limit: int) -> None:
         c.reason, c.evidence = cut(c.reason), cut(c.evidence)
     for d in ev.draft_scorecard.criteria:
         d.evidence = cut(d.evidence)
-    ev.omitted.append(f"long texts shortened to {limit} characters")
+    _note(ev, "long texts", f"long texts shortened to {limit} characters")
+
+
+def _note(ev: Evaluation, kind: str, text: str) -> None:
+    """Name what was cut, once per kind: a second cut of the same kind replaces the first note."""
+    ev.omitted = [n for n in ev.omitted if not n.startswith(kind)] + [text]
+
+
+def _cut_before(ev: Evaluation, kind: str) -> int:
+    """How many items an earlier note of this kind said were cut."""
+    for note in ev.omitted:
+        if note.startswith(kind):
+            count = note.removeprefix(kind).split()[0]
+            return int(count) if count.isdigit() else 0
+    return 0

@@ -54,21 +54,46 @@ def _det(score: float, confidence: float, evidence: str, ids: Sequence[str]) -> 
     )
 
 
-def _level(rate: float, unit: bool) -> float:
-    """A pass rate on the rubric's scale: all → top, most → good, some → weak, none → bottom."""
+def _level(rate: float, unit: bool, anything_passed: bool = False) -> float:
+    """A pass rate on the rubric's scale: all → top, most → good, some → weak, none → bottom.
+
+    A criterion failing while its own tests mostly pass is not "none": `anything_passed` (some test
+    passed somewhere) keeps the level above the bottom, so one failing test among hundreds asks for
+    a revision rather than blocking.
+    """
     if unit:
-        return round(rate, 2)
-    return 3.0 if rate >= 1 else 2.0 if rate >= 0.75 else 1.0 if rate > 0 else 0.0
+        return round(max(rate, 0.4 if anything_passed and rate < 1 else 0.0), 2)
+    if rate >= 1:
+        return 3.0
+    if rate >= 0.75:
+        return 2.0
+    return 1.0 if rate > 0 or anything_passed else 0.0
 
 
-def _rate(results: Sequence[CriterionResult]) -> tuple[float, str, list[str]]:
+@dataclass(frozen=True)
+class _Rate:
+    share: float
+    text: str
+    ids: list[str]
+    anything_passed: bool
+
+
+def _rate(results: Sequence[CriterionResult]) -> _Rate:
     passed = sum(1 for r in results if r.status == "pass")
     ids = [e for r in results for e in r.evidence_ids]
-    failing = [r.id for r in results if r.status != "pass"]
-    text = f"{passed}/{len(results)} checked criteria pass" + (
-        f"; not passing: {', '.join(failing)}" if failing else ""
-    )
-    return passed / len(results), text, ids
+    failing = [r for r in results if r.status != "pass"]
+    text = f"{passed}/{len(results)} checked criteria pass"
+    if failing:
+        text += "; not passing: " + ", ".join(_failing_text(r) for r in failing)
+    tests_passed = any(r.tests is not None and r.tests.passed for r in results)
+    return _Rate(passed / len(results), text, ids, passed > 0 or tests_passed)
+
+
+def _failing_text(result: CriterionResult) -> str:
+    counts = result.tests
+    if counts is None or not counts.ran:
+        return result.id
+    return f"{result.id} ({counts.passed}/{counts.ran} of its tests pass)"
 
 
 def _judged(results: Sequence[CriterionResult]) -> list[CriterionResult]:
@@ -85,16 +110,27 @@ def correctness(s: Signals, unit: bool) -> DimensionResult:
             if s.tests
             else "no tests check in this evaluation"
         )
-    rate, text, ids = _rate(tests)
-    return _det(_level(rate, unit), 0.9 if rate < 1 else 0.7, f"test checks: {text}", ids)
+    return _from_rate(tests, unit, "test checks", confidence=(0.7, 0.9))
 
 
 def functionality(s: Signals, unit: bool) -> DimensionResult:
     results = _judged(s.behaviour) or _judged(s.tests)
     if not results:
         return _judgment("no behavioural check (browser or command) ran in this evaluation")
-    rate, text, ids = _rate(results)
-    return _det(_level(rate, unit), 0.8 if rate < 1 else 0.6, f"behaviour checks: {text}", ids)
+    return _from_rate(results, unit, "behaviour checks", confidence=(0.6, 0.8))
+
+
+def _from_rate(
+    results: Sequence[CriterionResult], unit: bool, label: str, confidence: tuple[float, float]
+) -> DimensionResult:
+    """A score from the criteria pass rate (confidence: all passing, something failing)."""
+    rate = _rate(results)
+    return _det(
+        _level(rate.share, unit, rate.anything_passed),
+        confidence[0] if rate.share >= 1 else confidence[1],
+        f"{label}: {rate.text}",
+        rate.ids,
+    )
 
 
 def security(s: Signals, unit: bool) -> DimensionResult:
@@ -155,12 +191,16 @@ def completeness(s: Signals, unit: bool) -> DimensionResult:
 def verifiability(s: Signals, unit: bool) -> DimensionResult:
     if not s.tests:
         return _judgment("no tests check in this evaluation")
-    ran = [r for r in s.tests if r.status != "unscored"]
-    rate = len(ran) / len(s.tests)
+    unrun = [r.id for r in s.tests if r.status == "unscored"]
+    if unrun:  # a check that could not run lowers nothing: the judge weighs why it could not
+        return _judgment(
+            f"{len(s.tests) - len(unrun)}/{len(s.tests)} test checks ran and reported results;"
+            f" could not run: {', '.join(unrun)}"
+        )
     return _det(
-        _level(rate, unit),
+        _level(1.0, unit),
         0.6,
-        f"{len(ran)}/{len(s.tests)} test checks ran and reported results",
+        f"{len(s.tests)}/{len(s.tests)} test checks ran and reported results",
         [e for r in s.tests for e in r.evidence_ids],
     )
 
@@ -197,7 +237,10 @@ def signals_of(
     return Signals(
         tests=[r for r in scored if kinds[r.id] == "tests"],
         behaviour=[r for r in scored if kinds[r.id] in ("browser", "command")],
-        secrets=[f.location for f in findings if f.rule == "hardcoded_secrets"],
+        # LOW: a fixture's fake credential in a test file (a live credential's shape is HIGH).
+        secrets=[
+            f.location for f in findings if f.rule == "hardcoded_secrets" and f.severity != "LOW"
+        ],
         maintainability=[
             (f.severity, f.location) for f in findings if f.rule in MAINTAINABILITY_RULES
         ],

@@ -20,6 +20,7 @@ import anyio.to_thread
 from referee.tools.errors import InvalidInput, Problem
 from referee.tools.evaluate.compact import compact
 from referee.tools.evaluate.isolation import choose_isolation
+from referee.tools.evaluate.iteration import iteration_for
 from referee.tools.evaluate.result import assemble
 from referee.tools.evaluate.run import Progress, RunPlan, run_checks
 from referee.tools.evaluate.target import TargetRequest, open_workspace, tree_changed
@@ -36,7 +37,7 @@ from referee.tools.models.evaluation import EvaluateInput, Evaluation
 from referee.tools.paths import confine
 from referee.tools.rubrics import RubricSet
 from referee.tools.settings import Settings
-from referee.tools.store import Store, load_contract, next_iteration, save_run, scorecards_for
+from referee.tools.store import Store, load_contract, save_run, scorecards_for
 
 if TYPE_CHECKING:
     from referee.tools.browser.pool import BrowserPool
@@ -60,7 +61,9 @@ async def evaluate(request: EvaluateInput, deps: EvaluateDeps) -> Evaluation:
     """Evaluate the contract's target and return the compact, signed result (also stored).
 
     Raises:
-        InvalidInput: unknown contract, evaluator, ref or base; the repository or rubric is gone.
+        InvalidInput: unknown contract, evaluator, ref or base; the repository or rubric is gone;
+            an `iteration` that is not the tree's (`iteration_mismatch`); a new tree past
+            `max_iterations` (`loop_exhausted`).
     """
     contract = load_contract(deps.store, request.contract_id)
     criteria = _criteria(contract, request.evaluator)
@@ -78,7 +81,6 @@ async def evaluate(request: EvaluateInput, deps: EvaluateDeps) -> Evaluation:
                 )
             ]
         )
-    iteration = request.iteration or next_iteration(deps.store, contract.id, request.evaluator)
     run_id = f"R{deps.now():%Y%m%d%H%M%S}-{uuid.uuid4().hex[:8]}"
     recorder = EvidenceRecorder(
         run_id,
@@ -94,6 +96,8 @@ async def evaluate(request: EvaluateInput, deps: EvaluateDeps) -> Evaluation:
         ref=request.ref, base=request.base, scope=request.scope, isolation=isolated.isolation
     )
     async with open_workspace(repo, wanted, contract) as workspace:
+        # Decided once the tree is fixed and before anything runs: a refused loop runs nothing.
+        iteration = iteration_for(deps.store, contract, workspace.target.tree, request.iteration)
         outcomes = await run_checks(
             RunPlan(
                 contract=contract,

@@ -21,20 +21,48 @@ def _share_clean(findings: Sequence[Finding], rules: set[str], files: int) -> fl
 
 
 def _correctness(tests: Sequence[CriterionResult]) -> HealthDimension:
-    if not tests:
-        return HealthDimension(
-            score=0.5, confidence=0.1, evidence="no tests check: neutral placeholder score"
+    judged = [t for t in tests if t.status != "unscored"]  # one that could not run lowers nothing
+    if not judged:
+        what = (
+            f"no tests check ran (could not run: {', '.join(t.id for t in tests)})"
+            if tests
+            else "no tests check"
         )
-    rate = sum(1 for t in tests if t.status == "pass") / len(tests)
+        return HealthDimension(
+            score=0.5, confidence=0.1, evidence=f"{what}: neutral placeholder score"
+        )
+    passed = ran = 0
+    for t in judged:
+        counts = t.tests
+        if counts is not None and counts.ran:
+            passed, ran = passed + counts.passed, ran + counts.ran
+        else:
+            passed, ran = passed + (t.status == "pass"), ran + 1
+    rate = passed / ran
+    # A failing test is never rounded away into a perfect score.
+    score = round(rate, 2) if passed == ran else min(round(rate, 2), 0.99)
+    criteria = sum(1 for t in judged if t.status == "pass")
     return HealthDimension(
-        score=round(rate, 2), confidence=0.7, evidence=f"test checks pass rate {rate:.0%}"
+        score=score,
+        confidence=0.7,
+        evidence=(
+            f"{passed}/{ran} tests pass ({rate:.1%}); {criteria}/{len(judged)} tests checks pass"
+        ),
     )
 
 
 def _security(findings: Sequence[Finding]) -> HealthDimension:
-    secrets = [f.location for f in findings if f.rule == "hardcoded_secrets"]
+    found = [f for f in findings if f.rule == "hardcoded_secrets"]
+    # Test fixtures' fake credentials (LOW) are listed, never scored.
+    secrets = [f.location for f in found if f.severity != "LOW"]
     if not secrets:
-        return HealthDimension(score=1.0, confidence=0.4, evidence="no hardcoded secrets found")
+        fixtures = len(found)
+        return HealthDimension(
+            score=1.0,
+            confidence=0.4,
+            evidence="no hardcoded secrets found"
+            + (f" ({fixtures} fake credential(s) in test fixtures)" if fixtures else ""),
+        )
     return HealthDimension(
         score=round(max(0.0, 1 - 0.3 * len(secrets)), 2),
         confidence=0.9,

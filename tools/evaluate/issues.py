@@ -7,7 +7,7 @@ criterion is never described here.
 from __future__ import annotations
 
 from referee.tools.evaluate.run import Outcomes
-from referee.tools.models.common import SEVERITY_ORDER
+from referee.tools.models.common import SEVERITY_ORDER, Severity
 from referee.tools.models.contract import Criterion
 from referee.tools.models.evaluation import (
     AntipatternFinding,
@@ -54,33 +54,46 @@ def _criterion_issues(results: list[CriterionResult], holdouts: set[str]) -> lis
     for r in results:
         if r.id in holdouts or r.pass_ is None:
             continue
+        # PASS_TO_PASS broken: named before the criterion itself.
+        issues += [
+            _issue(
+                r,
+                "HIGH",
+                f"regression: {test} passed at base and fails now",
+                "restore the behaviour this test checks",
+            )
+            for test in r.regressions
+        ]
         if r.status == "fail":
             issues.append(
-                EvaluationIssue(
-                    severity="HIGH",
-                    description=f"criterion {r.id} fails: {r.reason}",
-                    suggestion="make the criterion's check pass",
-                    evidence_ids=r.evidence_ids,
+                _issue(
+                    r,
+                    "HIGH",
+                    f"criterion {r.id} fails: {r.reason}",
+                    "make the criterion's check pass",
                 )
             )
         elif r.status == "unscored":
             issues.append(
-                EvaluationIssue(
-                    severity="MEDIUM",
-                    description=f"criterion {r.id} could not be checked: {r.reason}",
-                    suggestion="make the check runnable",
-                    evidence_ids=r.evidence_ids,
-                )
-            )
-        for test in r.regressions:
-            issues.append(
-                EvaluationIssue(
-                    severity="HIGH",
-                    description=f"regression: {test} passed at base and fails now",
-                    evidence_ids=r.evidence_ids,
+                _issue(
+                    r,
+                    "MEDIUM",
+                    f"criterion {r.id} could not be checked: {r.reason}",
+                    "make the check runnable",
                 )
             )
     return issues
+
+
+def _issue(
+    result: CriterionResult, severity: Severity, description: str, suggestion: str
+) -> EvaluationIssue:
+    return EvaluationIssue(
+        severity=severity,
+        description=description,
+        suggestion=suggestion,
+        evidence_ids=result.evidence_ids,
+    )
 
 
 def _tamper_issues(outcomes: Outcomes) -> list[EvaluationIssue]:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -17,6 +18,7 @@ from referee.tools.graders.base import GradeResult, StaticRun
 from referee.tools.models.common import SEVERITY_ORDER, ReasonCode, Verdict
 from referee.tools.models.contract import Contract, Criterion
 from referee.tools.models.evaluation import (
+    BaselineFindings,
     CriterionResult,
     DimensionResult,
     EvaluateInput,
@@ -27,10 +29,12 @@ from referee.tools.models.evaluation import (
 from referee.tools.models.evidence import EvidenceSummary
 from referee.tools.models.rubric import Rubric
 from referee.tools.rubrics import compute_weighted, final_verdict, verdict_for
+from referee.tools.static import StaticFinding
 
-__all__ = ["PROMPT_URI", "assemble", "criterion_result", "findings_of"]
+__all__ = ["PROMPT_URI", "assemble", "baseline_of", "criterion_result", "findings_of"]
 
 PROMPT_URI = "prompt://evaluator"
+_BASELINE_SHOWN = 5
 
 
 def criterion_result(criterion: Criterion, result: GradeResult | None) -> CriterionResult:
@@ -57,20 +61,34 @@ def criterion_result(criterion: Criterion, result: GradeResult | None) -> Criter
         evidence_ids=result.evidence_ids,
         holdout=criterion.holdout,
         regressions=result.regressions,
+        tests=result.tests,
     )
 
 
 def findings_of(static: StaticRun | None) -> list[Finding]:
-    """The static pipeline's findings, most severe first."""
+    """The static pipeline's findings (at task scope the change's own), most severe first."""
     if static is None or static.report is None:
         return []
-    ordered = sorted(
-        static.report.findings, key=lambda f: (SEVERITY_ORDER.get(f.severity, 9), f.path, f.line)
-    )
+    return _ordered(static.report.findings)
+
+
+def _ordered(found: Sequence[StaticFinding]) -> list[Finding]:
+    ordered = sorted(found, key=lambda f: (SEVERITY_ORDER.get(f.severity, 9), f.path, f.line))
     return [
         Finding(rule=f.rule, severity=f.severity, location=f.location, message=f.message)
         for f in ordered
     ]
+
+
+def baseline_of(static: StaticRun | None) -> BaselineFindings | None:
+    """Findings that predate the change: a count per rule and the most severe few."""
+    if static is None or not static.baseline:
+        return None
+    return BaselineFindings(
+        total=len(static.baseline),
+        by_rule=dict(Counter(f.rule for f in static.baseline).most_common()),
+        top=_ordered(static.baseline)[:_BASELINE_SHOWN],
+    )
 
 
 def assemble(
@@ -140,6 +158,7 @@ def assemble(
         criteria=results,
         findings=findings,
         findings_total=len(findings),
+        baseline_findings=baseline_of(outcomes.static),
         dimensions=dimensions,
         issues=issues,
         antipatterns=antipatterns,

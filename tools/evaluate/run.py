@@ -27,8 +27,10 @@ from referee.tools.graders import (
     GradeResult,
     ServeState,
     StaticRun,
+    lay_tests_over,
     run_suite,
     start_serve,
+    test_patch,
 )
 from referee.tools.holdouts import HoldoutSource
 from referee.tools.models.checks import TestsCheck
@@ -137,10 +139,12 @@ async def _context(plan: RunPlan, scratch: Path) -> AsyncIterator[GradeContext]:
         cleanups: list[Callable[[], None]] = []
 
         async def base_worktree() -> Path | None:
+            # The base commit with the current tests laid over it (SWE-bench's test patch).
             if ws.base is None:
                 return None
             worktree = add_worktree(ws.repo, ws.base, scratch / "base")
             cleanups.append(lambda: remove_worktree(ws.repo, worktree))
+            lay_tests_over(ws.workdir, worktree.path, test_patch(ws.changed))
             return worktree.path
 
         async def serve() -> ServeState:
@@ -176,6 +180,7 @@ async def _context(plan: RunPlan, scratch: Path) -> AsyncIterator[GradeContext]:
             serve=_Once(serve).get,
             harness=_Once(harness).get,
             browser_pool=_Once(browser).get,
+            tree=ws.target.tree,
         )
         try:
             yield ctx

@@ -2,27 +2,45 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import anyio
 
 from referee.tools.graders.base import GradeContext, StaticRun
-from referee.tools.repo import is_git_repo, list_files
-from referee.tools.static import StaticReport, run_pipeline
+from referee.tools.models.checks import STATIC_RULES
+from referee.tools.repo import GitError, blobs_at, changed_lines, is_git_repo, list_files
+from referee.tools.static import StaticFinding, StaticReport, run_pipeline
+from referee.tools.static.allowlist import CONFIG_NAMES, Allowlist, parse_allowlist
+from referee.tools.static.baseline import split_findings
+from referee.tools.static.symbols import Symbols
 
 CACHE_FILE = "static-cache.db"
 
 
 async def run_static(ctx: GradeContext, scope: str, home: Path) -> StaticRun:
-    """Analyse the scope's files in a worker thread; findings become one evidence item."""
+    """Analyse the scope's files in a worker thread; findings become one evidence item.
+
+    At task scope with a base, only the change's own findings stay in the report; the others are
+    the run's `baseline`.
+    """
     files = ctx.scope_files
     everything = list_files(ctx.workdir) if is_git_repo(ctx.workdir) else files
+    baseline: list[StaticFinding] = []
+    compared = scope == "task" and ctx.base and ctx.tree and not ctx.tree.startswith("dir:")
     try:
+        # At task scope the allowlist is the base's: a change cannot allowlist its own secret.
+        allowlist = await anyio.to_thread.run_sync(_base_allowlist, ctx) if compared else None
         report = await anyio.to_thread.run_sync(
-            _pipeline, ctx.workdir, files, everything, home / CACHE_FILE
+            _pipeline, ctx.workdir, files, everything, home / CACHE_FILE, allowlist
         )
-    except (OSError, RuntimeError, ValueError) as exc:
+        if compared:
+            report, baseline = await anyio.to_thread.run_sync(
+                _without_baseline, ctx, report, home / CACHE_FILE, allowlist
+            )
+    except (OSError, RuntimeError, ValueError, GitError) as exc:
         item = ctx.recorder.record(
             tool="static",
             summary=f"static pipeline failed: {exc}",
@@ -33,30 +51,103 @@ async def run_static(ctx: GradeContext, scope: str, home: Path) -> StaticRun:
     item = ctx.recorder.record(
         tool="static",
         command=f"referee static pipeline ({scope} scope, {len(files)} files)",
-        stdout=findings_text(report),
+        stdout=findings_text(report, baseline),
         exit_code=0 if not report.findings else 1,
         duration_s=round(report.duration_s, 3),
-        summary=_summary(report),
-        details=_details(report),
+        summary=_summary(report, baseline),
+        details={**_details(report), **({"baseline": len(baseline)} if baseline else {})},
     )
-    return StaticRun(report=report, evidence_ids=[item.id])
+    return StaticRun(report=report, evidence_ids=[item.id], baseline=baseline)
 
 
-def _pipeline(workdir: Path, files: list[str], everything: list[str], cache: Path) -> StaticReport:
-    return run_pipeline(workdir, files, cache_path=cache, changed=files, all_files=everything)
+def _pipeline(
+    workdir: Path,
+    files: list[str],
+    everything: list[str],
+    cache: Path,
+    allowlist: Allowlist | None,
+) -> StaticReport:
+    return run_pipeline(
+        workdir, files, cache_path=cache, changed=files, all_files=everything, allowlist=allowlist
+    )
 
 
-def findings_text(report: StaticReport) -> str:
+def _base_allowlist(ctx: GradeContext) -> Allowlist:
+    assert ctx.base is not None  # checked by the caller
+    found = blobs_at(ctx.repo, ctx.base, list(CONFIG_NAMES))
+    name = next((n for n in CONFIG_NAMES if n in found), None)
+    if name is None:
+        return Allowlist()
+    return parse_allowlist(found[name].decode("utf-8", "replace"), name)
+
+
+def _without_baseline(
+    ctx: GradeContext, report: StaticReport, cache: Path, allowlist: Allowlist | None
+) -> tuple[StaticReport, list[StaticFinding]]:
+    """The report with only the change's own findings, and the findings that predate it."""
+    assert ctx.base is not None and ctx.tree is not None  # checked by the caller
+    flagged = sorted({f.path for f in report.findings})
+    if not flagged:
+        return report, []
+    changed = changed_lines(ctx.repo, ctx.base, ctx.tree)
+    before = blobs_at(ctx.repo, ctx.base, [p for p in flagged if changed.get(p) is not None])
+    base_findings = _base_findings(ctx.scratch / "static-base", before, cache, allowlist)
+    now_symbols: dict[str, Symbols] = {}
+    base_symbols = {path: Symbols(path, data) for path, data in before.items()}
+
+    def symbol_now(path: str, line: int) -> str:
+        if path not in now_symbols:
+            now_symbols[path] = Symbols(path, _read(ctx.workdir / path))
+        return now_symbols[path].at(line)
+
+    def symbol_base(path: str, line: int) -> str:
+        found = base_symbols.get(path)
+        return found.at(line) if found else ""
+
+    split = split_findings(report.findings, base_findings, changed, symbol_now, symbol_base)
+    by_rule = {rule: 0 for rule in report.by_rule}
+    for finding in split.new:
+        by_rule[finding.rule] = by_rule.get(finding.rule, 0) + 1
+    return replace(report, findings=split.new, by_rule=by_rule), split.baseline
+
+
+def _base_findings(
+    folder: Path, files: dict[str, bytes], cache: Path, allowlist: Allowlist | None
+) -> list[StaticFinding]:
+    """The per-file findings of the changed files as they were at base (laid out in `folder`)."""
+    if not files:
+        return []
+    for rel, data in files.items():
+        target = folder / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+    rules = [r for r in STATIC_RULES if r not in ("near_duplicates", "test_existence")]
+    found = run_pipeline(folder, sorted(files), cache_path=cache, rules=rules, allowlist=allowlist)
+    return found.findings
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
+
+
+def findings_text(report: StaticReport, baseline: Sequence[StaticFinding] = ()) -> str:
     lines = [f"{f.location} [{f.rule}] {f.severity} {f.message}" for f in report.findings]
     lines += [f"error: {e}" for e in report.errors]
+    if baseline:
+        lines.append(f"baseline (present at base, not counted): {len(baseline)}")
+        lines += [f"  {f.location} [{f.rule}] {f.severity} {f.message}" for f in baseline]
     return "\n".join(lines)
 
 
-def _summary(report: StaticReport) -> str:
+def _summary(report: StaticReport, baseline: Sequence[StaticFinding] = ()) -> str:
     rules = ", ".join(f"{rule} {n}" for rule, n in sorted(report.by_rule.items()) if n)
     return (
         f"{len(report.findings)} finding(s) in {report.files_analysed} file(s)"
         + (f" ({rules})" if rules else "")
+        + (f"; {len(baseline)} baseline finding(s) that predate the change" if baseline else "")
         + f"; {report.cache_hits} from cache"
         + (f"; not analysed: {_excluded(report)}" if report.excluded else "")
     )

@@ -1,7 +1,8 @@
 """Graders: one module per check kind, each judging one criterion's check.
 
     base     GradeContext (one evaluation's shared state), the Grader protocol, GradeResult
-    tests    a suite's per-test outcomes (runners in referee.tools.runners); fail before, pass after
+    tests    a suite's per-test outcomes (runners in referee.tools.runners)
+    fail_to_pass  the current tests on the base code: FAIL_TO_PASS and PASS_TO_PASS
     command  a command's exit code
     static   one rule of the static pipeline, within an allowance
     browser  a page driven in Chromium against the served app
@@ -23,6 +24,7 @@ from referee.tools.graders.base import (
 )
 from referee.tools.graders.browser import grade_browser
 from referee.tools.graders.command import grade_command
+from referee.tools.graders.fail_to_pass import lay_tests_over, test_patch
 from referee.tools.graders.serve import start_serve
 from referee.tools.graders.static import grade_static
 from referee.tools.graders.tests import grade_tests, run_suite
@@ -43,7 +45,9 @@ __all__ = [
     "Grader",
     "ServeState",
     "StaticRun",
+    "lay_tests_over",
     "run_suite",
     "start_serve",
+    "test_patch",
     "unscored",
 ]

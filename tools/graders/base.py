@@ -20,9 +20,10 @@ import anyio
 from referee.tools.evidence.recorder import EvidenceRecorder
 from referee.tools.models.common import CriterionStatus, ReasonCode
 from referee.tools.models.contract import Contract, Criterion
+from referee.tools.models.evaluation import TestCounts
 from referee.tools.process import BackgroundProcess, Command, Launcher, ProcessResult
 from referee.tools.settings import Settings
-from referee.tools.static import StaticReport
+from referee.tools.static import StaticFinding, StaticReport
 from referee.tools.tampering.harness import HarnessFile
 
 if TYPE_CHECKING:
@@ -48,6 +49,9 @@ class StaticRun:
     report: StaticReport | None
     error: str | None = None
     evidence_ids: list[str] = field(default_factory=list)
+    baseline: list[StaticFinding] = field(default_factory=list)
+    """Task scope: findings that were there at base already (never counted, shown to the judge);
+    `report.findings` holds the change's own."""
 
 
 @dataclass
@@ -86,6 +90,8 @@ class GradeResult:
     evidence_ids: list[str] = field(default_factory=list)
     regressions: list[str] = field(default_factory=list)
     details: dict[str, Any] = field(default_factory=dict)
+    tests: TestCounts | None = None
+    """Per-test outcomes, for a tests check that reported them."""
 
     @property
     def passed(self) -> bool:
@@ -115,6 +121,8 @@ class GradeContext:
     serve: Callable[[], Awaitable[ServeState]]
     harness: Callable[[], Awaitable[BaseHarness]]
     browser_pool: Callable[[], Awaitable[BrowserPool]]
+    tree: str | None = None
+    """The evaluated tree's hash (task scope compares it with base)."""
     holdout_layers: Mapping[str, Path] = field(default_factory=dict)
 
     def layers_for(self, criterion_id: str) -> tuple[Path, ...]:
@@ -176,12 +184,17 @@ class GradeContext:
         return folder
 
     def _dependencies(self, root: Path) -> tuple[tuple[Path, Path], ...]:
-        """The working tree's installed dependencies, shown read-only in another tree (a base
-        checkout, the perturbed copy) that lacks them, so both runs use the same toolchain."""
-        if root.resolve() == self.workdir.resolve():
+        """The repository's installed dependencies, shown read-only in another tree (a base
+        checkout, a worktree of `ref`, the perturbed copy) that lacks them, so every run uses the
+        same toolchain."""
+        if root.resolve() == self.repo.resolve():
             return ()
-        found = installed_dependencies(self.workdir)
-        return tuple((self.workdir / r, root / r) for r in found if not (root / r).exists())
+        found = installed_dependencies(self.repo)
+        return tuple(
+            ((self.repo / r).resolve(), root / r)
+            for r in found
+            if not (root / r).exists() and not (root / r).is_symlink()
+        )
 
     async def run(self, command: Command) -> ProcessResult:
         """Run a command to completion, at most `max_concurrency` at a time."""
@@ -215,11 +228,10 @@ def installed_dependencies(tree: Path, depth: int = 2) -> list[str]:
             except OSError:
                 continue
             for entry in entries:
-                if not entry.is_dir(follow_symlinks=False) or entry.name in (".git", ".referee"):
-                    continue
-                if entry.name in _DEPENDENCY_DIRS:
+                if entry.name in _DEPENDENCY_DIRS and entry.is_dir():
+                    # A symlink counts: node_modules linked to a shared install is common.
                     found.append((rel / entry.name).as_posix())
-                elif not entry.name.startswith("."):
+                elif entry.is_dir(follow_symlinks=False) and not entry.name.startswith("."):
                     deeper.append(rel / entry.name)
         level = deeper
     return sorted(found)

@@ -1,4 +1,8 @@
-"""`static` checks: one rule of the static pipeline, with an allowance and optional path globs."""
+"""`static` checks: one rule of the static pipeline, with an allowance and optional path globs.
+
+At task scope a check judges the change's own findings; findings that predate it (the baseline)
+count only with `baseline: include`.
+"""
 
 from __future__ import annotations
 
@@ -21,20 +25,27 @@ async def grade_static(ctx: GradeContext, criterion: Criterion) -> GradeResult:
             f"the static pipeline did not run: {pipeline.error}",
             pipeline.evidence_ids,
         )
-    found = [
-        f for f in pipeline.report.findings if f.rule == check.rule and matches(f.path, check.paths)
-    ]
+    counted = list(pipeline.report.findings)
+    if check.baseline == "include":
+        counted += pipeline.baseline
+    found = [f for f in counted if f.rule == check.rule and matches(f.path, check.paths)]
+    old = [f for f in pipeline.baseline if f.rule == check.rule and matches(f.path, check.paths)]
+    note = (
+        f"; {len(old)} more predate the change (not counted: `baseline: include` counts them)"
+        if old and check.baseline == "exclude"
+        else ""
+    )
     allowed = check.max or 0
     where = ", ".join(f.location for f in found[:5]) + (" …" if len(found) > 5 else "")
     if len(found) <= allowed:
-        reason = f"{check.rule}: {len(found)} finding(s), at most {allowed} allowed"
+        reason = f"{check.rule}: {len(found)} finding(s), at most {allowed} allowed{note}"
         return GradeResult(
             status="pass",
             code=ReasonCode.PASSED,
             reason=reason,
             evidence_ids=list(pipeline.evidence_ids),
         )
-    reason = f"{check.rule}: {len(found)} finding(s), at most {allowed} allowed ({where})"
+    reason = f"{check.rule}: {len(found)} finding(s), at most {allowed} allowed ({where}){note}"
     return GradeResult(
         status="fail",
         code=ReasonCode.FINDINGS,
@@ -44,7 +55,17 @@ async def grade_static(ctx: GradeContext, criterion: Criterion) -> GradeResult:
 
 
 def matches(path: str, patterns: Sequence[str]) -> bool:
-    """True when no globs are given or one of them matches (`**/` also matches the top folder)."""
-    if not patterns:
-        return True
-    return any(fnmatch(path, p) or (p.startswith("**/") and fnmatch(path, p[3:])) for p in patterns)
+    """True when the path matches one of the globs (or none are given but exclusions) and no `!`
+    exclusion; `**/` also matches the top folder."""
+    included = [p for p in patterns if not p.startswith("!")]
+    excluded = [p[1:] for p in patterns if p.startswith("!")]
+    if included and not any(_glob(path, p) for p in included):
+        return False
+    return not any(_glob(path, p) for p in excluded)
+
+
+def _glob(path: str, pattern: str) -> bool:
+    pattern = pattern.lstrip("/")
+    if pattern.endswith("/"):
+        pattern += "**"
+    return fnmatch(path, pattern) or (pattern.startswith("**/") and fnmatch(path, pattern[3:]))

@@ -8,17 +8,19 @@ the criterion is then `unscored` with a reason saying what to add.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import anyio.to_thread
 
 from referee.tools.graders.base import BaseHarness, GradeContext, GradeResult, unscored, working_dir
+from referee.tools.graders.fail_to_pass import SuiteRun, judge_fail_to_pass
 from referee.tools.graders.harness import judge_harness
 from referee.tools.models.checks import TestsCheck
 from referee.tools.models.common import ReasonCode
 from referee.tools.models.contract import Criterion
+from referee.tools.models.evaluation import TestCounts
 from referee.tools.models.evidence import TestOutcome
 from referee.tools.process import ProcessResult
 from referee.tools.runners import (
@@ -35,15 +37,6 @@ from referee.tools.runners import (
 )
 
 _ARTIFACT_LIMIT = 16 * 1024 * 1024  # larger reports are read, not copied into the store
-
-
-@dataclass
-class SuiteRun:
-    """One run of a test suite: its verdict, per-test outcomes and evidence id."""
-
-    verdict: GradeResult
-    outcomes: list[TestOutcome] = field(default_factory=list)
-    evidence_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -256,11 +249,15 @@ def suite_verdict(
 
 def _judge(result: ProcessResult, outcomes: list[TestOutcome]) -> GradeResult:
     summary = summarize_tests(outcomes)
+    counts = TestCounts(
+        passed=summary.passed, failed=summary.failed, errors=summary.errors, skipped=summary.skipped
+    )
     if summary.total == 0 or summary.passed + summary.failed + summary.errors == 0:
         return GradeResult(
             status="fail",
             code=ReasonCode.NO_TESTS,
             reason=f"no test ran (exit code {result.exit_code}); zero tests never pass",
+            tests=counts,
         )
     if summary.failed or summary.errors:
         failing = [t.name for t in outcomes if t.outcome in ("failed", "error")][:5]
@@ -268,14 +265,16 @@ def _judge(result: ProcessResult, outcomes: list[TestOutcome]) -> GradeResult:
             status="fail",
             code=ReasonCode.TESTS_FAILED,
             reason=f"{summary.text}; failing: {', '.join(failing)}",
+            tests=counts,
         )
     if result.exit_code != 0:
         return GradeResult(
             status="fail",
             code=ReasonCode.EXIT_CODE,
             reason=f"{summary.text}, but the command exited {result.exit_code}",
+            tests=counts,
         )
-    return GradeResult(status="pass", code=ReasonCode.PASSED, reason=summary.text)
+    return GradeResult(status="pass", code=ReasonCode.PASSED, reason=summary.text, tests=counts)
 
 
 async def _fail_before_pass_after(
@@ -288,74 +287,7 @@ async def _fail_before_pass_after(
             "must_fail_at_base needs a base commit to compare with",
             now.verdict.evidence_ids,
         )
-    missing = _missing_test_paths(check, ctx.workdir, base_root)
-    before = (
-        None
-        if missing
-        else await run_suite(
-            ctx, check, base_root, label=f"{criterion.id}-base", criterion_id=criterion.id
-        )
+    before = await run_suite(
+        ctx, check, base_root, label=f"{criterion.id}-base", criterion_id=criterion.id
     )
-    return _combine(now, before, missing)
-
-
-def _missing_test_paths(check: TestsCheck, workdir: Path, base_root: Path) -> list[str]:
-    """Test files the check names that exist now but not at base (the suite counts as failed
-    there)."""
-    cwd = check.cwd or "."
-    named = [arg.split("::")[0] for arg in check.argv[1:] if not arg.startswith("-")]
-    return [
-        p for p in named if (workdir / cwd / p).is_file() and not (base_root / cwd / p).exists()
-    ]
-
-
-def _combine(now: SuiteRun, before: SuiteRun | None, missing: list[str]) -> GradeResult:
-    ids = [*now.verdict.evidence_ids, *(before.verdict.evidence_ids if before else [])]
-    regressions = _regressions(before, now)
-    if now.verdict.status == "unscored" or (
-        before
-        and before.verdict.status == "unscored"
-        and before.verdict.code is ReasonCode.COULD_NOT_START
-    ):
-        failed = now.verdict if now.verdict.status == "unscored" else None
-        reason = failed.reason if failed else f"at base: {before.verdict.reason if before else ''}"
-        code = failed.code if failed else ReasonCode.BASE_NOT_RUN
-        return GradeResult(
-            status="unscored", code=code, reason=reason, evidence_ids=ids, regressions=regressions
-        )
-    base_text = (
-        f"absent at base ({', '.join(missing)})" if before is None else before.verdict.reason
-    )
-    if before is not None and before.verdict.status == "pass":
-        return GradeResult(
-            status="fail",
-            code=ReasonCode.PASSES_AT_BASE,
-            reason=f"passes at base too ({base_text}): the tests do not exercise the fix",
-            evidence_ids=ids,
-            regressions=regressions,
-        )
-    if now.verdict.status != "pass":
-        return GradeResult(
-            status="fail",
-            code=ReasonCode.FAILS_NOW,
-            reason=f"fails now: {now.verdict.reason}",
-            evidence_ids=ids,
-            regressions=regressions,
-        )
-    return GradeResult(
-        status="pass",
-        code=ReasonCode.PASSED,
-        reason=f"failed at base ({base_text}), passes now ({now.verdict.reason})",
-        evidence_ids=ids,
-        regressions=regressions,
-    )
-
-
-def _regressions(before: SuiteRun | None, now: SuiteRun) -> list[str]:
-    """Tests that passed at base and fail now (PASS_TO_PASS broken)."""
-    if before is None:
-        return []
-    passed_before = {t.name for t in before.outcomes if t.outcome == "passed"}
-    return sorted(
-        t.name for t in now.outcomes if t.outcome in ("failed", "error") and t.name in passed_before
-    )
+    return judge_fail_to_pass(now, before)

@@ -141,7 +141,18 @@ class StaticCheck(Model):
     rule: Annotated[StaticRule, BeforeValidator(normalize_rule)]
     max: int | None = Field(default=None, ge=0, description="Findings allowed (default 0)")
     paths: list[str] = Field(
-        default_factory=list, description="Glob patterns limiting the files checked"
+        default_factory=list,
+        description=(
+            "Glob patterns limiting the files checked; a pattern starting with `!` excludes"
+            " (`['src/**', '!src/vendored/**']`)"
+        ),
+    )
+    baseline: Literal["exclude", "include"] = Field(
+        default="exclude",
+        description=(
+            "Task scope: `exclude` judges only the change's own findings (in its lines, or absent"
+            " at base); `include` counts the findings that were there at base too"
+        ),
     )
 
 

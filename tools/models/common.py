@@ -54,6 +54,7 @@ class ReasonCode(StrEnum):
     BROWSER_FAILED = "browser_failed"
     NO_BASE = "no_base"
     BASE_NOT_RUN = "base_not_run"
+    NOT_RUN_AT_BASE = "not_run_at_base"
     PIPELINE_FAILED = "pipeline_failed"
     MANUAL = "manual"
     HARNESS_FLIP = "harness_flip"

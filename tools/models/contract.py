@@ -172,6 +172,14 @@ class CreateContractInput(Model):
     browser_setup: list[BrowserStep] = Field(default_factory=list, description=SETUP_DESCRIPTION)
     antipatterns: list[Antipattern] = Field(default_factory=list)
     repo: str | None = Field(default=None, description="Repository path; default the server's root")
+    base_commit: str | None = Field(
+        default=None,
+        min_length=1,
+        description=(
+            "The commit the work starts from (a sha, branch or tag): task scope compares with it;"
+            " default the repository's HEAD"
+        ),
+    )
     slug: str | None = Field(default=None, description="Id slug; default derived from the goal")
 
 

@@ -71,6 +71,22 @@ class EvaluationTarget(Target):
     dirty: bool = Field(default=False, description="The working tree differs from the commit")
 
 
+class TestCounts(Model):
+    """Per-test outcomes of a tests check (for `must_fail_at_base`, of the run now)."""
+
+    __test__ = False  # not a pytest test class despite its name
+
+    passed: int = Field(default=0, ge=0)
+    failed: int = Field(default=0, ge=0)
+    errors: int = Field(default=0, ge=0)
+    skipped: int = Field(default=0, ge=0)
+
+    @property
+    def ran(self) -> int:
+        """Tests that ran to an outcome (skipped ones did not)."""
+        return self.passed + self.failed + self.errors
+
+
 class CriterionResult(Model):
     id: str
     evaluator: str
@@ -88,6 +104,9 @@ class CriterionResult(Model):
     regressions: list[str] = Field(
         default_factory=list, description="Tests that passed at base and fail now"
     )
+    tests: TestCounts | None = Field(
+        default=None, description="Per-test outcomes of a tests check (the run now)"
+    )
 
 
 class Finding(Model):
@@ -95,6 +114,16 @@ class Finding(Model):
     severity: Severity
     location: str = Field(description="file:line")
     message: str
+
+
+class BaselineFindings(Model):
+    """Task scope: static findings that predate the change (the same rule, file and symbol at base,
+    outside the changed lines). Shown to the judge; they drive no dimension, criterion, issue or
+    brief."""
+
+    total: int = Field(ge=0)
+    by_rule: dict[str, int] = Field(default_factory=dict)
+    top: list[Finding] = Field(default_factory=list, description="The most severe few")
 
 
 class DimensionResult(Model):
@@ -178,6 +207,10 @@ class Evaluation(Model):
     criteria: list[CriterionResult]
     findings: list[Finding]
     findings_total: int = Field(default=0, description="Findings before the compact-result cut")
+    baseline_findings: BaselineFindings | None = Field(
+        default=None,
+        description="Task scope: findings that predate the change, never counted (count per rule)",
+    )
     dimensions: dict[str, DimensionResult]
     issues: list[EvaluationIssue]
     antipatterns: list[AntipatternFinding] = Field(default_factory=list)

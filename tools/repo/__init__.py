@@ -7,7 +7,15 @@ files     files changed since base, every file, a file's text at a commit
 worktree  detached checkouts in referee's own folders
 """
 
-from referee.tools.repo.files import changed_files, file_at, ignored, last_commits, list_files
+from referee.tools.repo.files import (
+    blobs_at,
+    changed_files,
+    changed_lines,
+    file_at,
+    ignored,
+    last_commits,
+    list_files,
+)
 from referee.tools.repo.git import GitError, git
 from referee.tools.repo.info import (
     RepoInfo,
@@ -34,7 +42,9 @@ __all__ = [
     "RepoInfo",
     "Worktree",
     "add_worktree",
+    "blobs_at",
     "changed_files",
+    "changed_lines",
     "commit_tree_hash",
     "describe_repo",
     "diff_tree_paths",

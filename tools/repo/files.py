@@ -2,14 +2,25 @@
 
 from __future__ import annotations
 
+import codecs
 import os
+import re
+from collections.abc import Sequence
 from pathlib import Path
 
 from referee.tools.repo.git import GitError, git, git_bytes, git_many
 from referee.tools.repo.info import is_git_repo
 from referee.tools.repo.tree import STORE_DIR
 
-__all__ = ["changed_files", "file_at", "ignored", "last_commits", "list_files"]
+__all__ = [
+    "blobs_at",
+    "changed_files",
+    "changed_lines",
+    "file_at",
+    "ignored",
+    "last_commits",
+    "list_files",
+]
 
 _EXCLUDE = f":(exclude){STORE_DIR}"
 
@@ -77,3 +88,72 @@ def last_commits(repo: Path, paths: list[str]) -> dict[str, str]:
         for p, out in zip(paths, logs, strict=True)
     }
     return {p: c for p, c in found.items() if c}
+
+
+def blobs_at(repo: Path, commit: str, paths: Sequence[str]) -> dict[str, bytes]:
+    """The content of each path at a commit (one `cat-file --batch`); absent paths are left out."""
+    if not paths:
+        return {}
+    request = "".join(f"{commit}:{p}\n" for p in paths)
+    out = git_bytes(repo, "cat-file", "--batch", input_data=os.fsencode(request))
+    found: dict[str, bytes] = {}
+    at = 0
+    for path in paths:
+        end = out.index(b"\n", at)
+        header = out[at:end].split()
+        at = end + 1
+        if len(header) != 3 or header[1] != b"blob":
+            continue  # "missing", or a tree/submodule under that name
+        size = int(header[2])
+        found[path] = out[at : at + size]
+        at += size + 1
+    return found
+
+
+_HUNK = re.compile(rb"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@", re.MULTILINE)
+
+
+def changed_lines(repo: Path, base: str, tree: str) -> dict[str, set[int] | None]:
+    """The lines of each changed file that differ from `base` (numbered as in `tree`).
+
+    A file added since base maps to None (every line is new); a deleted file is left out.
+    """
+    out = git_bytes(
+        repo,
+        "diff-tree",
+        "-r",
+        "-p",
+        "-U0",
+        "--no-renames",
+        "--no-ext-diff",
+        "--no-color",
+        f"{base}^{{tree}}",
+        tree,
+    )
+    found: dict[str, set[int] | None] = {}
+    for section in re.split(rb"^diff --git ", out, flags=re.MULTILINE)[1:]:
+        head, _, body = section.partition(b"\n@@")
+        name = _new_name(head)
+        if name is None:
+            continue
+        if b"\nnew file mode" in head or b"--- /dev/null" in head:
+            found[name] = None
+            continue
+        lines: set[int] = set()
+        for match in _HUNK.finditer(b"@@" + body):
+            start, count = int(match.group(1)), int(match.group(2) or b"1")
+            lines.update(range(start, start + count))
+        found[name] = lines
+    return found
+
+
+def _new_name(head: bytes) -> str | None:
+    for line in head.split(b"\n"):
+        if line.startswith(b"+++ "):
+            target = line[4:].rstrip(b"\t\r")
+            if target == b"/dev/null":
+                return None
+            if target.startswith(b'"'):  # git C-quotes unusual names: "b/caf\303\251.py"
+                target = codecs.escape_decode(target[1:-1])[0]
+            return os.fsdecode(target[2:] if target.startswith(b"b/") else target)
+    return None

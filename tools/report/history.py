@@ -114,6 +114,16 @@ def findings(data: ReportData) -> list[FindingRow]:
     )
 
 
+def baseline(data: ReportData) -> dict[str, int]:
+    """Findings of the latest iteration's task-scope runs that predate the change, per rule (the
+    most a run saw: evaluators' runs of one tree see the same)."""
+    counts: dict[str, int] = {}
+    for run in runs_at(data, latest_iteration(data)):
+        for rule, n in (run.baseline_findings.by_rule if run.baseline_findings else {}).items():
+            counts[rule] = max(counts.get(rule, 0), n)
+    return dict(sorted(counts.items()))
+
+
 def _run_rows(runs: list[Evaluation]) -> list[FindingRow]:
     rows = [
         FindingRow(

@@ -146,10 +146,13 @@ def _findings(view: ReportView) -> Section:
         [str(i), f.severity, f.rule, f.location or "—", f.message, ", ".join(f.sources)]
         for i, f in enumerate(view.findings, 1)
     ]
-    return Section(
-        "Findings (priority-ranked)",
-        [Table(["#", "Severity", "Rule", "Location", "Message", "Reported by"], rows)],
-    )
+    blocks: list[Block] = [
+        Table(["#", "Severity", "Rule", "Location", "Message", "Reported by"], rows)
+    ]
+    if view.baseline:
+        counts = ", ".join(f"{rule} {n}" for rule, n in view.baseline.items())
+        blocks.append(Para(f"Baseline, not counted (these findings predate the change): {counts}."))
+    return Section("Findings (priority-ranked)", blocks)
 
 
 def _priorities(view: ReportView) -> Section:

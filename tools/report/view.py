@@ -32,6 +32,9 @@ class ReportView(Model):
     summary: Summary
     dimensions: list[DimensionRow]
     findings: list[FindingRow]
+    baseline: dict[str, int] = Field(
+        default_factory=dict, description="Findings that predate the change, per rule (not counted)"
+    )
     priorities: list[PriorityRow]
     gaming: list[GamingRow]
     perturbations: list[PerturbationRow]
@@ -61,6 +64,7 @@ def analyse(data: ReportData) -> ReportView:
         summary=analysis.summary(data, gaming),
         dimensions=dimensions,
         findings=history.findings(data),
+        baseline=history.baseline(data),
         priorities=analysis.priorities(data, dimensions),
         gaming=gaming,
         perturbations=analysis.perturbations(data),

@@ -34,8 +34,14 @@ def case_id(case: Element, suites: list[str]) -> str:
     name, classname, file = case.get("name") or "?", case.get("classname") or "", case.get("file")
     if not file:
         return f"{classname}::{name}" if classname else name
+    if not classname and name == _module(file):
+        return file  # a collection error: the file that could not be imported
     inner = _classes(classname, file)
     return "::".join([file, *inner, name])
+
+
+def _module(file: str) -> str:
+    return file.removesuffix(".py").replace("\\", "/").replace("/", ".")
 
 
 def _classes(classname: str, file: str) -> list[str]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -180,7 +181,22 @@ def duplicate_items(clones: Sequence[Clone], files: Collection[str]) -> list[tup
             )
         else:
             continue
-        where = "elsewhere in this file" if other == here else f"in {other}"
+        where = _HERE if other == here else f"in {other}"
         message = f"{c.lines} lines duplicated {where} (lines {o_start}-{o_end})"
         found.append((here, Item("near_duplicates", start, message, c.lines)))
     return found
+
+
+_HERE = "elsewhere in this file"
+_OTHER_SIDE = re.compile(
+    r" lines duplicated (?:in (?P<path>.+)|" + _HERE + r") \(lines (\d+)-(\d+)\)$"
+)
+
+
+def other_side(path: str, message: str) -> tuple[str, int, int] | None:
+    """The other block of a near-duplicate finding (path, first line, last line), read back from
+    the message `duplicate_items` wrote."""
+    match = _OTHER_SIDE.search(message)
+    if match is None:
+        return None
+    return match.group("path") or path, int(match.group(2)), int(match.group(3))

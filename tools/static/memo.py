@@ -40,7 +40,7 @@ def memo_key(
 def report_to_data(report: StaticReport) -> dict[str, Any]:
     """The stored form of a report (messages carry no secret values, so this is safe to keep)."""
     return {
-        "f": [[f.rule, f.severity, f.path, f.line, f.message] for f in report.findings],
+        "f": [[f.rule, f.severity, f.path, f.line, f.message, f.value] for f in report.findings],
         "e": report.errors,
         "n": report.files_analysed,
         "r": report.by_rule,

@@ -100,7 +100,6 @@ _NO_TEST_DIRS = {
 }
 _SUBJECT_DIRS = {"test", "tests", "__tests__", "spec", "specs"}
 _NO_TEST_NAMES = {
-    "__init__.py",
     "__main__.py",
     "conftest.py",
     "setup.py",
@@ -121,7 +120,8 @@ _NO_TEST_NAMES = {
 _CONFIG_NAME = re.compile(r"(^|[.-])(config|conf|rc)\.[cm]?[jt]s$|\.d\.[cm]?ts$")
 # Test-file name shapes; group "s" is the subject the test is about.
 _TEST_STEM = re.compile(
-    r"^(?:test_(?P<a>.+)|(?P<b>.+?)(?:_test|_tests|\.test|\.spec|_spec|-test|-spec)|(?P<c>.+?)(?:Test|Tests)|tests?)$"
+    r"^(?:test[_-](?P<a>.+)|(?P<b>.+?)(?:_test|_tests|\.test|\.spec|_spec|-test|-spec)"
+    r"|(?P<c>.+?)(?:Test|Tests)|Test(?P<d>[A-Z]\w*)|(?P<e>.+?[a-z0-9])IT|tests?)$"
 )
 
 
@@ -179,11 +179,16 @@ def test_subject(path: str) -> str | None:
     stem, parent = stem_of(path), parent_name(path)
     match = _TEST_STEM.match(stem)
     if match is not None:
-        subject = match.group("a") or match.group("b") or match.group("c") or parent
-        return subject.lower() or None
+        subject = next((g for g in match.groups() if g), None) or parent
+        return normal_name(subject) or None
     if parent.lower() in _SUBJECT_DIRS:
-        return stem.lower()
+        return normal_name(stem)
     return None
+
+
+def normal_name(name: str) -> str:
+    """A name as test conventions compare it: `_utils`, `Utils` and `utils` alike, `-` as `_`."""
+    return name.lower().lstrip("_").replace("-", "_")
 
 
 def needs_test(path: str) -> bool:

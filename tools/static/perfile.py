@@ -15,6 +15,7 @@ from pathlib import Path
 from referee.tools.static.analyse import SECRETS, analyse_batch, analysers_for
 from referee.tools.static.cache import ResultCache
 from referee.tools.static.model import Outcome, StaticConfig
+from referee.tools.static.paths import language_of
 from referee.tools.static.pool import Work, run_in_workers
 
 _BATCH_BYTES = 512_000
@@ -70,7 +71,9 @@ def _from_cache(
         analysers = analysers_for(name, rules)
         if not analysers:
             continue
-        result.analysed += 1
+        # Counted: source files only (data, docs and licences are scanned for secrets, not code).
+        source = language_of(name) is not None
+        result.analysed += source
         hits = {a: stored[(sha, a)] for a in analysers if (sha, a) in stored}
         result.outcomes[name] = hits
         missing = tuple(a for a in analysers if a not in hits)
@@ -78,7 +81,7 @@ def _from_cache(
             pending.work.append((name, missing))
             pending.sizes[name] = sizes.get(name, 0)
         else:
-            result.hits += 1
+            result.hits += source
     return result, pending
 
 

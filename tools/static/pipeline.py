@@ -20,6 +20,7 @@ from pathlib import Path
 
 from referee.tools.errors import InvalidInput, Problem
 from referee.tools.models.checks import STATIC_RULES, normalize_rule
+from referee.tools.static.allowlist import Allowlist, read_allowlist, without_allowed
 from referee.tools.static.analyse import PER_FILE_RULES
 from referee.tools.static.cache import ResultCache
 from referee.tools.static.duplicates import Clone, JscpdRun, duplicate_items
@@ -53,6 +54,7 @@ def run_pipeline(
     rules: Collection[str] | None = None,
     changed: Collection[str] | None = None,
     all_files: Sequence[str] | None = None,
+    allowlist: Allowlist | None = None,
 ) -> StaticReport:
     """Run the selected static rules over `files` (synchronous; call it from a worker thread).
 
@@ -65,6 +67,8 @@ def run_pipeline(
         changed: Files that must have a test (default: `files`).
         all_files: The project's files, where tests and duplicates' other sides are looked for
             (default: `files`).
+        allowlist: The secrets allowlist to honour; None reads the repository's
+            `.gitleaks.toml` / `.betterleaks.toml`.
 
     Returns:
         Findings (most severe first), counts, per-rule totals and non-fatal errors.
@@ -88,9 +92,22 @@ def run_pipeline(
     finally:
         cache.close()
     report.excluded = _merged(selection.counts(given), report.excluded)
-    report.errors = sorted({*report.errors, *cache.errors})
+    allowed = read_allowlist(repo) if allowlist is None else allowlist
+    _honour(repo, report, allowed)
+    report.errors = sorted({*report.errors, *cache.errors, *allowed.problems})
     report.duration_s = round(time.perf_counter() - started, 4)
     return report
+
+
+def _honour(repo: Path, report: StaticReport, allowlist: Allowlist) -> None:
+    """Drop the secrets the repository's allowlist allows (after the memo: the allowlist is not
+    part of its key)."""
+    kept = without_allowed(repo, report.findings, allowlist)
+    if len(kept) == len(report.findings):
+        return
+    report.findings = kept
+    if "hardcoded_secrets" in report.by_rule:
+        report.by_rule["hardcoded_secrets"] = sum(f.rule == "hardcoded_secrets" for f in kept)
 
 
 def _merged(*counts: dict[str, int]) -> dict[str, int]:
@@ -266,7 +283,12 @@ def _report(
     findings = sorted(
         (
             StaticFinding(
-                i.rule, severity_of(i.rule, i.value, path, config), path, max(i.line, 1), i.message
+                i.rule,
+                severity_of(i.rule, i.value, path, config),
+                path,
+                max(i.line, 1),
+                i.message,
+                i.value,
             )
             for path, i in located
         ),

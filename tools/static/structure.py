@@ -165,6 +165,78 @@ def _binding(node: ts.Node) -> ts.Node | None:
     )
 
 
+# Test frameworks' block functions (jest, vitest, mocha, jasmine, node:test, ava, tap, bun):
+# a callback passed to one of these is a test or a group of tests, judged as tests are (by their
+# assertions and by tampering checks), never as a function to split.
+_TEST_CALLS = frozenset(
+    {
+        "describe",
+        "context",
+        "suite",
+        "it",
+        "test",
+        "specify",
+        "xdescribe",
+        "fdescribe",
+        "xit",
+        "fit",
+        "xtest",
+        "beforeEach",
+        "afterEach",
+        "beforeAll",
+        "afterAll",
+        "before",
+        "after",
+        "setup",
+        "teardown",
+        "suiteSetup",
+        "suiteTeardown",
+        "bench",
+    }
+)
+_PARAMETRIZE = b"parametrize"
+
+
+def is_test_block(node: ts.Node) -> bool:
+    """A test-framework callback (`describe('x', () => …)`, `it.each(t)('y', fn)`), or a Python
+    test function (`def test_…`, or one decorated with a `parametrize` table)."""
+    if node.type == "function_definition":
+        return _python_test(node)
+    parent = node.parent
+    if parent is None or parent.type != "arguments" or parent.parent is None:
+        return False
+    call = parent.parent
+    return call.type == "call_expression" and _callee(call) in _TEST_CALLS
+
+
+def _callee(call: ts.Node) -> str | None:
+    """The framework name a call starts from: `it`, `describe.each([...])`, `test.skip`."""
+    current: ts.Node | None = call.child_by_field_name("function")
+    while current is not None:
+        if current.type == "identifier":
+            return current.text.decode("utf-8", "replace") if current.text else None
+        if current.type == "call_expression":
+            current = current.child_by_field_name("function")
+        elif current.type == "member_expression":
+            current = current.child_by_field_name("object")
+        else:
+            return None
+    return None
+
+
+def _python_test(node: ts.Node) -> bool:
+    name = node.child_by_field_name("name")
+    if name is not None and name.text is not None and name.text.startswith(b"test"):
+        return True
+    decorated = node.parent
+    if decorated is None or decorated.type != "decorated_definition":
+        return False
+    return any(
+        c.type == "decorator" and c.text is not None and _PARAMETRIZE in c.text
+        for c in decorated.children
+    )
+
+
 def structure_items(
     data: bytes, language: str, config: StaticConfig, cognitive: bool
 ) -> tuple[list[Item], bool]:
@@ -183,7 +255,8 @@ def structure_items(
 def _function_items(fn: FunctionMetrics, config: StaticConfig, cognitive: bool) -> list[Item]:
     line = fn.node.start_point.row + 1
     found: list[tuple[str, int, str, int]] = []
-    if not fn.top_level and fn.lines > config.max_function_lines:
+    long = not fn.top_level and fn.lines > config.max_function_lines
+    if long and not is_test_block(fn.node):
         found.append(
             (
                 "function_length",

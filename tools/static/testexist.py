@@ -1,10 +1,15 @@
 """Test existence: each changed source file should have a test somewhere in the project.
 
-A path heuristic, no parsing: `src/x.py` is tested by `tests/test_x.py`, `test_x.py` or `x_test.py`
-anywhere; `x.ts` by `x.test.ts` / `x.spec.js` / `__tests__/x.js`; `x.go` by `x_test.go` or any
-`_test.go` in its package folder; `X.java` by `XTest.java`; a Rust file by a `#[cfg(test)]`
-module in it or `tests/x.rs`. A test named after a folder (`tests/test_static.py`) covers the
-files of that folder, as a package's tests do.
+A path heuristic: `src/x.py` is tested by `tests/test_x.py`, `test_x.py` or `x_test.py` anywhere;
+`x.ts` by `x.test.ts` / `x.spec.js` / `__tests__/x.js` / `test/x.js`, and `lib/x.js` by a test
+whose dotted name has `x` as a part (`test/api.x.js`); names compare without case, leading
+underscores or the `-`/`_` difference (`src/_utils.ts` ↔ `test/utils.test.ts`); `x.go` by
+`x_test.go` or any `_test.go` in its package folder; `X.java` by `XTest.java`, `TestX.java` or
+`XIT.java` (under `src/test/`); a Rust file by a `#[cfg(test)]` module in it or `tests/x.rs`. A
+test named after a folder (`tests/test_static.py`) covers the files of that folder, as a
+package's tests do, and a JS/TS `index` file is covered by any script test under its folder (the
+tests import the package). Files with nothing to test are skipped: `.d.ts`, types-only modules and
+re-exporting barrels, Python modules without logic (a plain `__init__.py`).
 """
 
 from __future__ import annotations
@@ -13,17 +18,20 @@ import posixpath
 from collections.abc import Collection, Sequence
 from pathlib import Path
 
+from referee.tools.static.declarations import declaration_only
 from referee.tools.static.model import Item
 from referee.tools.static.paths import (
     is_test_path,
     language_of,
     needs_test,
+    normal_name,
     parent_name,
     stem_of,
     test_subject,
 )
 
 _RUST_TEST_MARK = b"#[cfg(test)]"
+_SCRIPT_LANGUAGES = frozenset({"javascript", "typescript", "tsx"})
 _EXAMPLES = {
     "python": "tests/test_{stem}.py",
     "javascript": "{stem}.test{ext}",
@@ -42,23 +50,54 @@ def missing_test_items(
 ) -> list[tuple[str, Item]]:
     """(path, finding) for each changed source file that no test in `all_files` covers."""
     tests = [p for p in all_files if is_test_path(p)]
-    subjects = {s for s in map(test_subject, tests) if s}
+    subjects = _subjects(tests)
     go_packages = {posixpath.dirname(p) for p in tests if p.endswith("_test.go")}
     found: list[tuple[str, Item]] = []
     for path in changed:
-        if needs_test(path) and not _is_tested(repo, path, subjects, go_packages):
+        if not needs_test(path) or _is_tested(repo, path, subjects, go_packages):
+            continue
+        if _entry_point_tested(path, tests):
+            continue
+        if not declaration_only(path, _read(repo / path)):
             found.append((path, Item("test_existence", 1, _message(path))))
     return found
 
 
+def _subjects(tests: Sequence[str]) -> set[str]:
+    """What the tests are about; a dotted name counts for each part too (`test/api.picomatch.js`
+    tests `picomatch`)."""
+    found: set[str] = set()
+    for subject in filter(None, map(test_subject, tests)):
+        found.add(subject)
+        found.update(part for part in subject.split(".") if part)
+    return found
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
+
+
 def _is_tested(repo: Path, path: str, subjects: set[str], go_packages: set[str]) -> bool:
-    if stem_of(path).lower() in subjects or parent_name(path).lower() in subjects:
+    if normal_name(stem_of(path)) in subjects or normal_name(parent_name(path)) in subjects:
         return True
     if path.endswith(".go"):
         return posixpath.dirname(path) in go_packages
     if path.endswith(".rs"):
         return _has_rust_tests(repo / path)
     return False
+
+
+def _entry_point_tested(path: str, tests: Sequence[str]) -> bool:
+    """A JS/TS package's `index` file is what its tests import (`require('..')`): any script test
+    under its folder covers it."""
+    if stem_of(path) != "index" or language_of(path) not in _SCRIPT_LANGUAGES:
+        return False
+    folder = posixpath.dirname(path)
+    prefix = f"{folder}/" if folder else ""
+    return any(t.startswith(prefix) and language_of(t) in _SCRIPT_LANGUAGES for t in tests)
 
 
 def _has_rust_tests(path: Path) -> bool:

@@ -16,9 +16,9 @@ from referee.tools.store.runs import (
     latest_iteration,
     load_evidence,
     load_run,
-    next_iteration,
     runs_for,
     save_run,
+    tree_iteration,
 )
 from referee.tools.store.scorecards import (
     StoredScorecard,
@@ -41,11 +41,11 @@ __all__ = [
     "load_evidence",
     "load_run",
     "load_scorecard",
-    "next_iteration",
     "replace_contract",
     "runs_for",
     "save_run",
     "save_scorecard",
     "scorecards_for",
     "store_home",
+    "tree_iteration",
 ]

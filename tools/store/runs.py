@@ -128,26 +128,13 @@ def evidence_of(store: Store, run_id: str) -> list[EvidenceItem]:
     return [_evidence(store, r) for r in rows]
 
 
-def next_iteration(store: Store, contract_id: str, evaluator: str | None) -> int:
-    """The iteration an evaluation belongs to when none is given.
-
-    The latest iteration, unless this evaluator (or, for a run of every evaluator, any run) has
-    already been evaluated in it; then the one after.
-    """
-    latest = latest_iteration(store, contract_id)
-    if latest == 0:
-        return 1
-    sql = "SELECT 1 FROM runs WHERE contract_id = ? AND iteration = ?"
-    params: list[object] = [contract_id, latest]
-    if evaluator is not None:
-        sql += " AND (evaluator = ? OR evaluator IS NULL)"
-        params.append(evaluator)
-    decided = store.query_one(
-        "SELECT 1 FROM aggregates WHERE contract_id = ? AND iteration = ? AND decision !="
-        " 'PENDING'",
-        (contract_id, latest),
+def tree_iteration(store: Store, contract_id: str, tree: str) -> int | None:
+    """The iteration a tree was evaluated in (the latest, should it appear in several), or None."""
+    row = store.query_one(
+        "SELECT MAX(iteration) AS i FROM runs WHERE contract_id = ? AND tree = ?",
+        (contract_id, tree),
     )
-    return latest + 1 if decided or store.query_one(sql, params) else latest
+    return int(row["i"]) if row and row["i"] is not None else None
 
 
 def captured_evidence_ids(store: Store) -> dict[str, set[str]]:

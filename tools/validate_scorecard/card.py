@@ -178,17 +178,32 @@ def _evaluator(
     provider = text(data.get("provider"))
     if provider in contract.evaluators:
         return provider
+    owners = _owners(data, contract)
+    if len(owners) == 1:
+        return owners[0]
+    why = (
+        f"its criteria belong to {' and '.join(owners)}"
+        if owners
+        else "its criteria name no criterion of the contract"
+    )
     problems.append(
         Problem(
             path="/evaluator",
             code="evaluator_missing",
             message=(
-                f"the contract has several evaluators ({', '.join(contract.evaluators)}); add"
-                ' "evaluator" naming yours'
+                f"the contract has several evaluators ({', '.join(contract.evaluators)}) and {why};"
+                ' add "evaluator" naming yours'
             ),
         )
     )
     return None
+
+
+def _owners(data: dict[str, Any], contract: Contract) -> list[str]:
+    """The evaluators owning the criteria a card scores, in the contract's order."""
+    ids = {text(c.get("id")) for _, c in entries(data.get("criteria"))}
+    owning = {c.evaluator for c in contract.all_criteria() if c.id in ids}
+    return [e for e in contract.evaluators if e in owning]
 
 
 # Reading the raw object

@@ -96,7 +96,8 @@ CODES: dict[str, Code] = {
         "Use the evaluator name the contract assigns.",
     ),
     "evaluator_missing": _e(
-        "A tenpoint scorecard names no evaluator and the contract has several.",
+        "A tenpoint scorecard names no evaluator, the contract has several, and its criteria do"
+        " not all belong to one of them.",
         "Add `evaluator` (or a `provider` equal to an evaluator's name).",
     ),
     "criterion_missing": _e(

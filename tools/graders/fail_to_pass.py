@@ -1,0 +1,166 @@
+"""Fail before, pass after, with SWE-bench's semantics.
+
+The base run executes the *current* tests on the *base* code: the test files changed since base
+are laid over a checkout of the base commit, as SWE-bench applies its test patch. The criterion
+passes only when tests that pass now failed or errored there (FAIL_TO_PASS); a test that could not
+even be collected at base (its file failed to import the base code) counts as errored. A base run
+that could not execute proves nothing and leaves the criterion `unscored`. Tests that passed at
+base and fail now are regressions (PASS_TO_PASS broken), named first.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from referee.tools.graders.base import GradeResult
+from referee.tools.models.common import ReasonCode
+from referee.tools.models.evidence import TestOutcome
+from referee.tools.static.paths import is_test_path
+
+__all__ = ["SuiteRun", "judge_fail_to_pass", "lay_tests_over", "test_patch"]
+
+_FAILING = ("failed", "error")
+_NAMES_SHOWN = 5
+
+
+@dataclass
+class SuiteRun:
+    """One run of a test suite: its verdict, per-test outcomes and evidence id."""
+
+    verdict: GradeResult
+    outcomes: list[TestOutcome] = field(default_factory=list)
+    evidence_id: str | None = None
+
+
+def test_patch(changed: Iterable[str]) -> list[str]:
+    """The changed files a base run takes from the working tree: tests, test helpers and fixtures
+    (by path). Nothing else: a source file laid over the base would carry the fix with it."""
+    return sorted(p for p in changed if is_test_path(p))
+
+
+def lay_tests_over(source: Path, base: Path, paths: Sequence[str]) -> list[str]:
+    """Copy `paths` from the working tree into the base checkout (deleting those deleted now).
+
+    Returns:
+        The paths laid over. A path whose folder at base leads out of the checkout (a symlink) or
+        that is not a regular file now is left alone.
+    """
+    top = base.resolve()
+    laid: list[str] = []
+    for rel in paths:
+        target = base / rel
+        if not _inside(top, target.parent):
+            continue
+        src = source / rel
+        if src.is_symlink() or (src.exists() and not src.is_file()):
+            continue
+        if src.is_file():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if target.is_symlink() or target.is_dir():
+                continue
+            shutil.copyfile(src, target)
+        elif target.is_file() and not target.is_symlink():
+            target.unlink()
+        laid.append(rel)
+    return laid
+
+
+def _inside(top: Path, folder: Path) -> bool:
+    real = folder.resolve()
+    return real == top or top in real.parents
+
+
+@dataclass(frozen=True)
+class _Proof:
+    """What the two runs show, test by test."""
+
+    fail_to_pass: list[str]
+    passed_at_base: list[str]
+    not_run_at_base: list[str]
+    broken_at_base: list[str]
+    """Failures at base that are no test of the current run: collection or import errors."""
+
+
+def _proof(before: SuiteRun, now: SuiteRun) -> _Proof:
+    now_names = {t.name for t in now.outcomes}
+    at_base = {t.name: t.outcome for t in before.outcomes}
+    broken = [t.name for t in before.outcomes if t.outcome in _FAILING and t.name not in now_names]
+    passing = [t.name for t in now.outcomes if t.outcome == "passed"]
+    absent = [n for n in passing if n not in at_base]
+    failed = [n for n in passing if at_base.get(n) in _FAILING]
+    return _Proof(
+        fail_to_pass=failed + (absent if broken else []),
+        passed_at_base=[n for n in passing if at_base.get(n) == "passed"],
+        not_run_at_base=[] if broken else absent,
+        broken_at_base=broken,
+    )
+
+
+def regressions(before: SuiteRun, now: SuiteRun) -> list[str]:
+    """Tests that passed at base and fail now (PASS_TO_PASS broken)."""
+    passed_before = {t.name for t in before.outcomes if t.outcome == "passed"}
+    return sorted(t.name for t in now.outcomes if t.outcome in _FAILING and t.name in passed_before)
+
+
+def judge_fail_to_pass(now: SuiteRun, before: SuiteRun) -> GradeResult:
+    """The criterion's verdict from the run now and the run of the current tests at base."""
+    ids = [*now.verdict.evidence_ids, *before.verdict.evidence_ids]
+    broken = regressions(before, now)
+
+    def grade(status: str, code: ReasonCode, reason: str) -> GradeResult:
+        return GradeResult(
+            status=status,  # type: ignore[arg-type]  # one of pass · fail · unscored
+            code=code,
+            reason=reason,
+            evidence_ids=ids,
+            regressions=broken,
+            tests=now.verdict.tests,
+        )
+
+    lead = f"regressions (passed at base, fail now): {_names(broken)}; " if broken else ""
+    if now.verdict.status == "unscored":
+        return grade("unscored", now.verdict.code, lead + now.verdict.reason)
+    if before.verdict.status == "unscored":
+        return grade(
+            "unscored",
+            ReasonCode.BASE_NOT_RUN,
+            "the current tests could not run on the base code, so nothing shows they fail without"
+            f" the change: {before.verdict.reason}",
+        )
+    if now.verdict.status != "pass":
+        return grade("fail", ReasonCode.FAILS_NOW, f"{lead}fails now: {now.verdict.reason}")
+    proof = _proof(before, now)
+    if proof.fail_to_pass:
+        return grade("pass", ReasonCode.PASSED, _passed_text(proof, now))
+    if proof.not_run_at_base:
+        return grade(
+            "fail",
+            ReasonCode.NOT_RUN_AT_BASE,
+            f"{len(proof.not_run_at_base)} test(s) passing now did not run at base"
+            f" ({_names(proof.not_run_at_base)}) and none failed there ({before.verdict.reason}):"
+            " nothing shows the tests fail without the change",
+        )
+    return grade(
+        "fail",
+        ReasonCode.PASSES_AT_BASE,
+        f"passes at base too ({before.verdict.reason}): the tests do not exercise the fix",
+    )
+
+
+def _passed_text(proof: _Proof, now: SuiteRun) -> str:
+    text = (
+        f"{len(proof.fail_to_pass)} test(s) fail at base and pass now: {_names(proof.fail_to_pass)}"
+    )
+    if proof.broken_at_base:
+        text += f" (at base: {_names(proof.broken_at_base)} could not be collected)"
+    if proof.passed_at_base:
+        text += f"; {len(proof.passed_at_base)} passed at base too"
+    return f"{text} ({now.verdict.reason})"
+
+
+def _names(names: Sequence[str]) -> str:
+    shown = ", ".join(names[:_NAMES_SHOWN])
+    return shown + (f" and {len(names) - _NAMES_SHOWN} more" if len(names) > _NAMES_SHOWN else "")
