@@ -13,6 +13,8 @@ from pydantic import ValidationError
 from referee.tools.errors import InvalidInput, RefereeError, problems_from_validation
 from referee.tools.models.contract import Contract
 
+_SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present
+
 _EXPORTED_MARKERS = ("id", "acceptance_criteria", "rubric_version")
 
 
@@ -47,7 +49,7 @@ def _load_mapping(path: Path) -> dict[str, Any]:
     except OSError as exc:
         raise ContractFileError(f"cannot read {path}: {exc.strerror or exc}") from exc
     try:
-        data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+        data = json.loads(text) if path.suffix == ".json" else yaml.load(text, Loader=_SAFE_LOADER)
     except (yaml.YAMLError, json.JSONDecodeError) as exc:
         raise ContractFileError(
             f"{path} is not valid {'JSON' if path.suffix == '.json' else 'YAML'}: {exc}"

@@ -12,7 +12,6 @@ _TRIMS = (
     ("issues", 20),
     ("findings", 8),
     ("issues", 10),
-    ("prior_scorecard", 0),
     ("draft_issues", 8),
     ("findings", 3),
     ("issues", 5),
@@ -50,9 +49,6 @@ def _trim(ev: Evaluation, what: str, keep: int) -> None:
     elif what == "draft_issues" and len(ev.draft_scorecard.issues) > keep:
         ev.draft_scorecard.issues = ev.draft_scorecard.issues[:keep]
         ev.omitted.append(f"draft_scorecard.issues cut to {keep}")
-    elif what == "prior_scorecard" and ev.prior_scorecard is not None:
-        ev.prior_scorecard = {"omitted": "too large to inline; see report://" + ev.contract_ref}
-        ev.omitted.append("prior_scorecard")
     elif what == "evidence_text":
         _shorten_texts(ev, keep)
     elif what == "changed_files" and len(ev.target.changed_files) > keep:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any
 
 from referee.tools.evaluate.dimensions import derive_dimensions, signals_of
 from referee.tools.evaluate.draft import DraftFacts, draft_scorecard
@@ -85,7 +84,7 @@ def assemble(
     run_id: str,
     iteration: int,
     now: Callable[[], datetime],
-    prior: dict[str, Any] | None,
+    prior: str | None,
 ) -> Evaluation:
     """Build the evaluation: criterion verdicts, findings, dimensions, issues and the draft."""
     results = [
@@ -132,7 +131,7 @@ def assemble(
         contract_ref=contract.id,
         evaluator=request.evaluator,
         iteration=iteration,
-        scope=request.scope,
+        scope="project" if request.scope == "project" else "task",
         depth=request.depth,
         isolation=workspace.isolation,
         target=workspace.target,

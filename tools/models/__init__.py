@@ -8,6 +8,7 @@ evidence    evidence items and test outcomes
 scorecard   the canonical, tenpoint and draft scorecards
 validation  what validate_scorecard accepts and returns
 aggregate   what aggregate accepts and returns
+strategy    what evaluate returns at strategic scope
 rubric      rubrics and their scored examples
 schemas     schemas/*.schema.json generated from the models above
 """
@@ -24,6 +25,7 @@ from referee.tools.models.aggregate import (
 )
 from referee.tools.models.checks import (
     BrowserCheck,
+    BrowserStep,
     Check,
     CommandCheck,
     Serve,
@@ -67,6 +69,7 @@ from referee.tools.models.evaluation import (
 from referee.tools.models.evidence import EvidenceItem, EvidenceSummary, TestOutcome
 from referee.tools.models.rubric import Rubric
 from referee.tools.models.scorecard import DraftScorecard, Scorecard, Target, TenpointScorecard
+from referee.tools.models.strategy import EvaluateResult, StrategicAssessment
 from referee.tools.models.validation import Computed, ValidateScorecardInput, ValidationResult
 
 __all__ = [
@@ -81,6 +84,7 @@ __all__ = [
     "BestIteration",
     "BriefIssue",
     "BrowserCheck",
+    "BrowserStep",
     "Check",
     "CheckKind",
     "CommandCheck",
@@ -97,6 +101,7 @@ __all__ = [
     "DraftScorecard",
     "Escalation",
     "EvaluateInput",
+    "EvaluateResult",
     "Evaluation",
     "EvaluationIssue",
     "EvaluationTarget",
@@ -115,6 +120,7 @@ __all__ = [
     "Scores",
     "Serve",
     "StaticCheck",
+    "StrategicAssessment",
     "Target",
     "TaskType",
     "TenpointScorecard",
