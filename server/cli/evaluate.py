@@ -5,15 +5,12 @@ from __future__ import annotations
 import argparse
 import sys
 from datetime import UTC, datetime
-
-import anyio
-
-from referee.tools.errors import InvalidInput, NotFound
-from referee.tools.evaluate import EvaluateDeps, EvaluateInput, evaluate
-from referee.tools.models import Evaluation
-from referee.tools.rubrics import load_rubrics
+from typing import TYPE_CHECKING
 
 from .common import EXIT_NEGATIVE, open_store, report_error, settings_of, show
+
+if TYPE_CHECKING:
+    from referee.tools.models import Evaluation
 
 
 def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -51,6 +48,12 @@ def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type
 
 
 def run(args: argparse.Namespace) -> int:
+    import anyio
+
+    from referee.tools.errors import InvalidInput, NotFound
+    from referee.tools.evaluate import EvaluateDeps, EvaluateInput, evaluate
+    from referee.tools.rubrics import load_rubrics
+
     settings = settings_of(args)
     store = open_store(settings)
     request = EvaluateInput(
