@@ -32,27 +32,36 @@ def compact(evaluation: Evaluation, budget: int) -> Evaluation:
     """Trim the least essential parts, in order, until the JSON fits `budget` bytes (or nothing is
     left to cut)."""
     result = evaluation.model_copy(deep=True)
+    totals = {"findings": max(len(result.findings), result.findings_total)}
+    totals["issues"] = len(result.issues)
+    totals["changed_files"] = len(result.target.changed_files)
     for what, keep in _TRIMS:
         if size_of(result) <= budget:
             break
-        _trim(result, what, keep)
+        _trim(result, what, keep, totals)
     return result
 
 
-def _trim(ev: Evaluation, what: str, keep: int) -> None:
+def _note(ev: Evaluation, kind: str, text: str) -> None:
+    """Say what was cut; a later, deeper cut of the same list replaces the earlier note."""
+    ev.omitted = [o for o in ev.omitted if not o.startswith(f"{kind}:")] + [f"{kind}: {text}"]
+
+
+def _trim(ev: Evaluation, what: str, keep: int, totals: dict[str, int]) -> None:
     if what == "findings" and len(ev.findings) > keep:
-        ev.omitted.append(f"findings: {len(ev.findings) - keep} more in report://{ev.run_id}")
+        more = totals["findings"] - keep
+        _note(ev, "findings", f"{more} more in report://{ev.run_id}")
         ev.findings = ev.findings[:keep]
     elif what == "issues" and len(ev.issues) > keep:
-        ev.omitted.append(f"issues: {len(ev.issues) - keep} lower-severity issue(s) cut")
+        _note(ev, "issues", f"{totals['issues'] - keep} lower-severity issue(s) more")
         ev.issues = ev.issues[:keep]
     elif what == "draft_issues" and len(ev.draft_scorecard.issues) > keep:
         ev.draft_scorecard.issues = ev.draft_scorecard.issues[:keep]
-        ev.omitted.append(f"draft_scorecard.issues cut to {keep}")
+        _note(ev, "draft_scorecard.issues", f"cut to {keep}")
     elif what == "evidence_text":
         _shorten_texts(ev, keep)
     elif what == "changed_files" and len(ev.target.changed_files) > keep:
-        ev.omitted.append(f"target.changed_files: {len(ev.target.changed_files) - keep} more")
+        _note(ev, "target.changed_files", f"{totals['changed_files'] - keep} more")
         ev.target.changed_files = ev.target.changed_files[:keep]
 
 

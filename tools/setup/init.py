@@ -1,72 +1,18 @@
-"""The files `referee init` writes into a repository: MCP config, an evaluator agent, a CI gate, a
-hook."""
+"""The files `referee init` writes into a repository: MCP config, the evaluator agent, the loop
+command, a CI gate and a hook.
+
+The Markdown and YAML files are package data (`templates/`), written as they are; the JSON files
+are built here.
+"""
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 
 MCP_JSON = {"mcpServers": {"referee": {"command": "referee", "args": ["serve"]}}}
-
-EVALUATOR_AGENT = """\
----
-name: referee-evaluator
-description: Independent, read-only evaluator. Use after the generator reports done, to judge the work against the sprint contract with referee's evidence. Never use it to write or fix code.
-tools: Read, Grep, Glob, mcp__referee__get_contract, mcp__referee__evaluate, mcp__referee__validate_scorecard, mcp__referee__aggregate
----
-
-You are an evaluator. You did not write this code and you must not change it: no edits, no
-writes, no commits, no commands that modify the repository.
-
-Work in this order:
-1. `get_contract` with view "evaluator" for the contract id you were given.
-2. `evaluate` with your evaluator name. referee runs the contract's tests, browser checks and
-   static analysis itself and returns verdicts with evidence ids. Read the full output of any
-   evidence you rely on (evidence://RUN/ID) and the code itself.
-3. Fill in what `needs_judgment` lists, starting from `draft_scorecard`. Score with the rubric's
-   level definitions, cite evidence ids or file:line for every score and criterion, and never
-   mark passed a criterion whose check failed. Do not describe hold-out criteria in issues or
-   guidance: those reach the generator.
-4. `validate_scorecard` with your scorecard; fix every error it lists and submit again until it is
-   valid. Then report the validation result and your verdict, nothing else.
-
-Distrust the implementer's claims; trust only what the evidence shows.
-"""
-
-CI_WORKFLOW = """\
-# referee as a merge gate: the change's scorecards must be valid and the evaluators must agree to
-# DELIVER.
-# Commit with the change: the contract, exported with `referee contract export ID -o
-# contracts/contract.yaml`,
-# and the evaluators' scorecards in scorecards/*.json (canonical or 1-10 tenpoint; a file may hold
-# an array).
-# CI has no .referee/ database: validation checks schema, contract and arithmetic and skips the
-# evidence
-# rules with a warning (use --require-evidence where the database is restored).
-name: referee
-on:
-  pull_request:
-permissions:
-  contents: read
-env:
-  CONTRACT: contracts/contract.yaml
-  REFEREE_HOME: ${{ runner.temp }}/referee
-jobs:
-  referee:
-    runs-on: ubuntu-latest
-    steps:
-      - uses: actions/checkout@v4
-      - uses: actions/setup-python@v5
-        with:
-          python-version: "3.11"
-      - name: Install referee
-        run: python -m pip install referee   # or a pinned source: pip install "referee @ git+https://…@TAG"
-      - name: Validate every scorecard (exit 1 lists every problem as pointer [code] message)
-        run: referee validate scorecards/*.json --contract "$CONTRACT" --no-store
-      - name: Aggregate (exit 0 DELIVER; 1 REVISE, 3 ESCALATE, 4 PENDING fail the job)
-        run: referee aggregate "$CONTRACT" --scorecards scorecards/*.json
-"""
 
 CLAUDE_SETTINGS = {
     "hooks": {
@@ -76,6 +22,28 @@ CLAUDE_SETTINGS = {
     }
 }
 
+# (path in the repository, template file or None for built JSON, what it is for)
+_FILES = (
+    (".mcp.json", None, "MCP server config for Claude Code and others"),
+    (
+        ".claude/agents/referee-evaluator.md",
+        "referee-evaluator.md",
+        "a read-only evaluator agent for Claude Code",
+    ),
+    (
+        ".claude/commands/referee-loop.md",
+        "referee-loop.md",
+        "the /referee-loop command: the whole loop with Claude Code subagents",
+    ),
+    (".github/workflows/referee.yml", "ci-workflow.yml", "a CI example gating merges on referee"),
+    (
+        ".claude/settings.json",
+        None,
+        "a PostToolUse hook recording the generator's Bash calls with `referee capture`",
+    ),
+)
+_BUILT = {".mcp.json": MCP_JSON, ".claude/settings.json": CLAUDE_SETTINGS}
+
 
 @dataclass(frozen=True)
 class InitFile:
@@ -84,26 +52,19 @@ class InitFile:
     purpose: str
 
 
+def template(name: str) -> str:
+    """The text of one of `referee init`'s templates."""
+    return (resources.files("referee.tools.setup") / "templates" / name).read_text(encoding="utf-8")
+
+
 def init_files() -> list[InitFile]:
     return [
         InitFile(
-            ".mcp.json",
-            json.dumps(MCP_JSON, indent=2) + "\n",
-            "MCP server config for Claude Code and others",
-        ),
-        InitFile(
-            ".claude/agents/referee-evaluator.md",
-            EVALUATOR_AGENT,
-            "a read-only evaluator agent for Claude Code",
-        ),
-        InitFile(
-            ".github/workflows/referee.yml", CI_WORKFLOW, "a CI example gating merges on referee"
-        ),
-        InitFile(
-            ".claude/settings.json",
-            json.dumps(CLAUDE_SETTINGS, indent=2) + "\n",
-            "a PostToolUse hook recording the generator's Bash calls with `referee capture`",
-        ),
+            path,
+            template(name) if name else json.dumps(_BUILT[path], indent=2) + "\n",
+            purpose,
+        )
+        for path, name, purpose in _FILES
     ]
 
 
