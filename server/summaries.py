@@ -88,12 +88,15 @@ def contract_document(doc: dict[str, Any]) -> str:
         for c in (doc.get("acceptance_criteria") or {}).get(group, [])
     ]
     ids = [f"{c.get('id')} ({c.get('verification_method')})" for c in criteria]
+    # The evaluator view keeps each criterion's `holdout` key; the generator view drops it.
+    evaluator_view = any("holdout" in c for c in criteria)
+    uri = f"contract://{doc.get('id')}" + ("" if evaluator_view else "/generator")
     lines = [
         f"{doc.get('id')}: {doc.get('goal')}",
         f"rubric {doc.get('rubric_ref')}; evaluators {', '.join(doc.get('evaluators', []))};"
         f" max {doc.get('max_iterations')} iterations",
         f"criteria: {joined(ids)}",
-        f"full document: contract://{doc.get('id')} (schema://contract)",
+        f"{'evaluator' if evaluator_view else 'generator'} view: {uri} (schema://contract)",
     ]
     return fit(lines)
 

@@ -81,7 +81,6 @@ def run(args: argparse.Namespace) -> int:
     # A person's terminal is not a model's context: nothing is cut from the result here, and the
     # readable summary says how many items each list it shortens holds.
     settings = replace(settings_of(args), result_budget=sys.maxsize)
-    store = open_store(settings)
     try:
         request = EvaluateInput(
             contract_id=args.contract_id,
@@ -96,7 +95,9 @@ def run(args: argparse.Namespace) -> int:
             evaluator_model=args.evaluator_model,
         )
     except ValidationError as exc:
-        return report_error(InvalidInput(problems_from_validation(exc)))
+        report_error(InvalidInput(problems_from_validation(exc)))
+        return EXIT_USAGE
+    store = open_store(settings)
     progress = _Progress(enabled=not args.json)
     deps = EvaluateDeps(
         store=store,
