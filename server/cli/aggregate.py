@@ -193,6 +193,8 @@ def print_result(result: AggregateResult) -> None:
         )
     )
     _print_scores(result)
+    if result.checkout:
+        print(f"restore the delivered iteration: {result.checkout}")
     if result.revision_brief is not None:
         _print_brief(result.revision_brief)
     if result.escalation is not None:

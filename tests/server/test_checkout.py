@@ -33,6 +33,8 @@ async def test_a_loop_whose_second_iteration_was_best_is_restored_with_one_comma
     assert working_tree_hash(repo) == trees[3]
 
     capsys.readouterr()
+    assert main(["--root", str(repo), "aggregate", cid]) == 0
+    assert f"referee checkout {cid} --iteration 2" in capsys.readouterr().out
     assert main(["--root", str(repo), "checkout", cid]) == 0  # default: the delivered iteration
     assert "iteration 2" in capsys.readouterr().out
     assert working_tree_hash(repo) == trees[2]
