@@ -158,18 +158,24 @@ def restore_tree(repo: Path, target: str, safe_trees: set[str], force: bool) -> 
         )
     now = {path: (mode, sha) for mode, sha, path in tree_entries(repo)}
     wanted = {path: (mode, sha) for mode, sha, path in _tree_entries(repo, target)}
-    done = Restored()
-    for path in sorted(set(now) - set(wanted), reverse=True):
-        _delete(repo, path)
-        done.deleted.append(path)
     changed = {p: e for p, e in wanted.items() if now.get(p) != e}
     blobs = _blobs(repo, sorted({sha for mode, sha in changed.values() if mode != "160000"}))
-    for path, (mode, sha) in sorted(changed.items()):
-        if mode == "160000":
-            done.skipped.append(path)  # a submodule's commit: `git submodule update` restores it
-            continue
-        _write(repo, path, mode, blobs[sha])
-        done.written.append(path)
+    done = Restored()
+    try:
+        for path in sorted(set(now) - set(wanted), reverse=True):
+            _delete(repo, path)
+            done.deleted.append(path)
+        for path, (mode, sha) in sorted(changed.items()):
+            if mode == "160000":
+                done.skipped.append(path)  # a submodule's commit: `git submodule update` does it
+                continue
+            _write(repo, path, mode, blobs[sha])
+            done.written.append(path)
+    except OSError as exc:
+        raise RestoreRefused(
+            f"stopped after {len(done.deleted)} deletion(s) and {len(done.written)} write(s):"
+            f" {exc.filename or ''}: {exc.strerror or exc}; fix that and run checkout again"
+        ) from exc
     return done
 
 
