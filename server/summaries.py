@@ -182,6 +182,7 @@ def strategic(result: StrategicAssessment) -> str:
     lines = [
         f"{result.contract_ref}: strategic view of {len(result.iterations)} iteration(s)"
         f" ({result.evaluations} stored evaluation(s)); no checks were run",
+        *[f"note: {n}" for n in result.notes],
         "trends: " + joined([f"{t.dimension} {t.direction}" for t in result.trends], 10),
     ]
     if result.regression_risks:
