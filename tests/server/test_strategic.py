@@ -84,3 +84,22 @@ async def test_strategic_scope_of_an_unknown_contract_is_a_tool_error(tmp_path: 
             "evaluate", {"contract_id": "SC-ghost-20260101", "scope": "strategic"}
         )
     assert result.is_error is True and "SC-ghost-20260101" in result.content[0].text
+
+
+async def test_a_contract_without_history_says_there_is_nothing_to_read(tmp_path: Path) -> None:
+    repo = calc_repo(tmp_path / "calc")
+    async with Client(build_server(Settings.build([repo], env={}))) as client:
+        created = await client.call_tool(
+            "create_contract",
+            {
+                "goal": "Add numbers.",
+                "out_of_scope": ["ui"],
+                "functional": [{"criterion": "adds", "verification_method": "manual"}],
+            },
+        )
+        cid = created.structured_content["contract"]["id"]
+        result = await client.call_tool("evaluate", {"contract_id": cid, "scope": "strategic"})
+    assessment = result.structured_content
+    assert assessment["iterations"] == [] and assessment["priorities"] == []
+    assert all(t["direction"] == "unknown" for t in assessment["trends"])
+    assert "nothing is stored" in result.content[0].text
