@@ -45,10 +45,8 @@ def complete(draft: dict[str, Any], score: int) -> dict[str, Any]:
     return card
 
 
-async def loop(
-    client: Client, repo: Path, scores: dict[int, int] | None = None
-) -> tuple[str, list[dict[str, Any]], dict[int, str]]:
-    """The three iterations; `scores` replaces the judged score of each iteration."""
+async def create(client: Client) -> str:
+    """A one-evaluator contract with a manual criterion; returns its id."""
     created = await client.call_tool(
         "create_contract",
         {
@@ -57,7 +55,14 @@ async def loop(
             "functional": [{"criterion": "adds", "verification_method": "manual"}],
         },
     )
-    cid = created.structured_content["contract"]["id"]
+    return str(created.structured_content["contract"]["id"])
+
+
+async def loop(
+    client: Client, repo: Path, scores: dict[int, int] | None = None
+) -> tuple[str, list[dict[str, Any]], dict[int, str]]:
+    """The three iterations; `scores` replaces the judged score of each iteration."""
+    cid = await create(client)
     decisions, trees = [], {}
     for number, (files, score) in ITERATIONS.items():
         apply(repo, files)

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from loops import loop
+from loops import create, loop
 from mcp import Client
 from projects import calc_repo
 
@@ -89,15 +89,7 @@ async def test_strategic_scope_of_an_unknown_contract_is_a_tool_error(tmp_path: 
 async def test_a_contract_without_history_says_there_is_nothing_to_read(tmp_path: Path) -> None:
     repo = calc_repo(tmp_path / "calc")
     async with Client(build_server(Settings.build([repo], env={}))) as client:
-        created = await client.call_tool(
-            "create_contract",
-            {
-                "goal": "Add numbers.",
-                "out_of_scope": ["ui"],
-                "functional": [{"criterion": "adds", "verification_method": "manual"}],
-            },
-        )
-        cid = created.structured_content["contract"]["id"]
+        cid = await create(client)
         result = await client.call_tool("evaluate", {"contract_id": cid, "scope": "strategic"})
     assessment = result.structured_content
     assert assessment["iterations"] == [] and assessment["priorities"] == []
