@@ -18,6 +18,7 @@ from referee.tools.settings import Settings
 
 from . import prompts, resources
 from .adapters import aggregate, contracts, evaluate, holdouts, validate
+from .advertised import advertised_input, advertised_output
 from .errors import error_result, problems_of
 from .state import State, open_state
 from .tooling import ToolSpec, tool_function
@@ -53,6 +54,7 @@ class RefereeServer(MCPServer[State]):
         )
         self.referee_settings = settings
         self.specs: dict[str, ToolSpec[Any]] = {}
+        self._schemas: dict[str, tuple[dict[str, Any], dict[str, Any] | None]] = {}
 
     def add_spec(self, spec: ToolSpec[Any]) -> None:
         """Register one tool; its docstring, dedented, is the description the agent reads."""
@@ -65,6 +67,23 @@ class RefereeServer(MCPServer[State]):
             annotations=spec.annotations,
             description=inspect.cleandoc(fn.__doc__ or ""),
         )
+        tool = self._tool_manager.get_tool(spec.name)
+        assert tool is not None
+        output = tool.output_schema
+        self._schemas[spec.name] = (
+            advertised_input(tool.parameters),
+            advertised_output(output) if output is not None else None,
+        )
+
+    async def list_tools(self) -> list[types.Tool]:
+        """The tools with their compact advertised schemas (server/advertised.py)."""
+        return [self._advertised(tool) for tool in await super().list_tools()]
+
+    def _advertised(self, tool: types.Tool) -> types.Tool:
+        if tool.name not in self._schemas:
+            return tool
+        inputs, outputs = self._schemas[tool.name]
+        return tool.model_copy(update={"input_schema": inputs, "output_schema": outputs})
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[State, Any] | None = None

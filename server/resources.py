@@ -1,4 +1,5 @@
-"""Resources: rubric://, schema://, contract://, report:// (evidence:// lives with evaluate)."""
+"""Resources: rubric://, schema://, contract://, report://, scorecard:// (evidence:// lives with
+evaluate)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from referee.tools.errors import RefereeError
 from referee.tools.report import build_report, render_markdown
 from referee.tools.rubrics import builtin_rubrics, load_rubrics
 from referee.tools.settings import Settings
+from referee.tools.store import load_scorecard
 
 from .state import State
 
@@ -35,7 +37,7 @@ def read_schema(name: str) -> str:
 
 
 def register(server: MCPServer[State], settings: Settings) -> None:
-    """Add rubric://, schema://, contract:// and report:// to the server."""
+    """Add rubric://, schema://, contract://, report:// and scorecard:// to the server."""
 
     @server.resource(
         "rubric://{name}",
@@ -96,7 +98,42 @@ def register(server: MCPServer[State], settings: Settings) -> None:
             raise ResourceError(str(exc)) from exc
         return render_markdown(data)
 
+    @server.resource(
+        "scorecard://{scorecard_id}",
+        name="scorecard",
+        mime_type="application/json",
+        description=(
+            "A stored scorecard as validate_scorecard recorded it (row integrity verified): its"
+            " evaluator, iteration, computed verdict and the scorecard itself"
+        ),
+    )
+    def scorecard(scorecard_id: str, ctx: Context[State, Any]) -> str:
+        return _scorecard(ctx.request_context.lifespan_context, scorecard_id)
+
     _register_listed(server)
+
+
+def _scorecard(state: State, scorecard_id: str) -> str:
+    if not scorecard_id.isdigit():
+        raise ResourceError(
+            f"scorecard ids are numbers (validate_scorecard's scorecard_id), not {scorecard_id!r}"
+        )
+    try:
+        stored = load_scorecard(state.store, int(scorecard_id))
+    except RefereeError as exc:
+        raise ResourceError(str(exc)) from exc
+    document = {
+        "id": stored.id,
+        "contract_ref": stored.contract_id,
+        "evaluator": stored.evaluator,
+        "iteration": stored.iteration,
+        "variant": stored.variant,
+        "stored_at": stored.stored_at,
+        "superseded_by": stored.superseded_by,
+        "computed": stored.computed,
+        "scorecard": stored.body,
+    }
+    return json.dumps(document, indent=2, ensure_ascii=False)
 
 
 def _contract(state: State, contract_id: str, view: Any) -> str:

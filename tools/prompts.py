@@ -48,7 +48,8 @@ and you must not run anything that writes to the repository. Your only output is
   `guidance`: those reach the generator.
 
 ## Iteration 2 and later
-Compare with your prior scorecard (evaluate returns it). Note what improved and what regressed in
+Compare with your prior scorecard (evaluate names it: read `prior_scorecard`, a scorecard://
+resource). Note what improved and what regressed in
 each dimension's evidence, and address every regression in the guidance.
 
 ## Output

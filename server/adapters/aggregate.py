@@ -14,6 +14,7 @@ from referee.tools.models import AggregateInput, AggregateResult
 from referee.tools.store import load_contract
 from referee.tools.validate_scorecard import contract_repo, current_tree
 
+from .. import summaries
 from ..annotations import READ_ONLY, RECORDS
 from ..state import State
 from ..tooling import ToolSpec
@@ -22,21 +23,12 @@ from ..tooling import ToolSpec
 async def aggregate(
     ctx: Context[State, Any], roots: types.ListRootsResult, request: AggregateInput
 ) -> AggregateResult:
-    """Decide what happens next: DELIVER, REVISE (with a revision brief), ESCALATE or PENDING.
-
-    Call it once every evaluator's scorecard for the iteration is stored with validate_scorecard.
-    Rules, in order: an evaluator of the contract without a scorecard → PENDING (missing_evaluators
-    names who); any BLOCK → ESCALATE to a human (escalation.reasons: blocking evaluators, dimensions
-    at 0, spec defects); all ACCEPT → DELIVER this iteration; any REVISE before the contract's
-    max_iterations → REVISE with revision_brief (every asking evaluator's issues merged, duplicates
-    across evaluators removed with every source listed, ordered CRITICAL > HIGH > MEDIUM > LOW, LOW
-    deferred, failed visible criteria; safe to hand to the generator: no hold-outs, and an issue
-    that would reveal one is withheld and listed in holdout_leaks for you alone); any REVISE at the
-    last iteration → DELIVER the best iteration (delivered_iteration, best_iteration) with
-    quality_notes on what still fails. Also returns the iteration's mean scores and alerts:
-    not_comparable (rubric version, prompt version or evaluator model changed), regression,
-    saturation, trend and recalibrate. The decision is recorded; the generator_brief prompt serves
-    the latest brief.
+    """Decide an iteration from its stored scorecards: an evaluator without one → PENDING; any
+    BLOCK → ESCALATE; all ACCEPT → DELIVER; any REVISE → REVISE with revision_brief (issues merged,
+    deduplicated, ranked, LOW deferred, no hold-outs: issues revealing one go to holdout_leaks,
+    for you alone; hand it to the generator) or, at max_iterations, DELIVER the best iteration
+    with quality_notes. checkout names the command that restores the delivered iteration. Also
+    scores and alerts (regression, saturation, trend, not_comparable, recalibrate).
     """
     state = ctx.request_context.lifespan_context
     contract = load_contract(state.store, request.contract_id)
@@ -67,12 +59,7 @@ def _states_a_tree(scorecards: list[dict[str, Any]]) -> bool:
 async def record_human_verdict(
     ctx: Context[State, Any], roots: types.ListRootsResult, request: calibration.HumanVerdictInput
 ) -> calibration.CalibrationRecord:
-    """Log a human's verdict on a stored scorecard, for calibrating evaluators.
-
-    Call it when a person has reviewed the work an evaluator scored. The entry records both verdicts
-    and whether they agree; calibration_report sums them up per evaluator prompt version. These
-    logged disagreements are the dataset for tuning the evaluator prompt.
-    """
+    """Log a person's verdict on a stored scorecard (the calibration dataset)."""
     state = ctx.request_context.lifespan_context
     return calibration.record_human_verdict(
         request.scorecard_id, request.verdict, request.note, store=state.store, now=state.now
@@ -84,24 +71,24 @@ async def calibration_report(
     roots: types.ListRootsResult,
     request: calibration.CalibrationReportInput,
 ) -> calibration.CalibrationReport:
-    """How often evaluators agree with humans, per evaluator prompt version (count, agreement rate,
-    Cohen's kappa).
-
-    kappa is null, with a note, when it is undefined (every verdict, human and evaluator, the same).
-    """
+    """Agreement of evaluators with humans per evaluator prompt version: count, rate and
+    Cohen's kappa (null, with a note, when undefined)."""
     return calibration.calibration_report(
         ctx.request_context.lifespan_context.store, request.contract_id
     )
 
 
 TOOLS: list[ToolSpec[Any]] = [
-    ToolSpec("aggregate", "Aggregate verdicts", AggregateInput, aggregate, RECORDS),
+    ToolSpec(
+        "aggregate", "Aggregate verdicts", AggregateInput, aggregate, RECORDS, summaries.aggregate
+    ),
     ToolSpec(
         "record_human_verdict",
         "Record a human verdict",
         calibration.HumanVerdictInput,
         record_human_verdict,
         RECORDS,
+        summaries.human_verdict,
     ),
     ToolSpec(
         "calibration_report",
@@ -109,5 +96,6 @@ TOOLS: list[ToolSpec[Any]] = [
         calibration.CalibrationReportInput,
         calibration_report,
         READ_ONLY,
+        summaries.calibration,
     ),
 ]

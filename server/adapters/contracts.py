@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Annotated, Any
 
@@ -22,6 +21,7 @@ from referee.tools.repo import describe_repo
 from referee.tools.rubrics import load_rubrics
 from referee.tools.settings import Settings
 
+from .. import summaries
 from ..annotations import READ_ONLY, RECORDS
 from ..roots import effective_settings
 from ..state import State
@@ -31,12 +31,11 @@ from ..tooling import ToolSpec
 async def create_contract(
     ctx: Context[State, Any], roots: types.ListRootsResult, request: CreateContractInput
 ) -> CreateContractResult:
-    """Write a sprint contract before any code exists: what "done" means, who judges it, how referee
-    verifies it.
+    """Write a sprint contract before any code exists: what "done" means, who judges it and how
+    referee verifies each criterion (fields: schema://create-contract-input).
 
-    Returns the stored contract (evaluator view, with generated ids), the generator view (hold-out
-    criteria removed without a trace: hand only this to the generator) and warnings. Every problem
-    of the request is reported at once, each with a JSON pointer and a code.
+    Returns the stored contract, its generator view (hold-outs removed without a trace: hand only
+    this to the generator) and warnings. Every problem of a bad request is listed at once.
     """
     state = ctx.request_context.lifespan_context
     settings = effective_settings(state.settings, roots)
@@ -59,15 +58,10 @@ def _create_problems(settings: Settings, arguments: Mapping[str, Any]) -> list[P
 
 async def get_contract(
     ctx: Context[State, Any], roots: types.ListRootsResult, request: GetContractInput
-) -> Annotated[types.CallToolResult, Contract]:
-    """A stored contract: the generator view (default; safe to hand to the generator) or the
-    evaluator view."""
+) -> Annotated[dict[str, Any], Contract]:
+    """A stored contract: view "generator" (default; hold-outs removed) or "evaluator"."""
     state = ctx.request_context.lifespan_context
-    doc = core.get_contract(request.contract_id, request.view, store=state.store)
-    return types.CallToolResult(
-        content=[types.TextContent(type="text", text=json.dumps(doc, ensure_ascii=False))],
-        structured_content=doc,
-    )
+    return core.get_contract(request.contract_id, request.view, store=state.store)
 
 
 TOOLS: list[ToolSpec[Any]] = [
@@ -77,7 +71,15 @@ TOOLS: list[ToolSpec[Any]] = [
         CreateContractInput,
         create_contract,
         RECORDS,
+        summaries.contract_created,
         raw_problems=_create_problems,
     ),
-    ToolSpec("get_contract", "Get contract", GetContractInput, get_contract, READ_ONLY),
+    ToolSpec(
+        "get_contract",
+        "Get contract",
+        GetContractInput,
+        get_contract,
+        READ_ONLY,
+        summaries.contract_document,
+    ),
 ]

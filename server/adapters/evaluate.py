@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Annotated, Any
 
 import mcp_types as types
 from mcp.server.mcpserver import Context, MCPServer
@@ -13,9 +13,11 @@ from referee.tools.errors import RefereeError
 from referee.tools.evaluate import EvaluateDeps, EvaluateInput
 from referee.tools.evaluate import evaluate as evaluate_core
 from referee.tools.evidence import full_evidence, screenshot_of
-from referee.tools.models import Evaluation
+from referee.tools.models import EvaluateResult, Evaluation, StrategicAssessment
+from referee.tools.report import strategic_assessment
 from referee.tools.rubrics import load_rubrics
 
+from .. import summaries
 from ..annotations import RECORDS
 from ..roots import effective_settings
 from ..state import State
@@ -24,15 +26,16 @@ from ..tooling import ToolSpec
 
 async def evaluate(
     ctx: Context[State, Any], roots: types.ListRootsResult, request: EvaluateInput
-) -> Evaluation:
-    """Ground a verdict in evidence: referee runs the contract's checks itself (tests, commands,
-    browser, static analysis), detects test tampering, and checks the tree was not modified.
-
-    Returns per-criterion verdicts citing evidence ids (full output at evidence://{run_id}/{id}),
-    static findings with file:line, deterministic dimension scores, what still needs judgement,
-    and a draft scorecard to complete and submit to validate_scorecard. Progress is reported.
+) -> Annotated[Evaluation | StrategicAssessment, EvaluateResult]:
+    """Ground verdicts in evidence: referee runs the contract's checks itself (tests, commands,
+    browser, static analysis, test-tampering detection) and returns each criterion's verdict citing
+    evidence ids (full output: evidence://{run_id}/{id}), derived dimension scores, what needs
+    judgement and a signed draft scorecard to complete for validate_scorecard. scope "strategic"
+    runs nothing: trends, regression risks and improvement priorities from the stored history.
     """
     state = ctx.request_context.lifespan_context
+    if request.scope == "strategic":
+        return strategic_assessment(state.store, request.contract_id, state.rubrics)
 
     async def progress(done: float, total: float | None, message: str) -> None:
         await ctx.report_progress(done, total, message)
@@ -49,7 +52,14 @@ async def evaluate(
 
 
 TOOLS: list[ToolSpec[Any]] = [
-    ToolSpec("evaluate", "Evaluate against a contract", EvaluateInput, evaluate, RECORDS)
+    ToolSpec(
+        "evaluate",
+        "Evaluate against a contract",
+        EvaluateInput,
+        evaluate,
+        RECORDS,
+        summaries.evaluation,
+    )
 ]
 
 

@@ -11,6 +11,7 @@ from referee.tools.holdouts import Vault, add_holdout_files
 from referee.tools.models import AddHoldoutFilesInput, AddHoldoutFilesResult
 from referee.tools.store import load_contract
 
+from .. import summaries
 from ..annotations import RECORDS
 from ..roots import effective_settings
 from ..state import State
@@ -20,13 +21,9 @@ from ..tooling import ToolSpec
 async def add_holdout_files_tool(
     ctx: Context[State, Any], roots: types.ListRootsResult, request: AddHoldoutFilesInput
 ) -> AddHoldoutFilesResult:
-    """Keep a hold-out criterion's test files where the generator cannot read them.
-
-    The files (paths inside the allowed roots, or given inline in `files`, which never have to
-    touch the generator's tree) are copied into referee's hold-out store outside the repository;
-    evaluate lays them over the tree for the hold-out criterion's check only. Warnings name any
-    file still in the working tree or in the git history: delete it there (referee never does).
-    """
+    """Store hold-out test files outside the repository: `paths` (keeping their repository path
+    unless `to` names a tree folder) or inline `files`, for `criterion` (default every hold-out).
+    evaluate lays them over the tree for that check only; warnings name copies left in reach."""
     state = ctx.request_context.lifespan_context
     settings = effective_settings(state.settings, roots)
     contract = load_contract(state.store, request.contract_id)
@@ -47,5 +44,6 @@ TOOLS: list[ToolSpec[Any]] = [
         AddHoldoutFilesInput,
         add_holdout_files_tool,
         RECORDS,
+        summaries.holdouts_added,
     ),
 ]

@@ -11,6 +11,7 @@ from referee.tools import validate_scorecard as core
 from referee.tools.errors import Problem
 from referee.tools.models import ValidateScorecardInput, ValidationResult
 
+from .. import summaries
 from ..annotations import RECORDS
 from ..state import State
 from ..tooling import ToolSpec
@@ -19,21 +20,12 @@ from ..tooling import ToolSpec
 async def validate_scorecard(
     ctx: Context[State, Any], roots: types.ListRootsResult, request: ValidateScorecardInput
 ) -> ValidationResult:
-    """Check an evaluator's scorecard before it counts: schema, contract, arithmetic and recorded
-    evidence.
-
-    Call it with each scorecard an evaluator produced, after `evaluate`. All problems are listed at
-    once in `errors` (each with a JSON pointer into the scorecard, a stable code and what to fix)
-    and
-    `warnings`; fix them and call again. `computed` gives the weighted score, the 0–100 normalized
-    score and the verdict (ACCEPT · REVISE · BLOCK) that the scores, criteria, antipatterns and
-    spec_defect imply. Evidence rules: cited evidence ids must exist in referee's recorded run, a
-    criterion verdict must not contradict referee's check ("contradicts E3: exit code 1"), and a
-    scorecard of another tree than the current one is `stale`. A valid scorecard is stored as that
-    evaluator's verdict for its iteration (`stored`, `scorecard_id`; `replaced` when it supersedes
-    an
-    earlier one), which `aggregate` then uses. An invalid scorecard is a normal result with
-    `valid: false`; only an unknown or missing contract is a tool error.
+    """Check a scorecard before it counts: schema, contract, arithmetic and referee's recorded
+    evidence (cited evidence ids exist, no verdict contradicts a recorded check, the tree is the
+    current one). Every problem is listed at once in errors and warnings (JSON pointer, code, what
+    to fix); computed gives the weighted and normalized scores and the verdict. A valid scorecard
+    is stored as its evaluator's verdict for the iteration, which aggregate uses; an invalid one is
+    a normal result with valid false.
     """
     state = ctx.request_context.lifespan_context
     card = request.scorecard
@@ -75,5 +67,6 @@ TOOLS: list[ToolSpec[Any]] = [
         ValidateScorecardInput,
         validate_scorecard,
         RECORDS,
+        summaries.validation,
     )
 ]

@@ -1,42 +1,33 @@
-"""The `referee` command line: the MCP server and mirrors of its tools for humans and CI."""
+"""The `referee` command line: the MCP server and mirrors of its tools for humans and CI.
+
+Building the parser imports only the command modules, which import their cores inside their
+handlers: `referee --version` and `referee --help` start in a few hundredths of a second, and
+each command pays only for what it runs.
+"""
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import logging
+import os
 import sys
 from collections.abc import Sequence
-from importlib.metadata import version
 
-from referee.tools.store import StoreTampered
-
-from . import (
-    aggregate,
-    capture,
-    ci,
-    contract,
-    demo,
-    evaluate,
-    holdout,
-    report,
-    serve,
-    setup,
-    validate,
+COMMANDS = (
+    "serve",
+    "contract",
+    "holdout",
+    "evaluate",
+    "validate",
+    "aggregate",
+    "ci",
+    "checkout",
+    "report",
+    "capture",
+    "setup",
+    "demo",
 )
-
-COMMANDS = [
-    serve,
-    contract,
-    holdout,
-    evaluate,
-    validate,
-    aggregate,
-    ci,
-    report,
-    capture,
-    setup,
-    demo,
-]
 
 EPILOG = """\
 exit codes: 0 success or a positive judgement; 1 a negative judgement (invalid scorecard,
@@ -44,6 +35,19 @@ failed criteria, REVISE); 2 usage error; see each command's --help for its own c
 
 Connect Claude Code:  claude mcp add referee -- referee serve
 """
+
+
+class _Version(argparse.Action):
+    """--version, reading the installed version only when asked."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="print referee's version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: object) -> None:
+        from importlib.metadata import version
+
+        print(f"referee {version('referee')}")
+        parser.exit()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -56,7 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--version", action="version", version=f"referee {version('referee')}")
+    parser.add_argument("--version", action=_Version)
     parser.add_argument(
         "--root",
         action="append",
@@ -69,8 +73,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug messages to stderr")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in COMMANDS:
-        module.register(commands)
+    for name in COMMANDS:
+        importlib.import_module(f"{__name__}.{name}").register(commands)
     _accept_common_options(commands)
     return parser
 
@@ -92,6 +96,19 @@ def _accept_common_options(commands: argparse._SubParsersAction) -> None:  # typ
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        code = _main(argv)
+        sys.stdout.flush()  # a closed pipe shows here, not at exit
+        return code
+    except BrokenPipeError:
+        # The reader went away (`referee … | head -1`): stop quietly, as `cat` would. Python
+        # would otherwise complain again when it flushes stdout at exit.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141  # 128 + SIGPIPE, what a shell reports for a command killed by a closed pipe
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     logging.basicConfig(
@@ -102,6 +119,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "handler", None):
         parser.print_help(sys.stderr)
         return 2
+    from referee.tools.store import StoreTampered
+
     try:
         return int(args.handler(args) or 0)
     except StoreTampered as exc:

@@ -12,33 +12,23 @@ import json
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
-
-from referee.tools.aggregate import aggregate
-from referee.tools.calibration import (
-    Agreement,
-    CalibrationReport,
-    calibration_report,
-    record_human_verdict,
-)
-from referee.tools.create_contract import ContractFileError, import_contract, load_contract_file
-from referee.tools.errors import InvalidInput, NotFound
-from referee.tools.holdouts import holdout_source
-from referee.tools.models import AggregateResult, BriefIssue, RevisionBrief
-from referee.tools.rubrics import load_rubrics
-from referee.tools.store import Store, load_contract
-from referee.tools.validate_scorecard import contract_repo, current_tree
+from typing import TYPE_CHECKING, Any
 
 from .common import (
     EXIT_OK,
     EXIT_USAGE,
+    add_json,
     open_store,
-    print_json,
     print_problems,
     report_error,
     settings_of,
     show,
 )
+
+if TYPE_CHECKING:
+    from referee.tools.calibration import Agreement, CalibrationReport
+    from referee.tools.models import AggregateResult, BriefIssue, RevisionBrief
+    from referee.tools.store import Store
 
 EXIT_CODES = {"DELIVER": 0, "REVISE": 1, "ESCALATE": 3, "PENDING": 4}
 
@@ -62,7 +52,7 @@ def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type
     calibrate.add_argument(
         "--note", default="", help="why: what the evaluator missed or over-weighted"
     )
-    calibrate.add_argument("--json", action="store_true", help="print the entry as JSON")
+    add_json(calibrate, "the entry")
     calibrate.set_defaults(handler=run_calibrate)
     report = commands.add_parser(
         "calibration",
@@ -75,7 +65,7 @@ def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type
     report.add_argument(
         "contract_id", nargs="?", help="only this contract's scorecards (default: all)"
     )
-    report.add_argument("--json", action="store_true", help="print the report as JSON")
+    add_json(report, "the report")
     report.set_defaults(handler=run_calibration)
 
 
@@ -107,11 +97,18 @@ def _register_aggregate(commands: argparse._SubParsersAction) -> None:  # type: 
             "validated, used for this run only, not stored"
         ),
     )
-    parser.add_argument("--json", action="store_true", help="print the full result as JSON")
+    add_json(parser, "the full result")
     parser.set_defaults(handler=run_aggregate)
 
 
 def run_aggregate(args: argparse.Namespace) -> int:
+    from referee.tools.aggregate import aggregate
+    from referee.tools.errors import InvalidInput, NotFound
+    from referee.tools.holdouts import holdout_source
+    from referee.tools.rubrics import load_rubrics
+    from referee.tools.store import load_contract
+    from referee.tools.validate_scorecard import contract_repo, current_tree
+
     if args.iteration is not None and args.iteration < 1:
         sys.stderr.write("error: --iteration starts at 1\n")
         return EXIT_USAGE
@@ -153,6 +150,8 @@ def run_aggregate(args: argparse.Namespace) -> int:
 def _contract_id(store: Store, given: str) -> str:
     """An id as it is; an exported contract file is imported (same content: no change) and its id
     used."""
+    from referee.tools.create_contract import ContractFileError, import_contract, load_contract_file
+
     path = Path(given)
     if not path.is_file():
         return given
@@ -196,6 +195,8 @@ def print_result(result: AggregateResult) -> None:
         )
     )
     _print_scores(result)
+    if result.checkout:
+        print(f"restore the delivered iteration: {result.checkout}")
     if result.revision_brief is not None:
         _print_brief(result.revision_brief)
     if result.escalation is not None:
@@ -257,6 +258,9 @@ def _print_list(title: str, lines: list[str]) -> None:
 
 
 def run_calibrate(args: argparse.Namespace) -> int:
+    from referee.tools.calibration import record_human_verdict
+    from referee.tools.errors import NotFound
+
     store = open_store(settings_of(args))
     try:
         record = record_human_verdict(
@@ -270,21 +274,22 @@ def run_calibrate(args: argparse.Namespace) -> int:
         return report_error(exc)
     finally:
         store.close()
-    if args.json:
-        print_json(record.model_dump(mode="json", by_alias=True))
-    else:
-        agreement = {True: "agrees", False: "disagrees", None: "no evaluator verdict"}[
-            record.agrees
-        ]
-        print(
-            f"recorded #{record.id}: human {record.human_verdict}, {record.evaluator}"
-            f" {record.evaluator_verdict} ({agreement}) on scorecard {record.scorecard_id} of"
-            f" {record.contract_ref}"
-        )
+    show(args, record, _print_record)
     return EXIT_OK
 
 
+def _print_record(record: Any) -> None:
+    agreement = {True: "agrees", False: "disagrees", None: "no evaluator verdict"}[record.agrees]
+    print(
+        f"recorded #{record.id}: human {record.human_verdict}, {record.evaluator}"
+        f" {record.evaluator_verdict} ({agreement}) on scorecard {record.scorecard_id} of"
+        f" {record.contract_ref}"
+    )
+
+
 def run_calibration(args: argparse.Namespace) -> int:
+    from referee.tools.calibration import calibration_report
+
     store = open_store(settings_of(args))
     try:
         report = calibration_report(store, args.contract_id)

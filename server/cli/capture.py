@@ -9,17 +9,7 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-from referee.tools.errors import InvalidInput, NotFound
-from referee.tools.evidence import (
-    Redactor,
-    evidence_pack,
-    parse_hook,
-    record_call,
-    secret_env_values,
-)
-from referee.tools.settings import Settings
-
-from .common import EXIT_USAGE, open_store, report_error, settings_of
+from .common import EXIT_USAGE, add_json, open_store, print_json, report_error, settings_of
 
 
 def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -33,16 +23,24 @@ def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type
             " reported on stderr, exit 0."
         ),
     )
+    add_json(capture, "what was recorded (on stdout)")
     capture.set_defaults(handler=run_capture)
     evidence = commands.add_parser("evidence", help="export evidence packs")
     sub = evidence.add_subparsers(dest="evidence_command", metavar="ACTION", required=True)
     export = sub.add_parser("export", help="write a run's (or captured session's) evidence as JSON")
     export.add_argument("run_id")
     export.add_argument("-o", "--output", type=Path, help="file to write (default: stdout)")
+    export.add_argument(
+        "--json", action="store_true", help="accepted for uniformity: the pack is always JSON"
+    )
     export.set_defaults(handler=run_export)
 
 
 def run_capture(args: argparse.Namespace) -> int:
+    from referee.tools.errors import InvalidInput
+    from referee.tools.evidence import Redactor, parse_hook, record_call, secret_env_values
+    from referee.tools.settings import Settings
+
     try:
         payload = json.loads(sys.stdin.read() or "{}")
         call = parse_hook(payload)
@@ -58,10 +56,15 @@ def run_capture(args: argparse.Namespace) -> int:
         lambda: datetime.now(UTC),
     )
     print(f"referee capture: {item.run_id}/{item.id}", file=sys.stderr)
+    if args.json:
+        print_json({"run_id": item.run_id, "evidence_id": item.id})
     return 0
 
 
 def run_export(args: argparse.Namespace) -> int:
+    from referee.tools.errors import NotFound
+    from referee.tools.evidence import evidence_pack
+
     try:
         pack = evidence_pack(open_store(settings_of(args)), args.run_id)
     except NotFound as exc:

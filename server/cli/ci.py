@@ -9,17 +9,9 @@ import os
 import sys
 from pathlib import Path
 
-from referee.tools.gate import (
-    DEFAULT_CARDS,
-    GateError,
-    GateRequest,
-    gate_json,
-    markdown,
-    run_gate,
-    sarif,
-)
-
 from .common import EXIT_USAGE, print_json
+
+DEFAULT_CARDS = ".referee/scorecards"
 
 DESCRIPTION = """\
 Judge the pull request checked out in the current directory. The contract is read from the
@@ -69,6 +61,8 @@ def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type
 
 
 def run(args: argparse.Namespace) -> int:
+    from referee.tools.gate import GateError, GateRequest, gate_json, markdown, run_gate, sarif
+
     repo = Path(args.root[0]) if args.root else Path.cwd()
     request = GateRequest(
         repo=repo,

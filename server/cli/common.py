@@ -1,4 +1,8 @@
-"""Helpers shared by the CLI commands: settings, the store, printing problems."""
+"""Helpers shared by the CLI commands: settings, the store, printing problems and results.
+
+Commands import their cores inside their handlers, so that building the parser (`--help`,
+`--version`) imports nothing heavy: the types below are for the type checker only.
+"""
 
 from __future__ import annotations
 
@@ -6,23 +10,33 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from referee.tools.errors import InvalidInput, NotFound, Problem
-from referee.tools.settings import Settings
-from referee.tools.store import Store
+if TYPE_CHECKING:
+    from referee.tools.errors import InvalidInput, NotFound, Problem
+    from referee.tools.settings import Settings
+    from referee.tools.store import Store
 
 EXIT_OK, EXIT_NEGATIVE, EXIT_USAGE = 0, 1, 2
 
 
 def settings_of(args: argparse.Namespace) -> Settings:
+    from referee.tools.settings import Settings
+
     return Settings.build(
         args.root, home=args.home, allow_hosts=getattr(args, "allow_host", None) or ()
     )
 
 
 def open_store(settings: Settings) -> Store:
+    from referee.tools.store import Store
+
     return Store(settings.home, key=settings.key_source.load(), vault=settings.vault_root)
+
+
+def add_json(parser: argparse.ArgumentParser, what: str = "the result") -> None:
+    """The --json flag every command has: print `what` as JSON for scripts."""
+    parser.add_argument("--json", action="store_true", help=f"print {what} as JSON")
 
 
 def print_json(data: Any) -> None:
@@ -37,6 +51,12 @@ def show(args: argparse.Namespace, result: Any, readable: Any) -> None:
         readable(result)
 
 
+def more(shown: int, total: int, what: str = "", indent: str = "  ") -> None:
+    """Say how many items a printed list left out."""
+    if total > shown:
+        print(f"{indent}… {total - shown} more{' ' + what if what else ''}")
+
+
 def print_problems(summary: str, problems: Sequence[Problem], stream: Any = None) -> None:
     out = stream or sys.stderr
     out.write(summary + "\n")
@@ -46,6 +66,8 @@ def print_problems(summary: str, problems: Sequence[Problem], stream: Any = None
 
 def report_error(exc: InvalidInput | NotFound) -> int:
     """Print a caller error to stderr; InvalidInput is a negative result, NotFound a usage error."""
+    from referee.tools.errors import InvalidInput
+
     if isinstance(exc, InvalidInput):
         print_problems(exc.summary, exc.problems)
         return EXIT_NEGATIVE

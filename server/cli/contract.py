@@ -3,21 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from referee.tools import create_contract as core
-from referee.tools.create_contract import ContractFileError, read_contract_file, to_yaml
-from referee.tools.errors import InvalidInput, NotFound
-from referee.tools.models import CreateContractResult
-from referee.tools.paths import confine
-from referee.tools.repo import describe_repo
-from referee.tools.rubrics import load_rubrics
-from referee.tools.store import contract_ids
+from .common import EXIT_USAGE, add_json, open_store, print_json, report_error, settings_of
 
-from .common import EXIT_USAGE, open_store, print_json, report_error, settings_of
+if TYPE_CHECKING:
+    from referee.tools.models import CreateContractResult
 
 
 def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -38,7 +33,7 @@ def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type
     )
     create.add_argument("file", type=Path)
     create.add_argument("--repo", help="repository the contract applies to (default: the root)")
-    create.add_argument("--json", action="store_true", help="print the result as JSON")
+    add_json(create)
     create.set_defaults(handler=run_create)
     show = sub.add_parser("show", help="print a stored contract")
     show.add_argument("contract_id")
@@ -57,12 +52,17 @@ def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type
     export.add_argument("contract_id")
     export.add_argument("-o", "--output", type=Path, help="file to write (default: stdout)")
     export.add_argument("--view", choices=["evaluator", "generator"], default="generator")
+    add_json(export, "the contract (instead of YAML)")
     export.set_defaults(handler=run_export)
     listing = sub.add_parser("list", help="list stored contract ids")
+    add_json(listing, "the ids")
     listing.set_defaults(handler=run_list)
 
 
 def run_create(args: argparse.Namespace) -> int:
+    from referee.tools.create_contract import ContractFileError, read_contract_file
+    from referee.tools.errors import InvalidInput, NotFound
+
     settings = settings_of(args)
     try:
         parsed = read_contract_file(args.file)
@@ -81,6 +81,11 @@ def run_create(args: argparse.Namespace) -> int:
 def _create_or_import(
     parsed: Any, args: argparse.Namespace, settings: Any, store: Any
 ) -> CreateContractResult:
+    from referee.tools import create_contract as core
+    from referee.tools.paths import confine
+    from referee.tools.repo import describe_repo
+    from referee.tools.rubrics import load_rubrics
+
     if parsed.contract is not None:
         return core.import_contract(parsed.contract, store=store)
     repo = confine(args.repo, settings.roots, at="--repo") if args.repo else settings.repo
@@ -113,6 +118,9 @@ def _print_created(result: CreateContractResult, as_json: bool) -> None:
 
 def _document(args: argparse.Namespace) -> dict[str, Any] | int:
     """The requested view of a stored contract, or the exit code of a usage error."""
+    from referee.tools import create_contract as core
+    from referee.tools.errors import NotFound
+
     try:
         return core.get_contract(args.contract_id, args.view, store=open_store(settings_of(args)))
     except NotFound as exc:
@@ -120,6 +128,8 @@ def _document(args: argparse.Namespace) -> dict[str, Any] | int:
 
 
 def run_show(args: argparse.Namespace) -> int:
+    from referee.tools.create_contract import to_yaml
+
     doc = _document(args)
     if isinstance(doc, int):
         return doc
@@ -131,6 +141,8 @@ def run_show(args: argparse.Namespace) -> int:
 
 
 def run_export(args: argparse.Namespace) -> int:
+    from referee.tools.create_contract import to_yaml
+
     doc = _document(args)
     if isinstance(doc, int):
         return doc
@@ -141,7 +153,7 @@ def run_export(args: argparse.Namespace) -> int:
             " the generator can read it (the generator view is the default)",
             file=sys.stderr,
         )
-    text = to_yaml(doc)
+    text = json.dumps(doc, indent=2, ensure_ascii=False) + "\n" if args.json else to_yaml(doc)
     if args.output:
         args.output.write_text(text, encoding="utf-8")
         print(f"wrote {args.output}", file=sys.stderr)
@@ -151,6 +163,11 @@ def run_export(args: argparse.Namespace) -> int:
 
 
 def run_list(args: argparse.Namespace) -> int:
-    for ident in contract_ids(open_store(settings_of(args))):
+    from referee.tools.store import contract_ids
+
+    ids = contract_ids(open_store(settings_of(args)))
+    if args.json:
+        print_json(ids)
+    for ident in [] if args.json else ids:
         print(ident)
     return 0

@@ -7,11 +7,7 @@ import tempfile
 import time
 from pathlib import Path
 
-import anyio
-
-from referee.tools.setup import run_demo
-
-from .common import EXIT_NEGATIVE
+from .common import EXIT_NEGATIVE, add_json, print_json
 
 
 def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -28,19 +24,35 @@ def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type
     parser.add_argument(
         "--dir", type=Path, help="where to put the sample (default: a new temporary folder)"
     )
+    add_json(parser, "the outcome (instead of each step)")
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    import anyio
+
+    from referee.tools.setup import run_demo
+
     workdir = (args.dir or Path(tempfile.mkdtemp(prefix="referee-demo-"))).resolve()
     workdir.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
 
     def say(step: str, detail: str) -> None:
-        print(f"{step:>10}  {detail}", flush=True)
+        if not args.json:
+            print(f"{step:>10}  {detail}", flush=True)
 
     result = anyio.run(run_demo, workdir, say)
     final = result.decisions[-1] if result.decisions else "none"
+    if args.json:
+        print_json(
+            {
+                "repo": str(result.repo),
+                "contract_id": result.contract_id,
+                "decisions": result.decisions,
+                "report": str(result.report) if result.report else None,
+            }
+        )
+        return 0 if final == "DELIVER" else EXIT_NEGATIVE
     print(
         f"\nloop ended in {final} after {len(result.decisions)} iterations,"
         f" {time.monotonic() - started:.1f} s"

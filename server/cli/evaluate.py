@@ -3,17 +3,27 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+from dataclasses import replace
 from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
 
-import anyio
+from .common import (
+    EXIT_NEGATIVE,
+    EXIT_OK,
+    EXIT_USAGE,
+    add_json,
+    more,
+    open_store,
+    report_error,
+    settings_of,
+    show,
+)
 
-from referee.tools.errors import InvalidInput, NotFound
-from referee.tools.evaluate import EvaluateDeps, EvaluateInput, evaluate
-from referee.tools.models import Evaluation
-from referee.tools.rubrics import load_rubrics
-
-from .common import EXIT_NEGATIVE, open_store, report_error, settings_of, show
+if TYPE_CHECKING:
+    from referee.tools.models import Evaluation, StrategicAssessment
 
 
 def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -22,8 +32,10 @@ def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type
         help="run a contract's checks and derive verdicts from the evidence",
         description=(
             "Evaluate the working tree (or --ref) against a contract: referee runs the tests,"
-            " commands, browser checks and static analysis itself. Exit 0 when every criterion"
-            " referee could judge passed, 1 otherwise, 2 on usage errors."
+            " commands, browser checks and static analysis itself. --scope strategic runs"
+            " nothing and reads the stored history instead: trends, regression risks,"
+            " saturation and improvement priorities. Exit 0 when every criterion referee could"
+            " judge passed, 1 otherwise, 2 on usage errors."
         ),
     )
     parser.add_argument("contract_id")
@@ -31,7 +43,7 @@ def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type
     parser.add_argument("--ref", help="commit to evaluate in a detached worktree")
     parser.add_argument("--base", help="base commit for task scope (default: the contract's)")
     parser.add_argument("--iteration", type=int, help="iteration number (default: the next)")
-    parser.add_argument("--scope", choices=["task", "project"], default="task")
+    parser.add_argument("--scope", choices=["task", "project", "strategic"], default="task")
     parser.add_argument("--depth", choices=["quick", "standard", "deep"], default="standard")
     parser.add_argument(
         "--isolation",
@@ -46,25 +58,46 @@ def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type
     parser.add_argument(
         "--allow-host", action="append", default=[], help="let browser checks reach HOST"
     )
-    parser.add_argument("--json", action="store_true", help="print the full result as JSON")
+    parser.add_argument(
+        "--draft",
+        type=Path,
+        metavar="FILE",
+        help="write the signed draft scorecard to FILE (complete it, then referee validate FILE)",
+    )
+    add_json(parser, "the full result")
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    settings = settings_of(args)
+    import anyio
+    from pydantic import ValidationError
+
+    from referee.tools.errors import InvalidInput, NotFound, problems_from_validation
+    from referee.tools.evaluate import EvaluateDeps, EvaluateInput, evaluate
+    from referee.tools.rubrics import load_rubrics
+
+    if args.scope == "strategic":
+        return _strategic(args)
+    # A person's terminal is not a model's context: nothing is cut from the result here, and the
+    # readable summary says how many items each list it shortens holds.
+    settings = replace(settings_of(args), result_budget=sys.maxsize)
+    try:
+        request = EvaluateInput(
+            contract_id=args.contract_id,
+            evaluator=args.evaluator,
+            ref=args.ref,
+            base=args.base,
+            iteration=args.iteration,
+            scope=args.scope,
+            depth=args.depth,
+            isolation=args.isolation,
+            require_sandbox=args.require_sandbox,
+            evaluator_model=args.evaluator_model,
+        )
+    except ValidationError as exc:
+        report_error(InvalidInput(problems_from_validation(exc)))
+        return EXIT_USAGE
     store = open_store(settings)
-    request = EvaluateInput(
-        contract_id=args.contract_id,
-        evaluator=args.evaluator,
-        ref=args.ref,
-        base=args.base,
-        iteration=args.iteration,
-        scope=args.scope,
-        depth=args.depth,
-        isolation=args.isolation,
-        require_sandbox=args.require_sandbox,
-        evaluator_model=args.evaluator_model,
-    )
     progress = _Progress(enabled=not args.json)
     deps = EvaluateDeps(
         store=store,
@@ -79,9 +112,40 @@ def run(args: argparse.Namespace) -> int:
         return report_error(exc)
     finally:
         progress.end()
+        store.close()
+    if args.draft is not None and not _write_draft(args.draft, result):
+        return EXIT_USAGE
     show(args, result, print_summary)
     negative = any(c.pass_ is False for c in result.criteria) or bool(result.antipatterns)
     return EXIT_NEGATIVE if negative else 0
+
+
+def _strategic(args: argparse.Namespace) -> int:
+    from referee.tools.errors import NotFound
+    from referee.tools.report import strategic_assessment
+    from referee.tools.rubrics import load_rubrics
+
+    store = open_store(settings_of(args))
+    try:
+        result = strategic_assessment(store, args.contract_id, load_rubrics)
+    except NotFound as exc:
+        return report_error(exc)
+    finally:
+        store.close()
+    show(args, result, print_strategy)
+    return EXIT_OK
+
+
+def _write_draft(path: Path, ev: Evaluation) -> bool:
+    text = json.dumps(ev.draft_scorecard.model_dump(mode="json", by_alias=True), indent=2)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text + "\n", encoding="utf-8")
+    except OSError as exc:
+        sys.stderr.write(f"error: cannot write {path}: {exc.strerror or exc}\n")
+        return False
+    sys.stderr.write(f"wrote the signed draft scorecard to {path}\n")
+    return True
 
 
 class _Progress:
@@ -98,13 +162,19 @@ class _Progress:
             sys.stderr.write("\r" + " " * 72 + "\r")
 
 
+_SHOWN = 10
+
+
 def print_summary(ev: Evaluation) -> None:
     print(f"{ev.contract_ref}  iteration {ev.iteration}  run {ev.run_id}")
     print(
         f"  tree {ev.target.tree[:12]}  commit {(ev.target.commit or '-')[:12]}  "
         f"{len(ev.target.changed_files)} changed file(s)  {ev.duration_s:.1f} s"
     )
-    print(f"  isolation {ev.isolation}  sandbox {ev.sandbox}")
+    print(
+        f"  isolation {ev.isolation}  sandbox {ev.sandbox}"
+        + (f"  pinned {ev.pin}" if ev.pin else "")
+    )
     for warning in ev.warnings:
         print(f"  warning: {warning}")
     print("criteria:")
@@ -117,10 +187,9 @@ def print_summary(ev: Evaluation) -> None:
     for key, d in ev.dimensions.items():
         score = "judge" if d.score is None else f"{d.score:g}"
         print(f"  {key:<16} {score:<6} {d.source:<13} {d.evidence}")
-    if ev.issues:
-        print("issues:")
-        for i in ev.issues[:10]:
-            print(f"  {i.severity:<8} {i.location or '':<28} {i.description}")
+    if ev.project_health is not None:
+        _print_health(ev)
+    _print_issues(ev)
     if ev.antipatterns:
         print("antipatterns:")
         for a in ev.antipatterns:
@@ -137,3 +206,61 @@ def print_summary(ev: Evaluation) -> None:
         f"verdict: {ev.verdict or 'pending judgement'}"
         + (f" ({ev.weighted_score})" if ev.weighted_score is not None else "")
     )
+
+
+def _print_health(ev: Evaluation) -> None:
+    health = ev.project_health
+    assert health is not None
+    print(f"PROJECT_HEALTH: {health.band} (composite {health.composite:.2f})")
+    for key, d in health.dimensions.items():
+        print(f"  {key:<16} {d.score:<6.2f} {d.evidence}")
+
+
+def _print_issues(ev: Evaluation) -> None:
+    if ev.issues:
+        print("issues:")
+        for i in ev.issues[:_SHOWN]:
+            print(f"  {i.severity:<8} {i.location or '':<28} {i.description}")
+        more(_SHOWN, len(ev.issues), f"issue(s): report://{ev.run_id}, or --json")
+    if ev.findings:
+        print(f"static findings ({ev.findings_total or len(ev.findings)}):")
+        for f in ev.findings[:_SHOWN]:
+            print(f"  {f.severity:<8} {f.location:<28} [{f.rule}] {f.message}")
+        more(_SHOWN, max(ev.findings_total, len(ev.findings)), f"finding(s): report://{ev.run_id}")
+
+
+def print_strategy(result: StrategicAssessment) -> None:
+    """The strategic scope for a person: trends, regression risks, saturation, priorities."""
+    its = ", ".join(map(str, result.iterations)) or "none"
+    print(
+        f"{result.contract_ref}  strategic: iterations {its}; {result.evaluations} run(s),"
+        f" {result.scorecards} scorecard(s); no checks were run"
+    )
+    for note in result.notes:
+        print(f"  note: {note}")
+    print("trends:")
+    for t in result.trends:
+        values = " → ".join("—" if v is None else f"{v:g}" for v in t.values)
+        best = (
+            f"  high-water {t.high_water:g} (iteration {t.high_water_iteration})"
+            if t.high_water is not None
+            else ""
+        )
+        print(f"  {t.dimension:<16} {t.direction:<10} {values}{best}")
+    if result.regression_risks:
+        print("regression risks:")
+        for r in result.regression_risks:
+            print(f"  {r.message}  [{', '.join(r.evidence_ids) or '-'}]")
+    if result.saturation:
+        print("saturation:")
+        for s in result.saturation:
+            print(f"  {s.message}")
+    print("improvement priorities ((1 − score/max) × weight × feasibility):")
+    for p in result.priorities[:_SHOWN]:
+        print(
+            f"  {p.priority:.4f}  {p.dimension:<16} {p.score:g}/{p.max:g}  {p.fix_kind:<8}"
+            f" {p.recommendation}  [{p.evidence}]"
+        )
+    more(_SHOWN, len(result.priorities), f"priorities: report://{result.contract_ref}")
+    if not result.priorities:
+        print("  none: every scored dimension is at the top of the scale")

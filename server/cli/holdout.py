@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from referee.tools.create_contract import contract_document, to_yaml
-from referee.tools.errors import InvalidInput, NotFound
-from referee.tools.holdouts import BUNDLE_CONTRACT, BUNDLE_FILES, Vault, add_holdout_files
-from referee.tools.models import AddHoldoutFilesInput, AddHoldoutFilesResult
-from referee.tools.settings import Settings
-from referee.tools.store import load_contract
+from .common import add_json, open_store, print_json, report_error, settings_of
 
-from .common import open_store, print_json, report_error, settings_of
+if TYPE_CHECKING:
+    from referee.tools.holdouts import Vault
+    from referee.tools.models import AddHoldoutFilesResult
+    from referee.tools.settings import Settings
 
 
 def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -42,30 +42,39 @@ def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type
     add.add_argument("paths", nargs="+", metavar="PATH")
     add.add_argument("--to", metavar="DIR", help="tree folder to lay the files in")
     add.add_argument("--criterion", metavar="ID", help="the hold-out criterion they serve")
-    add.add_argument("--json", action="store_true", help="print the result as JSON")
+    add_json(add)
     add.set_defaults(handler=run_add)
     listing = sub.add_parser("list", help="list a contract's hold-out files")
     listing.add_argument("contract_id")
+    add_json(listing, "the files")
     listing.set_defaults(handler=run_list)
     export = sub.add_parser(
         "export",
         help="write the hold-out bundle CI's --holdout-dir reads",
         description=(
-            f"Write DIR/{BUNDLE_CONTRACT} (the contract with its hold-out criteria) and"
-            f" DIR/{BUNDLE_FILES}/ (the hold-out files at their tree paths). Keep DIR out of the"
+            "Write DIR/contract.yaml (the contract with its hold-out criteria) and"
+            " DIR/files/ (the hold-out files at their tree paths). Keep DIR out of the"
             " repository: store it as a CI secret or a protected artifact."
         ),
     )
     export.add_argument("contract_id")
     export.add_argument("dir", type=Path, metavar="DIR")
+    add_json(export, "what was written")
     export.set_defaults(handler=run_export)
 
 
 def _vault(settings: Settings, key: bytes) -> Vault:
+    from referee.tools.holdouts import Vault
+
     return Vault(settings.vault_root, key)
 
 
 def run_add(args: argparse.Namespace) -> int:
+    from referee.tools.errors import InvalidInput, NotFound
+    from referee.tools.holdouts import add_holdout_files
+    from referee.tools.models import AddHoldoutFilesInput
+    from referee.tools.store import load_contract
+
     settings = settings_of(args)
     store = open_store(settings)
     request = AddHoldoutFilesInput(
@@ -99,19 +108,31 @@ def _print_added(result: AddHoldoutFilesResult) -> None:
 
 
 def run_list(args: argparse.Namespace) -> int:
+    from referee.tools.errors import NotFound
+    from referee.tools.store import load_contract
+
     settings = settings_of(args)
     store = open_store(settings)
     try:
         load_contract(store, args.contract_id)
     except NotFound as exc:
         return report_error(exc)
-    for entry in _vault(settings, store.key).files(args.contract_id):
+    entries = _vault(settings, store.key).files(args.contract_id)
+    if args.json:
+        print_json([dataclasses.asdict(e) for e in entries])
+        return 0
+    for entry in entries:
         serves = entry.criterion or "every hold-out"
         print(f"{entry.path}  {entry.size} bytes  sha256 {entry.sha256[:12]}  ({serves})")
     return 0
 
 
 def run_export(args: argparse.Namespace) -> int:
+    from referee.tools.create_contract import contract_document, to_yaml
+    from referee.tools.errors import NotFound
+    from referee.tools.holdouts import BUNDLE_CONTRACT, BUNDLE_FILES
+    from referee.tools.store import load_contract
+
     settings = settings_of(args)
     store = open_store(settings)
     try:
@@ -122,6 +143,9 @@ def run_export(args: argparse.Namespace) -> int:
     (args.dir / BUNDLE_CONTRACT).write_text(to_yaml(contract_document(contract)), encoding="utf-8")
     written = _vault(settings, store.key).export(contract.id, args.dir / BUNDLE_FILES)
     files = args.dir / BUNDLE_FILES
-    print(f"wrote {args.dir / BUNDLE_CONTRACT} and {len(written)} file(s) under {files}")
+    if args.json:
+        print_json({"contract": str(args.dir / BUNDLE_CONTRACT), "files": written})
+    else:
+        print(f"wrote {args.dir / BUNDLE_CONTRACT} and {len(written)} file(s) under {files}")
     print("keep it out of the repository: it reveals the hold-outs", file=sys.stderr)
     return 0

@@ -6,10 +6,6 @@ import argparse
 import sys
 from pathlib import Path
 
-from referee.tools.errors import NotFound
-from referee.tools.report import analyse, build_report, render_html, render_markdown
-from referee.tools.rubrics import load_rubrics
-
 from .common import EXIT_OK, EXIT_USAGE, open_store, print_json, report_error, settings_of
 
 
@@ -34,6 +30,10 @@ def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type
 
 
 def run(args: argparse.Namespace) -> int:
+    from referee.tools.errors import NotFound
+    from referee.tools.report import analyse, build_report, render_html, render_markdown
+    from referee.tools.rubrics import load_rubrics
+
     store = open_store(settings_of(args))
     try:
         data = build_report(store, args.report_id, rubrics=load_rubrics)

@@ -8,18 +8,17 @@ import re
 import shutil
 import subprocess
 import sys
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-from referee.tools.setup import init_files, write_init_files
+from referee.tools.setup import init_files
 
-from .common import EXIT_NEGATIVE, settings_of
+from .common import EXIT_NEGATIVE, add_json, print_json, settings_of
 
 
 def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     init = commands.add_parser(
         "init",
-        help="write .mcp.json, an evaluator agent, a CI example and a capture hook",
+        help="write .mcp.json, the evaluator agent, the /referee-loop command, CI, a hook",
         description="Adopt referee in a repository: "
         + "; ".join(f"{f.path} ({f.purpose})" for f in init_files())
         + ". Existing files are never overwritten (unless --force); exit 1 when nothing was"
@@ -27,6 +26,7 @@ def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type
     )
     init.add_argument("path", nargs="?", type=Path, help="repository (default: the root)")
     init.add_argument("--force", action="store_true", help="overwrite existing files")
+    add_json(init, "what was written and kept")
     init.set_defaults(handler=run_init)
     doctor = commands.add_parser(
         "doctor",
@@ -36,12 +36,18 @@ def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type
             "essential (git) is missing; a missing Chromium only disables browser checks."
         ),
     )
+    add_json(doctor, "the findings")
     doctor.set_defaults(handler=run_doctor)
 
 
 def run_init(args: argparse.Namespace) -> int:
+    from referee.tools.setup import write_init_files
+
     repo = (args.path or settings_of(args).repo).resolve()
     result = write_init_files(repo, force=args.force)
+    if args.json:
+        print_json({"repo": str(repo), "written": result.written, "kept": result.kept})
+        return 0 if result.written else EXIT_NEGATIVE
     for path in result.written:
         print(f"wrote {path}")
     for path in result.kept:
@@ -54,6 +60,8 @@ def run_init(args: argparse.Namespace) -> int:
 
 
 def _version(package: str) -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
     try:
         return version(package)
     except PackageNotFoundError:
@@ -161,6 +169,9 @@ def run_doctor(args: argparse.Namespace) -> int:
         ),
         ("root", ", ".join(map(str, settings.roots))),
     ]
+    if args.json:
+        print_json(dict(rows))
+        return 0 if git else EXIT_NEGATIVE
     width = max(len(k) for k, _ in rows)
     for key, value in rows:
         print(f"{key:<{width}}  {value}")

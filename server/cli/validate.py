@@ -13,17 +13,24 @@ import sys
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from referee.tools.create_contract import ContractFileError, load_contract_file
-from referee.tools.errors import InvalidInput, NotFound, Problem
-from referee.tools.models import Contract, ValidationResult
-from referee.tools.rubrics import RubricSet, load_rubrics
-from referee.tools.settings import Settings
-from referee.tools.store import Store, load_contract
-from referee.tools.validate_scorecard import contract_repo, evidence_context, validate_and_store
+from .common import (
+    EXIT_NEGATIVE,
+    EXIT_OK,
+    EXIT_USAGE,
+    add_json,
+    open_store,
+    print_json,
+    settings_of,
+)
 
-from .common import EXIT_NEGATIVE, EXIT_OK, EXIT_USAGE, open_store, print_json, settings_of
+if TYPE_CHECKING:
+    from referee.tools.errors import Problem
+    from referee.tools.models import Contract, ValidationResult
+    from referee.tools.rubrics import RubricSet
+    from referee.tools.settings import Settings
+    from referee.tools.store import Store
 
 _CONTRACT_SUFFIXES = {".yaml", ".yml", ".json"}
 
@@ -84,7 +91,7 @@ def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type
         ),
     )
     parser.add_argument("--format", choices=["auto", "referee", "tenpoint"], default="auto")
-    parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    add_json(parser, "the results")
     parser.add_argument("--no-store", action="store_true", help="do not record valid scorecards")
     parser.add_argument(
         "--variant",
@@ -161,6 +168,9 @@ def open_session(settings: Settings, contract_arg: str | None) -> Session:
 
 
 def _contract_file(path: Path) -> Contract:
+    from referee.tools.create_contract import ContractFileError, load_contract_file
+    from referee.tools.errors import InvalidInput
+
     try:
         return load_contract_file(path)
     except ContractFileError as exc:
@@ -171,6 +181,9 @@ def _contract_file(path: Path) -> Contract:
 
 
 def _stored_copy(store: Store | None, contract_id: str) -> Contract | None:
+    from referee.tools.errors import NotFound
+    from referee.tools.store import load_contract
+
     if store is None:
         return None
     try:
@@ -210,6 +223,8 @@ def contract_for(session: Session, item: Item) -> Contract | None:
 def _validate(
     session: Session, item: Item, contract: Contract | None, args: argparse.Namespace
 ) -> ValidationResult:
+    from referee.tools.validate_scorecard import contract_repo, evidence_context, validate_and_store
+
     stored = contract is not None and (session.contract is None or session.contract_stored)
     store = session.store if stored else None
     evidence = None
@@ -234,6 +249,8 @@ def _validate(
 
 
 def _rubrics(session: Session, repo: Path | None) -> RubricSet:
+    from referee.tools.rubrics import load_rubrics
+
     folder = repo or session.settings.repo
     key = str(folder)
     if key not in session.rubrics:

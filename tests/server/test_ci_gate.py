@@ -252,12 +252,19 @@ def test_holdouts_reach_ci_from_a_bundle_outside_the_repository_and_stay_unnamed
     author.change(body="\ndef sub(a, b):\n    return abs(a) - b if a > 0 else abs(a - b) + 2\n")
     author.commit_cards(judged(author.draft(capsys, cid)))
     code, result, summary = gate(author.repo, tmp_path, capsys, "--holdout-dir", str(bundle))
-    assert code != 0, result
+    assert code == 1, result
     assert "hold-out check(s) failed" in summary
+    first = summary + json.dumps(result) + (tmp_path / "gate.sarif").read_text(encoding="utf-8")
+    # The generator's own card knows only the visible criterion: refused, without naming the other.
+    card = json.loads(next((author.repo / ".referee" / "scorecards").glob("*.json")).read_text())
+    card["criteria"] = [c for c in card["criteria"] if c["id"] == "AC-F-001"]
+    author.commit_cards(card)
+    code, result, summary = gate(author.repo, tmp_path, capsys, "--holdout-dir", str(bundle))
+    assert code == 1 and result["outcome"] == "INVALID", result
+    assert "criterion_missing" in summary
+    public = summary + json.dumps(result) + (tmp_path / "gate.sarif").read_text(encoding="utf-8")
     for hidden in ("negative operands", "test_sub_negative", "AC-F-002"):
-        assert hidden not in summary, hidden
-    honest = gate(author.repo, tmp_path, capsys)[0]
-    assert honest in (0, 1)  # without the bundle the hold-out cannot run, never a usage error
+        assert hidden not in first and hidden not in public, hidden
 
 
 def test_a_revise_at_the_iteration_bound_does_not_open_the_gate(

@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 from mcp import Client, StdioServerParameters
 
+from referee.server.advertised import size
+
 pytestmark = pytest.mark.anyio
 
 
@@ -23,8 +25,12 @@ async def test_stdio_server_lists_tools_and_creates_a_contract(repo: Path) -> No
         command=command, args=[*prefix, "--root", str(repo), "serve"], cwd=str(repo)
     )
     async with Client(params) as client:
-        tools = {t.name: t for t in (await client.list_tools()).tools}
+        listed = await client.list_tools()
+        tools = {t.name: t for t in listed.tools}
         assert tools["create_contract"].output_schema
+        # What an agent's context pays for the definitions, over a real pipe (tests/server/
+        # test_compact.py pins the same in both protocol eras).
+        assert size(listed.model_dump(mode="json", by_alias=True, exclude_none=True)) <= 24 * 1024
         result = await client.call_tool(
             "create_contract",
             {
@@ -35,6 +41,7 @@ async def test_stdio_server_lists_tools_and_creates_a_contract(repo: Path) -> No
         )
         assert result.is_error is False
         assert result.structured_content["contract"]["id"].startswith("SC-ship-it-")
+        assert result.content[0].text.startswith("created SC-ship-it-")
     assert (repo / ".referee" / "referee.db").exists()
     ignored = (repo / ".referee" / ".gitignore").read_text(encoding="utf-8").splitlines()
     assert "*" in ignored and "!scorecards/**" in ignored

@@ -27,6 +27,7 @@ RESOURCE_TEMPLATES = {
     "evidence://{run_id}/{evidence_id}",
     "screenshot://{run_id}/{evidence_id}",
     "report://{report_id}",
+    "scorecard://{scorecard_id}",
 }
 PROMPTS = {"evaluator", "generator_brief"}
 

@@ -58,6 +58,7 @@ from referee.tools.models.aggregate import (
 )
 from referee.tools.models.common import BLOCK, REVISE
 from referee.tools.models.contract import Contract
+from referee.tools.repo import checkout_command
 from referee.tools.rubrics import RubricSet
 from referee.tools.store import Store, latest_iteration, load_contract, runs_for
 from referee.tools.store.aggregates import latest_decided, save_aggregate
@@ -250,6 +251,7 @@ def _result(ctx: _Context) -> AggregateResult:
         quality_notes=_notes(ctx, ruling, scores, best, delivered) + _leak_notes(leaks),
         alerts=_alerts(ctx, scores),
         comparable=not changes,
+        checkout=checkout_command(ctx.contract.id, delivered) if delivered else None,
         **_optional_fields(ctx),
     )
 

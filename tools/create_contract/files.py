@@ -13,6 +13,8 @@ from pydantic import ValidationError
 from referee.tools.errors import InvalidInput, RefereeError, problems_from_validation
 from referee.tools.models.contract import Contract
 
+_SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present
+
 _EXPORTED_MARKERS = ("id", "acceptance_criteria", "rubric_version")
 
 
@@ -51,7 +53,7 @@ def _load_mapping(path: Path) -> dict[str, Any]:
 
 def _mapping(text: str, name: str, *, as_json: bool) -> dict[str, Any]:
     try:
-        data = json.loads(text) if as_json else yaml.safe_load(text)
+        data = json.loads(text) if as_json else yaml.load(text, Loader=_SAFE_LOADER)
     except (yaml.YAMLError, json.JSONDecodeError) as exc:
         kind = "JSON" if as_json else "YAML"
         raise ContractFileError(f"{name} is not valid {kind}: {exc}") from exc

@@ -12,7 +12,6 @@ _TRIMS = (
     ("issues", 20),
     ("findings", 8),
     ("issues", 10),
-    ("prior_scorecard", 0),
     ("draft_issues", 8),
     ("findings", 3),
     ("issues", 5),
@@ -33,32 +32,36 @@ def compact(evaluation: Evaluation, budget: int) -> Evaluation:
     """Trim the least essential parts, in order, until the JSON fits `budget` bytes (or nothing is
     left to cut)."""
     result = evaluation.model_copy(deep=True)
+    totals = {"findings": max(len(result.findings), result.findings_total)}
+    totals["issues"] = len(result.issues)
+    totals["changed_files"] = len(result.target.changed_files)
     for what, keep in _TRIMS:
         if size_of(result) <= budget:
             break
-        _trim(result, what, keep)
+        _trim(result, what, keep, totals)
     return result
 
 
-def _trim(ev: Evaluation, what: str, keep: int) -> None:
+def _note(ev: Evaluation, kind: str, text: str) -> None:
+    """Say what was cut; a later, deeper cut of the same list replaces the earlier note."""
+    ev.omitted = [o for o in ev.omitted if not o.startswith(f"{kind}:")] + [f"{kind}: {text}"]
+
+
+def _trim(ev: Evaluation, what: str, keep: int, totals: dict[str, int]) -> None:
     if what == "findings" and len(ev.findings) > keep:
-        _note(ev, "findings:", f"findings: {ev.findings_total - keep} more in report://{ev.run_id}")
+        more = totals["findings"] - keep
+        _note(ev, "findings", f"{more} more in report://{ev.run_id}")
         ev.findings = ev.findings[:keep]
     elif what == "issues" and len(ev.issues) > keep:
-        cut = len(ev.issues) - keep + _cut_before(ev, "issues:")
-        _note(ev, "issues:", f"issues: {cut} lower-severity issue(s) cut")
+        _note(ev, "issues", f"{totals['issues'] - keep} lower-severity issue(s) more")
         ev.issues = ev.issues[:keep]
     elif what == "draft_issues" and len(ev.draft_scorecard.issues) > keep:
         ev.draft_scorecard.issues = ev.draft_scorecard.issues[:keep]
-        _note(ev, "draft_scorecard.issues", f"draft_scorecard.issues cut to {keep}")
-    elif what == "prior_scorecard" and ev.prior_scorecard is not None:
-        ev.prior_scorecard = {"omitted": "too large to inline; see report://" + ev.contract_ref}
-        ev.omitted.append("prior_scorecard")
+        _note(ev, "draft_scorecard.issues", f"cut to {keep}")
     elif what == "evidence_text":
         _shorten_texts(ev, keep)
     elif what == "changed_files" and len(ev.target.changed_files) > keep:
-        cut = len(ev.target.changed_files) - keep + _cut_before(ev, "target.changed_files:")
-        _note(ev, "target.changed_files:", f"target.changed_files: {cut} more")
+        _note(ev, "target.changed_files", f"{totals['changed_files'] - keep} more")
         ev.target.changed_files = ev.target.changed_files[:keep]
 
 
@@ -72,18 +75,5 @@ def _shorten_texts(ev: Evaluation, limit: int) -> None:
         c.reason, c.evidence = cut(c.reason), cut(c.evidence)
     for d in ev.draft_scorecard.criteria:
         d.evidence = cut(d.evidence)
-    _note(ev, "long texts", f"long texts shortened to {limit} characters")
-
-
-def _note(ev: Evaluation, kind: str, text: str) -> None:
-    """Name what was cut, once per kind: a second cut of the same kind replaces the first note."""
-    ev.omitted = [n for n in ev.omitted if not n.startswith(kind)] + [text]
-
-
-def _cut_before(ev: Evaluation, kind: str) -> int:
-    """How many items an earlier note of this kind said were cut."""
-    for note in ev.omitted:
-        if note.startswith(kind):
-            count = note.removeprefix(kind).split()[0]
-            return int(count) if count.isdigit() else 0
-    return 0
+    ev.omitted = [o for o in ev.omitted if not o.startswith("long texts")]
+    ev.omitted.append(f"long texts shortened to {limit} characters")

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import anyio
 import anyio.to_thread
@@ -35,6 +35,7 @@ from referee.tools.holdouts import holdout_source
 from referee.tools.models.contract import Contract, Criterion
 from referee.tools.models.evaluation import EvaluateInput, Evaluation
 from referee.tools.paths import confine
+from referee.tools.repo import GitError, pin_tree
 from referee.tools.rubrics import RubricSet
 from referee.tools.settings import Settings
 from referee.tools.store import Store, load_contract, save_run, scorecards_for
@@ -65,6 +66,16 @@ async def evaluate(request: EvaluateInput, deps: EvaluateDeps) -> Evaluation:
             an `iteration` that is not the tree's (`iteration_mismatch`); a new tree past
             `max_iterations` (`loop_exhausted`).
     """
+    if request.scope == "strategic":
+        raise InvalidInput(
+            [
+                Problem(
+                    path="/scope",
+                    code="no_checks_at_strategic_scope",
+                    message="scope 'strategic' runs no checks: read it with strategic_assessment",
+                )
+            ]
+        )
     contract = load_contract(deps.store, request.contract_id)
     criteria = _criteria(contract, request.evaluator)
     repo = _repo_of(contract, deps.settings)
@@ -134,6 +145,7 @@ async def evaluate(request: EvaluateInput, deps: EvaluateDeps) -> Evaluation:
     evaluation.sandbox = isolated.sandbox
     evaluation.duration_s = round(anyio.current_time() - started, 3)
     evaluation.generator_evidence = [s["run_id"] for s in sessions(deps.store, str(repo))]
+    await anyio.to_thread.run_sync(_pin, repo, evaluation, deps.now())
     return _store_and_sign(deps, evaluation, recorder)
 
 
@@ -177,9 +189,7 @@ def _redactor(settings: Settings, contract: Contract, key: bytes) -> Redactor:
     return Redactor(known)
 
 
-def _prior(
-    store: Store, contract: Contract, request: EvaluateInput, iteration: int
-) -> dict[str, Any] | None:
+def _prior(store: Store, contract: Contract, request: EvaluateInput, iteration: int) -> str | None:
     if iteration < 2:
         return None
     evaluator = request.evaluator or contract.evaluators[0]
@@ -188,7 +198,21 @@ def _prior(
         for s in scorecards_for(store, contract.id)
         if s.evaluator == evaluator and s.iteration < iteration
     ]
-    return earlier[-1].body if earlier else None
+    return f"scorecard://{earlier[-1].id}" if earlier else None
+
+
+def _pin(repo: Path, evaluation: Evaluation, when: datetime) -> None:
+    """Keep the evaluated tree under refs/referee/<contract>/<iteration>: restorable, and kept by
+    git's garbage collection."""
+    target = evaluation.target
+    if target.tree.startswith("dir:"):
+        return  # outside git there is no object to pin
+    try:
+        evaluation.pin = pin_tree(
+            repo, evaluation.contract_ref, evaluation.iteration, target.tree, target.commit, when
+        )
+    except GitError as exc:
+        evaluation.warnings.append(f"the evaluated tree could not be pinned: {exc}")
 
 
 def _store_and_sign(

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Any
 
 from referee.tools.evaluate.dimensions import derive_dimensions, signals_of
 from referee.tools.evaluate.draft import DraftFacts, draft_scorecard
@@ -103,7 +102,7 @@ def assemble(
     run_id: str,
     iteration: int,
     now: Callable[[], datetime],
-    prior: dict[str, Any] | None,
+    prior: str | None,
 ) -> Evaluation:
     """Build the evaluation: criterion verdicts, findings, dimensions, issues and the draft."""
     results = [
@@ -150,7 +149,7 @@ def assemble(
         contract_ref=contract.id,
         evaluator=request.evaluator,
         iteration=iteration,
-        scope=request.scope,
+        scope="project" if request.scope == "project" else "task",
         depth=request.depth,
         isolation=workspace.isolation,
         target=workspace.target,

@@ -21,6 +21,10 @@ from referee.tools.models.evaluation import Evaluation
 
 __all__ = ["CommittedCard", "read_cards", "rebind"]
 
+# A scorecard is a few KiB; the pull request controls these files, so a huge one is refused
+# before it is read rather than parsed into memory.
+MAX_CARD_BYTES = 2 * 1024 * 1024
+
 
 @dataclass(frozen=True)
 class CommittedCard:
@@ -41,6 +45,10 @@ def read_cards(paths: list[Path]) -> list[CommittedCard]:
             files.append(path)
     cards: list[CommittedCard] = []
     for file in files:
+        if file.is_symlink() or file.stat().st_size > MAX_CARD_BYTES:
+            why = "a symlink" if file.is_symlink() else f"larger than {MAX_CARD_BYTES} bytes"
+            cards.append(CommittedCard(str(file), None, f"refused: {why}"))
+            continue
         try:
             data = json.loads(file.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:

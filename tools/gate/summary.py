@@ -1,7 +1,9 @@
 """What the gate says: Markdown for the job summary, SARIF for code scanning, JSON for scripts.
 
-The summary never names a hold-out: a hold-out criterion is counted, its id and files are not
-shown (the pull request's author reads the job summary, and the author is the generator).
+None of the three names a hold-out. The pull request's author reads the job summary, the CI log
+and the code-scanning alerts, and the author is the generator: a failed hold-out check is
+counted, a validation problem that quotes a hold-out criterion (its id, its text, its files) keeps
+its code and loses its words, and aggregate's withheld issues are counted, never printed.
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from referee.tools.errors import Problem
 from referee.tools.gate.entry import CardOutcome, GateResult
 
 __all__ = ["gate_json", "markdown", "sarif"]
@@ -62,7 +65,10 @@ def markdown(gate: GateResult) -> str:
         lines += ["", "### Scorecards refused", ""]
         for card in invalid:
             lines.append(f"- `{card.source}`")
-            lines += [f"  - `{p.code}` at `{p.path or '/'}`: {p.message}" for p in _errors(card)]
+            lines += [
+                f"  - `{p.code}` at `{p.path or '/'}`: {p.message}"
+                for p in _errors(card, _hidden(gate))
+            ]
     if gate.aggregate and gate.aggregate.revision_brief:
         issues = gate.aggregate.revision_brief.issues_to_address
         if issues:
@@ -82,7 +88,7 @@ def sarif(gate: GateResult) -> dict[str, Any]:
             results.append(
                 _result("referee/unreadable_scorecard", "error", card.problem, card.source)
             )
-        for problem in _errors(card):
+        for problem in _errors(card, _hidden(gate)):
             results.append(
                 _result(f"referee/{problem.code}", "error", f"{problem.message}", card.source)
             )
@@ -127,21 +133,50 @@ def gate_json(gate: GateResult) -> dict[str, Any]:
                 "counted": c.counted,
                 "valid": c.valid if c.result is not None else False,
                 "problem": c.problem,
-                "errors": [p.model_dump() for p in _errors(c)],
+                "errors": [p.model_dump() for p in _errors(c, _hidden(gate))],
             }
             for c in gate.cards
         ],
-        "aggregate": gate.aggregate.model_dump(mode="json", by_alias=True)
-        if gate.aggregate
-        else None,
+        "aggregate": _public_aggregate(gate),
         "notes": gate.notes,
     }
 
 
-def _errors(card: CardOutcome) -> list[Any]:
+WITHHELD = "concerns a hold-out criterion (details withheld from the pull request)"
+
+
+def _errors(card: CardOutcome, hidden: tuple[str, ...] = ()) -> list[Problem]:
+    """A refused card's errors, with any that would reveal a hold-out reduced to their code."""
     if card.result is None or card.result.valid:
         return []
-    return list(card.result.errors)
+    return [
+        p.model_copy(update={"message": WITHHELD, "path": "/criteria"})
+        if any(h in p.message or h in p.path for h in hidden)
+        else p
+        for p in card.result.errors
+    ]
+
+
+def _hidden(gate: GateResult) -> tuple[str, ...]:
+    """What a hold-out is recognised by: its criterion ids and texts, its file and test names."""
+    found = [
+        text for c in gate.contract.all_criteria() if c.holdout for text in (c.id, c.criterion)
+    ]
+    found += [name for path in gate.holdout_names for name in (path, path.rpartition("/")[2])]
+    return tuple(sorted({f for f in found if f}, key=len, reverse=True))
+
+
+def _public_aggregate(gate: GateResult) -> dict[str, Any] | None:
+    """Aggregate's result without what it withheld from the brief (counted instead)."""
+    if gate.aggregate is None:
+        return None
+    body = gate.aggregate.model_dump(mode="json", by_alias=True)
+    body["holdout_leaks"] = len(body.get("holdout_leaks") or [])
+    hidden = _hidden(gate)
+    body["quality_notes"] = [
+        WITHHELD if any(h in n for h in hidden) else n for n in body.get("quality_notes") or []
+    ]
+    return body
 
 
 def _result(rule: str, level: str, text: str, place: str | None) -> dict[str, Any]:

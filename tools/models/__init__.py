@@ -9,6 +9,7 @@ evidence    evidence items and test outcomes
 scorecard   the canonical, tenpoint and draft scorecards
 validation  what validate_scorecard accepts and returns
 aggregate   what aggregate accepts and returns
+strategy    what evaluate returns at strategic scope
 rubric      rubrics and their scored examples
 schemas     schemas/*.schema.json generated from the models above
 """
@@ -25,6 +26,7 @@ from referee.tools.models.aggregate import (
 )
 from referee.tools.models.checks import (
     BrowserCheck,
+    BrowserStep,
     Check,
     CommandCheck,
     Serve,
@@ -74,6 +76,7 @@ from referee.tools.models.holdouts import (
 )
 from referee.tools.models.rubric import Rubric
 from referee.tools.models.scorecard import DraftScorecard, Scorecard, Target, TenpointScorecard
+from referee.tools.models.strategy import EvaluateResult, StrategicAssessment
 from referee.tools.models.validation import Computed, ValidateScorecardInput, ValidationResult
 
 __all__ = [
@@ -90,6 +93,7 @@ __all__ = [
     "BestIteration",
     "BriefIssue",
     "BrowserCheck",
+    "BrowserStep",
     "Check",
     "CheckKind",
     "CommandCheck",
@@ -106,6 +110,7 @@ __all__ = [
     "DraftScorecard",
     "Escalation",
     "EvaluateInput",
+    "EvaluateResult",
     "Evaluation",
     "EvaluationIssue",
     "EvaluationTarget",
@@ -126,6 +131,7 @@ __all__ = [
     "Scores",
     "Serve",
     "StaticCheck",
+    "StrategicAssessment",
     "Target",
     "TaskType",
     "TenpointScorecard",

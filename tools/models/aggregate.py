@@ -107,6 +107,10 @@ class AggregateResult(Model):
         default_factory=list,
         description="Dimensions that moved since each evaluator's previous comparable scorecard",
     )
+    checkout: str | None = Field(
+        default=None,
+        description="DELIVER: the command that writes the delivered iteration's content back",
+    )
 
 
 class AggregateInput(Model):
@@ -121,7 +125,7 @@ class AggregateInput(Model):
     scorecards: list[dict[str, Any]] | None = Field(
         default=None,
         description=(
-            "Scorecards for this call only (a what-if): validated like validate_scorecard does,"
-            " never stored; each replaces a stored one of the same evaluator"
+            "For this call only (a what-if): validated, never stored; each replaces the stored"
+            " one of its evaluator"
         ),
     )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BeforeValidator, Field
 
@@ -34,16 +34,6 @@ __all__ = [
     "normalize_rule",
 ]
 
-STATIC_RULES = (
-    "file_length",
-    "function_length",
-    "nesting_depth",
-    "cognitive_complexity",
-    "hardcoded_secrets",
-    "near_duplicates",
-    "test_existence",
-    "todo_density",
-)
 StaticRule = Literal[
     "file_length",
     "function_length",
@@ -54,6 +44,7 @@ StaticRule = Literal[
     "test_existence",
     "todo_density",
 ]
+STATIC_RULES: tuple[str, ...] = get_args(StaticRule)
 _RULE_ALIASES = {
     "secrets": "hardcoded_secrets",
     "secret": "hardcoded_secrets",

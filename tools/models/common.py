@@ -21,7 +21,8 @@ HealthBand = Literal["STRONG", "ADEQUATE", "NEEDS_WORK", "CRITICAL"]
 TaskType = Literal["feature", "bug", "security", "other"]
 VerificationMethod = Literal["test", "e2e", "static", "manual"]
 ContextStrategy = Literal["reset", "continuous", "hybrid"]
-Scope = Literal["task", "project"]
+Scope = Literal["task", "project", "strategic"]
+CheckedScope = Literal["task", "project"]
 Depth = Literal["quick", "standard", "deep"]
 Isolation = Literal["sandbox", "inplace", "worktree"]
 SandboxKind = Literal["bubblewrap", "none"]
@@ -62,11 +63,16 @@ class ReasonCode(StrEnum):
 
 
 class Model(BaseModel):
-    """Base of every referee model: strict about unknown fields, JSON names by alias."""
+    """Base of every referee model: strict about unknown fields, JSON names by alias.
+
+    Descriptions are written with `Field(description=…)`. Validators are built on first use
+    (`defer_build`), and attribute docstrings are not read (that parses every class's source):
+    a command that uses a few models does not pay for all of them at import.
+    """
 
     model_config = ConfigDict(
         extra="forbid",
         populate_by_name=True,
         serialize_by_alias=True,
-        use_attribute_docstrings=True,
+        defer_build=True,
     )

@@ -12,10 +12,7 @@ from referee.tools.models.common import ContextStrategy, Model, TaskType, Verifi
 
 CONTRACT_ID_PATTERN = r"^SC-[a-z0-9-]+-\d{8}(-\d+)?$"
 CRITERION_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$"
-SETUP_DESCRIPTION = (
-    "Browser steps run before every browser check, like Playwright's beforeEach: they start on a"
-    " fresh page with a goto, then the check opens its own url and runs its steps"
-)
+SETUP_DESCRIPTION = "Steps before every browser check (Playwright's beforeEach), a goto first"
 
 
 def _lower(value: Any) -> Any:
@@ -33,7 +30,7 @@ class CriterionSpec(Model):
         default=None, pattern=CRITERION_ID_PATTERN, description="AC-F-001 … assigned when omitted"
     )
     criterion: str = Field(min_length=1, description="What must hold")
-    verification_method: Method = Field(description="test · e2e · static · manual")
+    verification_method: Method
     evaluator: str | None = Field(
         default=None, description="The one evaluator that judges this criterion"
     )
@@ -142,7 +139,7 @@ class CreateContractInput(Model):
     """Everything `create_contract` accepts."""
 
     goal: str = Field(min_length=1, description="1–2 sentences: the deliverable")
-    task_type: TaskType = Field(default="feature", description="feature · bug · security · other")
+    task_type: TaskType = "feature"
     has_ui: bool = Field(
         default=False, description="The change has a user interface (feature → FEATURE_UI)"
     )
@@ -164,7 +161,9 @@ class CreateContractInput(Model):
     thresholds: Thresholds = Field(
         default_factory=dict, description="{domain: {dimension: 1–10 threshold}}"
     )
-    serve: Serve | None = None
+    serve: Serve | None = Field(
+        default=None, description="Starts the app under test for browser checks (argv, url …)"
+    )
     require_sandbox: bool = Field(
         default=False,
         description="Evaluate only in a sandbox: refuse instead of falling back to in-place runs",
@@ -175,10 +174,7 @@ class CreateContractInput(Model):
     base_commit: str | None = Field(
         default=None,
         min_length=1,
-        description=(
-            "The commit the work starts from (a sha, branch or tag): task scope compares with it;"
-            " default the repository's HEAD"
-        ),
+        description="Where the work starts (sha, branch, tag) for task scope; default HEAD",
     )
     slug: str | None = Field(default=None, description="Id slug; default derived from the goal")
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field
 
 from referee.tools.models.common import (
+    CheckedScope,
     CriterionStatus,
     Depth,
     Isolation,
@@ -38,15 +39,18 @@ class EvaluateInput(Model):
     )
     iteration: int | None = Field(default=None, ge=1, description="Default: the next iteration")
     scope: Scope = Field(
-        default="task", description="task: files changed since base; project: every file"
+        default="task",
+        description=(
+            "task: files changed since base; project: every file; strategic: no checks, the"
+            " direction read from the stored history"
+        ),
     )
-    depth: Depth = Field(default="standard", description="quick · standard · deep")
+    depth: Depth = "standard"
     isolation: Isolation = Field(
         default="sandbox",
         description=(
-            "sandbox (default where it can run): the working tree behind an overlay in bubblewrap;"
-            " inplace: the working tree itself, no sandbox; worktree: a detached checkout of `ref`"
-            " (sandboxed where possible)"
+            "sandbox: bubblewrap over an overlay of the tree; inplace: no sandbox; worktree: a"
+            " detached checkout of ref"
         ),
     )
     require_sandbox: bool = Field(
@@ -196,7 +200,7 @@ class Evaluation(Model):
     contract_ref: str
     evaluator: str | None
     iteration: int
-    scope: Scope
+    scope: CheckedScope
     depth: Depth
     isolation: Isolation
     sandbox: SandboxKind = Field(
@@ -222,8 +226,12 @@ class Evaluation(Model):
     prompt: str = Field(description="URI of the evaluator prompt for the judging model")
     report: str = Field(description="URI of the full report (report://{run_id})")
     signature: str = Field(description="HMAC of the stored evaluation")
-    prior_scorecard: dict[str, Any] | None = Field(
-        default=None, description="This evaluator's previous scorecard"
+    prior_scorecard: str | None = Field(
+        default=None, description="scorecard://{id}: this evaluator's previous stored scorecard"
+    )
+    pin: str | None = Field(
+        default=None,
+        description="refs/referee/<contract>/<iteration>: the ref keeping the evaluated tree",
     )
     duration_s: float = 0.0
     warnings: list[str] = Field(default_factory=list)

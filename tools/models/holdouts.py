@@ -11,36 +11,21 @@ __all__ = ["AddHoldoutFilesInput", "AddHoldoutFilesResult", "HoldoutContent", "H
 
 
 class HoldoutContent(Model):
-    """A hold-out file given inline: it never has to exist in the generator's tree."""
+    """A hold-out file given inline."""
 
-    path: str = Field(
-        description="Where the file lies in the tree when its check runs, e.g. tests/test_x.py"
-    )
-    content: str = Field(description="The file's text (UTF-8)")
+    path: str
+    content: str
 
 
 class AddHoldoutFilesInput(Model):
     """Everything `add_holdout_files` accepts."""
 
-    contract_id: str = Field(description="The contract whose hold-out criteria these files serve")
-    paths: list[str] = Field(
-        default_factory=list,
-        description=(
-            "Files or folders to copy into referee's hold-out store; inside the repository they"
-            " keep their repository path unless `to` is given"
-        ),
-    )
-    files: list[HoldoutContent] = Field(
-        default_factory=list, description="Files given inline (path in the tree, content)"
-    )
-    to: str | None = Field(
-        default=None,
-        description="Tree folder to lay `paths` in (required for paths outside the repository)",
-    )
-    criterion: str | None = Field(
-        default=None,
-        description="The hold-out criterion these files serve; default every hold-out criterion",
-    )
+    # The tool's description says what each field does: tools/list has a budget.
+    contract_id: str
+    paths: list[str] = Field(default_factory=list)
+    files: list[HoldoutContent] = Field(default_factory=list)
+    to: str | None = None
+    criterion: str | None = None
 
 
 class HoldoutFileInfo(Model):

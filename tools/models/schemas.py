@@ -12,8 +12,10 @@ from referee.tools.models.aggregate import AggregateResult
 from referee.tools.models.contract import Contract, CreateContractInput, CreateContractResult
 from referee.tools.models.evaluation import Evaluation
 from referee.tools.models.evidence import EvidenceItem
+from referee.tools.models.holdouts import AddHoldoutFilesResult
 from referee.tools.models.rubric import Rubric
 from referee.tools.models.scorecard import DraftScorecard, Scorecard, TenpointScorecard
+from referee.tools.models.strategy import StrategicAssessment
 from referee.tools.models.validation import ValidationResult
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
@@ -28,8 +30,10 @@ MODELS: dict[str, type[BaseModel]] = {
     "tenpoint-scorecard": TenpointScorecard,
     "draft-scorecard": DraftScorecard,
     "evaluation": Evaluation,
+    "strategic-assessment": StrategicAssessment,
     "aggregate": AggregateResult,
     "validation-result": ValidationResult,
+    "add-holdout-files-result": AddHoldoutFilesResult,
 }
 
 

@@ -38,8 +38,8 @@ class ValidateScorecardInput(Model):
 
     scorecard: dict[str, Any] = Field(
         description=(
-            "The scorecard JSON object: canonical (contract_ref, evaluator, dimensions, criteria …)"
-            " or tenpoint (task_id, domains, criteria …). Sent as is: every problem is reported"
+            "A canonical (contract_ref, dimensions, criteria …) or tenpoint (task_id, domains …)"
+            " scorecard, sent as is"
         )
     )
     contract_id: str | None = Field(
@@ -52,15 +52,13 @@ class ValidateScorecardInput(Model):
     contract: dict[str, Any] | None = Field(
         default=None,
         description=(
-            "An inline contract (evaluator view, as exported) instead of contract_id; the scorecard"
-            " is then only stored if that contract is the stored one"
+            "An exported contract instead of contract_id (the scorecard is stored only when it is"
+            " the stored contract)"
         ),
     )
     format: Literal["auto", "referee", "tenpoint"] = Field(
         default="auto",
-        description=(
-            "auto tells the formats apart; referee = canonical 0–3 (or 0.0–1.0); tenpoint = 1–10"
-        ),
+        description=("auto tells them apart; referee: canonical 0–3 (or 0.0–1.0); tenpoint: 1–10"),
     )
     store: bool = Field(
         default=True,
@@ -68,7 +66,5 @@ class ValidateScorecardInput(Model):
     )
     variant: Literal["original", "perturbed"] = Field(
         default="original",
-        description=(
-            "perturbed: the re-scoring of the anti-gaming copy evaluate offered at depth deep"
-        ),
+        description=("perturbed: the re-scoring of evaluate's anti-gaming copy (depth deep)"),
     )

@@ -5,6 +5,7 @@ info      root, HEAD, refs (describe_repo, resolve_commit)
 tree      tree hashes of the working tree (hashed from disk), of commits, of folders
 files     files changed since base, every file, a file's text at a commit
 worktree  detached checkouts in referee's own folders
+pins      evaluated trees kept under refs/referee/<contract>/<iteration>, and restored from there
 """
 
 from referee.tools.repo.files import (
@@ -25,6 +26,17 @@ from referee.tools.repo.info import (
     repository_root,
     resolve_commit,
 )
+from referee.tools.repo.pins import (
+    Pin,
+    Restored,
+    RestoreRefused,
+    checkout_command,
+    drop_pins,
+    pin_tree,
+    pins,
+    restore_tree,
+    start_branch,
+)
 from referee.tools.repo.tree import (
     STORE_DIR,
     commit_tree_hash,
@@ -39,16 +51,21 @@ from referee.tools.repo.worktree import Worktree, add_worktree, remove_worktree
 __all__ = [
     "STORE_DIR",
     "GitError",
+    "Pin",
     "RepoInfo",
+    "RestoreRefused",
+    "Restored",
     "Worktree",
     "add_worktree",
     "blobs_at",
     "changed_files",
     "changed_lines",
+    "checkout_command",
     "commit_tree_hash",
     "describe_repo",
     "diff_tree_paths",
     "directory_hash",
+    "drop_pins",
     "file_at",
     "git",
     "harness_files",
@@ -57,9 +74,13 @@ __all__ = [
     "is_git_repo",
     "last_commits",
     "list_files",
+    "pin_tree",
+    "pins",
     "remove_worktree",
     "repository_root",
     "resolve_commit",
+    "restore_tree",
+    "start_branch",
     "tree_files",
     "working_tree_hash",
 ]

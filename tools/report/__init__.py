@@ -14,7 +14,7 @@ from referee.tools.report.data import (
 )
 from referee.tools.report.html import render_html
 from referee.tools.report.markdown import render_markdown
-from referee.tools.report.view import ReportView, analyse
+from referee.tools.report.view import ReportView, analyse, strategic_assessment
 
 __all__ = [
     "CalibrationEntry",
@@ -27,4 +27,5 @@ __all__ = [
     "render_html",
     "render_markdown",
     "run_report",
+    "strategic_assessment",
 ]

@@ -332,8 +332,14 @@ def _next_level(data: ReportData, key: str, score: float) -> str:
 
 
 def _evidence(row: DimensionRow) -> str:
-    ids = ", ".join(row.evidence_ids[:6])
+    ids = ids_text(row.evidence_ids)
     return clip(f"{row.finding} [{ids}]" if ids else row.finding, 200)
+
+
+def ids_text(ids: list[str], shown: int = 6) -> str:
+    """Evidence ids for a table cell: the first `shown`, then how many more."""
+    text = ", ".join(ids[:shown])
+    return text + (f" (+{len(ids) - shown} more)" if len(ids) > shown else "")
 
 
 def gaming(data: ReportData) -> list[GamingRow]:

@@ -23,6 +23,7 @@ from referee.tools.report.select import (
 )
 
 SPARK = "▁▂▃▄▅▆▇█"
+BROWSER_SHOWN = 12
 _RULE = re.compile(r"^\[(?P<rule>[\w-]+)\]\s*")
 _ISSUE_RULES = (
     ("criterion", "criterion"),
@@ -305,9 +306,9 @@ def evidence(data: ReportData) -> list[EvidenceRow]:
     ]
 
 
-def browser_checks(data: ReportData, limit: int = 12) -> list[BrowserRow]:
-    """Browser checks of the latest iteration (newest first, at most `limit`), each with its
-    screenshot next to its steps and its failing expectations."""
+def browser_checks(data: ReportData) -> list[BrowserRow]:
+    """Browser checks of the latest iteration (newest first), each with its screenshot next to
+    its steps and its failing expectations (the pages show the first BROWSER_SHOWN)."""
     latest = latest_iteration(data)
     rows = []
     for b in reversed(data.browser):
@@ -337,7 +338,7 @@ def browser_checks(data: ReportData, limit: int = 12) -> list[BrowserRow]:
                 trace=b.trace,
             )
         )
-    return rows[:limit]
+    return rows
 
 
 def _step_line(step: dict[str, Any]) -> str:

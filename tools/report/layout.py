@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from referee.tools.report.analysis import FEASIBILITY
+from referee.tools.report.analysis import FEASIBILITY, ids_text
+from referee.tools.report.history import BROWSER_SHOWN
 from referee.tools.report.view import ReportView
 
 
@@ -71,6 +72,7 @@ def document(view: ReportView) -> Document:
         _alerts,
         _criteria,
         _trends,
+        _strategy,
         _calibration,
         _browser,
         _evidence,
@@ -134,7 +136,7 @@ def _dimensions(view: ReportView) -> Section:
             d.source,
             num(d.confidence),
             d.finding,
-            ", ".join(d.evidence_ids[:6]),
+            ids_text(d.evidence_ids),
         ]
         for d in view.dimensions
     ]
@@ -289,6 +291,35 @@ def _trends(view: ReportView) -> Section:
     )
 
 
+def _strategy(view: ReportView) -> Section:
+    """evaluate(scope="strategic") as a section: each dimension's direction and high-water mark,
+    the regression risks and saturated dimensions (the priorities are their own section)."""
+    s = view.strategy
+    if s is None:
+        return Section("Strategic direction", [Para("contract reports only")])
+    rows = [
+        [
+            t.dimension,
+            t.direction,
+            num(t.latest),
+            f"{num(t.high_water)} (iteration {t.high_water_iteration})"
+            if t.high_water is not None
+            else "—",
+        ]
+        for t in s.trends
+    ]
+    blocks: list[Block] = [
+        Table(["Dimension", "Direction", "Latest", "High-water mark"], rows, empty="no history")
+    ]
+    risks = [
+        f"Regression risk: {r.message} [{ids_text(r.evidence_ids)}]" for r in s.regression_risks
+    ]
+    saturated = [f"Saturation: {x.message}" for x in s.saturation]
+    blocks.append(Bullets(risks + saturated or ["No regression risk and no saturated dimension."]))
+    blocks += [Para(f"Note: {n}") for n in s.notes]
+    return Section("Strategic direction", blocks)
+
+
 def _calibration(view: ReportView) -> Section:
     rows = [
         [
@@ -360,7 +391,7 @@ def _browser(view: ReportView) -> Section:
     if not view.browser_checks:
         return Section("Browser checks", [Para("no browser check in this report")])
     blocks: list[Block] = []
-    for b in view.browser_checks:
+    for b in view.browser_checks[:BROWSER_SHOWN]:
         blocks.append(
             Para(f"{b.criterion} — {b.status or 'recorded'} ({b.run_id} {b.evidence_id})")
         )
@@ -376,4 +407,7 @@ def _browser(view: ReportView) -> Section:
             blocks.append(
                 Para(f"Trace: {b.trace} (open it with npx playwright show-trace {b.trace})")
             )
+    left = len(view.browser_checks) - BROWSER_SHOWN
+    if left > 0:
+        blocks.append(Para(f"… {left} more browser check(s): referee report --json lists all"))
     return Section("Browser checks", blocks)

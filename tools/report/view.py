@@ -6,7 +6,8 @@ from pydantic import Field
 
 from referee.tools.calibration import CalibrationReport
 from referee.tools.models.common import Model
-from referee.tools.report import analysis, history
+from referee.tools.models.strategy import StrategicAssessment
+from referee.tools.report import analysis, history, strategy
 from referee.tools.report.analysis import (
     AlertRow,
     DimensionRow,
@@ -15,7 +16,7 @@ from referee.tools.report.analysis import (
     PriorityRow,
     Summary,
 )
-from referee.tools.report.data import ReportData
+from referee.tools.report.data import ReportData, Rubrics, contract_report
 from referee.tools.report.history import (
     BrowserRow,
     CalibrationRow,
@@ -24,6 +25,7 @@ from referee.tools.report.history import (
     FindingRow,
     Trends,
 )
+from referee.tools.store import Store
 
 
 class ReportView(Model):
@@ -42,6 +44,9 @@ class ReportView(Model):
     quality_notes: list[str] = Field(default_factory=list)
     criteria: list[CriterionRow]
     trends: Trends
+    strategy: StrategicAssessment | None = Field(
+        default=None, description="Trends, regression risks, saturation (contract reports)"
+    )
     evidence: list[EvidenceRow]
     browser_checks: list[BrowserRow]
     calibration: list[CalibrationRow]
@@ -60,21 +65,39 @@ def analyse(data: ReportData) -> ReportView:
     """
     gaming = analysis.gaming(data)
     dimensions = analysis.dimensions(data)
+    priorities = analysis.priorities(data, dimensions)
+    trends = history.trends(data)
     return ReportView(
         summary=analysis.summary(data, gaming),
         dimensions=dimensions,
         findings=history.findings(data),
         baseline=history.baseline(data),
-        priorities=analysis.priorities(data, dimensions),
+        priorities=priorities,
         gaming=gaming,
         perturbations=analysis.perturbations(data),
         alerts=analysis.alerts(data),
         quality_notes=list(data.aggregate.quality_notes) if data.aggregate else [],
         criteria=history.criteria(data),
-        trends=history.trends(data),
+        trends=trends,
+        strategy=(
+            strategy.assess(data, trends, dimensions, priorities)
+            if data.kind == "contract"
+            else None
+        ),
         evidence=history.evidence(data),
         browser_checks=history.browser_checks(data),
         calibration=history.calibration(data),
         agreement=data.agreement,
         warnings=list(data.warnings),
     )
+
+
+def strategic_assessment(store: Store, contract_id: str, rubrics: Rubrics) -> StrategicAssessment:
+    """evaluate(scope="strategic"): the assessment of a contract's stored history; runs nothing.
+
+    Raises:
+        NotFound: the contract is not stored.
+    """
+    view = analyse(contract_report(store, contract_id, rubrics=rubrics))
+    assert view.strategy is not None  # a contract report always has one
+    return view.strategy

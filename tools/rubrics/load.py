@@ -37,6 +37,9 @@ from referee.tools.errors import InvalidInput, Problem, problems_from_validation
 from referee.tools.models.rubric import Rubric
 from referee.tools.rubrics.check import canonical, parts_of, problem, semantic_problems
 
+# libyaml's safe loader when present: the same documents, parsed about ten times faster.
+SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
 __all__ = [
     "USER_RUBRIC_DIR",
     "RubricError",
@@ -205,7 +208,7 @@ def _add_user_rubric(found: RubricSet, path: Path, defined_by: dict[str, Path]) 
 
 def _parse_yaml(text: str, source: str) -> dict[Any, Any]:
     try:
-        raw = yaml.safe_load(text)
+        raw = yaml.load(text, Loader=SAFE_LOADER)
     except yaml.YAMLError as exc:
         raise RubricError(source, [problem((), "yaml_syntax", _yaml_message(exc))]) from exc
     if not isinstance(raw, dict):
