@@ -29,19 +29,24 @@ def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type
     sub = parser.add_subparsers(dest="holdout_command", metavar="ACTION", required=True)
     add = sub.add_parser(
         "add",
-        help="copy files into the vault",
+        help="move files into the vault",
         description=(
-            "Copy PATH... (files or folders) into the vault as hold-outs of CONTRACT_ID. Paths in"
+            "Store PATH... (files or folders) in the vault as hold-outs of CONTRACT_ID. Paths in"
             " the repository keep their repository path; --to lays them in another tree folder"
-            " (required for paths outside the repository). referee never deletes the originals:"
-            " it warns when one is still in the working tree or in the git history. Exit 0 stored,"
-            " 1 refused (every problem listed), 2 usage."
+            " (required for paths outside the repository). Files read from the working tree are"
+            " deleted from it once stored (the vault's copy is what runs; `holdout export` gives"
+            " it back), unless --keep; a warning names any copy the generator can still read"
+            " (a kept file, the git history). Exit 0 stored, 1 refused (every problem listed),"
+            " 2 usage."
         ),
     )
     add.add_argument("contract_id")
     add.add_argument("paths", nargs="+", metavar="PATH")
     add.add_argument("--to", metavar="DIR", help="tree folder to lay the files in")
     add.add_argument("--criterion", metavar="ID", help="the hold-out criterion they serve")
+    add.add_argument(
+        "--keep", action="store_true", help="leave the originals in the working tree (warned)"
+    )
     add_json(add)
     add.set_defaults(handler=run_add)
     listing = sub.add_parser("list", help="list a contract's hold-out files")
@@ -78,7 +83,11 @@ def run_add(args: argparse.Namespace) -> int:
     settings = settings_of(args)
     store = open_store(settings)
     request = AddHoldoutFilesInput(
-        contract_id=args.contract_id, paths=args.paths, to=args.to, criterion=args.criterion
+        contract_id=args.contract_id,
+        paths=args.paths,
+        to=args.to,
+        criterion=args.criterion,
+        keep=args.keep,
     )
     try:
         result = add_holdout_files(
@@ -102,6 +111,8 @@ def _print_added(result: AddHoldoutFilesResult) -> None:
     for item in result.files:
         verb = "replaced" if item.replaced else "stored"
         print(f"{verb} {item.path} ({item.size} bytes, sha256 {item.sha256[:12]})")
+    for path in result.removed:
+        print(f"removed {path} from the working tree")
     print(f"{result.contract_id} has {result.stored} hold-out file(s)")
     for w in result.warnings:
         print(f"warning [{w.code}] {w.message}", file=sys.stderr)

@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 import yaml
-from gitrepo import git
 from mcp import Client
 from projects import calc_repo, commit_all, pytest_check
 from runs import judged
@@ -271,18 +270,27 @@ def test_the_cli_moves_a_holdout_out_and_warns_while_the_generator_could_still_r
     spec.write_text(yaml.safe_dump(holdout_contract()), encoding="utf-8")
     assert run(project, "contract", "create", str(spec)) == 0
     cid = capsys.readouterr().out.split()[1]
-    secret = project / "tests" / "test_secret_exact.py"
+    secret = project / "tests" / "secret" / "test_secret_exact.py"
+    secret.parent.mkdir()
     secret.write_text(SECRET_TEST)
+    # --keep leaves it where the generator can read it, and says so.
+    assert run(project, "holdout", "add", cid, str(secret), "--keep") == 0
+    captured = capsys.readouterr()
+    assert "stored tests/secret/test_secret_exact.py" in captured.out
+    assert "holdout_in_tree" in captured.err and "holdout_in_history" not in captured.err
+    assert secret.exists()
+    # Committed by mistake, then moved out: gone from the tree (and its emptied folder), still in
+    # the history, where the warning points.
+    commit_all(project, "oops: the hold-out committed")
     assert run(project, "holdout", "add", cid, str(secret)) == 0
     captured = capsys.readouterr()
-    assert "stored tests/test_secret_exact.py" in captured.out
-    assert "holdout_in_tree" in captured.err and "holdout_in_history" not in captured.err
-    assert secret.exists()  # referee never deletes a file of the repository
-    commit_all(project, "oops: the hold-out committed")
-    git(project, "rm", "-q", "tests/test_secret_exact.py")
-    commit_all(project, "remove it again")
-    assert run(project, "holdout", "add", cid, "tests/test_secret_exact.py") == 1  # gone from disk
+    assert "removed tests/secret/test_secret_exact.py from the working tree" in captured.out
+    assert not secret.exists() and not secret.parent.exists()
+    assert "holdout_in_history" in captured.err and "holdout_in_tree" not in captured.err
+    assert "10**20" not in every_file_text(project / "tests")
+    assert run(project, "holdout", "add", cid, str(secret)) == 1  # gone from disk
     assert "not_found" in capsys.readouterr().err
+    commit_all(project, "remove it again")
     outside = tmp_path / "vaulted" / "test_secret_exact.py"
     outside.parent.mkdir()
     outside.write_text(SECRET_TEST)
@@ -290,8 +298,8 @@ def test_the_cli_moves_a_holdout_out_and_warns_while_the_generator_could_still_r
     assert "outside_repository" in capsys.readouterr().err
     assert run(project, "holdout", "add", cid, str(outside), "--to", "tests") == 0
     captured = capsys.readouterr()
-    assert "replaced tests/test_secret_exact.py" in captured.out
-    assert "holdout_in_history" in captured.err and "holdout_in_tree" not in captured.err
+    assert "stored tests/test_secret_exact.py" in captured.out and outside.exists()
+    assert "holdout_in_tree" not in captured.err
     assert run(project, "holdout", "list", cid) == 0
     assert "tests/test_secret_exact.py" in capsys.readouterr().out
     assert run(project, "evaluate", cid) == 0

@@ -1,14 +1,17 @@
 """add_holdout_files: move a hold-out criterion's tests out of the generator's reach.
 
-The files are copied into the vault (vault.py). referee never deletes a file of the repository:
-when one is still in the working tree, or in the repository's history where `git log -p` shows it,
-the result warns, naming the file, so that the orchestrator removes it before the generator starts.
+The files are copied into the vault (vault.py); a file read from the working tree is then removed
+from it (the vault's copy is what runs, and `referee holdout export` gives it back), unless the
+caller keeps it. What the generator could still read — a kept file, a file in the repository's
+history where `git log -p` shows it — is named in a warning, so that the orchestrator deals with it
+before the generator starts.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from referee.tools.errors import InvalidInput, Problem, pointer
@@ -55,16 +58,52 @@ def add_holdout_files(
     gathered = _gather(request, contract, repo, roots)
     stamp = now()
     stored = []
-    for path, data in gathered:
-        replaced = vault.add(contract.id, path, data, request.criterion, stamp)
-        entry = next(e for e in vault.files(contract.id) if e.path == path)
+    for item in gathered:
+        replaced = vault.add(contract.id, item.path, item.data, request.criterion, stamp)
+        entry = next(e for e in vault.files(contract.id) if e.path == item.path)
         stored.append(_info(entry, replaced))
+    removed = [] if request.keep else _remove_originals(repo.resolve(), gathered)
     return AddHoldoutFilesResult(
         contract_id=contract.id,
         files=stored,
         stored=len(vault.files(contract.id)),
-        warnings=_exposed(repo, [p for p, _ in gathered]),
+        removed=removed,
+        warnings=_exposed(repo, [i.path for i in gathered]),
     )
+
+
+@dataclass(frozen=True)
+class _Gathered:
+    path: str
+    """Where it lies in the tree when its check runs."""
+    data: bytes
+    source: Path | None = None
+    """The file it was read from, when that is in the working tree."""
+
+
+def _remove_originals(repo: Path, gathered: list[_Gathered]) -> list[str]:
+    """Delete from the working tree the files just stored, and the folders that leaves empty.
+
+    Only files whose bytes are the stored ones go: one changed since it was read stays (and is
+    named by a warning).
+    """
+    removed = []
+    for item in gathered:
+        source = item.source
+        if source is None or not source.is_file() or source.is_symlink():
+            continue
+        try:
+            if source.read_bytes() != item.data:
+                continue
+            source.unlink()
+        except OSError:
+            continue
+        removed.append(source.relative_to(repo).as_posix())
+        parent = source.parent
+        while parent != repo and repo in parent.parents and not any(parent.iterdir()):
+            parent.rmdir()
+            parent = parent.parent
+    return removed
 
 
 def holdout_problems(contract: Contract, criterion: str | None) -> list[Problem]:
@@ -97,9 +136,9 @@ def holdout_problems(contract: Contract, criterion: str | None) -> list[Problem]
 
 def _gather(
     request: AddHoldoutFilesInput, contract: Contract, repo: Path, roots: Sequence[Path]
-) -> list[tuple[str, bytes]]:
+) -> list[_Gathered]:
     problems = holdout_problems(contract, request.criterion)
-    found: list[tuple[str, bytes]] = []
+    found: list[_Gathered] = []
     if not request.paths and not request.files:
         problems.append(
             Problem(path="/paths", code="required", message="name at least one path or file")
@@ -119,7 +158,7 @@ def _gather(
         if path is None:
             problems.append(_bad_tree_path(pointer("files", index, "path"), item.path))
             continue
-        found.append((path, item.content.encode("utf-8")))
+        found.append(_Gathered(path, item.content.encode("utf-8")))
     problems += _limits(found)
     if problems:
         raise InvalidInput(problems)
@@ -128,7 +167,7 @@ def _gather(
 
 def _read_path(
     source: Path, repo: Path, to: str | None, at: str, problems: list[Problem]
-) -> list[tuple[str, bytes]]:
+) -> list[_Gathered]:
     if not source.exists():
         problems.append(Problem(path=at, code="not_found", message=f"{source} does not exist"))
         return []
@@ -159,7 +198,7 @@ def _read_path(
             problems.append(_bad_tree_path(at, rel))
             continue
         try:
-            found.append((path, file.read_bytes()))
+            found.append(_Gathered(path, file.read_bytes(), file if inside else None))
         except OSError as exc:
             problems.append(Problem(path=at, code="unreadable", message=f"{file}: {exc.strerror}"))
     return found
@@ -173,8 +212,8 @@ def _files_under(folder: Path) -> list[Path]:
     return found
 
 
-def _limits(found: list[tuple[str, bytes]]) -> list[Problem]:
-    big = [p for p, data in found if len(data) > MAX_FILE]
+def _limits(found: list[_Gathered]) -> list[Problem]:
+    big = [i.path for i in found if len(i.data) > MAX_FILE]
     problems = [
         Problem(path="/paths", code="too_large", message=f"{p} is larger than {MAX_FILE} bytes")
         for p in big
@@ -183,7 +222,7 @@ def _limits(found: list[tuple[str, bytes]]) -> list[Problem]:
         problems.append(
             Problem(path="/paths", code="too_large", message=f"more than {MAX_FILES} files")
         )
-    elif sum(len(d) for _, d in found) > MAX_TOTAL:
+    elif sum(len(i.data) for i in found) > MAX_TOTAL:
         problems.append(
             Problem(path="/paths", code="too_large", message=f"more than {MAX_TOTAL} bytes in all")
         )
@@ -219,7 +258,7 @@ def _exposed(repo: Path, paths: list[str]) -> list[Problem]:
             code="holdout_in_tree",
             message=(
                 f"{p} is still in the working tree, where the generator can read it; delete it"
-                " (referee never deletes files) — its copy in the vault is what runs"
+                " (its copy in the vault is what runs)"
             ),
         )
         for p in paths

@@ -32,7 +32,7 @@ class EvaluateInput(Model):
         default=None, description="Run only this evaluator's criteria; omitted: all"
     )
     ref: str | None = Field(
-        default=None, description="A commit to evaluate (in a worktree); omitted: the working tree"
+        default=None, description="Commit to evaluate; default the working tree"
     )
     base: str | None = Field(
         default=None, description="Base commit for task scope; default the contract's"
@@ -41,8 +41,8 @@ class EvaluateInput(Model):
     scope: Scope = Field(
         default="task",
         description=(
-            "task: files changed since base; project: every file; strategic: no checks, the"
-            " direction read from the stored history"
+            "task: files changed since base; project: every file; strategic: the stored"
+            " history only, no checks"
         ),
     )
     depth: Depth = "standard"
@@ -57,7 +57,7 @@ class EvaluateInput(Model):
         default=False, description="Refuse to run without a sandbox instead of falling back"
     )
     evaluator_model: str | None = Field(
-        default=None, description="The judging model, recorded for the comparability guard"
+        default=None, description="The judging model (for the comparability guard)"
     )
 
 

@@ -26,6 +26,7 @@ class AddHoldoutFilesInput(Model):
     files: list[HoldoutContent] = Field(default_factory=list)
     to: str | None = None
     criterion: str | None = None
+    keep: bool = False
 
 
 class HoldoutFileInfo(Model):
@@ -47,6 +48,10 @@ class AddHoldoutFilesResult(Model):
     contract_id: str
     files: list[HoldoutFileInfo] = Field(description="The files stored by this call")
     stored: int = Field(description="How many hold-out files the contract now has")
+    removed: list[str] = Field(
+        default_factory=list,
+        description="Files read from the working tree and removed from it once stored",
+    )
     warnings: list[Problem] = Field(
         default_factory=list,
         description="A file still in the generator's tree or in the repository's history",
