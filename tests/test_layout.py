@@ -4,6 +4,7 @@ server/ reaches tools/ only through each package's public names."""
 from __future__ import annotations
 
 import ast
+import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -100,3 +101,17 @@ def test_server_uses_only_the_public_names_of_tools_packages() -> None:
         if target.startswith("referee.tools.") and target not in public
     )
     assert deep == []
+
+
+def test_every_package_is_in_the_distribution() -> None:
+    # pyproject.toml lists the packages by name (they are mapped from tools/ and server/): one
+    # left out still imports in a checkout, and is missing from every installed wheel.
+    setuptools = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    listed = set(setuptools["packages"])
+    found = {
+        "referee." + ".".join(init.parent.relative_to(ROOT).parts)
+        for top in ("tools", "server")
+        for init in (ROOT / top).rglob("__init__.py")
+        if "demo_project" not in init.parts
+    }
+    assert found - listed == set()
