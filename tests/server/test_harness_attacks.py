@@ -20,6 +20,20 @@ from referee.tools.settings import Settings
 pytestmark = pytest.mark.anyio
 
 BUGGY = "def add(a, b):\n    return a - b\n"
+# Finds the report path the runner was given, writes a green report there, ends the process.
+WRITES_REPORT = textwrap.dedent(
+    """
+    import os as _os, sys as _sys
+
+    for _arg in _sys.argv:
+        if _arg.startswith("--junitxml="):
+            open(_arg.split("=", 1)[1], "w").write(
+                '<testsuites><testsuite name="pytest"><testcase classname="tests.test_calc"'
+                ' name="test_add"/></testsuite></testsuites>')
+            _os._exit(0)
+
+    """
+)
 
 ATTACKS = {
     "makereport hook flips failed to passed": {
@@ -67,6 +81,10 @@ ATTACKS = {
                         ' name="test_add"/></testsuite></testsuites>')
                     os._exit(0)
         """,
+    },
+    "a test module writes the report and ends the run": {"tests/test_zz_report.py": WRITES_REPORT},
+    "the module under test writes the report on import": {
+        "src/calc.py": WRITES_REPORT + BUGGY,
     },
     "the function under test monkeypatched from conftest": {
         "conftest.py": """

@@ -293,3 +293,27 @@ def test_a_change_that_decides_no_test_outcome_is_not_harness(
     path: str, old: str, new: str
 ) -> None:
     assert harness_changes([path], lambda p: old, lambda p: new) == []
+
+
+def test_code_that_acts_for_the_runner_is_harness_and_ordinary_code_is_not() -> None:
+    base = {"tests/test_a.py": "def test_a():\n    assert True\n", "src/cli.py": "x = 1\n"}
+    now = {
+        # ends the process under the runner: harness, in a test file
+        "tests/test_a.py": "import os\nos._exit(0)\ndef test_a():\n    assert True\n",
+        # a program under test may exit
+        "src/cli.py": "import sys\nx = 1\nsys.exit(1)\n",
+        # names the runner's report: harness anywhere
+        "src/util.py": "import sys\nPATH = [a for a in sys.argv if 'junitxml' in a]\n",
+        # JUnit the library, and a test of a CLI's exit: ordinary test code
+        "src/test/java/AppTest.java": "import org.junit.Test;\nclass AppTest {}\n",
+        "test/app.test.js": "const { junit } = require('./formats');\ntest('x', () => {});\n",
+        "tests/test_cli.py": (
+            "import pytest\ndef test_exit():\n    with pytest.raises(SystemExit):\n        main()\n"
+        ),
+    }
+    found = harness_changes(list(now), base.get, now.get)
+    by_path = {h.path: h.finding for h in found}
+    assert set(by_path) == {"tests/test_a.py", "src/util.py"}, by_path
+    assert by_path["tests/test_a.py"].location == "tests/test_a.py:2"
+    assert "os._exit" in by_path["tests/test_a.py"].message
+    assert by_path["src/util.py"].location == "src/util.py:2"
