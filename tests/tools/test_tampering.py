@@ -300,8 +300,11 @@ def test_code_that_acts_for_the_runner_is_harness_and_ordinary_code_is_not() -> 
     now = {
         # ends the process under the runner: harness, in a test file
         "tests/test_a.py": "import os\nos._exit(0)\ndef test_a():\n    assert True\n",
-        # a program under test may exit
+        # a program under test may exit, but hardly skip every cleanup
         "src/cli.py": "import sys\nx = 1\nsys.exit(1)\n",
+        "src/fork.py": "import os\nos._exit(0)\n",
+        # a test folder's package runs before every test module in it
+        "tests/__init__.py": "import sys\nsys.exit(0)\n",
         # names the runner's report: harness anywhere
         "src/util.py": "import sys\nPATH = [a for a in sys.argv if 'junitxml' in a]\n",
         # JUnit the library, and a test of a CLI's exit: ordinary test code
@@ -313,7 +316,12 @@ def test_code_that_acts_for_the_runner_is_harness_and_ordinary_code_is_not() -> 
     }
     found = harness_changes(list(now), base.get, now.get)
     by_path = {h.path: h.finding for h in found}
-    assert set(by_path) == {"tests/test_a.py", "src/util.py"}, by_path
+    assert set(by_path) == {
+        "tests/test_a.py",
+        "src/util.py",
+        "src/fork.py",
+        "tests/__init__.py",
+    }, by_path
     assert by_path["tests/test_a.py"].location == "tests/test_a.py:2"
     assert "os._exit" in by_path["tests/test_a.py"].message
     assert by_path["src/util.py"].location == "src/util.py:2"

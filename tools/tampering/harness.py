@@ -42,12 +42,16 @@ _WHOLE = re.compile(
 # Files of which only a part concerns the tests.
 _SECTIONS = {"setup.cfg", "tox.ini", "pyproject.toml", "package.json"}
 _PLUGINS = re.compile(r"^\s*pytest_plugins\s*=", re.MULTILINE)
-# Ending the process under the runner's feet (in a test file; a program under test may exit).
+# Ending the process under the runner's feet. In test code (test files and their folders'
+# __init__.py) any exit counts; in the code under test only the exits that skip every cleanup,
+# the runner's own report writing included (a program may call sys.exit, hardly os._exit).
 _ESCAPE = re.compile(
     r"\bos\._exit\s*\(|\bos\.(kill|killpg|abort)\s*\(|\bsignal\.raise_signal\s*\("
     r"|\bsys\.exit\s*\(|\braise\s+SystemExit\b"
     r"|\bprocess\.(exit|kill|abort|reallyExit)\s*\(|\bDeno\.exit\s*\("
 )
+_HARD_EXIT = re.compile(r"\bos\._exit\s*\(|\bos\.abort\s*\(|\bprocess\.reallyExit\s*\(")
+_TEST_FOLDER = re.compile(r"(^|/)(tests?|__tests__|specs?|testing)/")
 # The runner's report and hooks, named in code (anywhere: a module under test has no business
 # with them either).
 _RUNNER = re.compile(
@@ -114,7 +118,7 @@ def harness_changes(
 
 def _runner_escape(path: str, old: str | None, new: str) -> tuple[int, str] | None:
     """The first added line that ends the process (test files) or names the runner's report."""
-    test = is_test_file(path)
+    exits = _ESCAPE if is_test_file(path) or _TEST_FOLDER.search(path) else _HARD_EXIT
     matcher = difflib.SequenceMatcher(
         a=(old or "").splitlines(), b=new.splitlines(), autojunk=False
     )
@@ -127,7 +131,7 @@ def _runner_escape(path: str, old: str | None, new: str) -> tuple[int, str] | No
             runner = _RUNNER.search(text)
             if runner:
                 return index + 1, f"names the runner's report or hooks ({runner.group(0)})"
-            escape = _ESCAPE.search(text) if test else None
+            escape = exits.search(text)
             if escape:
                 return index + 1, f"ends the process under the runner ({escape.group(0).strip()})"
     return None
