@@ -7,6 +7,7 @@ import base64
 import os
 import sqlite3
 import subprocess
+import sys
 import textwrap
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -184,6 +185,33 @@ async def test_a_daemon_started_by_a_test_dies_with_its_check(
         f"evidence://{run}/{evaluation['criteria'][0]['evidence_ids'][0]}"
     )
     assert '"stray_processes": 1' in item.contents[0].text  # type: ignore[union-attr]
+
+
+PLANTS_A_REPORT = """
+import json, os
+folder = "/tmp/.referee-meta"
+with open(os.path.join(folder, "report.json"), "w") as out:
+    json.dump({"exit_code": 0, "error": None, "strays": 0}, out)
+os.chmod(os.path.join(folder, "report.json"), 0o444)
+os.chmod(folder, 0o555)
+raise SystemExit(1)
+"""
+
+
+async def test_a_command_cannot_plant_the_sandboxs_own_report_of_how_it_ended(
+    agent: Client, project: Path
+) -> None:
+    # The sandbox's first process reports the exit status from a folder the command can write:
+    # a planted "exit 0" (made read-only, the folder locked) must not turn exit 1 into a pass.
+    (project / "check.py").write_text(PLANTS_A_REPORT, encoding="utf-8")
+    check = {"kind": "command", "argv": [sys.executable, "check.py"]}
+    cid = await contract(
+        agent, {"criterion": "exits 0", "verification_method": "test", "check": check}
+    )
+    evaluation = await call(agent, "evaluate", contract_id=cid)
+    assert evaluation["sandbox"] == "bubblewrap"
+    criterion = evaluation["criteria"][0]
+    assert criterion["status"] == "fail" and "exit code 1" in criterion["reason"], criterion
 
 
 async def test_the_code_under_test_sees_no_referee_variable_and_no_secret(

@@ -26,11 +26,22 @@ def main() -> int:
         error = exc.strerror or str(exc)
     # PID 1 is bubblewrap's init, PID 2 is this process: everything else was left running.
     strays = sum(1 for entry in os.scandir("/proc") if entry.name.isdigit()) - 2
-    with open(report, "w", encoding="utf-8") as handle:
-        json.dump({"exit_code": code, "error": error, "strays": max(0, strays)}, handle)
+    _write(report, {"exit_code": code, "error": error, "strays": max(0, strays)})
     if code is None:
         return 127
     return code if code >= 0 else 128 - code
+
+
+def _write(report: str, data: dict[str, object]) -> None:
+    """Write the report whatever the command did to the folder: the command runs as the same
+    user and may have planted a report of its own, made it read-only or locked the folder, so
+    the folder is reopened for writing and a fresh file replaces whatever is there."""
+    folder = os.path.dirname(report)
+    os.chmod(folder, 0o700)
+    fresh = os.path.join(folder, f".report-{os.getpid()}.tmp")
+    with open(fresh, "x", encoding="utf-8") as handle:
+        json.dump(data, handle)
+    os.replace(fresh, report)
 
 
 if __name__ == "__main__":

@@ -363,6 +363,10 @@ def _as_seen(result: ProcessResult, command: Command, layout: _Layout) -> Proces
     report = _report(layout.root / "meta" / "report.json")
     if report is None:  # stopped from outside (timeout, cancellation): the host's account holds
         return seen
+    # The report lies in a folder the command can write: it counts only where it agrees with
+    # the exit status bubblewrap passed up, which the command cannot choose apart from its own.
+    if not _agrees(report, result.exit_code):
+        return seen
     if report.get("error"):
         return replace(seen, exit_code=None, error=_start_error(report["error"], command))
     code = report.get("exit_code")
@@ -371,6 +375,16 @@ def _as_seen(result: ProcessResult, command: Command, layout: _Layout) -> Proces
         exit_code=code if isinstance(code, int) else seen.exit_code,
         stray_processes=int(report.get("strays") or 0),
     )
+
+
+def _agrees(report: dict[str, Any], host_code: int | None) -> bool:
+    """Does the inner report match bubblewrap's exit status (inner.py's own mapping)?"""
+    if report.get("error"):
+        return host_code == 127
+    code = report.get("exit_code")
+    if not isinstance(code, int) or isinstance(code, bool):
+        return False
+    return host_code == (code if code >= 0 else 128 - code) % 256
 
 
 def _report(path: Path) -> dict[str, Any] | None:
