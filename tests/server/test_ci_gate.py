@@ -283,3 +283,26 @@ def test_a_revise_at_the_iteration_bound_does_not_open_the_gate(
     assert result["aggregate"]["decision"] == "DELIVER", result  # the best iteration
     assert code == 1 and result["outcome"] == "REVISE", result
     assert "every evaluator accepted" in summary
+
+
+def test_the_cards_of_a_later_iteration_are_judged_on_the_head(
+    author: Author, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cid = author.contract_on_main(tmp_path, capsys)
+    author.change(body=BAD_SUB)
+    assert author.draft(capsys, cid)["iteration"] == 1  # the author's first attempt fails
+    with (author.repo / "src" / "calc.py").open("a", encoding="utf-8") as out:
+        out.write(SUB)  # the fix: a later definition wins
+    second = author.draft(capsys, cid)
+    assert second["iteration"] == 2
+    author.commit_cards(judged(second))
+    code, result, summary = gate(author.repo, tmp_path, capsys)
+    assert code == 0 and result["outcome"] == "DELIVER", result
+    assert result["iteration"] == 2 and "iteration 2" in summary
+    # A card past the contract's bound cannot stand on any run.
+    past = {**judged(second), "iteration": 9}
+    author.commit_cards(judged(second), past)
+    code, result, _ = gate(author.repo, tmp_path, capsys)
+    assert code == 1 and result["outcome"] == "INVALID", result
+    problems = [c["problem"] for c in result["scorecards"] if c["problem"]]
+    assert problems and "past the contract's max_iterations" in problems[0]

@@ -68,6 +68,9 @@ def rebind(card: dict[str, Any], run: Evaluation) -> dict[str, Any]:
     bound = copy.deepcopy(card)
     if "task_id" not in bound:  # a tenpoint card has no run id: it binds to the run by itself
         bound["run_id"], bound["signature"] = run.run_id, run.signature
+    # The gate's store holds one evaluation of the head, its iteration 1, whatever attempt the
+    # author's loop had reached: the card's judgement is of that tree, so it takes the run's number.
+    bound["iteration"] = run.iteration
     known = {e.id for e in run.evidence}
     by_criterion = {c.id: c.evidence_ids for c in run.criteria}
     for entry in _objects(bound.get("criteria")):

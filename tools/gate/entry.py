@@ -31,6 +31,7 @@ from referee.tools.create_contract import (
     import_contract,
     load_contract_file,
 )
+from referee.tools.errors import RefereeError
 from referee.tools.evaluate.entry import EvaluateDeps, evaluate
 from referee.tools.gate.cards import CommittedCard, read_cards, rebind
 from referee.tools.holdouts import BUNDLE_CONTRACT, BUNDLE_FILES, FolderSource
@@ -130,6 +131,10 @@ async def run_gate(request: GateRequest, now: Callable[[], datetime] | None = No
         try:
             import_contract(contract, store=store)
             return await _judge(request, contract, settings, store, clock, notes)
+        except RefereeError as exc:
+            # The base branch's contract cannot be evaluated here (a sandbox it requires, a
+            # check the core refuses): nothing was judged, and the runner's owner must act.
+            raise GateError(f"the checks could not run: {exc}") from exc
         finally:
             store.close()
 
@@ -217,7 +222,7 @@ async def _judge(
     outcomes = [_identify(c, contract, rubrics) for c in committed]
     latest = _latest(outcomes)
     iteration = max((o.iteration or 1 for o in latest.values()), default=1)
-    evaluations = await _evaluate_all(contract, settings, store, clock, iteration, notes)
+    evaluations = await _evaluate_all(contract, settings, store, clock, notes)
     if not committed:
         notes.append(
             "no scorecard found under "
@@ -258,13 +263,24 @@ def _identify(card: CommittedCard, contract: Contract, rubrics: RubricSet) -> Ca
         return CardOutcome(
             card.source, card.body, None, None, shape, "no evaluator of the contract is named"
         )
-    return CardOutcome(card.source, card.body, shape.evaluator, shape.iteration or 1, shape)
+    iteration = shape.iteration or 1
+    if iteration > contract.max_iterations:
+        return CardOutcome(
+            card.source,
+            card.body,
+            shape.evaluator,
+            iteration,
+            shape,
+            f"iteration {iteration} is past the contract's max_iterations"
+            f" ({contract.max_iterations}): no run of it can exist",
+        )
+    return CardOutcome(card.source, card.body, shape.evaluator, iteration, shape)
 
 
 def _latest(outcomes: list[CardOutcome]) -> dict[str, CardOutcome]:
     latest: dict[str, CardOutcome] = {}
     for outcome in outcomes:
-        if outcome.evaluator is None:
+        if outcome.evaluator is None or outcome.problem is not None:
             continue
         current = latest.get(outcome.evaluator)
         if current is None or (outcome.iteration or 0) >= (current.iteration or 0):
@@ -277,7 +293,6 @@ async def _evaluate_all(
     settings: Settings,
     store: Store,
     clock: Callable[[], datetime],
-    iteration: int,
     notes: list[str],
 ) -> list[Evaluation]:
     support = sandbox_support()
@@ -291,7 +306,7 @@ async def _evaluate_all(
     found = []
     for evaluator in contract.evaluators:
         request = EvaluateInput(
-            contract_id=contract.id, evaluator=evaluator, iteration=iteration, **wanted
+            contract_id=contract.id, evaluator=evaluator, **wanted
         )
         found.append(await evaluate(request, deps))
     return found
@@ -337,7 +352,7 @@ def _decide(
         gate.contract.id,
         store=store,
         rubrics=rubrics,
-        iteration=gate.iteration,
+        iteration=gate.evaluations[0].iteration if gate.evaluations else 1,
         now=clock,
         holdout_files=gate.holdout_names,
     )
