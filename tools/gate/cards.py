@@ -36,14 +36,27 @@ class CommittedCard:
 
 
 def read_cards(paths: list[Path]) -> list[CommittedCard]:
-    """Every scorecard under `paths` (JSON files, or folders of them; a file may hold an array)."""
+    """Every scorecard under `paths` (JSON files, or folders of them; a file may hold an array).
+
+    The folders are the pull request's: a file or folder that leads elsewhere through a symlink
+    (the runner's credentials are JSON too) is refused, never read.
+    """
     files: list[Path] = []
+    cards: list[CommittedCard] = []
     for path in paths:
         if path.is_dir():
-            files += sorted(p for p in path.rglob("*.json") if p.is_file())
+            if path.is_symlink():
+                cards.append(CommittedCard(str(path), None, "refused: a symlinked folder"))
+                continue
+            inside = path.resolve()
+            found = sorted(p for p in path.rglob("*.json") if p.is_file() or p.is_symlink())
+            for file in found:
+                if inside not in file.resolve().parents:
+                    cards.append(CommittedCard(str(file), None, "refused: leads out of its folder"))
+                else:
+                    files.append(file)
         elif path.is_file():
             files.append(path)
-    cards: list[CommittedCard] = []
     for file in files:
         if file.is_symlink() or file.stat().st_size > MAX_CARD_BYTES:
             why = "a symlink" if file.is_symlink() else f"larger than {MAX_CARD_BYTES} bytes"

@@ -305,9 +305,7 @@ async def _evaluate_all(
     deps = EvaluateDeps(store=store, settings=settings, rubrics=load_rubrics, now=clock)
     found = []
     for evaluator in contract.evaluators:
-        request = EvaluateInput(
-            contract_id=contract.id, evaluator=evaluator, **wanted
-        )
+        request = EvaluateInput(contract_id=contract.id, evaluator=evaluator, **wanted)
         found.append(await evaluate(request, deps))
     return found
 
