@@ -33,6 +33,9 @@ class SuiteRun:
     verdict: GradeResult
     outcomes: list[TestOutcome] = field(default_factory=list)
     evidence_id: str | None = None
+    duration_s: float = 0.0
+    coverage: Path | None = None
+    """The coverage data file the run wrote, when it was measured."""
 
 
 def test_patch(changed: Iterable[str]) -> list[str]:
