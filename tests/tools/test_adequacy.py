@@ -12,6 +12,8 @@ from projects import contract_for, evaluated, pytest_check
 
 from referee.tools.adequacy import Lines, generate, ranges, spread
 from referee.tools.models import Evaluation
+from referee.tools.report import render_markdown, run_report
+from referee.tools.rubrics import load_rubrics
 from referee.tools.store import Store
 
 pytestmark = pytest.mark.anyio
@@ -77,6 +79,11 @@ async def test_a_change_no_test_executes_has_its_lines_named(store: Store, proje
     assert "src/cart.py:7-9" in issue.description
     assert issue.evidence_ids == [found.evidence_id]
     assert not result.tree_changed.changed  # the data file lives outside the tree
+    page = render_markdown(run_report(store, result.run_id, rubrics=load_rubrics))
+    assert (
+        f"| src/cart.py | 25% (1/4 changed lines); not executed: 7-9 | {found.evidence_id} |"
+        in (page)
+    )
 
 
 async def test_below_min_diff_coverage_fails_naming_the_uncovered_lines(
@@ -108,6 +115,12 @@ async def test_a_test_that_asserts_nothing_leaves_surviving_mutants(
     assert issue.location == "src/cart.py:7" and issue.evidence_ids == [mutation.evidence_id]
     evidence = next(e for e in result.evidence if e.id == mutation.evidence_id)
     assert evidence.tool == "mutation"
+    draft = result.draft_scorecard
+    assert "mutation score 0 (0/" in draft.criteria[0].evidence
+    assert any("`>=` becomes `>` at src/cart.py:7" in i.description for i in draft.issues)
+    page = render_markdown(run_report(store, result.run_id, rubrics=load_rubrics))
+    # The page escapes `<` and `>`.
+    assert "| surviving mutant | src/cart.py:7 | the tests still pass when `&gt;=` becomes" in page
 
 
 async def test_a_well_pinned_change_kills_every_mutant(store: Store, project: Path) -> None:

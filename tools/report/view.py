@@ -7,6 +7,7 @@ from pydantic import Field
 from referee.tools.calibration import CalibrationReport
 from referee.tools.models.common import Model
 from referee.tools.report import analysis, history
+from referee.tools.report.adequacy import AdequacyRow, adequacy_rows
 from referee.tools.report.analysis import (
     AlertRow,
     DimensionRow,
@@ -44,6 +45,10 @@ class ReportView(Model):
     trends: Trends
     evidence: list[EvidenceRow]
     browser_checks: list[BrowserRow]
+    adequacy: list[AdequacyRow] = Field(
+        default_factory=list,
+        description="The latest run: diff coverage, surviving mutants, flaky tests",
+    )
     calibration: list[CalibrationRow]
     agreement: CalibrationReport | None = None
     warnings: list[str] = Field(default_factory=list)
@@ -74,6 +79,7 @@ def analyse(data: ReportData) -> ReportView:
         trends=history.trends(data),
         evidence=history.evidence(data),
         browser_checks=history.browser_checks(data),
+        adequacy=adequacy_rows(data),
         calibration=history.calibration(data),
         agreement=data.agreement,
         warnings=list(data.warnings),
