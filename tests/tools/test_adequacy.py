@@ -7,7 +7,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from gitrepo import make_repo
+from cart_project import (
+    CHANGED,
+    FLAKY,
+    PINNED,
+    RUNS_BUT_ASSERTS_NOTHING,
+    TOTAL_ONLY,
+    cart_repo,
+    change,
+)
 from projects import contract_for, evaluated, pytest_check
 
 from referee.tools.adequacy import Lines, generate, ranges, spread
@@ -18,42 +26,15 @@ from referee.tools.store import Store
 
 pytestmark = pytest.mark.anyio
 
-HEADER = (
-    "import os, sys\nsys.path.insert(0, os.path.join(os.path.dirname(__file__), '..', 'src'))\n"
-)
-BASE = "def total(prices):\n    return sum(prices)\n"
-# The change: a discount at a threshold (lines 5-9; line 6 is a comment).
-CHANGED = (
-    BASE + "\n\ndef discount(amount, threshold):\n    # ten percent off at the threshold\n"
-    "    if amount >= threshold:\n        return amount * 0.9\n    return amount\n"
-)
-TOTAL_ONLY = HEADER + "from cart import total\n\n\ndef test_total():\n"
-TOTAL_ONLY += "    assert total([1, 2]) == 3\n"
-RUNS_BUT_ASSERTS_NOTHING = TOTAL_ONLY + "\n\ndef test_discount():\n    from cart import discount\n"
-RUNS_BUT_ASSERTS_NOTHING += "    discount(100, 50)\n    discount(10, 50)\n"
-PINNED = TOTAL_ONLY + (
-    "\n\ndef test_discount_at_and_around_the_threshold():\n    from cart import discount\n"
-    "    assert discount(100, 100) == 90\n    assert discount(99, 100) == 99\n"
-    "    assert discount(200, 100) == 180\n"
-)
-
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    return make_repo(
-        tmp_path / "cart",
-        {"src/cart.py": BASE, "tests/test_cart.py": TOTAL_ONLY, ".gitignore": "__pycache__/\n"},
-    )
+    return cart_repo(tmp_path / "cart")
 
 
 @pytest.fixture
 def store(tmp_path: Path) -> Store:
     return Store(tmp_path / "store")
-
-
-def change(project: Path, tests: str) -> None:
-    (project / "src" / "cart.py").write_text(CHANGED, encoding="utf-8")
-    (project / "tests" / "test_cart.py").write_text(tests, encoding="utf-8")
 
 
 async def run(store: Store, project: Path, check: dict[str, Any], **kw: Any) -> Evaluation:
@@ -131,15 +112,6 @@ async def test_a_well_pinned_change_kills_every_mutant(store: Store, project: Pa
     assert mutation.score == 1.0
     assert all(m.killed_by for m in mutation.mutants if m.status == "killed")
     assert not [i for i in result.issues if "still pass" in i.description]
-
-
-FLAKY = HEADER + (
-    "import pathlib\n\n\ndef test_alternates():\n"
-    "    counter = pathlib.Path(os.environ['COUNTER'])\n"
-    "    n = int(counter.read_text()) if counter.exists() else 0\n"
-    "    counter.write_text(str(n + 1))\n"
-    "    assert n % 2 == 0\n\n\ndef test_steady():\n    assert True\n"
-)
 
 
 async def test_a_flaky_test_makes_the_criterion_unscored_never_passed(
