@@ -13,6 +13,7 @@ import pytest
 import yaml
 from cart_project import FLAKY, RUNS_BUT_ASSERTS_NOTHING, cart_repo, change
 from mcp import Client
+from mcp_calls import call
 from projects import pytest_check
 
 from referee.server.app import build_server
@@ -38,13 +39,6 @@ def project(tmp_path: Path) -> Path:
 async def agent(project: Path) -> AsyncIterator[Client]:
     async with Client(build_server(Settings.build([project]))) as client:
         yield client
-
-
-async def call(agent: Client, tool: str, **arguments: Any) -> dict[str, Any]:
-    result = await agent.call_tool(tool, arguments)
-    assert result.is_error is False, result.content
-    assert result.structured_content is not None
-    return result.structured_content
 
 
 def contract(check: dict[str, Any]) -> dict[str, Any]:
