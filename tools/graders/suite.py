@@ -125,6 +125,11 @@ async def launch_suite(ctx: GradeContext, call: SuiteCall) -> Launch | GradeResu
             timeout_s=timeout,
         )
     verdict = suite_verdict(result, read, None if isinstance(planned, Plan) else planned)
+    if instrumented and result.timed_out:
+        verdict.reason += (
+            " while measuring diff coverage (line tracing slows Python 3.11 and older by up to"
+            " 4x); raise timeout_s, or set coverage: false on the check"
+        )
     data = instrumented.data_file if instrumented else None
     return Launch(result, read, planned, verdict, data)
 
