@@ -16,6 +16,7 @@ from cart_project import (
     cart_repo,
     change,
 )
+from gitrepo import make_repo
 from projects import contract_for, evaluated, pytest_check
 
 from referee.tools.adequacy import Lines, generate, ranges, spread
@@ -158,3 +159,35 @@ def test_mutants_are_spread_over_the_changed_lines() -> None:
 
 def test_uncovered_ranges_are_not_split_by_comments() -> None:
     assert ranges({5, 7, 12}, {5, 7, 9, 12}) == ["5-7", "12"]
+
+
+JS_BASE = "function total(prices) {\n  return prices.reduce((a, b) => a + b, 0);\n}\n"
+JS_CHANGED = JS_BASE + (
+    "\nfunction discount(amount, threshold) {\n  // ten percent off\n"
+    "  if (amount >= threshold) {\n    return amount * 0.9;\n  }\n  return amount;\n}\n"
+    "\nmodule.exports = { total, discount };\n"
+)
+JS_TEST = (
+    "const test = require('node:test');\nconst assert = require('node:assert');\n"
+    "const { total } = require('../src/cart.js');\n"
+    "test('total', () => { assert.strictEqual(total([1, 2]), 3); });\n"
+)
+
+
+async def test_node_runs_are_measured_with_v8_coverage(store: Store, tmp_path: Path) -> None:
+    project = make_repo(
+        tmp_path / "jscart",
+        {"src/cart.js": JS_BASE + "\nmodule.exports = { total };\n", "test/cart.test.js": JS_TEST},
+    )
+    (project / "src" / "cart.js").write_text(JS_CHANGED, encoding="utf-8")
+    check = {"kind": "tests", "argv": ["node", "--test"], "min_diff_coverage": 50}
+    result = await run(store, project, check)
+    criterion = result.criteria[0]
+    found = criterion.adequacy.diff_coverage if criterion.adequacy else None
+    assert found and found.tool.startswith("V8")
+    # discount (lines 5-11) never ran, as c8 reports it: a function V8 never entered is
+    # uncovered from its first line; the comment and the lone braces are no statements.
+    assert [(f.path, f.uncovered) for f in found.files] == [("src/cart.js", ["5-10"])]
+    assert (found.changed, found.covered) == (5, 1)  # the export line ran
+    assert (criterion.status, criterion.reason_code) == ("fail", "diff_coverage_low")
+    assert "not executed: src/cart.js:5-10" in criterion.reason

@@ -1,9 +1,10 @@
 """Python diff coverage with coverage.py, measured in the criterion's own run.
 
-`instrument` rewrites a planned pytest or unittest command so that the project's interpreter runs
-it under coverage.py (`coverage run`, through `coverage_shim.py`), limited to the changed source
-files and writing its data file into the check's report folder, outside the evaluated tree.
-`measure` reads that data file with coverage.py's data API and its own parser of statements.
+`instrument_python` rewrites a planned pytest or unittest command so that the project's
+interpreter runs it under coverage.py (`coverage run`, through `coverage_shim.py`), limited to the
+changed source files and writing its data file into the check's report folder, outside the
+evaluated tree. `measure_python` reads that data file with coverage.py's data API and its own
+parser of statements.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import os
 import re
 import shutil
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from importlib.resources import files
 from pathlib import Path
 
@@ -25,24 +26,16 @@ from referee.tools.adequacy.lines import FileLines, diff_coverage
 from referee.tools.models.adequacy import DiffCoverage
 from referee.tools.runners import Plan
 
-__all__ = ["Instrumented", "instrument", "measure"]
+__all__ = ["instrument_python", "measure_python"]
 
 _PYTHON = re.compile(r"python(\d+(\.\d+)*)?")
 _EXCLUDE = "|".join(f"(?:{r})" for r in DEFAULT_EXCLUDE)
 TOOL = f"coverage.py {coverage.__version__}"
 
 
-@dataclass(frozen=True)
-class Instrumented:
-    """A plan that runs under coverage.py, and the data file it writes."""
-
-    plan: Plan
-    data_file: Path
-
-
-def instrument(
+def instrument_python(
     plan: Plan, reports: Path, sources: Sequence[str], path: str | None
-) -> Instrumented | None:
+) -> tuple[Plan, Path] | None:
     """The plan run under coverage.py, measuring only `sources` (tree-relative .py files).
 
     Returns None when the command is not a Python runner referee can wrap (a shell script, an
@@ -58,7 +51,7 @@ def instrument(
     # `*/rel` rather than an absolute path: a run in a scratch copy of the tree matches too.
     include = "\n".join(f"    */{s}" for s in sources)
     rcfile.write_text(f"[run]\ndata_file = {data}\ninclude =\n{include}\n", encoding="utf-8")
-    return Instrumented(replace(plan, argv=argv), data)
+    return replace(plan, argv=argv), data
 
 
 def _wrapped(argv: Sequence[str], reports: Path, path: str | None) -> tuple[str, ...] | None:
@@ -109,7 +102,7 @@ def _fallback(reports: Path) -> Path:
     return folder
 
 
-def measure(
+def measure_python(
     data_file: Path, tree: Path, changed: Mapping[str, set[int] | None], sources: Sequence[str]
 ) -> DiffCoverage:
     """The changed statements of `sources` the run executed, per file.

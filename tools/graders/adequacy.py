@@ -2,7 +2,8 @@
 gate, and (at depth `deep` or with `mutation: true`) mutants of the changed lines.
 
 Diff coverage and mutants are about the change, so they exist at task scope only, on the changed
-Python source files (test files are what does the covering, not what is covered).
+source files (test files are what does the covering, not what is covered): coverage for Python
+and node-run JavaScript, mutants for Python.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from dataclasses import dataclass, field
 
 import anyio.to_thread
 
-from referee.tools.adequacy import Lines, measure, parse_ranges
+from referee.tools.adequacy import MEASURABLE, Lines, measure, parse_ranges
 from referee.tools.graders.base import GradeContext, GradeResult, unscored
 from referee.tools.graders.fail_to_pass import SuiteRun
 from referee.tools.graders.mutation import run_mutants
@@ -22,7 +23,7 @@ from referee.tools.models.common import ReasonCode
 from referee.tools.models.contract import Criterion
 from referee.tools.static.paths import is_test_path
 
-__all__ = ["Repeats", "assess", "coverage_reason", "python_sources"]
+__all__ = ["Repeats", "assess", "changed_sources", "coverage_reason"]
 
 _DEPENDENCY_PARTS = frozenset({"node_modules", ".venv", "venv", ".tox", "vendor", "site-packages"})
 
@@ -35,15 +36,15 @@ class Repeats:
     flaky: list[FlakyTest] = field(default_factory=list)
 
 
-async def python_sources(ctx: GradeContext) -> list[str]:
-    """The changed Python source files (not tests) of the evaluated tree, at task scope."""
+async def changed_sources(ctx: GradeContext) -> list[str]:
+    """The changed source files (not tests) referee can measure, at task scope."""
     if ctx.scope != "task" or ctx.base is None:
         return []
     changed = await ctx.changed_lines()
     return sorted(
         rel
         for rel in changed
-        if rel.endswith(".py")
+        if rel.endswith(MEASURABLE)
         and not is_test_path(rel)
         and not _DEPENDENCY_PARTS.intersection(rel.split("/"))
         and (ctx.workdir / rel).is_file()
@@ -63,14 +64,16 @@ async def assess(
     assert isinstance(check, TestsCheck)
     adequacy = TestAdequacy(repeats=repeats.runs, flaky=repeats.flaky)
     changed = await ctx.changed_lines() if sources else {}
-    if now.coverage is not None and now.coverage.is_file():
-        found = await anyio.to_thread.run_sync(measure, now.coverage, ctx.workdir, changed, sources)
-        found.evidence_id = now.evidence_id
-        adequacy.diff_coverage = found
+    if now.coverage is not None:
+        found = await anyio.to_thread.run_sync(measure, now.coverage, ctx.workdir, changed)
+        if found is not None:
+            found.evidence_id = now.evidence_id
+            adequacy.diff_coverage = found
     grade = _gate(grade, check, adequacy.diff_coverage, bool(sources))
     wants_mutants = check.mutation or ctx.depth == "deep"
-    if sources and wants_mutants and now.verdict.status == "pass":
-        targets = _targets(changed, sources, adequacy.diff_coverage)
+    python = [s for s in sources if s.endswith(".py")]
+    if python and wants_mutants and now.verdict.status == "pass":
+        targets = _targets(changed, python, adequacy.diff_coverage)
         adequacy.mutation = await run_mutants(ctx, criterion.id, check, now, targets)
         if adequacy.mutation.evidence_id:
             grade.evidence_ids.append(adequacy.mutation.evidence_id)
@@ -89,7 +92,8 @@ def _gate(
         return unscored(
             ReasonCode.DIFF_COVERAGE_LOW,
             f"{grade.reason}; min_diff_coverage {minimum:g}% is set, but referee could not"
-            " measure this command's coverage (Python: pytest or unittest run as `python -m`)",
+            " measure this command's coverage (Python: pytest or unittest; JavaScript: node --test"
+            " or mocha, directly or through a package.json script)",
             grade.evidence_ids,
         )
     if found.percent is None or found.percent >= minimum:

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from referee.tools.adequacy import instrument
+from referee.tools.adequacy import Instrumented, instrument
 from referee.tools.graders.base import BaseHarness, GradeContext, GradeResult, unscored, working_dir
 from referee.tools.models.checks import TestsCheck
 from referee.tools.models.common import ReasonCode
@@ -50,7 +50,7 @@ class Launch:
     read: ReportRead
     planned: Plan | Advice | Refused
     verdict: GradeResult
-    coverage: Path | None = None
+    coverage: Instrumented | None = None
 
 
 @dataclass(frozen=True)
@@ -130,8 +130,7 @@ async def launch_suite(ctx: GradeContext, call: SuiteCall) -> Launch | GradeResu
             " while measuring diff coverage (line tracing slows Python 3.11 and older by up to"
             " 4x); raise timeout_s, or set coverage: false on the check"
         )
-    data = instrumented.data_file if instrumented else None
-    return Launch(result, read, planned, verdict, data)
+    return Launch(result, read, planned, verdict, instrumented)
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from typing import Any
 import anyio.to_thread
 
 from referee.tools.adequacy import flaky_reason, flaky_tests, locate_test
-from referee.tools.graders.adequacy import Repeats, assess, python_sources
+from referee.tools.graders.adequacy import Repeats, assess, changed_sources
 from referee.tools.graders.base import BaseHarness, GradeContext, GradeResult, unscored
 from referee.tools.graders.fail_to_pass import SuiteRun, judge_fail_to_pass
 from referee.tools.graders.harness import judge_harness
@@ -32,7 +32,7 @@ _ARTIFACT_LIMIT = 16 * 1024 * 1024  # larger reports are read, not copied into t
 async def grade_tests(ctx: GradeContext, criterion: Criterion) -> GradeResult:
     check = criterion.check
     assert isinstance(check, TestsCheck)
-    sources = await python_sources(ctx)
+    sources = await changed_sources(ctx)
     runs = await _repeated(ctx, check, criterion.id, sources if check.coverage else [])
     now = runs[0]
     flaky = flaky_tests([r.outcomes for r in runs]) if len(runs) > 1 else []
