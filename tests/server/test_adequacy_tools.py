@@ -15,6 +15,7 @@ from cart_project import FLAKY, RUNS_BUT_ASSERTS_NOTHING, cart_repo, change
 from mcp import Client
 from mcp_calls import call
 from projects import pytest_check
+from runs import judged
 
 from referee.server.app import build_server
 from referee.server.cli import main as cli
@@ -69,6 +70,16 @@ async def test_evaluate_over_mcp_names_uncovered_lines_and_surviving_mutants(
     survivor = next(i for d, i in issues.items() if "`>=` becomes `>` at src/cart.py:7" in d)
     assert survivor["location"] == "src/cart.py:7"
     assert survivor["evidence_ids"] == [mutation["evidence_id"]]
+    # The judge keeps the draft's issues and asks for a revision: the brief carries them.
+    card = judged(result["draft_scorecard"])
+    card["dimensions"]["design_quality"]["score"] = 1
+    card["guidance"] = "Pin the discount's boundary with assertions."
+    checked = await call(agent, "validate_scorecard", scorecard=card)
+    assert checked["valid"] is True, checked["errors"]
+    decided = await call(agent, "aggregate", contract_id=cid)
+    brief = [i["description"] for i in decided["revision_brief"]["issues_to_address"]]
+    assert any("`>=` becomes `>` at src/cart.py:7" in d for d in brief), brief
+    assert any(d.startswith("changed lines no test executed: src/cart.py:13") for d in brief)
     prompt = await agent.read_resource("prompt://evaluator")
     assert "survivor" in prompt.contents[0].text  # type: ignore[union-attr]
 

@@ -20,6 +20,7 @@ from gitrepo import make_repo
 from projects import contract_for, evaluated, pytest_check
 
 from referee.tools.adequacy import Lines, generate, ranges, spread
+from referee.tools.evaluate.compact import compact
 from referee.tools.models import Evaluation
 from referee.tools.report import render_markdown, run_report
 from referee.tools.rubrics import load_rubrics
@@ -101,6 +102,9 @@ async def test_a_test_that_asserts_nothing_leaves_surviving_mutants(
     assert "mutation score 0 (0/" in draft.criteria[0].evidence
     assert any("`>=` becomes `>` at src/cart.py:7" in i.description for i in draft.issues)
     page = render_markdown(run_report(store, result.run_id, rubrics=load_rubrics))
+    small = compact(result, 1)  # the budget cuts the full mutant list first, never the survivors
+    cut = small.criteria[0].adequacy.mutation  # type: ignore[union-attr]
+    assert cut and cut.mutants == [] and cut.survived == mutation.survived
     # The page escapes `<` and `>`.
     assert "| surviving mutant | src/cart.py:7 | the tests still pass when `&gt;=` becomes" in page
 

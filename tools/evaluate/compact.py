@@ -8,6 +8,7 @@ from __future__ import annotations
 from referee.tools.models.evaluation import Evaluation
 
 _TRIMS = (
+    ("mutants", 0),
     ("findings", 20),
     ("issues", 20),
     ("findings", 8),
@@ -54,12 +55,27 @@ def _trim(ev: Evaluation, what: str, keep: int) -> None:
     elif what == "prior_scorecard" and ev.prior_scorecard is not None:
         ev.prior_scorecard = {"omitted": "too large to inline; see report://" + ev.contract_ref}
         ev.omitted.append("prior_scorecard")
+    elif what == "mutants":
+        _drop_mutants(ev)
     elif what == "evidence_text":
         _shorten_texts(ev, keep)
     elif what == "changed_files" and len(ev.target.changed_files) > keep:
         cut = len(ev.target.changed_files) - keep + _cut_before(ev, "target.changed_files:")
         _note(ev, "target.changed_files:", f"target.changed_files: {cut} more")
         ev.target.changed_files = ev.target.changed_files[:keep]
+
+
+def _drop_mutants(ev: Evaluation) -> None:
+    """Every mutant is in its mutation evidence item; the survivors stay inline."""
+    cut = False
+    for c in ev.criteria:
+        mutation = c.adequacy.mutation if c.adequacy else None
+        if mutation is not None and mutation.mutants:
+            mutation.mutants, cut = [], True
+    if cut:
+        _note(
+            ev, "adequacy.mutation.mutants", "adequacy.mutation.mutants: see the mutation evidence"
+        )
 
 
 def _shorten_texts(ev: Evaluation, limit: int) -> None:
