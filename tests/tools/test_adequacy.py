@@ -18,6 +18,7 @@ from cart_project import (
 )
 from gitrepo import make_repo
 from projects import contract_for, evaluated, pytest_check
+from runner_projects import JS_CACHE
 
 from referee.tools.adequacy import Lines, generate, ranges, spread
 from referee.tools.evaluate.compact import compact
@@ -195,3 +196,30 @@ async def test_node_runs_are_measured_with_v8_coverage(store: Store, tmp_path: P
     assert (found.changed, found.covered) == (5, 1)  # the export line ran
     assert (criterion.status, criterion.reason_code) == ("fail", "diff_coverage_low")
     assert "not executed: src/cart.js:5-10" in criterion.reason
+
+
+JEST_TEST = "const { total } = require('../src/cart.js');\n"
+JEST_TEST += "test('total', () => { expect(total([1, 2])).toBe(3); });\n"
+
+
+@pytest.mark.skipif(not JS_CACHE.is_dir(), reason="jest is not installed in .cache/js-runners")
+async def test_jest_runs_are_measured_with_its_own_coverage(store: Store, tmp_path: Path) -> None:
+    project = make_repo(
+        tmp_path / "jestcart",
+        {
+            "src/cart.js": JS_BASE + "\nmodule.exports = { total };\n",
+            "test/cart.test.js": JEST_TEST,
+            "package.json": '{"name": "cart", "version": "1.0.0"}\n',
+            ".gitignore": "node_modules\n",
+        },
+    )
+    (project / "node_modules").symlink_to(JS_CACHE, target_is_directory=True)
+    (project / "src" / "cart.js").write_text(JS_CHANGED, encoding="utf-8")
+    result = await run(store, project, {"kind": "tests", "argv": ["npx", "jest"]})
+    criterion = result.criteria[0]
+    assert criterion.status == "pass", criterion.reason
+    found = criterion.adequacy.diff_coverage if criterion.adequacy else None
+    assert found and found.tool.startswith("jest")
+    # istanbul maps statements, not declarations: discount's three statements never ran.
+    assert [(f.path, f.uncovered) for f in found.files] == [("src/cart.js", ["7-10"])]
+    assert not result.tree_changed.changed  # the coverage folder is referee's, outside the tree

@@ -21,7 +21,7 @@ from referee.tools.adequacy.lines import FileLines, diff_coverage
 from referee.tools.models.adequacy import DiffCoverage
 from referee.tools.runners import Plan
 
-__all__ = ["JS_SUFFIXES", "V8_RUNNERS", "instrument_node", "measure_v8"]
+__all__ = ["JS_SUFFIXES", "V8_RUNNERS", "instrument_node", "measure_v8", "statement_lines"]
 
 JS_SUFFIXES = (".js", ".mjs", ".cjs")
 V8_RUNNERS = frozenset({"node", "mocha"})
@@ -124,3 +124,8 @@ def _statements(text: str) -> tuple[list[int], set[int]]:
         if stripped and not stripped.startswith("//") and not _PUNCTUATION.match(stripped):
             statements.add(number)
     return starts, statements
+
+
+def statement_lines(text: str) -> set[int]:
+    """The lines of a JS file that hold code (not blank, a comment or lone punctuation)."""
+    return _statements(text)[1]

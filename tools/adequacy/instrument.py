@@ -1,4 +1,5 @@
-"""Which coverage tool measures a planned test command, and reading what it wrote."""
+"""Which coverage tool measures a planned test command (coverage.py for pytest and unittest, V8 for
+node --test and mocha, jest's own for jest), and reading what it wrote."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from referee.tools.adequacy.coverage_istanbul import instrument_jest, measure_istanbul
 from referee.tools.adequacy.coverage_py import instrument_python, measure_python
 from referee.tools.adequacy.coverage_v8 import JS_SUFFIXES, instrument_node, measure_v8
 from referee.tools.models.adequacy import DiffCoverage
@@ -23,7 +25,7 @@ class Instrumented:
 
     plan: Plan
     data: Path
-    kind: Literal["coverage.py", "v8"]
+    kind: Literal["coverage.py", "v8", "istanbul"]
     sources: tuple[str, ...]
 
 
@@ -37,6 +39,8 @@ def instrument(
         return Instrumented(done[0], done[1], "coverage.py", python)
     if script and (node := instrument_node(plan, reports)):
         return Instrumented(node[0], node[1], "v8", script)
+    if script and (jest := instrument_jest(plan, reports)):
+        return Instrumented(jest[0], jest[1], "istanbul", script)
     return None
 
 
@@ -48,4 +52,6 @@ def measure(
         return None
     if instrumented.kind == "coverage.py":
         return measure_python(instrumented.data, tree, changed, instrumented.sources)
+    if instrumented.kind == "istanbul":
+        return measure_istanbul(instrumented.data, tree, changed, instrumented.sources)
     return measure_v8(instrumented.data, tree, changed, instrumented.sources)

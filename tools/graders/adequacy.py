@@ -93,7 +93,7 @@ def _gate(
             ReasonCode.DIFF_COVERAGE_LOW,
             f"{grade.reason}; min_diff_coverage {minimum:g}% is set, but referee could not"
             " measure this command's coverage (Python: pytest or unittest; JavaScript: node --test"
-            " or mocha, directly or through a package.json script)",
+            " or mocha, directly or through a package.json script, and jest)",
             grade.evidence_ids,
         )
     if found.percent is None or found.percent >= minimum:
