@@ -72,7 +72,8 @@ async def assess(
     grade = _gate(grade, check, adequacy.diff_coverage, bool(sources))
     wants_mutants = check.mutation or ctx.depth == "deep"
     python = [s for s in sources if s.endswith(".py")]
-    if python and wants_mutants and now.verdict.status == "pass":
+    # Mutants need a suite that passes unmutated, and say nothing about a flaky one.
+    if python and wants_mutants and now.verdict.status == "pass" and grade.status != "unscored":
         targets = _targets(changed, python, adequacy.diff_coverage)
         adequacy.mutation = await run_mutants(ctx, criterion.id, check, now, targets)
         if adequacy.mutation.evidence_id:
