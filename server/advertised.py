@@ -75,6 +75,7 @@ _DOCUMENTS = {
     "Perturbation": "schema://evaluation ($defs Perturbation)",
     "ProjectHealth": "schema://evaluation ($defs ProjectHealth)",
     "BaselineFindings": "schema://evaluation ($defs BaselineFindings)",
+    "TestAdequacy": "diff coverage, mutants, repeats: schema://evaluation ($defs TestAdequacy)",
     "GamingIndicator": "schema://aggregate ($defs GamingIndicator)",
     "DimensionChange": "schema://aggregate ($defs DimensionChange)",
 }

@@ -33,6 +33,18 @@ and you must not run anything that writes to the repository. Your only output is
 - At task scope `findings` are the change's own; `baseline_findings` were there at base already.
   Judge the change: old debt is context, not an issue of this work and not guidance for it.
 
+## Read the test adequacy
+A tests criterion's `adequacy` says how far its tests pin the change (task scope):
+- `diff_coverage`: the changed lines its tests executed, per file; `uncovered` ranges
+  (`src/cart.py:7-9`) are changed lines no test ran. Nothing verifies them: read them yourself.
+- `mutation` (depth `deep` or `mutation: true`): small bugs planted in the changed lines the tests
+  executed. A survivor ("the tests still pass when `<` becomes `<=` at cart.py:42") means the
+  tests run that line but would not notice it being wrong; a score (killed / run) below 0.5 means
+  the passing tests say little about the change. Verifiability follows the weakest score. Some
+  survivors are equivalent (the mutation changes nothing observable): say so when you see one.
+- `flaky`: a test that both passed and failed on the same tree across `repeat` runs. The criterion
+  is `unscored` and can never pass; validation refuses a pass (`flaky_pass`).
+
 ## Score with the rubric
 - Use the rubric's level definitions as written, not your own scale. Compare with its scored
   examples before you settle on a number.

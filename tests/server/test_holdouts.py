@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 import yaml
 from mcp import Client
+from mcp_calls import call
 from projects import calc_repo, commit_all, pytest_check
 from runs import judged
 
@@ -51,13 +52,6 @@ def project(tmp_path: Path) -> Path:
 async def agent(project: Path) -> AsyncIterator[Client]:
     async with Client(build_server(Settings.build([project]))) as client:
         yield client
-
-
-async def call(agent: Client, tool: str, **arguments: Any) -> dict[str, Any]:
-    result = await agent.call_tool(tool, arguments)
-    assert result.is_error is False, result.content
-    assert result.structured_content is not None
-    return result.structured_content
 
 
 async def refused(agent: Client, tool: str, **arguments: Any) -> set[str]:

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from gitrepo import git
 from mcp import Client
+from mcp_calls import call
 from projects import calc_repo, command_check, pytest_check
 from runs import judged
 
@@ -57,13 +58,6 @@ def settings(project: Path, tmp_path: Path) -> Settings:
 async def agent(settings: Settings) -> AsyncIterator[Client]:
     async with Client(build_server(settings)) as client:
         yield client
-
-
-async def call(agent: Client, tool: str, **arguments: Any) -> dict[str, Any]:
-    result = await agent.call_tool(tool, arguments)
-    assert result.is_error is False, result.content
-    assert result.structured_content is not None
-    return result.structured_content
 
 
 async def contract(agent: Client, *criteria: dict[str, Any], **fields: Any) -> str:

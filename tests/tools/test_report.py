@@ -51,6 +51,7 @@ SECTIONS = [
     "Anti-gaming results",
     "Alerts",
     "Criteria",
+    "Test adequacy",
     "Trends",
     "Calibration",
     "Browser checks",

@@ -43,6 +43,7 @@ NOT_IN_CORPUS = {
     "replaced_scorecard",
     "not_stored",
     "unverified_pass",
+    "flaky_pass",
     "generator_evidence_only",
     "store_tampered",
 }
@@ -333,6 +334,37 @@ def test_a_check_referee_could_not_run_cannot_be_marked_passed() -> None:
     problems = {p.code: p for p in result.errors}
     assert "unverified_pass" in problems and "timed out" in problems["unverified_pass"].message
     assert "contradicts_evidence" not in problems
+
+
+def test_a_flaky_criterion_cannot_be_marked_passed() -> None:
+    run = recorded_run()
+    reason = "flaky: tests/test_x.py::test_y passed 2 of 3"
+    criteria = [
+        (
+            c.model_copy(
+                update={
+                    "status": "unscored",
+                    "pass_": False,
+                    "reason_code": "flaky",
+                    "reason": reason,
+                }
+            )
+            if c.id == "AC-F-002"
+            else c
+        )
+        for c in run.evaluation.criteria
+    ]
+    evaluation = run.evaluation.model_copy(update={"criteria": criteria})
+    flaky = StoredRun(evaluation=evaluation, evidence=run.evidence, signature=run.signature)
+    result = validate_scorecard(
+        _card_from("referee-contradicts-evidence.json"),
+        contract=contract(),
+        rubrics=RUBRICS,
+        evidence=EvidenceContext(runs=[flaky], tree=evaluation.target.tree, key=None),
+    )
+    problems = {p.code: p for p in result.errors}
+    assert "passed 2 of 3" in problems["flaky_pass"].message
+    assert {"unverified_pass", "contradicts_evidence"}.isdisjoint(problems)
 
 
 def test_generator_session_evidence_alone_cannot_carry_a_pass() -> None:

@@ -105,16 +105,25 @@ def _version_of(exe: str) -> str | None:
     # exits 1; snap builds also reject outside profiles.
     if "/snap/" in os.path.realpath(exe):
         return None
-    try:
-        done = subprocess.run(
-            [exe, "--version"],
-            capture_output=True,
-            encoding="utf-8",
-            errors="replace",
-            timeout=_VERSION_TIMEOUT_S,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired):
+    done = None
+    # A first start from a cold disk cache on a busy machine can take longer than the timeout:
+    # one slow answer does not make the browser missing, so it is asked once more, for longer.
+    for timeout in (_VERSION_TIMEOUT_S, 3 * _VERSION_TIMEOUT_S):
+        try:
+            done = subprocess.run(
+                [exe, "--version"],
+                capture_output=True,
+                encoding="utf-8",
+                errors="replace",
+                timeout=timeout,
+                check=False,
+            )
+            break
+        except subprocess.TimeoutExpired:
+            continue
+        except OSError:
+            return None
+    if done is None:
         return None
     if done.returncode != 0:
         return None

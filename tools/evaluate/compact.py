@@ -8,6 +8,8 @@ from __future__ import annotations
 from referee.tools.models.evaluation import Evaluation
 
 _TRIMS = (
+    ("mutants", 0),
+    ("coverage_files", 10),
     ("findings", 20),
     ("issues", 20),
     ("findings", 8),
@@ -16,6 +18,7 @@ _TRIMS = (
     ("findings", 3),
     ("issues", 5),
     ("draft_issues", 3),
+    ("coverage_files", 3),
     ("evidence_text", 120),
     ("changed_files", 50),
     ("findings", 0),
@@ -58,11 +61,41 @@ def _trim(ev: Evaluation, what: str, keep: int, totals: dict[str, int]) -> None:
     elif what == "draft_issues" and len(ev.draft_scorecard.issues) > keep:
         ev.draft_scorecard.issues = ev.draft_scorecard.issues[:keep]
         _note(ev, "draft_scorecard.issues", f"cut to {keep}")
+    elif what == "mutants":
+        _drop_mutants(ev)
+    elif what == "coverage_files":
+        _keep_coverage_files(ev, keep)
     elif what == "evidence_text":
         _shorten_texts(ev, keep)
     elif what == "changed_files" and len(ev.target.changed_files) > keep:
         _note(ev, "target.changed_files", f"{totals['changed_files'] - keep} more")
         ev.target.changed_files = ev.target.changed_files[:keep]
+
+
+def _drop_mutants(ev: Evaluation) -> None:
+    """Every mutant is in its mutation evidence item; the survivors stay inline."""
+    cut = False
+    for c in ev.criteria:
+        mutation = c.adequacy.mutation if c.adequacy else None
+        if mutation is not None and mutation.mutants:
+            mutation.mutants, cut = [], True
+    if cut:
+        _note(ev, "adequacy.mutation.mutants", "see the mutation evidence")
+
+
+def _keep_coverage_files(ev: Evaluation, keep: int) -> None:
+    """Per-file diff coverage, the files with the most uncovered lines first; the rest is in the
+    coverage evidence item (the totals stay exact)."""
+    cut = 0
+    for c in ev.criteria:
+        coverage = c.adequacy.diff_coverage if c.adequacy else None
+        if coverage is None or len(coverage.files) <= keep:
+            continue
+        ranked = sorted(coverage.files, key=lambda f: (f.covered - f.changed, f.path))
+        cut += len(coverage.files) - keep
+        coverage.files = ranked[:keep]
+    if cut:
+        _note(ev, "adequacy.diff_coverage.files", f"{cut} more in the coverage evidence")
 
 
 def _shorten_texts(ev: Evaluation, limit: int) -> None:

@@ -197,12 +197,25 @@ def verifiability(s: Signals, unit: bool) -> DimensionResult:
             f"{len(s.tests) - len(unrun)}/{len(s.tests)} test checks ran and reported results;"
             f" could not run: {', '.join(unrun)}"
         )
-    return _det(
-        _level(1.0, unit),
-        0.6,
-        f"{len(s.tests)}/{len(s.tests)} test checks ran and reported results",
-        [e for r in s.tests for e in r.evidence_ids],
+    ran = f"{len(s.tests)}/{len(s.tests)} test checks ran and reported results"
+    scored = [(r, r.adequacy.mutation) for r in s.tests if r.adequacy and r.adequacy.mutation]
+    scores = [(r, m) for r, m in scored if m.score is not None]
+    if not scores:
+        return _det(_level(1.0, unit), 0.6, ran, [e for r in s.tests for e in r.evidence_ids])
+    # Tests that ran prove little if they would not notice the change being wrong: the weakest
+    # criterion's mutation score decides (>= 0.8 top, >= 0.5 good, else weak).
+    worst = min(m.score or 0.0 for _, m in scores)
+    level = 1.0 if worst >= 0.8 else 0.7 if worst >= 0.5 else 0.4
+    text = "; ".join(
+        f"{r.id}: mutation score {m.score:g} ({m.killed}/{m.run} mutants of the changed lines"
+        " killed)"
+        for r, m in scores
     )
+    ids = [m.evidence_id for _, m in scores if m.evidence_id]
+    return _det(level if unit else _MUTATION_LEVEL[level], 0.7, f"{ran}; {text}", ids)
+
+
+_MUTATION_LEVEL = {1.0: 3.0, 0.7: 2.0, 0.4: 1.0}
 
 
 DERIVERS: dict[str, Callable[[Signals, bool], DimensionResult]] = {

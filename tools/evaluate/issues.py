@@ -6,8 +6,9 @@ criterion is never described here.
 
 from __future__ import annotations
 
+from referee.tools.evaluate.adequacy import adequacy_issues
 from referee.tools.evaluate.run import Outcomes
-from referee.tools.models.common import SEVERITY_ORDER, Severity
+from referee.tools.models.common import SEVERITY_ORDER, ReasonCode, Severity
 from referee.tools.models.contract import Criterion
 from referee.tools.models.evaluation import (
     AntipatternFinding,
@@ -32,6 +33,7 @@ def issues_of(
     holdouts = {c.id for c in criteria if c.holdout}
     issues = [
         *_criterion_issues(results, holdouts),
+        *adequacy_issues(results),
         *_tamper_issues(outcomes),
         *_tree_issues(outcomes),
     ]
@@ -73,7 +75,8 @@ def _criterion_issues(results: list[CriterionResult], holdouts: set[str]) -> lis
                     "make the criterion's check pass",
                 )
             )
-        elif r.status == "unscored":
+        elif r.status == "unscored" and r.reason_code != ReasonCode.FLAKY:
+            # A flaky criterion's issues name each flaky test at its line (adequacy_issues).
             issues.append(
                 _issue(
                     r,

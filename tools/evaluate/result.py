@@ -6,6 +6,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from datetime import datetime
 
+from referee.tools.evaluate.adequacy import adequacy_text
 from referee.tools.evaluate.dimensions import derive_dimensions, signals_of
 from referee.tools.evaluate.draft import DraftFacts, draft_scorecard
 from referee.tools.evaluate.health import project_health
@@ -49,6 +50,9 @@ def criterion_result(criterion: Criterion, result: GradeResult | None) -> Criter
             holdout=criterion.holdout,
         )
     ids = ", ".join(result.evidence_ids)
+    evidence = f"{result.reason} ({ids})" if ids else result.reason
+    if more := adequacy_text(result.adequacy):
+        evidence += f"; {more}"
     return CriterionResult(
         id=criterion.id,
         evaluator=criterion.evaluator,
@@ -56,11 +60,12 @@ def criterion_result(criterion: Criterion, result: GradeResult | None) -> Criter
         status=result.status,
         reason_code=result.code,
         reason=result.reason,
-        evidence=f"{result.reason} ({ids})" if ids else result.reason,
+        evidence=evidence,
         evidence_ids=result.evidence_ids,
         holdout=criterion.holdout,
         regressions=result.regressions,
         tests=result.tests,
+        adequacy=result.adequacy,
     )
 
 

@@ -39,7 +39,14 @@ from referee.tools.models.contract import Contract, Criterion
 from referee.tools.models.evaluation import Perturbation, TreeChanged
 from referee.tools.perturbation import build_perturbed_copy
 from referee.tools.process import HostLauncher, Launcher
-from referee.tools.repo import add_worktree, file_at, is_git_repo, list_files, remove_worktree
+from referee.tools.repo import (
+    add_worktree,
+    changed_lines,
+    file_at,
+    is_git_repo,
+    list_files,
+    remove_worktree,
+)
 from referee.tools.settings import Settings
 from referee.tools.static import list_files as static_files
 from referee.tools.static.exclude import in_scope
@@ -181,6 +188,9 @@ async def _context(plan: RunPlan, scratch: Path) -> AsyncIterator[GradeContext]:
             harness=_Once(harness).get,
             browser_pool=_Once(browser).get,
             tree=ws.target.tree,
+            depth=plan.depth,
+            scope=plan.scope,
+            changed_lines=_Once(lambda: _changed_lines(ws, plan.scope)).get,
         )
         try:
             yield ctx
@@ -189,6 +199,12 @@ async def _context(plan: RunPlan, scratch: Path) -> AsyncIterator[GradeContext]:
             with anyio.CancelScope(shield=True):
                 for cleanup in cleanups:
                     cleanup()
+
+
+async def _changed_lines(ws: Workspace, scope: Scope) -> dict[str, set[int] | None]:
+    if scope != "task" or ws.base is None or not ws.target.tree:
+        return {}
+    return await anyio.to_thread.run_sync(changed_lines, ws.repo, ws.base, ws.target.tree)
 
 
 def _holdout_layers(plan: RunPlan, folder: Path) -> dict[str, Path]:

@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 import anyio
 
 from referee.tools.evidence.recorder import EvidenceRecorder
-from referee.tools.models.common import CriterionStatus, ReasonCode
+from referee.tools.models.adequacy import TestAdequacy
+from referee.tools.models.common import CriterionStatus, Depth, ReasonCode, Scope
 from referee.tools.models.contract import Contract, Criterion
 from referee.tools.models.evaluation import TestCounts
 from referee.tools.process import BackgroundProcess, Command, Launcher, ProcessResult
@@ -92,10 +93,16 @@ class GradeResult:
     details: dict[str, Any] = field(default_factory=dict)
     tests: TestCounts | None = None
     """Per-test outcomes, for a tests check that reported them."""
+    adequacy: TestAdequacy | None = None
+    """Diff coverage, mutants and repeats of a tests check."""
 
     @property
     def passed(self) -> bool:
         return self.status == "pass"
+
+
+async def _no_lines() -> Mapping[str, set[int] | None]:
+    return {}
 
 
 @dataclass
@@ -124,6 +131,10 @@ class GradeContext:
     tree: str | None = None
     """The evaluated tree's hash (task scope compares it with base)."""
     holdout_layers: Mapping[str, Path] = field(default_factory=dict)
+    depth: Depth = "standard"
+    scope: Scope = "task"
+    changed_lines: Callable[[], Awaitable[Mapping[str, set[int] | None]]] = field(default=_no_lines)
+    """Task scope: the changed lines of each changed file since base (None: a new file)."""
 
     def layers_for(self, criterion_id: str) -> tuple[Path, ...]:
         """The folders laid over the tree for one criterion's commands: its hold-out files."""

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from referee.tools.adequacy import Instrumented
 from referee.tools.graders.base import GradeResult
 from referee.tools.models.common import ReasonCode
 from referee.tools.models.evidence import TestOutcome
@@ -33,6 +34,9 @@ class SuiteRun:
     verdict: GradeResult
     outcomes: list[TestOutcome] = field(default_factory=list)
     evidence_id: str | None = None
+    duration_s: float = 0.0
+    coverage: Instrumented | None = None
+    """How the run was measured for diff coverage (where its data is), when it was."""
 
 
 def test_patch(changed: Iterable[str]) -> list[str]:

@@ -116,6 +116,40 @@ class TestsCheck(_ProcessCheck):
         default=False,
         description="Also run at the base commit; passes only if it failed there and passes now",
     )
+    coverage: bool = Field(
+        default=True,
+        description=(
+            "Task scope: measure which changed lines the tests execute (Python: coverage.py) in"
+            " the criterion's own run"
+        ),
+    )
+    min_diff_coverage: float | None = Field(
+        default=None,
+        ge=0,
+        le=100,
+        description=(
+            "Percent of the changed statements the tests must execute; below it the criterion"
+            " fails, naming the uncovered lines"
+        ),
+    )
+    mutation: bool = Field(
+        default=False,
+        description=(
+            "Run mutants of the changed lines against these tests (always at depth `deep`)"
+        ),
+    )
+    max_mutants: int = Field(
+        default=20, ge=1, le=200, description="At most this many mutants, spread over the lines"
+    )
+    repeat: int = Field(
+        default=1,
+        ge=1,
+        le=20,
+        description=(
+            "Run the suite this many times; a test that both passes and fails makes the"
+            " criterion unscored (flaky), never a pass"
+        ),
+    )
 
 
 class CommandCheck(_ProcessCheck):

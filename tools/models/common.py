@@ -60,6 +60,8 @@ class ReasonCode(StrEnum):
     MANUAL = "manual"
     HARNESS_FLIP = "harness_flip"
     HARNESS_UNVERIFIED = "harness_unverified"
+    FLAKY = "flaky"
+    DIFF_COVERAGE_LOW = "diff_coverage_low"
 
 
 class Model(BaseModel):

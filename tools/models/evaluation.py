@@ -6,6 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
+from referee.tools.models.adequacy import TestAdequacy
 from referee.tools.models.common import (
     CheckedScope,
     CriterionStatus,
@@ -110,6 +111,12 @@ class CriterionResult(Model):
     )
     tests: TestCounts | None = Field(
         default=None, description="Per-test outcomes of a tests check (the run now)"
+    )
+    adequacy: TestAdequacy | None = Field(
+        default=None,
+        description=(
+            "A tests check's diff coverage, mutants of the changed lines and repeated runs"
+        ),
     )
 
 

@@ -71,6 +71,7 @@ def document(view: ReportView) -> Document:
         _gaming,
         _alerts,
         _criteria,
+        _adequacy,
         _trends,
         _strategy,
         _calibration,
@@ -273,6 +274,16 @@ def _criteria(view: ReportView) -> Section:
         " is for evaluators and people, never for the generator."
     )
     return Section("Criteria", [note, Table(headers, rows)])
+
+
+def _adequacy(view: ReportView) -> Section:
+    """Do the tests pin the change: uncovered changed lines, surviving mutants, flaky tests."""
+    rows = [
+        [r.criterion, r.kind, r.location, r.detail, r.evidence_id or "—"] for r in view.adequacy
+    ]
+    headers = ["Criterion", "What", "Where", "Detail", "Evidence"]
+    empty = "not measured (task scope, Python tests checks; mutants at depth deep)"
+    return Section("Test adequacy", [Table(headers, rows, empty=empty)])
 
 
 def _trends(view: ReportView) -> Section:

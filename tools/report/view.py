@@ -8,6 +8,7 @@ from referee.tools.calibration import CalibrationReport
 from referee.tools.models.common import Model
 from referee.tools.models.strategy import StrategicAssessment
 from referee.tools.report import analysis, history, strategy
+from referee.tools.report.adequacy import AdequacyRow, adequacy_rows
 from referee.tools.report.analysis import (
     AlertRow,
     DimensionRow,
@@ -49,6 +50,10 @@ class ReportView(Model):
     )
     evidence: list[EvidenceRow]
     browser_checks: list[BrowserRow]
+    adequacy: list[AdequacyRow] = Field(
+        default_factory=list,
+        description="The latest run: diff coverage, surviving mutants, flaky tests",
+    )
     calibration: list[CalibrationRow]
     agreement: CalibrationReport | None = None
     warnings: list[str] = Field(default_factory=list)
@@ -86,6 +91,7 @@ def analyse(data: ReportData) -> ReportView:
         ),
         evidence=history.evidence(data),
         browser_checks=history.browser_checks(data),
+        adequacy=adequacy_rows(data),
         calibration=history.calibration(data),
         agreement=data.agreement,
         warnings=list(data.warnings),

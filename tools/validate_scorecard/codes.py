@@ -190,6 +190,11 @@ CODES: dict[str, Code] = {
         " timeout, server never ready).",
         "Fix what stopped the check and evaluate again, or mark it pass: false.",
     ),
+    "flaky_pass": _e(
+        "A criterion is marked passed although its tests disagreed across repeated runs"
+        " (`repeat: N`: a test both passed and failed on the same tree).",
+        "Make the flaky tests deterministic and evaluate again, or mark it pass: false.",
+    ),
     "generator_evidence_only": _e(
         "A criterion marked passed cites only evidence captured from the generator's own session"
         " (G-…).",

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from referee.tools.errors import Problem
+from referee.tools.models.common import ReasonCode
 from referee.tools.models.evaluation import CriterionResult
 from referee.tools.store.runs import StoredRun
 from referee.tools.validate_scorecard.binding import (
@@ -212,6 +213,20 @@ def _contradictions(
         if not isinstance(claimed, bool) or not ident:
             continue
         found = _recorded(ident, card, runs, reference)
+        if found is not None and found[1].reason_code == ReasonCode.FLAKY:
+            if claimed is True:
+                problems.append(
+                    Problem(
+                        path=path("criteria", i, "pass"),
+                        code="flaky_pass",
+                        message=(
+                            f"criterion {ident} ran its tests repeatedly and they disagreed"
+                            f" ({found[1].reason}); a flaky result never passes: make the tests"
+                            " deterministic and evaluate again, or mark it pass: false"
+                        ),
+                    )
+                )
+            continue
         if found is not None and found[1].status == "unscored":
             if claimed is True:
                 problems.append(

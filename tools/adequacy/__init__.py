@@ -1,0 +1,34 @@
+"""Test adequacy: do the tests of a criterion execute the change, would they notice a bug in it,
+and do they give the same answer every time?
+
+lines        changed/covered line sets and the `12-14` ranges people read
+instrument   which tool measures a test command: coverage.py (Python) or V8 (node)
+coverage_py  Python diff coverage with coverage.py, in the criterion's own run
+coverage_v8  JavaScript diff coverage from node's V8 coverage, in the criterion's own run
+mutants      mutants of the changed lines of Python files (`ast`), spread over the lines
+flaky        per-test pass counts across repeated runs
+"""
+
+from referee.tools.adequacy.flaky import flaky_reason, flaky_tests, locate_test
+from referee.tools.adequacy.instrument import MEASURABLE, Instrumented, instrument, measure
+from referee.tools.adequacy.lines import FileLines, diff_coverage, parse_ranges, ranges
+from referee.tools.adequacy.mutants import Lines, MutantSpec, generate, read_source, spread
+
+__all__ = [
+    "MEASURABLE",
+    "FileLines",
+    "Instrumented",
+    "Lines",
+    "MutantSpec",
+    "diff_coverage",
+    "flaky_reason",
+    "flaky_tests",
+    "generate",
+    "instrument",
+    "locate_test",
+    "measure",
+    "parse_ranges",
+    "ranges",
+    "read_source",
+    "spread",
+]

@@ -1,0 +1,57 @@
+"""Which coverage tool measures a planned test command (coverage.py for pytest and unittest, V8 for
+node --test and mocha, jest's own for jest), and reading what it wrote."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from referee.tools.adequacy.coverage_istanbul import instrument_jest, measure_istanbul
+from referee.tools.adequacy.coverage_py import instrument_python, measure_python
+from referee.tools.adequacy.coverage_v8 import JS_SUFFIXES, instrument_node, measure_v8
+from referee.tools.models.adequacy import DiffCoverage
+from referee.tools.runners import Plan
+
+__all__ = ["MEASURABLE", "Instrumented", "instrument", "measure"]
+
+MEASURABLE = (".py", *JS_SUFFIXES)
+
+
+@dataclass(frozen=True)
+class Instrumented:
+    """A plan that records the lines it executes: with what, into where, for which files."""
+
+    plan: Plan
+    data: Path
+    kind: Literal["coverage.py", "v8", "istanbul"]
+    sources: tuple[str, ...]
+
+
+def instrument(
+    plan: Plan, reports: Path, sources: Sequence[str], path: str | None
+) -> Instrumented | None:
+    """The plan measured by the tool of its runner's language (None: nothing to measure)."""
+    python = tuple(s for s in sources if s.endswith(".py"))
+    script = tuple(s for s in sources if s.endswith(JS_SUFFIXES))
+    if python and (done := instrument_python(plan, reports, python, path)):
+        return Instrumented(done[0], done[1], "coverage.py", python)
+    if script and (node := instrument_node(plan, reports)):
+        return Instrumented(node[0], node[1], "v8", script)
+    if script and (jest := instrument_jest(plan, reports)):
+        return Instrumented(jest[0], jest[1], "istanbul", script)
+    return None
+
+
+def measure(
+    instrumented: Instrumented, tree: Path, changed: Mapping[str, set[int] | None]
+) -> DiffCoverage | None:
+    """What the run executed of its sources' changed lines (None: it wrote nothing)."""
+    if not instrumented.data.exists():
+        return None
+    if instrumented.kind == "coverage.py":
+        return measure_python(instrumented.data, tree, changed, instrumented.sources)
+    if instrumented.kind == "istanbul":
+        return measure_istanbul(instrumented.data, tree, changed, instrumented.sources)
+    return measure_v8(instrumented.data, tree, changed, instrumented.sources)

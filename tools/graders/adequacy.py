@@ -1,0 +1,134 @@
+"""Test adequacy of a tests criterion: diff coverage from its own run, the `min_diff_coverage`
+gate, and (at depth `deep` or with `mutation: true`) mutants of the changed lines.
+
+Diff coverage and mutants are about the change, so they exist at task scope only, on the changed
+source files (test files are what does the covering, not what is covered): coverage for Python
+and node-run JavaScript, mutants for Python.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import anyio.to_thread
+
+from referee.tools.adequacy import MEASURABLE, Lines, measure, parse_ranges
+from referee.tools.graders.base import GradeContext, GradeResult, unscored
+from referee.tools.graders.fail_to_pass import SuiteRun
+from referee.tools.graders.mutation import run_mutants
+from referee.tools.models.adequacy import DiffCoverage, FlakyTest, TestAdequacy
+from referee.tools.models.checks import TestsCheck
+from referee.tools.models.common import ReasonCode
+from referee.tools.models.contract import Criterion
+from referee.tools.static.paths import is_test_path
+
+__all__ = ["Repeats", "assess", "changed_sources", "coverage_reason"]
+
+_DEPENDENCY_PARTS = frozenset({"node_modules", ".venv", "venv", ".tox", "vendor", "site-packages"})
+
+
+@dataclass(frozen=True)
+class Repeats:
+    """How many times the suite ran, and the tests whose outcome changed between runs."""
+
+    runs: int = 1
+    flaky: list[FlakyTest] = field(default_factory=list)
+
+
+async def changed_sources(ctx: GradeContext) -> list[str]:
+    """The changed source files (not tests) referee can measure, at task scope."""
+    if ctx.scope != "task" or ctx.base is None:
+        return []
+    changed = await ctx.changed_lines()
+    return sorted(
+        rel
+        for rel in changed
+        if rel.endswith(MEASURABLE)
+        and not is_test_path(rel)
+        and not _DEPENDENCY_PARTS.intersection(rel.split("/"))
+        and (ctx.workdir / rel).is_file()
+    )
+
+
+async def assess(
+    ctx: GradeContext,
+    criterion: Criterion,
+    grade: GradeResult,
+    now: SuiteRun,
+    repeats: Repeats,
+    sources: Sequence[str],
+) -> GradeResult:
+    """The grade with its adequacy facts, failed below `min_diff_coverage`."""
+    check = criterion.check
+    assert isinstance(check, TestsCheck)
+    adequacy = TestAdequacy(repeats=repeats.runs, flaky=repeats.flaky)
+    changed = await ctx.changed_lines() if sources else {}
+    if now.coverage is not None:
+        found = await anyio.to_thread.run_sync(measure, now.coverage, ctx.workdir, changed)
+        if found is not None:
+            found.evidence_id = now.evidence_id
+            adequacy.diff_coverage = found
+    grade = _gate(grade, check, adequacy.diff_coverage, bool(sources))
+    wants_mutants = check.mutation or ctx.depth == "deep"
+    python = [s for s in sources if s.endswith(".py")]
+    # Mutants need a suite that passes unmutated, and say nothing about a flaky one.
+    if python and wants_mutants and now.verdict.status == "pass" and grade.status != "unscored":
+        targets = _targets(changed, python, adequacy.diff_coverage)
+        adequacy.mutation = await run_mutants(ctx, criterion.id, check, now, targets)
+        if adequacy.mutation.evidence_id:
+            grade.evidence_ids.append(adequacy.mutation.evidence_id)
+    measured = adequacy.diff_coverage or adequacy.mutation or repeats.runs > 1
+    grade.adequacy = adequacy if measured else None
+    return grade
+
+
+def _gate(
+    grade: GradeResult, check: TestsCheck, found: DiffCoverage | None, changed: bool
+) -> GradeResult:
+    minimum = check.min_diff_coverage
+    if minimum is None or grade.status != "pass" or not changed:
+        return grade
+    if found is None:
+        return unscored(
+            ReasonCode.DIFF_COVERAGE_LOW,
+            f"{grade.reason}; min_diff_coverage {minimum:g}% is set, but referee could not"
+            " measure this command's coverage (Python: pytest or unittest; JavaScript: node --test"
+            " or mocha, directly or through a package.json script, and jest)",
+            grade.evidence_ids,
+        )
+    if found.percent is None or found.percent >= minimum:
+        return grade
+    return GradeResult(
+        status="fail",
+        code=ReasonCode.DIFF_COVERAGE_LOW,
+        reason=f"{grade.reason}; but {coverage_reason(found)}, below min_diff_coverage"
+        f" {minimum:g}%",
+        evidence_ids=grade.evidence_ids,
+        regressions=grade.regressions,
+        details=grade.details,
+        tests=grade.tests,
+    )
+
+
+def coverage_reason(found: DiffCoverage) -> str:
+    """`the tests executed 2 of 5 changed lines (40%); not executed: src/a.py:3-5`."""
+    missing = [f"{f.path}:{r}" for f in found.files for r in f.uncovered]
+    shown = ", ".join(missing[:8]) + (f" (+{len(missing) - 8} more)" if len(missing) > 8 else "")
+    text = (
+        f"the tests executed {found.covered} of {found.changed} changed lines ({found.percent:g}%)"
+    )
+    return f"{text}; not executed: {shown}" if missing else text
+
+
+def _targets(
+    changed: Mapping[str, set[int] | None], sources: Sequence[str], found: DiffCoverage | None
+) -> dict[str, Lines]:
+    """The lines worth mutating: changed ones the tests executed (a mutant of a line no test
+    runs survives by construction, and the line is already reported as not executed)."""
+    if found is None:
+        return {rel: Lines(changed.get(rel)) for rel in sources}
+    return {
+        entry.path: Lines(changed.get(entry.path), frozenset(parse_ranges(entry.uncovered)))
+        for entry in found.files
+    }

@@ -1,0 +1,238 @@
+"""Running a tests check once: plan the runner's report, launch it (under coverage.py when the
+change is measured), read the report, and judge the run.
+
+Recording the run as evidence is the caller's choice: `tests.run_suite` records every run, the
+mutation stage records one item for all its mutants.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from referee.tools.adequacy import Instrumented, instrument
+from referee.tools.graders.base import BaseHarness, GradeContext, GradeResult, unscored, working_dir
+from referee.tools.models.checks import TestsCheck
+from referee.tools.models.common import ReasonCode
+from referee.tools.models.evaluation import TestCounts
+from referee.tools.models.evidence import TestOutcome
+from referee.tools.process import ProcessResult
+from referee.tools.runners import (
+    Advice,
+    Plan,
+    Report,
+    ReportRead,
+    confined_report,
+    parse_named_report,
+    plan_command,
+    read_report,
+    snapshot,
+    summarize_tests,
+)
+
+__all__ = ["Launch", "Refused", "SuiteCall", "launch_suite", "suite_verdict"]
+
+
+@dataclass(frozen=True)
+class Refused:
+    """A check whose report must not be read (its `junit` path leaves the check's folder)."""
+
+    code: ReasonCode
+    reason: str
+
+
+@dataclass(frozen=True)
+class Launch:
+    """One run of a suite, read but not yet recorded."""
+
+    result: ProcessResult
+    read: ReportRead
+    planned: Plan | Advice | Refused
+    verdict: GradeResult
+    coverage: Instrumented | None = None
+
+
+@dataclass(frozen=True)
+class SuiteCall:
+    """One run of a tests check: where, under which label, with what laid over the tree.
+
+    Attributes:
+        measure: Changed Python files whose executed lines the run records (coverage.py).
+        layers: Folders laid over the tree after the hold-outs (a mutant).
+        timeout_s: Replaces the check's own timeout (a mutant's, derived from the baseline).
+    """
+
+    check: TestsCheck
+    root: Path
+    label: str
+    criterion_id: str
+    harness: BaseHarness | None = None
+    measure: Sequence[str] = ()
+    layers: tuple[Path, ...] = ()
+    timeout_s: float | None = None
+
+
+async def launch_suite(ctx: GradeContext, call: SuiteCall) -> Launch | GradeResult:
+    """Run the suite and read its report (a GradeResult when it cannot even start: bad cwd)."""
+    check, root, label, harness = call.check, call.root, call.label, call.harness
+    cwd = working_dir(ctx, check.cwd, root)
+    if cwd is None:
+        return unscored(ReasonCode.CWD_OUTSIDE, f"cwd {check.cwd!r} is outside the repository")
+    # The only folder outside the tree the runner may write: its own reports (see report_dir).
+    reports = ctx.report_dir(label)
+    planned = _plan(ctx, check, cwd, root, reports)
+    plan = planned if isinstance(planned, Plan) else None
+    instrumented = (
+        instrument(plan, reports, call.measure, ctx.settings.env.get("PATH")) if plan else None
+    )
+    if instrumented is not None:
+        plan = instrumented.plan
+    exported = _Exported()
+    if plan is not None and not ctx.launcher.keeps_writes:
+        plan, exported = _exporting(plan, root, reports / "tree")
+    before = await snapshot(plan.report) if plan else None
+    timeout = call.timeout_s or check.timeout_s
+    result = await ctx.run(
+        ctx.command(
+            plan.argv if plan else check.argv,
+            cwd=cwd,
+            label=label,
+            timeout_s=timeout,
+            env={**(plan.env if plan else {}), **ctx.env_for(check.env)},
+            shell=check.shell if plan is None or plan.shell is None else plan.shell,
+            writable=(reports,),
+            network=check.network,
+            tree=root,
+            export=exported.paths,
+            export_to=exported.to,
+            layers=(
+                *((harness.layer,) if harness and harness.layer else ()),
+                *ctx.layers_for(call.criterion_id),
+                *call.layers,
+            ),
+            hide=harness.hide if harness else (),
+        )
+    )
+    read = ReportRead()
+    if plan is not None and before is not None:
+        read = await read_report(
+            plan.report,
+            stdout=result.stdout_path,
+            before=before,
+            allowed=(root, ctx.scratch),
+            limit=ctx.settings.report_limit,
+            timeout_s=timeout,
+        )
+    verdict = suite_verdict(result, read, None if isinstance(planned, Plan) else planned)
+    if instrumented and result.timed_out:
+        verdict.reason += (
+            " while measuring diff coverage (line tracing slows Python 3.11 and older by up to"
+            " 4x); raise timeout_s, or set coverage: false on the check"
+        )
+    return Launch(result, read, planned, verdict, instrumented)
+
+
+@dataclass(frozen=True)
+class _Exported:
+    paths: tuple[tuple[str, str | None], ...] = ()
+    to: Path | None = None
+
+
+def _exporting(plan: Plan, root: Path, dest: Path) -> tuple[Plan, _Exported]:
+    """The plan with its in-tree report places moved to `dest`, where the sandbox copies them.
+
+    In the sandbox a report written inside the tree (Surefire's, a check's named `junit`) lands in
+    the overlay and vanishes with the command; the launcher exports those paths first.
+    """
+    paths: list[tuple[str, str | None]] = []
+
+    def moved(path: Path, folder: str | None = None) -> Path:
+        if not path.is_relative_to(root):
+            return path
+        rel = path.relative_to(root).as_posix()
+        paths.append((rel, folder))
+        return dest / rel
+
+    report = plan.report
+    files = tuple(moved(p) for p in report.files)
+    search = tuple(replace(s, root=moved(s.root, s.folder)) for s in report.search)
+    plan = replace(plan, report=replace(report, files=files, search=search))
+    return plan, _Exported(tuple(dict.fromkeys(paths)), dest if paths else None)
+
+
+def _plan(
+    ctx: GradeContext, check: TestsCheck, cwd: Path, root: Path, reports: Path
+) -> Plan | Advice | Refused:
+    if check.junit:
+        target = confined_report(cwd, check.junit)
+        if target is None:
+            return Refused(
+                ReasonCode.REPORT_OUTSIDE,
+                f"junit {check.junit!r} leads outside the check's folder {cwd}; it was not read",
+            )
+        report = Report("junit", parse_named_report(cwd), files=(target,))
+        return Plan(runner="named report", argv=tuple(check.argv), report=report)
+    return plan_command(
+        check.argv,
+        cwd=cwd,
+        tree=root,
+        reports=reports,
+        shell=check.shell,
+        path=ctx.settings.env.get("PATH"),
+    )
+
+
+def suite_verdict(
+    result: ProcessResult, read: ReportRead, unread: Advice | Refused | None = None
+) -> GradeResult:
+    """Pass only when the command exits 0 and at least one test ran and none failed or errored."""
+    if result.error:
+        return unscored(
+            ReasonCode.COULD_NOT_START, f"the test runner could not start: {result.error}"
+        )
+    if result.timed_out:
+        return unscored(
+            ReasonCode.TIMED_OUT,
+            f"timed out after {result.duration_s:.1f} s; the process group was killed",
+        )
+    ran = f"it ran (exit code {result.exit_code}, {result.duration_s:.1f} s)"
+    if isinstance(unread, Advice):
+        return unscored(
+            ReasonCode.RUNNER_UNKNOWN, f"{ran}, but gave no per-test outcomes: {unread.hint}"
+        )
+    if isinstance(unread, Refused):
+        return unscored(unread.code, f"{ran}; {unread.reason}")
+    if read.code is not None:
+        return unscored(read.code, f"{ran}, but no usable report: {read.problem}")
+    return _judge(result, read.outcomes)
+
+
+def _judge(result: ProcessResult, outcomes: list[TestOutcome]) -> GradeResult:
+    summary = summarize_tests(outcomes)
+    counts = TestCounts(
+        passed=summary.passed, failed=summary.failed, errors=summary.errors, skipped=summary.skipped
+    )
+    if summary.total == 0 or summary.passed + summary.failed + summary.errors == 0:
+        return GradeResult(
+            status="fail",
+            code=ReasonCode.NO_TESTS,
+            reason=f"no test ran (exit code {result.exit_code}); zero tests never pass",
+            tests=counts,
+        )
+    if summary.failed or summary.errors:
+        failing = [t.name for t in outcomes if t.outcome in ("failed", "error")][:5]
+        return GradeResult(
+            status="fail",
+            code=ReasonCode.TESTS_FAILED,
+            reason=f"{summary.text}; failing: {', '.join(failing)}",
+            tests=counts,
+        )
+    if result.exit_code != 0:
+        return GradeResult(
+            status="fail",
+            code=ReasonCode.EXIT_CODE,
+            reason=f"{summary.text}, but the command exited {result.exit_code}",
+            tests=counts,
+        )
+    return GradeResult(status="pass", code=ReasonCode.PASSED, reason=summary.text, tests=counts)
