@@ -223,3 +223,47 @@ async def test_jest_runs_are_measured_with_its_own_coverage(store: Store, tmp_pa
     # istanbul maps statements, not declarations: discount's three statements never ran.
     assert [(f.path, f.uncovered) for f in found.files] == [("src/cart.js", ["7-10"])]
     assert not result.tree_changed.changed  # the coverage folder is referee's, outside the tree
+
+
+VITEST_TEST = "import { test, expect } from 'vitest';\nimport { total } from '../src/cart.js';\n"
+VITEST_TEST += "test('total', () => { expect(total([1, 2])).toBe(3); });\n"
+
+
+@pytest.mark.skipif(not JS_CACHE.is_dir(), reason="vitest is not installed in .cache/js-runners")
+async def test_vitest_runs_are_measured_with_the_projects_coverage_provider(
+    store: Store, tmp_path: Path
+) -> None:
+    esm = JS_BASE.replace("function total", "export function total")
+    project = make_repo(
+        tmp_path / "vitestcart",
+        {
+            "src/cart.js": esm,
+            "test/cart.test.js": VITEST_TEST,
+            "package.json": '{"name": "cart", "version": "1.0.0", "type": "module"}\n',
+            # A project threshold would fail the run referee measures: it is switched off.
+            "vitest.config.js": (
+                "export default { test: { coverage: { thresholds: { lines: 100 } } } };\n"
+            ),
+            ".gitignore": "node_modules\n",
+        },
+    )
+    (project / "node_modules").symlink_to(JS_CACHE, target_is_directory=True)
+    changed = JS_CHANGED.replace("function ", "export function ").replace(
+        "\nmodule.exports = { total, discount };\n", ""
+    )
+    (project / "src" / "cart.js").write_text(changed, encoding="utf-8")
+    result = await run(store, project, {"kind": "tests", "argv": ["npx", "vitest", "run"]})
+    criterion = result.criteria[0]
+    assert criterion.status == "pass", criterion.reason
+    found = criterion.adequacy.diff_coverage if criterion.adequacy else None
+    assert found and found.tool == "vitest coverage", criterion.adequacy
+    (measured,) = found.files
+    # V8 through vitest counts the discount function's lines, its comment included.
+    uncovered = {n for r in measured.uncovered for n in _lines_of(r)}
+    assert measured.path == "src/cart.js" and {7, 8, 9, 10} <= uncovered and 1 not in uncovered
+    assert not result.tree_changed.changed  # the coverage folder is referee's, outside the tree
+
+
+def _lines_of(span: str) -> range:
+    start, _, end = span.partition("-")
+    return range(int(start), int(end or start) + 1)

@@ -1,10 +1,12 @@
-"""JavaScript diff coverage from jest's built-in coverage (babel-plugin-istanbul, shipped with
-jest), measured in the criterion's own run.
+"""JavaScript diff coverage from the runners' own coverage, measured in the criterion's own run:
+jest's (babel-plugin-istanbul, shipped with jest) and vitest's (its provider package,
+@vitest/coverage-v8 or -istanbul, when the project has one installed).
 
-jest transforms the code it runs, so V8's offsets would not be the file's; its own coverage maps
-statements back to the source. referee asks for the JSON reporter only, into the check's report
-folder, with no threshold of the project's (a coverage threshold would fail a run referee asked
-to measure, not the tests).
+Both transform the code they run, so V8's offsets would not be the file's; their coverage maps
+statements back to the source, in istanbul's JSON. referee asks for the JSON reporter only, into
+the check's report folder, with no threshold of the project's (a coverage threshold would fail a
+run referee asked to measure, not the tests). vitest without a provider package would stop to ask
+for one, so such a project is left unmeasured.
 """
 
 from __future__ import annotations
@@ -19,9 +21,11 @@ from referee.tools.adequacy.lines import FileLines, diff_coverage
 from referee.tools.models.adequacy import DiffCoverage
 from referee.tools.runners import Plan
 
-__all__ = ["instrument_jest", "measure_istanbul"]
+__all__ = ["instrument_jest", "instrument_vitest", "measure_istanbul"]
 
 TOOL = "jest coverage (istanbul)"
+VITEST_TOOL = "vitest coverage"
+_PROVIDERS = ("v8", "istanbul")
 _DATA_LIMIT = 64 * 1024 * 1024  # written by the code under test: read only this much
 
 
@@ -39,8 +43,43 @@ def instrument_jest(plan: Plan, reports: Path) -> tuple[Plan, Path] | None:
     return replace(plan, argv=(*plan.argv, *extra)), folder / "coverage-final.json"
 
 
+def instrument_vitest(plan: Plan, reports: Path, cwd: Path, root: Path) -> tuple[Plan, Path] | None:
+    """The vitest plan with its coverage on (the provider the project has), and its JSON file."""
+    if plan.runner != "vitest" or plan.shell or any("--coverage" in a for a in plan.argv):
+        return None
+    provider = _vitest_provider(cwd, root)
+    if provider is None:
+        return None
+    folder = reports / "vitest-coverage"
+    extra = (
+        "--coverage.enabled=true",
+        f"--coverage.provider={provider}",
+        "--coverage.reporter=json",
+        f"--coverage.reportsDirectory={folder}",
+        *(f"--coverage.thresholds.{k}=0" for k in ("lines", "functions", "branches", "statements")),
+    )
+    return replace(plan, argv=(*plan.argv, *extra)), folder / "coverage-final.json"
+
+
+def _vitest_provider(cwd: Path, root: Path) -> str | None:
+    """The coverage provider installed where vitest resolves packages (cwd up to the tree)."""
+    for folder in (cwd, *cwd.parents):
+        for name in _PROVIDERS:
+            if (
+                folder / "node_modules" / "@vitest" / f"coverage-{name}" / "package.json"
+            ).is_file():
+                return name
+        if folder == root:
+            break
+    return None
+
+
 def measure_istanbul(
-    data_file: Path, tree: Path, changed: Mapping[str, set[int] | None], sources: Sequence[str]
+    data_file: Path,
+    tree: Path,
+    changed: Mapping[str, set[int] | None],
+    sources: Sequence[str],
+    tool: str = TOOL,
 ) -> DiffCoverage:
     """The changed statements of `sources` that the run executed (statements as istanbul maps
     them: a line holds a statement when one starts on it)."""
@@ -52,7 +91,7 @@ def measure_istanbul(
         wanted = changed.get(rel)
         targets = statements if wanted is None else statements & wanted
         found.append(FileLines(rel, targets, executed & targets))
-    return diff_coverage(TOOL, found, [])
+    return diff_coverage(tool, found, [])
 
 
 def _files(data_file: Path) -> dict[str, dict[str, object]]:

@@ -8,7 +8,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from referee.tools.adequacy.coverage_istanbul import instrument_jest, measure_istanbul
+from referee.tools.adequacy.coverage_istanbul import (
+    VITEST_TOOL,
+    instrument_jest,
+    instrument_vitest,
+    measure_istanbul,
+)
 from referee.tools.adequacy.coverage_py import instrument_python, measure_python
 from referee.tools.adequacy.coverage_v8 import JS_SUFFIXES, instrument_node, measure_v8
 from referee.tools.models.adequacy import DiffCoverage
@@ -25,12 +30,16 @@ class Instrumented:
 
     plan: Plan
     data: Path
-    kind: Literal["coverage.py", "v8", "istanbul"]
+    kind: Literal["coverage.py", "v8", "istanbul", "vitest"]
     sources: tuple[str, ...]
 
 
 def instrument(
-    plan: Plan, reports: Path, sources: Sequence[str], path: str | None
+    plan: Plan,
+    reports: Path,
+    sources: Sequence[str],
+    path: str | None,
+    where: tuple[Path, Path] | None = None,
 ) -> Instrumented | None:
     """The plan measured by the tool of its runner's language (None: nothing to measure)."""
     python = tuple(s for s in sources if s.endswith(".py"))
@@ -41,6 +50,9 @@ def instrument(
         return Instrumented(node[0], node[1], "v8", script)
     if script and (jest := instrument_jest(plan, reports)):
         return Instrumented(jest[0], jest[1], "istanbul", script)
+    # `where` is (cwd, tree root): vitest measures only with a provider package installed there.
+    if script and where and (vitest := instrument_vitest(plan, reports, *where)):
+        return Instrumented(vitest[0], vitest[1], "vitest", script)
     return None
 
 
@@ -54,4 +66,7 @@ def measure(
         return measure_python(instrumented.data, tree, changed, instrumented.sources)
     if instrumented.kind == "istanbul":
         return measure_istanbul(instrumented.data, tree, changed, instrumented.sources)
+    if instrumented.kind == "vitest":
+        data, sources = instrumented.data, instrumented.sources
+        return measure_istanbul(data, tree, changed, sources, VITEST_TOOL)
     return measure_v8(instrumented.data, tree, changed, instrumented.sources)

@@ -84,7 +84,9 @@ async def launch_suite(ctx: GradeContext, call: SuiteCall) -> Launch | GradeResu
     planned = _plan(ctx, check, cwd, root, reports)
     plan = planned if isinstance(planned, Plan) else None
     instrumented = (
-        instrument(plan, reports, call.measure, ctx.settings.env.get("PATH")) if plan else None
+        instrument(plan, reports, call.measure, ctx.settings.env.get("PATH"), (cwd, root))
+        if plan
+        else None
     )
     if instrumented is not None:
         plan = instrumented.plan
