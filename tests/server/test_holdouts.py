@@ -257,13 +257,17 @@ def run(repo: Path, *args: str) -> int:
     return cli(["--root", str(repo), *args])
 
 
-def test_the_cli_moves_a_holdout_out_and_warns_while_the_generator_could_still_read_it(
-    project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def created_by_cli(project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> str:
     spec = tmp_path / "contract.yaml"
     spec.write_text(yaml.safe_dump(holdout_contract()), encoding="utf-8")
     assert run(project, "contract", "create", str(spec)) == 0
-    cid = capsys.readouterr().out.split()[1]
+    return capsys.readouterr().out.split()[1]
+
+
+def test_the_cli_moves_a_holdout_out_and_warns_while_the_generator_could_still_read_it(
+    project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cid = created_by_cli(project, tmp_path, capsys)
     secret = project / "tests" / "secret" / "test_secret_exact.py"
     secret.parent.mkdir()
     secret.write_text(SECRET_TEST)
@@ -303,10 +307,7 @@ def test_the_cli_moves_a_holdout_out_and_warns_while_the_generator_could_still_r
 def test_exports_keep_the_holdouts_out_unless_asked_and_the_bundle_carries_them(
     project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    spec = tmp_path / "contract.yaml"
-    spec.write_text(yaml.safe_dump(holdout_contract()), encoding="utf-8")
-    assert run(project, "contract", "create", str(spec)) == 0
-    cid = capsys.readouterr().out.split()[1]
+    cid = created_by_cli(project, tmp_path, capsys)
     outside = tmp_path / "test_secret_exact.py"
     outside.write_text(SECRET_TEST)
     assert run(project, "holdout", "add", cid, str(outside), "--to", "tests") == 0

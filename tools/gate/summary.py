@@ -29,6 +29,7 @@ _PLACE = re.compile(r"^(?P<file>[^:\s]+?)(?::(?P<line>\d+))?(?:[-:]\d+)?$")
 
 def markdown(gate: GateResult) -> str:
     """The job summary: outcome, per-evaluator verdicts, failed checks, invalid cards, notes."""
+    secret = _hidden(gate)
     lines = [
         f"## referee: {gate.outcome}",
         "",
@@ -50,15 +51,15 @@ def markdown(gate: GateResult) -> str:
     failed = [
         c for run in gate.evaluations for c in run.criteria if c.pass_ is False and not c.holdout
     ]
-    hidden = sum(
+    unnamed = sum(
         1 for run in gate.evaluations for c in run.criteria if c.holdout and c.pass_ is False
     )
-    if failed or hidden:
+    if failed or unnamed:
         lines += ["", "### Checks that failed in CI", ""]
         lines += [f"- `{c.id}`: {c.reason or c.status}" for c in failed]
-        if hidden:
+        if unnamed:
             lines.append(
-                f"- {hidden} hold-out check(s) failed (not named: the author must not see them)"
+                f"- {unnamed} hold-out check(s) failed (not named: the author must not see them)"
             )
     invalid = [c for c in gate.cards if c.problem or (c.counted and not c.valid)]
     if invalid:
@@ -66,8 +67,7 @@ def markdown(gate: GateResult) -> str:
         for card in invalid:
             lines.append(f"- `{card.source}`")
             lines += [
-                f"  - `{p.code}` at `{p.path or '/'}`: {p.message}"
-                for p in _errors(card, _hidden(gate))
+                f"  - `{p.code}` at `{p.path or '/'}`: {p.message}" for p in _errors(card, secret)
             ]
     if gate.aggregate and gate.aggregate.revision_brief:
         issues = gate.aggregate.revision_brief.issues_to_address
@@ -82,13 +82,14 @@ def markdown(gate: GateResult) -> str:
 
 def sarif(gate: GateResult) -> dict[str, Any]:
     """SARIF 2.1.0: refused scorecards, failed checks and the issues to address, as results."""
+    secret = _hidden(gate)
     results: list[dict[str, Any]] = []
     for card in gate.cards:
         if card.problem:
             results.append(
                 _result("referee/unreadable_scorecard", "error", card.problem, card.source)
             )
-        for problem in _errors(card, _hidden(gate)):
+        for problem in _errors(card, secret):
             results.append(
                 _result(f"referee/{problem.code}", "error", f"{problem.message}", card.source)
             )
@@ -115,6 +116,7 @@ def sarif(gate: GateResult) -> dict[str, Any]:
 
 def gate_json(gate: GateResult) -> dict[str, Any]:
     """The machine-readable result of `referee ci --json`."""
+    secret = _hidden(gate)
     return {
         "outcome": gate.outcome,
         "exit_code": gate.exit_code,
@@ -133,7 +135,7 @@ def gate_json(gate: GateResult) -> dict[str, Any]:
                 "counted": c.counted,
                 "valid": c.valid if c.result is not None else False,
                 "problem": c.problem,
-                "errors": [p.model_dump() for p in _errors(c, _hidden(gate))],
+                "errors": [p.model_dump() for p in _errors(c, secret)],
             }
             for c in gate.cards
         ],

@@ -57,16 +57,14 @@ def add_holdout_files(
     """
     gathered = _gather(request, contract, repo, roots)
     stamp = now()
-    stored = []
-    for item in gathered:
-        replaced = vault.add(contract.id, item.path, item.data, request.criterion, stamp)
-        entry = next(e for e in vault.files(contract.id) if e.path == item.path)
-        stored.append(_info(entry, replaced))
+    added, total = vault.add(
+        contract.id, [(i.path, i.data) for i in gathered], request.criterion, stamp
+    )
     removed = [] if request.keep else _remove_originals(repo.resolve(), gathered)
     return AddHoldoutFilesResult(
         contract_id=contract.id,
-        files=stored,
-        stored=len(vault.files(contract.id)),
+        files=[_info(entry, replaced) for entry, replaced in added],
+        stored=total,
         removed=removed,
         warnings=_exposed(repo, [i.path for i in gathered]),
     )

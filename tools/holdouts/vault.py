@@ -19,6 +19,7 @@ import json
 import os
 import re
 import shutil
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path, PurePosixPath
 from typing import Protocol
@@ -132,18 +133,28 @@ class Vault:
         return entries
 
     def add(
-        self, contract_id: str, path: str, data: bytes, criterion: str | None, now: str
-    ) -> bool:
-        """Store one file (replacing the same path); True when it replaced one."""
-        entries = self.files(contract_id)
-        replaced = any(e.path == path for e in entries)
-        target = self._folder(contract_id) / "files" / path
-        target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        target.write_bytes(data)
-        entry = HoldoutFile(path, hashlib.sha256(data).hexdigest(), len(data), criterion, now)
-        kept = [e for e in entries if e.path != path] + [entry]
-        self._write(contract_id, sorted(kept, key=lambda e: e.path))
-        return replaced
+        self,
+        contract_id: str,
+        files: Sequence[tuple[str, bytes]],
+        criterion: str | None,
+        now: str,
+    ) -> tuple[list[tuple[HoldoutFile, bool]], int]:
+        """Store files (replacing the same paths), the manifest read and written once.
+
+        Returns:
+            Each file's entry and whether it replaced one; how many files the contract now has.
+        """
+        kept = {e.path: e for e in self.files(contract_id)}
+        stored = []
+        for path, data in files:
+            target = self._folder(contract_id) / "files" / path
+            target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            target.write_bytes(data)
+            entry = HoldoutFile(path, hashlib.sha256(data).hexdigest(), len(data), criterion, now)
+            stored.append((entry, path in kept))
+            kept[path] = entry
+        self._write(contract_id, sorted(kept.values(), key=lambda e: e.path))
+        return stored, len(kept)
 
     def lay(self, contract_id: str, criterion_id: str, dest: Path) -> Path | None:
         """Copy one criterion's files into `dest` (a layer for its check); None when it has none.

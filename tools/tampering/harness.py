@@ -117,23 +117,20 @@ def harness_changes(
 
 
 def _runner_escape(path: str, old: str | None, new: str) -> tuple[int, str] | None:
-    """The first added line that ends the process (test files) or names the runner's report."""
+    """The first added line that ends the process (test files) or names the runner's report.
+
+    A line counts as added when base had no line like it: a set lookup per line, where a diff
+    would cost quadratic time on a large generated file.
+    """
     exits = _ESCAPE if is_test_file(path) or _TEST_FOLDER.search(path) else _HARD_EXIT
-    matcher = difflib.SequenceMatcher(
-        a=(old or "").splitlines(), b=new.splitlines(), autojunk=False
-    )
-    lines = new.splitlines()
-    for tag, _i1, _i2, j1, j2 in matcher.get_opcodes():
-        if tag not in ("insert", "replace"):
+    before = set((old or "").splitlines())
+    for number, text in enumerate(new.splitlines(), start=1):
+        if text in before:
             continue
-        for index in range(j1, j2):
-            text = lines[index]
-            runner = _RUNNER.search(text)
-            if runner:
-                return index + 1, f"names the runner's report or hooks ({runner.group(0)})"
-            escape = exits.search(text)
-            if escape:
-                return index + 1, f"ends the process under the runner ({escape.group(0).strip()})"
+        if runner := _RUNNER.search(text):
+            return number, f"names the runner's report or hooks ({runner.group(0)})"
+        if escape := exits.search(text):
+            return number, f"ends the process under the runner ({escape.group(0).strip()})"
     return None
 
 
