@@ -1,11 +1,13 @@
 """The one way referee runs git: with a timeout, and never steered by the repository.
 
-The evaluated repository belongs to the player, so its `.git/config` may hold hooks, an fsmonitor
-command, an external diff or filter drivers that would run the player's code inside referee's own
-git calls (outside any sandbox or timeout). Every command gets overriding `-c` options that switch
-those off, a clean set of GIT_* variables, no terminal prompt and a timeout after which the command
-is killed. Filter drivers have no global off switch, so each driver the repository configures is
-neutralised by name (see `_filter_overrides`).
+The evaluated repository belongs to the player, so its `.git` may hold hooks, an fsmonitor
+command, an external diff, textconv or filter drivers, an include of another file that defines
+them, attributes that name them, replace refs: all of which would run the player's code inside
+referee's own git calls (outside any sandbox or timeout) or show other content. Every command
+therefore runs against a git folder of referee's own (gitdir.py: the repository's objects, refs
+and index reached as data, none of its configuration read), with a clean set of GIT_*
+variables, the `-c` options below as a second line, no terminal prompt and a timeout after which
+the command is killed.
 """
 
 from __future__ import annotations
@@ -17,28 +19,36 @@ from functools import lru_cache
 from pathlib import Path
 
 from referee.tools.errors import RefereeError
+from referee.tools.repo.gitdir import GitDirError, global_excludes_file, private_git_dir
 
 __all__ = ["GIT_TIMEOUT_S", "GitError", "git", "git_bytes", "git_many", "safe_options"]
 
 GIT_TIMEOUT_S = 120.0
-# Why each override: hooks and fsmonitor run commands on ordinary reads (status, diff, add);
-# diff.external and textconv run one per diffed file; the untracked cache and optional locks
-# would make read-only commands write into .git; a pager or an editor must never start.
+# A second line behind the private configuration: hooks and fsmonitor run commands on ordinary
+# reads (status, diff, add); diff.external and textconv run one per diffed file; the untracked
+# cache and optional locks would make read-only commands write; a pager or an editor must never
+# start; no credential helper, askpass or transport may be asked for anything.
 _SAFE_CONFIG = (
     "core.hooksPath=/dev/null",
     "core.fsmonitor=false",
     "core.untrackedCache=false",
+    "core.sshCommand=false",
     "diff.external=",
     "core.pager=cat",
     "core.editor=true",
     "core.askPass=",
     "credential.helper=",
     "protocol.allow=never",
+    "gpg.program=false",
+    "commit.gpgSign=false",
 )
 _SAFE_ENV = {
     "GIT_TERMINAL_PROMPT": "0",
     "GIT_OPTIONAL_LOCKS": "0",
     "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_CONFIG_GLOBAL": "/dev/null",
+    "GIT_ATTR_NOSYSTEM": "1",
+    "GIT_NO_REPLACE_OBJECTS": "1",
     "GIT_PAGER": "cat",
     "LC_ALL": "C",
 }
@@ -48,73 +58,35 @@ class GitError(RefereeError):
     """A git command failed, timed out, or git is not installed."""
 
 
-def safe_options(repo: Path | None = None) -> list[str]:
-    """The `-c` options every referee git command starts with (filters of `repo` included)."""
-    options = [item for pair in _SAFE_CONFIG for item in ("-c", pair)]
-    return options + (_filter_overrides(repo) if repo is not None else [])
+def safe_options() -> list[str]:
+    """The `-c` options every referee git command starts with."""
+    return [item for pair in (*_SAFE_CONFIG, *_excludes()) for item in ("-c", pair)]
 
 
-def _filter_overrides(repo: Path) -> list[str]:
-    # A driver named in .gitattributes runs only when .git/config defines it; redefining every
-    # configured driver as a pass-through (`cat`) keeps content byte for byte as it is on disk.
-    return [
-        item
-        for name in _filter_drivers(_config_file(repo))
-        for item in (
-            "-c",
-            f"filter.{name}.clean=cat",
-            "-c",
-            f"filter.{name}.smudge=cat",
-            "-c",
-            f"filter.{name}.process=",
-            "-c",
-            f"filter.{name}.required=false",
-        )
-    ]
+@lru_cache(maxsize=1)
+def _excludes() -> tuple[str, ...]:
+    found = global_excludes_file()
+    return (f"core.excludesFile={found}",) if found else ()
 
 
-def _config_file(repo: Path) -> tuple[str, float]:
-    path = _git_dir(repo) / "config"
+def _repository_env(repo: Path) -> dict[str, str]:
+    from referee.tools.repo.info import repository_root  # info imports this module
+
+    root = repository_root(repo)
+    if root is None:
+        raise GitError(f"{repo} is not inside a git work tree")
     try:
-        return str(path), path.stat().st_mtime
-    except OSError:
-        return str(path), 0.0
+        return private_git_dir(root).env()
+    except (GitDirError, OSError) as exc:
+        raise GitError(f"cannot read the git data of {root}: {exc}") from exc
 
 
-@lru_cache(maxsize=64)
-def _filter_drivers(config: tuple[str, float]) -> tuple[str, ...]:
-    done = _run(
-        ["git", "config", "--file", config[0], "--name-only", "--get-regexp", r"^filter\."],
-        Path("/"),
-        None,
-        10.0,
-    )
-    names = (
-        {
-            line.split(".", 1)[1].rsplit(".", 1)[0]
-            for line in done.stdout.decode("utf-8", "replace").splitlines()
-            if line.count(".") >= 2
-        }
-        if done.returncode == 0
-        else set()
-    )
-    return tuple(sorted(names))
-
-
-def _git_dir(repo: Path) -> Path:
-    dotgit = repo / ".git"
-    if dotgit.is_file():  # a worktree or submodule: "gitdir: <path>"
-        text = dotgit.read_text(encoding="utf-8", errors="replace").strip()
-        if text.startswith("gitdir:"):
-            return (repo / text.removeprefix("gitdir:").strip()).resolve()
-    return dotgit
-
-
-def _environment(extra: Mapping[str, str] | None) -> dict[str, str]:
+def _environment(repo: Path | None, extra: Mapping[str, str] | None) -> dict[str, str]:
     # GIT_DIR, GIT_WORK_TREE, GIT_INDEX_FILE & co. from referee's own environment would point git
-    # elsewhere; only what the caller passes on purpose is kept.
+    # elsewhere; only the private folder's and what the caller passes on purpose are kept.
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    return {**env, **_SAFE_ENV, **(extra or {})}
+    private = _repository_env(repo) if repo is not None else {}
+    return {**env, **_SAFE_ENV, **private, **(extra or {})}
 
 
 def _run(
@@ -128,7 +100,7 @@ def _run(
         return subprocess.run(
             list(argv),
             cwd=cwd,
-            env=_environment(env),
+            env=_environment(cwd, env),
             input=input_data,
             stdin=None if input_data is not None else subprocess.DEVNULL,
             capture_output=True,
@@ -164,7 +136,7 @@ def git_bytes(
     Raises:
         GitError: git is missing, exits non-zero (stderr is in the message) or times out.
     """
-    argv = ["git", *safe_options(repo), *args]
+    argv = ["git", *safe_options(), *args]
     done = _run(argv, repo, input_data, timeout_s, env)
     if done.returncode not in ok_codes:
         detail = done.stderr.decode("utf-8", "replace").strip() or f"exit code {done.returncode}"
@@ -188,7 +160,11 @@ def git_many(
     repo: Path, *commands: Sequence[str], timeout_s: float = GIT_TIMEOUT_S
 ) -> list[bytes | None]:
     """Run read-only git commands side by side; each stdout, or None where the command failed."""
-    options = safe_options(repo)
+    options = safe_options()
+    try:
+        env = _environment(repo, None)
+    except GitError:
+        return [None for _ in commands]
     procs: list[subprocess.Popen[bytes] | None] = []
     for args in commands:
         try:
@@ -196,7 +172,7 @@ def git_many(
                 subprocess.Popen(
                     ["git", *options, *args],
                     cwd=repo,
-                    env=_environment(None),
+                    env=env,
                     stdin=subprocess.DEVNULL,
                     stdout=subprocess.PIPE,
                     stderr=subprocess.DEVNULL,

@@ -80,10 +80,8 @@ def _is_gitfile(file: Path) -> bool:
 
 
 def is_git_repo(path: Path) -> bool:
-    try:
-        return git(path, "rev-parse", "--is-inside-work-tree").strip() == "true"
-    except (GitError, OSError):
-        return False
+    """Is `path` inside a git work tree? (Read from files, as `repository_root` is.)"""
+    return repository_root(path) is not None
 
 
 def head_commit(repo: Path) -> str | None:

@@ -50,21 +50,15 @@ def blob_sha(data: bytes) -> str:
 
 
 def blob_shas(repo: Path, files: Sequence[str]) -> dict[str, str]:
-    """Blob SHA per file: from the git index for clean tracked files, hashed here for the rest.
+    """Blob SHA per file, hashed from disk. Files that vanish or cannot be read are left out.
 
-    Outside a git work tree every file is hashed. Files that vanish or cannot be read are left out.
+    The index is not asked: its stat cache and flags (assume-unchanged, skip-worktree, an entry
+    written with the file's own stat data and an older blob) belong to the player, and a cached
+    analysis of the older blob would stand in for what is on disk.
     """
-    # Both git commands at once: on a warm run they are most of the time spent.
-    staged, dirty_out = git_many(
-        repo, ["ls-files", "-s", "-z"], ["diff-files", "--name-only", "-z", "--relative"]
-    )
-    index = _index_shas(staged)
-    dirty = set(_split_z(dirty_out))
     shas: dict[str, str] = {}
     for name in files:
-        sha = index.get(name)
-        if sha is None or name in dirty:
-            sha = _hash_file(os.path.join(repo, name))
+        sha = _hash_file(os.path.join(repo, name))
         if sha is not None:
             shas[name] = sha
     return shas
@@ -76,17 +70,6 @@ def _hash_file(path: str) -> str | None:
             return blob_sha(handle.read())
     except OSError:
         return None
-
-
-def _index_shas(out: bytes | None) -> dict[str, str]:
-    shas: dict[str, str] = {}
-    for entry in _split_z(out):  # nothing outside a work tree
-        meta, _, name = entry.partition("\t")
-        mode, sha, stage = meta.split(" ")
-        # Only plain files at stage 0: conflicted entries and symlinks are hashed from disk.
-        if stage == "0" and mode in ("100644", "100755"):
-            shas[name] = sha
-    return shas
 
 
 def _all_git_files(repo: Path) -> list[str] | None:

@@ -1,0 +1,260 @@
+"""A git directory of referee's own for every evaluated repository.
+
+The evaluated repository's `.git` belongs to the player. Its `config` (and every file that config
+includes, `includeIf` included), `info/attributes`, hooks, `commondir` and replace refs can all make
+an ordinary git command run the player's code or see other content: a clean/smudge filter or a
+`process` filter during a diff or a checkout, a textconv or an external diff, an fsmonitor, a
+hook, a pager, a credential helper. Neutralising those one by one is a list of known forms; the
+boundary is that referee's git never reads that configuration at all.
+
+So every git command referee runs has `GIT_DIR` pointing at a folder referee writes (`config` with
+only the format settings git needs to read the objects, no hooks, no `info/`), and reaches the
+repository's data through channels that are data only:
+
+- objects: `GIT_OBJECT_DIRECTORY` is the repository's object folder (its `info/alternates` are
+  followed, as git does); blobs and trees referee writes (tree hashes, pins) land there;
+- refs: the private folder's `refs` is a symbolic link to the repository's, so branch names and
+  referee's pins resolve and are written where the user's git sees them; `packed-refs` and
+  `shallow` are linked the same way; `HEAD` is copied (a symbolic link would be read as a legacy
+  symbolic ref);
+- the index: a symbolic link to the repository's, read only (referee's commands that write an
+  index use a throwaway one, and git replaces rather than writes through a link);
+- the work tree: `GIT_WORK_TREE` is the repository's root.
+
+Replace refs are ignored (`GIT_NO_REPLACE_OBJECTS`): a planted `refs/replace/<base>` would
+otherwise substitute another commit for the base. The system and global configuration are not
+read either (`GIT_CONFIG_NOSYSTEM`, `GIT_CONFIG_GLOBAL=/dev/null`); the user's global
+`core.excludesFile` is read as data and passed on, so untracked files are listed as the user's own
+git lists them.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import shutil
+import subprocess
+import tempfile
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from referee.tools.errors import RefereeError
+
+__all__ = [
+    "GitDirError",
+    "PrivateGitDir",
+    "global_excludes_file",
+    "private_git_dir",
+    "repository_git_dir",
+]
+
+
+class GitDirError(RefereeError):
+    """The repository's git folder cannot be used safely (missing, or laid out to escape)."""
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """Where a repository keeps its git data: the per-worktree folder and the common one."""
+
+    gitdir: Path  # HEAD and index (a linked worktree's own folder)
+    common: Path  # objects, refs, packed-refs, shallow, config
+
+
+@dataclass(frozen=True)
+class PrivateGitDir:
+    """The environment that points git at the private folder and the repository's data."""
+
+    root: Path
+    path: Path
+    objects: Path
+    head: Path | None  # the repository's HEAD, copied into `path` on every use
+
+    def env(self) -> dict[str, str]:
+        # No GIT_INDEX_FILE: git passes it on to the commands it starts itself, so `worktree
+        # add` would check the new worktree out into the repository's own index.
+        return {
+            "GIT_DIR": str(self.path),
+            "GIT_WORK_TREE": str(self.root),
+            "GIT_OBJECT_DIRECTORY": str(self.objects),
+        }
+
+    def refresh(self) -> None:
+        """Copy HEAD again when the repository's changed (a commit, a checkout)."""
+        if self.head is not None:
+            _sync_head(self.head, self.path / "HEAD")
+
+
+# Written into every private folder: the object folder it reads. A worktree referee checks out
+# through a private folder links back to it, and is then read through it as it is.
+_OBJECTS_MARK = "referee-objects"
+
+
+_LOCK = threading.Lock()
+_DIRS: dict[Path, PrivateGitDir] = {}
+_PARENT: list[Path] = []
+
+
+def private_git_dir(root: Path) -> PrivateGitDir:
+    """The private git folder for the repository whose work tree is `root` (made once per
+    process, HEAD refreshed on every use).
+
+    Raises:
+        GitDirError: `root` holds no usable `.git`, or its refs lead out of its git folder.
+    """
+    root = root.resolve()
+    with _LOCK:
+        found = _DIRS.get(root)
+        if found is None or not found.path.is_dir():
+            found = _DIRS[root] = _open(root)
+    found.refresh()
+    return found
+
+
+def _open(root: Path) -> PrivateGitDir:
+    layout = _layout(root)
+    mark = layout.common / _OBJECTS_MARK
+    if mark.is_file():  # already referee's own folder (a worktree it added)
+        objects = Path(mark.read_text(encoding="utf-8").strip())
+        return PrivateGitDir(root, layout.gitdir, objects, None)
+    return _make(root, layout)
+
+
+def repository_git_dir(root: Path) -> Path:
+    """The repository's common git folder (objects, refs), read as files only."""
+    return _layout(root).common
+
+
+def _make(root: Path, layout: _Layout) -> PrivateGitDir:
+    path = Path(tempfile.mkdtemp(prefix="git-", dir=_parent()))
+    (path / "objects").mkdir()  # git insists on the folder; GIT_OBJECT_DIRECTORY is used instead
+    _link_refs(layout.common, path)
+    for name in ("packed-refs", "shallow"):
+        if (layout.common / name).is_file():
+            os.symlink(layout.common / name, path / name)
+    # The index is read through a link: git replaces a file it writes (index.lock, renamed), so
+    # a write would replace the link, never the repository's index.
+    os.symlink(layout.gitdir / "index", path / "index")
+    for shared in layout.gitdir.glob("sharedindex.*"):  # a split index names its shared part
+        os.symlink(shared, path / shared.name)
+    (path / "config").write_text(_config(layout.common), encoding="utf-8")
+    (path / _OBJECTS_MARK).write_text(str(layout.common / "objects"), encoding="utf-8")
+    _sync_head(layout.gitdir / "HEAD", path / "HEAD")
+    return PrivateGitDir(root, path, layout.common / "objects", layout.gitdir / "HEAD")
+
+
+def _parent() -> Path:
+    if not _PARENT:
+        parent = Path(tempfile.mkdtemp(prefix="referee-gitdirs-"))
+        atexit.register(shutil.rmtree, parent, True)
+        _PARENT.append(parent)
+    return _PARENT[0]
+
+
+def _layout(root: Path) -> _Layout:
+    dotgit = root / ".git"
+    if dotgit.is_file():  # a linked worktree or a submodule: "gitdir: <path>"
+        gitdir = _gitfile_target(dotgit)
+    elif dotgit.is_dir():
+        gitdir = dotgit
+    else:
+        raise GitDirError(f"{root} is not a git work tree (no .git)")
+    common = gitdir
+    commondir = gitdir / "commondir"  # a linked worktree shares objects and refs with its main
+    if commondir.is_file():
+        text = commondir.read_text(encoding="utf-8", errors="replace").strip()
+        common = (gitdir / text).resolve()
+    if not (common / "objects").is_dir():
+        raise GitDirError(
+            f"{common} holds no objects folder: not a git repository referee can read"
+        )
+    return _Layout(gitdir=gitdir.resolve(), common=common.resolve())
+
+
+def _gitfile_target(dotgit: Path) -> Path:
+    text = dotgit.read_text(encoding="utf-8", errors="replace").strip()
+    if not text.startswith("gitdir:"):
+        raise GitDirError(f"{dotgit} is a file but not a gitdir link")
+    return (dotgit.parent / text.removeprefix("gitdir:").strip()).resolve()
+
+
+def _link_refs(common: Path, private: Path) -> None:
+    refs = common / "refs"
+    # Pins are written through this link: it must lead into the repository's own git folder,
+    # not wherever a planted symbolic link would send referee's writes.
+    if refs.is_symlink() or not refs.is_dir():
+        raise GitDirError(
+            f"{refs} is not a folder of the repository's git data (a symbolic link or missing);"
+            " referee does not read or write refs through it"
+        )
+    os.symlink(refs, private / "refs")
+
+
+def _config(common: Path) -> str:
+    """The private configuration: only what git needs to read this repository's objects.
+
+    The repository's own file is read as data (git config --file, which follows no include and
+    runs nothing), for two format settings alone.
+    """
+    version = _config_value(common / "config", "core.repositoryformatversion") or "0"
+    objectformat = _config_value(common / "config", "extensions.objectformat")
+    lines = [
+        "[core]",
+        f"\trepositoryformatversion = {1 if objectformat else int(version == '1')}",
+        "\tbare = false",
+        "\tlogAllRefUpdates = false",
+    ]
+    if objectformat:
+        lines += ["[extensions]", f"\tobjectformat = {objectformat}"]
+    return "\n".join(lines) + "\n"
+
+
+def _config_value(file: Path, key: str) -> str | None:
+    if not file.is_file():
+        return None
+    try:
+        done = subprocess.run(
+            ["git", "config", "--file", str(file), "--no-includes", "--get", key],
+            capture_output=True,
+            timeout=10,
+            check=False,
+            env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "GIT_CONFIG_NOSYSTEM": "1"},
+            cwd="/",  # no repository is discovered around the caller's folder
+            stdin=subprocess.DEVNULL,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    value = done.stdout.decode("utf-8", "replace").strip()
+    return value if done.returncode == 0 and value else None
+
+
+def _sync_head(source: Path, target: Path) -> None:
+    try:
+        data = source.read_bytes()[:4096]
+    except OSError:
+        data = b""
+    if not data.startswith(b"ref: ") and len(data.strip()) not in (40, 64):
+        data = b"ref: refs/heads/main\n"  # unreadable or planted: an unborn branch, never a path
+    try:
+        if target.read_bytes() == data:
+            return
+    except OSError:
+        pass
+    fresh = target.with_name(f"HEAD.{threading.get_ident()}.tmp")
+    fresh.write_bytes(data)
+    os.replace(fresh, target)
+
+
+def global_excludes_file() -> str | None:
+    """The user's `core.excludesFile` (global configuration, read as data), if set."""
+    home = os.environ.get("HOME")
+    xdg = os.environ.get("XDG_CONFIG_HOME") or (f"{home}/.config" if home else None)
+    # ~/.gitconfig is read after the XDG file by git, so its value wins.
+    candidates = [Path(home) / ".gitconfig"] if home else []
+    candidates += [Path(xdg) / "git" / "config"] if xdg else []
+    for file in candidates:
+        value = _config_value(file, "core.excludesFile")
+        if value:
+            return os.path.expanduser(value)
+    return None
