@@ -19,7 +19,7 @@ def evaluator_text(state: State, contract_id: str | None, evaluator: str | None)
     parts = [EVALUATOR_PROMPT, f"\nPrompt version: {evaluator_prompt_version()}\n"]
     if contract_id:
         contract = load_contract(state.store, contract_id)
-        rubric = state.rubrics().get(contract.rubric_ref)
+        rubric = state.rubrics_for(contract).get(contract.rubric_ref)
         mine = [c.id for c in contract.criteria_for(evaluator)] if evaluator else None
         parts.append(
             "\n## Contract (evaluator"

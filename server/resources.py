@@ -93,7 +93,7 @@ def register(server: MCPServer[State], settings: Settings) -> None:
     def report(report_id: str, ctx: Context[State, Any]) -> str:
         state = ctx.request_context.lifespan_context
         try:
-            data = build_report(state.store, report_id, rubrics=state.rubrics)
+            data = build_report(state.store, report_id)
         except RefereeError as exc:
             raise ResourceError(str(exc)) from exc
         return render_markdown(data)

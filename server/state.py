@@ -9,6 +9,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from referee.tools.create_contract import contract_rubrics
+from referee.tools.models.contract import Contract
 from referee.tools.rubrics import RubricSet, load_rubrics
 from referee.tools.settings import Settings
 from referee.tools.store import Store
@@ -32,7 +34,13 @@ class State:
     _browser: BrowserPool | None = None
 
     def rubrics(self, repo: Path | None = None) -> RubricSet:
+        """The rubrics of a repository now: only for writing a contract (the orchestrator's
+        moment), never for judging one."""
         return load_rubrics(repo or self.settings.repo)
+
+    def rubrics_for(self, contract: Contract) -> RubricSet:
+        """The rubrics a contract is judged with (stored with it at creation)."""
+        return contract_rubrics(self.store, contract)
 
     async def browser_pool(self) -> BrowserPool:
         """One Chromium per server process: created on first use, closed with the server."""

@@ -70,7 +70,6 @@ def evaluate_deps(store: Store, repo: Path, env: dict[str, str] | None = None) -
     return EvaluateDeps(
         store=store,
         settings=Settings.build([repo], env=env or {}),
-        rubrics=load_rubrics,
         now=lambda: datetime.now(UTC),
     )
 

@@ -38,7 +38,7 @@ async def aggregate(
     return core.aggregate(
         request.contract_id,
         store=state.store,
-        rubrics=state.rubrics(repo),
+        rubrics=state.rubrics_for(contract),
         iteration=request.iteration,
         scorecards=cards,
         now=state.now,

@@ -15,7 +15,6 @@ from referee.tools.evaluate import evaluate as evaluate_core
 from referee.tools.evidence import full_evidence, screenshot_of
 from referee.tools.models import EvaluateResult, Evaluation, StrategicAssessment
 from referee.tools.report import strategic_assessment
-from referee.tools.rubrics import load_rubrics
 
 from .. import summaries
 from ..annotations import RECORDS
@@ -35,7 +34,7 @@ async def evaluate(
     """
     state = ctx.request_context.lifespan_context
     if request.scope == "strategic":
-        return strategic_assessment(state.store, request.contract_id, state.rubrics)
+        return strategic_assessment(state.store, request.contract_id)
 
     async def progress(done: float, total: float | None, message: str) -> None:
         await ctx.report_progress(done, total, message)
@@ -43,7 +42,6 @@ async def evaluate(
     deps = EvaluateDeps(
         store=state.store,
         settings=effective_settings(state.settings, roots),
-        rubrics=load_rubrics,
         now=state.now,
         on_progress=progress,
         browser_pool=await state.browser_pool(),

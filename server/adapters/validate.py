@@ -38,7 +38,7 @@ async def validate_scorecard(
     result = core.validate_and_store(
         card,
         contract=resolved.contract,
-        rubrics=state.rubrics(repo),
+        rubrics=state.rubrics_for(resolved.contract),
         format=request.format,
         evidence=evidence,
         store=state.store if resolved.stored else None,

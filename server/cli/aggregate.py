@@ -103,9 +103,9 @@ def _register_aggregate(commands: argparse._SubParsersAction) -> None:  # type: 
 
 def run_aggregate(args: argparse.Namespace) -> int:
     from referee.tools.aggregate import aggregate
+    from referee.tools.create_contract import contract_rubrics
     from referee.tools.errors import InvalidInput, NotFound
     from referee.tools.holdouts import holdout_source
-    from referee.tools.rubrics import load_rubrics
     from referee.tools.store import load_contract
     from referee.tools.validate_scorecard import contract_repo, current_tree
 
@@ -121,12 +121,13 @@ def run_aggregate(args: argparse.Namespace) -> int:
             if args.scorecards
             else None
         )
-        repo = contract_repo(load_contract(store, args.contract_id), None)
+        contract = load_contract(store, args.contract_id)
+        repo = contract_repo(contract, None)
         tree = current_tree(repo) if cards else None
         result = aggregate(
             args.contract_id,
             store=store,
-            rubrics=load_rubrics(repo or settings.repo),
+            rubrics=contract_rubrics(store, contract),
             iteration=args.iteration,
             scorecards=cards,
             now=lambda: datetime.now(UTC),
@@ -150,16 +151,16 @@ def run_aggregate(args: argparse.Namespace) -> int:
 def _contract_id(store: Store, given: str) -> str:
     """An id as it is; an exported contract file is imported (same content: no change) and its id
     used."""
-    from referee.tools.create_contract import ContractFileError, import_contract, load_contract_file
+    from referee.tools.create_contract import ContractFileError, import_contract, load_exported_file
 
     path = Path(given)
     if not path.is_file():
         return given
     try:
-        contract = load_contract_file(path)
+        contract, config = load_exported_file(path)
     except ContractFileError as exc:
         raise UsageError(str(exc)) from exc
-    import_contract(contract, store=store)
+    import_contract(contract, store=store, config=config)
     return contract.id
 
 

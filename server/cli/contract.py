@@ -87,7 +87,7 @@ def _create_or_import(
     from referee.tools.rubrics import load_rubrics
 
     if parsed.contract is not None:
-        return core.import_contract(parsed.contract, store=store)
+        return core.import_contract(parsed.contract, store=store, config=parsed.config)
     repo = confine(args.repo, settings.roots, at="--repo") if args.repo else settings.repo
     repo_info = describe_repo(repo)
     return core.create_contract(
@@ -116,13 +116,15 @@ def _print_created(result: CreateContractResult, as_json: bool) -> None:
         print(f"  warning {w.path} [{w.code}] {w.message}")
 
 
-def _document(args: argparse.Namespace) -> dict[str, Any] | int:
-    """The requested view of a stored contract, or the exit code of a usage error."""
+def _document(args: argparse.Namespace, *, export: bool = False) -> dict[str, Any] | int:
+    """The requested view of a stored contract (as a file, with its configuration), or the exit
+    code of a usage error."""
     from referee.tools import create_contract as core
     from referee.tools.errors import NotFound
 
+    read = core.export_contract if export else core.get_contract
     try:
-        return core.get_contract(args.contract_id, args.view, store=open_store(settings_of(args)))
+        return read(args.contract_id, args.view, store=open_store(settings_of(args)))
     except NotFound as exc:
         return report_error(exc)
 
@@ -143,7 +145,7 @@ def run_show(args: argparse.Namespace) -> int:
 def run_export(args: argparse.Namespace) -> int:
     from referee.tools.create_contract import to_yaml
 
-    doc = _document(args)
+    doc = _document(args, export=True)
     if isinstance(doc, int):
         return doc
     hidden = [c for group in doc["acceptance_criteria"].values() for c in group if c.get("holdout")]

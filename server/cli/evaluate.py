@@ -74,7 +74,6 @@ def run(args: argparse.Namespace) -> int:
 
     from referee.tools.errors import InvalidInput, NotFound, problems_from_validation
     from referee.tools.evaluate import EvaluateDeps, EvaluateInput, evaluate
-    from referee.tools.rubrics import load_rubrics
 
     if args.scope == "strategic":
         return _strategic(args)
@@ -102,7 +101,6 @@ def run(args: argparse.Namespace) -> int:
     deps = EvaluateDeps(
         store=store,
         settings=settings,
-        rubrics=load_rubrics,
         now=lambda: datetime.now(UTC),
         on_progress=progress,
     )
@@ -123,11 +121,10 @@ def run(args: argparse.Namespace) -> int:
 def _strategic(args: argparse.Namespace) -> int:
     from referee.tools.errors import NotFound
     from referee.tools.report import strategic_assessment
-    from referee.tools.rubrics import load_rubrics
 
     store = open_store(settings_of(args))
     try:
-        result = strategic_assessment(store, args.contract_id, load_rubrics)
+        result = strategic_assessment(store, args.contract_id)
     except NotFound as exc:
         return report_error(exc)
     finally:

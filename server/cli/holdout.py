@@ -139,7 +139,7 @@ def run_list(args: argparse.Namespace) -> int:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    from referee.tools.create_contract import contract_document, to_yaml
+    from referee.tools.create_contract import export_contract, to_yaml
     from referee.tools.errors import NotFound
     from referee.tools.holdouts import BUNDLE_CONTRACT, BUNDLE_FILES
     from referee.tools.store import load_contract
@@ -151,7 +151,8 @@ def run_export(args: argparse.Namespace) -> int:
     except NotFound as exc:
         return report_error(exc)
     args.dir.mkdir(parents=True, exist_ok=True)
-    (args.dir / BUNDLE_CONTRACT).write_text(to_yaml(contract_document(contract)), encoding="utf-8")
+    document = export_contract(contract.id, "evaluator", store=store)
+    (args.dir / BUNDLE_CONTRACT).write_text(to_yaml(document), encoding="utf-8")
     written = _vault(settings, store.key).export(contract.id, args.dir / BUNDLE_FILES)
     files = args.dir / BUNDLE_FILES
     if args.json:

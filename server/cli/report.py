@@ -32,11 +32,10 @@ def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type
 def run(args: argparse.Namespace) -> int:
     from referee.tools.errors import NotFound
     from referee.tools.report import analyse, build_report, render_html, render_markdown
-    from referee.tools.rubrics import load_rubrics
 
     store = open_store(settings_of(args))
     try:
-        data = build_report(store, args.report_id, rubrics=load_rubrics)
+        data = build_report(store, args.report_id)
     except NotFound as exc:
         return report_error(exc)
     finally:

@@ -28,6 +28,7 @@ from .common import (
 if TYPE_CHECKING:
     from referee.tools.errors import Problem
     from referee.tools.models import Contract, ValidationResult
+    from referee.tools.models.contract import ContractConfig
     from referee.tools.rubrics import RubricSet
     from referee.tools.settings import Settings
     from referee.tools.store import Store
@@ -58,6 +59,8 @@ class Session:
     store: Store | None = None
     contract: Contract | None = None
     contract_stored: bool = False
+    config: ContractConfig | None = None
+    """The configuration exported with the --contract file (rubric, allowlist)."""
     rubrics: dict[str, RubricSet] = field(default_factory=dict)
 
 
@@ -155,7 +158,7 @@ def open_session(settings: Settings, contract_arg: str | None) -> Session:
     if contract_arg is None:
         return session
     if Path(contract_arg).suffix in _CONTRACT_SUFFIXES or Path(contract_arg).is_file():
-        session.contract = _contract_file(Path(contract_arg))
+        session.contract, session.config = _contract_file(Path(contract_arg))
         session.contract_stored = (
             _stored_copy(session.store, session.contract.id) == session.contract
         )
@@ -167,12 +170,12 @@ def open_session(settings: Settings, contract_arg: str | None) -> Session:
     return session
 
 
-def _contract_file(path: Path) -> Contract:
-    from referee.tools.create_contract import ContractFileError, load_contract_file
+def _contract_file(path: Path) -> tuple[Contract, ContractConfig | None]:
+    from referee.tools.create_contract import ContractFileError, load_exported_file
     from referee.tools.errors import InvalidInput
 
     try:
-        return load_contract_file(path)
+        return load_exported_file(path)
     except ContractFileError as exc:
         raise UsageError(str(exc)) from exc
     except InvalidInput as exc:
@@ -237,7 +240,7 @@ def _validate(
     return validate_and_store(
         item.scorecard,
         contract=contract,
-        rubrics=_rubrics(session, repo),
+        rubrics=_rubrics(session, contract),
         format=args.format,
         evidence=evidence,
         store=store,
@@ -248,14 +251,22 @@ def _validate(
     )
 
 
-def _rubrics(session: Session, repo: Path | None) -> RubricSet:
-    from referee.tools.rubrics import load_rubrics
+def _rubrics(session: Session, contract: Contract | None) -> RubricSet:
+    """The rubrics a scorecard is judged with: those fixed with its contract (the exported
+    file's, or the store's), never the working tree's."""
+    from referee.tools.create_contract import contract_rubrics, fixed_rubrics
+    from referee.tools.rubrics import RubricSet, builtin_rubrics
 
-    folder = repo or session.settings.repo
-    key = str(folder)
-    if key not in session.rubrics:
-        session.rubrics[key] = load_rubrics(folder)
-    return session.rubrics[key]
+    if contract is None:
+        return RubricSet(rubrics=dict(builtin_rubrics()))
+    if contract.id not in session.rubrics:
+        if contract is session.contract and (session.config or session.store is None):
+            found = fixed_rubrics(contract, session.config)
+        else:
+            assert session.store is not None  # a stored contract came from the store
+            found = contract_rubrics(session.store, contract)
+        session.rubrics[contract.id] = found
+    return session.rubrics[contract.id]
 
 
 def _print(results: list[tuple[Item, ValidationResult]], as_json: bool) -> None:

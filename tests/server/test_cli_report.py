@@ -13,7 +13,6 @@ from projects import contract_for, pytest_check
 
 from referee.server import cli
 from referee.tools.evaluate.entry import EvaluateDeps, EvaluateInput, evaluate
-from referee.tools.rubrics import load_rubrics
 from referee.tools.settings import Settings
 from referee.tools.store import Store
 
@@ -33,9 +32,7 @@ def evaluated(repo: Path, settings: Settings) -> tuple[str, str]:
             "check": pytest_check("test_sample.py"),
         },
     )
-    deps = EvaluateDeps(
-        store=store, settings=settings, rubrics=load_rubrics, now=lambda: datetime.now(UTC)
-    )
+    deps = EvaluateDeps(store=store, settings=settings, now=lambda: datetime.now(UTC))
     result = anyio.run(evaluate, EvaluateInput(contract_id=contract.id), deps)
     store.close()
     return contract.id, result.run_id

@@ -24,7 +24,6 @@ from referee.tools.adequacy import Lines, generate, ranges, spread
 from referee.tools.evaluate.compact import compact
 from referee.tools.models import Evaluation
 from referee.tools.report import render_markdown, run_report
-from referee.tools.rubrics import load_rubrics
 from referee.tools.store import Store
 
 pytestmark = pytest.mark.anyio
@@ -63,7 +62,7 @@ async def test_a_change_no_test_executes_has_its_lines_named(store: Store, proje
     assert "src/cart.py:7-9" in issue.description
     assert issue.evidence_ids == [found.evidence_id]
     assert not result.tree_changed.changed  # the data file lives outside the tree
-    page = render_markdown(run_report(store, result.run_id, rubrics=load_rubrics))
+    page = render_markdown(run_report(store, result.run_id))
     assert (
         f"| src/cart.py | 25% (1/4 changed lines); not executed: 7-9 | {found.evidence_id} |"
         in (page)
@@ -102,7 +101,7 @@ async def test_a_test_that_asserts_nothing_leaves_surviving_mutants(
     draft = result.draft_scorecard
     assert "mutation score 0 (0/" in draft.criteria[0].evidence
     assert any("`>=` becomes `>` at src/cart.py:7" in i.description for i in draft.issues)
-    page = render_markdown(run_report(store, result.run_id, rubrics=load_rubrics))
+    page = render_markdown(run_report(store, result.run_id))
     small = compact(result, 1)  # the budget cuts the full mutant list first, never the survivors
     cut = small.criteria[0].adequacy.mutation  # type: ignore[union-attr]
     assert cut and cut.mutants == [] and cut.survived == mutation.survived

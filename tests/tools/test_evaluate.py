@@ -15,7 +15,6 @@ from referee.tools.errors import InvalidInput
 from referee.tools.evaluate.entry import EvaluateDeps, EvaluateInput, evaluate
 from referee.tools.evidence.signing import verify
 from referee.tools.process import tagged_pids
-from referee.tools.rubrics import load_rubrics
 from referee.tools.settings import Settings
 from referee.tools.store import Store, load_run
 
@@ -38,7 +37,6 @@ def deps(store: Store, project: Path, **kw: object) -> EvaluateDeps:
     return EvaluateDeps(
         store=store,
         settings=Settings.build([project], env={}),
-        rubrics=load_rubrics,
         now=lambda: datetime.now(UTC),
         **kw,
     )  # type: ignore[arg-type]
@@ -487,9 +485,7 @@ async def test_env_references_are_taken_from_the_server_environment(
         },
     )
     settings = Settings.build([project], env={"SERVICE_TOKEN": "from-server-env-123"})
-    deps_ = EvaluateDeps(
-        store=store, settings=settings, rubrics=load_rubrics, now=lambda: datetime.now(UTC)
-    )
+    deps_ = EvaluateDeps(store=store, settings=settings, now=lambda: datetime.now(UTC))
     result = await evaluate(EvaluateInput(contract_id=contract.id), deps_)
     assert by_id(result, "AC-F-001").status == "pass"
     assert "from-server-env-123" not in contract.model_dump_json()

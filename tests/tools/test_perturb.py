@@ -251,7 +251,7 @@ def project(tmp_path: Path) -> Path:
     return repo
 
 
-async def _tests_pass(root: Path) -> bool:
+async def _tests_pass(root: Path, perturbed: list[str]) -> bool:
     done = await anyio.run_process(
         [PY, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"], cwd=root, check=False
     )

@@ -22,7 +22,6 @@ from referee.tools.repo import (
     start_branch,
     working_tree_hash,
 )
-from referee.tools.rubrics import load_rubrics
 from referee.tools.settings import Settings
 from referee.tools.store import Store
 
@@ -65,7 +64,6 @@ async def test_evaluate_pins_the_evaluated_tree_so_gc_keeps_it(store: Store, pro
     deps = EvaluateDeps(
         store=store,
         settings=Settings.build([project], env={}),
-        rubrics=load_rubrics,
         now=lambda: WHEN,
     )
     result = await evaluate(EvaluateInput(contract_id=contract.id), deps)

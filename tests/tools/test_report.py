@@ -34,7 +34,6 @@ from referee.tools.report import (
 from referee.tools.rubrics import (
     builtin_rubrics,
     compute_weighted,
-    load_rubrics,
     normalized,
     verdict_for,
 )
@@ -91,9 +90,7 @@ class Filled(NamedTuple):
 
 
 def _evaluate(store: Store, project: Path, contract_id: str, iteration: int) -> Evaluation:
-    deps = EvaluateDeps(
-        store=store, settings=Settings.build([project], env={}), rubrics=load_rubrics, now=_now
-    )
+    deps = EvaluateDeps(store=store, settings=Settings.build([project], env={}), now=_now)
     return anyio.run(evaluate, EvaluateInput(contract_id=contract_id, iteration=iteration), deps)
 
 
@@ -292,7 +289,7 @@ def filled(tmp_path_factory: pytest.TempPathFactory) -> Filled:
 
 
 def _report(filled: Filled):
-    return contract_report(filled.store, filled.contract_id, rubrics=load_rubrics)
+    return contract_report(filled.store, filled.contract_id)
 
 
 def test_contract_report_gathers_runs_scorecards_aggregate_and_calibration(filled: Filled) -> None:
@@ -424,21 +421,18 @@ def test_html_is_self_contained_and_embeds_the_screenshot(filled: Filled) -> Non
 
 
 def test_run_report_covers_one_run_and_its_scorecards(filled: Filled) -> None:
-    data = run_report(filled.store, filled.first.run_id, rubrics=load_rubrics)
+    data = run_report(filled.store, filled.first.run_id)
     assert data.kind == "run" and [r.run_id for r in data.runs] == [filled.first.run_id]
     assert {(c.evaluator, c.iteration) for c in data.scorecards} == {("judge", 1), ("ux", 1)}
     page = render_markdown(data)
     assert page.startswith(f"# referee report: run {filled.first.run_id}")
-    assert (
-        build_report(filled.store, filled.first.run_id, rubrics=load_rubrics).subject
-        == filled.first.run_id
-    )
+    assert build_report(filled.store, filled.first.run_id).subject == filled.first.run_id
 
 
 @pytest.mark.parametrize("report_id", ["SC-missing-20260101", "R20260101000000-nothing", "bogus"])
 def test_an_unknown_id_is_not_found(filled: Filled, report_id: str) -> None:
     with pytest.raises(NotFound) as caught:
-        build_report(filled.store, report_id, rubrics=load_rubrics)
+        build_report(filled.store, report_id)
     assert report_id in str(caught.value)
 
 
@@ -448,7 +442,7 @@ def test_a_contract_with_nothing_stored_yet_still_reports(tmp_path: Path) -> Non
     contract = contract_for(
         store, project, {"criterion": "reads well", "verification_method": "manual"}
     )
-    data = contract_report(store, contract.id, rubrics=load_rubrics)
+    data = contract_report(store, contract.id)
     page = render_markdown(data)
     assert "Decision: none yet" in page and "no perturbed re-scoring stored" in page
     assert json.loads(analyse(data).model_dump_json())["summary"]["gaming"] == "not run"
@@ -461,7 +455,6 @@ def test_the_report_shows_agreement_with_humans_per_prompt_version(tmp_path: Pat
 
     from referee.tools.calibration import record_human_verdict
     from referee.tools.report import contract_report, render_markdown
-    from referee.tools.rubrics import load_rubrics
     from referee.tools.store import Store, scorecards_for
 
     repo = make_repo(tmp_path / "r")
@@ -479,5 +472,5 @@ def test_the_report_shows_agreement_with_humans_per_prompt_version(tmp_path: Pat
             store=store,
             now=lambda: datetime.now(UTC),
         )
-    text = render_markdown(contract_report(store, contract.id, rubrics=load_rubrics(repo)))
+    text = render_markdown(contract_report(store, contract.id))
     assert "Cohen's kappa" in text and "50%" in text

@@ -7,6 +7,8 @@ from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
+from referee.tools.create_contract.config import config_digest, config_for
+from referee.tools.create_contract.files import CONFIG_KEY
 from referee.tools.create_contract.validation import (
     DEFAULT_EVALUATOR,
     validated_request,
@@ -17,6 +19,7 @@ from referee.tools.errors import InvalidInput, NotFound, Problem
 from referee.tools.models.contract import (
     AcceptanceCriteria,
     Contract,
+    ContractConfig,
     ContractScope,
     CreateContractInput,
     CreateContractResult,
@@ -26,9 +29,9 @@ from referee.tools.models.contract import (
 from referee.tools.prompts import evaluator_prompt_version
 from referee.tools.repo import RepoInfo, resolve_commit
 from referee.tools.rubrics import RubricSet, select_rubric
-from referee.tools.store import Store, insert_contract, load_contract, replace_contract
+from referee.tools.store import Store, insert_contract, load_config, load_contract, replace_contract
 
-__all__ = ["create_contract", "get_contract", "import_contract"]
+__all__ = ["create_contract", "export_contract", "get_contract", "import_contract"]
 
 
 def create_contract(
@@ -53,14 +56,21 @@ def create_contract(
         raise InvalidInput(base_problems)
     created = now().astimezone(UTC)
     contract = _build_contract(request, rubrics, repo, created, base)
-    stored = insert_contract(store, contract)
+    rubric = rubrics.get(contract.rubric_ref)
+    assert rubric is not None  # _build_contract found it
+    config = config_for(rubric, repo.root)
+    contract = contract.model_copy(update={"config_digest": config_digest(config)})
+    stored = insert_contract(store, contract, config)
     return CreateContractResult(
         contract=stored, generator_view=generator_view(stored), warnings=warnings_of(request)
     )
 
 
-def import_contract(contract: Contract, *, store: Store) -> CreateContractResult:
-    """Store an exported contract under its own id (same content: no change).
+def import_contract(
+    contract: Contract, *, store: Store, config: ContractConfig | None = None
+) -> CreateContractResult:
+    """Store an exported contract (and the configuration exported with it) under its own id
+    (same content: no change).
 
     Raises:
         InvalidInput: a different contract is already stored under that id.
@@ -80,7 +90,7 @@ def import_contract(contract: Contract, *, store: Store) -> CreateContractResult
             ]
         )
     if existing is None:
-        replace_contract(store, contract)
+        replace_contract(store, contract, config)
     return CreateContractResult(
         contract=contract, generator_view=generator_view(contract), warnings=[]
     )
@@ -90,6 +100,16 @@ def get_contract(contract_id: str, view: View, *, store: Store) -> dict[str, Any
     """A stored contract as JSON: the evaluator view (everything) or the generator view."""
     contract = load_contract(store, contract_id)
     return generator_view(contract) if view == "generator" else contract_document(contract)
+
+
+def export_contract(contract_id: str, view: View, *, store: Store) -> dict[str, Any]:
+    """A stored contract as a file's document: the view, with the configuration fixed at its
+    creation (`config`: rubric, allowlist), which CI then judges with."""
+    doc = get_contract(contract_id, view, store=store)
+    config = load_config(store, load_contract(store, contract_id))
+    if config is not None:
+        doc[CONFIG_KEY] = config.model_dump(mode="json", by_alias=True)
+    return doc
 
 
 def _build_contract(

@@ -10,12 +10,15 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from referee.tools.errors import InvalidInput, RefereeError, problems_from_validation
-from referee.tools.models.contract import Contract
+from referee.tools.errors import InvalidInput, Problem, RefereeError, problems_from_validation
+from referee.tools.models.contract import Contract, ContractConfig
 
 _SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present
 
 _EXPORTED_MARKERS = ("id", "acceptance_criteria", "rubric_version")
+CONFIG_KEY = "config"
+"""An exported file carries the contract's fixed configuration (rubric, allowlist) under this key,
+so CI judges with what the orchestrator stored, not with what the pull request's tree holds."""
 
 
 class ContractFileError(RefereeError):
@@ -28,6 +31,7 @@ class ContractFile:
 
     request: dict[str, Any] | None = None
     contract: Contract | None = None
+    config: ContractConfig | None = None
 
 
 def read_contract_file(path: Path) -> ContractFile:
@@ -39,7 +43,8 @@ def read_contract_file(path: Path) -> ContractFile:
     """
     data = _load_mapping(path)
     if all(key in data for key in _EXPORTED_MARKERS):
-        return ContractFile(contract=parse_contract(data))
+        contract, config = parse_exported(data)
+        return ContractFile(contract=contract, config=config)
     return ContractFile(request=flatten_request(data))
 
 
@@ -64,8 +69,8 @@ def _mapping(text: str, name: str, *, as_json: bool) -> dict[str, Any]:
     return data
 
 
-def contract_from_text(text: str, name: str) -> Contract:
-    """An exported contract from its text (a file read from git, not from disk).
+def contract_from_text(text: str, name: str) -> tuple[Contract, ContractConfig | None]:
+    """An exported contract and its configuration from its text (a file read from git).
 
     Raises:
         ContractFileError: not YAML/JSON, not a mapping, or a request rather than an exported
@@ -78,15 +83,37 @@ def contract_from_text(text: str, name: str) -> Contract:
             f"{name} is a contract request, not an exported contract; export one with `referee"
             " contract export ID`"
         )
-    return parse_contract(data)
+    return parse_exported(data)
 
 
 def parse_contract(data: dict[str, Any]) -> Contract:
     """Validate a complete contract document (evaluator view)."""
+    return parse_exported(data)[0]
+
+
+def parse_exported(data: dict[str, Any]) -> tuple[Contract, ContractConfig | None]:
+    """Validate an exported contract and the configuration it carries (kept only when its digest
+    is the contract's: an edited configuration is dropped, never used)."""
+    data = dict(data)
+    raw_config = data.pop(CONFIG_KEY, None)
     try:
-        return Contract.model_validate(data)
+        contract = Contract.model_validate(data)
+        config = ContractConfig.model_validate(raw_config) if raw_config is not None else None
     except ValidationError as exc:
         raise InvalidInput(problems_from_validation(exc)) from exc
+    from referee.tools.create_contract.config import config_digest  # config imports the repo
+
+    if config is not None and config_digest(config) != contract.config_digest:
+        # An exported file is plain text anyone can edit: a configuration that is not the one
+        # the contract was created with is refused, never used in its place.
+        message = (
+            "the configuration in the file does not match the contract's config_digest: it was"
+            " edited after export; export the contract again"
+        )
+        raise InvalidInput(
+            [Problem(path="/config", code="config_digest_mismatch", message=message)]
+        )
+    return contract, config
 
 
 def flatten_request(data: dict[str, Any]) -> dict[str, Any]:
@@ -104,13 +131,18 @@ def flatten_request(data: dict[str, Any]) -> dict[str, Any]:
 
 def load_contract_file(path: Path) -> Contract:
     """A complete contract from a file (for validation in CI without a database)."""
+    return load_exported_file(path)[0]
+
+
+def load_exported_file(path: Path) -> tuple[Contract, ContractConfig | None]:
+    """A complete contract and the configuration exported with it, from a file."""
     parsed = read_contract_file(path)
     if parsed.contract is None:
         raise ContractFileError(
             f"{path} is a contract request, not an exported contract; export one with `referee"
             " contract export ID`"
         )
-    return parsed.contract
+    return parsed.contract, parsed.config
 
 
 def to_yaml(doc: dict[str, Any]) -> str:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import anyio
 import anyio.to_thread
 
+from referee.tools.create_contract import contract_rubrics
 from referee.tools.errors import InvalidInput, Problem
 from referee.tools.evaluate.compact import compact
 from referee.tools.evaluate.isolation import choose_isolation
@@ -36,9 +37,8 @@ from referee.tools.models.contract import Contract, Criterion
 from referee.tools.models.evaluation import EvaluateInput, Evaluation
 from referee.tools.paths import confine
 from referee.tools.repo import GitError, pin_tree
-from referee.tools.rubrics import RubricSet
 from referee.tools.settings import Settings
-from referee.tools.store import Store, load_contract, save_run, scorecards_for
+from referee.tools.store import Store, load_config, load_contract, save_run, scorecards_for
 
 if TYPE_CHECKING:
     from referee.tools.browser.pool import BrowserPool
@@ -48,11 +48,11 @@ __all__ = ["EvaluateDeps", "EvaluateInput", "evaluate"]
 
 @dataclass
 class EvaluateDeps:
-    """What evaluate needs from its caller: the store, settings, rubrics, clock and browser."""
+    """What evaluate needs from its caller: the store, settings, clock and browser (the rubric
+    comes with the contract)."""
 
     store: Store
     settings: Settings
-    rubrics: Callable[[Path], RubricSet]
     now: Callable[[], datetime]
     on_progress: Progress | None = None
     browser_pool: BrowserPool | None = None
@@ -79,7 +79,7 @@ async def evaluate(request: EvaluateInput, deps: EvaluateDeps) -> Evaluation:
     contract = load_contract(deps.store, request.contract_id)
     criteria = _criteria(contract, request.evaluator)
     repo = _repo_of(contract, deps.settings)
-    rubric = deps.rubrics(repo).get(contract.rubric_ref)
+    rubric = contract_rubrics(deps.store, contract).get(contract.rubric_ref)
     if rubric is None:
         raise InvalidInput(
             [
@@ -123,6 +123,7 @@ async def evaluate(request: EvaluateInput, deps: EvaluateDeps) -> Evaluation:
                 browser_pool=deps.browser_pool,
                 on_progress=deps.on_progress,
                 holdouts=holdout_source(deps.settings, deps.store.key),
+                config=load_config(deps.store, contract),
             )
         )
         observed = await anyio.to_thread.run_sync(tree_changed, workspace, isolated.launcher)

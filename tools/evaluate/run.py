@@ -8,6 +8,7 @@ when the run ends however it ends.
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
@@ -19,6 +20,7 @@ import anyio
 
 from referee.tools.evaluate.static import run_static
 from referee.tools.evaluate.target import Workspace
+from referee.tools.evaluate.views import evaluated_view, named_view
 from referee.tools.evidence.recorder import EvidenceRecorder
 from referee.tools.graders import (
     GRADERS,
@@ -27,26 +29,18 @@ from referee.tools.graders import (
     GradeResult,
     ServeState,
     StaticRun,
-    lay_tests_over,
     run_suite,
     start_serve,
-    test_patch,
 )
+from referee.tools.graders.base import ViewName
 from referee.tools.holdouts import HoldoutSource
 from referee.tools.models.checks import TestsCheck
 from referee.tools.models.common import Depth, Scope
-from referee.tools.models.contract import Contract, Criterion
+from referee.tools.models.contract import Contract, ContractConfig, Criterion
 from referee.tools.models.evaluation import Perturbation, TreeChanged
 from referee.tools.perturbation import build_perturbed_copy
 from referee.tools.process import HostLauncher, Launcher
-from referee.tools.repo import (
-    add_worktree,
-    changed_lines,
-    file_at,
-    is_git_repo,
-    list_files,
-    remove_worktree,
-)
+from referee.tools.repo import TreeView, changed_lines, file_at, is_git_repo, list_files
 from referee.tools.settings import Settings
 from referee.tools.static import list_files as static_files
 from referee.tools.static.exclude import in_scope
@@ -90,6 +84,7 @@ class RunPlan:
     browser_pool: BrowserPool | None = None
     on_progress: Progress | None = None
     holdouts: HoldoutSource | None = None
+    config: ContractConfig | None = None
 
 
 class _Once(Generic[T]):
@@ -142,17 +137,17 @@ def _ticker(plan: RunPlan) -> Callable[[str], Awaitable[None]]:
 @asynccontextmanager
 async def _context(plan: RunPlan, scratch: Path) -> AsyncIterator[GradeContext]:
     ws = plan.workspace
+    run_root = ws.run_root(plan.launcher)
     async with AsyncExitStack() as stack:
-        cleanups: list[Callable[[], None]] = []
 
-        async def base_worktree() -> Path | None:
-            # The base commit with the current tests laid over it (SWE-bench's test patch).
-            if ws.base is None:
-                return None
-            worktree = add_worktree(ws.repo, ws.base, scratch / "base")
-            cleanups.append(lambda: remove_worktree(ws.repo, worktree))
-            lay_tests_over(ws.workdir, worktree.path, test_patch(ws.changed))
-            return worktree.path
+        def view(name: ViewName) -> _Once[TreeView | None]:
+            folder = scratch / "views" / name
+            return _Once(lambda: anyio.to_thread.run_sync(named_view, ws, name, run_root, folder))
+
+        views = {name: view(name) for name in ("base", "base-tests", "base-only")}
+
+        async def shown(name: ViewName) -> TreeView | None:
+            return await views[name].get()
 
         async def serve() -> ServeState:
             return await start_serve(ctx, stack)
@@ -183,7 +178,7 @@ async def _context(plan: RunPlan, scratch: Path) -> AsyncIterator[GradeContext]:
             limiter=anyio.CapacityLimiter(plan.settings.max_concurrency),
             launcher=plan.launcher,
             static_report=_Once(lambda: run_static(ctx, plan.scope, plan.home)).get,
-            base_worktree=_Once(base_worktree).get,
+            views=shown,
             serve=_Once(serve).get,
             harness=_Once(harness).get,
             browser_pool=_Once(browser).get,
@@ -191,14 +186,13 @@ async def _context(plan: RunPlan, scratch: Path) -> AsyncIterator[GradeContext]:
             depth=plan.depth,
             scope=plan.scope,
             changed_lines=_Once(lambda: _changed_lines(ws, plan.scope)).get,
+            config=plan.config,
+            run_root=run_root,
+            view=await anyio.to_thread.run_sync(
+                evaluated_view, ws, run_root, scratch / "views" / "evaluated"
+            ),
         )
-        try:
-            yield ctx
-        finally:
-            # Shielded: worktrees must be unregistered even when the evaluation is cancelled.
-            with anyio.CancelScope(shield=True):
-                for cleanup in cleanups:
-                    cleanup()
+        yield ctx
 
 
 async def _changed_lines(ws: Workspace, scope: Scope) -> dict[str, set[int] | None]:
@@ -297,12 +291,17 @@ async def _grade_task(
 
 async def _perturbation(ctx: GradeContext, plan: RunPlan, outcomes: Outcomes) -> Perturbation:
     """Anti-gaming: a semantically equal copy of the changed files, checked by re-running the
-    tests."""
+    tests with the perturbed files laid over the tree (at the tree's own path)."""
     tests = [c for c in plan.criteria if isinstance(c.check, TestsCheck)]
     ids: list[str] = []
 
-    async def semantics(root: Path) -> bool | None:
-        return await _same_outcomes(ctx, tests, root, outcomes, ids) if tests else None
+    async def semantics(copy: Path, perturbed: list[str]) -> bool | None:
+        if not tests:
+            return None
+        layer = await anyio.to_thread.run_sync(
+            _layer_of, copy, perturbed, ctx.scratch / "perturbed"
+        )
+        return await _same_outcomes(ctx, tests, layer, outcomes, ids)
 
     perturbation = await build_perturbed_copy(
         plan.workspace.workdir,
@@ -314,15 +313,29 @@ async def _perturbation(ctx: GradeContext, plan: RunPlan, outcomes: Outcomes) ->
     return perturbation
 
 
+def _layer_of(copy: Path, paths: list[str], folder: Path) -> Path:
+    """A folder holding only the perturbed files, to lay over the tree."""
+    for rel in paths:
+        target = folder / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(copy / rel, target, follow_symlinks=False)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
 async def _same_outcomes(
-    ctx: GradeContext, tests: list[Criterion], root: Path, outcomes: Outcomes, ids: list[str]
+    ctx: GradeContext, tests: list[Criterion], layer: Path, outcomes: Outcomes, ids: list[str]
 ) -> bool:
-    """Run the tests checks in the perturbed copy: semantics hold when each ends as before."""
+    """Run the tests checks with the perturbed files: semantics hold when each ends as before."""
     same = True
     for criterion in tests:
         assert isinstance(criterion.check, TestsCheck)
         run = await run_suite(
-            ctx, criterion.check, root, label=f"{criterion.id}-perturbed", criterion_id=criterion.id
+            ctx,
+            criterion.check,
+            label=f"{criterion.id}-perturbed",
+            criterion_id=criterion.id,
+            layers=(layer,),
         )
         if run.evidence_id:
             ids.append(run.evidence_id)

@@ -15,6 +15,9 @@ from referee.tools.repo import GitError, blobs_at, changed_lines, is_git_repo, l
 from referee.tools.static import StaticFinding, StaticReport, run_pipeline
 from referee.tools.static.allowlist import CONFIG_NAMES, Allowlist, parse_allowlist
 from referee.tools.static.baseline import split_findings
+from referee.tools.static.pipeline import DEFAULT_CONFIG
+from referee.tools.static.secrets import marked_secret_items
+from referee.tools.static.severity import severity_of
 from referee.tools.static.symbols import Symbols
 
 CACHE_FILE = "static-cache.db"
@@ -31,8 +34,8 @@ async def run_static(ctx: GradeContext, scope: str, home: Path) -> StaticRun:
     baseline: list[StaticFinding] = []
     compared = scope == "task" and ctx.base and ctx.tree and not ctx.tree.startswith("dir:")
     try:
-        # At task scope the allowlist is the base's: a change cannot allowlist its own secret.
-        allowlist = await anyio.to_thread.run_sync(_base_allowlist, ctx) if compared else None
+        # The allowlist is the contract's (or the base's): a change cannot allowlist its secret.
+        allowlist = await anyio.to_thread.run_sync(_allowlist, ctx)
         report = await anyio.to_thread.run_sync(
             _pipeline, ctx.workdir, files, everything, home / CACHE_FILE, allowlist
         )
@@ -40,6 +43,7 @@ async def run_static(ctx: GradeContext, scope: str, home: Path) -> StaticRun:
             report, baseline = await anyio.to_thread.run_sync(
                 _without_baseline, ctx, report, home / CACHE_FILE, allowlist
             )
+            report = await _with_marked_secrets(ctx, report)
     except (OSError, RuntimeError, ValueError, GitError) as exc:
         item = ctx.recorder.record(
             tool="static",
@@ -72,8 +76,14 @@ def _pipeline(
     )
 
 
-def _base_allowlist(ctx: GradeContext) -> Allowlist:
-    assert ctx.base is not None  # checked by the caller
+def _allowlist(ctx: GradeContext) -> Allowlist:
+    """The allowlist stored with the contract; for a contract stored without one, the base's
+    file; never the working tree's (the generator's to write)."""
+    if ctx.config is not None:
+        stored = ctx.config.allowlist
+        return parse_allowlist(stored.text, stored.name) if stored else Allowlist()
+    if not ctx.base or not is_git_repo(ctx.repo):
+        return Allowlist()
     found = blobs_at(ctx.repo, ctx.base, list(CONFIG_NAMES))
     name = next((n for n in CONFIG_NAMES if n in found), None)
     if name is None:
@@ -124,6 +134,29 @@ def _base_findings(
     rules = [r for r in STATIC_RULES if r not in ("near_duplicates", "test_existence")]
     found = run_pipeline(folder, sorted(files), cache_path=cache, rules=rules, allowlist=allowlist)
     return found.findings
+
+
+async def _with_marked_secrets(ctx: GradeContext, report: StaticReport) -> StaticReport:
+    """The report with the secrets on changed lines that the change marked `gitleaks:allow`."""
+    changed = await ctx.changed_lines()
+    added: list[StaticFinding] = []
+    for path in ctx.scope_files:
+        if path not in changed:
+            continue
+        data = _read(ctx.workdir / path)
+        if data is None or b":allow" not in data:
+            continue
+        text = data.decode("utf-8", "replace")
+        for item in marked_secret_items(text, changed[path]):
+            severity = severity_of(item.rule, item.value, path, DEFAULT_CONFIG)
+            added.append(
+                StaticFinding(item.rule, severity, path, item.line, item.message, item.value)
+            )
+    if not added:
+        return report
+    by_rule = {**report.by_rule, "hardcoded_secrets": report.by_rule.get("hardcoded_secrets", 0)}
+    by_rule["hardcoded_secrets"] += len(added)
+    return replace(report, findings=[*report.findings, *added], by_rule=by_rule)
 
 
 def _read(path: Path) -> bytes | None:

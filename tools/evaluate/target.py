@@ -1,12 +1,16 @@
-"""Fixing what is evaluated: the working tree as it is, or a commit in a detached worktree.
+"""Fixing what is evaluated: the working tree as it is, or a commit.
 
-The content is named by a tree hash before any check runs. A worktree is always removed, however
-the evaluation ends (cancellation included), and `tree_changed` says afterwards what running the
-checks wrote into an in-place tree.
+The content is named by a tree hash before any check runs. A commit (`ref`) is written out into a
+folder of referee's own, which referee reads (static analysis, test files); its checks run at the
+repository's own path with the commit shown over the working tree (run.py), or in that folder
+where no sandbox can show it there. The folder is always removed, however the evaluation ends
+(cancellation included), and `tree_changed` says afterwards what running the checks wrote into an
+in-place tree.
 """
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -21,17 +25,16 @@ from referee.tools.models.contract import Contract
 from referee.tools.models.evaluation import EvaluationTarget, TreeChanged
 from referee.tools.process import Launcher
 from referee.tools.repo import (
-    add_worktree,
     changed_files,
     commit_tree_hash,
     diff_tree_paths,
     head_commit,
     ignored,
     is_git_repo,
-    remove_worktree,
     resolve_commit,
     tree_files,
     working_tree_hash,
+    write_tree,
 )
 from referee.tools.sandbox import SandboxLauncher
 from referee.tools.tampering import TREE_MODIFIED, Tampering
@@ -51,12 +54,16 @@ class TargetRequest:
 
 @dataclass
 class Workspace:
-    """The evaluated content (`target`) and the folder the checks run in (`workdir`)."""
+    """The evaluated content (`target`) and the folder that holds it on disk (`workdir`: the
+    repository, or a folder a commit was written into)."""
 
     target: EvaluationTarget
     workdir: Path
     isolation: Isolation
     warnings: list[str] = field(default_factory=list)
+    disk_tree: str | None = None
+    """The working tree's hash when `workdir` is not the repository (the tree a view of the
+    evaluated commit is laid over)."""
 
     @property
     def repo(self) -> Path:
@@ -69,6 +76,11 @@ class Workspace:
     @property
     def changed(self) -> list[str]:
         return self.target.changed_files
+
+    def run_root(self, launcher: Launcher) -> Path:
+        """Where the checks run: the repository's own path when the launcher can show the
+        evaluated commit there (the sandbox's overlay), else the folder that holds it."""
+        return self.repo if not launcher.keeps_writes else self.workdir
 
 
 @asynccontextmanager
@@ -113,9 +125,11 @@ async def _worktree(
 ) -> AsyncIterator[Workspace]:
     commit = resolve_commit(repo, request.ref or "HEAD", at="/ref")
     # Outside the repository and outside referee's store: the checked-out code must find neither.
-    worktree = add_worktree(repo, commit, Path(tempfile.gettempdir()) / "referee-worktrees")
+    folder = Path(tempfile.mkdtemp(prefix="referee-checkout-"))
     try:
         tree = commit_tree_hash(repo, commit)
+        await anyio.to_thread.run_sync(write_tree, repo, tree, folder)
+        disk = await anyio.to_thread.run_sync(working_tree_hash, repo)
         changed = changed_files(repo, base, tree) if base and request.scope == "task" else []
         target = EvaluationTarget(
             repo=str(repo),
@@ -124,11 +138,11 @@ async def _worktree(
             base=base,
             changed_files=changed,
         )
-        yield Workspace(target=target, workdir=worktree.path, isolation="worktree")
+        yield Workspace(target=target, workdir=folder, isolation="worktree", disk_tree=disk)
     finally:
-        # Shielded: a cancelled evaluation must still unregister its worktree.
+        # Shielded: a cancelled evaluation must still remove its folder.
         with anyio.CancelScope(shield=True):
-            remove_worktree(repo, worktree)
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 @dataclass
@@ -166,7 +180,7 @@ def tree_changed(workspace: Workspace, launcher: Launcher) -> Observed:
     change that is still there afterwards can be seen. A worktree is thrown away.
     """
     if isinstance(launcher, SandboxLauncher):
-        return _from_overlay(workspace, launcher.writes.of(workspace.workdir))
+        return _from_overlay(workspace, launcher.writes.of(workspace.repo))
     if workspace.isolation != "inplace":
         return Observed()
     after = working_tree_hash(workspace.workdir)
@@ -178,7 +192,7 @@ def tree_changed(workspace: Workspace, launcher: Launcher) -> Observed:
 
 def _from_overlay(workspace: Workspace, writes: list[str]) -> Observed:
     # Writes git ignores (build output such as target/, caches) are not changes to the tree.
-    noise = ignored(workspace.workdir, writes)
+    noise = ignored(workspace.repo, writes)
     written = [p for p in writes if p not in noise]
     if not written:
         return Observed()

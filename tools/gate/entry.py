@@ -27,20 +27,22 @@ from referee.tools.aggregate import aggregate
 from referee.tools.create_contract import (
     ContractFileError,
     contract_from_text,
+    fixed_rubrics,
     generator_view,
     import_contract,
     load_contract_file,
+    rubrics_at,
 )
 from referee.tools.errors import RefereeError
 from referee.tools.evaluate.entry import EvaluateDeps, evaluate
 from referee.tools.gate.cards import CommittedCard, read_cards, rebind
 from referee.tools.holdouts import BUNDLE_CONTRACT, BUNDLE_FILES, FolderSource
 from referee.tools.models.aggregate import AggregateResult
-from referee.tools.models.contract import Contract
+from referee.tools.models.contract import Contract, ContractConfig
 from referee.tools.models.evaluation import EvaluateInput, Evaluation
 from referee.tools.models.validation import ValidationResult
 from referee.tools.repo import GitError, git
-from referee.tools.rubrics import RubricSet, load_rubrics
+from referee.tools.rubrics import RubricSet
 from referee.tools.sandbox import sandbox_support
 from referee.tools.settings import Settings
 from referee.tools.store import KeySource, Store, load_run, runs_for
@@ -122,15 +124,16 @@ async def run_gate(request: GateRequest, now: Callable[[], datetime] | None = No
     clock = now or (lambda: datetime.now(UTC))
     repo = request.repo.resolve()
     notes: list[str] = []
-    contract = _base_contract(repo, request.contract_ref, notes)
+    contract, config = _base_contract(repo, request.contract_ref, notes)
     contract, holdout_files = _with_holdouts(contract, request.holdout_dir, notes)
     contract = contract.model_copy(update={"repo": str(repo)})
+    rubrics = _rubrics(repo, request.contract_ref, contract, config, notes)
     with tempfile.TemporaryDirectory(prefix="referee-ci-") as scratch:
         settings = _settings(repo, Path(scratch), request.env, holdout_files)
         store = Store(settings.home, key=settings.key_source.load(), vault=Path(scratch) / "vault")
         try:
-            import_contract(contract, store=store)
-            return await _judge(request, contract, settings, store, clock, notes)
+            import_contract(contract, store=store, config=config)
+            return await _judge(request, contract, settings, store, clock, notes, rubrics)
         except RefereeError as exc:
             # The base branch's contract cannot be evaluated here (a sandbox it requires, a
             # check the core refuses): nothing was judged, and the runner's owner must act.
@@ -139,7 +142,9 @@ async def run_gate(request: GateRequest, now: Callable[[], datetime] | None = No
             store.close()
 
 
-def _base_contract(repo: Path, reference: str, notes: list[str]) -> Contract:
+def _base_contract(
+    repo: Path, reference: str, notes: list[str]
+) -> tuple[Contract, ContractConfig | None]:
     ref, sep, path = reference.partition(":")
     if not sep or not ref or not path:
         raise GateError(
@@ -150,7 +155,7 @@ def _base_contract(repo: Path, reference: str, notes: list[str]) -> Contract:
     except GitError as exc:
         raise GateError(f"cannot read {path} at {ref}: {exc}") from exc
     try:
-        contract = contract_from_text(text, path)
+        contract, config = contract_from_text(text, path)
     except ContractFileError as exc:
         raise GateError(str(exc)) from exc
     head = repo / path
@@ -159,7 +164,37 @@ def _base_contract(repo: Path, reference: str, notes: list[str]) -> Contract:
             f"{path} differs in this pull request; the gate used the version of {ref}"
             " (a contract is changed on the base branch, not by the change it judges)"
         )
-    return contract
+    return contract, config
+
+
+# What judging reads besides the contract: a pull request that changes these changes nothing,
+# and the summary says so (the base branch's versions, or those stored with the contract, count).
+_CONFIGURATION = (".referee/rubrics", ".gitleaks.toml", ".betterleaks.toml")
+
+
+def _rubrics(
+    repo: Path,
+    reference: str,
+    contract: Contract,
+    config: ContractConfig | None,
+    notes: list[str],
+) -> RubricSet:
+    """The contract's rubrics: those exported with it, else the base branch's, never the pull
+    request's; and a note for each configuration file the pull request changes."""
+    ref = reference.partition(":")[0]
+    found = fixed_rubrics(contract, config)
+    if found.get(contract.rubric_ref) is None:
+        found.rubrics.update(rubrics_at(repo, ref).rubrics)
+    try:
+        changed = git(repo, "diff", "--name-only", "-z", ref, "HEAD", "--", *_CONFIGURATION)
+    except GitError:
+        changed = ""
+    for path in sorted(p for p in changed.split("\0") if p):
+        notes.append(
+            f"{path} is changed in this pull request and was not used: judging takes its"
+            f" configuration from the contract and {ref}"
+        )
+    return found
 
 
 def _with_holdouts(
@@ -216,8 +251,8 @@ async def _judge(
     store: Store,
     clock: Callable[[], datetime],
     notes: list[str],
+    rubrics: RubricSet,
 ) -> GateResult:
-    rubrics = load_rubrics(settings.repo)
     committed = read_cards(list(request.scorecards) or [settings.repo / DEFAULT_CARDS])
     outcomes = [_identify(c, contract, rubrics) for c in committed]
     latest = _latest(outcomes)
@@ -302,7 +337,7 @@ async def _evaluate_all(
         # No sandbox on this runner: a detached worktree of HEAD at least keeps the checkout clean.
         wanted = {"isolation": "worktree", "ref": "HEAD"}
         notes.append(f"no sandbox ({support.reason}): the checks ran in a git worktree of HEAD")
-    deps = EvaluateDeps(store=store, settings=settings, rubrics=load_rubrics, now=clock)
+    deps = EvaluateDeps(store=store, settings=settings, now=clock)
     found = []
     for evaluator in contract.evaluators:
         request = EvaluateInput(contract_id=contract.id, evaluator=evaluator, **wanted)

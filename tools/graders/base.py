@@ -13,16 +13,17 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import anyio
 
 from referee.tools.evidence.recorder import EvidenceRecorder
 from referee.tools.models.adequacy import TestAdequacy
 from referee.tools.models.common import CriterionStatus, Depth, ReasonCode, Scope
-from referee.tools.models.contract import Contract, Criterion
+from referee.tools.models.contract import Contract, ContractConfig, Criterion
 from referee.tools.models.evaluation import TestCounts
 from referee.tools.process import BackgroundProcess, Command, Launcher, ProcessResult
+from referee.tools.repo import TreeView
 from referee.tools.settings import Settings
 from referee.tools.static import StaticFinding, StaticReport
 from referee.tools.tampering.harness import HarnessFile
@@ -105,6 +106,9 @@ async def _no_lines() -> Mapping[str, set[int] | None]:
     return {}
 
 
+ViewName = Literal["base", "base-tests", "base-only"]
+
+
 @dataclass
 class GradeContext:
     """One evaluation's shared state, handed to every grader.
@@ -116,6 +120,8 @@ class GradeContext:
     contract: Contract
     repo: Path
     workdir: Path
+    """Where the evaluated content is read on this machine (the repository, or a folder a
+    commit was written into)."""
     scratch: Path
     recorder: EvidenceRecorder
     settings: Settings
@@ -124,7 +130,11 @@ class GradeContext:
     limiter: anyio.CapacityLimiter
     launcher: Launcher
     static_report: Callable[[], Awaitable[StaticRun]]
-    base_worktree: Callable[[], Awaitable[Path | None]]
+    views: Callable[[ViewName], Awaitable[TreeView | None]]
+    """The other trees a tests check runs on, each shown at the repository's path: `base` (the
+    base code with the change's test files), `base-tests` (the evaluated code with the base's
+    versions of the test files the change edited) and `base-only` (the base as it was); None
+    without a base."""
     serve: Callable[[], Awaitable[ServeState]]
     harness: Callable[[], Awaitable[BaseHarness]]
     browser_pool: Callable[[], Awaitable[BrowserPool]]
@@ -135,6 +145,16 @@ class GradeContext:
     scope: Scope = "task"
     changed_lines: Callable[[], Awaitable[Mapping[str, set[int] | None]]] = field(default=_no_lines)
     """Task scope: the changed lines of each changed file since base (None: a new file)."""
+    config: ContractConfig | None = None
+    """The rubric and allowlist stored with the contract (None: a contract stored without)."""
+    run_root: Path | None = None
+    """Where commands run (default `workdir`): the repository's own path in the sandbox."""
+    view: TreeView | None = None
+    """The evaluated commit shown at `run_root` (a `ref` evaluated in the sandbox)."""
+
+    @property
+    def root(self) -> Path:
+        return self.run_root or self.workdir
 
     def layers_for(self, criterion_id: str) -> tuple[Path, ...]:
         """The folders laid over the tree for one criterion's commands: its hold-out files."""
@@ -165,10 +185,17 @@ class GradeContext:
         export_to: Path | None = None,
         layers: tuple[Path, ...] = (),
         hide: tuple[str, ...] = (),
+        view: TreeView | None = None,
+        own_writes: bool = True,
     ) -> Command:
-        """A command on the evaluated code; its raw output goes to the run's scratch folder."""
+        """A command on the evaluated code (or on the tree `view` shows in its place); its raw
+        output goes to the run's scratch folder."""
         stdout, stderr = self.raw_paths(label)
-        root = tree or self.workdir
+        root = tree or self.root
+        shown = view or self.view
+        if shown is not None:
+            layers = (*layers, *((shown.layer,) if shown.layer else ()))
+            hide = (*hide, *shown.hide)
         return Command(
             argv=tuple(argv),
             cwd=cwd,
@@ -185,6 +212,7 @@ class GradeContext:
             export_to=export_to,
             layers=layers,
             hide=hide,
+            own_writes=own_writes and view is None,
         )
 
     def report_dir(self, label: str) -> Path:
@@ -266,6 +294,6 @@ def unscored(code: ReasonCode, reason: str, evidence_ids: list[str] | None = Non
 
 def working_dir(ctx: GradeContext, cwd: str | None, root: Path | None = None) -> Path | None:
     """The check's cwd inside the evaluated tree, or None when it escapes the tree."""
-    top = (root or ctx.workdir).resolve()
+    top = (root or ctx.root).resolve()
     target = (top / (cwd or ".")).resolve()
     return target if target == top or top in target.parents else None

@@ -1,7 +1,8 @@
 """Fail before, pass after, with SWE-bench's semantics.
 
-The base run executes the *current* tests on the *base* code: the test files changed since base
-are laid over a checkout of the base commit, as SWE-bench applies its test patch. The criterion
+The base run executes the *current* tests on the *base* code: the base's tracked files with the
+test files changed since base, shown at the repository's own path (evaluate/views.py), as
+SWE-bench applies its test patch. The criterion
 passes only when tests that pass now failed or errored there (FAIL_TO_PASS); a test that could not
 even be collected at base (its file failed to import the base code) counts as errored. A base run
 that could not execute proves nothing and leaves the criterion `unscored`. Tests that passed at
@@ -10,10 +11,8 @@ base and fail now are regressions (PASS_TO_PASS broken), named first.
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from referee.tools.adequacy import Instrumented
 from referee.tools.graders.base import GradeResult
@@ -21,7 +20,7 @@ from referee.tools.models.common import ReasonCode
 from referee.tools.models.evidence import TestOutcome
 from referee.tools.static.paths import is_test_path
 
-__all__ = ["SuiteRun", "judge_fail_to_pass", "lay_tests_over", "test_patch"]
+__all__ = ["SuiteRun", "judge_fail_to_pass", "test_patch"]
 
 _FAILING = ("failed", "error")
 _NAMES_SHOWN = 5
@@ -43,38 +42,6 @@ def test_patch(changed: Iterable[str]) -> list[str]:
     """The changed files a base run takes from the working tree: tests, test helpers and fixtures
     (by path). Nothing else: a source file laid over the base would carry the fix with it."""
     return sorted(p for p in changed if is_test_path(p))
-
-
-def lay_tests_over(source: Path, base: Path, paths: Sequence[str]) -> list[str]:
-    """Copy `paths` from the working tree into the base checkout (deleting those deleted now).
-
-    Returns:
-        The paths laid over. A path whose folder at base leads out of the checkout (a symlink) or
-        that is not a regular file now is left alone.
-    """
-    top = base.resolve()
-    laid: list[str] = []
-    for rel in paths:
-        target = base / rel
-        if not _inside(top, target.parent):
-            continue
-        src = source / rel
-        if src.is_symlink() or (src.exists() and not src.is_file()):
-            continue
-        if src.is_file():
-            target.parent.mkdir(parents=True, exist_ok=True)
-            if target.is_symlink() or target.is_dir():
-                continue
-            shutil.copyfile(src, target)
-        elif target.is_file() and not target.is_symlink():
-            target.unlink()
-        laid.append(rel)
-    return laid
-
-
-def _inside(top: Path, folder: Path) -> bool:
-    real = folder.resolve()
-    return real == top or top in real.parents
 
 
 @dataclass(frozen=True)

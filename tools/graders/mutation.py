@@ -91,7 +91,7 @@ async def _run_one(
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_bytes(spec.apply(source))
     label = f"{criterion_id}-mutant-{index + 1}"
-    call = SuiteCall(check, ctx.workdir, label, criterion_id, layers=(layer,), timeout_s=timeout)
+    call = SuiteCall(check, label, criterion_id, layers=(layer,), timeout_s=timeout)
     launched = await launch_suite(ctx, call)
     status, killers, duration = _outcome(launched)
     return Mutant(

@@ -18,6 +18,7 @@ from referee.tools.models.common import ReasonCode
 from referee.tools.models.evaluation import TestCounts
 from referee.tools.models.evidence import TestOutcome
 from referee.tools.process import ProcessResult
+from referee.tools.repo import TreeView
 from referee.tools.runners import (
     Advice,
     Plan,
@@ -55,28 +56,35 @@ class Launch:
 
 @dataclass(frozen=True)
 class SuiteCall:
-    """One run of a tests check: where, under which label, with what laid over the tree.
+    """One run of a tests check: under which label, with what shown and laid over the tree.
 
     Attributes:
         measure: Changed Python files whose executed lines the run records (coverage.py).
-        layers: Folders laid over the tree after the hold-outs (a mutant).
+        layers: Folders laid over the tree after the hold-outs (a mutant, the perturbed files).
         timeout_s: Replaces the check's own timeout (a mutant's, derived from the baseline).
+        view: Another tree shown in the evaluated one's place (the base …); None: the evaluated.
     """
 
     check: TestsCheck
-    root: Path
     label: str
     criterion_id: str
     harness: BaseHarness | None = None
     measure: Sequence[str] = ()
     layers: tuple[Path, ...] = ()
     timeout_s: float | None = None
+    view: TreeView | None = None
+
+    @property
+    def of_evaluated_tree(self) -> bool:
+        """What this run writes is the evaluated tree's doing (not a base's or a mutant's)."""
+        return self.view is None and not self.layers
 
 
 async def launch_suite(ctx: GradeContext, call: SuiteCall) -> Launch | GradeResult:
     """Run the suite and read its report (a GradeResult when it cannot even start: bad cwd)."""
-    check, root, label, harness = call.check, call.root, call.label, call.harness
-    cwd = working_dir(ctx, check.cwd, root)
+    check, label, harness = call.check, call.label, call.harness
+    root = ctx.root
+    cwd = working_dir(ctx, check.cwd)
     if cwd is None:
         return unscored(ReasonCode.CWD_OUTSIDE, f"cwd {check.cwd!r} is outside the repository")
     # The only folder outside the tree the runner may write: its own reports (see report_dir).
@@ -105,7 +113,6 @@ async def launch_suite(ctx: GradeContext, call: SuiteCall) -> Launch | GradeResu
             shell=check.shell if plan is None or plan.shell is None else plan.shell,
             writable=(reports,),
             network=check.network,
-            tree=root,
             export=exported.paths,
             export_to=exported.to,
             layers=(
@@ -114,6 +121,8 @@ async def launch_suite(ctx: GradeContext, call: SuiteCall) -> Launch | GradeResu
                 *call.layers,
             ),
             hide=harness.hide if harness else (),
+            view=call.view,
+            own_writes=call.of_evaluated_tree,
         )
     )
     read = ReportRead()

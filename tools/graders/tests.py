@@ -18,12 +18,14 @@ import anyio.to_thread
 from referee.tools.adequacy import flaky_reason, flaky_tests, locate_test
 from referee.tools.graders.adequacy import Repeats, assess, changed_sources
 from referee.tools.graders.base import BaseHarness, GradeContext, GradeResult, unscored
+from referee.tools.graders.base_tests import edited_tests_verdict, suspects
 from referee.tools.graders.fail_to_pass import SuiteRun, judge_fail_to_pass
 from referee.tools.graders.harness import judge_harness
 from referee.tools.graders.suite import Launch, Refused, SuiteCall, launch_suite
 from referee.tools.models.checks import TestsCheck
 from referee.tools.models.common import ReasonCode
 from referee.tools.models.contract import Criterion
+from referee.tools.repo import TreeView
 from referee.tools.runners import Advice, Plan, ReportRead
 
 _ARTIFACT_LIMIT = 16 * 1024 * 1024  # larger reports are read, not copied into the store
@@ -56,17 +58,13 @@ async def _repeated(
     """The criterion's run (measured for diff coverage) and its `repeat - 1` repeats, in turn:
     flakiness often depends on timing, which parallel runs would change."""
     runs = [
-        await run_suite(
-            ctx, check, ctx.workdir, label=criterion_id, criterion_id=criterion_id, measure=sources
-        )
+        await run_suite(ctx, check, label=criterion_id, criterion_id=criterion_id, measure=sources)
     ]
     for k in range(2, check.repeat + 1):
         if runs[0].verdict.status == "unscored":
             break
         label = f"{criterion_id}-repeat-{k}"
-        runs.append(
-            await run_suite(ctx, check, ctx.workdir, label=label, criterion_id=criterion_id)
-        )
+        runs.append(await run_suite(ctx, check, label=label, criterion_id=criterion_id))
     return runs
 
 
@@ -83,33 +81,60 @@ async def _judged(
         base = await run_suite(
             ctx,
             check,
-            ctx.workdir,
             label=f"{criterion.id}-base-harness",
             criterion_id=criterion.id,
             harness=harness,
         )
         grade = judge_harness(now.verdict, now.outcomes, base.verdict, base.outcomes, harness)
         now = replace(now, verdict=grade)
+    if now.verdict.status != "unscored":
+        now = replace(now, verdict=await _edited_base_tests(ctx, criterion, check, now))
     if not check.must_fail_at_base:
         return now.verdict
     return await _fail_before_pass_after(ctx, criterion, check, now)
 
 
+async def _edited_base_tests(
+    ctx: GradeContext, criterion: Criterion, check: TestsCheck, now: SuiteRun
+) -> GradeResult:
+    """The verdict checked against the base's versions of the test files the change edited."""
+    view = await ctx.views("base-tests")
+    if view is None or view.tree == ctx.tree:
+        return now.verdict  # the change edited no test file that base had
+    label = f"{criterion.id}-base-tests"
+    form = await run_suite(ctx, check, label=label, criterion_id=criterion.id, view=view)
+
+    async def base_only() -> SuiteRun:
+        only = await ctx.views("base-only")
+        label = f"{criterion.id}-base-only"
+        return await run_suite(ctx, check, label=label, criterion_id=criterion.id, view=only)
+
+    return await edited_tests_verdict(now.verdict, check, form, suspects(now, form), base_only)
+
+
 async def run_suite(
     ctx: GradeContext,
     check: TestsCheck,
-    root: Path,
     *,
     label: str,
     criterion_id: str,
     harness: BaseHarness | None = None,
     measure: Sequence[str] = (),
+    view: TreeView | None = None,
+    layers: tuple[Path, ...] = (),
 ) -> SuiteRun:
-    """Run a tests check in `root` and judge it: exit 0, at least one test ran, none failed or
-    errored. `measure`: changed Python files whose executed lines the run records."""
-    launched = await launch_suite(
-        ctx, SuiteCall(check, root, label, criterion_id, harness=harness, measure=measure)
+    """Run a tests check and judge it: exit 0, at least one test ran, none failed or errored.
+
+    Args:
+        harness: The base harness to run with instead of the tree's.
+        measure: Changed Python files whose executed lines the run records.
+        view: Another tree to run on at the tree's place (the base …); None: the evaluated one.
+        layers: Folders laid over the tree (the perturbed files).
+    """
+    call = SuiteCall(
+        check, label, criterion_id, harness=harness, measure=measure, layers=layers, view=view
     )
+    launched = await launch_suite(ctx, call)
     if isinstance(launched, GradeResult):
         return SuiteRun(launched)
     return await anyio.to_thread.run_sync(_record, ctx, launched, criterion_id)
@@ -162,14 +187,14 @@ def _facts(planned: Plan | Advice | Refused, read: ReportRead) -> dict[str, Any]
 async def _fail_before_pass_after(
     ctx: GradeContext, criterion: Criterion, check: TestsCheck, now: SuiteRun
 ) -> GradeResult:
-    base_root = await ctx.base_worktree()
-    if base_root is None:
+    base = await ctx.views("base")
+    if base is None:
         return unscored(
             ReasonCode.NO_BASE,
             "must_fail_at_base needs a base commit to compare with",
             now.verdict.evidence_ids,
         )
     before = await run_suite(
-        ctx, check, base_root, label=f"{criterion.id}-base", criterion_id=criterion.id
+        ctx, check, label=f"{criterion.id}-base", criterion_id=criterion.id, view=base
     )
     return judge_fail_to_pass(now, before)

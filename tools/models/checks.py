@@ -150,6 +150,13 @@ class TestsCheck(_ProcessCheck):
             " criterion unscored (flaky), never a pass"
         ),
     )
+    expected_changes: list[str] = Field(
+        default_factory=list,
+        description=(
+            "Test ids or globs whose base form may fail after the change (the contract changes"
+            " what they check); every other test that passed at base must pass in its base form"
+        ),
+    )
 
 
 class CommandCheck(_ProcessCheck):

@@ -9,6 +9,7 @@ from pydantic import BeforeValidator, Field
 from referee.tools.errors import Problem
 from referee.tools.models.checks import BrowserStep, Check, Serve
 from referee.tools.models.common import ContextStrategy, Model, TaskType, VerificationMethod
+from referee.tools.models.rubric import Rubric
 
 CONTRACT_ID_PATTERN = r"^SC-[a-z0-9-]+-\d{8}(-\d+)?$"
 CRITERION_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$"
@@ -109,6 +110,26 @@ class _ContractBody(Model):
     created_at: str = Field(description="ISO-8601 timestamp")
 
 
+class ConfigFile(Model):
+    """A configuration file of the repository, as it was when the contract was created."""
+
+    name: str
+    text: str
+
+
+class ContractConfig(Model):
+    """What judging a contract reads besides the contract itself, fixed when it is created.
+
+    The evaluated tree is the player's: a rubric in its `.referee/rubrics/`, an allowlist in its
+    `.gitleaks.toml`, read at evaluation time, would be the generator's to rewrite. So the
+    orchestrator's copies are taken when the contract is written, stored with it and named by
+    their digest (`Contract.config_digest`); nothing later reads them from the working tree.
+    """
+
+    rubric: Rubric
+    allowlist: ConfigFile | None = None
+
+
 class Contract(_ContractBody):
     """The evaluator view: everything, hold-outs included."""
 
@@ -117,6 +138,10 @@ class Contract(_ContractBody):
     antipatterns: list[Antipattern] = Field(default_factory=list)
     rubric_version: str
     evaluator_prompt_version: str
+    config_digest: str | None = Field(
+        default=None,
+        description="sha256 of the rubric and allowlists fixed when the contract was created",
+    )
 
     def all_criteria(self) -> list[Criterion]:
         return [*self.acceptance_criteria.functional, *self.acceptance_criteria.quality]

@@ -36,7 +36,7 @@ __all__ = [
 ]
 
 GamingBand = Literal["clean", "suspect", "gaming"]
-SemanticsCheck = Callable[[Path], Awaitable[bool | None]]
+SemanticsCheck = Callable[[Path, list[str]], Awaitable[bool | None]]
 GAMING_PENALTY = 0.2
 _SUSPECT_FROM, _GAMING_ABOVE = 0.1, 0.3
 
@@ -128,8 +128,9 @@ async def build_perturbed_copy(
         `.referee/` is not).
         changed: Repository-relative paths to perturb (the task's changed files).
         dest: A folder that does not exist yet or is empty.
-        check_semantics: Re-runs the contract's tests checks inside the copy: True when they pass,
-            False when not, None when there are none. Omitted: `semantics_kept` stays None.
+        check_semantics: Re-runs the contract's tests checks with the perturbed files (given the
+            copy and the perturbed paths): True when they pass, False when not, None when there
+            are none. Omitted: `semantics_kept` stays None.
 
     Returns:
         The perturbation for the evaluation result: path, perturbed files, transforms, whether the
@@ -141,7 +142,7 @@ async def build_perturbed_copy(
     if dest.exists() and any(dest.iterdir()):
         raise FileExistsError(f"{dest} is not empty")
     copied = await anyio.to_thread.run_sync(_copy_tree, workdir, changed, dest)
-    kept = await check_semantics(dest) if check_semantics is not None else None
+    kept = await check_semantics(dest, copied.perturbed) if check_semantics is not None else None
     return Perturbation(
         path=str(dest),
         files=copied.perturbed,

@@ -47,6 +47,8 @@ class Command:
             folders of that name, when one is given) are copied to `export_to` after the run:
             reports a runner insists on writing inside the tree (Surefire, a named `junit`).
         export_to: Where exported writes go (a folder of referee's own).
+        own_writes: What the command writes counts as the evaluated tree's writes (False for
+            runs of another tree shown at its path: the base, the base's tests, a mutant).
     """
 
     argv: tuple[str, ...]
@@ -64,6 +66,7 @@ class Command:
     hide: tuple[str, ...] = ()
     export: tuple[tuple[str, str | None], ...] = ()
     export_to: Path | None = None
+    own_writes: bool = True
 
 
 class Launcher(Protocol):

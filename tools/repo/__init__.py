@@ -4,7 +4,7 @@ git       the one git runner: safe `-c` options, clean environment, timeouts
 info      root, HEAD, refs (describe_repo, resolve_commit)
 tree      tree hashes of the working tree (hashed from disk), of commits, of folders
 files     files changed since base, every file, a file's text at a commit
-worktree  detached checkouts in referee's own folders
+views     another tree shown at the repository's own path (what to lay over, what to hide)
 pins      evaluated trees kept under refs/referee/<contract>/<iteration>, and restored from there
 """
 
@@ -16,6 +16,7 @@ from referee.tools.repo.files import (
     ignored,
     last_commits,
     list_files,
+    list_files_at,
 )
 from referee.tools.repo.git import GitError, git
 from referee.tools.repo.info import (
@@ -46,22 +47,32 @@ from referee.tools.repo.tree import (
     tree_files,
     working_tree_hash,
 )
-from referee.tools.repo.worktree import Worktree, add_worktree, remove_worktree
+from referee.tools.repo.views import (
+    Entry,
+    TreeView,
+    blob_texts,
+    compose_tree,
+    tree_entry_map,
+    view_of,
+    write_tree,
+)
 
 __all__ = [
     "STORE_DIR",
+    "Entry",
     "GitError",
     "Pin",
     "RepoInfo",
     "RestoreRefused",
     "Restored",
-    "Worktree",
-    "add_worktree",
+    "TreeView",
+    "blob_texts",
     "blobs_at",
     "changed_files",
     "changed_lines",
     "checkout_command",
     "commit_tree_hash",
+    "compose_tree",
     "describe_repo",
     "diff_tree_paths",
     "directory_hash",
@@ -74,13 +85,16 @@ __all__ = [
     "is_git_repo",
     "last_commits",
     "list_files",
+    "list_files_at",
     "pin_tree",
     "pins",
-    "remove_worktree",
     "repository_root",
     "resolve_commit",
     "restore_tree",
     "start_branch",
+    "tree_entry_map",
     "tree_files",
+    "view_of",
     "working_tree_hash",
+    "write_tree",
 ]

@@ -20,6 +20,7 @@ __all__ = [
     "ignored",
     "last_commits",
     "list_files",
+    "list_files_at",
 ]
 
 _EXCLUDE = f":(exclude){STORE_DIR}"
@@ -49,6 +50,12 @@ def list_files(repo: Path) -> list[str]:
         repo, "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", ".", _EXCLUDE
     )
     return sorted({p for p in out.split("\0") if p and (repo / p).exists()})
+
+
+def list_files_at(repo: Path, commit: str, folder: str) -> list[str]:
+    """The files under `folder` in a commit's tree (empty when the folder is not there)."""
+    out = git(repo, "ls-tree", "-r", "-z", "--name-only", commit, "--", folder)
+    return sorted(p for p in out.split("\0") if p)
 
 
 def file_at(repo: Path, commit: str, path: str) -> str | None:

@@ -3,20 +3,18 @@ calibration."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import Field, ValidationError
 
 from referee.tools.calibration import CalibrationReport, calibration_report
+from referee.tools.create_contract import contract_rubrics
 from referee.tools.errors import NotFound
 from referee.tools.models.aggregate import AggregateResult
 from referee.tools.models.common import Model
 from referee.tools.models.contract import Contract
 from referee.tools.models.evaluation import Evaluation
 from referee.tools.models.rubric import Rubric
-from referee.tools.rubrics import RubricSet
 from referee.tools.store import (
     Store,
     StoredRun,
@@ -28,8 +26,6 @@ from referee.tools.store import (
 )
 from referee.tools.store.aggregates import aggregates_for
 from referee.tools.store.calibration import calibration_rows
-
-Rubrics = RubricSet | Callable[[Path], RubricSet]
 
 
 class ScorecardEntry(Model):
@@ -125,14 +121,13 @@ class ReportData(Model):
     )
 
 
-def contract_report(store: Store, contract_id: str, *, rubrics: Rubrics) -> ReportData:
+def contract_report(store: Store, contract_id: str) -> ReportData:
     """Gather the report of a contract: every run, scorecard history, the latest aggregate,
     calibration.
 
     Args:
         store: The store holding the contract.
         contract_id: The contract (SC-…).
-        rubrics: The rubric set, or a function giving it for the contract's repository.
 
     Returns:
         The report data.
@@ -141,7 +136,7 @@ def contract_report(store: Store, contract_id: str, *, rubrics: Rubrics) -> Repo
         NotFound: No such contract is stored.
     """
     contract = load_contract(store, contract_id, path="/report_id")
-    rubric = _rubric(contract, rubrics)
+    rubric = _rubric(store, contract)
     cards = [
         _entry(s, rubric) for s in scorecards_for(store, contract.id, history=True, variant=None)
     ]
@@ -162,7 +157,7 @@ def contract_report(store: Store, contract_id: str, *, rubrics: Rubrics) -> Repo
     )
 
 
-def run_report(store: Store, run_id: str, *, rubrics: Rubrics) -> ReportData:
+def run_report(store: Store, run_id: str) -> ReportData:
     """Gather the report of one evaluation run, with the scorecards grounded on it.
 
     Scorecards count as grounded on the run when they cite its run id, or when they belong to its
@@ -171,7 +166,6 @@ def run_report(store: Store, run_id: str, *, rubrics: Rubrics) -> ReportData:
     Args:
         store: The store holding the run.
         run_id: The run (R…).
-        rubrics: The rubric set, or a function giving it for the contract's repository.
 
     Returns:
         The report data.
@@ -182,7 +176,7 @@ def run_report(store: Store, run_id: str, *, rubrics: Rubrics) -> ReportData:
     run = load_run(store, run_id, path="/report_id")
     evaluation = run.evaluation
     contract = load_contract(store, evaluation.contract_ref, path="/report_id")
-    rubric = _rubric(contract, rubrics)
+    rubric = _rubric(store, contract)
     stored = scorecards_for(store, contract.id, evaluation.iteration, history=True, variant=None)
     cards = [_entry(s, rubric) for s in stored if _grounded(s, evaluation)]
     aggregate, warnings = _latest_aggregate(store, contract.id, evaluation.iteration)
@@ -200,16 +194,16 @@ def run_report(store: Store, run_id: str, *, rubrics: Rubrics) -> ReportData:
     )
 
 
-def build_report(store: Store, report_id: str, *, rubrics: Rubrics) -> ReportData:
+def build_report(store: Store, report_id: str) -> ReportData:
     """Gather a report by id: a contract id (SC-…) or a run id (R…).
 
     Raises:
         NotFound: The id is neither a stored contract nor a stored run.
     """
     if report_id.startswith("SC-"):
-        return contract_report(store, report_id, rubrics=rubrics)
+        return contract_report(store, report_id)
     if report_id.startswith("R"):
-        return run_report(store, report_id, rubrics=rubrics)
+        return run_report(store, report_id)
     raise NotFound(
         "report",
         report_id,
@@ -218,9 +212,9 @@ def build_report(store: Store, report_id: str, *, rubrics: Rubrics) -> ReportDat
     )
 
 
-def _rubric(contract: Contract, rubrics: Rubrics) -> Rubric | None:
-    found = rubrics if isinstance(rubrics, RubricSet) else rubrics(Path(contract.repo or "."))
-    return found.get(contract.rubric_ref)
+def _rubric(store: Store, contract: Contract) -> Rubric | None:
+    # The rubric stored with the contract, not the working tree's (which the generator writes).
+    return contract_rubrics(store, contract).get(contract.rubric_ref)
 
 
 def _rubric_warning(contract: Contract, rubric: Rubric | None) -> list[str]:

@@ -17,7 +17,7 @@ from referee.tools.report.analysis import (
     PriorityRow,
     Summary,
 )
-from referee.tools.report.data import ReportData, Rubrics, contract_report
+from referee.tools.report.data import ReportData, contract_report
 from referee.tools.report.history import (
     BrowserRow,
     CalibrationRow,
@@ -98,12 +98,12 @@ def analyse(data: ReportData) -> ReportView:
     )
 
 
-def strategic_assessment(store: Store, contract_id: str, rubrics: Rubrics) -> StrategicAssessment:
+def strategic_assessment(store: Store, contract_id: str) -> StrategicAssessment:
     """evaluate(scope="strategic"): the assessment of a contract's stored history; runs nothing.
 
     Raises:
         NotFound: the contract is not stored.
     """
-    view = analyse(contract_report(store, contract_id, rubrics=rubrics))
+    view = analyse(contract_report(store, contract_id))
     assert view.strategy is not None  # a contract report always has one
     return view.strategy

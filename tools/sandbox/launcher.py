@@ -134,10 +134,10 @@ class SandboxLauncher:
                 self._collect(command, layout)
 
     def _collect(self, command: Command, layout: _Layout) -> None:
-        if layout.tree_upper is not None:
+        if layout.tree_upper is not None and command.own_writes:
             self.writes.add(command.tree, read_upper(layout.tree_upper, command.hide))
-            if command.export_to is not None:
-                _export(layout.tree_upper, command.export, command.export_to)
+        if layout.tree_upper is not None and command.export_to is not None:
+            _export(layout.tree_upper, command.export, command.export_to)
         shutil.rmtree(layout.root, ignore_errors=True)
 
     def _argv(self, command: Command, layout: _Layout, *, network: bool) -> list[str]:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.tools.aggregate.entry import aggregate
+from referee.tools.create_contract import contract_rubrics
 from referee.tools.create_contract.entry import create_contract
 from referee.tools.evaluate.entry import EvaluateDeps, EvaluateInput, evaluate
 from referee.tools.holdouts import Vault, add_holdout_files
@@ -224,9 +225,7 @@ class Loop:
         return datetime.now(UTC)
 
     async def evaluate(self, evaluator: str) -> Evaluation:
-        deps = EvaluateDeps(
-            store=self.store, settings=self.settings, rubrics=load_rubrics, now=self.now
-        )
+        deps = EvaluateDeps(store=self.store, settings=self.settings, now=self.now)
         return await evaluate(
             EvaluateInput(contract_id=self.contract.id, evaluator=evaluator), deps
         )
@@ -240,7 +239,7 @@ class Loop:
         return validate_and_store(
             card,
             contract=self.contract,
-            rubrics=load_rubrics(self.repo),
+            rubrics=contract_rubrics(self.store, self.contract),
             evidence=context,
             store=self.store,
             store_result=True,
@@ -252,7 +251,7 @@ class Loop:
         return aggregate(
             self.contract.id,
             store=self.store,
-            rubrics=load_rubrics(self.repo),
+            rubrics=contract_rubrics(self.store, self.contract),
             iteration=iteration,
             now=self.now,
             holdout_files=vault.names(self.contract.id),
@@ -374,7 +373,7 @@ async def run_demo(workdir: Path, say: Say) -> DemoResult:
 def write_report(loop: Loop, workdir: Path) -> Path:
     from referee.tools.report import contract_report, render_html
 
-    data = contract_report(loop.store, loop.contract.id, rubrics=load_rubrics(loop.repo))
+    data = contract_report(loop.store, loop.contract.id)
     target = workdir / "referee-report.html"
     target.write_text(render_html(data), encoding="utf-8")
     return target

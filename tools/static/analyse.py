@@ -72,7 +72,12 @@ def analyse_file(path: Path, analysers: Sequence[str], config: StaticConfig) -> 
     skip = _skip_reason(path.name, data, config)
     if skip is not None:
         note = [f"not analysed: {skip}"] if language_of(path.name) else []
-        return {name: Outcome(errors=note, skipped=skip) for name in analysers}
+        skipped = {name: Outcome(errors=note, skipped=skip) for name in analysers}
+        # A generated-file banner or a minified layout is what a file says of itself: it spares
+        # it the code rules, never the secret scan (a header is all it takes to write one).
+        if SECRETS in analysers and skip in ("generated", "minified"):
+            skipped[SECRETS] = _guarded(SECRETS, data, data.decode("utf-8", "replace"), config)
+        return skipped
     text = (
         data.decode("utf-8", "replace")
         if any(a in (SECRETS, "structure:python") for a in analysers)

@@ -84,8 +84,11 @@ _TEST_DIRS = {
     "testdata",
     "fixtures",
     "__mocks__",
+    "__snapshots__",
     "e2e",
 }
+# Files that record what tests expect (jest/vitest snapshots, syrupy's amber files, insta's).
+_TEST_DATA_SUFFIXES = (".snap", ".ambr", ".approved.txt", ".received.txt")
 _NO_TEST_DIRS = {
     "docs",
     "doc",
@@ -166,6 +169,8 @@ def is_test_path(path: str) -> bool:
     """Whether a path is a test, a test helper or test data (by folder or by name)."""
     folders, stem, suffix = _split(path)
     if any(part.lower() in _TEST_DIRS for part in folders):
+        return True
+    if path.endswith(_TEST_DATA_SUFFIXES):
         return True
     return stem + suffix == "conftest.py" or _TEST_STEM.match(stem) is not None
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from referee.tools.errors import InvalidInput, Problem
 from referee.tools.models.checks import STATIC_RULES, normalize_rule
 from referee.tools.static.allowlist import Allowlist, read_allowlist, without_allowed
-from referee.tools.static.analyse import PER_FILE_RULES
+from referee.tools.static.analyse import PER_FILE_RULES, SECRET_RULES
 from referee.tools.static.cache import ResultCache
 from referee.tools.static.duplicates import Clone, JscpdRun, duplicate_items
 from referee.tools.static.exclude import select
@@ -86,9 +86,14 @@ def run_pipeline(
     targets = [f for f in given if f in kept]
     project = [f for f in listed if f in kept]
     tested = targets if changed is None else [f for f in dict.fromkeys(changed) if f in kept]
+    # Secrets are never noise: a file the other rules leave alone as not hand-written (vendored,
+    # build output, ignored) is still where a key can be hidden, so it is scanned for them.
+    unread = [f for f in given if f not in kept] if selected >= SECRET_RULES else []
     cache = ResultCache(cache_path, config.key())
     try:
         report = _run(repo, targets, project, selected, config, cache, tested)
+        if unread:
+            _add(report, _run(repo, unread, unread, SECRET_RULES, config, cache, []))
     finally:
         cache.close()
     report.excluded = _merged(selection.counts(given), report.excluded)
@@ -97,6 +102,20 @@ def run_pipeline(
     report.errors = sorted({*report.errors, *cache.errors, *allowed.problems})
     report.duration_s = round(time.perf_counter() - started, 4)
     return report
+
+
+def _add(report: StaticReport, secrets: StaticReport) -> None:
+    """Merge the secret findings of the files the other rules do not read."""
+    found = secrets.findings
+    report.findings = sorted(
+        [*report.findings, *found],
+        key=lambda f: (SEVERITY_RANK[f.severity], f.path, f.line, f.rule),
+    )
+    if found:
+        report.by_rule["hardcoded_secrets"] = report.by_rule.get("hardcoded_secrets", 0) + len(
+            found
+        )
+    report.errors = [*report.errors, *secrets.errors]
 
 
 def _honour(repo: Path, report: StaticReport, allowlist: Allowlist) -> None:

@@ -59,6 +59,25 @@ def secret_items(text: str) -> list[Item]:
     ]
 
 
+def marked_secret_items(text: str, lines: set[int] | None) -> list[Item]:
+    """Secrets on the given lines (None: every line) that an allow mark hides from `secret_items`.
+
+    A mark is the repository's to keep, not the change's to add: at task scope a line the change
+    wrote is scanned as if it carried no mark.
+    """
+    found: list[Item] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if (lines is not None and number not in lines) or not any(m in line for m in _ALLOW_MARKS):
+            continue
+        bare = line
+        for mark in _ALLOW_MARKS:
+            bare = bare.replace(mark, "")
+        for item in secret_items(bare):
+            message = f"{item.message}; the change marks it allowed, which counts only at base"
+            found.append(Item(item.rule, number, message, item.value))
+    return found
+
+
 def _live_rule(rule: str, value: str) -> bool:
     return not rule.startswith("generic") and rule not in _CONTEXT_RULES and not _placeholder(value)
 

@@ -4,6 +4,7 @@ from referee.tools.store.contracts import (
     contract_exists,
     contract_ids,
     insert_contract,
+    load_config,
     load_contract,
     replace_contract,
 )
@@ -37,6 +38,7 @@ __all__ = [
     "contract_ids",
     "insert_contract",
     "latest_iteration",
+    "load_config",
     "load_contract",
     "load_evidence",
     "load_run",

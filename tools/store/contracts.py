@@ -6,12 +6,15 @@ import json
 import sqlite3
 
 from referee.tools.errors import NotFound
-from referee.tools.models.contract import Contract
+from referee.tools.models.contract import Contract, ContractConfig
 from referee.tools.store.db import Store
 
 
-def insert_contract(store: Store, contract: Contract) -> Contract:
-    """Store a new contract; an id already taken gets -2, -3 … appended."""
+def insert_contract(
+    store: Store, contract: Contract, config: ContractConfig | None = None
+) -> Contract:
+    """Store a new contract (and the configuration it is judged with); an id already taken gets
+    -2, -3 … appended."""
     base = contract.id
     with store.transaction() as conn:
         taken = {
@@ -26,6 +29,7 @@ def insert_contract(store: Store, contract: Contract) -> Contract:
             ident = f"{base}-{n}"
         stored = contract.model_copy(update={"id": ident})
         store.insert(conn, "contracts", _columns(stored))
+        _insert_config(store, conn, stored, config)
     return stored
 
 
@@ -48,14 +52,40 @@ def contract_exists(store: Store, contract_id: str) -> bool:
     return store.query_one("SELECT 1 FROM contracts WHERE id = ?", (contract_id,)) is not None
 
 
-def replace_contract(store: Store, contract: Contract) -> None:
+def load_config(store: Store, contract: Contract) -> ContractConfig | None:
+    """The configuration stored with a contract, when its row verifies and its digest is the
+    contract's (None for a contract stored without one)."""
+    row = store.query_one("SELECT * FROM contract_config WHERE contract_id = ?", (contract.id,))
+    if row is None or contract.config_digest is None:
+        return None
+    store.verified("contract_config", row, f"the configuration of contract {contract.id}")
+    if row["digest"] != contract.config_digest:
+        return None
+    return ContractConfig.model_validate(json.loads(row["body"]))
+
+
+def replace_contract(
+    store: Store, contract: Contract, config: ContractConfig | None = None
+) -> None:
     """Overwrite a stored contract (import of an exported YAML with the same id)."""
     try:
         with store.transaction() as conn:
             conn.execute("DELETE FROM contracts WHERE id = ?", (contract.id,))
+            conn.execute("DELETE FROM contract_config WHERE contract_id = ?", (contract.id,))
             store.insert(conn, "contracts", _columns(contract))
+            _insert_config(store, conn, contract, config)
     except sqlite3.Error as exc:  # pragma: no cover - disk full or locked for too long
         raise RuntimeError(f"could not store contract {contract.id}: {exc}") from exc
+
+
+def _insert_config(
+    store: Store, conn: sqlite3.Connection, contract: Contract, config: ContractConfig | None
+) -> None:
+    if config is None or contract.config_digest is None:
+        return
+    body = config.model_dump_json(by_alias=True)
+    row = {"contract_id": contract.id, "digest": contract.config_digest, "body": body}
+    store.insert(conn, "contract_config", row)
 
 
 def _columns(contract: Contract) -> dict[str, str]:

@@ -29,6 +29,11 @@ CREATE TABLE IF NOT EXISTS contracts (
     goal TEXT NOT NULL,
     body TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS contract_config (
+    contract_id TEXT PRIMARY KEY,
+    digest TEXT NOT NULL,
+    body TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS runs (
     run_id TEXT PRIMARY KEY,
     contract_id TEXT NOT NULL,

@@ -1,0 +1,99 @@
+"""The configuration a contract is judged with, fixed when the orchestrator writes it.
+
+A rubric and the secret check's allowlist are read from the repository once, at creation, stored
+with the contract and named by a digest in it (`config_digest`). Every later step (evaluate,
+validate, aggregate, report, the CI gate) takes them from there: the generator can rewrite
+`.referee/rubrics/` or `.gitleaks.toml` in the tree it hands in, and that changes nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from referee.tools.models.contract import ConfigFile, Contract, ContractConfig
+from referee.tools.models.rubric import Rubric
+from referee.tools.repo import GitError, blobs_at, list_files_at
+from referee.tools.rubrics import RubricSet, builtin_rubrics, load_rubric_text
+from referee.tools.rubrics.load import USER_RUBRIC_DIR, RubricError
+from referee.tools.store import Store, load_config
+
+__all__ = ["config_digest", "config_for", "contract_rubrics", "fixed_rubrics", "rubrics_at"]
+
+_ALLOWLIST_LIMIT = 256 * 1024
+
+
+def config_for(rubric: Rubric, root: Path | None) -> ContractConfig:
+    """The configuration of a contract being created: its rubric and the repository's allowlist
+    file as it is now (the orchestrator's moment, before the generator starts)."""
+    return ContractConfig(rubric=rubric, allowlist=_allowlist(root) if root else None)
+
+
+def config_digest(config: ContractConfig) -> str:
+    """sha256 of the configuration's canonical JSON."""
+    text = json.dumps(config.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def contract_rubrics(store: Store, contract: Contract) -> RubricSet:
+    """The rubrics a contract is judged with, from the configuration stored with it."""
+    return fixed_rubrics(contract, load_config(store, contract))
+
+
+def fixed_rubrics(contract: Contract, config: ContractConfig | None) -> RubricSet:
+    """The rubrics a stored contract is judged with: the built-ins, with the contract's own
+    rubric as it was stored; without a stored configuration (a contract stored before referee
+    kept one), a user rubric is read from the contract's base commit, never the working tree."""
+    found = RubricSet(rubrics=dict(builtin_rubrics()))
+    if config is not None and config_digest(config) == contract.config_digest:
+        found.rubrics = {
+            k: v for k, v in found.rubrics.items() if k.casefold() != _folded(contract)
+        }
+        found.rubrics[config.rubric.name] = config.rubric
+        return found
+    if found.get(contract.rubric_ref) is None and contract.repo and contract.base_commit:
+        found.rubrics.update(rubrics_at(Path(contract.repo), contract.base_commit).rubrics)
+    return found
+
+
+def _folded(contract: Contract) -> str:
+    return contract.rubric_ref.casefold()
+
+
+def rubrics_at(repo: Path, commit: str) -> RubricSet:
+    """The user rubrics of `.referee/rubrics/` as committed at `commit` (the trusted base)."""
+    found = RubricSet()
+    try:
+        names = [
+            p
+            for p in list_files_at(repo, commit, USER_RUBRIC_DIR.as_posix())
+            if p.endswith((".yaml", ".yml"))
+        ]
+        texts = blobs_at(repo, commit, names)
+    except GitError:
+        return found
+    for name in sorted(texts):
+        try:
+            rubric = load_rubric_text(
+                texts[name].decode("utf-8", "replace"), f"{commit[:12]}:{name}"
+            )
+        except RubricError as exc:
+            found.errors.append(exc)
+            continue
+        found.rubrics.setdefault(rubric.name, rubric)
+    return found
+
+
+def _allowlist(root: Path) -> ConfigFile | None:
+    from referee.tools.static.allowlist import CONFIG_NAMES  # the secret engine loads lazily
+
+    for name in CONFIG_NAMES:
+        path = root / name
+        try:
+            if path.is_symlink() or not path.is_file() or path.stat().st_size > _ALLOWLIST_LIMIT:
+                continue
+            return ConfigFile(name=name, text=path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError):
+            continue
+    return None

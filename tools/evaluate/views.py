@@ -1,0 +1,88 @@
+"""The trees an evaluation shows at the place its checks run, besides the evaluated one.
+
+- `base`: the base code with the change's test files (SWE-bench's test patch), for
+  fail-before/pass-after;
+- `base-tests`: the evaluated code with the base's own versions of the test files the change
+  edited or deleted (and their snapshots), so a test the change rewrote is still checked as it was;
+- `base-only`: the base as it was, to tell which of those tests passed before the change;
+- the evaluated commit itself, for a `ref` evaluated at the repository's own path.
+
+Each is a real tree object shown over the tree at the run's root (views.py in tools/repo), so
+every run differs from the others only in the tracked files that differ.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from referee.tools.evaluate.target import Workspace
+from referee.tools.graders import test_patch
+from referee.tools.graders.base import ViewName
+from referee.tools.repo import (
+    Entry,
+    TreeView,
+    blob_texts,
+    commit_tree_hash,
+    compose_tree,
+    is_git_repo,
+    tree_entry_map,
+    view_of,
+)
+from referee.tools.tampering.additive import only_adds_tests
+
+__all__ = ["edited_base_tests", "evaluated_view", "named_view"]
+
+
+def evaluated_view(ws: Workspace, run_root: Path, folder: Path) -> TreeView | None:
+    """The evaluated commit shown at the repository's path (None when that is what is there)."""
+    if run_root != ws.repo or ws.workdir == ws.repo or ws.disk_tree is None:
+        return None
+    return view_of(ws.repo, ws.disk_tree, ws.target.tree, folder)
+
+
+def named_view(ws: Workspace, name: ViewName, run_root: Path, folder: Path) -> TreeView | None:
+    """One of the base's views, shown over the tree at `run_root` (None without a base)."""
+    if ws.base is None or not is_git_repo(ws.repo) or ws.target.tree.startswith("dir:"):
+        return None
+    base = commit_tree_hash(ws.repo, ws.base)
+    evaluated = ws.target.tree
+    tests = test_patch(ws.changed)
+    if name == "base":
+        now = tree_entry_map(ws.repo, evaluated, tests) if tests else {}
+        shown = compose_tree(ws.repo, base, {p: now.get(p) for p in tests})
+    elif name == "base-tests":
+        before = tree_entry_map(ws.repo, base, tests) if tests else {}
+        edited = _not_additive(ws, before, tree_entry_map(ws.repo, evaluated, list(before)))
+        shown = compose_tree(ws.repo, evaluated, {p: before[p] for p in edited})
+    else:
+        shown = base
+    return view_of(ws.repo, _tree_at(ws, run_root), shown, folder)
+
+
+def edited_base_tests(ws: Workspace) -> list[str]:
+    """The test files (and test data) that existed at base and that the change edited or
+    deleted: what the `base-tests` view puts back."""
+    tests = test_patch(ws.changed)
+    if ws.base is None or not tests or not is_git_repo(ws.repo):
+        return []
+    base = commit_tree_hash(ws.repo, ws.base)
+    return sorted(tree_entry_map(ws.repo, base, tests))
+
+
+def _not_additive(ws: Workspace, before: dict[str, Entry], now: dict[str, Entry]) -> list[str]:
+    """The edited base test files whose edit does more than add tests (those need their base
+    form run; an edit that only adds tests leaves the base's tests as they were)."""
+    kept = [p for p, e in before.items() if now.get(p) not in (None, e)]
+    blobs = blob_texts(ws.repo, [before[p][1] for p in kept] + [now[p][1] for p in kept])
+    additive = {
+        p for p in kept if only_adds_tests(p, blobs.get(before[p][1], ""), blobs.get(now[p][1], ""))
+    }
+    return sorted(p for p, e in before.items() if now.get(p) != e and p not in additive)
+
+
+def _tree_at(ws: Workspace, run_root: Path) -> str:
+    """The tree that is at `run_root` before any view: the working tree at the repository's
+    path, the evaluated commit in the folder it was written into."""
+    if run_root == ws.repo and ws.disk_tree is not None:
+        return ws.disk_tree
+    return ws.target.tree

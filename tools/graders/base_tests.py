@@ -1,0 +1,115 @@
+"""The generator's tests are claims: the base's own tests, in their base form, still decide.
+
+A change can turn a failing test green without touching the code: rewrite its expected value to
+the broken result, wrap it in an expected failure (`xfail`, `test.fails`, `should_panic`), record
+the broken output in its snapshot, delete it. Every one of those edits a test file that existed at
+base. So a tests check whose change edited (or deleted) such files also runs with the base's
+versions of them over the evaluated code (`base-tests`), and a test that fails there but not in
+the generator's version is checked against the base as it was (`base-only`): when it passed
+there, the change broke what it tested, however its copy was edited, and the criterion fails
+(`base_test_failed`). A contract that changes what a test checks says so up front with the
+check's `expected_changes`; nothing the generator writes can.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
+
+from referee.tools.graders.base import GradeResult
+from referee.tools.graders.fail_to_pass import SuiteRun
+from referee.tools.models.checks import TestsCheck
+from referee.tools.models.common import CriterionStatus, ReasonCode
+
+__all__ = ["edited_tests_verdict", "suspects"]
+
+_FAILING = ("failed", "error")
+_SHOWN = 5
+
+
+def suspects(now: SuiteRun, form: SuiteRun) -> list[str]:
+    """Tests that fail in their base form but do not fail in the generator's version."""
+    failing_now = {t.name for t in now.outcomes if t.outcome in _FAILING}
+    return sorted(
+        t.name for t in form.outcomes if t.outcome in _FAILING and t.name not in failing_now
+    )
+
+
+async def edited_tests_verdict(
+    now: GradeResult,
+    check: TestsCheck,
+    form: SuiteRun,
+    names: list[str],
+    base_only: Callable[[], Awaitable[SuiteRun]],
+) -> GradeResult:
+    """The criterion's verdict once the base's versions of the edited tests have run.
+
+    Args:
+        now: The verdict of the evaluated tree's own run.
+        check: The check (for `expected_changes`).
+        form: The run of the base's versions of the edited test files on the evaluated code.
+        names: `suspects(now, form)`.
+        base_only: Runs the base as it was (called only when there are suspects).
+    """
+    ids = [*now.evidence_ids, *form.verdict.evidence_ids]
+    if form.verdict.code in (ReasonCode.COULD_NOT_START, ReasonCode.TIMED_OUT):
+        return _graded(
+            now,
+            "unscored",
+            ReasonCode.BASE_TESTS_NOT_RUN,
+            "the base's versions of the test files this change edited could not run on it"
+            f" ({form.verdict.reason}), so nothing shows the edits hide no failure",
+            ids,
+        )
+    if not names or now.status == "unscored":
+        return now
+    before = await base_only()
+    ids += before.verdict.evidence_ids
+    passed = {t.name for t in before.outcomes if t.outcome == "passed"}
+    broken = [n for n in names if n in passed]
+    allowed = [n for n in broken if _expected(n, check.expected_changes)]
+    broken = [n for n in broken if n not in allowed]
+    if not broken:
+        note = f"; base form changed as the contract expects: {_names(allowed)}" if allowed else ""
+        return _graded(now, now.status, now.code, now.reason + note, ids)
+    messages = {t.name: t.message for t in form.outcomes}
+    first = messages.get(broken[0], "").strip().splitlines()
+    detail = f" ({broken[0]}: {first[0][:200]})" if first else ""
+    return _graded(
+        now,
+        "fail",
+        ReasonCode.BASE_TEST_FAILED,
+        f"{len(broken)} test(s) passed at base and fail now in their base form, which the change"
+        f" edited: {_names(broken)}{detail}; the edited copies pass, the behaviour they checked"
+        " is broken (list a test in the check's expected_changes if the contract changes it)",
+        ids,
+        regressions=broken,
+    )
+
+
+def _expected(name: str, patterns: list[str]) -> bool:
+    return any(name == p or fnmatch.fnmatchcase(name, p) for p in patterns)
+
+
+def _graded(
+    now: GradeResult,
+    status: CriterionStatus,
+    code: ReasonCode,
+    reason: str,
+    ids: list[str],
+    regressions: list[str] | None = None,
+) -> GradeResult:
+    return replace(
+        now,
+        status=status,
+        code=code,
+        reason=reason,
+        evidence_ids=list(dict.fromkeys(ids)),
+        regressions=sorted({*now.regressions, *(regressions or [])}),
+    )
+
+
+def _names(names: list[str]) -> str:
+    shown = ", ".join(names[:_SHOWN])
+    return shown + (f" and {len(names) - _SHOWN} more" if len(names) > _SHOWN else "")

@@ -1,0 +1,185 @@
+"""Other content at the repository's own path: a tree shown over the working tree as it is on disk.
+
+Every run of the project's code (the evaluated tree, the base with the change's tests, the base's
+own tests, a `ref`) happens at the repository's path, over the working tree with its untracked
+and ignored files (virtualenvs, node_modules, generated files, build output), so that a test
+cannot tell one run from another by its path, its git layout or a missing ignored file. A view
+says what differs: the files of the shown tree that differ from the working tree (laid over it
+as an overlay layer) and the working tree's files the shown tree does not have (hidden).
+
+The shown tree is a real git tree object. A combination (the base with the change's test files)
+is written as one through a throwaway index first, so every view is computed the same way.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from referee.tools.repo.git import git, git_bytes
+
+__all__ = [
+    "Entry",
+    "TreeView",
+    "blob_texts",
+    "compose_tree",
+    "tree_entry_map",
+    "view_of",
+    "write_tree",
+]
+
+Entry = tuple[str, str]
+"""(mode, sha) of a path in a tree."""
+
+
+@dataclass(frozen=True)
+class TreeView:
+    """A tree shown at the repository's path.
+
+    Attributes:
+        tree: The shown tree's hash.
+        layer: A folder of the files that differ from the working tree (None when none do).
+        hide: Working-tree paths the shown tree does not have.
+    """
+
+    tree: str
+    layer: Path | None = None
+    hide: tuple[str, ...] = ()
+
+
+def view_of(repo: Path, now: str, shown: str, folder: Path) -> TreeView:
+    """The view that shows tree `shown` where the working tree (hashed as `now`) is.
+
+    Args:
+        repo: The repository root.
+        now: The working tree's hash (tree.py: hashed from disk, untracked files included).
+        shown: The tree to show.
+        folder: An empty folder outside the repository for the layer.
+    """
+    if now == shown:
+        return TreeView(shown)
+    written: list[str] = []
+    gone: list[str] = []
+    wanted: dict[str, Entry] = {}
+    for status, path, entry in _differences(repo, now, shown):
+        if status == "D":
+            gone.append(path)
+        elif entry[0] != "160000":  # a submodule's commit: nothing to lay out
+            wanted[path] = entry
+    _write_blobs(repo, wanted, folder)
+    written = sorted(wanted)
+    # A path the layer turns into a folder (or a folder into a file) must not be hidden too: the
+    # whiteout would sit above the layer and hide what it shows.
+    laid = set(written) | {p for w in written for p in _parents(w)}
+    hide = tuple(p for p in gone if p not in laid and not (set(_parents(p)) & set(written)))
+    return TreeView(shown, folder if written else None, hide)
+
+
+def write_tree(repo: Path, tree: str, folder: Path) -> None:
+    """Every file of a tree written into `folder` (no `.git`, no filters: the stored bytes)."""
+    entries = {p: e for p, e in tree_entry_map(repo, tree).items() if e[0] != "160000"}
+    _write_blobs(repo, entries, folder)
+
+
+def compose_tree(repo: Path, base: str, overrides: Mapping[str, Entry | None]) -> str:
+    """A tree object: `base` with each path of `overrides` set to its entry (None: removed)."""
+    if not overrides:
+        return base
+    lines = "".join(
+        f"0 {'0' * 40}\t{path}\0" if entry is None else f"{entry[0]} {entry[1]}\t{path}\0"
+        for path, entry in sorted(overrides.items())
+    )
+    with tempfile.TemporaryDirectory(prefix="referee-index-") as tmp:
+        env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
+        git(repo, "read-tree", base, env=env)
+        git_bytes(
+            repo, "update-index", "-z", "--index-info", env=env, input_data=os.fsencode(lines)
+        )
+        return git(repo, "write-tree", env=env).strip()
+
+
+def tree_entry_map(repo: Path, tree: str, paths: Collection[str] | None = None) -> dict[str, Entry]:
+    """(mode, sha) of every file of a tree (or of `paths` only, where they are in it).
+
+    The whole tree is listed and filtered here: names passed to git would be read as patterns.
+    """
+    out = git_bytes(repo, "ls-tree", "-r", "-z", "--full-tree", tree)
+    wanted = None if paths is None else set(paths)
+    found: dict[str, Entry] = {}
+    for record in filter(None, out.split(b"\0")):
+        meta, _, name = record.partition(b"\t")
+        path = os.fsdecode(name)
+        if wanted is not None and path not in wanted:
+            continue
+        mode, _kind, sha = meta.decode().split(" ")
+        found[path] = (mode, sha)
+    return found
+
+
+def _differences(repo: Path, now: str, shown: str) -> list[tuple[str, str, Entry]]:
+    out = git_bytes(repo, "diff-tree", "-r", "-z", "--no-renames", "--no-ext-diff", now, shown)
+    parts = out.split(b"\0")
+    found = []
+    for meta, name in zip(parts[0::2], parts[1::2], strict=False):
+        if not meta.startswith(b":"):
+            continue
+        _old_mode, new_mode, _old_sha, new_sha, status = meta[1:].decode().split(" ")
+        found.append((status[0], os.fsdecode(name), (new_mode, new_sha)))
+    return found
+
+
+def _write_blobs(repo: Path, wanted: Mapping[str, Entry], folder: Path) -> None:
+    by_sha: dict[str, list[tuple[str, str]]] = {}
+    for path, (mode, sha) in wanted.items():
+        by_sha.setdefault(sha, []).append((path, mode))
+    shas = sorted(by_sha)
+    for start in range(0, len(shas), _BATCH):  # bounded memory on a large tree
+        for sha, data in _blobs(repo, shas[start : start + _BATCH]).items():
+            for path, mode in by_sha[sha]:
+                _write_one(folder / path, mode, data)
+
+
+_BATCH = 512
+
+
+def _blobs(repo: Path, shas: list[str]) -> dict[str, bytes]:
+    out = git_bytes(
+        repo, "cat-file", "--batch", input_data="".join(f"{s}\n" for s in shas).encode()
+    )
+    blobs: dict[str, bytes] = {}
+    at = 0
+    for sha in shas:
+        end = out.index(b"\n", at)
+        size = int(out[at:end].split(b" ")[2])
+        blobs[sha] = out[end + 1 : end + 1 + size]
+        at = end + 1 + size + 1
+    return blobs
+
+
+def blob_texts(repo: Path, shas: list[str]) -> dict[str, str]:
+    """The text of each blob (undecodable bytes replaced)."""
+    unique = sorted(set(shas))
+    found: dict[str, str] = {}
+    for start in range(0, len(unique), _BATCH):
+        for sha, data in _blobs(repo, unique[start : start + _BATCH]).items():
+            found[sha] = data.decode("utf-8", "replace")
+    return found
+
+
+def _write_one(target: Path, mode: str, data: bytes) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if mode == "120000":
+        os.symlink(os.fsdecode(data), target)
+        return
+    target.write_bytes(data)
+    if mode == "100755":
+        target.chmod(target.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+
+
+def _parents(path: str) -> list[str]:
+    parts = path.split("/")[:-1]
+    return ["/".join(parts[: i + 1]) for i in range(len(parts))]
