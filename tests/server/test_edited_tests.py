@@ -12,32 +12,25 @@ behaviour, a behaviour change the contract names in `expected_changes`) pass.
 
 from __future__ import annotations
 
-import os
 import shutil
-import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
+from edits import (
+    BREAK,
+    PY_HEADER,
+    Edit,
+    both,
+    deleted,
+    judged_loop,
+    py_check,
+    python_project,
+    replaced,
+)
 from gitrepo import make_repo
-from mcp import Client
-from mcp_calls import call
-from runs import judged
-
-from referee.server.app import build_server
-from referee.tools.settings import Settings
 
 pytestmark = pytest.mark.anyio
 
-PY_HEADER = "import os, sys\nsys.path.insert(0, os.path.join(os.path.dirname(__file__), '..'))\n"
-PY_CALC = "def add(a, b):\n    return a + b\n"
-PY_BROKEN = "def add(a, b):\n    return a - b\n"
-PY_TESTS = (
-    PY_HEADER + "import pytest\nfrom calc import add\n\n\n"
-    "def test_add():\n    assert add(1, 2) == 3\n\n\n"
-    "def test_zero():\n    assert add(0, 0) == 0\n"
-)
 SNAPSHOT_TEST = (
     PY_HEADER + "from pathlib import Path\nfrom calc import add\n\n\n"
     "def test_add_matches_snapshot():\n"
@@ -54,46 +47,6 @@ PARAM_TEST = (
     "@pytest.mark.parametrize('a, b, total', [(1, 2, 3), (5, 3, 8)])\n"
     "def test_add(a, b, total):\n    assert add(a, b) == total\n"
 )
-
-Edit = Callable[[Path], None]
-
-
-def replaced(path: str, old: str, new: str) -> Edit:
-    def edit(repo: Path) -> None:
-        target = repo / path
-        text = target.read_text(encoding="utf-8")
-        assert old in text, (path, old)
-        target.write_text(text.replace(old, new), encoding="utf-8")
-
-    return edit
-
-
-def both(*edits: Edit) -> Edit:
-    def edit(repo: Path) -> None:
-        for one in edits:
-            one(repo)
-
-    return edit
-
-
-def deleted(path: str) -> Edit:
-    return lambda repo: (repo / path).unlink()
-
-
-def python_project(tmp: Path, tests: dict[str, str] | None = None) -> Path:
-    files = {
-        "calc.py": PY_CALC,
-        "tests/__init__.py": "",
-        **(tests or {"tests/test_calc.py": PY_TESTS}),
-    }
-    return make_repo(tmp / "py", {**files, ".gitignore": "__pycache__/\n"})
-
-
-def py_check() -> dict[str, Any]:
-    return {"kind": "tests", "argv": [sys.executable, "-m", "pytest", "-q", "tests"]}
-
-
-BREAK = replaced("calc.py", "a + b", "a - b")
 
 PY_ATTACKS: dict[str, tuple[dict[str, str] | None, Edit]] = {
     "expected-value-rewritten": (None, replaced("tests/test_calc.py", "== 3", "== -1")),
@@ -132,29 +85,6 @@ PY_ATTACKS: dict[str, tuple[dict[str, str] | None, Edit]] = {
         replaced("tests/test_calc.py", "(1, 2, 3), (5, 3, 8)", "(1, 2, -1), (5, 3, 2)"),
     ),
 }
-
-
-def agent_for(repo: Path) -> Client:
-    return Client(build_server(Settings.build([repo], env=dict(os.environ))))
-
-
-async def judged_loop(
-    repo: Path, change: Edit, check: dict[str, Any]
-) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Contract, the change, evaluate, a judge that completes the draft, validate, aggregate."""
-    async with agent_for(repo) as agent:
-        made = await call(
-            agent,
-            "create_contract",
-            goal="Keep the calculator correct.",
-            out_of_scope=["other operations"],
-            functional=[{"criterion": "tests pass", "verification_method": "test", "check": check}],
-        )
-        cid = made["contract"]["id"]
-        change(repo)
-        result = await call(agent, "evaluate", contract_id=cid)
-        await call(agent, "validate_scorecard", scorecard=judged(result["draft_scorecard"]))
-        return result, await call(agent, "aggregate", contract_id=cid)
 
 
 @pytest.mark.parametrize("attack", sorted(PY_ATTACKS))

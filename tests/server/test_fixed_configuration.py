@@ -25,39 +25,13 @@ from mcp import Client
 from mcp_calls import call
 from projects import calc_repo, commit_all, pytest_check
 from runs import judged
+from secrets_config import KEYS, own_rubric, without_security
 
 from referee.server.app import build_server
 from referee.server.cli import main as cli
 from referee.tools.settings import Settings
 
 pytestmark = pytest.mark.anyio
-
-RUBRICS = Path(__file__).resolve().parents[2] / "rubrics"
-KEY_ID = "AKIA" + "Z7XQ3MPLR4KWNB2T"
-KEY_SECRET = "wJalrXUtnFEMI" + "K7MDENGbPxRfiCYzQ8Lw3Nv5"
-KEYS = f'AWS_ACCESS_KEY_ID = "{KEY_ID}"\nAWS_SECRET_ACCESS_KEY = "{KEY_SECRET}"\n'
-
-
-def without_security(name: str = "FEATURE_BACKEND") -> str:
-    """FEATURE_BACKEND with its security dimension gone (weights and examples kept consistent)."""
-    doc = yaml.safe_load((RUBRICS / "FEATURE_BACKEND.yaml").read_text(encoding="utf-8"))
-    doc["name"] = name
-    doc["dimensions"] = [d for d in doc["dimensions"] if d["key"] != "security"]
-    doc["dimensions"][0]["weight"] = round(doc["dimensions"][0]["weight"] + 0.10, 2)
-    weights = {d["key"]: d["weight"] for d in doc["dimensions"]}
-    for example in doc["examples"]:
-        example["scores"].pop("security", None)
-        scores = {k: v["score"] for k, v in example["scores"].items()}
-        example["weighted_score"] = round(sum(scores[k] * w for k, w in weights.items()), 2)
-        low = min(scores.values())
-        example["verdict"] = "BLOCK" if low == 0 else "REVISE" if low == 1 else "ACCEPT"
-    return yaml.safe_dump(doc, sort_keys=False)
-
-
-def own_rubric(name: str) -> str:
-    doc = yaml.safe_load((RUBRICS / "FEATURE_BACKEND.yaml").read_text(encoding="utf-8"))
-    doc["name"] = name
-    return yaml.safe_dump(doc, sort_keys=False)
 
 
 def write(repo: Path, path: str, text: str) -> None:

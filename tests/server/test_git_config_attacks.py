@@ -13,16 +13,16 @@ from __future__ import annotations
 
 import json
 import os
-import stat
-import textwrap
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import pytest
 import yaml
+from edits import bugfix_contract
 from gitrepo import git
 from mcp import Client
 from mcp_calls import call
+from planted import append, every_key, program, ran
 from projects import BUG_FIX, apply_bugfix, bugfix_criteria, bugfix_repo, commit_all
 
 from referee.server.app import build_server
@@ -32,73 +32,6 @@ from referee.tools.settings import Settings
 pytestmark = pytest.mark.anyio
 
 Plant = Callable[[Path, Path], None]
-
-
-def program(markers: Path, name: str) -> str:
-    """An executable that leaves `ran-<name>` behind and passes its input through (a filter)."""
-    script = markers / f"{name}.sh"
-    script.write_text(f'#!/bin/sh\ntouch "{markers}/ran-{name}"\ncat\n', encoding="utf-8")
-    script.chmod(script.stat().st_mode | stat.S_IXUSR)
-    return str(script)
-
-
-def append(file: Path, text: str) -> None:
-    file.parent.mkdir(parents=True, exist_ok=True)
-    with file.open("a", encoding="utf-8") as out:
-        out.write(textwrap.dedent(text))
-
-
-def filter_keys(markers: Path, name: str) -> str:
-    return f"""
-    [filter "evil"]
-        clean = {program(markers, name + "-clean")}
-        smudge = {program(markers, name + "-smudge")}
-    """
-
-
-def diff_keys(markers: Path, name: str) -> str:
-    return f"""
-    [diff "evil"]
-        textconv = {program(markers, name + "-textconv")}
-        command = {program(markers, name + "-command")}
-    [merge "evil"]
-        driver = {program(markers, name + "-merge")} %O %A %B
-    """
-
-
-def every_key(markers: Path, name: str) -> str:
-    hooks = markers / f"{name}-hooks"
-    hooks.mkdir()
-    for hook in ("post-checkout", "reference-transaction", "post-index-change", "pre-commit"):
-        (hooks / hook).write_text(f"#!/bin/sh\n{program(markers, name + '-' + hook)}\n")
-        (hooks / hook).chmod(0o755)
-    return (
-        f"""
-    [core]
-        fsmonitor = {program(markers, name + "-fsmonitor")}
-        hooksPath = {hooks}
-        pager = {program(markers, name + "-pager")}
-        askPass = {program(markers, name + "-askpass")}
-        sshCommand = {program(markers, name + "-ssh")}
-        editor = {program(markers, name + "-editor")}
-        alternateRefsCommand = {program(markers, name + "-altrefs")}
-    [diff]
-        external = {program(markers, name + "-external")}
-    [pager]
-        diff = {program(markers, name + "-pager-diff")}
-        log = {program(markers, name + "-pager-log")}
-    [credential]
-        helper = !{program(markers, name + "-credential")}
-    [gpg]
-        program = {program(markers, name + "-gpg")}
-    [commit]
-        gpgSign = true
-    [sequence]
-        editor = {program(markers, name + "-sequence")}
-    """
-        + filter_keys(markers, name)
-        + diff_keys(markers, name)
-    )
 
 
 ATTRIBUTES = "*.py filter=evil diff=evil merge=evil\n"
@@ -210,10 +143,6 @@ def markers(tmp_path: Path) -> Path:
     return folder
 
 
-def ran(markers: Path) -> list[str]:
-    return sorted(p.name for p in markers.glob("ran-*"))
-
-
 def hostile_bugfix(tmp_path: Path, markers: Path, plant: Plant) -> Path:
     """A committed buggy base, the fix and its test on disk, and the planted configuration (after
     every git command of the test itself, so only referee's git can run it)."""
@@ -241,16 +170,7 @@ async def test_evaluate_runs_nothing_the_repository_configures(
 ) -> None:
     repo = hostile_bugfix(tmp_path, markers, VARIANTS[variant])
     async with Client(build_server(Settings.build([repo], env=dict(os.environ)))) as agent:
-        made = await call(
-            agent,
-            "create_contract",
-            goal="Fix adding a negative number.",
-            task_type="bug",
-            out_of_scope=["other operations"],
-            functional=bugfix_criteria()[:1],
-            quality=bugfix_criteria()[2:],
-        )
-        cid = made["contract"]["id"]
+        cid = await bugfix_contract(agent, bugfix_criteria()[:1], quality=bugfix_criteria()[2:])
         result = await call(agent, "evaluate", contract_id=cid)
         verdicts = {c["id"]: c["status"] for c in result["criteria"]}
         # The honest fix is judged on its real content: proven at base and passing now.
@@ -329,14 +249,7 @@ async def test_replace_refs_cannot_swap_the_base(tmp_path: Path) -> None:
     replace.parent.mkdir(parents=True)
     replace.write_text(fixed + "\n", encoding="utf-8")
     async with Client(build_server(Settings.build([repo], env=dict(os.environ)))) as agent:
-        made = await call(
-            agent,
-            "create_contract",
-            goal="Fix adding a negative number.",
-            task_type="bug",
-            out_of_scope=["other operations"],
-            functional=bugfix_criteria()[:1],
-        )
-        result = await call(agent, "evaluate", contract_id=made["contract"]["id"])
+        cid = await bugfix_contract(agent, bugfix_criteria()[:1])
+        result = await call(agent, "evaluate", contract_id=cid)
     criterion = result["criteria"][0]
     assert criterion["status"] == "pass", criterion
