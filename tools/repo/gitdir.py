@@ -33,6 +33,7 @@ from __future__ import annotations
 import atexit
 import os
 import shutil
+import stat
 import subprocess
 import tempfile
 import threading
@@ -46,6 +47,7 @@ __all__ = [
     "PrivateGitDir",
     "global_excludes_file",
     "private_git_dir",
+    "read_small",
     "repository_git_dir",
 ]
 
@@ -115,10 +117,16 @@ def private_git_dir(root: Path) -> PrivateGitDir:
 def _open(root: Path) -> PrivateGitDir:
     layout = _layout(root)
     mark = layout.common / _OBJECTS_MARK
-    if mark.is_file():  # already referee's own folder (a worktree it added)
-        objects = Path(mark.read_text(encoding="utf-8").strip())
+    # The mark counts only in a folder this process made: planted in the repository's own `.git`
+    # (or in the folder a `.git` file names), it would make that folder GIT_DIR, config and all.
+    if _made_here(layout.common) and mark.is_file():  # a worktree referee added
+        objects = Path(read_small(mark).decode("utf-8", "replace").strip())
         return PrivateGitDir(root, layout.gitdir, objects, None)
     return _make(root, layout)
+
+
+def _made_here(folder: Path) -> bool:
+    return bool(_PARENT) and _PARENT[0].resolve() in folder.resolve().parents
 
 
 def repository_git_dir(root: Path) -> Path:
@@ -163,7 +171,7 @@ def _layout(root: Path) -> _Layout:
     common = gitdir
     commondir = gitdir / "commondir"  # a linked worktree shares objects and refs with its main
     if commondir.is_file():
-        text = commondir.read_text(encoding="utf-8", errors="replace").strip()
+        text = read_small(commondir).decode("utf-8", "replace").strip()
         common = (gitdir / text).resolve()
     if not (common / "objects").is_dir():
         raise GitDirError(
@@ -173,7 +181,7 @@ def _layout(root: Path) -> _Layout:
 
 
 def _gitfile_target(dotgit: Path) -> Path:
-    text = dotgit.read_text(encoding="utf-8", errors="replace").strip()
+    text = read_small(dotgit).decode("utf-8", "replace").strip()
     if not text.startswith("gitdir:"):
         raise GitDirError(f"{dotgit} is a file but not a gitdir link")
     return (dotgit.parent / text.removeprefix("gitdir:").strip()).resolve()
@@ -230,10 +238,7 @@ def _config_value(file: Path, key: str) -> str | None:
 
 
 def _sync_head(source: Path, target: Path) -> None:
-    try:
-        data = source.read_bytes()[:4096]
-    except OSError:
-        data = b""
+    data = read_small(source)
     if not data.startswith(b"ref: ") and len(data.strip()) not in (40, 64):
         data = b"ref: refs/heads/main\n"  # unreadable or planted: an unborn branch, never a path
     try:
@@ -244,6 +249,28 @@ def _sync_head(source: Path, target: Path) -> None:
     fresh = target.with_name(f"HEAD.{threading.get_ident()}.tmp")
     fresh.write_bytes(data)
     os.replace(fresh, target)
+
+
+_SMALL = 4096
+
+
+def read_small(path: Path) -> bytes:
+    """The first 4 KiB of a regular file, or b"" (missing, unreadable, or not a regular file).
+
+    The files of `.git` that referee reads itself (HEAD, a `.git` file, commondir) are the
+    player's: a FIFO there would block the open for ever and a huge (sparse) file would be read
+    whole. Opened without blocking, checked to be a regular file, read to a bound.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        return b""
+    try:
+        return os.read(fd, _SMALL) if stat.S_ISREG(os.fstat(fd).st_mode) else b""
+    except OSError:
+        return b""
+    finally:
+        os.close(fd)
 
 
 def global_excludes_file() -> str | None:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from referee.tools.errors import InvalidInput, Problem
 from referee.tools.repo.git import GitError, git
+from referee.tools.repo.gitdir import read_small
 
 __all__ = [
     "RepoInfo",
@@ -71,12 +72,7 @@ def _is_git_dir(folder: Path) -> bool:
 
 def _is_gitfile(file: Path) -> bool:
     """A worktree's or a submodule's `.git` file: `gitdir: <path>`."""
-    try:
-        return file.is_file() and file.read_text(encoding="utf-8", errors="replace").startswith(
-            "gitdir:"
-        )
-    except OSError:
-        return False
+    return read_small(file).startswith(b"gitdir:")
 
 
 def is_git_repo(path: Path) -> bool:
