@@ -124,6 +124,10 @@ def changed_lines(repo: Path, base: str, tree: str) -> dict[str, set[int] | None
     """The lines of each changed file that differ from `base` (numbered as in `tree`).
 
     A file added since base maps to None (every line is new); a deleted file is left out.
+
+    `--text`: the tree's attributes are the player's (`*.py -diff`, `binary`, a NUL byte in the
+    first 8000 bytes, which node and many data formats accept): a file git called binary would
+    show no lines at all, and with them no diff coverage, no mutants, no re-scanned allow marks.
     """
     out = git_bytes(
         repo,
@@ -131,6 +135,7 @@ def changed_lines(repo: Path, base: str, tree: str) -> dict[str, set[int] | None
         "-r",
         "-p",
         "-U0",
+        "--text",
         "--no-renames",
         "--no-ext-diff",
         "--no-color",
