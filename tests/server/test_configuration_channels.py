@@ -1,0 +1,289 @@
+"""Configuration comes only from the contract, referee and the base: the channels around it.
+
+test_fixed_configuration.py plants a rubric or an allowlist in the tree after the contract is
+written. Here the generator goes around that: other file names a scanner might read, the
+configuration planted before the orchestrator writes the contract, an exported contract whose
+configuration and digest are both rewritten, a tag that shadows the base branch the gate reads the
+contract from, and secrets in places the static scan does not read (referee's own folder, a file
+that looks binary or is large, a UTF-16 file, a key split or encoded in the source).
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from edits import Edit, agent_for, both, written
+from gitrepo import git
+from mcp import Client
+from mcp_calls import call
+from projects import calc_repo, commit_all, pytest_check
+from runs import judged
+from secrets_config import KEY_ID, KEY_SECRET, KEYS, security_dropped, without_security
+
+from referee.server.cli import main as cli
+from referee.tools.create_contract import config_digest
+from referee.tools.models.contract import ContractConfig
+
+pytestmark = pytest.mark.anyio
+
+
+def suite() -> dict[str, Any]:
+    return {
+        "criterion": "tests pass",
+        "verification_method": "test",
+        "check": pytest_check("tests"),
+    }
+
+
+async def new_contract(agent: Client) -> str:
+    made = await call(
+        agent,
+        "create_contract",
+        goal="Add a settings module.",
+        out_of_scope=["the user interface"],
+        functional=[suite()],
+    )
+    return str(made["contract"]["id"])
+
+
+async def judged_result(agent: Client, cid: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    result = await call(agent, "evaluate", contract_id=cid)
+    await call(agent, "validate_scorecard", scorecard=judged(result["draft_scorecard"]))
+    return result, await call(agent, "aggregate", contract_id=cid)
+
+
+def secret_found(result: dict[str, Any], path: str) -> bool:
+    return any(
+        f["rule"] == "hardcoded_secrets" and f["location"].rpartition(":")[0] == path
+        for f in result["findings"]
+    )
+
+
+# --- other names a scanner could read its allowlist from -------------------------------------
+
+IGNORE_ALL = "[allowlist]\npaths = ['''.*''']\nregexes = ['''.*''']\n"
+
+OTHER_NAMES: dict[str, Edit] = {
+    "gitleaksignore": written(".gitleaksignore", "src/keys.py:aws-access-token:1\n"),
+    "upper-case-name": written(".GITLEAKS.TOML", IGNORE_ALL),
+    "subfolder-config": written("src/.gitleaks.toml", IGNORE_ALL),
+    "xdg-style-config": written(".config/gitleaks.toml", IGNORE_ALL),
+    "no-dot-name": written("gitleaks.toml", IGNORE_ALL),
+    "in-referee-folder": written(".referee/gitleaks.toml", IGNORE_ALL),
+    "betterleaks-yaml": written(".betterleaks.yaml", "allowlist:\n  paths: ['.*']\n"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OTHER_NAMES))
+async def test_no_other_file_name_allowlists_a_secret(name: str, tmp_path: Path) -> None:
+    repo = calc_repo(tmp_path / "calc")
+    async with agent_for(repo) as agent:
+        cid = await new_contract(agent)
+        both(OTHER_NAMES[name], written("src/keys.py", KEYS))(repo)
+        result, decision = await judged_result(agent, cid)
+    assert secret_found(result, "src/keys.py"), result["findings"]
+    assert decision["decision"] != "DELIVER", decision
+
+
+# --- configuration there before the contract was written --------------------------------------
+
+ALLOW_KEYS_FILE = "[allowlist]\npaths = ['''src/keys\\.py''']\n"
+BEFORE: dict[str, Edit] = {
+    "untracked-rubric": written(".referee/rubrics/FEATURE_BACKEND.yaml", without_security()),
+    "untracked-allowlist": written(".gitleaks.toml", ALLOW_KEYS_FILE),
+}
+
+
+@pytest.mark.parametrize("plant", sorted(BEFORE))
+async def test_configuration_planted_before_the_contract_is_not_the_orchestrators(
+    plant: str, tmp_path: Path
+) -> None:
+    """The generator of an earlier round left an uncommitted rubric or allowlist in the tree; the
+    orchestrator then writes the next contract, which stores what it finds in the working tree."""
+    repo = calc_repo(tmp_path / "calc")
+    BEFORE[plant](repo)
+    async with agent_for(repo) as agent:
+        cid = await new_contract(agent)
+        written("src/keys.py", KEYS)(repo)
+        result, decision = await judged_result(agent, cid)
+    dimensions = result["draft_scorecard"]["dimensions"]
+    assert dimensions.get("security", {}).get("score") == 0, (dimensions, result["findings"])
+    assert decision["decision"] != "DELIVER", decision
+
+
+# --- the exported contract, edited with its digest ---------------------------------------------
+
+
+def _exported(repo: Path, tmp: Path, capsys: pytest.CaptureFixture[str]) -> tuple[str, Path]:
+    home = tmp / "home"
+    source = tmp / "request.yaml"
+    source.write_text(
+        yaml.safe_dump({"goal": "Add a settings module.", "functional": [suite()]}),
+        encoding="utf-8",
+    )
+    capsys.readouterr()
+    root = ["--root", str(repo), "--home", str(home)]
+    assert cli([*root, "contract", "create", str(source), "--json"]) == 0
+    cid = str(json.loads(capsys.readouterr().out)["contract"]["id"])
+    exported = tmp / "contract.yaml"
+    assert cli([*root, "contract", "export", cid, "-o", str(exported)]) == 0
+    return cid, exported
+
+
+def _rewritten(exported: Path, tmp: Path, *, redigest: bool, keep_config: bool = True) -> Path:
+    doc = yaml.safe_load(exported.read_text(encoding="utf-8"))
+    edited = copy.deepcopy(doc)
+    if keep_config:
+        edited["config"]["rubric"] = security_dropped(edited["config"]["rubric"])
+        if redigest:
+            edited["config_digest"] = config_digest(ContractConfig.model_validate(edited["config"]))
+    else:
+        del edited["config"]
+    target = tmp / "edited.yaml"
+    target.write_text(yaml.safe_dump(edited), encoding="utf-8")
+    return target
+
+
+EDITS = {
+    "config-and-digest-rewritten": {"redigest": True},
+    "config-dropped": {"redigest": False, "keep_config": False},
+}
+
+
+@pytest.mark.parametrize("edit", sorted(EDITS))
+def test_an_exported_contract_edited_with_its_digest_is_refused(
+    edit: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """config_digest is a plain hash anyone can recompute: a file whose rubric lost its security
+    dimension and whose digest was recomputed must not validate a card without security."""
+    repo = calc_repo(tmp_path / "calc")
+    cid, exported = _exported(repo, tmp_path, capsys)
+    written("src/keys.py", KEYS)(repo)
+    capsys.readouterr()
+    home = tmp_path / "home"
+    assert cli(["--root", str(repo), "--home", str(home), "evaluate", cid, "--json"]) in (0, 1)
+    card = judged(json.loads(capsys.readouterr().out)["draft_scorecard"])
+    card["dimensions"].pop("security")
+    card_file = tmp_path / "card.json"
+    card_file.write_text(json.dumps(card), encoding="utf-8")
+    edited = _rewritten(exported, tmp_path, **EDITS[edit])
+    capsys.readouterr()
+    code = cli(
+        [
+            "--root",
+            str(repo),
+            "--home",
+            str(tmp_path / "fresh"),
+            "validate",
+            str(card_file),
+            "--contract",
+            str(edited),
+            "--json",
+        ]
+    )
+    captured = capsys.readouterr()
+    assert code != 0, captured.out
+
+
+# --- the gate's base ref, shadowed --------------------------------------------------------------
+
+
+def test_a_tag_cannot_shadow_the_base_branch_the_gate_reads(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """CI names the base as `origin/<base>`; a checkout with fetch-depth 0 fetches tags too, and
+    git resolves `refs/tags/origin/main` before `refs/remotes/origin/main`. A tag the pull request's
+    author pushes under that name holds a contract whose check passes whatever the code does."""
+    repo = calc_repo(tmp_path / "calc")
+    home = tmp_path / "home"
+    source = tmp_path / "request.yaml"
+    source.write_text(
+        yaml.safe_dump({"goal": "Keep adding right.", "functional": [suite()]}), encoding="utf-8"
+    )
+    root = ["--root", str(repo), "--home", str(home)]
+    capsys.readouterr()
+    assert cli([*root, "contract", "create", str(source), "--json"]) == 0
+    cid = json.loads(capsys.readouterr().out)["contract"]["id"]
+    path = ".referee/contracts/calc.yaml"
+    (repo / ".referee" / "contracts").mkdir(parents=True)
+    assert cli([*root, "contract", "export", cid, "-o", str(repo / path)]) == 0
+    commit_all(repo, "the contract")
+    git(repo, "update-ref", "refs/remotes/origin/main", "HEAD")
+    git(repo, "checkout", "-q", "-b", "feature")
+    (repo / "src" / "calc.py").write_text("def add(a, b):\n    return a - b\n", encoding="utf-8")
+    commit_all(repo, "broken add")
+    doc = yaml.safe_load((repo / path).read_text(encoding="utf-8"))
+    for criterion in doc["acceptance_criteria"]["functional"]:
+        criterion["check"] = {"kind": "command", "argv": ["true"]}
+    (repo / path).write_text(yaml.safe_dump(doc), encoding="utf-8")
+    commit_all(repo, "the author's contract")
+    git(repo, "tag", "origin/main")
+    git(repo, "reset", "-q", "--hard", "HEAD~1")
+    capsys.readouterr()
+    code = cli(
+        [
+            "--root",
+            str(repo),
+            "--home",
+            str(tmp_path / "ci"),
+            "ci",
+            "--contract-ref",
+            f"origin/main:{path}",
+            "--json",
+        ]
+    )
+    out = capsys.readouterr().out
+    assert code != 2, out
+    report = json.loads(out)
+    # The pull request left the contract as the base branch has it: the gate read another one
+    # only if the tag won.
+    assert not any("differs in this pull request" in n for n in report["notes"]), report["notes"]
+
+
+# --- secrets where the static scan does not look -----------------------------------------------
+
+BIG = "PADDING=0\n" * 110_000
+SPLIT = (
+    f'AWS_ACCESS_KEY_ID = "{KEY_ID[:10]}" "{KEY_ID[10:]}"\n'
+    f'AWS_SECRET_ACCESS_KEY = "{KEY_SECRET[:20]}" + "{KEY_SECRET[20:]}"\n'
+)
+ENCODED = (
+    "import base64\n\n"
+    f"AWS_ACCESS_KEY_ID = base64.b64decode({base64.b64encode(KEY_ID.encode())!r}).decode()\n"
+    "AWS_SECRET_ACCESS_KEY = base64.b64decode("
+    f"{base64.b64encode(KEY_SECRET.encode())!r}).decode()\n"
+)
+HIDDEN: dict[str, tuple[str, Edit]] = {
+    "referee-folder": (".referee/deploy/keys.py", written(".referee/deploy/keys.py", KEYS)),
+    "nul-byte-header": ("settings/keys.cfg", written("settings/keys.cfg", b"\0\n" + KEYS.encode())),
+    "utf-16-file": ("settings/keys.env", written("settings/keys.env", KEYS.encode("utf-16"))),
+    "over-a-megabyte": ("settings/big.env", written("settings/big.env", KEYS + BIG)),
+    "split-literal": ("src/keys.py", written("src/keys.py", SPLIT)),
+    "base64-literal": ("src/keys.py", written("src/keys.py", ENCODED)),
+    "ignored-but-tracked": (
+        "src/keys.py",
+        both(written(".gitignore", "__pycache__/\nsrc/keys.py\n"), written("src/keys.py", KEYS)),
+    ),
+}
+
+
+@pytest.mark.parametrize("place", sorted(HIDDEN))
+async def test_a_committed_secret_is_found_wherever_it_is(place: str, tmp_path: Path) -> None:
+    """Each file is committed with the change (delivered with it), so the secret ships."""
+    repo = calc_repo(tmp_path / "calc")
+    path, plant = HIDDEN[place]
+    async with agent_for(repo) as agent:
+        cid = await new_contract(agent)
+        plant(repo)
+        git(repo, "add", "-A")
+        git(repo, "add", "-f", path)
+        git(repo, "commit", "-qm", "settings")
+        result, decision = await judged_result(agent, cid)
+    assert secret_found(result, path), result["findings"]
+    assert decision["decision"] != "DELIVER", decision
