@@ -34,6 +34,7 @@ from edits import (
     written,
 )
 from gitrepo import make_repo
+from runner_projects import JS_CACHE
 
 pytestmark = pytest.mark.anyio
 
@@ -99,6 +100,44 @@ async def test_a_statement_hidden_in_an_added_js_test_is_no_additive_edit(
     result, decision = await judged_loop(
         repo, change, {"kind": "tests", "argv": ["node", "--test"]}
     )
+    not_delivered(result, decision)
+
+
+JEST_LIKE: dict[str, dict[str, str]] = {
+    "jest": {
+        "package.json": '{"name": "t", "private": true}\n',
+        "src/calc.js": JS_CALC,
+        "calc.test.js": (
+            "const calc = require('./src/calc');\n\n"
+            "test('adds', () => {\n  expect(calc.add(1, 2)).toBe(3);\n});\n"
+        ),
+    },
+    "vitest": {
+        "package.json": '{"name": "t", "private": true, "type": "module"}\n',
+        "src/calc.js": "export const calc = { add: (a, b) => a + b };\n",
+        "calc.test.js": (
+            "import { describe, test, expect } from 'vitest';\n"
+            "import { calc } from './src/calc.js';\n\n"
+            "test('adds', () => {\n  expect(calc.add(1, 2)).toBe(3);\n});\n"
+        ),
+    },
+}
+
+
+@pytest.mark.skipif(not JS_CACHE.is_dir(), reason="scripts/setup.sh installs the JS runners")
+@pytest.mark.parametrize("runner", sorted(JEST_LIKE))
+async def test_a_describe_body_added_under_jest_or_vitest_is_no_additive_edit(
+    runner: str, tmp_path: Path
+) -> None:
+    """jest and vitest run every `describe` body while collecting, before the first test."""
+    repo = make_repo(tmp_path / runner, {**JEST_LIKE[runner], ".gitignore": "node_modules\n"})
+    (repo / "node_modules").symlink_to(JS_CACHE, target_is_directory=True)
+    change = both(
+        replaced("src/calc.js", "a + b", "a - b"),
+        appended("calc.test.js", JS_ADDITIVE_LOOKING["describe-body"]),
+    )
+    argv = ["npx", runner, *(["run"] if runner == "vitest" else [])]
+    result, decision = await judged_loop(repo, change, {"kind": "tests", "argv": argv})
     not_delivered(result, decision)
 
 

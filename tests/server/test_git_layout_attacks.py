@@ -358,6 +358,39 @@ def test_symlinked_refs_are_refused_as_data(tmp_path: Path) -> None:
         private_git_dir(repo)
 
 
+HEAD_GONE: dict[str, Callable[[Path], None]] = {
+    "head-deleted": lambda head: head.unlink(),
+    "head-a-folder": lambda head: (head.unlink(), head.mkdir()),  # type: ignore[func-returns-value]
+}
+
+
+@pytest.mark.parametrize("how", sorted(HEAD_GONE))
+async def test_a_repository_without_head_is_not_judged_as_a_plain_folder(
+    how: str, tmp_path: Path
+) -> None:
+    """Without `.git/HEAD` referee takes the repository for a folder outside git: no base, so no
+    base form of an edited test. The evaluation must refuse (an error naming the cause) or fail
+    the criterion, not crash and not pass; the generator restores HEAD afterwards."""
+    repo = python_project(tmp_path)
+    async with agent_for(repo) as agent:
+        made = await call(
+            agent,
+            "create_contract",
+            goal="Keep the calculator correct.",
+            out_of_scope=["other operations"],
+            functional=[{"criterion": "tests", "verification_method": "test", "check": py_check()}],
+        )
+        both(BREAK, replaced("tests/test_calc.py", "== 3", "== -1"))(repo)
+        HEAD_GONE[how](repo / ".git" / "HEAD")
+        done = await agent.call_tool("evaluate", {"contract_id": made["contract"]["id"]})
+    if done.is_error:
+        text = " ".join(getattr(c, "text", "") for c in done.content)
+        assert "Error executing tool" not in text, text  # a crash, not a reason
+        return
+    assert done.structured_content is not None
+    assert done.structured_content["criteria"][0]["status"] != "pass"
+
+
 # --- other layouts of the git folder, and the server's environment ----------------------------
 
 
