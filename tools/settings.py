@@ -28,6 +28,9 @@ class Settings:
     holdout_dir: Path | None = None
     """A folder of hold-out files given by the caller (CI's `--holdout-dir`), used instead of
     the vault: its files, at their tree paths, serve every hold-out criterion."""
+    trusted_environment: bool = False
+    """The installed environments in the tree are the runner's own (CI installed them after the
+    checkout), so they are not compared with the contract's creation."""
 
     @property
     def holdout_base(self) -> Path:

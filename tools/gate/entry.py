@@ -241,6 +241,7 @@ def _settings(repo: Path, scratch: Path, env: Mapping[str, str], holdouts: Path 
         env={k: v for k, v in env.items() if k not in ("REFEREE_KEY", "REFEREE_HOME")},
         key=key,
         holdout_dir=holdouts,
+        trusted_environment=True,
     )
 
 

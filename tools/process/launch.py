@@ -94,7 +94,7 @@ class HostLauncher:
     keeps_writes = True
 
     async def run(self, command: Command) -> ProcessResult:
-        with _materialised(command) as actual:
+        with _materialised(command) as actual, tempfile.TemporaryDirectory() as pycache:
             _link_dependencies(actual)
             result = await run_process(
                 actual.argv,
@@ -102,7 +102,8 @@ class HostLauncher:
                 timeout_s=actual.timeout_s,
                 stdout_path=actual.stdout_path,
                 stderr_path=actual.stderr_path,
-                env=actual.env,
+                # A fresh bytecode cache: a planted __pycache__ is never read (see profile.py).
+                env={"PYTHONPYCACHEPREFIX": pycache, **actual.env},
                 shell=actual.shell,
             )
         return replace(result, cwd=command.cwd)

@@ -10,7 +10,7 @@ another check's outputs, and nothing it writes may outlive its command. So:
   cannot poison the caches for later runs;
 - the environment is rebuilt from an allowlist (locale, PATH, toolchain homes) plus the check's own
   `env`: no REFEREE_* variable and no credential of the server's environment is passed;
-- HOME and TMPDIR are fresh and empty for every command.
+- HOME, TMPDIR and Python's bytecode cache are fresh and empty for every command.
 """
 
 from __future__ import annotations
@@ -119,6 +119,9 @@ def _environment(server_env: Mapping[str, str], home: Path) -> dict[str, str]:
         **env,
         "HOME": str(SANDBOX_HOME),
         "TMPDIR": str(SANDBOX_TMP),
+        # Bytecode in a fresh folder for every command: a __pycache__ planted in the tree (a
+        # .pyc whose header matches the broken source) is never read.
+        "PYTHONPYCACHEPREFIX": str(SANDBOX_TMP / "pycache"),
         "GOCACHE": str(SANDBOX_TMP / "go-build"),
         "XDG_CACHE_HOME": str(home / ".cache") if (home / ".cache").is_dir() else str(SANDBOX_TMP),
     }
