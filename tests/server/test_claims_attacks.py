@@ -266,3 +266,70 @@ async def test_an_escape_cannot_be_dismissed(agent: Client, project: Path) -> No
     checked, _ = await decide(agent, card)
     assert checked["valid"] is False
     assert "antipattern_dropped" in {e["code"] for e in checked["errors"]}
+
+
+GO_MOD = "module example.com/calc\n\ngo 1.19\n"
+GO_BUGGY = "package calc\n\nfunc Add(a, b int) int { return a - b }\n"
+GO_TESTS = (
+    'package calc\n\nimport "testing"\n\n'
+    "func TestAdd(t *testing.T) {\n\tif Add(1, 2) != 3 {\n"
+    '\t\tt.Errorf("Add(1, 2) = %d", Add(1, 2))\n\t}\n}\n'
+)
+GO_FORGED = textwrap.dedent(
+    """
+    package calc
+
+    import (
+        "fmt"
+        sc "syscall"
+        "testing"
+    )
+
+    func TestMain(m *testing.M) {
+        fmt.Println("=== RUN   TestAdd")
+        fmt.Println("--- PASS: TestAdd (0.00s)")
+        fmt.Println("PASS")
+        sc.Exit(0)
+    }
+    """
+)
+
+
+async def test_a_go_test_printing_its_own_pass_and_exiting_never_reaches_deliver(
+    tmp_path: Path,
+) -> None:
+    from gitrepo import make_repo
+
+    project = make_repo(
+        tmp_path / "gocalc", {"go.mod": GO_MOD, "calc.go": GO_BUGGY, "calc_test.go": GO_TESTS}
+    )
+    async with Client(build_server(Settings.build([project], env={}))) as agent:
+        made = await agent.call_tool(
+            "create_contract",
+            {
+                "goal": "Fix Add.",
+                "task_type": "bug",
+                "out_of_scope": ["ui"],
+                "functional": [
+                    {
+                        "criterion": "the tests pass",
+                        "verification_method": "test",
+                        "check": {"kind": "tests", "argv": ["go", "test", "./..."]},
+                    }
+                ],
+            },
+        )
+        assert made.is_error is False, made.content
+        (project / "zz_test.go").write_text(GO_FORGED, encoding="utf-8")
+        result = await agent.call_tool(
+            "evaluate",
+            {"contract_id": made.structured_content["contract"]["id"]},  # type: ignore[index]
+        )
+        evaluation = result.structured_content
+        assert evaluation is not None, result.content
+        located = [
+            a["location"] for a in evaluation["antipatterns"] if a["id"] == "harness_modified"
+        ]
+        assert located and located[0].startswith("zz_test.go:"), evaluation["antipatterns"]
+        _, verdict = await decide(agent, judged(evaluation["draft_scorecard"]))
+        assert verdict["decision"] != "DELIVER", verdict

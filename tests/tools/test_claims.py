@@ -104,7 +104,7 @@ PATCHED = [
         "calc/calc_test.go",
         (
             'package calc_test\n\nimport "example.com/m/calc"\n\n'
-            "func TestA(t *testing.T) { calc.Add = nil }\n"
+            "func TestA(t *testing.T) { calc.Add = func(a, b int) int { return a + b } }\n"
         ),
     ),
     (
@@ -405,6 +405,16 @@ ORDINARY = [
     ("cmd/tool/main.go", 'package main\n\nimport "os"\n\nfunc main() { os.Exit(2) }\n'),
     ("tests/it.rs", '#[test]\nfn t() { println!("value {}", 3); }\n'),
     ("src/main.rs", "fn main() { std::process::exit(2) }\n"),
+    (
+        "calc/calc_test.go",
+        "package calc\n\nfunc TestA(t *testing.T) {\n"
+        "    defer func(ov bool) { Add = ov }(Add)\n    Add = true\n}\n",
+    ),
+    ("calc/calc.go", 'package calc\n\nimport "os"\n\nfunc Check() { os.Exit(1) }\n'),
+    (
+        "tests/test_a.py",
+        "import calc\ndef test_a(monkeypatch):\n    monkeypatch.setattr(calc, 'add', None)\n",
+    ),
     (
         "src/test/java/CalcTest.java",
         (

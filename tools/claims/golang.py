@@ -100,6 +100,11 @@ class _Go:
                 self.dots.append(path)
             else:
                 self.imports[local] = path
+        self.functions = {
+            text(n.child_by_field_name("name"))
+            for n in file.root.named_children
+            if n.type == "function_declaration"
+        }
         package = next(file.nodes("package_identifier"), None)
         self.package = text(package) if package is not None else ""
 
@@ -133,7 +138,8 @@ class _Go:
             ):
                 yield self._ended(node, f"{_last(ref[0])}.{ref[1]}")
             elif ref == ("os", "Exit") and (
-                (test and not self._test_main_exit(node)) or (not test and self.package != "main")
+                (test and not self._test_main_exit(node))
+                or (not test and self.package != "main" and not self._fails(node))
             ):
                 yield self._ended(node, "os.Exit")
             elif ref in (("syscall", "Exec"), (_UNIX, "Exec")) and test:
@@ -163,6 +169,22 @@ class _Go:
             return False
         args = _args(node.parent)
         return bool(args) and text(args[0]).endswith(_EXIT_SYSCALLS)
+
+    def _function(self, value: ts.Node) -> bool:
+        """A function value: a literal, a function of this file, or one of an imported package."""
+        if value.type == "func_literal":
+            return True
+        if value.type == "identifier":
+            return text(value) in self.functions
+        operand = (
+            value.child_by_field_name("operand") if value.type == "selector_expression" else None
+        )
+        return operand is not None and text(operand) in self.imports
+
+    def _fails(self, node: ts.Node) -> bool:
+        """`os.Exit(1)` in a library (cobra's CheckErr): a failing exit forges no pass."""
+        args = _args(node.parent)
+        return len(args) == 1 and args[0].type == "int_literal" and text(args[0]) != "0"
 
     def _test_main_exit(self, node: ts.Node) -> bool:
         """`os.Exit(m.Run())` in TestMain: the runner's own exit, the idiom of every TestMain."""
@@ -215,7 +237,9 @@ class _Go:
             if (t := self._target(c.child_by_field_name("function"))) is not None
         ]
         for node in self.file.nodes("assignment_statement"):
-            left = node.child_by_field_name("left")
+            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+            if right is None or not any(self._function(v) for v in right.named_children):
+                continue  # a setting set or restored (`EnablePrefixMatching = ov`), not code
             for target in left.named_children if left is not None else []:
                 yield from self._replaced(node, self._target(target), called)
         for call in self.file.nodes("call_expression"):
@@ -334,7 +358,7 @@ class _Go:
             "if_statement", "switch_statement", "expression_switch_statement"
         ):
             condition = node.child_by_field_name("condition") or node.child_by_field_name("value")
-            if condition is None:
+            if condition is None or not _chooses(node):
                 continue
             for part in (condition, *descendants(condition)):
                 ref = self._ref(part) if part.type == "selector_expression" else None
@@ -348,6 +372,13 @@ class _Go:
         for node in self.file.nodes("selector_expression"):
             if self._ref(node) in (("os", "Getppid"), ("syscall", "Getppid")):
                 yield self.file.claim(TEST_INSPECTS_ENVIRONMENT, node, M.process_tree())
+
+
+def _chooses(node: ts.Node) -> bool:
+    """A branch that sets a value (the expectation); one that only reports (`t.Errorf`) is the
+    test's assertion on a value it set itself (`os.Args` in a CLI test)."""
+    kinds = ("assignment_statement", "short_var_declaration", "return_statement")
+    return any(True for _ in descendants(node, frozenset(kinds)))
 
 
 def _args(call: ts.Node | None) -> list[ts.Node]:

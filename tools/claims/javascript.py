@@ -258,7 +258,7 @@ class _Reader:
 
     def _condition(self, node: ts.Node) -> Iterator[Claim]:
         condition = node.child_by_field_name("condition")
-        if condition is None or not _decides(node):
+        if condition is None or not _decides(node, self.names):
             return
         for part in (condition, *descendants(condition)):
             if part.type not in ("identifier", "member_expression"):
@@ -439,8 +439,9 @@ def _assigned(node: ts.Node) -> bool:
     )
 
 
-def _decides(node: ts.Node) -> bool:
-    """A conditional value, or a condition guarding an expectation or an assignment."""
+def _decides(node: ts.Node, names: JsNames) -> bool:
+    """A conditional value, or a condition guarding an expectation or an assignment (one that
+    only puts the environment back, `process.env.X = old`, chooses nothing)."""
     if node.type == "ternary_expression":
         return True
     body = [
@@ -450,7 +451,11 @@ def _decides(node: ts.Node) -> bool:
         for n in descendants(b)
     ]
     return any(
-        n.type in ("assignment_expression", "return_statement")
+        n.type == "return_statement"
+        or (
+            n.type == "assignment_expression"
+            and not (names.resolve(n.child_by_field_name("left")) or "").startswith("process.env")
+        )
         or (
             n.type == "call_expression"
             and text(n.child_by_field_name("function")).split(".")[0].split("(")[0]

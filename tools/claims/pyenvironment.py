@@ -54,7 +54,7 @@ def inspections(file: PyFile) -> Iterator[Claim]:
                 yield file.claim(
                     TEST_INSPECTS_ENVIRONMENT, node, M.reads(f"the bytecode of `{owner}`")
                 )
-        elif isinstance(node, ast.If | ast.IfExp | ast.While) and _decides(node):
+        elif isinstance(node, ast.If | ast.IfExp | ast.While) and _decides(file, node):
             yield from _condition(file, node)
         elif isinstance(node, ast.Name | ast.Attribute) and _process_tree(file, node):
             yield file.claim(TEST_INSPECTS_ENVIRONMENT, node, M.process_tree())
@@ -98,17 +98,29 @@ def _source_path(file: PyFile, path: ast.AST) -> str | None:
     return None
 
 
-def _decides(node: ast.If | ast.IfExp | ast.While) -> bool:
+def _decides(file: PyFile, node: ast.If | ast.IfExp | ast.While) -> bool:
     """A condition that picks a value (a conditional expression) or guards an assertion or an
-    assignment; one that only skips the test is the skip's business, not this one's."""
+    assignment; one that only skips the test is the skip's business, not this one's, and one that
+    only puts the environment back (`os.environ[k] = old`) chooses no expectation."""
     if isinstance(node, ast.IfExp):
         return True
     inner = [n for s in [*node.body, *node.orelse] for n in ast.walk(s)]
-    return any(
-        isinstance(n, ast.Assert | ast.Assign | ast.AugAssign | ast.Return) for n in inner
-    ) or any(
-        isinstance(n, ast.Call) and ast.unparse(n.func).split(".")[-1].startswith("assert")
+    chosen = [
+        n
         for n in inner
+        if isinstance(n, ast.Assign | ast.AugAssign)
+        and not all(
+            (file.names.resolve(t) or "").startswith("os.environ")
+            for t in (n.targets if isinstance(n, ast.Assign) else [n.target])
+        )
+    ]
+    return (
+        bool(chosen)
+        or any(isinstance(n, ast.Assert | ast.Return) for n in inner)
+        or any(
+            isinstance(n, ast.Call) and ast.unparse(n.func).split(".")[-1].startswith("assert")
+            for n in inner
+        )
     )
 
 

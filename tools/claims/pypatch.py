@@ -31,8 +31,11 @@ _MODULE_WRITERS = ("sys.modules.update", "sys.modules.__setitem__", "sys.modules
 def replacements(file: PyFile) -> Iterator[Claim]:
     """Every replacement of the code under test the file makes."""
     for node in ast.walk(file.tree):
-        if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign | ast.Delete):
-            targets = node.targets if isinstance(node, ast.Assign | ast.Delete) else [node.target]
+        # `del sys.modules["x"]` unloads for a fresh import; only putting something in counts.
+        if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign):
+            if _literal(node.value):
+                continue  # a setting set for the test (`calc.RETRIES = 0`), not code replaced
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for target in targets:
                 yield from _assigned(file, node, target)
         elif isinstance(node, ast.Call):
@@ -76,8 +79,22 @@ def _called(file: PyFile, call: ast.Call) -> Iterator[Claim]:
         for module in _keys(file, call.args[0] if call.args else None):
             yield from _replaced(file, call, module)
         return
+    if last in ("setattr", "setitem") and call.args and _literal(call.args[-1]):
+        return
     for dotted in _targets(file, call, callee, last):
         yield from _replaced(file, call, dotted)
+
+
+def _literal(value: ast.AST | None) -> bool:
+    """A constant value (or a list, tuple, dict or set of them)."""
+    if value is None:
+        return False
+    return all(
+        isinstance(n, ast.Constant | ast.List | ast.Tuple | ast.Dict | ast.Set | ast.Load)
+        or (isinstance(n, ast.UnaryOp) and isinstance(n.operand, ast.Constant))
+        or isinstance(n, ast.unaryop)
+        for n in ast.walk(value)
+    )
 
 
 def _targets(file: PyFile, call: ast.Call, callee: str, last: str) -> list[str | None]:

@@ -20,6 +20,7 @@ _TEST_FILE = re.compile(
     r"|[^/]*_test\.go|[^/]*Tests?\.(java|php)|Test[^/]*\.java|[^/]*IT\.java)$"
 )
 _TEST_FOLDER = re.compile(r"(^|/)(tests?|__tests__|__mocks__|specs?|testing|benches)/")
+_FIXTURES = re.compile(r"(^|/)(fixtures?|__fixtures__|testdata)/")
 _LANGUAGES = {
     ".py": "python",
     ".js": "javascript",
@@ -57,7 +58,11 @@ def language_of(path: str) -> str | None:
 
 
 def is_test_code(path: str) -> bool:
-    """Test files, and every file in a test folder (helpers, fixtures' code, conftest)."""
+    """Test files, and every file in a test folder (helpers, conftest), but for fixtures: the
+    programs a test spawns (`test/fixtures/exit.js`) end with exit codes as any program does,
+    so they are read as the code under test is (hard exits, computed spellings still count)."""
+    if _FIXTURES.search(path) and not _TEST_FILE.search(path):
+        return False
     return bool(_TEST_FILE.search(path) or _TEST_FOLDER.search(path))
 
 
