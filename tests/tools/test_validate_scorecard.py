@@ -184,6 +184,8 @@ def test_referee_antipatterns_are_exported_for_other_tools() -> None:
         "test_emptied",
         "tree_modified",
         "harness_modified",
+        "code_under_test_patched",
+        "test_inspects_environment",
     } == REFEREE_ANTIPATTERNS
 
 

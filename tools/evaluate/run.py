@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 
 import anyio
 
+from referee.tools.claims.run import run_claims
 from referee.tools.environment import environment_findings
 from referee.tools.evaluate.static import run_static
 from referee.tools.evaluate.target import Workspace
@@ -251,6 +252,8 @@ async def _tamper_task(
     ws = plan.workspace
     if plan.scope == "task" and ws.base:
         found, ids = await run_tampering(ws.repo, ws.workdir, ws.base, ws.changed, plan.recorder)
+        suspicions, more = await run_claims(ws.repo, ws.workdir, ws.base, ws.changed, plan.recorder)
+        found, ids = [*found, *suspicions], [*ids, *more]
         harness = [h.finding for h in (await ctx.harness()).files]
         if harness:
             ids.append(record_harness(plan.recorder, harness, ws.base))

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from referee.tools.claims import CODE_UNDER_TEST_PATCHED, TEST_INSPECTS_ENVIRONMENT
+from referee.tools.environment import ENVIRONMENT_MODIFIED
 from referee.tools.errors import Problem
 from referee.tools.evidence.signing import verify
 from referee.tools.models.common import ReasonCode
@@ -191,10 +193,12 @@ def _verified(run: StoredRun, signature: str, key: bytes | None) -> list[Problem
 def dropped_antipatterns(card: Card, run: StoredRun) -> list[Problem]:
     """referee's own antipatterns of the run that the scorecard left out.
 
-    One may be dismissed: `harness_modified`, when every tests check also ran with the base
-    harness and none passed only thanks to the change (no harness_flip, no harness_unverified).
-    A new fixture in conftest.py is legitimate work, and referee's rerun is the proof that it
-    changes no outcome; the judge's dismissal is then a warning, listed in aggregate's notes.
+    Some may be dismissed, with a warning listed in aggregate's notes: `harness_modified`, when
+    every tests check also ran with the base harness and none passed only thanks to the change
+    (no harness_flip, no harness_unverified): a new fixture in conftest.py is legitimate work,
+    and referee's rerun is the proof that it changes no outcome; and the suspicions referee reads
+    in the tests' code (`code_under_test_patched`, `test_inspects_environment`), which name a
+    line for the judge to read and cannot tell a mocked collaborator from a faked result.
     """
     reported = {text(a.get("id")) for _, a in entries(card.data.get("antipatterns_detected"))}
     missing = sorted({a.id for a in run.evaluation.antipatterns} - reported)
@@ -207,7 +211,14 @@ def dropped_antipatterns(card: Card, run: StoredRun) -> list[Problem]:
 _HARNESS_DOUBTS = {ReasonCode.HARNESS_FLIP, ReasonCode.HARNESS_UNVERIFIED}
 
 
+# Read from the code or the environment, not proven by a run: the judge weighs them (a new
+# dependency the change installed is environment_modified, and may be what the task asked).
+_SUSPICIONS = frozenset({CODE_UNDER_TEST_PATCHED, TEST_INSPECTS_ENVIRONMENT, ENVIRONMENT_MODIFIED})
+
+
 def _dismissable(run: StoredRun, ident: str) -> bool:
+    if ident in _SUSPICIONS:
+        return True
     return ident == HARNESS_MODIFIED and not any(
         c.reason_code in _HARNESS_DOUBTS for c in run.evaluation.criteria
     )
@@ -225,13 +236,15 @@ def _dropped(run: StoredRun, ident: str) -> Problem:
 
 
 def _dismissed(run: StoredRun, ident: str) -> Problem:
+    why = (
+        "the judge read the test code referee pointed at and found it ordinary"
+        if ident in _SUSPICIONS
+        else f"in run {run.run_id} every tests check gave the same verdict with the base harness"
+    )
     return Problem(
         path="/antipatterns_detected",
         code="antipattern_dismissed",
-        message=(
-            f"{ident} ({_where(run, ident)}) was dismissed: in run {run.run_id} every tests check"
-            " gave the same verdict with the base harness"
-        ),
+        message=f"{ident} ({_where(run, ident)}) was dismissed: {why}",
     )
 
 

@@ -162,7 +162,8 @@ CODES: dict[str, Code] = {
         "A detected antipattern id is neither in the contract's `antipatterns` nor one of referee's"
         " own.",
         "Use an id from the contract or referee's list (test_tampering, test_deleted, test_skipped,"
-        " test_focused, assertions_removed, test_emptied, tree_modified, harness_modified).",
+        " test_focused, assertions_removed, test_emptied, tree_modified, harness_modified,"
+        " code_under_test_patched, test_inspects_environment, environment_modified).",
     ),
     # Arithmetic
     "weighted_score_mismatch": _e(
@@ -234,7 +235,10 @@ CODES: dict[str, Code] = {
     ),
     "antipattern_dismissed": _w(
         "The scorecard leaves out `harness_modified`, which referee allows only when every tests"
-        " check gave the same verdict with the base harness (a new fixture, not a trick).",
+        " check gave the same verdict with the base harness (a new fixture, not a trick), or"
+        " `code_under_test_patched` / `test_inspects_environment` / `environment_modified`,"
+        " suspicions at file:line that the judge may find ordinary (a mocked collaborator, a"
+        " fixture read, a dependency the task installed).",
         "Nothing, if the harness change is legitimate: the dismissal is listed in aggregate's"
         " quality notes and the report.",
     ),
