@@ -234,11 +234,15 @@ def _print_scores(result: AggregateResult) -> None:
 
 
 def _print_brief(brief: RevisionBrief) -> None:
+    from referee.tools.aggregate import hidden_checks_text
+
     print(f"revision brief (iteration {brief.iteration_from} → {brief.iteration_to}):")
     for item in brief.issues_to_address:
         print(_issue_line(item))
     if brief.failed_criteria:
         print(f"  failed criteria: {', '.join(brief.failed_criteria)}")
+    if brief.hidden_checks_failed:
+        print(f"  {hidden_checks_text(brief.hidden_checks_failed)}")
     if brief.issues_deferred:
         print("  deferred (do not block):")
         for item in brief.issues_deferred:

@@ -12,6 +12,7 @@ correlation  proxy-true correlation (recalibrate)
 notes        escalation reasons and quality notes for the person running the loop
 """
 
+from referee.tools.aggregate.brief import hidden_checks_text
 from referee.tools.aggregate.entry import aggregate, decision_at_bound, latest_brief
 
-__all__ = ["aggregate", "decision_at_bound", "latest_brief"]
+__all__ = ["aggregate", "decision_at_bound", "hidden_checks_text", "latest_brief"]

@@ -136,6 +136,12 @@ class GradeContext:
     changed_lines: Callable[[], Awaitable[Mapping[str, set[int] | None]]] = field(default=_no_lines)
     """Task scope: the changed lines of each changed file since base (None: a new file)."""
 
+    def is_holdout(self, criterion_id: str | None) -> bool:
+        """Whether a criterion's runs are hold-out runs (their products: the evaluator's only)."""
+        return criterion_id is not None and any(
+            c.holdout for c in self.contract.all_criteria() if c.id == criterion_id
+        )
+
     def layers_for(self, criterion_id: str) -> tuple[Path, ...]:
         """The folders laid over the tree for one criterion's commands: its hold-out files."""
         layer = self.holdout_layers.get(criterion_id)
@@ -165,8 +171,13 @@ class GradeContext:
         export_to: Path | None = None,
         layers: tuple[Path, ...] = (),
         hide: tuple[str, ...] = (),
+        criterion_id: str | None = None,
     ) -> Command:
-        """A command on the evaluated code; its raw output goes to the run's scratch folder."""
+        """A command on the evaluated code; its raw output goes to the run's scratch folder.
+
+        `criterion_id` names the criterion it runs for: a hold-out criterion's command is a
+        hold-out run, whatever else it is (its own check, a repeat, a mutant, the base harness).
+        """
         stdout, stderr = self.raw_paths(label)
         root = tree or self.workdir
         return Command(
@@ -185,6 +196,7 @@ class GradeContext:
             export_to=export_to,
             layers=layers,
             hide=hide,
+            holdout=self.is_holdout(criterion_id),
         )
 
     def report_dir(self, label: str) -> Path:

@@ -114,6 +114,7 @@ async def launch_suite(ctx: GradeContext, call: SuiteCall) -> Launch | GradeResu
                 *call.layers,
             ),
             hide=harness.hide if harness else (),
+            criterion_id=call.criterion_id,
         )
     )
     read = ReportRead()

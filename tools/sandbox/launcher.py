@@ -135,7 +135,8 @@ class SandboxLauncher:
 
     def _collect(self, command: Command, layout: _Layout) -> None:
         if layout.tree_upper is not None:
-            self.writes.add(command.tree, read_upper(layout.tree_upper, command.hide))
+            written = read_upper(layout.tree_upper, command.hide)
+            self.writes.add(command.tree, written, holdout=command.holdout)
             if command.export_to is not None:
                 _export(layout.tree_upper, command.export, command.export_to)
         shutil.rmtree(layout.root, ignore_errors=True)
