@@ -46,13 +46,16 @@ def leak(name, text):
 {how}
 
 
+HELD = []
 for _name in sorted(os.listdir(os.path.join(ROOT, "tests"))):
     if _name.startswith("test_") and _name.endswith(".py") and _name != "test_calc.py":
         with open(os.path.join(ROOT, "tests", _name), encoding="utf-8") as _f:
-            leak(_name, _f.read())
+            HELD.append(_f.read())
+            leak(_name, HELD[-1])
 
 
 def add(a, b):
+{during}
     return int(float(a) + float(b))
 """
 
@@ -77,8 +80,19 @@ NAME_CHANNELS = {
 }
 
 
-def leaky_calc(how: str) -> str:
-    return _CALC.format(how=how)
+# How the code says it while the hold-out's tests call it: printed, in its exit code, in time.
+RUN_CHANNELS = {
+    "stdout": "    for line in HELD[0].splitlines() if HELD else []:\n        print('seen:', line)",
+    "stderr": "    for c in chunks(HELD[0]) if HELD else []:\n        print(c, file=sys.stderr)",
+    "exit code": "    if HELD:\n        os._exit(40 + len(HELD[0]) % 50)",
+    "duration": "    if HELD:\n        time.sleep(60)",
+    "a failing test's message": "    pass",
+    "test ids": "    pass",
+}
+
+
+def leaky_calc(how: str = "    pass", during: str = "    pass") -> str:
+    return _CALC.format(how=how, during=during)
 
 
 def chunks(text: str, size: int = 100) -> list[str]:

@@ -6,11 +6,15 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from holdout_attacks import (
+    HOLDOUT_PATH,
     NAME_CHANNELS,
+    RUN_CHANNELS,
     SECRET_TEST,
+    chunks,
     completed,
     generator_side,
     leaky_calc,
@@ -19,7 +23,7 @@ from holdout_attacks import (
 )
 from mcp import Client
 from mcp_calls import call
-from projects import calc_repo
+from projects import calc_repo, pytest_check
 
 from referee.server.app import build_server
 from referee.tools.settings import Settings
@@ -58,10 +62,16 @@ async def test_names_written_by_the_holdouts_run_stay_in_the_evaluator_view(
     }
     draft = evaluation["draft_scorecard"]
     assert draft["antipatterns_detected"] == [] and evaluation["antipatterns"] == []
-    checked = await call(agent, "validate_scorecard", scorecard=completed(draft))
+    card = completed(draft)
+    # A judge that copies a new name from the evaluator view: withheld like referee's own report.
+    # (A tracked file's name is the generator's own: only that the hold-out wrote it is hidden.)
+    copied = [f"tests wrote {p}" for p in written[-1:] if p != "tests/test_calc.py"]
+    card["issues"] = [*card["issues"], *({"severity": "LOW", "description": c} for c in copied)]
+    checked = await call(agent, "validate_scorecard", scorecard=card)
     assert checked["valid"] is True, checked["errors"]
     decided = await call(agent, "aggregate", contract_id=cid)
     assert decided["decision"] == "REVISE"
+    assert [leak["description"] for leak in decided["holdout_leaks"]] == copied
     assert decided["revision_brief"]["hidden_checks_failed"] == 1
     seen = await generator_side(agent, cid, decided) + json.dumps(draft["issues"])
     for path in written:
@@ -91,3 +101,58 @@ async def test_what_an_ordinary_run_writes_is_still_reported(agent: Client, proj
     decided = await call(agent, "aggregate", contract_id=cid)
     brief = json.dumps(decided["revision_brief"])
     assert "tests/out.txt" in brief and "leak000" not in brief
+
+
+def _quote(channel: str, item: dict[str, Any], reason: str) -> str:
+    """What a judge might copy from the evaluator view into an issue, per channel."""
+    said = item["stdout"] + item["stderr"]
+    failed = [t for t in item["tests"] if t["outcome"] == "failed"]
+    if channel == "stdout":
+        return next(line for line in said.splitlines() if "seen:" in line and "10**20" in line)
+    if channel == "stderr":
+        found = chunks(SECRET_TEST)[0]
+        assert found in said
+        return found
+    if channel in ("exit code", "duration"):
+        return reason[:48]
+    if channel == "test ids":
+        return str(failed[0]["name"])
+    return str(failed[0]["message"]).splitlines()[0]
+
+
+CHECKS = {"duration": pytest_check(HOLDOUT_PATH, timeout_s=3)}
+
+
+@pytest.mark.parametrize("channel", sorted(RUN_CHANNELS))
+async def test_an_issue_that_repeats_the_holdouts_run_is_withheld_from_the_brief(
+    agent: Client, project: Path, channel: str
+) -> None:
+    cid = await with_holdout(agent, CHECKS.get(channel))
+    (project / "src" / "calc.py").write_text(leaky_calc(during=RUN_CHANNELS[channel]))
+    evaluation = await call(agent, "evaluate", contract_id=cid)
+    hidden = evaluation["criteria"][1]
+    assert hidden["id"] == "AC-F-002" and hidden["status"] != "pass", hidden
+    read = await agent.read_resource(
+        f"evidence://{evaluation['run_id']}/{hidden['evidence_ids'][0]}"
+    )
+    item = json.loads(read.contents[0].text)  # type: ignore[union-attr]
+    quote = _quote(channel, item, hidden["reason"])
+    # Nothing referee itself hands on carries it: the draft's issues say nothing of the hold-out.
+    draft = evaluation["draft_scorecard"]
+    assert quote not in json.dumps(draft["issues"]) + json.dumps(draft["antipatterns_detected"])
+    card = completed(draft)
+    card["issues"] = [
+        {"severity": "HIGH", "description": "add() goes through float", "location": "src/calc.py"},
+        {"severity": "HIGH", "description": f"the checks show: {quote}"},
+    ]
+    checked = await call(agent, "validate_scorecard", scorecard=card)
+    assert checked["valid"] is True, checked["errors"]
+    decided = await call(agent, "aggregate", contract_id=cid)
+    seen = await generator_side(agent, cid, decided)
+    assert "add() goes through float" in seen  # the judge's own finding still reaches it
+    assert quote not in seen and "the checks show" not in seen
+    assert str(hidden["evidence_ids"][0]) not in json.dumps(decided["revision_brief"])
+    assert decided["revision_brief"]["hidden_checks_failed"] == 1
+    assert [leak["description"] for leak in decided["holdout_leaks"]] == [
+        f"the checks show: {quote}"
+    ]
