@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from holdout_attacks import (
     HOLDOUT_PATH,
     NAME_CHANNELS,
@@ -17,6 +18,7 @@ from holdout_attacks import (
     chunks,
     completed,
     generator_side,
+    holdout_contract,
     leaky_calc,
     with_holdout,
     written_by,
@@ -26,6 +28,7 @@ from mcp_calls import call
 from projects import calc_repo, pytest_check
 
 from referee.server.app import build_server
+from referee.server.cli import main as cli
 from referee.tools.settings import Settings
 
 pytestmark = pytest.mark.anyio
@@ -156,3 +159,46 @@ async def test_an_issue_that_repeats_the_holdouts_run_is_withheld_from_the_brief
     assert [leak["description"] for leak in decided["holdout_leaks"]] == [
         f"the checks show: {quote}"
     ]
+
+
+def run(repo: Path, *args: str) -> int:
+    return cli(["--root", str(repo), *args])
+
+
+def test_through_the_cli_the_evaluator_sees_the_holdouts_writes_and_the_brief_only_a_count(
+    project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec, secret = tmp_path / "contract.yaml", tmp_path / "held" / "test_secret_exact.py"
+    spec.write_text(yaml.safe_dump(holdout_contract()), encoding="utf-8")
+    secret.parent.mkdir()
+    secret.write_text(SECRET_TEST, encoding="utf-8")
+    assert run(project, "contract", "create", str(spec)) == 0
+    cid = capsys.readouterr().out.split()[1]
+    assert run(project, "holdout", "add", cid, str(secret), "--to", "tests") == 0
+    (project / "src" / "calc.py").write_text(leaky_calc(NAME_CHANNELS["subfolder"]))
+    capsys.readouterr()
+    assert run(project, "evaluate", cid) == 1
+    printed = capsys.readouterr().out
+    written = written_by("subfolder")
+    # `referee evaluate` prints the evaluator view: the names are there, marked as such.
+    assert "written by hold-out runs (evaluator view, never for the generator)" in printed
+    assert all(p in printed for p in written) and "tree changed by the checks" not in printed
+    assert run(project, "evaluate", cid, "--json") == 1
+    evaluation = json.loads(capsys.readouterr().out)
+    card = tmp_path / "card.json"
+    card.write_text(json.dumps(completed(evaluation["draft_scorecard"])), encoding="utf-8")
+    assert run(project, "validate", str(card)) == 0
+    capsys.readouterr()
+    assert run(project, "aggregate", cid) == 1  # REVISE
+    said = capsys.readouterr().out
+    assert "1 hidden check failed" in said
+    assert run(project, "aggregate", cid, "--json") == 1
+    brief = json.loads(capsys.readouterr().out)["revision_brief"]
+    assert brief["hidden_checks_failed"] == 1
+    for text in (said, json.dumps(brief)):
+        assert not any(p in text or p.rsplit("/", 1)[1] in text for p in written)
+        assert "notes/deep" not in text and "test_adds" not in text
+    assert run(project, "report", evaluation["run_id"]) == 0
+    report = capsys.readouterr().out
+    hidden = evaluation["criteria"][1]["evidence_ids"][0]
+    assert hidden in report  # the report is the evaluator's: its hold-out evidence is listed
