@@ -82,6 +82,17 @@ class Author:
         commit_all(self.repo, "contract for subtraction")
         return cid
 
+    def holdout_bundle(self, tmp: Path, capsys: pytest.CaptureFixture[str]) -> tuple[str, Path]:
+        """The contract on main with its hold-out, exported as CI gets it (outside the repo)."""
+        cid = self.contract_on_main(tmp, capsys, holdout=True)
+        secret = tmp / "secret" / "test_sub_negative.py"
+        secret.parent.mkdir()
+        secret.write_text(HOLDOUT_TEST, encoding="utf-8")
+        assert self.cli("holdout", "add", cid, str(secret), "--to", "tests") == 0
+        bundle = tmp / "bundle"
+        assert self.cli("holdout", "export", cid, str(bundle)) == 0
+        return cid, bundle
+
     def change(self, body: str = SUB, test: str = SUB_TEST) -> None:
         git(self.repo, "checkout", "-q", "-b", "feature")
         with (self.repo / "src" / "calc.py").open("a", encoding="utf-8") as out:
@@ -240,13 +251,7 @@ def test_a_dropped_antipattern_is_refused(
 def test_holdouts_reach_ci_from_a_bundle_outside_the_repository_and_stay_unnamed(
     author: Author, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    cid = author.contract_on_main(tmp_path, capsys, holdout=True)
-    secret = tmp_path / "secret" / "test_sub_negative.py"
-    secret.parent.mkdir()
-    secret.write_text(HOLDOUT_TEST, encoding="utf-8")
-    assert author.cli("holdout", "add", cid, str(secret), "--to", "tests") == 0
-    bundle = tmp_path / "bundle"
-    assert author.cli("holdout", "export", cid, str(bundle)) == 0
+    cid, bundle = author.holdout_bundle(tmp_path, capsys)
     committed = (author.repo / CONTRACT_PATH).read_text(encoding="utf-8")
     assert "negative operands" not in committed  # the repository holds the generator view
     # A change that passes the visible test and fails the hold-out: sub(-1, -1) gives 2.
@@ -313,13 +318,7 @@ def test_the_cards_of_a_later_iteration_are_judged_on_the_head(
 def test_what_a_holdout_run_writes_in_ci_never_reaches_the_pull_request(
     author: Author, tmp_path: Path, capsys: pytest.CaptureFixture[str], channel: str
 ) -> None:
-    cid = author.contract_on_main(tmp_path, capsys, holdout=True)
-    secret = tmp_path / "secret" / "test_sub_negative.py"
-    secret.parent.mkdir()
-    secret.write_text(HOLDOUT_TEST, encoding="utf-8")
-    assert author.cli("holdout", "add", cid, str(secret), "--to", "tests") == 0
-    bundle = tmp_path / "bundle"
-    assert author.cli("holdout", "export", cid, str(bundle)) == 0
+    cid, bundle = author.holdout_bundle(tmp_path, capsys)
     # The change reads the hold-out while CI lays it over the tree and spells it in file names;
     # sub is wrong for negative operands.
     leaky = leaky_calc(NAME_CHANNELS[channel], visible=("test_calc.py", "test_sub.py"))
