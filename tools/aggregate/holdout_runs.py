@@ -71,7 +71,9 @@ def holdout_output(contract: Contract, runs: Iterable[StoredRun]) -> HoldoutOutp
         for result in run.evaluation.criteria:
             (produced if result.id in hidden else known).append(result.reason)
         for item in run.evidence.values():
-            (produced if item.criterion_id in hidden else known).extend(_texts(item))
+            (produced if item.holdout or item.criterion_id in hidden else known).extend(
+                _texts(item)
+            )
         known += _sources(run)
     folded = {fold(line) for text in produced for line in text.splitlines()}
     folded.discard("")

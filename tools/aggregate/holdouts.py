@@ -180,11 +180,11 @@ def holdout_guard(
     names: set[str] = set(_file_names(files))
     runs = runs_for(store, contract.id, iteration)
     for run in runs:
-        ids = {
-            e
-            for c in run.evaluation.criteria
-            if c.id in holdouts or c.holdout
-            for e in c.evidence_ids
+        hidden = [c for c in run.evaluation.criteria if c.id in holdouts or c.holdout]
+        # What a visible criterion cites too (the served app's log) is not the hold-out's own:
+        # its content, when a hidden check drove it, is recognised as the hold-out's output.
+        ids = {e for c in hidden for e in c.evidence_ids} - {
+            e for c in run.evaluation.criteria if c not in hidden for e in c.evidence_ids
         }
         # A run of every evaluator (no `evaluator` named) serves each of them.
         evidence.setdefault(run.evaluation.evaluator or _ANY, set()).update(ids)
