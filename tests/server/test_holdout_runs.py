@@ -25,7 +25,7 @@ from holdout_attacks import (
 )
 from mcp import Client
 from mcp_calls import call
-from projects import calc_repo, pytest_check
+from projects import calc_repo, command_check, pytest_check
 
 from referee.server.app import build_server
 from referee.server.cli import main as cli
@@ -202,3 +202,46 @@ def test_through_the_cli_the_evaluator_sees_the_holdouts_writes_and_the_brief_on
     report = capsys.readouterr().out
     hidden = evaluation["criteria"][1]["evidence_ids"][0]
     assert hidden in report  # the report is the evaluator's: its hold-out evidence is listed
+
+
+# A hidden command check carries its test in its own command line: the code reads it there.
+ARGV_SPY = """
+import base64, os
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+with open("/proc/self/cmdline", "rb") as _f:
+    _line = _f.read().replace(b"\\0", b" ").decode()
+if "10**20" in _line:
+    _code = base64.b32encode(_line.encode()).decode().rstrip("=")
+    open(os.path.join(ROOT, "argv-" + _code[:100]), "a").close()
+
+
+def add(a, b):
+    return int(float(a) + float(b))
+"""
+HIDDEN_COMMAND = command_check(
+    "import sys; sys.path.insert(0, 'src'); from calc import add;"
+    " assert add(10**20, 1) == 10**20 + 1"
+)
+
+
+@pytest.mark.parametrize("isolation", ["sandbox", "inplace"])
+async def test_a_hidden_commands_own_command_line_never_reaches_the_generators_tree_or_brief(
+    project: Path, isolation: str
+) -> None:
+    async with Client(build_server(Settings.build([project]))) as agent:
+        made = await call(agent, "create_contract", **holdout_contract(HIDDEN_COMMAND))
+        cid = made["contract"]["id"]
+        (project / "src" / "calc.py").write_text(ARGV_SPY)
+        evaluation = await call(agent, "evaluate", contract_id=cid, isolation=isolation)
+        assert evaluation["criteria"][1]["status"] == "fail", evaluation["criteria"]
+        await call(agent, "validate_scorecard", scorecard=completed(evaluation["draft_scorecard"]))
+        decided = await call(agent, "aggregate", contract_id=cid)
+        seen = await generator_side(agent, cid, decided)
+    hidden = evaluation["tree_changed"]["holdout_paths"]
+    # In the sandbox the evaluator sees the name; without one the run had a copy of its own.
+    assert [p[:5] for p in hidden] == (["argv-"] if isolation == "sandbox" else [])
+    assert evaluation["tree_changed"]["changed"] is False
+    assert not list(project.glob("argv-*"))  # nothing left for the generator to read
+    assert "argv-" not in seen and "10**20" not in seen
+    assert decided["revision_brief"]["hidden_checks_failed"] == 1
