@@ -38,9 +38,9 @@ class HoldoutOutput:
     """What hold-out runs produced and the generator cannot see, folded (casefold, one space)."""
 
     produced: str = ""
-    """Every line of it, one per line."""
+    """All of it, one text a line."""
     known: str = ""
-    """What the generator can see anyway, one line each."""
+    """What the generator can see anyway, one text a line."""
     lines: frozenset[str] = frozenset()
     """Its lines shorter than WINDOW (and at least _SHORT long)."""
 
@@ -75,14 +75,15 @@ def holdout_output(contract: Contract, runs: Iterable[StoredRun]) -> HoldoutOutp
                 _texts(item)
             )
         known += _sources(run)
-    folded = {fold(line) for text in produced for line in text.splitlines()}
-    folded.discard("")
-    seen = "\n".join(fold(line) for text in known for line in text.splitlines())
+    # Whole texts, folded: a stretch may run across a line break (a quoted traceback, a source
+    # line with what precedes it).
+    seen = "\n".join(fold(text) for text in known)
+    lines = {fold(line) for text in produced for line in text.splitlines()}
     return HoldoutOutput(
-        produced="\n".join(sorted(folded)),
+        produced="\n".join(fold(text) for text in produced if text.strip()),
         known=seen,
         lines=frozenset(
-            line for line in folded if _SHORT <= len(line) < WINDOW and line not in seen
+            line for line in lines if _SHORT <= len(line) < WINDOW and line not in seen
         ),
     )
 
