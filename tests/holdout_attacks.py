@@ -89,6 +89,8 @@ RUN_CHANNELS = {
     "duration": "    if HELD:\n        time.sleep(60)",
     "a failing test's message": "    pass",
     "test ids": "    pass",
+    # Ends before anything is printed: the judge has only the hold-out's file to quote.
+    "its source": "    if HELD:\n        os._exit(0)",
 }
 
 

@@ -123,6 +123,7 @@ def run_aggregate(args: argparse.Namespace) -> int:
         )
         repo = contract_repo(load_contract(store, args.contract_id), None)
         tree = current_tree(repo) if cards else None
+        hidden = holdout_source(settings, store.key)
         result = aggregate(
             args.contract_id,
             store=store,
@@ -131,7 +132,8 @@ def run_aggregate(args: argparse.Namespace) -> int:
             scorecards=cards,
             now=lambda: datetime.now(UTC),
             tree=tree,
-            holdout_files=holdout_source(settings, store.key).names(args.contract_id),
+            holdout_files=hidden.names(args.contract_id),
+            holdout_texts=hidden.texts(args.contract_id),
         )
     except UsageError as exc:
         sys.stderr.write(f"error: {exc}\n")

@@ -120,6 +120,9 @@ def _quote(channel: str, item: dict[str, Any], reason: str) -> str:
         return reason[:48]
     if channel == "test ids":
         return str(failed[0]["name"])
+    if channel == "its source":
+        assert "10**21" not in said
+        return next(line.strip() for line in SECRET_TEST.splitlines() if "10**21" in line)
     return str(failed[0]["message"]).splitlines()[0]
 
 

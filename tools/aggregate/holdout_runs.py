@@ -1,15 +1,16 @@
-"""What a hold-out's runs produced, recognised when an issue repeats it.
+"""What a hold-out's runs produced, and its files say, recognised when an issue repeats it.
 
 A judge reads the evaluator view: a hold-out run's output, its tests' names and messages, its exit
-code and reason, the names of the files it wrote (`tree_changed.holdout_paths`). Code under test
-reads the hold-out while it is laid over the tree and can spell it in any of these, so an issue
-that repeats any of it would carry the hold-out to the generator: it is withheld (`holdout_leak`).
+code and reason, the names of the files it wrote (`tree_changed.holdout_paths`); it may read the
+hold-out's files too. Code under test reads the hold-out while it is laid over the tree and can
+spell it in any of these, so an issue that repeats any of it would carry the hold-out to the
+generator: it is withheld (`holdout_leak`).
 
-An issue repeats a run when it shares a stretch of `WINDOW` characters or more with what the run
-produced (case and spacing aside), or holds a whole shorter line of it, and that stretch is not
-also something the generator can see: an ordinary run's output, the files the change holds, the
-generator's view of the contract. So quoting the generator's own code from a hold-out's traceback
-stays possible; quoting the hold-out's assertion does not.
+An issue repeats a hold-out when it shares a stretch of `WINDOW` characters or more with it (case
+and spacing aside), or holds a whole shorter line of it, and that stretch is not also something
+the generator can see: an ordinary run's output, the files the change holds, the generator's view
+of the contract. So quoting the generator's own code from a hold-out's traceback stays possible;
+quoting the hold-out's assertion does not.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ __all__ = ["HoldoutOutput", "holdout_output"]
 WINDOW = 20  # characters in a row: a quoted value, a name, a line, not a common phrase
 _SHORT = 12  # a line this long, shorter than WINDOW, counts as a whole
 _SOURCE_LIMIT = 1024 * 1024  # a changed file larger than this is not read
+_WHY = "repeats a hold-out: its files, or what its run printed, reported or wrote"
 
 
 @dataclass(frozen=True)
@@ -45,24 +47,27 @@ class HoldoutOutput:
     """Its lines shorter than WINDOW (and at least _SHORT long)."""
 
     def repeated(self, text: str | None) -> str | None:
-        """Why `text` repeats what a hold-out's run produced, or None."""
+        """Why `text` repeats a hold-out's files or what its run produced, or None."""
         if not text or not self.produced:
             return None
         folded = fold(text)
         for start in range(len(folded) - WINDOW + 1):
             piece = folded[start : start + WINDOW]
             if piece in self.produced and piece not in self.known:
-                return "repeats what a hold-out's run printed, reported or wrote"
+                return _WHY
         for line in self.lines:
             if line in folded and re.search(rf"(?<!\w){re.escape(line)}(?!\w)", folded):
-                return "repeats a line a hold-out's run printed, reported or wrote"
+                return _WHY
         return None
 
 
-def holdout_output(contract: Contract, runs: Iterable[StoredRun]) -> HoldoutOutput:
-    """What the hold-out runs among `runs` produced that the generator cannot see otherwise."""
+def holdout_output(
+    contract: Contract, runs: Iterable[StoredRun], files: Iterable[str] = ()
+) -> HoldoutOutput:
+    """What the hold-out runs among `runs` produced (and what the hold-out `files` say) that the
+    generator cannot see otherwise."""
     hidden_ids = {c.id for c in contract.all_criteria() if c.holdout}
-    produced: list[str] = []
+    produced: list[str] = list(files)
     known = [json.dumps(generator_view(contract), ensure_ascii=False)]
     for run in runs:
         hidden = hidden_ids | {c.id for c in run.evaluation.criteria if c.holdout}

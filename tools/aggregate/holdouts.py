@@ -8,8 +8,8 @@ hold-out when it
 - names a hold-out criterion's id, a hold-out file (`tests/test_rounding.py`, `test_rounding`) or
   a hold-out test (`test_discount_rounds_half_up`);
 - restates a hold-out criterion: it contains the criterion's text, or most of its words;
-- repeats what a hold-out's run produced: its output, its tests' messages, the names of the files
-  it wrote (holdout_runs.py).
+- repeats a hold-out's files or what its run produced: its output, its tests' messages, the names
+  of the files it wrote (holdout_runs.py).
 An evaluator whose only criteria are hold-outs is not in the brief at all (its name would betray
 that hidden criteria exist); its issues are withheld without a report.
 """
@@ -163,7 +163,11 @@ class HoldoutGuard:
 
 
 def holdout_guard(
-    store: Store, contract: Contract, iteration: int, files: Sequence[str] = ()
+    store: Store,
+    contract: Contract,
+    iteration: int,
+    files: Sequence[str] = (),
+    texts: Sequence[str] = (),
 ) -> HoldoutGuard:
     """The guard for one iteration: hold-out evidence and test names from its recorded runs.
 
@@ -172,6 +176,7 @@ def holdout_guard(
         contract: The contract (evaluator view).
         iteration: The iteration being aggregated.
         files: The contract's hold-out files (their tree paths).
+        texts: What they say.
     """
     holdouts = {c.id for c in contract.all_criteria() if c.holdout}
     if not holdouts:
@@ -193,7 +198,7 @@ def holdout_guard(
         contract,
         {k: frozenset(v) for k, v in evidence.items()},
         frozenset(names),
-        holdout_output(contract, runs),
+        holdout_output(contract, runs, texts),
     )
 
 
