@@ -248,3 +248,17 @@ async def test_a_hidden_commands_own_command_line_never_reaches_the_generators_t
     assert not list(project.glob("argv-*"))  # nothing left for the generator to read
     assert "argv-" not in seen and "10**20" not in seen
     assert decided["revision_brief"]["hidden_checks_failed"] == 1
+
+
+async def test_a_flood_of_names_from_a_holdout_run_keeps_the_result_within_its_budget(
+    agent: Client, project: Path
+) -> None:
+    cid = await with_holdout(agent)
+    flood = "    for i in range(400):\n        touch('flood', f'{i:04d}-' + 'x' * 200)"
+    (project / "src" / "calc.py").write_text(leaky_calc(flood))
+    result = await agent.call_tool("evaluate", {"contract_id": cid})
+    evaluation = result.structured_content
+    assert result.is_error is False and evaluation is not None
+    assert len(json.dumps(evaluation).encode()) <= Settings.build([project]).result_budget
+    assert 0 < len(evaluation["tree_changed"]["holdout_paths"]) <= 20
+    assert any(o.startswith("tree_changed:") for o in evaluation["omitted"])
