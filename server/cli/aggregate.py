@@ -124,6 +124,7 @@ def run_aggregate(args: argparse.Namespace) -> int:
         contract = load_contract(store, args.contract_id)
         repo = contract_repo(contract, None)
         tree = current_tree(repo) if cards else None
+        hidden = holdout_source(settings, store.key)
         result = aggregate(
             args.contract_id,
             store=store,
@@ -132,7 +133,8 @@ def run_aggregate(args: argparse.Namespace) -> int:
             scorecards=cards,
             now=lambda: datetime.now(UTC),
             tree=tree,
-            holdout_files=holdout_source(settings, store.key).names(args.contract_id),
+            holdout_files=hidden.names(args.contract_id),
+            holdout_texts=hidden.texts(args.contract_id),
         )
     except UsageError as exc:
         sys.stderr.write(f"error: {exc}\n")
@@ -235,11 +237,15 @@ def _print_scores(result: AggregateResult) -> None:
 
 
 def _print_brief(brief: RevisionBrief) -> None:
+    from referee.tools.aggregate import hidden_checks_text
+
     print(f"revision brief (iteration {brief.iteration_from} → {brief.iteration_to}):")
     for item in brief.issues_to_address:
         print(_issue_line(item))
     if brief.failed_criteria:
         print(f"  failed criteria: {', '.join(brief.failed_criteria)}")
+    if brief.hidden_checks_failed:
+        print(f"  {hidden_checks_text(brief.hidden_checks_failed)}")
     if brief.issues_deferred:
         print("  deferred (do not block):")
         for item in brief.issues_deferred:

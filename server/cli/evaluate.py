@@ -193,6 +193,11 @@ def print_summary(ev: Evaluation) -> None:
             print(f"  {a.id:<20} {a.location or '':<28} {a.evidence}")
     if ev.tree_changed.changed:
         print(f"tree changed by the checks: {', '.join(ev.tree_changed.paths)}")
+    if ev.tree_changed.holdout_paths:
+        print(
+            "written by hold-out runs (evaluator view, never for the generator):"
+            f" {', '.join(ev.tree_changed.holdout_paths)}"
+        )
     needs = ev.needs_judgment
     if needs.criteria or needs.dimensions:
         print(

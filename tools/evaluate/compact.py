@@ -19,11 +19,13 @@ _TRIMS = (
     ("issues", 5),
     ("draft_issues", 3),
     ("coverage_files", 3),
+    ("tree_paths", 20),
     ("evidence_text", 120),
     ("changed_files", 50),
     ("findings", 0),
     ("draft_issues", 0),
     ("changed_files", 10),
+    ("tree_paths", 3),
 )
 
 
@@ -67,6 +69,8 @@ def _trim(ev: Evaluation, what: str, keep: int, totals: dict[str, int]) -> None:
         _keep_coverage_files(ev, keep)
     elif what == "evidence_text":
         _shorten_texts(ev, keep)
+    elif what == "tree_paths":
+        _keep_tree_paths(ev, keep)
     elif what == "changed_files" and len(ev.target.changed_files) > keep:
         _note(ev, "target.changed_files", f"{totals['changed_files'] - keep} more")
         ev.target.changed_files = ev.target.changed_files[:keep]
@@ -96,6 +100,15 @@ def _keep_coverage_files(ev: Evaluation, keep: int) -> None:
         coverage.files = ranked[:keep]
     if cut:
         _note(ev, "adequacy.diff_coverage.files", f"{cut} more in the coverage evidence")
+
+
+def _keep_tree_paths(ev: Evaluation, keep: int) -> None:
+    # Code under test chooses how many files it writes, and how long their names are.
+    changed = ev.tree_changed
+    more = max(len(changed.paths) - keep, 0) + max(len(changed.holdout_paths) - keep, 0)
+    if more:
+        changed.paths, changed.holdout_paths = changed.paths[:keep], changed.holdout_paths[:keep]
+        _note(ev, "tree_changed", f"{more} more written path(s) in the stored run")
 
 
 def _shorten_texts(ev: Evaluation, limit: int) -> None:

@@ -208,6 +208,7 @@ class EvidenceRecorder:
         details: Mapping[str, Any] | None = None,
         source: EvidenceSource = "referee",
         item_id: str | None = None,
+        holdout: bool = False,
     ) -> EvidenceItem:
         """Record evidence that is not a process run (static pipeline, git, browser) or a prepared
         one.
@@ -217,13 +218,15 @@ class EvidenceRecorder:
         says they were cut before they got here; ``extra_artifacts`` are files to keep (text files
         are redacted, others copied as they are); string values in ``details`` are redacted.
         ``item_id`` is an id reserved earlier with ``next_id`` (evidence that others cite before
-        it is complete, such as a served app's log); by default the next id.
+        it is complete, such as a served app's log); by default the next id. ``holdout`` marks what
+        a hold-out drove without being its criterion's (the served app's log): sealed like it.
 
         Returns:
             The stored item.
         """
         item_id = item_id or self.next_id()
-        folder = self._folder(criterion_id)
+        holdout = holdout or self._holdout(criterion_id)
+        folder = self._sealed[0] if holdout and self._sealed else self.artifacts_dir
         folder.mkdir(parents=True, exist_ok=True)
         artifacts = _Artifacts(folder, item_id, extra_artifacts, self._log_limit)
         seen = _Seen(
@@ -247,6 +250,7 @@ class EvidenceRecorder:
             timed_out=timed_out,
             duration_s=duration_s,
             criterion_id=criterion_id,
+            holdout=holdout,
         )
         with self._lock:
             self._items.append(item)
@@ -275,10 +279,8 @@ class EvidenceRecorder:
             **facts,
         )
 
-    def _folder(self, criterion_id: str | None) -> Path:
-        if self._sealed is not None and criterion_id in self._sealed[1]:
-            return self._sealed[0]
-        return self.artifacts_dir
+    def _holdout(self, criterion_id: str | None) -> bool:
+        return self._sealed is not None and criterion_id in self._sealed[1]
 
     def _write_logs(self, folder: Path, item_id: str, stdout: str, stderr: str) -> list[Path]:
         written = []

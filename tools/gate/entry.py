@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import secrets
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -283,11 +283,12 @@ async def _judge(
             checked.append(outcome)
             continue
         checked.append(_validate(outcome, runs, contract, rubrics, context, store, clock))
-    names = FolderSource(settings.holdout_dir).names(contract.id) if settings.holdout_dir else []
+    bundle = FolderSource(settings.holdout_dir) if settings.holdout_dir else None
+    names = bundle.names(contract.id) if bundle else []
     result = GateResult(
         "PENDING", "", contract, iteration, evaluations, checked, notes=notes, holdout_names=names
     )
-    return _decide(result, store, rubrics, clock)
+    return _decide(result, store, rubrics, clock, bundle.texts(contract.id) if bundle else [])
 
 
 def _identify(card: CommittedCard, contract: Contract, rubrics: RubricSet) -> CardOutcome:
@@ -373,7 +374,11 @@ def _validate(
 
 
 def _decide(
-    gate: GateResult, store: Store, rubrics: RubricSet, clock: Callable[[], datetime]
+    gate: GateResult,
+    store: Store,
+    rubrics: RubricSet,
+    clock: Callable[[], datetime],
+    holdout_texts: Sequence[str] = (),
 ) -> GateResult:
     """INVALID when a counted card is invalid; else aggregate's decision, DELIVER only when every
     evaluator accepted."""
@@ -389,6 +394,7 @@ def _decide(
         iteration=gate.evaluations[0].iteration if gate.evaluations else 1,
         now=clock,
         holdout_files=gate.holdout_names,
+        holdout_texts=holdout_texts,
     )
     gate.aggregate, gate.outcome, gate.reason = result, result.decision, result.reason
     verdicts = set(result.evaluator_verdicts.values())

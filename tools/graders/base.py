@@ -79,6 +79,8 @@ class ServeState:
     code: ReasonCode = ReasonCode.SERVE_FAILED
     evidence_ids: list[str] = field(default_factory=list)
     process: BackgroundProcess | None = None
+    holdout: bool = False
+    """A hidden check drives the app too: what it prints is the evaluator's only."""
 
 
 @dataclass
@@ -156,6 +158,21 @@ class GradeContext:
     def root(self) -> Path:
         return self.run_root or self.workdir
 
+    def is_holdout(self, criterion_id: str | None) -> bool:
+        """Whether a criterion's runs are hold-out runs (their products: the evaluator's only)."""
+        return criterion_id is not None and any(
+            c.holdout for c in self.contract.all_criteria() if c.id == criterion_id
+        )
+
+    @property
+    def serves_holdout(self) -> bool:
+        """Whether a hold-out browser check drives the served app: the app, the generator's code,
+        sees what the hidden check does, so its run is a hold-out run as well."""
+        return any(
+            c.holdout and c.check is not None and c.check.kind == "browser"
+            for c in self.contract.all_criteria()
+        )
+
     def layers_for(self, criterion_id: str) -> tuple[Path, ...]:
         """The folders laid over the tree for one criterion's commands: its hold-out files."""
         layer = self.holdout_layers.get(criterion_id)
@@ -187,9 +204,16 @@ class GradeContext:
         hide: tuple[str, ...] = (),
         view: TreeView | None = None,
         own_writes: bool = True,
+        criterion_id: str | None = None,
+        holdout: bool = False,
     ) -> Command:
         """A command on the evaluated code (or on the tree `view` shows in its place); its raw
-        output goes to the run's scratch folder."""
+        output goes to the run's scratch folder.
+
+        `criterion_id` names the criterion it runs for: a hold-out criterion's command is a
+        hold-out run, whatever else it is (its own check, a repeat, a mutant, the base harness).
+        `holdout` makes any command one (the served app a hidden check drives).
+        """
         stdout, stderr = self.raw_paths(label)
         root = tree or self.root
         shown = view or self.view
@@ -213,6 +237,7 @@ class GradeContext:
             layers=layers,
             hide=hide,
             own_writes=own_writes and view is None,
+            holdout=holdout or self.is_holdout(criterion_id),
         )
 
     def report_dir(self, label: str) -> Path:

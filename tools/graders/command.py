@@ -25,6 +25,7 @@ async def grade_command(ctx: GradeContext, criterion: Criterion) -> GradeResult:
             shell=check.shell,
             network=check.network,
             layers=ctx.layers_for(criterion.id),
+            criterion_id=criterion.id,
         )
     )
     verdict = command_verdict(result, check.expect_exit)

@@ -3,7 +3,8 @@
 Before it starts, its port must be free: otherwise the readiness poll would be answered by
 another server and every browser check would judge the wrong app (the criteria are `unscored`,
 `port_in_use`). While checks run it is watched: once it has exited, browser checks are
-`unscored` (`serve_exited`) with its exit code and the last lines it printed. Its whole output is
+`unscored` (`serve_exited`) with its exit code and the last lines it printed (unless a hidden
+check drives the app too: then they are the evaluator's only). Its whole output is
 kept as evidence in every run, recorded when it is stopped.
 """
 
@@ -49,10 +50,16 @@ async def start_serve(ctx: GradeContext, stack: AsyncExitStack) -> ServeState:
     if busy := await anyio.to_thread.run_sync(port_in_use, serve.url):
         item = ctx.recorder.record(tool="serve", summary=busy, command=command_line(serve.argv))
         return ServeState(serve.url, busy, ReasonCode.PORT_IN_USE, [item.id])
+    hidden = ctx.serves_holdout
     command = ctx.command(
-        serve.argv, cwd=cwd, label="serve", env=ctx.env_for(serve.env), shell=serve.shell
+        serve.argv,
+        cwd=cwd,
+        label="serve",
+        env=ctx.env_for(serve.env),
+        shell=serve.shell,
+        holdout=hidden,
     )
-    state = ServeState(base_url=serve.url, evidence_ids=[ctx.recorder.next_id()])
+    state = ServeState(base_url=serve.url, evidence_ids=[ctx.recorder.next_id()], holdout=hidden)
     log = _ServeLog(ctx, serve, state)
     stack.push_async_callback(log.record)  # runs after the process below is stopped
     state.process = await stack.enter_async_context(ctx.background(command))
@@ -82,11 +89,16 @@ async def exit_problem(state: ServeState, *, settle: bool = False) -> str | None
                 await anyio.sleep(0.02)
     if proc.running:
         return None
-    return f"the served app exited with code {proc.returncode} during the checks" + _said(proc)
+    said = "" if state.holdout else _said(proc)
+    return f"the served app exited with code {proc.returncode} during the checks" + said
 
 
 def _said(proc: BackgroundProcess) -> str:
-    """The last lines the app printed (stderr first: that is where servers say why they stop)."""
+    """The last lines the app printed (stderr first: that is where servers say why they stop).
+
+    Never for an app a hidden check drove too: a visible check's reason reaches the generator,
+    and the app could print what the hidden check did just before it exits.
+    """
     for path in (proc.stderr_path, proc.stdout_path):
         tail = _tail(path)
         if tail:
@@ -117,6 +129,7 @@ class _ServeLog:
         stderr, err_cut = read_log(proc.stderr_path)
         self._ctx.recorder.record(
             item_id=self._state.evidence_ids[0],
+            holdout=self._state.holdout,
             tool="serve",
             summary=self._summary(proc),
             command=command_line(proc.argv),

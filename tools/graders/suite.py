@@ -125,6 +125,7 @@ async def launch_suite(ctx: GradeContext, call: SuiteCall) -> Launch | GradeResu
             hide=(*(harness.hide if harness else ()), *(plan.hide if plan else ())),
             view=call.view,
             own_writes=call.of_evaluated_tree,
+            criterion_id=call.criterion_id,
         )
     )
     read = ReportRead()

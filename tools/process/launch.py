@@ -49,6 +49,10 @@ class Command:
         export_to: Where exported writes go (a folder of referee's own).
         own_writes: What the command writes counts as the evaluated tree's writes (False for
             runs of another tree shown at its path: the base, the base's tests, a mutant).
+        holdout: A hold-out criterion's run. Everything it produces belongs to the evaluator
+            view only: the sandbox keeps its writes apart from the tree's (tree_changed), and
+            without a sandbox it runs in a scratch copy, so that it leaves nothing in the
+            generator's tree.
     """
 
     argv: tuple[str, ...]
@@ -67,6 +71,7 @@ class Command:
     export: tuple[tuple[str, str | None], ...] = ()
     export_to: Path | None = None
     own_writes: bool = True
+    holdout: bool = False
 
 
 class Launcher(Protocol):
@@ -87,8 +92,9 @@ class Launcher(Protocol):
 class HostLauncher:
     """Runs commands directly on this machine, in their own process group (no sandbox).
 
-    Without an overlay, a command with `layers` or `hide` runs in a scratch copy of its tree with
-    the layers laid over it (the real tree is never written), deleted afterwards.
+    Without an overlay, a command with `layers` or `hide`, and every hold-out run, runs in a
+    scratch copy of its tree with the layers laid over it (the real tree is never written),
+    deleted afterwards.
     """
 
     keeps_writes = True
@@ -125,7 +131,9 @@ _NOT_COPIED = ("node_modules", ".venv", "venv", ".tox", ".git", ".referee", "tar
 
 @contextmanager
 def _materialised(command: Command) -> Iterator[Command]:
-    if not command.layers and not command.hide:
+    # A hold-out run never writes the generator's tree, even one whose tests live in it: whatever
+    # it wrote (file names that spell the hold-out) would be there for the generator to read.
+    if not command.layers and not command.hide and not command.holdout:
         yield command
         return
     scratch = Path(tempfile.mkdtemp(prefix="referee-copy-"))

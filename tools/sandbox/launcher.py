@@ -134,8 +134,9 @@ class SandboxLauncher:
                 self._collect(command, layout)
 
     def _collect(self, command: Command, layout: _Layout) -> None:
-        if layout.tree_upper is not None and command.own_writes:
-            self.writes.add(command.tree, read_upper(layout.tree_upper, command.hide))
+        if layout.tree_upper is not None and (command.own_writes or command.holdout):
+            written = read_upper(layout.tree_upper, command.hide)
+            self.writes.add(command.tree, written, holdout=command.holdout)
         if layout.tree_upper is not None and command.export_to is not None:
             _export(layout.tree_upper, command.export, command.export_to)
         shutil.rmtree(layout.root, ignore_errors=True)
