@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from runs import patch_evaluation
 
 from referee.tools.create_contract.files import load_contract_file
 from referee.tools.evidence.signing import sign
@@ -46,6 +47,9 @@ NOT_IN_CORPUS = {
     "flaky_pass",
     "generator_evidence_only",
     "store_tampered",
+    # Only JSON text has them: the CLI's and the gate's tests cover them.
+    "duplicate_key",
+    "too_large",
 }
 
 
@@ -56,7 +60,8 @@ def load_case(path: Path) -> dict[str, Any]:
 def recorded_run(patch: dict[str, Any] | None = None) -> StoredRun:
     """The corpus run; a case's `evidence.run` replaces fields of the evaluation before signing."""
     doc = json.loads((CORPUS / "run.json").read_text(encoding="utf-8"))
-    evaluation = Evaluation.model_validate({**doc["evaluation"], **(patch or {})})
+    patch_evaluation(doc["evaluation"], patch or {})
+    evaluation = Evaluation.model_validate(doc["evaluation"])
     evidence = [EvidenceItem.model_validate(e) for e in doc["evidence"]]
     return StoredRun(
         evaluation=evaluation,

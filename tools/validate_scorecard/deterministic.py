@@ -1,0 +1,266 @@
+"""What referee decided in a run, a scorecard may agree with or make harsher, never soften.
+
+A judge may lower a score referee derived from the evidence (a warning, listed wherever overrides
+are shown), add issues and add antipatterns. Raising a deterministic score, leaving out an issue
+referee found or keeping it at a lower severity is `contradicts_evidence`; leaving out one of
+referee's antipatterns is `antipattern_dropped`. The same rules run when a card is validated, in
+the gate, and when aggregate re-verifies a stored card.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from referee.tools.errors import Problem
+from referee.tools.models.common import SEVERITY_ORDER, ReasonCode
+from referee.tools.models.evaluation import DimensionResult
+from referee.tools.models.scorecard import Issue
+from referee.tools.store.runs import StoredRun
+from referee.tools.tampering.harness import HARNESS_MODIFIED
+from referee.tools.validate_scorecard.card import (
+    Card,
+    ScoredDimension,
+    entries,
+    path,
+    scored_dimensions,
+    text,
+)
+
+__all__ = ["deterministic_problems", "dimension_problems", "dropped_antipatterns", "issue_problems"]
+
+_EPSILON = 1e-9
+
+
+def deterministic_problems(card: Card, run: StoredRun) -> list[Problem]:
+    """Every place where the scorecard departs from what referee decided in its run."""
+    return [
+        *dropped_antipatterns(card, run),
+        *dimension_problems(card, run),
+        *issue_problems(card, run),
+    ]
+
+
+# Dimensions
+
+
+def dimension_problems(card: Card, run: StoredRun) -> list[Problem]:
+    """Deterministic dimensions scored above (error) or below (warning) referee's derived score.
+
+    A tenpoint dimension answers to the run's dimension of the same name (`general.correctness`
+    to `correctness`), on the 1–10 scale: the highest whole score at or below the derived score's
+    place on the rubric's scale (3 of 0–3 allows 10, 2 allows 7, 1 allows 4, 0 allows 1).
+    """
+    derived = {
+        key: d
+        for key, d in run.evaluation.dimensions.items()
+        if d.source == "deterministic" and d.score is not None
+    }
+    problems = []
+    for dim in scored_dimensions(card):
+        key = dim.key.rpartition(".")[2] if card.format == "tenpoint" else dim.key
+        if key in derived:
+            problems += _compared(card, run, dim, derived[key])
+    return problems
+
+
+def _compared(
+    card: Card, run: StoredRun, dim: ScoredDimension, derived: DimensionResult
+) -> list[Problem]:
+    assert derived.score is not None
+    ceiling = _ceiling(card, run, derived.score)
+    cited = ", ".join(derived.evidence_ids) or run.run_id
+    because = f"referee derived {derived.score:g} from the evidence ({cited}: {derived.evidence})"
+    if card.format == "tenpoint":
+        because += f", at most {ceiling:g} on the 1–10 scale"
+    if dim.score > ceiling + _EPSILON:
+        return [
+            Problem(
+                path=path(*dim.where, "score"),
+                code="contradicts_evidence",
+                message=(
+                    f"{dim.key} is {dim.score:g}, but {because}; a judge may lower a score referee"
+                    f" derived, never raise it: score it at most {ceiling:g}, or fix the work and"
+                    " evaluate again"
+                ),
+            )
+        ]
+    if dim.score < ceiling - _EPSILON:
+        return [
+            Problem(
+                path=path(*dim.where, "score"),
+                code="deterministic_override",
+                message=f"{dim.key} is {dim.score:g}, lowered from what {because}",
+            )
+        ]
+    return []
+
+
+def _ceiling(card: Card, run: StoredRun, derived: float) -> float:
+    if card.format != "tenpoint":
+        return derived
+    low, high = _run_scale(card, run)
+    place = (derived - low) / (high - low) if high > low else 1.0
+    return float(math.floor(1 + 9 * place + _EPSILON))
+
+
+def _run_scale(card: Card, run: StoredRun) -> tuple[float, float]:
+    """The scale of the rubric the run scored on (the contract's)."""
+    if card.run_rubric is not None:
+        return card.run_rubric.scale.min, card.run_rubric.scale.max
+    # A stored card re-verified without its contract: referee's derived scores lie on 0–3 or on
+    # 0.0–1.0, and only a 0–3 rubric derives a score above 1.
+    scores = [d.score for d in run.evaluation.dimensions.values() if d.score is not None]
+    return 0.0, 3.0 if any(s > 1 for s in scores) else 1.0
+
+
+# Issues
+
+
+def issue_problems(card: Card, run: StoredRun) -> list[Problem]:
+    """The issues of the run's draft scorecard that a canonical scorecard left out or kept at a
+    lower severity.
+
+    The draft's are the issues the judge was given (every CRITICAL and HIGH one, then the most
+    severe others up to a bound: evaluate/draft.py); the rest stay in the run's report.
+
+    Lenient on wording, strict on presence: a card's issue keeps referee's when it points at the
+    same place (the same file, lines at most a few apart; or the location written into its
+    description), or, for an issue referee found at no location, when it says the same thing.
+    A tenpoint card has no issues of its own to keep them in.
+    """
+    if card.format != "referee":
+        return []
+    given = list(entries(card.data.get("issues")))
+    problems = []
+    for found in run.evaluation.draft_scorecard.issues:
+        kept = [(i, item) for i, item in given if _keeps(item, found)]
+        if not kept:
+            problems.append(_issue_dropped(run, found))
+        elif all(_softer(item, found) for _, item in kept):
+            problems.append(_issue_softened(run, found, kept[0]))
+    return problems
+
+
+def _keeps(item: dict[str, object], found: Issue) -> bool:
+    # aggregate's dedupe imports this package (records): a module-level import would be a cycle.
+    from referee.tools.aggregate.dedupe import place_of, same_place, same_words
+
+    description = text(item.get("description")) or ""
+    if place_of(found.location) is not None:
+        location = text(item.get("location"))
+        return (location is not None and same_place(found.location, location)) or (
+            str(found.location).strip() in description
+        )
+    names = _names(found.description)
+    said = description.casefold()
+    return (
+        same_words(found.description, description)
+        or _flat(found.description) in _flat(description)
+        or bool(names and all(n in said for n in names))
+    )
+
+
+def _flat(words: str) -> str:
+    return " ".join(words.casefold().split())
+
+
+_TOKEN = re.compile(r"[\w./:-]+")
+_NAME = re.compile(r"[_./]|\d")
+_EVIDENCE_ID = re.compile(r"^[a-z]\d+$")
+
+
+def _names(description: str) -> set[str]:
+    """What an issue is about, in any wording: test ids, criterion ids, paths, rule names."""
+    parts = (p for t in _TOKEN.findall(description) for p in t.split("::"))
+    cleaned = (p.strip(".:-/").casefold() for p in parts)
+    # Evidence ids (E3) differ from run to run, and "e.g" names nothing.
+    return {
+        p
+        for p in cleaned
+        if len(p) > 3 and re.search(r"[a-z]", p) and _NAME.search(p) and not _EVIDENCE_ID.match(p)
+    }
+
+
+def _softer(item: dict[str, object], found: Issue) -> bool:
+    stated = SEVERITY_ORDER.get(str(item.get("severity")))
+    return stated is not None and stated > SEVERITY_ORDER[found.severity]
+
+
+def _described(run: StoredRun, found: Issue) -> str:
+    at = f" at {found.location}" if found.location else ""
+    return f"[{found.severity}] {found.description}{at} (run {run.run_id})"
+
+
+def _issue_dropped(run: StoredRun, found: Issue) -> Problem:
+    return Problem(
+        path="/issues",
+        code="contradicts_evidence",
+        message=(
+            f"referee found {_described(run, found)}, and the scorecard leaves it out; a judge may"
+            " add issues, never drop one of referee's: keep it in issues, in your words, as the"
+            " run's draft scorecard lists it"
+        ),
+    )
+
+
+def _issue_softened(run: StoredRun, found: Issue, kept: tuple[int, dict[str, object]]) -> Problem:
+    index, item = kept
+    return Problem(
+        path=path("issues", index, "severity"),
+        code="contradicts_evidence",
+        message=(
+            f"referee found {_described(run, found)}; the scorecard keeps it as"
+            f" {item.get('severity')}: keep at least {found.severity}"
+        ),
+    )
+
+
+# Antipatterns
+
+
+def dropped_antipatterns(card: Card, run: StoredRun) -> list[Problem]:
+    """referee's own antipatterns of the run that the scorecard left out.
+
+    One may be dismissed: `harness_modified`, when every tests check also ran with the base
+    harness and none passed only thanks to the change (no harness_flip, no harness_unverified).
+    A new fixture in conftest.py is legitimate work, and referee's rerun is the proof that it
+    changes no outcome; the judge's dismissal is then a warning, listed in aggregate's notes.
+    """
+    reported = {text(a.get("id")) for _, a in entries(card.data.get("antipatterns_detected"))}
+    missing = sorted({a.id for a in run.evaluation.antipatterns} - reported)
+    return [
+        _dismissed(run, ident) if _dismissable(run, ident) else _dropped(run, ident)
+        for ident in missing
+    ]
+
+
+_HARNESS_DOUBTS = {ReasonCode.HARNESS_FLIP, ReasonCode.HARNESS_UNVERIFIED}
+
+
+def _dismissable(run: StoredRun, ident: str) -> bool:
+    return ident == HARNESS_MODIFIED and not any(
+        c.reason_code in _HARNESS_DOUBTS for c in run.evaluation.criteria
+    )
+
+
+def _dropped(run: StoredRun, ident: str) -> Problem:
+    return Problem(
+        path="/antipatterns_detected",
+        code="antipattern_dropped",
+        message=(
+            f"referee detected {ident} in run {run.run_id} ({_where(run, ident)}); a judge may add"
+            " antipatterns, never drop one: keep it in antipatterns_detected"
+        ),
+    )
+
+
+def _dismissed(run: StoredRun, ident: str) -> Problem:
+    why = f"in run {run.run_id} every tests check gave the same verdict with the base harness"
+    message = f"{ident} ({_where(run, ident)}) was dismissed: {why}"
+    return Problem(path="/antipatterns_detected", code="antipattern_dismissed", message=message)
+
+
+def _where(run: StoredRun, ident: str) -> str:
+    found = [a.location for a in run.evaluation.antipatterns if a.id == ident and a.location]
+    return ", ".join(found[:3]) or "see the run's evidence"
