@@ -390,3 +390,15 @@ def test_generator_session_evidence_alone_cannot_carry_a_pass() -> None:
             card, contract=contract(), rubrics=RUBRICS, evidence=unknown
         ).errors
     }
+
+
+def test_an_object_nested_10000_deep_is_too_deep_and_never_a_recursion_error() -> None:
+    # What a client other than the SDK's could hand the core: no parser bounded it.
+    deep: dict[str, Any] = {}
+    node = deep
+    for _ in range(10_000):
+        node["x"] = {}
+        node = node["x"]
+    card = {**_card_from("referee-valid-accept.json"), "summary": deep}
+    result = validate_scorecard(card, contract=contract(), rubrics=RUBRICS)
+    assert [p.code for p in result.errors] == ["too_deep"] and result.valid is False

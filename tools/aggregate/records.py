@@ -18,7 +18,7 @@ from referee.tools.store import Store, StoredRun, runs_for, scorecards_for
 from referee.tools.validate_scorecard.arithmetic import compute
 from referee.tools.validate_scorecard.binding import BindingContext, bind
 from referee.tools.validate_scorecard.card import Card, build_card
-from referee.tools.validate_scorecard.codes import severity
+from referee.tools.validate_scorecard.codes import OVERRIDES, severity
 from referee.tools.validate_scorecard.deterministic import deterministic_problems
 from referee.tools.validate_scorecard.entry import stored_computed, validate_scorecard
 from referee.tools.validate_scorecard.evidence import EvidenceContext, criterion_problems
@@ -178,10 +178,6 @@ def _decided(card: Card, run: StoredRun) -> list[Problem]:
     return [*criterion_problems(card, [run], run), *deterministic_problems(card, run)]
 
 
-# Warnings that stay visible after validation: the quality notes list them.
-_NOTED = frozenset({"deterministic_override", "antipattern_dismissed"})
-
-
 def inline_records(
     cards: Sequence[Any],
     *,
@@ -222,7 +218,7 @@ def inline_records(
             continue
         built = build_card(card, result.format, contract, rubrics)
         computed = stored_computed(built, compute(built))
-        changed = tuple(w.message for w in result.warnings if w.code in _NOTED)
+        changed = tuple(w.message for w in result.warnings if w.code in OVERRIDES)
         record = CardRecord(result.evaluator, result.iteration, card, computed, None, changed)
         validated.append((index, record))
     problems += _consistency_problems(validated, iteration)

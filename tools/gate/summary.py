@@ -13,6 +13,7 @@ from typing import Any
 
 from referee.tools.errors import Problem
 from referee.tools.gate.entry import CardOutcome, GateResult
+from referee.tools.validate_scorecard.codes import OVERRIDES
 
 __all__ = ["gate_json", "markdown", "sarif"]
 
@@ -154,10 +155,6 @@ def _errors(card: CardOutcome, hidden: tuple[str, ...] = ()) -> list[Problem]:
     if card.result is None or card.result.valid:
         return []
     return _withheld(card.result.errors, hidden)
-
-
-# The warnings where a judge departed from referee's own evidence and the card still counts.
-OVERRIDES = frozenset({"deterministic_override", "antipattern_dismissed"})
 
 
 def _overrides(card: CardOutcome, hidden: tuple[str, ...] = ()) -> list[Problem]:

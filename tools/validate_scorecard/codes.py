@@ -305,6 +305,10 @@ CODES: dict[str, Code] = {
 
 REQUIRABLE = frozenset({"evidence_unchecked"})
 
+OVERRIDES = frozenset({"deterministic_override", "antipattern_dismissed"})
+"""Warnings where a valid card departs from referee's own evidence (a lowered deterministic score,
+a dismissed antipattern): aggregate's quality notes, the report and the gate's summary list them."""
+
 
 def severity(code: str, *, require_evidence: bool = False) -> Severity:
     """Return whether a code is an error or a warning (unknown codes are errors).

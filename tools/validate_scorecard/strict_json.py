@@ -4,8 +4,8 @@ A scorecard's author may be the generator. Python's `json` reads `NaN`, `Infinit
 (numbers that compare false with every bound, so a range check lets them through), keeps the last
 of two equal keys where other parsers keep the first, recurses once per nesting level (a deep
 enough card ends in RecursionError) and raises ValueError on a 5,000-digit integer. So referee
-bounds the size and the depth before parsing, and reports each of these as a validation problem
-with a JSON pointer, never as an exception.
+bounds the size before parsing and the depth while and after parsing, and reports each of these
+as a validation problem with a JSON pointer, never as an exception.
 
 `parse_json` reads text (the CLI's files and standard input, the gate's committed cards);
 `object_problems` checks an object some other parser made (MCP arguments, parsed by the SDK, where
@@ -20,7 +20,6 @@ import re
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
@@ -33,8 +32,6 @@ MAX_CARD_BYTES = 2 * 1024 * 1024
 MAX_DEPTH = 64
 
 _BOM = b"\xef\xbb\xbf"
-_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
-_BRACKET = re.compile(r"[\[\]{}]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -76,9 +73,6 @@ def parse_json(raw: bytes, limit: int = MAX_CARD_BYTES) -> Parsed:
         return _refused(
             "", "json_invalid", f"the text is not UTF-8 (byte {exc.start}); save it as UTF-8"
         )
-    deepest = _depth(text)
-    if deepest > MAX_DEPTH:
-        return _refused("", "too_deep", _too_deep(f"the text nests {deepest} levels deep"))
     duplicates = _Duplicates()
     try:
         value = json.loads(text, object_pairs_hook=duplicates.hook)
@@ -91,7 +85,9 @@ def parse_json(raw: bytes, limit: int = MAX_CARD_BYTES) -> Parsed:
         return _refused(
             "", "json_invalid", "a number has more digits than can be read; write a finite number"
         )
-    except RecursionError:  # the depth was bounded above; kept so that no input can crash
+    except RecursionError:
+        # The C parser counts its nesting against the interpreter's recursion limit (1,000) and
+        # stops there; shallower nesting past MAX_DEPTH is found in the parsed value below.
         return _refused("", "too_deep", _too_deep("the text nests too deep"))
     problems = [*duplicates.problems(value), *object_problems(value)]
     return Parsed(None if problems else value, problems)
@@ -102,6 +98,36 @@ def object_problems(value: Any) -> list[Problem]:
 
     Iterative, so no depth of input can exhaust the interpreter's stack.
     """
+    return _located(value) if _suspect(value) else []
+
+
+def _suspect(value: Any) -> bool:
+    """Whether anything is wrong, found level by level without building pointers (the common
+    answer is no, and a 2 MiB card may hold a million values)."""
+    level: list[Any] = [value]
+    for _ in range(MAX_DEPTH + 1):
+        below: list[Any] = []
+        for item in level:
+            if isinstance(item, dict):
+                below += item
+                below += item.values()
+            elif isinstance(item, list):
+                below += item
+            elif _unusable(item):
+                return True
+        if not below:
+            return False
+        level = below
+    return True
+
+
+def _unusable(item: Any) -> bool:
+    if isinstance(item, str):
+        return not item.isascii() and _SURROGATE.search(item) is not None
+    return _non_finite_number(item)
+
+
+def _located(value: Any) -> list[Problem]:
     problems: list[Problem] = []
     for where, item, depth in _walk(value):
         if depth > MAX_DEPTH:
@@ -115,7 +141,7 @@ def object_problems(value: Any) -> list[Problem]:
             break
         if _non_finite_number(item):
             problems.append(_non_finite(where, item))
-        elif isinstance(item, str) and _SURROGATE.search(item):
+        elif isinstance(item, str) and _unusable(item):
             problems.append(
                 Problem(
                     path=pointer(*where),
@@ -152,12 +178,6 @@ def _walk(value: Any) -> Iterator[tuple[tuple[Any, ...], Any, int]]:
             )
 
 
-def _depth(text: str) -> int:
-    """How deep brackets nest outside strings (an unterminated string counts its brackets)."""
-    steps = [1 if b in "[{" else -1 for b in _BRACKET.findall(_STRING.sub("", text))]
-    return max(accumulate(steps), default=0)
-
-
 class _Duplicates:
     """Collects the objects that name a key twice, to point at them once parsing is done."""
 
@@ -166,11 +186,13 @@ class _Duplicates:
         self.found: list[tuple[dict[str, Any], str]] = []
 
     def hook(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-        made: dict[str, Any] = {}
-        for key, value in pairs:
-            if key in made:
-                self.found.append((made, key))
-            made[key] = value
+        made = dict(pairs)  # the last value of a key wins, as json.loads does
+        if len(made) < len(pairs):
+            seen: set[str] = set()
+            for key, _ in pairs:
+                if key in seen:
+                    self.found.append((made, key))
+                seen.add(key)
         return made
 
     def problems(self, value: Any) -> list[Problem]:
