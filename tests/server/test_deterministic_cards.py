@@ -164,6 +164,12 @@ RAISES: dict[str, tuple[Callable[[dict[str, Any], Any], None], Any, str, str]] =
     "the regression left out": (_drop_issue(0), None, "contradicts_evidence", "/issues"),
     "the secret finding left out": (_drop_issue(1), None, "contradicts_evidence", "/issues"),
     "every issue left out": (_set("issues"), [], "contradicts_evidence", "/issues"),
+    "the regression kept only as a look-alike test": (
+        _set("issues", 0, "description"),
+        "test_logout_twice in tests/test_login.py regressed",
+        "contradicts_evidence",
+        "/issues",
+    ),
     "the secret finding kept as LOW": (
         _set("issues", 1, "severity"),
         "LOW",

@@ -152,13 +152,18 @@ def _keeps(item: dict[str, object], found: Issue) -> bool:
         return (location is not None and same_place(found.location, location)) or (
             str(found.location).strip() in description
         )
-    names = _names(found.description)
+    subject = _subject(found.description)
     said = description.casefold()
     return (
         same_words(found.description, description)
         or _flat(found.description) in _flat(description)
-        or bool(names and all(n in said for n in names))
+        or bool(subject and all(_mentions(said, n) for n in subject))
     )
+
+
+def _mentions(text: str, name: str) -> bool:
+    """The name as a whole word: test_add is not mentioned by test_add_negative."""
+    return re.search(rf"(?<![\w/.-]){re.escape(name)}(?![\w-])", text) is not None
 
 
 def _flat(words: str) -> str:
@@ -170,16 +175,29 @@ _NAME = re.compile(r"[_./]|\d")
 _EVIDENCE_ID = re.compile(r"^[a-z]\d+$")
 
 
-def _names(description: str) -> set[str]:
-    """What an issue is about, in any wording: test ids, criterion ids, paths, rule names."""
-    parts = (p for t in _TOKEN.findall(description) for p in t.split("::"))
-    cleaned = (p.strip(".:-/").casefold() for p in parts)
+def _subject(description: str) -> set[str]:
+    """What an issue is about, in any wording: its first test id, criterion id, path or rule name
+    ("criterion AC-F-001 fails: …" is about AC-F-001, however the judge words the rest)."""
+    for token in _TOKEN.findall(description):
+        names = {_clean(part) for part in token.split("::")}
+        found = {n for n in names if _is_name(n)}
+        if found:
+            return found
+    return set()
+
+
+def _clean(part: str) -> str:
+    return part.strip(".:-/").casefold()
+
+
+def _is_name(part: str) -> bool:
     # Evidence ids (E3) differ from run to run, and "e.g" names nothing.
-    return {
-        p
-        for p in cleaned
-        if len(p) > 3 and re.search(r"[a-z]", p) and _NAME.search(p) and not _EVIDENCE_ID.match(p)
-    }
+    return (
+        len(part) > 3
+        and re.search(r"[a-z]", part) is not None
+        and _NAME.search(part) is not None
+        and not _EVIDENCE_ID.match(part)
+    )
 
 
 def _softer(item: dict[str, object], found: Issue) -> bool:
@@ -210,8 +228,9 @@ def _issue_softened(run: StoredRun, found: Issue, kept: tuple[int, dict[str, obj
         path=path("issues", index, "severity"),
         code="contradicts_evidence",
         message=(
-            f"referee found {_described(run, found)}; the scorecard keeps it as"
-            f" {item.get('severity')}: keep at least {found.severity}"
+            f"referee found {_described(run, found)}; the scorecard has it only as"
+            f" {item.get('severity')} (issue {index}, the same place or subject): keep it at least"
+            f" {found.severity}"
         ),
     )
 
