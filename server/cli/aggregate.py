@@ -8,7 +8,6 @@ unreadable or invalid --scorecards file). CI can gate a merge on exit code 0.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
@@ -167,12 +166,16 @@ def _contract_id(store: Store, given: str) -> str:
 
 
 def _read_scorecards(path: Path) -> list[Any]:
+    from referee.tools.errors import InvalidInput
+    from referee.tools.validate_scorecard import read_json
+
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        parsed = read_json(path)
     except OSError as exc:
         raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise UsageError(f"{path} is not JSON: {exc}") from exc
+    if parsed.problems:
+        raise InvalidInput(parsed.problems, summary=f"error: {path} is not strict JSON")
+    data = parsed.value
     if isinstance(data, dict) and isinstance(data.get("scorecards"), list):
         data = data["scorecards"]
     cards = data if isinstance(data, list) else [data]

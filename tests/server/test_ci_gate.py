@@ -337,3 +337,74 @@ def test_what_a_holdout_run_writes_in_ci_never_reaches_the_pull_request(
         for part in (path, *(p for p in path.split("/") if len(p) > 8)):
             assert part not in public, part
     assert "test_sub_negative" not in public and "negative operands" not in public
+
+
+# An AWS key pair written into the change (split, so that no scanner flags this test file).
+AWS_KEYS = (
+    '\nAWS_ACCESS_KEY_ID = "AKIA' + 'Z7XQ3MPLR4KWNB2T"\n'
+    'AWS_SECRET_ACCESS_KEY = "q8Zt3Lw0Vb7Nc2Xr5Ym9' + 'Kd1Hf4Gj6Sa0Pe3Ru8Io"\n'
+)
+
+
+def test_a_card_lifting_security_over_a_hardcoded_key_pair_is_refused(
+    author: Author, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cid = author.contract_on_main(tmp_path, capsys)
+    author.change(body=SUB + AWS_KEYS)
+    card = judged(author.draft(capsys, cid))
+    assert card["dimensions"]["security"]["score"] == 0, card["dimensions"]["security"]
+    card["dimensions"]["security"]["score"] = 3
+    author.commit_cards(card)
+    code, result, summary = gate(author.repo, tmp_path, capsys)
+    assert code == 1 and result["outcome"] == "INVALID", result
+    (refused,) = result["scorecards"]
+    lifted = [e for e in refused["errors"] if e["path"] == "/dimensions/security/score"]
+    assert [e["code"] for e in lifted] == ["contradicts_evidence"], refused["errors"]
+    assert "security is 3, but referee derived 0" in summary
+
+
+def _committed(author: Author, name: str, data: bytes) -> None:
+    folder = author.repo / ".referee" / "scorecards"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / name).write_bytes(data)
+
+
+def test_card_json_that_is_not_strict_is_refused_and_overrides_are_listed(
+    author: Author, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cid = author.contract_on_main(tmp_path, capsys)
+    author.change()
+    card = judged(author.draft(capsys, cid))
+    assert card["dimensions"]["correctness"]["score"] == 3
+    card["dimensions"]["correctness"]["score"] = 2  # lowered: allowed, and listed
+    text = json.dumps(card)
+    broken = {
+        "nan.json": text.replace('"score": 2', '"score": NaN', 1),
+        "infinity.json": text.replace('"score": 2', '"score": 1e999', 1),
+        "duplicate.json": text.replace('"dimensions": {', '"dimensions": {"correctness": 3, ', 1),
+        "deep.json": "[" * 10_000 + "]" * 10_000,
+        "number.json": "5",
+    }
+    for name, data in broken.items():
+        _committed(author, name, data.encode("utf-8"))
+    _committed(author, "latin1.json", text.replace("judge", "jüdge").encode("latin-1"))
+    author.commit_cards(card)
+    code, result, summary = gate(author.repo, tmp_path, capsys)
+    assert code == 1 and result["outcome"] == "INVALID", result
+    by_file = {c["source"].rpartition("/")[2]: c for c in result["scorecards"]}
+    expected = {
+        "nan.json": "non_finite_number",
+        "infinity.json": "non_finite_number",
+        "duplicate.json": "duplicate_key",
+        "deep.json": "too_deep",
+        "latin1.json": "json_invalid",
+    }
+    for name, code_of in expected.items():
+        assert [e["code"] for e in by_file[name]["errors"]] == [code_of], by_file[name]
+        assert f"`{code_of}`" in summary
+    assert by_file["number.json"]["problem"] == "no evaluator of the contract is named"
+    (counted,) = [c for c in result["scorecards"] if c["counted"]]
+    assert counted["valid"] is True
+    assert [o["path"] for o in counted["overrides"]] == ["/dimensions/correctness/score"]
+    assert "### Where the scorecards override referee's evidence" in summary
+    assert "correctness is 2, lowered from what referee derived 3" in summary

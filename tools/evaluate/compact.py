@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from referee.tools.models.evaluation import Evaluation
 
+# The draft scorecard's issues are never cut: a judge must keep each of them (validate_scorecard
+# refuses a card that drops one), so the draft is bounded where it is made (evaluate/draft.py).
 _TRIMS = (
     ("mutants", 0),
     ("coverage_files", 10),
@@ -14,16 +16,14 @@ _TRIMS = (
     ("issues", 20),
     ("findings", 8),
     ("issues", 10),
-    ("draft_issues", 8),
     ("findings", 3),
     ("issues", 5),
-    ("draft_issues", 3),
     ("coverage_files", 3),
     ("tree_paths", 20),
     ("evidence_text", 120),
     ("changed_files", 50),
     ("findings", 0),
-    ("draft_issues", 0),
+    ("issues", 0),
     ("changed_files", 10),
     ("tree_paths", 3),
 )
@@ -60,9 +60,6 @@ def _trim(ev: Evaluation, what: str, keep: int, totals: dict[str, int]) -> None:
     elif what == "issues" and len(ev.issues) > keep:
         _note(ev, "issues", f"{totals['issues'] - keep} lower-severity issue(s) more")
         ev.issues = ev.issues[:keep]
-    elif what == "draft_issues" and len(ev.draft_scorecard.issues) > keep:
-        ev.draft_scorecard.issues = ev.draft_scorecard.issues[:keep]
-        _note(ev, "draft_scorecard.issues", f"cut to {keep}")
     elif what == "mutants":
         _drop_mutants(ev)
     elif what == "coverage_files":

@@ -46,7 +46,7 @@ from referee.tools.rubrics import RubricSet
 from referee.tools.sandbox import sandbox_support
 from referee.tools.settings import Settings
 from referee.tools.store import KeySource, Store, load_run, runs_for
-from referee.tools.validate_scorecard import validate_and_store, validate_scorecard
+from referee.tools.validate_scorecard import unreadable, validate_and_store, validate_scorecard
 from referee.tools.validate_scorecard.entry import EvidenceContext
 
 __all__ = ["CardOutcome", "GateError", "GateRequest", "GateResult", "run_gate"]
@@ -294,7 +294,8 @@ async def _judge(
 def _identify(card: CommittedCard, contract: Contract, rubrics: RubricSet) -> CardOutcome:
     """Whose card it is and for which iteration (shape and contract rules only, for now)."""
     if card.problem is not None:
-        return CardOutcome(card.source, card.body, None, None, None, card.problem)
+        listed = unreadable(card.problems) if card.problems else None
+        return CardOutcome(card.source, card.body, None, None, listed, card.problem)
     shape = validate_scorecard(card.body, contract=contract, rubrics=rubrics)
     if shape.evaluator is None or not isinstance(card.body, dict):
         return CardOutcome(
