@@ -39,9 +39,14 @@ _LOWER = b"abcdefghijklmnopqrstuvwxyz"
 _IDENTIFIER = _UPPER + _LOWER + b"0123456789_-"
 _BASE32 = _UPPER + b"234567="
 _BLANKS = b" \t\r\n"
+# How the headers of gzip, bzip2, xz and zlib (each compression level) start in base64.
+_HEADERS64 = (b"H4sI", b"Qlpo", b"/Td6", b"eA", b"eF", b"eJ", b"eN")
+_B85_ALPHABET = _IDENTIFIER + b"!#$%&()*+;<=>?@^`{|}~"
+_A85_ALPHABET = bytes(range(0x21, 0x76)) + b"z"
 _TEXTLIKE = frozenset(range(0x20, 0x7F)) | frozenset(b"\t\r\n")
 _HEX = re2.compile(rb"[0-9A-Fa-f]{2}(?:(?:[ \t:-]|\r?\n)?[0-9A-Fa-f]{2}){7,}")
 _ADOBE85 = re2.compile(rb"<~[!-uz \t\r\n]{10,}?~>")
+_LAST_LINE = re2.compile(rb"[ \t]*\r?\n[ \t]*[A-Za-z0-9+/_-]{1,15}={0,2}")
 
 
 class Blob(NamedTuple):
@@ -123,10 +128,21 @@ def _wrapped(data: bytes, candidates: Iterator[_Candidate]) -> Iterator[_Candida
             current = (current[0], candidate[1], current[2] + candidate[2], current[3])
             continue
         if current:
-            yield current
+            yield _with_last_line(data, current)
         current = candidate
     if current:
-        yield current
+        yield _with_last_line(data, current)
+
+
+def _with_last_line(data: bytes, candidate: _Candidate) -> _Candidate:
+    """A wrapped blob with its last, shorter line (too short to be a candidate of its own)."""
+    start, end, run, decode = candidate
+    if end - start == len(run):  # one line: not wrapped
+        return candidate
+    tail = _LAST_LINE.match(data, end)
+    if tail is None:
+        return candidate
+    return start, tail.end(), run + tail.group().strip(), decode
 
 
 def _line_break(between: bytes) -> bool:
@@ -147,11 +163,9 @@ def _inflated(start: int, end: int, decoded: list[bytes], budget: Budget) -> Blo
 
 def _base64(token: bytes) -> list[bytes]:
     text = token.translate(bytes.maketrans(b"-_", b"+/"), b"=")
-    found = [_b64(text)]
     # Compressed data must be read from its first byte: a blob shifted by a character or two
     # (a prefix glued to it) is also read from where a compression header shows.
-    found += [_b64(text[k:]) for k in (1, 2, 3) if _inflater(_b64(text[k : k + 8])) is not None]
-    return found
+    return [_b64(text)] + [_b64(text[k:]) for k in (1, 2, 3) if text.startswith(_HEADERS64, k)]
 
 
 def _b64(text: bytes) -> bytes:
@@ -189,8 +203,12 @@ def _ascii85(text: bytes) -> bytes:
 
 
 def _base85(token: bytes) -> list[bytes]:
-    """A run of printable characters read as base85 where it can be, else as ascii85."""
-    return _slow(base64.b85decode, 5)(token) or _slow(_ascii85, 5)(token)
+    """A run of printable characters read as base85, or as ascii85, where its characters allow."""
+    if not token.translate(None, _B85_ALPHABET):
+        return _slow(base64.b85decode, 5)(token)
+    if not token.translate(None, _A85_ALPHABET):
+        return _slow(_ascii85, 5)(token)
+    return []
 
 
 def _inflate(data: bytes, limit: int) -> tuple[bytes, bool] | None:

@@ -55,14 +55,12 @@ def secret_forms(value: str) -> list[Form]:
 
 
 def windows(form: Form) -> Iterator[tuple[int, bytes]]:
-    """The fragments of a form (offset, bytes); the whole form always, even a dull one."""
+    """The fragments of a form (offset, bytes), and the whole form, even a dull one."""
     text, size = form.text, form.window
-    if size >= len(text):
-        yield 0, text
-        return
+    yield 0, text
     for start in range(0, len(text) - size + 1, form.step):
         window = text[start : start + size]
-        if len(set(window)) >= _MIN_DISTINCT:
+        if len(set(window)) >= _MIN_DISTINCT and len(window) < len(text):
             yield start, window
 
 

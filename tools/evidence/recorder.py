@@ -410,16 +410,21 @@ class _Artifacts:
 
     @property
     def texts(self) -> list[str]:
-        return [text for _, text in self._entries if text is not None]
+        """The text artifacts' contents, then every artifact's name (a report may be named after
+        a test class, and so after whatever a test id carries)."""
+        contents = [text for _, text in self._entries if text is not None]
+        return contents + [source.name for source, _ in self._entries]
 
     def store(self, redacted: Iterator[str]) -> list[Path]:
-        """Write each artifact into the store; consumes one redacted text per text artifact."""
+        """Write each artifact into the store; consumes the redacted `texts`, in their order."""
+        contents = [next(redacted) if text is not None else None for _, text in self._entries]
         stored = []
-        for source, text in self._entries:
+        for (source, _), text in zip(self._entries, contents, strict=True):
+            name = next(redacted)
             inside = _is_within(source, self._dir)
-            target = source if inside else self._dir / f"{self._id}.{source.name}"
+            target = source if inside else self._dir / f"{self._id}.{name}"
             if text is not None:  # stored as UTF-8 whatever it was written in, declaration included
-                target.write_bytes(_utf8_declared(next(redacted)).encode("utf-8"))
+                target.write_bytes(_utf8_declared(text).encode("utf-8"))
             elif not inside:  # binary (a screenshot): nothing to redact, kept as it is
                 shutil.copyfile(source, target)
             stored.append(target.resolve())
