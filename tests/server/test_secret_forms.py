@@ -75,6 +75,7 @@ FORMS = {
     "URL-encoded": "[''.join('%%%02X' % b for b in t.encode())]",
     "HTML entities": "[''.join('&#%d;' % ord(c) for c in t)]",
     "backslash escapes": "[''.join('\\\\x%02x' % b for b in t.encode())]",
+    "character codes": "[str([ord(c) for c in t])]",
     "unicode escapes in JSON": "[json.dumps({'k': ''.join('\\\\u%04x' % ord(c) for c in t)})]",
     "base64 at an offset inside JSON": (
         "[json.dumps({'blob': base64.b64encode(b'id:' + t.encode()).decode()})]"

@@ -69,6 +69,8 @@ FORMS = {
     "\\u escapes, doubled": lambda t: "".join(f"\\\\u{ord(c):04x}" for c in t),
     "octal escapes": lambda t: "".join(f"\\{b:03o}" for b in t.encode()),
     "0x bytes": lambda t: ", ".join(f"0x{b:02x}" for b in t.encode()),
+    "character codes": lambda t: str(list(t.encode())),
+    "character codes reversed, spaced": lambda t: " ".join(str(ord(c)) for c in t[::-1]),
     "gzip + base64": lambda t: base64.b64encode(gzip.compress(t.encode())).decode(),
     "zlib + hex": lambda t: zlib.compress(t.encode()).hex(),
     "bzip2 + base64": lambda t: base64.b64encode(bz2.compress(t.encode())).decode(),

@@ -23,13 +23,14 @@ import binascii
 import bz2
 import lzma
 import zlib
-from collections.abc import Callable, Iterator
+from bisect import bisect_right
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from itertools import accumulate, chain
 
 import re2
 
-__all__ = ["Blob", "Budget", "blobs"]
+__all__ = ["Budget", "Decoded", "decode_blobs"]
 
 BLOB_INFLATE = 1 << 20  # bytes one blob may inflate to
 SCAN_INFLATE = 16 << 20  # bytes all blobs of one scan may inflate to
@@ -39,6 +40,8 @@ _LOWER = b"abcdefghijklmnopqrstuvwxyz"
 _IDENTIFIER = _UPPER + _LOWER + b"0123456789_-"
 _BASE32 = _UPPER + b"234567="
 _BLANKS = b" \t\r\n"
+_URLSAFE = bytes.maketrans(b"-_", b"+/")
+Span = tuple[int, int]
 # How the headers of gzip, bzip2, xz and zlib (each compression level) start in base64.
 _HEADERS64 = (b"H4sI", b"Qlpo", b"/Td6", b"eA", b"eF", b"eJ", b"eN")
 _B85_ALPHABET = _IDENTIFIER + b"!#$%&()*+;<=>?@^`{|}~"
@@ -47,13 +50,6 @@ _TEXTLIKE = frozenset(range(0x20, 0x7F)) | frozenset(b"\t\r\n")
 _HEX = re2.compile(rb"[0-9A-Fa-f]{2}(?:(?:[ \t:-]|\r?\n)?[0-9A-Fa-f]{2}){7,}")
 _ADOBE85 = re2.compile(rb"<~[!-uz \t\r\n]{10,}?~>")
 _LAST_LINE = re2.compile(rb"[ \t]*\r?\n[ \t]*[A-Za-z0-9+/_-]{1,15}={0,2}")
-
-
-class Blob(NamedTuple):
-    start: int
-    end: int
-    texts: list[bytes]  # what it decodes (and inflates) to
-    sealed: bool  # inflates past the bound: cannot be inspected
 
 
 @dataclass
@@ -74,30 +70,90 @@ class _Alphabet:
     def runs(self, data: bytes) -> Iterator[tuple[int, bytes]]:
         """(start, run) of each run long enough, in order."""
         spaced, at, shortest = data.translate(self._spaced), 0, self._shortest
-        for run in spaced.split():
-            if len(run) >= shortest:
-                at = spaced.find(run, at)  # runs are apart: the first one found is this one
-                yield at, run
-                at += len(run)
+        for run in [run for run in spaced.split() if len(run) >= shortest]:
+            at = spaced.find(run, at)  # runs are apart: the first one found is this one
+            yield at, run
+            at += len(run)
 
 
 _BASE64 = _Alphabet(_IDENTIFIER + b"+/=", 16)  # base32 (A-Z, 2-7) is a subset
 _BASE85 = _Alphabet(bytes(range(0x21, 0x7F)), 20)  # base85 and ascii85 together
 
 
-def blobs(data: bytes, budget: Budget) -> Iterator[Blob]:
-    """Every encoded blob in `data` with what it decodes to (blobs decoding to nothing left out)."""
-    for start, end, token, decode in _candidates(data):
-        decoded = [d for d in decode(token) if d]
-        if decoded:
-            yield _inflated(start, end, decoded, budget)
+class Decoded:
+    """What the blobs of a text decode (and inflate) to, back to back, and where each came from."""
+
+    def __init__(self) -> None:
+        self._parts: list[bytes] = []
+        self._size = 0
+        self._starts: list[int] = []  # where each blob's bytes begin in `data`
+        self._spans: list[Span] = []  # the blob (start, end in the text) each came from
+        self.sealed: list[Span] = []  # blobs that inflate past the bound
+
+    @property
+    def data(self) -> bytes:
+        return b"".join(self._parts)
+
+    def add(self, data: bytes, span: Span) -> None:
+        self.add_batch(data, [0], [span])
+
+    def add_batch(self, data: bytes, offsets: Sequence[int], spans: Sequence[Span]) -> None:
+        """Bytes decoded from several blobs at once, the one at `offsets[i]` from `spans[i]`."""
+        self._starts += [self._size + offset for offset in offsets]
+        self._spans += spans
+        self._parts.append(data)
+        self._size += len(data)
+
+    def owners(self, first: int, last: int) -> list[Span]:
+        """The blobs whose bytes lie between offsets `first` and `last` of `data` (both in)."""
+        low, high = bisect_right(self._starts, first) - 1, bisect_right(self._starts, last)
+        return self._spans[max(low, 0) : high]
+
+
+def decode_blobs(data: bytes, budget: Budget) -> Decoded:
+    """Every encoded blob in `data`, decoded, and inflated when it is compressed."""
+    found, base64_runs, base32_runs = Decoded(), [], []
+    for start, run in _BASE64.runs(data):
+        if _mixed_case(run):
+            base64_runs.append((start, run))
+        elif not run.translate(None, _BASE32):  # upper-case base32 (A-Z, 2-7, =)
+            base32_runs.append((start, start + len(run), run, _slow(_base32, 8)))
+    _base64_blobs(data, iter(base64_runs), found, budget)
+    for start, end, token, decode in chain(base32_runs, _candidates(data)):
+        for piece in decode(token):
+            found.add(piece, (start, end))
+            _inflated(piece, (start, end), found, budget)
+    return found
+
+
+def _base64_blobs(
+    data: bytes, runs: Iterator[tuple[int, bytes]], found: Decoded, budget: Budget
+) -> None:
+    """The base64 candidates, decoded in one call (C speed): each is cut to whole 4-character
+    groups, so the decoding of them all is their decodings back to back."""
+    texts, spans = [], []
+    for start, end, run in _wrapped(data, runs):
+        text = run.translate(_URLSAFE, b"=")
+        texts.append(text[: len(text) // 4 * 4])
+        spans.append((start, end))
+    decoded = base64.b64decode(b"".join(texts))
+    offsets = list(accumulate((len(text) // 4 * 3 for text in texts), initial=0))
+    found.add_batch(decoded, offsets[:-1], spans)
+    for text, span, offset, following in zip(texts, spans, offsets, offsets[1:], strict=False):
+        if _inflater(decoded[offset : offset + 8]) is not None:
+            _inflated(decoded[offset:following], span, found, budget)
+        # Compressed data must be read from its first byte: a blob shifted by a character or two
+        # (a prefix glued to it) is also read from where a compression header shows.
+        for k in (1, 2, 3):
+            if text.startswith(_HEADERS64, k):
+                _inflated(_b64(text[k:]), span, found, budget)
 
 
 _Candidate = tuple[int, int, bytes, Callable[[bytes], list[bytes]]]
 
 
 def _candidates(data: bytes) -> Iterator[_Candidate]:
-    yield from _wrapped(data, _base64_runs(data))
+    """The candidates of hex, base85 and ascii85."""
     for match in _HEX.finditer(data):
         yield match.start(), match.end(), match.group(), _hex
     for start, run in _BASE85.runs(data):
@@ -107,65 +163,48 @@ def _candidates(data: bytes) -> Iterator[_Candidate]:
         yield match.start(), match.end(), match.group(), _slow(_ascii85, 5)
 
 
-def _base64_runs(data: bytes) -> Iterator[_Candidate]:
-    for start, run in _BASE64.runs(data):
-        if _mixed_case(run):
-            yield start, start + len(run), run, _base64
-        elif not run.translate(None, _BASE32):
-            yield start, start + len(run), run, _slow(_base32, 8)
-
-
 def _mixed_case(run: bytes) -> bool:
-    return len(run.translate(None, _UPPER)) < len(run) > len(run.translate(None, _LOWER))
+    return not (run.isupper() or run.islower())  # also true without any letter: decoded anyway
 
 
-def _wrapped(data: bytes, candidates: Iterator[_Candidate]) -> Iterator[_Candidate]:
-    """The candidates, with the lines of a blob wrapped over several (MIME's 76 columns) joined
-    into one."""
-    current: _Candidate | None = None
-    for candidate in candidates:
-        if current and candidate[3] is current[3] and _line_break(data[current[1] : candidate[0]]):
-            current = (current[0], candidate[1], current[2] + candidate[2], current[3])
+def _wrapped(data: bytes, runs: Iterator[tuple[int, bytes]]) -> Iterator[tuple[int, int, bytes]]:
+    """(start, end, run) of the runs, the lines of a blob wrapped over several (MIME's 76
+    columns) joined into one, with its last, shorter line."""
+    start, end, lines = -1, -1, list[bytes]()
+    for at, run in runs:
+        if lines and _line_break(data[end:at]):
+            lines.append(run)
+            end = at + len(run)
             continue
-        if current:
-            yield _with_last_line(data, current)
-        current = candidate
-    if current:
-        yield _with_last_line(data, current)
+        if lines:
+            yield _with_last_line(data, start, end, lines)
+        start, end, lines = at, at + len(run), [run]
+    if lines:
+        yield _with_last_line(data, start, end, lines)
 
 
-def _with_last_line(data: bytes, candidate: _Candidate) -> _Candidate:
-    """A wrapped blob with its last, shorter line (too short to be a candidate of its own)."""
-    start, end, run, decode = candidate
-    if end - start == len(run):  # one line: not wrapped
-        return candidate
-    tail = _LAST_LINE.match(data, end)
+def _with_last_line(
+    data: bytes, start: int, end: int, lines: list[bytes]
+) -> tuple[int, int, bytes]:
+    tail = _LAST_LINE.match(data, end) if len(lines) > 1 else None
     if tail is None:
-        return candidate
-    return start, tail.end(), run + tail.group().strip(), decode
+        return start, end, b"".join(lines)
+    return start, tail.end(), b"".join(lines) + tail.group().strip()
 
 
 def _line_break(between: bytes) -> bool:
     return between.count(b"\n") == 1 and not between.translate(None, _BLANKS)
 
 
-def _inflated(start: int, end: int, decoded: list[bytes], budget: Budget) -> Blob:
-    texts, sealed = list(decoded), False
-    for data in decoded:
-        inflated = _inflate(data, min(BLOB_INFLATE, budget.left))
-        if inflated is not None:
-            output, whole = inflated
-            budget.left -= len(output)
-            texts.append(output)
-            sealed = sealed or not whole
-    return Blob(start, end, texts, sealed)
-
-
-def _base64(token: bytes) -> list[bytes]:
-    text = token.translate(bytes.maketrans(b"-_", b"+/"), b"=")
-    # Compressed data must be read from its first byte: a blob shifted by a character or two
-    # (a prefix glued to it) is also read from where a compression header shows.
-    return [_b64(text)] + [_b64(text[k:]) for k in (1, 2, 3) if text.startswith(_HEADERS64, k)]
+def _inflated(data: bytes, span: Span, found: Decoded, budget: Budget) -> None:
+    """Add what compressed `data` inflates to (a blob past the bound is sealed)."""
+    inflated = _inflate(data, min(BLOB_INFLATE, budget.left))
+    if inflated is not None:
+        output, whole = inflated
+        budget.left -= len(output)
+        found.add(output, span)
+        if not whole:
+            found.sealed.append(span)
 
 
 def _b64(text: bytes) -> bytes:

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Callable
-from itertools import accumulate
 
 import re2
 
-from referee.tools.evidence.blobs import Budget, blobs
+from referee.tools.evidence.blobs import Budget, decode_blobs
 from referee.tools.evidence.forms import ViewName
 from referee.tools.evidence.matcher import Hit, Matcher
 from referee.tools.evidence.views import Dropped, Unescaped, folded, printable
@@ -67,23 +66,22 @@ def _in_surface(data: bytes, matcher: Matcher, depth: int, budget: Budget) -> li
 
 def _in_blobs(data: bytes, matcher: Matcher, depth: int, budget: Budget) -> list[Hit]:
     """Hits in what the blobs of `data` decode to, each widened to its whole blob."""
-    found = list(blobs(data, budget))
-    hits = [Hit(b.start, b.end, SEALED) for b in found if b.sealed]
-    decoded = [(number, text) for number, blob in enumerate(found) for text in blob.texts]
-    # One pass over everything decoded: a byte no text holds keeps apart the texts of two blobs.
-    raw = b"\x01".join(text for _, text in decoded)
-    bounds = list(accumulate((len(text) + 1 for _, text in decoded), initial=0))
-    runs, starts, owners, at = [], [], [], 0
-    for match in _TEXT.finditer(raw):
+    decoded = decode_blobs(data, budget)
+    hits = [Hit(*span, SEALED) for span in decoded.sealed]
+    runs, joined_at, decoded_at, at = [], [], [], 0
+    for match in _TEXT.finditer(decoded.data):
         runs.append(match.group())
-        starts.append(at)
-        owners.append(decoded[bisect_right(bounds, match.start()) - 1][0])
+        joined_at.append(at)
+        decoded_at.append(match.start())
         at += len(runs[-1]) + 1
     if not runs:
         return hits
+
+    def where(joined: int) -> int:  # the offset in the decoded bytes of an offset in the runs
+        index = bisect_right(joined_at, joined) - 1
+        return decoded_at[index] + joined - joined_at[index]
+
     for hit in _find(b"\n".join(runs), matcher, depth - 1, budget):
-        # A hit across two runs (the folded view drops the line break between) marks both.
-        for index in {bisect_right(starts, hit.start) - 1, bisect_right(starts, hit.end - 1) - 1}:
-            blob = found[owners[index]]
-            hits.append(Hit(blob.start, blob.end, hit.label))
+        for span in decoded.owners(where(hit.start), where(hit.end - 1)):
+            hits.append(Hit(*span, hit.label))
     return hits

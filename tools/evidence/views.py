@@ -6,7 +6,8 @@ match maps back to the text by index:
 - ``folded``: ASCII letters and digits only, lower-cased: ``S.e-C r\\nE t`` reads ``secret``;
 - ``printable``: every non-blank ASCII character, case kept: base64 wrapped over lines reads whole;
 - ``Unescaped``: ``%73``, ``\\x73``, ``\\u0073``, ``&#115;``, ``&lt;``, ``0x73`` each read as the
-  one character they stand for.
+  one character they stand for, and so does each number of a row of character codes
+  (``[115, 101, 99, …]``).
 
 A view keeps no table of where each byte came from: building one is a single C call over the text,
 and the place of the rare match is found again from per-chunk counts (`Dropped.span`).
@@ -80,6 +81,9 @@ _ESCAPE = re2.compile(
     rb"|&([A-Za-z][A-Za-z0-9]{1,31});|\b0[xX]([0-9A-Fa-f]{2})\b"
 )
 _BASES = (16, 16, 16, 8, 16, 16, 16, 10)  # of the numeric groups above, in order
+# Character codes in a row (`list(s.encode())`, `String.fromCharCode(...)`): 8 numbers or more.
+_CODES = re2.compile(rb"\b\d{1,7}(?:(?:[ \t]*,[ \t]*|[ \t]+)\d{1,7}){7,}\b")
+_NUMBER = re2.compile(rb"\d+")
 
 
 class Unescaped:
@@ -105,7 +109,16 @@ class Unescaped:
     def of(cls, parent: bytes) -> Unescaped | None:
         """The unescaped view of `parent`, or None when it holds no escape."""
         escapes = [(m.start(), m.end(), _decoded(m)) for m in _ESCAPE.finditer(parent)]
-        return cls(parent, escapes) if escapes else None
+        escapes += [code for run in _CODES.finditer(parent) for code in _codes(run)]
+        if not escapes:
+            return None
+        escapes.sort()
+        kept, end = [], 0
+        for escape in escapes:  # a number inside an escape (&#115;) is that escape's
+            if escape[0] >= end:
+                kept.append(escape)
+                end = escape[1]
+        return cls(parent, kept)
 
     def span(self, start: int, end: int) -> Span:
         """The part of the parent that the view's `[start, end)` was read from."""
@@ -129,6 +142,14 @@ def _decoded(match: re2._Match[bytes]) -> int:
     index = next(i for i, group in enumerate(groups) if group is not None)
     number = int(groups[index], _BASES[index] if index < 8 else 16)
     return _byte(number)
+
+
+def _codes(run: re2._Match[bytes]) -> list[tuple[int, int, int]]:
+    base = run.start()
+    return [
+        (base + m.start(), base + m.end(), _byte(int(m.group())))
+        for m in _NUMBER.finditer(run.group())
+    ]
 
 
 def _byte(code: int) -> int:
