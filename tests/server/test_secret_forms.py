@@ -11,6 +11,7 @@ import base64
 import bz2
 import codecs
 import gzip
+import io
 import json
 import lzma
 import random
@@ -27,6 +28,7 @@ from projects import calc_repo, command_check, pytest_check, server_env, stored_
 from runner_projects import JS_CACHE
 
 from referee.server.app import build_server
+from referee.server.cli import main as cli
 from referee.tools.settings import Settings
 
 pytestmark = pytest.mark.anyio
@@ -292,3 +294,47 @@ async def test_an_honest_log_with_encodings_but_no_secret_is_stored_as_printed(
     text = item.contents[0].text  # type: ignore[union-attr]
     assert "REDACTED" not in text and "REDACTED" not in stored_text(settings.home)
     assert "widget-configuration" in text and "test_words[beta-config]" in text
+
+
+async def test_a_key_one_check_prints_plainly_is_redacted_where_another_printed_it_reversed(
+    agent: Client, settings: Settings
+) -> None:
+    key_id, secret = _aws_pair()
+    shown = f"print({key_id[::-1]!r}, {secret[::-1]!r})"
+    plain = f"print('aws_access_key_id = {key_id}'); print('aws_secret_access_key = {secret}')"
+    made = await call(
+        agent,
+        "create_contract",
+        goal="Keep the calculator correct.",
+        out_of_scope=["ui"],
+        functional=[
+            {"criterion": "reversed", "verification_method": "test", "check": command_check(shown)},
+            {"criterion": "plain", "verification_method": "test", "check": command_check(plain)},
+        ],
+    )
+    evaluation = await call(agent, "evaluate", contract_id=made["contract"]["id"])
+    everything = await _everything(agent, settings, evaluation)
+    # The contract stores the commands (a literal key in a check is the orchestrator's own).
+    everything = everything.replace("".join(shown.split()), "").replace("".join(plain.split()), "")
+    _assert_no_window(everything, [key_id, secret, key_id[::-1], secret[::-1]])
+
+
+def test_a_generator_session_captured_through_the_cli_keeps_no_form_of_a_secret(
+    repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("DEPLOY_TOKEN", TOKEN)
+    printed = [TOKEN[::-1], base64.b64encode(gzip.compress(TOKEN.encode())).decode(), TOKEN[7:19]]
+    payload = {
+        "session_id": "s1",
+        "cwd": str(repo),
+        "tool_name": "Bash",
+        "tool_input": {"command": "make test"},
+        "tool_response": {"stdout": "\n".join(printed), "stderr": ".".join(TOKEN), "exit_code": 1},
+    }
+    monkeypatch.setattr("sys.stdin", io.StringIO(json.dumps(payload)))
+    assert cli(["capture"]) == 0
+    capsys.readouterr()
+    assert cli(["--root", str(repo), "evidence", "export", "G-s1"]) == 0
+    exported = "".join(capsys.readouterr().out.split())
+    _assert_no_window(exported, [*printed, ".".join(TOKEN)])
+    assert "[REDACTED:env]" in exported

@@ -243,3 +243,15 @@ def test_views_map_a_match_back_to_the_characters_it_was_read_from() -> None:
     assert unescaped is not None and unescaped.data == b"a-B c\nDef"
     assert unescaped.span(7, 9) == (7, 11)  # "%65f"
     assert printable(b"ab \n cd").data == b"abcd"
+
+
+@pytest.mark.parametrize(
+    "glue",
+    ["", "Q", "xy", "abc", "JUNKjunk", "a line before it ABCDEFGH\n", "A1b2C3d4E5f6G7h8i9\n  "],
+)
+def test_a_compressed_blob_glued_behind_other_characters_is_still_inflated(glue: str) -> None:
+    blob = base64.b64encode(gzip.compress(TOKEN.encode())).decode()
+    redacted = Redactor([TOKEN]).redact(f"out: {glue}{blob} end")
+    assert blob[4:16] not in redacted and "[REDACTED:env]" in redacted
+    shifted = "f" * len(glue) + zlib.compress(TOKEN[::-1].encode()).hex()
+    assert "[REDACTED:env]" in Redactor([TOKEN]).redact(f"hex: {shifted} end")

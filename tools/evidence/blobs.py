@@ -42,8 +42,16 @@ _BASE32 = _UPPER + b"234567="
 _BLANKS = b" \t\r\n"
 _URLSAFE = bytes.maketrans(b"-_", b"+/")
 Span = tuple[int, int]
-# How the headers of gzip, bzip2, xz and zlib (each compression level) start in base64.
-_HEADERS64 = (b"H4sI", b"Qlpo", b"/Td6", b"eA", b"eF", b"eJ", b"eN")
+# The first bytes of a gzip (deflate), bzip2, xz and zlib (each compression level) stream.
+_STREAM_HEADERS = (
+    b"\x1f\x8b\x08",
+    b"BZh",
+    b"\xfd7zXZ\x00",
+    b"\x78\x01",
+    b"\x78\x5e",
+    b"\x78\x9c",
+    b"\x78\xda",
+)
 _B85_ALPHABET = _IDENTIFIER + b"!#$%&()*+;<=>?@^`{|}~"
 _A85_ALPHABET = bytes(range(0x21, 0x76)) + b"z"
 _TEXTLIKE = frozenset(range(0x20, 0x7F)) | frozenset(b"\t\r\n")
@@ -111,7 +119,7 @@ class Decoded:
 
 
 def decode_blobs(data: bytes, budget: Budget) -> Decoded:
-    """Every encoded blob in `data`, decoded, and inflated when it is compressed."""
+    """Every encoded blob in `data`, decoded, and inflated where it holds compressed data."""
     found, base64_runs, base32_runs = Decoded(), [], []
     for start, run in _BASE64.runs(data):
         if _mixed_case(run):
@@ -122,31 +130,48 @@ def decode_blobs(data: bytes, budget: Budget) -> Decoded:
     for start, end, token, decode in chain(base32_runs, _candidates(data)):
         for piece in decode(token):
             found.add(piece, (start, end))
-            _inflated(piece, (start, end), found, budget)
+            _inflate_streams(piece, [0, len(piece)], [(start, end)], found, budget)
     return found
 
 
 def _base64_blobs(
     data: bytes, runs: Iterator[tuple[int, bytes]], found: Decoded, budget: Budget
 ) -> None:
-    """The base64 candidates, decoded in one call (C speed): each is cut to whole 4-character
-    groups, so the decoding of them all is their decodings back to back."""
+    """The base64 candidates, decoded four times in one call each (C speed).
+
+    Each is cut to whole 4-character groups, so the decoding of them all is their decodings back
+    to back. It is read from its first, second, third and fourth character: a blob glued behind
+    other characters (on its line or the line before) is read in step at one of them.
+    """
     texts, spans = [], []
     for start, end, run in _wrapped(data, runs):
-        text = run.translate(_URLSAFE, b"=")
-        texts.append(text[: len(text) // 4 * 4])
+        texts.append(run.translate(_URLSAFE, b"="))
         spans.append((start, end))
-    decoded = base64.b64decode(b"".join(texts))
-    offsets = list(accumulate((len(text) // 4 * 3 for text in texts), initial=0))
-    found.add_batch(decoded, offsets[:-1], spans)
-    for text, span, offset, following in zip(texts, spans, offsets, offsets[1:], strict=False):
-        if _inflater(decoded[offset : offset + 8]) is not None:
-            _inflated(decoded[offset:following], span, found, budget)
-        # Compressed data must be read from its first byte: a blob shifted by a character or two
-        # (a prefix glued to it) is also read from where a compression header shows.
-        for k in (1, 2, 3):
-            if text.startswith(_HEADERS64, k):
-                _inflated(_b64(text[k:]), span, found, budget)
+    for shift in range(4):
+        cut = [text[shift : shift + (len(text) - shift) // 4 * 4] for text in texts]
+        decoded = base64.b64decode(b"".join(cut))
+        offsets = list(accumulate((len(text) // 4 * 3 for text in cut), initial=0))
+        found.add_batch(decoded, offsets[:-1], spans)
+        _inflate_streams(decoded, offsets, spans, found, budget)
+
+
+def _inflate_streams(
+    decoded: bytes, offsets: Sequence[int], spans: Sequence[Span], found: Decoded, budget: Budget
+) -> None:
+    """Inflate every compressed stream that starts anywhere in the decoded blobs (blob `i` is
+    `decoded[offsets[i]:offsets[i + 1]]`): junk glued in front hides no stream."""
+    for position in _stream_starts(decoded):
+        blob = bisect_right(offsets, position) - 1
+        if blob < len(spans):
+            _inflated(decoded[position : offsets[blob + 1]], spans[blob], found, budget)
+
+
+def _stream_starts(data: bytes) -> Iterator[int]:
+    for header in _STREAM_HEADERS:
+        at = data.find(header)
+        while at >= 0:
+            yield at
+            at = data.find(header, at + 1)
 
 
 _Candidate = tuple[int, int, bytes, Callable[[bytes], list[bytes]]]
@@ -207,13 +232,10 @@ def _inflated(data: bytes, span: Span, found: Decoded, budget: Budget) -> None:
             found.sealed.append(span)
 
 
-def _b64(text: bytes) -> bytes:
-    return base64.b64decode(text[: len(text) // 4 * 4])
-
-
 def _hex(token: bytes) -> list[bytes]:
+    """The digits read in pairs from the first and from the second (a digit glued in front)."""
     digits = token.translate(None, _BLANKS + b":-")
-    return [binascii.unhexlify(digits[: len(digits) // 2 * 2])]
+    return [binascii.unhexlify(digits[k : k + (len(digits) - k) // 2 * 2]) for k in (0, 1)]
 
 
 def _slow(decode: Callable[[bytes], bytes], unit: int) -> Callable[[bytes], list[bytes]]:
