@@ -70,6 +70,12 @@ FORMS = {
     "octal escapes": lambda t: "".join(f"\\{b:03o}" for b in t.encode()),
     "0x bytes": lambda t: ", ".join(f"0x{b:02x}" for b in t.encode()),
     "character codes": lambda t: str(list(t.encode())),
+    "a colour code around each character": lambda t: "".join(
+        f"\x1b[3{n % 8}m{c}" for n, c in enumerate(t)
+    ),
+    "binary": lambda t: " ".join(f"{b:08b}" for b in t.encode()),
+    "reversed base64": lambda t: base64.b64encode(t.encode()).decode()[::-1],
+    "reversed hex": lambda t: t.encode().hex()[::-1],
     "character codes reversed, spaced": lambda t: " ".join(str(ord(c)) for c in t[::-1]),
     "gzip + base64": lambda t: base64.b64encode(gzip.compress(t.encode())).decode(),
     "zlib + hex": lambda t: zlib.compress(t.encode()).hex(),

@@ -22,7 +22,6 @@ overlapping windows and grown to its full length.
 from __future__ import annotations
 
 import base64
-import codecs
 from collections.abc import Callable, Iterator
 from typing import Literal, NamedTuple
 
@@ -32,10 +31,10 @@ ViewName = Literal["folded", "printable", "literal"]
 
 FRAGMENT = 8  # characters of a secret that are worth hiding on their own
 _MIN_WHOLE = 6  # a whole value shorter than this is ordinary text ("dev", "true")
-_MIN_DISTINCT = 4  # a window such as "00000000" or "aaaaaaaa" would match ordinary output
 _ALNUM = bytes(range(48, 58)) + bytes(range(65, 91)) + bytes(range(97, 123))
 _NOT_ALNUM = bytes(set(range(256)) - set(_ALNUM))
 _LOWER = bytes.maketrans(bytes(range(65, 91)), bytes(range(97, 123)))
+_ROT13 = bytes.maketrans(b"abcdefghijklmnopqrstuvwxyz", b"nopqrstuvwxyzabcdefghijklm")
 
 
 class Form(NamedTuple):
@@ -45,13 +44,17 @@ class Form(NamedTuple):
     text: bytes
     window: int
     step: int  # windows start every `step` characters (hex digits come in pairs)
+    distinct: int = 4  # a window with fewer characters ("00000000") matches ordinary output
 
 
 def secret_forms(value: str) -> list[Form]:
     """Every form of `value` worth searching for (none for a value too short to be a secret)."""
     raw = value.encode("utf-8")
     forms = [*_folded(value), *_printable(raw), *_literal(value)]
-    return [form for form in forms if form.window <= len(form.text)]
+    # Every form also backwards: reversing is as cheap after encoding as before.
+    forms += [form._replace(text=form.text[::-1]) for form in forms]
+    unique = {(form.view, form.text): form for form in forms if form.window <= len(form.text)}
+    return list(unique.values())
 
 
 def windows(form: Form) -> Iterator[tuple[int, bytes]]:
@@ -60,23 +63,25 @@ def windows(form: Form) -> Iterator[tuple[int, bytes]]:
     yield 0, text
     for start in range(0, len(text) - size + 1, form.step):
         window = text[start : start + size]
-        if len(set(window)) >= _MIN_DISTINCT and len(window) < len(text):
+        if len(set(window)) >= form.distinct and len(window) < len(text):
             yield start, window
 
 
 def _folded(value: str) -> Iterator[Form]:
     letters = value.encode("ascii", "ignore").translate(_LOWER, _NOT_ALNUM)
     if len(letters) >= _MIN_WHOLE:
-        turned = codecs.encode(letters.decode("ascii"), "rot13").encode("ascii")
         window = min(FRAGMENT, len(letters))
-        for text in {letters, letters[::-1], turned, turned[::-1]}:
-            yield Form("folded", text, window, 1)
+        yield Form("folded", letters, window, 1)
+        yield Form("folded", letters.translate(_ROT13), window, 1)
     if len(value) < _MIN_WHOLE:
         return
     for codec, width in (("utf-8", 1), ("utf-16-le", 2), ("utf-16-be", 2)):
         data = value.encode(codec, "replace")
         window = 2 * width * min(FRAGMENT, len(data) // width)
         yield Form("folded", data.hex().encode("ascii"), window, 2 * width)
+    data = value.encode("utf-8")
+    bits = "".join(f"{byte:08b}" for byte in data).encode("ascii")
+    yield Form("folded", bits, 8 * min(FRAGMENT, len(data)), 8, distinct=2)
     for core in _cores(value.encode("utf-8"), 5, base64.b32encode):
         yield Form("folded", core.translate(_LOWER), _core_window(12, len(core)), 1)
 

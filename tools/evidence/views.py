@@ -7,7 +7,7 @@ match maps back to the text by index:
 - ``printable``: every non-blank ASCII character, case kept: base64 wrapped over lines reads whole;
 - ``Unescaped``: ``%73``, ``\\x73``, ``\\u0073``, ``&#115;``, ``&lt;``, ``0x73`` each read as the
   one character they stand for, and so does each number of a row of character codes
-  (``[115, 101, 99, …]``).
+  (``[115, 101, 99, …]``); a terminal colour code between two characters reads as a blank.
 
 A view keeps no table of where each byte came from: building one is a single C call over the text,
 and the place of the rare match is found again from per-chunk counts (`Dropped.span`).
@@ -79,6 +79,7 @@ _ESCAPE = re2.compile(
     rb"|\\{1,8}([0-3][0-7]{2})"
     rb"|%u([0-9A-Fa-f]{4})|%([0-9A-Fa-f]{2})|&#[xX]([0-9A-Fa-f]{1,6});?|&#([0-9]{1,7});?"
     rb"|&([A-Za-z][A-Za-z0-9]{1,31});|\b0[xX]([0-9A-Fa-f]{2})\b"
+    rb"|\x1b\[[0-9;?]{0,32}[ -/]{0,4}[@-~]"  # a terminal colour or cursor code: no character
 )
 _BASES = (16, 16, 16, 8, 16, 16, 16, 10)  # of the numeric groups above, in order
 # Character codes in a row (`list(s.encode())`, `String.fromCharCode(...)`): 8 numbers or more.
@@ -135,6 +136,8 @@ class Unescaped:
 
 
 def _decoded(match: re2._Match[bytes]) -> int:
+    if match.group().startswith(b"\x1b"):
+        return 0x20  # a blank, which the folded and printable views drop
     groups = match.groups()
     if groups[8] is not None:  # a named entity
         char = html.entities.html5.get(groups[8].decode("ascii") + ";", "?")
