@@ -30,6 +30,8 @@ __all__ = ["FRAGMENT", "Form", "ViewName", "secret_forms", "windows"]
 ViewName = Literal["folded", "printable", "literal"]
 
 FRAGMENT = 8  # characters of a secret that are worth hiding on their own
+_SEEDS = 2  # a fragment holds 3 seeds, one of them where seeds start (see `windows`)
+_SHORTEST_SEED = 5
 _MIN_WHOLE = 6  # a whole value shorter than this is ordinary text ("dev", "true")
 _ALNUM = bytes(range(48, 58)) + bytes(range(65, 91)) + bytes(range(97, 123))
 _NOT_ALNUM = bytes(set(range(256)) - set(_ALNUM))
@@ -58,10 +60,18 @@ def secret_forms(value: str) -> list[Form]:
 
 
 def windows(form: Form) -> Iterator[tuple[int, bytes]]:
-    """The fragments of a form (offset, bytes), and the whole form, even a dull one."""
-    text, size = form.text, form.window
+    """The seeds of a form's fragments (offset, bytes), and the whole form, even a dull one.
+
+    A fragment of `window` characters starting at a multiple of `step` holds `k + 1` windows of
+    `window - k * step` characters starting `step` apart, and one of them starts at a multiple of
+    `(k + 1) * step`: those shorter seeds, a third as many, are what the automaton holds (it is
+    built and warmed up faster), and a seed found is kept only if it grows to a whole fragment.
+    """
+    text, extra = form.text, _SEEDS * form.step
+    size = form.window - extra if form.window - extra >= _SHORTEST_SEED else form.window
+    stride = form.step * (_SEEDS + 1) if size < form.window else form.step
     yield 0, text
-    for start in range(0, len(text) - size + 1, form.step):
+    for start in range(0, len(text) - size + 1, stride):
         window = text[start : start + size]
         if len(set(window)) >= form.distinct and len(window) < len(text):
             yield start, window

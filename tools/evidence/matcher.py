@@ -27,6 +27,7 @@ class _Place(NamedTuple):
     form: bytes
     offset: int
     label: str
+    fragment: int  # what a seed must grow to: a whole fragment, or the whole form
 
 
 def _options() -> re2.Options:
@@ -56,13 +57,16 @@ class _Automaton:
         hits, pos = [], 0
         while (match := self._regex.search(data, pos)) is not None:
             hit = self._grown(data, match.start(), match.end())
+            if hit is None:  # a seed that is no fragment: go on from its next character
+                pos = match.start() + 1
+                continue
             hits.append(hit)
             # Go on just before the hit's end: another secret overlapping its tail is still found.
             pos = max(match.end(), hit.end - self._widest + 1)
         return hits
 
-    def _grown(self, data: bytes, start: int, end: int) -> Hit:
-        best = Hit(start, end, "")
+    def _grown(self, data: bytes, start: int, end: int) -> Hit | None:
+        best: Hit | None = None
         for place in self._places[data[start:end]]:
             first, k = start, place.offset
             while first > 0 and k > 0 and data[first - 1] == place.form[k - 1]:
@@ -70,7 +74,9 @@ class _Automaton:
             last, k = end, place.offset + end - start
             while last < len(data) and k < len(place.form) and data[last] == place.form[k]:
                 last, k = last + 1, k + 1
-            if not best.label or last - first > best.end - best.start:
+            if last - first >= place.fragment and (
+                best is None or last - first > best.end - best.start
+            ):
                 best = Hit(first, last, place.label)
         return best
 
@@ -89,8 +95,10 @@ class Matcher:
         for value in sorted(secrets, key=len, reverse=True):
             for form in secret_forms(value):
                 index = places.setdefault(form.view, {})
+                fragment = min(form.window, len(form.text))
                 for offset, window in windows(form):
-                    index.setdefault(window, []).append(_Place(form.text, offset, secrets[value]))
+                    place = _Place(form.text, offset, secrets[value], fragment)
+                    index.setdefault(window, []).append(place)
         self._automata = {view: _Automaton(index) for view, index in places.items()}
 
     def __bool__(self) -> bool:
