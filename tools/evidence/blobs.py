@@ -3,8 +3,10 @@
 A secret gzipped and then base64-encoded shows none of its forms: only decoding the blob finds it.
 Candidates are runs of an encoding's alphabet long enough to hide a fragment: base64 and base64url
 (the lines of a wrapped blob joined), hex (with or without separators), base32, base85, ascii85.
-base64 and hex decode at C speed, so every candidate is decoded; base32 and base85 decode in pure
-Python, so a candidate is decoded whole only when its first bytes are compressed data or text.
+base64 and hex decode at C speed, so every candidate is decoded, base64 from each of its first four
+characters and hex from each of its first two (something glued in front puts a blob out of step);
+base32 and base85 decode in pure Python, so a candidate is decoded whole only when its first bytes
+are compressed data or text. A compressed stream is inflated wherever in a blob it starts.
 
 Ordinary output holds many runs that an alphabet allows (identifiers, paths); the ones no encoder
 writes are skipped: a run in one letter case (encoded random bytes mix both in all but a vanishing

@@ -4,19 +4,20 @@ A hostile test that knows its output is redacted can print a secret disguised: r
 upper-cased, with a dot between characters, hex, UTF-16 hex, base64, base32, base85, one half per
 line. Each form is searched in the view of the text it survives in (views.py):
 
-- ``folded`` (ASCII letters and digits only, lower-cased): the value's own letters and digits
-  plain, reversed, rot13 and both, so that case and any separator between characters are moot;
-  hex of its UTF-8, UTF-16LE and UTF-16BE bytes; base32 at its five byte alignments;
+- ``folded`` (ASCII letters and digits only, lower-cased): the value's own letters and digits,
+  plain and rot13, so that case and any separator between characters are moot; hex of its UTF-8,
+  UTF-16LE and UTF-16BE bytes; its bits as 0s and 1s; base32 at its five byte alignments;
 - ``printable`` (every non-blank ASCII character, case kept): base64 and base64url at three byte
   alignments, base85 and ascii85 at four;
-- ``literal`` (the text itself): the value as it is and reversed, for values that are mostly
-  punctuation.
+- ``literal`` (the text itself): the value as it is, for values that are mostly punctuation.
+
+Every form is searched backwards too. Escaped, character-coded and encoded-then-compressed text
+is read as what it stands for before it is searched (views.py, blobs.py).
 
 A fragment is what 8 consecutive characters of the value become in the form: 8 characters of a
 plain form, 16 hex digits, 10 base64 characters (always fully inside an 8-byte fragment, however
-it is aligned), 12 base32 characters, two base85 groups (8 aligned bytes, any 11 bytes). Every
-fragment of every form is a window the matcher searches for; a longer piece is found as
-overlapping windows and grown to its full length.
+it is aligned), 12 base32 characters, two base85 groups (8 aligned bytes, any 11 bytes). The
+matcher finds fragments by shorter seeds (`windows`) and grows each to its full length.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ ViewName = Literal["folded", "printable", "literal"]
 
 FRAGMENT = 8  # characters of a secret that are worth hiding on their own
 _SEEDS = 2  # a fragment holds 3 seeds, one of them where seeds start (see `windows`)
-_SHORTEST_SEED = 5
+_SHORTEST_SEED = 5  # a shorter seed would be found everywhere, each find a wasted check
 _MIN_WHOLE = 6  # a whole value shorter than this is ordinary text ("dev", "true")
 _ALNUM = bytes(range(48, 58)) + bytes(range(65, 91)) + bytes(range(97, 123))
 _NOT_ALNUM = bytes(set(range(256)) - set(_ALNUM))
@@ -62,10 +63,10 @@ def secret_forms(value: str) -> list[Form]:
 def windows(form: Form) -> Iterator[tuple[int, bytes]]:
     """The seeds of a form's fragments (offset, bytes), and the whole form, even a dull one.
 
-    A fragment of `window` characters starting at a multiple of `step` holds `k + 1` windows of
-    `window - k * step` characters starting `step` apart, and one of them starts at a multiple of
-    `(k + 1) * step`: those shorter seeds, a third as many, are what the automaton holds (it is
-    built and warmed up faster), and a seed found is kept only if it grows to a whole fragment.
+    A fragment of `window` characters starting at a multiple of `step` holds 3 windows of
+    `window - 2 * step` characters starting `step` apart, and one of them starts at a multiple of
+    `3 * step`: those shorter seeds, a third as many, are what the automaton holds (it is built
+    and warmed up faster), and a seed found is kept only if it grows to a whole fragment.
     """
     text, extra = form.text, _SEEDS * form.step
     size = form.window - extra if form.window - extra >= _SHORTEST_SEED else form.window
@@ -114,9 +115,7 @@ def _literal(value: str) -> Iterator[Form]:
     if len(value) < _MIN_WHOLE:
         return
     text = value.encode("ascii", "replace")  # as the text is searched: one byte per character
-    window = min(FRAGMENT, len(text))
-    for form in {text, text[::-1]}:
-        yield Form("literal", form, window, 1)
+    yield Form("literal", text, min(FRAGMENT, len(text)), 1)
 
 
 def _core_window(size: int, core: int) -> int:

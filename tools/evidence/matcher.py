@@ -1,8 +1,9 @@
 """Finding every fragment of every known secret's forms in a view, in time linear in the view.
 
-The fragments of one view's forms are alternatives of a single RE2 automaton (thousands of fixed
-strings searched in one pass, never backtracking). A fragment found is grown along the form it
-belongs to, both ways, so that a secret printed whole is one hit however many fragments it holds.
+The seeds of one view's fragments (forms.windows) are alternatives of a single RE2 automaton
+(thousands of fixed strings searched in one pass, never backtracking). A seed found is grown along
+the form it belongs to, both ways: kept if it grows to a whole fragment, and then one hit however
+many fragments the piece holds (a secret printed whole).
 """
 
 from __future__ import annotations
@@ -82,7 +83,7 @@ class _Automaton:
 
 
 class Matcher:
-    """The fragments of every form of some secrets, one automaton per view."""
+    """The seeds of every form of some secrets, one automaton per view."""
 
     def __init__(self, secrets: Mapping[str, str]) -> None:
         """Build the automata.
