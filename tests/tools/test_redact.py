@@ -261,3 +261,9 @@ def test_a_compressed_blob_glued_behind_other_characters_is_still_inflated(glue:
     assert blob[4:16] not in redacted and "[REDACTED:env]" in redacted
     shifted = "f" * len(glue) + zlib.compress(TOKEN[::-1].encode()).hex()
     assert "[REDACTED:env]" in Redactor([TOKEN]).redact(f"hex: {shifted} end")
+
+
+@pytest.mark.parametrize("before", [(1 << 18) - 20, (1 << 18) - 3, 1 << 18])
+def test_a_secret_across_the_end_of_a_searched_chunk_is_found(before: int) -> None:
+    text = "x" * before + TOKEN[::-1] + " and " + TOKEN.upper()
+    assert Redactor([TOKEN]).redact(text) == "x" * before + "[REDACTED:env] and [REDACTED:env]"

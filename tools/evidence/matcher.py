@@ -42,6 +42,7 @@ def _options() -> re2.Options:
 
 
 _OPTIONS = _options()
+_CHUNK = 1 << 18
 
 
 class _Automaton:
@@ -56,7 +57,7 @@ class _Automaton:
 
     def find(self, data: bytes) -> list[Hit]:
         hits, pos = [], 0
-        while (match := self._regex.search(data, pos)) is not None:
+        while (match := self._search(data, pos)) is not None:
             hit = self._grown(data, match.start(), match.end())
             if hit is None:  # a seed that is no fragment: go on from its next character
                 pos = match.start() + 1
@@ -65,6 +66,17 @@ class _Automaton:
             # Go on just before the hit's end: another secret overlapping its tail is still found.
             pos = max(match.end(), hit.end - self._widest + 1)
         return hits
+
+    def _search(self, data: bytes, pos: int) -> re2._Match[bytes] | None:
+        """The next seed from `pos`, searched a chunk at a time: RE2 holds the interpreter lock
+        while it runs, and a cold automaton over megabytes would stall the server's event loop."""
+        while pos < len(data):
+            end = min(pos + _CHUNK, len(data))
+            match = self._regex.search(data, pos, end)
+            if match is not None or end == len(data):
+                return match
+            pos = max(pos + 1, end - self._widest + 1)  # a seed across the end: in the next
+        return None
 
     def _grown(self, data: bytes, start: int, end: int) -> Hit | None:
         best: Hit | None = None
