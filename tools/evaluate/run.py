@@ -163,11 +163,19 @@ async def _context(plan: RunPlan, scratch: Path) -> AsyncIterator[GradeContext]:
             return await anyio.to_thread.run_sync(base_harness, ws, scratch / "base-harness")
 
         async def browser() -> BrowserPool:
-            if plan.browser_pool is not None:  # the server's shared Chromium
+            # The browser joins the served app's private network, when it has one; else the
+            # server's shared Chromium serves (the host's network).
+            network = (await ctx.serve()).network if plan.contract.serve else None
+            if network is None and plan.browser_pool is not None:
                 return plan.browser_pool
             from referee.tools.browser.pool import BrowserPool  # Playwright only when needed
 
-            pool = BrowserPool(env=plan.settings.env, allow_hosts=plan.settings.allow_hosts)
+            if network is not None and plan.browser_pool is not None:
+                pool = plan.browser_pool.joined(network)
+            else:
+                pool = BrowserPool(
+                    env=plan.settings.env, allow_hosts=plan.settings.allow_hosts, network=network
+                )
             return await stack.enter_async_context(pool)
 
         ctx = GradeContext(

@@ -22,7 +22,7 @@ from referee.tools.models.adequacy import TestAdequacy
 from referee.tools.models.common import CriterionStatus, Depth, ReasonCode, Scope
 from referee.tools.models.contract import Contract, Criterion
 from referee.tools.models.evaluation import TestCounts
-from referee.tools.process import BackgroundProcess, Command, Launcher, ProcessResult
+from referee.tools.process import BackgroundProcess, Command, Launcher, Network, ProcessResult
 from referee.tools.settings import Settings
 from referee.tools.static import StaticFinding, StaticReport
 from referee.tools.tampering.harness import HarnessFile
@@ -38,6 +38,7 @@ __all__ = [
     "ServeState",
     "StaticRun",
     "expand",
+    "killed_verdict",
     "unscored",
     "working_dir",
 ]
@@ -78,6 +79,10 @@ class ServeState:
     code: ReasonCode = ReasonCode.SERVE_FAILED
     evidence_ids: list[str] = field(default_factory=list)
     process: BackgroundProcess | None = None
+    network: Network | None = None
+    """The private network the app runs in, which the browser joins; None: the host's."""
+    network_note: str = ""
+    """Why the app shares the host's network, when it does."""
 
 
 @dataclass
@@ -165,8 +170,13 @@ class GradeContext:
         export_to: Path | None = None,
         layers: tuple[Path, ...] = (),
         hide: tuple[str, ...] = (),
+        memory_mb: int | None = None,
+        enter_network: tuple[str, ...] = (),
     ) -> Command:
-        """A command on the evaluated code; its raw output goes to the run's scratch folder."""
+        """A command on the evaluated code; its raw output goes to the run's scratch folder.
+
+        `memory_mb` is the check's own limit; without one the server's applies.
+        """
         stdout, stderr = self.raw_paths(label)
         root = tree or self.workdir
         return Command(
@@ -185,6 +195,8 @@ class GradeContext:
             export_to=export_to,
             layers=layers,
             hide=hide,
+            memory_mb=memory_mb if memory_mb is not None else self.settings.memory_mb,
+            enter_network=enter_network,
         )
 
     def report_dir(self, label: str) -> Path:
@@ -269,3 +281,13 @@ def working_dir(ctx: GradeContext, cwd: str | None, root: Path | None = None) ->
     top = (root or ctx.workdir).resolve()
     target = (top / (cwd or ".")).resolve()
     return target if target == top or top in target.parents else None
+
+
+def killed_verdict(result: ProcessResult) -> GradeResult | None:
+    """The grade of a command referee killed (over its memory limit, its sandbox held still)."""
+    if result.killed is None:
+        return None
+    return unscored(
+        ReasonCode(result.killed.code),
+        f"killed after {result.duration_s:.1f} s: {result.killed.message}",
+    )

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from referee.tools.browser.outcome import at_or_above, lowest_impact
 from referee.tools.graders.base import GradeContext, GradeResult, unscored
-from referee.tools.graders.serve import exit_problem
+from referee.tools.graders.serve import exit_problem, gone_code
 from referee.tools.models.browser import A11yExpect, BrowserCheck
 from referee.tools.models.common import ReasonCode
 from referee.tools.models.contract import Criterion
@@ -33,7 +33,7 @@ async def grade_browser(ctx: GradeContext, criterion: Criterion) -> GradeResult:
     if serve.problem:
         return unscored(serve.code, serve.problem, list(serve.evidence_ids))
     if gone := await exit_problem(serve):
-        return unscored(ReasonCode.SERVE_EXITED, gone, list(serve.evidence_ids))
+        return unscored(gone_code(serve), gone, list(serve.evidence_ids))
     outcome = await run_browser_check(
         await ctx.browser_pool(),
         check,
@@ -57,7 +57,7 @@ async def grade_browser(ctx: GradeContext, criterion: Criterion) -> GradeResult:
     )
     ids = [item.id, *serve.evidence_ids]
     if gone := await exit_problem(serve, settle=outcome.status != "pass"):
-        return unscored(ReasonCode.SERVE_EXITED, gone, ids)
+        return unscored(gone_code(serve), gone, ids)
     trace = next((a for a in item.artifacts if a.endswith(".trace.zip")), None)
     hint = f"\n{TRACE_HINT.format(path=trace)}" if trace else ""
     return GradeResult(

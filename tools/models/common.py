@@ -62,6 +62,8 @@ class ReasonCode(StrEnum):
     HARNESS_UNVERIFIED = "harness_unverified"
     FLAKY = "flaky"
     DIFF_COVERAGE_LOW = "diff_coverage_low"
+    MEMORY_LIMIT = "memory_limit"
+    SANDBOX_STOPPED = "sandbox_stopped"
 
 
 class Model(BaseModel):
