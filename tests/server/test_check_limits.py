@@ -212,10 +212,17 @@ async def test_what_the_sandbox_refuses_changes_nothing(agent: Client) -> None:
     assert outcomes(ev) == [("pass", "passed")] * 3
 
 
-async def test_the_served_app_is_killed_above_its_memory_limit(
-    agent: Client, tmp_path: Path
+@pytest.mark.parametrize(
+    ("code", "expected", "said"),
+    [
+        (held(f"b = b'x' * (600 * {MIB})"), "memory_limit", "was killed: used more than 128 MiB"),
+        (STOPS["python stops its parent"], "sandbox_stopped", "first process (PID 2) was stopped"),
+    ],
+    ids=["memory", "stopped"],
+)
+async def test_a_served_app_is_watched_like_any_check(
+    agent: Client, code: str, expected: str, said: str
 ) -> None:
-    code = held(f"b = b'x' * (600 * {MIB})")
     made = await call(
         agent,
         "create_contract",
@@ -237,8 +244,8 @@ async def test_the_served_app_is_killed_above_its_memory_limit(
     )
     ev = await call(agent, "evaluate", contract_id=made["contract"]["id"])
     [result] = ev["criteria"]
-    assert (result["status"], result["reason_code"]) == ("unscored", "memory_limit")
-    assert "was killed: used more than 128 MiB" in result["reason"]
+    assert (result["status"], result["reason_code"]) == ("unscored", expected)
+    assert said in result["reason"]
 
 
 def test_the_cli_sets_the_server_limit_and_a_check_its_own(

@@ -27,6 +27,7 @@ from referee.tools.models.checks import Serve
 from referee.tools.models.common import ReasonCode
 from referee.tools.process import (
     BackgroundProcess,
+    Command,
     Killed,
     Network,
     command_line,
@@ -60,18 +61,10 @@ async def start_serve(ctx: GradeContext, stack: AsyncExitStack) -> ServeState:
         return ServeState(None, f"serve.cwd {serve.cwd!r} is outside the repository")
     network = await _network(ctx, stack)
     private = network if not isinstance(network, str) else None
+    # In a private network nothing else can hold the port; on the host's, another app might.
     if private is None and (busy := await anyio.to_thread.run_sync(port_in_use, serve.url)):
         item = ctx.recorder.record(tool="serve", summary=busy, command=command_line(serve.argv))
         return ServeState(serve.url, busy, ReasonCode.PORT_IN_USE, [item.id])
-    command = ctx.command(
-        serve.argv,
-        cwd=cwd,
-        label="serve",
-        env=ctx.env_for(serve.env),
-        shell=serve.shell,
-        memory_mb=serve.memory_mb,
-        enter_network=private.enter if private else (),
-    )
     state = ServeState(
         base_url=serve.url,
         evidence_ids=[ctx.recorder.next_id()],
@@ -80,6 +73,7 @@ async def start_serve(ctx: GradeContext, stack: AsyncExitStack) -> ServeState:
     )
     log = _ServeLog(ctx, serve, state)
     stack.push_async_callback(log.record)  # runs after the process below is stopped
+    command = _command(ctx, serve, cwd, private)
     state.process = await stack.enter_async_context(ctx.background(command))
     ready = await wait_for_url(
         serve.url, serve.ready_timeout_s, state.process, private.connect if private else None
@@ -89,9 +83,20 @@ async def start_serve(ctx: GradeContext, stack: AsyncExitStack) -> ServeState:
         state.problem = f"the app never became ready at {serve.url}: {ready.reason}" + _said(
             state.process
         )
-        if state.process.killed is not None:
-            state.code = gone_code(state)
+        state.code = gone_code(state) if state.process.killed else ReasonCode.SERVE_FAILED
     return state
+
+
+def _command(ctx: GradeContext, serve: Serve, cwd: Path, network: Network | None) -> Command:
+    return ctx.command(
+        serve.argv,
+        cwd=cwd,
+        label="serve",
+        env=ctx.env_for(serve.env),
+        shell=serve.shell,
+        memory_mb=serve.memory_mb,
+        enter_network=network.enter if network else (),
+    )
 
 
 async def _network(ctx: GradeContext, stack: AsyncExitStack) -> Network | str:
