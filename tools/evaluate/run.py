@@ -28,6 +28,7 @@ from referee.tools.graders import (
     ServeState,
     StaticRun,
     lay_tests_over,
+    private_network,
     run_suite,
     start_serve,
     test_patch,
@@ -165,7 +166,8 @@ async def _context(plan: RunPlan, scratch: Path) -> AsyncIterator[GradeContext]:
         async def browser() -> BrowserPool:
             # The browser joins the served app's private network, when it has one; else the
             # server's shared Chromium serves (the host's network).
-            network = (await ctx.serve()).network if plan.contract.serve else None
+            made = await ctx.network() if plan.contract.serve else None
+            network = made if made is not None and not isinstance(made, str) else None
             if network is None and plan.browser_pool is not None:
                 return plan.browser_pool
             from referee.tools.browser.pool import BrowserPool  # Playwright only when needed
@@ -199,6 +201,7 @@ async def _context(plan: RunPlan, scratch: Path) -> AsyncIterator[GradeContext]:
             depth=plan.depth,
             scope=plan.scope,
             changed_lines=_Once(lambda: _changed_lines(ws, plan.scope)).get,
+            network=_Once(lambda: private_network(ctx, stack)).get,
         )
         try:
             yield ctx

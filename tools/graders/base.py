@@ -110,6 +110,10 @@ async def _no_lines() -> Mapping[str, set[int] | None]:
     return {}
 
 
+async def _host_network() -> Network | str:
+    return "no private network was asked for"
+
+
 @dataclass
 class GradeContext:
     """One evaluation's shared state, handed to every grader.
@@ -140,6 +144,8 @@ class GradeContext:
     scope: Scope = "task"
     changed_lines: Callable[[], Awaitable[Mapping[str, set[int] | None]]] = field(default=_no_lines)
     """Task scope: the changed lines of each changed file since base (None: a new file)."""
+    network: Callable[[], Awaitable[Network | str]] = field(default=_host_network)
+    """The served app's private network, made once (or why it shares the host's)."""
 
     def layers_for(self, criterion_id: str) -> tuple[Path, ...]:
         """The folders laid over the tree for one criterion's commands: its hold-out files."""

@@ -4,11 +4,15 @@ seen."""
 from __future__ import annotations
 
 import json
+from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import anyio
+
 from referee.tools.browser.outcome import at_or_above, lowest_impact
-from referee.tools.graders.base import GradeContext, GradeResult, unscored
+from referee.tools.errors import RefereeError
+from referee.tools.graders.base import GradeContext, GradeResult, ServeState, unscored
 from referee.tools.graders.serve import exit_problem, gone_code
 from referee.tools.models.browser import A11yExpect, BrowserCheck
 from referee.tools.models.common import ReasonCode
@@ -29,7 +33,7 @@ async def grade_browser(ctx: GradeContext, criterion: Criterion) -> GradeResult:
     # Playwright is imported on the first browser check, not when referee starts.
     from referee.tools.browser.check import run_browser_check
 
-    serve = await ctx.serve()
+    serve = await _serve_with_a_browser(ctx)
     if serve.problem:
         return unscored(serve.code, serve.problem, list(serve.evidence_ids))
     if gone := await exit_problem(serve):
@@ -67,6 +71,23 @@ async def grade_browser(ctx: GradeContext, criterion: Criterion) -> GradeResult:
         evidence_ids=ids,
         details=counts(outcome, check),
     )
+
+
+async def _serve_with_a_browser(ctx: GradeContext) -> ServeState:
+    """The served app, with the browser launched while it starts: in a private network the
+    browser is the evaluation's own, and its launch would otherwise follow the app's start."""
+
+    async def launch() -> None:
+        from playwright.async_api import Error as PlaywrightError
+
+        # A browser that cannot start is reported by the check itself, with its reason.
+        with suppress(RefereeError, PlaywrightError):
+            await (await ctx.browser_pool()).browser()
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(launch)
+        served = await ctx.serve()
+    return served
 
 
 def _code(outcome: BrowserOutcome) -> ReasonCode:

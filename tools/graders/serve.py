@@ -35,7 +35,7 @@ from referee.tools.process import (
     wait_for_url,
 )
 
-__all__ = ["ServeState", "exit_problem", "gone_code", "start_serve"]
+__all__ = ["ServeState", "exit_problem", "gone_code", "private_network", "start_serve"]
 
 _TAIL_LINES = 8
 _TAIL_CHARS = 800
@@ -59,7 +59,7 @@ async def start_serve(ctx: GradeContext, stack: AsyncExitStack) -> ServeState:
     cwd = working_dir(ctx, serve.cwd)
     if cwd is None:
         return ServeState(None, f"serve.cwd {serve.cwd!r} is outside the repository")
-    network = await _network(ctx, stack)
+    network = await ctx.network()
     private = network if not isinstance(network, str) else None
     # In a private network nothing else can hold the port; on the host's, another app might.
     if private is None and (busy := await anyio.to_thread.run_sync(port_in_use, serve.url)):
@@ -99,8 +99,8 @@ def _command(ctx: GradeContext, serve: Serve, cwd: Path, network: Network | None
     )
 
 
-async def _network(ctx: GradeContext, stack: AsyncExitStack) -> Network | str:
-    """The evaluation's private network (held until the evaluation ends), or why there is none."""
+async def private_network(ctx: GradeContext, stack: AsyncExitStack) -> Network | str:
+    """The evaluation's private network (held until `stack` closes), or why there is none."""
     if ctx.settings.allow_hosts:
         # A private network has loopback only: the hosts the server allows would be unreachable.
         hosts = ", ".join(ctx.settings.allow_hosts)
