@@ -1,9 +1,9 @@
 """A hostile served app and the host services it tries to reach, for the private-network tests.
 
 `HostServices` listens on this machine the way a developer's machine does (TCP and UDP on IPv4
-and IPv6 loopback, every address, a unix socket under /tmp, an abstract unix socket, an HTTP
-server) and records every connection; `hostile_site` is a repository whose `serve` tries each of
-them and whose pages compute the right answer only when they see automation.
+and IPv6 loopback, every address, unix sockets under /tmp and /run, an abstract unix socket, an
+HTTP server) and records every connection; `hostile_site` is a repository whose `serve` tries
+each of them and whose pages compute the right answer only when they see automation.
 """
 
 from __future__ import annotations
@@ -101,6 +101,10 @@ class HostServices:
         path = self._folder / "host.sock"
         self._stream(socket.AF_UNIX, str(path), "unix_path")
         self.channels["unix_path"] = str(path)
+        # Where the machine's services listen (Docker, databases, D-Bus); removed by stop().
+        self._run = Path("/run") / f"referee-test-{uuid.uuid4().hex}.sock"
+        self._stream(socket.AF_UNIX, str(self._run), "unix_run")
+        self.channels["unix_run"] = str(self._run)
         name = f"referee-host-{uuid.uuid4().hex}"
         self._stream(socket.AF_UNIX, "\0" + name, "unix_abstract")
         self.channels["unix_abstract"] = name
@@ -112,6 +116,7 @@ class HostServices:
             sock.close()
         for thread in self._threads:
             thread.join(timeout=5)
+        self._run.unlink(missing_ok=True)
 
     def _stream(self, family: int, address: Any, name: str) -> int:
         sock = socket.socket(family, socket.SOCK_STREAM)

@@ -277,6 +277,11 @@ class SandboxLauncher:
         for hidden in self.profile.hidden:
             if hidden.exists() and not _within(tree, hidden):
                 args += ["--tmpfs", str(hidden)]
+        # The one file a masked folder may hold that a command with network needs: the resolver
+        # configuration, which systemd-resolved keeps under /run.
+        resolver = _resolved(Path("/etc/resolv.conf"))
+        if any(h in resolver.parents for h in self.profile.hidden) and resolver.is_file():
+            args += ["--ro-bind", str(resolver), str(resolver)]
         args += ["--dir", str(SANDBOX_HOME), "--bind", str(meta), str(_META)]
         args += ["--clearenv", *_setenv({**self.profile.env, **command.env})]
         args += [
