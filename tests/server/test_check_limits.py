@@ -124,10 +124,22 @@ def outcomes(evaluation: dict[str, Any]) -> list[tuple[str, str | None]]:
     return [(c["status"], c["reason_code"]) for c in evaluation["criteria"]]
 
 
+# A fork bomb, bounded (2,048 processes at most) so that a failure here cannot hurt the machine.
+FORK_BOMB = "f() { if [ $1 -gt 0 ]; then f $(($1-1)) & f $(($1-1)) & fi; sleep 120; }; f 11"
+
+
 async def test_a_check_above_its_memory_limit_is_killed_and_says_so(agent: Client) -> None:
     hog = pytest_check("tests/test_hog.py", memory_mb=128, timeout_s=TIMEOUT_S)
-    ev = await evaluate(agent, [*memory_criteria(), criterion("a test hoards memory", hog)])
-    assert outcomes(ev) == [("unscored", "memory_limit")] * (len(MEMORY) + 1)
+    bomb = {"kind": "command", "argv": [FORK_BOMB], "shell": True, "memory_mb": 128}
+    ev = await evaluate(
+        agent,
+        [
+            *memory_criteria(),
+            criterion("a fork bomb", {**bomb, "timeout_s": TIMEOUT_S}),
+            criterion("a test hoards memory", hog),
+        ],
+    )
+    assert outcomes(ev) == [("unscored", "memory_limit")] * (len(MEMORY) + 2)
     for result in ev["criteria"]:
         assert result["reason"].startswith("killed after "), result["reason"]
         assert "MiB of memory" in result["reason"]
