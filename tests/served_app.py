@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import http.server
 import json
+import os
 import socket
 import threading
 import uuid
@@ -103,8 +104,9 @@ class HostServices:
         self.channels["unix_path"] = str(path)
         # Where the machine's services listen (Docker, databases, D-Bus); removed by stop().
         self._run = Path("/run") / f"referee-test-{uuid.uuid4().hex}.sock"
-        self._stream(socket.AF_UNIX, str(self._run), "unix_run")
-        self.channels["unix_run"] = str(self._run)
+        if os.access("/run", os.W_OK):  # root here and in CI
+            self._stream(socket.AF_UNIX, str(self._run), "unix_run")
+            self.channels["unix_run"] = str(self._run)
         name = f"referee-host-{uuid.uuid4().hex}"
         self._stream(socket.AF_UNIX, "\0" + name, "unix_abstract")
         self.channels["unix_abstract"] = name

@@ -116,8 +116,8 @@ async def test_the_served_app_and_its_page_reach_nothing_of_this_machine(
     assert served["details"]["network"] == "private"
     # Seen from this machine: no connection and no datagram from the app or its page arrived.
     assert services.reached == []
-    wanted = {"tcp4", "tcp6", "tcp_localhost", "udp4", "udp6", "unix_path", "unix_run"}
-    assert wanted | {"unix_abstract"} <= set(names)
+    wanted = {"tcp4", "tcp6", "tcp_localhost", "udp4", "udp6", "unix_path", "unix_abstract"}
+    assert wanted | ({"unix_run"} if os.access("/run", os.W_OK) else set()) <= set(names)
 
 
 async def test_a_page_right_only_for_an_automaton_is_wrong_for_referee(site: Path) -> None:
