@@ -59,6 +59,10 @@ MARKERS = {
         " /playwright|__pw|cdc_|selenium|puppeteer|webdriver/i.test(k))"
     ),
     "request_headers": "return (await (await fetch('/api/answer')).json()).answer === 5",
+    "no_scrollbars": (
+        "document.body.style.height = '3000px';"
+        " return window.innerWidth - document.documentElement.clientWidth === 0"
+    ),
 }
 _PAGE = """<!doctype html><html lang="en"><head><title>{name}</title></head><body><main>
 <p id="answer">computing</p></main><script type="module">

@@ -11,8 +11,9 @@ executable) and closed with the evaluation, while Playwright's driver stays shar
 
 The page sees a user's browser, not an automaton: a served app could otherwise behave correctly
 only when it is being checked. Chromium is launched without the `AutomationControlled` Blink
-feature (``navigator.webdriver`` is false, as in a user's Chromium) and every context gets the
-browser's own user agent without "HeadlessChrome" (in scripts, workers and request headers).
+feature (``navigator.webdriver`` is false, as in a user's Chromium), with scrollbars, and every
+context gets the browser's own user agent without "HeadlessChrome" (in scripts, workers and
+request headers).
 """
 
 from __future__ import annotations
@@ -40,6 +41,9 @@ from referee.tools.process import Network
 
 NO_DNS = "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1"
 NOT_AUTOMATED = "--disable-blink-features=AutomationControlled"
+# Playwright hides scrollbars in headless mode; a desktop Chromium on Linux shows 15 px ones, and
+# a page could tell the two apart by `innerWidth - clientWidth`.
+SCROLLBARS_HIDDEN = "--hide-scrollbars"
 DEFAULT_MAX_PAGES = 2
 _COOKIE = "REFEREE_BROWSER_ID"
 _CLOSE_TIMEOUT_S = 10.0
@@ -280,6 +284,7 @@ class BrowserPool:
             browser = await self._playwright.chromium.launch(
                 executable_path=self._executable(info),
                 args=[resolver_rules(self._allow_hosts), NOT_AUTOMATED],
+                ignore_default_args=[SCROLLBARS_HIDDEN],
                 env={**self._env, _COOKIE: self._id},
             )
         except PlaywrightError as exc:
