@@ -15,6 +15,7 @@ from .common import (
     EXIT_OK,
     EXIT_USAGE,
     add_json,
+    add_memory_limit,
     more,
     open_store,
     report_error,
@@ -58,6 +59,7 @@ def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type
     parser.add_argument(
         "--allow-host", action="append", default=[], help="let browser checks reach HOST"
     )
+    add_memory_limit(parser)
     parser.add_argument(
         "--draft",
         type=Path,

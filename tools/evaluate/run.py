@@ -32,6 +32,7 @@ from referee.tools.graders import (
     GradeResult,
     ServeState,
     StaticRun,
+    private_network,
     run_suite,
     start_serve,
 )
@@ -169,11 +170,20 @@ async def _context(plan: RunPlan, scratch: Path) -> AsyncIterator[GradeContext]:
             return await anyio.to_thread.run_sync(base_harness, ws, scratch / "base-harness")
 
         async def browser() -> BrowserPool:
-            if plan.browser_pool is not None:  # the server's shared Chromium
+            # The browser joins the served app's private network, when it has one; else the
+            # server's shared Chromium serves (the host's network).
+            made = await ctx.network() if plan.contract.serve else None
+            network = made if made is not None and not isinstance(made, str) else None
+            if network is None and plan.browser_pool is not None:
                 return plan.browser_pool
             from referee.tools.browser.pool import BrowserPool  # Playwright only when needed
 
-            pool = BrowserPool(env=plan.settings.env, allow_hosts=plan.settings.allow_hosts)
+            if network is not None and plan.browser_pool is not None:
+                pool = plan.browser_pool.joined(network)
+            else:
+                pool = BrowserPool(
+                    env=plan.settings.env, allow_hosts=plan.settings.allow_hosts, network=network
+                )
             return await stack.enter_async_context(pool)
 
         ctx = GradeContext(
@@ -202,6 +212,7 @@ async def _context(plan: RunPlan, scratch: Path) -> AsyncIterator[GradeContext]:
             view=await anyio.to_thread.run_sync(
                 evaluated_view, ws, run_root, scratch / "views" / "evaluated"
             ),
+            network=_Once(lambda: private_network(ctx, stack)).get,
         )
         yield ctx
 

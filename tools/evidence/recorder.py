@@ -463,6 +463,8 @@ def _process_facts(result: ProcessResult) -> dict[str, Any]:
         facts["error"] = result.error
     if result.stray_processes:
         facts["stray_processes"] = result.stray_processes
+    if result.killed is not None:
+        facts["killed"] = {"code": result.killed.code, "message": result.killed.message}
     return facts
 
 

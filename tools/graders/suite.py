@@ -13,7 +13,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from referee.tools.adequacy import Instrumented, instrument
-from referee.tools.graders.base import BaseHarness, GradeContext, GradeResult, unscored, working_dir
+from referee.tools.graders.base import (
+    BaseHarness,
+    GradeContext,
+    GradeResult,
+    killed_verdict,
+    unscored,
+    working_dir,
+)
 from referee.tools.models.checks import TestsCheck
 from referee.tools.models.common import ReasonCode
 from referee.tools.models.evaluation import TestCounts
@@ -115,6 +122,7 @@ async def launch_suite(ctx: GradeContext, call: SuiteCall) -> Launch | GradeResu
             shell=check.shell if plan is None or plan.shell is None else plan.shell,
             writable=(reports,),
             network=check.network,
+            memory_mb=check.memory_mb,
             export=exported.paths,
             export_to=exported.to,
             layers=(
@@ -231,6 +239,8 @@ def suite_verdict(
         return unscored(
             ReasonCode.COULD_NOT_START, f"the test runner could not start: {result.error}"
         )
+    if stopped := killed_verdict(result):
+        return stopped
     if result.timed_out:
         return unscored(
             ReasonCode.TIMED_OUT,
