@@ -259,7 +259,12 @@ def dropped_antipatterns(card: Card, run: StoredRun) -> list[Problem]:
     ]
 
 
-_HARNESS_DOUBTS = {ReasonCode.HARNESS_FLIP, ReasonCode.HARNESS_UNVERIFIED}
+# A run the guard saw bypass pytest cleared nothing either.
+_HARNESS_DOUBTS = {
+    ReasonCode.HARNESS_FLIP,
+    ReasonCode.HARNESS_UNVERIFIED,
+    ReasonCode.RUNNER_BYPASSED,
+}
 # Read from the code or the environment, not proven by a run: the judge weighs them.
 _SUSPICIONS = frozenset({CODE_UNDER_TEST_PATCHED, TEST_INSPECTS_ENVIRONMENT, ENVIRONMENT_MODIFIED})
 
