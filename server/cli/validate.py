@@ -26,8 +26,7 @@ from .common import (
 
 if TYPE_CHECKING:
     from referee.tools.errors import Problem
-    from referee.tools.models import Contract, ValidationResult
-    from referee.tools.models.contract import ContractConfig
+    from referee.tools.models import Contract, ContractConfig, ValidationResult
     from referee.tools.rubrics import RubricSet
     from referee.tools.settings import Settings
     from referee.tools.store import Store

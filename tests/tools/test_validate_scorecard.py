@@ -191,6 +191,7 @@ def test_referee_antipatterns_are_exported_for_other_tools() -> None:
         "harness_modified",
         "code_under_test_patched",
         "test_inspects_environment",
+        "environment_modified",
     } == REFEREE_ANTIPATTERNS
 
 

@@ -263,7 +263,9 @@ async def _tamper_task(
     ws = plan.workspace
     if plan.scope == "task" and ws.base:
         found, ids = await run_tampering(ws.repo, ws.workdir, ws.base, ws.changed, plan.recorder)
-        suspicions, more = await run_claims(ws.repo, ws.workdir, ws.base, ws.changed, plan.recorder)
+        suspicions, more = await run_claims(
+            ws.repo, ws.workdir, ws.base, ws.target.tree, ws.changed, plan.recorder
+        )
         found, ids = [*found, *suspicions], [*ids, *more]
         harness = [h.finding for h in (await ctx.harness()).files]
         if harness:
