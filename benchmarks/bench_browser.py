@@ -5,7 +5,9 @@
 (a) one check on a warm browser vs the same steps in a bare Playwright script on the same browser
     (target: ratio <= 1.10); (b) 4 checks at once vs 4 in sequence (target: ratio <= 1.0);
 (c) cold start: pool creation + first check; (d) PSS of the browser's processes, idle and while
-4 checks run.
+4 checks run; (e) what a served app's private network adds to an evaluation: making the network,
+and a browser launched in it (the driver shared) for its first check, against a check on the
+shared warm browser.
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ from playwright.async_api import Browser, expect
 from referee.tools.browser.check import run_browser_check
 from referee.tools.browser.pool import BrowserPool
 from referee.tools.models.checks import BrowserCheck
+from referee.tools.process import wait_for_url
+from referee.tools.sandbox.network import private_network
 
 FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "browser"
 CHECK = {
@@ -177,6 +181,33 @@ async def cold_start(base: str, out: Path, runs: int) -> dict[str, float]:
     return {"cold_first_check_s": statistics.median(samples)}
 
 
+async def private_start(shared: BrowserPool, out: Path, runs: int) -> dict[str, float]:
+    """(e): the network, then a joined pool's launch and first check; the app's own start is
+    left out (an evaluation pays it on either network)."""
+    made, first = [], []
+    port = "8931"
+    app = [sys.executable, "-m", "http.server", port, "--bind", "127.0.0.1", "-d", str(FIXTURES)]
+    for _ in range(max(3, runs // 3)):
+        started = time.perf_counter()
+        async with private_network("unshare", "nsenter") as network:
+            made.append(time.perf_counter() - started)
+            server = await anyio.open_process([*network.enter, *app])
+            base = f"http://127.0.0.1:{port}/"
+            ready = await wait_for_url(base, 20, connect=network.connect)
+            assert ready.ready, ready.reason
+            started = time.perf_counter()
+            async with shared.joined(network) as pool:
+                await referee_check(pool, base, out)
+                first.append(time.perf_counter() - started)
+            server.kill()
+            await server.wait()
+            await server.aclose()
+    return {
+        "network_s": statistics.median(made),
+        "joined_first_check_s": statistics.median(first),
+    }
+
+
 def pss_kib(pids: list[int]) -> int:
     """Sum of Pss over ``pids`` from /proc/<pid>/smaps_rollup (shared pages counted once)."""
     total = 0
@@ -235,6 +266,7 @@ async def main(runs: int) -> dict[str, Any]:
             warm = await warm_ratio(pool, base, out, runs)
             conc = await concurrency_ratio(pool, base, out, runs)
             mem = await memory(pool, base, out)
+            private = await private_start(pool, out, runs)
     return {
         "runs": runs,
         "cpus": os.cpu_count(),
@@ -242,16 +274,19 @@ async def main(runs: int) -> dict[str, Any]:
         "concurrency": conc,
         "cold": cold,
         "memory": mem,
+        "private": private,
     }
 
 
 def table(results: dict[str, Any]) -> str:
-    warm, conc, cold, mem = (
+    warm, conc, cold, mem, private = (
         results["warm"],
         results["concurrency"],
         results["cold"],
         results["memory"],
+        results["private"],
     )
+    added = private["network_s"] + private["joined_first_check_s"] - warm["check_s"]
     rows = [
         ("(a) check on a warm browser", f"{warm['check_s']:.3f} s", ""),
         ("    bare script, same steps", f"{warm['bare_s']:.3f} s", ""),
@@ -270,6 +305,9 @@ def table(results: dict[str, Any]) -> str:
         ("    browser PSS peak, 4 checks", f"{mem['browser_pss_peak_4_checks_mib']:.0f} MiB", ""),
         ("    Node driver PSS", f"{mem['driver_pss_mib']:.0f} MiB", ""),
         ("    Python PSS", f"{mem['python_pss_mib']:.0f} MiB", ""),
+        ("(e) private network: make it", f"{private['network_s']:.3f} s", ""),
+        ("    joined browser + first check", f"{private['joined_first_check_s']:.3f} s", ""),
+        ("    added per evaluation", f"{added:.3f} s", "vs a warm shared check"),
     ]
     return "\n".join(f"{a:<36} {b:>10}  {c}" for a, b, c in rows)
 

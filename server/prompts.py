@@ -7,7 +7,7 @@ from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
 
-from referee.tools.aggregate import latest_brief
+from referee.tools.aggregate import hidden_checks_text, latest_brief
 from referee.tools.create_contract import generator_view
 from referee.tools.prompts import EVALUATOR_PROMPT, GENERATOR_BRIEF_PROMPT, evaluator_prompt_version
 from referee.tools.store import load_contract
@@ -44,6 +44,9 @@ def generator_text(state: State, contract_id: str, brief: dict[str, Any] | None 
             "\n## Revision"
             f" brief\n```json\n{json.dumps(brief, indent=2, ensure_ascii=False)}\n```\n"
         )
+        hidden = brief.get("hidden_checks_failed")
+        if isinstance(hidden, int) and hidden > 0:
+            parts.append(f"\n{hidden_checks_text(hidden)}.\n")
     return "".join(parts)
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from referee.tools.create_contract import contract_rubrics
-from referee.tools.models.contract import Contract
+from referee.tools.models import Contract
 from referee.tools.rubrics import RubricSet, load_rubrics
 from referee.tools.settings import Settings
 from referee.tools.store import Store

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from referee.tools.aggregate import hidden_checks_text
 from referee.tools.calibration import Agreement, CalibrationRecord, CalibrationReport
 from referee.tools.errors import Problem
 from referee.tools.models import (
@@ -261,6 +262,8 @@ def aggregate(result: AggregateResult) -> str:
         lines += listed([i.text for i in brief.issues_to_address], 4)
         if brief.failed_criteria:
             lines.append(f"  failed criteria: {joined(brief.failed_criteria)}")
+        if brief.hidden_checks_failed:
+            lines.append(f"  {hidden_checks_text(brief.hidden_checks_failed)}")
     if result.escalation is not None:
         lines.append("escalation:")
         lines += listed(result.escalation.reasons, 3)

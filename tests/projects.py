@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
@@ -39,6 +40,26 @@ def calc_repo(path: Path, extra: dict[str, str] | None = None) -> Path:
             **(extra or {}),
         },
     )
+
+
+def server_env(repo: Path, **secrets: str) -> dict[str, str]:
+    """What a real server's environment holds: a home, a PATH, referee's own variables, secrets."""
+    return {
+        "PATH": os.environ["PATH"],
+        "HOME": os.environ.get("HOME", "/root"),
+        "XDG_DATA_HOME": os.environ["XDG_DATA_HOME"],
+        "REFEREE_HOME": str(repo / ".referee"),
+        **secrets,
+    }
+
+
+def stored_text(home: Path) -> str:
+    """Every byte referee stored (database and artifacts), as text, for grepping."""
+    chunks = []
+    for path in home.rglob("*"):
+        if path.is_file():
+            chunks.append(path.read_bytes().decode("utf-8", "replace"))
+    return "\n".join(chunks)
 
 
 def pytest_check(*paths: str, **kw: Any) -> dict[str, Any]:

@@ -9,9 +9,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+from referee.tools.create_contract.files import load_contract_file
 from referee.tools.evidence.signing import sign
 from referee.tools.models import Contract, Evaluation, EvidenceItem
-from referee.tools.store import Store, runs_for, save_run
+from referee.tools.store import Store, replace_contract, runs_for, save_run
 
 CORPUS = Path(__file__).resolve().parent / "fixtures" / "scorecards"
 TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # git's empty tree: a tree id like any other
@@ -69,9 +70,18 @@ def bound(store: Store, contract: Contract, scorecard: dict[str, Any]) -> dict[s
     return {**scorecard, **record_run(store, contract, evaluator, scorecard["iteration"], tree)}
 
 
-def corpus_run(store: Store, tree: str) -> tuple[str, str]:
-    """Store the corpus run (run.json) as a signed evaluation of `tree`; (run_id, signature)."""
+def corpus_contract(store: Store, repo: Path) -> Contract:
+    """Store the corpus contract (contract.yaml) as the contract of `repo`."""
+    stored = load_contract_file(CORPUS / "contract.yaml").model_copy(update={"repo": str(repo)})
+    replace_contract(store, stored)
+    return stored
+
+
+def corpus_run(store: Store, tree: str, patch: dict[str, Any] | None = None) -> tuple[str, str]:
+    """Store the corpus run (run.json) as a signed evaluation of `tree`, its fields replaced by
+    `patch`; (run_id, signature)."""
     doc = json.loads((CORPUS / "run.json").read_text(encoding="utf-8"))
+    patch_evaluation(doc["evaluation"], patch or {})
     doc["evaluation"]["target"]["tree"] = tree
     evaluation = Evaluation.model_validate(doc["evaluation"])
     evidence = [EvidenceItem.model_validate(e) for e in doc["evidence"]]
@@ -80,6 +90,12 @@ def corpus_run(store: Store, tree: str) -> tuple[str, str]:
         evaluation.signature = signature
         save_run(store, evaluation, evidence, signature, "2026-03-25T12:05:00+00:00")
     return evaluation.run_id, sign(store.key, evaluation, evidence)
+
+
+def patch_evaluation(evaluation: dict[str, Any], patch: dict[str, Any]) -> None:
+    """Replace fields of a recorded evaluation; the draft scorecard's one by one."""
+    draft = {**evaluation["draft_scorecard"], **patch.get("draft_scorecard", {})}
+    evaluation.update(patch, draft_scorecard=draft)
 
 
 def corpus_accepted(store: Store, tree: str) -> dict[str, Any]:

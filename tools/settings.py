@@ -11,6 +11,10 @@ from referee.tools.repo.info import repository_root
 from referee.tools.store.keys import KeySource
 from referee.tools.store.location import holdout_base, store_home, vault_root
 
+DEFAULT_MEMORY_MB = 2048
+"""The memory a check's processes may hold together unless the check or the server says
+otherwise: room for a JVM or Node test run, not for a test that hoards the machine."""
+
 
 @dataclass(frozen=True)
 class Settings:
@@ -23,11 +27,16 @@ class Settings:
     result_budget: int = 16 * 1024
     report_limit: int = 64 * 1024 * 1024
     """Largest test report (bytes, all files of one run) referee reads; above it: unscored."""
+    memory_mb: int | None = DEFAULT_MEMORY_MB
+    """The memory limit (MiB) of a check that sets none (`memory_mb`); None: no limit."""
     env: Mapping[str, str] = field(default_factory=dict)
     key: KeySource | None = None
     holdout_dir: Path | None = None
     """A folder of hold-out files given by the caller (CI's `--holdout-dir`), used instead of
     the vault: its files, at their tree paths, serve every hold-out criterion."""
+    trusted_environment: bool = False
+    """The installed environments in the tree are the runner's own (CI installed them after the
+    checkout), so they are not compared with the contract's creation."""
 
     @property
     def holdout_base(self) -> Path:
@@ -62,6 +71,7 @@ class Settings:
         allow_hosts: Sequence[str] = (),
         env: Mapping[str, str] | None = None,
         cwd: Path | None = None,
+        memory_mb: int | None = DEFAULT_MEMORY_MB,
     ) -> Settings:
         """Settings from flags and an environment (REFEREE_HOME; the rest is passed on as `env`)."""
         env = dict(os.environ if env is None else env)
@@ -73,6 +83,7 @@ class Settings:
             roots=resolved,
             home=store_home(resolved[0], location),
             allow_hosts=tuple(allow_hosts),
+            memory_mb=memory_mb or None,
             max_concurrency=max(1, os.cpu_count() or 1),
             env=env,
             key=KeySource.from_env(env),

@@ -35,6 +35,7 @@ async def aggregate(
     repo = contract_repo(contract, None)
     cards = request.scorecards
     tree = current_tree(repo) if cards and _states_a_tree(cards) else None
+    hidden = holdout_source(state.settings, state.store.key)
     return core.aggregate(
         request.contract_id,
         store=state.store,
@@ -43,7 +44,8 @@ async def aggregate(
         scorecards=cards,
         now=state.now,
         tree=tree,
-        holdout_files=holdout_source(state.settings, state.store.key).names(contract.id),
+        holdout_files=hidden.names(contract.id),
+        holdout_texts=hidden.texts(contract.id),
     )
 
 

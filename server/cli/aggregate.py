@@ -8,7 +8,6 @@ unreadable or invalid --scorecards file). CI can gate a merge on exit code 0.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
@@ -124,6 +123,7 @@ def run_aggregate(args: argparse.Namespace) -> int:
         contract = load_contract(store, args.contract_id)
         repo = contract_repo(contract, None)
         tree = current_tree(repo) if cards else None
+        hidden = holdout_source(settings, store.key)
         result = aggregate(
             args.contract_id,
             store=store,
@@ -132,7 +132,8 @@ def run_aggregate(args: argparse.Namespace) -> int:
             scorecards=cards,
             now=lambda: datetime.now(UTC),
             tree=tree,
-            holdout_files=holdout_source(settings, store.key).names(args.contract_id),
+            holdout_files=hidden.names(args.contract_id),
+            holdout_texts=hidden.texts(args.contract_id),
         )
     except UsageError as exc:
         sys.stderr.write(f"error: {exc}\n")
@@ -165,12 +166,16 @@ def _contract_id(store: Store, given: str) -> str:
 
 
 def _read_scorecards(path: Path) -> list[Any]:
+    from referee.tools.errors import InvalidInput
+    from referee.tools.validate_scorecard import read_json
+
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        parsed = read_json(path)
     except OSError as exc:
         raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise UsageError(f"{path} is not JSON: {exc}") from exc
+    if parsed.problems:
+        raise InvalidInput(parsed.problems, summary=f"error: {path} is not strict JSON")
+    data = parsed.value
     if isinstance(data, dict) and isinstance(data.get("scorecards"), list):
         data = data["scorecards"]
     cards = data if isinstance(data, list) else [data]
@@ -235,11 +240,15 @@ def _print_scores(result: AggregateResult) -> None:
 
 
 def _print_brief(brief: RevisionBrief) -> None:
+    from referee.tools.aggregate import hidden_checks_text
+
     print(f"revision brief (iteration {brief.iteration_from} → {brief.iteration_to}):")
     for item in brief.issues_to_address:
         print(_issue_line(item))
     if brief.failed_criteria:
         print(f"  failed criteria: {', '.join(brief.failed_criteria)}")
+    if brief.hidden_checks_failed:
+        print(f"  {hidden_checks_text(brief.hidden_checks_failed)}")
     if brief.issues_deferred:
         print("  deferred (do not block):")
         for item in brief.issues_deferred:

@@ -21,10 +21,25 @@ EXIT_OK, EXIT_NEGATIVE, EXIT_USAGE = 0, 1, 2
 
 
 def settings_of(args: argparse.Namespace) -> Settings:
-    from referee.tools.settings import Settings
+    from referee.tools.settings import DEFAULT_MEMORY_MB, Settings
 
+    limit = getattr(args, "memory_mb", None)
     return Settings.build(
-        args.root, home=args.home, allow_hosts=getattr(args, "allow_host", None) or ()
+        args.root,
+        home=args.home,
+        allow_hosts=getattr(args, "allow_host", None) or (),
+        memory_mb=DEFAULT_MEMORY_MB if limit is None else limit,
+    )
+
+
+def add_memory_limit(parser: argparse.ArgumentParser) -> None:
+    """The --memory-mb flag of the commands that run checks."""
+    parser.add_argument(
+        "--memory-mb",
+        type=int,
+        default=None,
+        metavar="MIB",
+        help="memory limit of a check that sets none (default 2048; 0: no limit)",
     )
 
 

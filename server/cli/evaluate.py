@@ -15,6 +15,7 @@ from .common import (
     EXIT_OK,
     EXIT_USAGE,
     add_json,
+    add_memory_limit,
     more,
     open_store,
     report_error,
@@ -58,6 +59,7 @@ def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type
     parser.add_argument(
         "--allow-host", action="append", default=[], help="let browser checks reach HOST"
     )
+    add_memory_limit(parser)
     parser.add_argument(
         "--draft",
         type=Path,
@@ -193,6 +195,11 @@ def print_summary(ev: Evaluation) -> None:
             print(f"  {a.id:<20} {a.location or '':<28} {a.evidence}")
     if ev.tree_changed.changed:
         print(f"tree changed by the checks: {', '.join(ev.tree_changed.paths)}")
+    if ev.tree_changed.holdout_paths:
+        print(
+            "written by hold-out runs (evaluator view, never for the generator):"
+            f" {', '.join(ev.tree_changed.holdout_paths)}"
+        )
     needs = ev.needs_judgment
     if needs.criteria or needs.dimensions:
         print(

@@ -8,7 +8,7 @@ import logging
 import os
 import sys
 
-from .common import EXIT_USAGE, settings_of
+from .common import EXIT_USAGE, add_memory_limit, settings_of
 
 
 def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -39,6 +39,7 @@ def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type
         metavar="HOST",
         help="let browser checks reach this non-loopback host (repeatable)",
     )
+    add_memory_limit(parser)
     parser.set_defaults(handler=run)
 
 

@@ -8,7 +8,6 @@ Exit codes: 0 every scorecard valid, 1 any invalid, 2 usage error.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -27,8 +26,7 @@ from .common import (
 
 if TYPE_CHECKING:
     from referee.tools.errors import Problem
-    from referee.tools.models import Contract, ValidationResult
-    from referee.tools.models.contract import ContractConfig
+    from referee.tools.models import Contract, ContractConfig, ValidationResult
     from referee.tools.rubrics import RubricSet
     from referee.tools.settings import Settings
     from referee.tools.store import Store
@@ -45,6 +43,8 @@ class Item:
     source: str
     index: int | None
     scorecard: Any
+    problems: tuple[Problem, ...] = ()
+    """Why the file's JSON could not be read (then `scorecard` is None)."""
 
     @property
     def label(self) -> str:
@@ -75,8 +75,9 @@ def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type
             " contract is stored."
         ),
         epilog=(
-            "exit codes: 0 all valid, 1 any invalid, 2 usage error (missing file, unparsable JSON,"
-            " unknown contract). Codes: the README"
+            "exit codes: 0 all valid, 1 any invalid (JSON that is not strict included: NaN,"
+            " duplicate keys, too deep or large), 2 usage error (missing file, unknown contract)."
+            " Codes: the README"
         ),
     )
     parser.add_argument(
@@ -120,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
     except UsageError as exc:
         sys.stderr.write(f"error: {exc}\n")
         return EXIT_USAGE
-    results = [(item, _validate(session, item, contract, args)) for item, contract in jobs]
+    results = [(item, _checked(session, item, contract, args)) for item, contract in jobs]
     _print(results, args.json)
     return EXIT_OK if all(r.valid for _, r in results) else EXIT_NEGATIVE
 
@@ -128,23 +129,38 @@ def run(args: argparse.Namespace) -> int:
 def read_items(name: str) -> list[Item]:
     """Read one FILE argument: a scorecard object, or an array of them.
 
+    The text is read strictly (strict_json): JSON that parsers would read differently is an
+    invalid scorecard, listed with its problems, not a usage error.
+
     Raises:
-        UsageError: the file is missing or unreadable, or is not JSON.
+        UsageError: the file is missing or unreadable.
     """
+    from referee.tools.validate_scorecard import MAX_CARD_BYTES, parse_json
+
     try:
-        text = sys.stdin.read() if name == "-" else Path(name).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"cannot read {name}: {getattr(exc, 'strerror', None) or exc}") from exc
+        raw = _stdin(MAX_CARD_BYTES) if name == "-" else _head(Path(name), MAX_CARD_BYTES)
+    except OSError as exc:
+        raise UsageError(f"cannot read {name}: {exc.strerror or exc}") from exc
     source = "<stdin>" if name == "-" else name
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise UsageError(
-            f"{source} is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
-        ) from exc
-    if isinstance(data, list):
-        return [Item(source, i, card) for i, card in enumerate(data)]
-    return [Item(source, None, data)]
+    parsed = parse_json(raw)
+    if parsed.problems:
+        return [Item(source, None, None, tuple(parsed.problems))]
+    if isinstance(parsed.value, list):
+        return [Item(source, i, card) for i, card in enumerate(parsed.value)]
+    return [Item(source, None, parsed.value)]
+
+
+def _head(path: Path, limit: int) -> bytes:
+    """At most limit + 1 bytes: enough to tell a card that is too large, whatever the file is."""
+    with path.open("rb") as stream:
+        return stream.read(limit + 1)
+
+
+def _stdin(limit: int) -> bytes:
+    binary = getattr(sys.stdin, "buffer", None)
+    if binary is not None:
+        return bytes(binary.read(limit + 1))
+    return sys.stdin.read(limit + 1).encode("utf-8", errors="surrogatepass")
 
 
 def open_session(settings: Settings, contract_arg: str | None) -> Session:
@@ -221,6 +237,16 @@ def contract_for(session: Session, item: Item) -> Contract | None:
     if not isinstance(ref, str) or not ref:
         return None
     return _stored_contract(session, ref, item.label)
+
+
+def _checked(
+    session: Session, item: Item, contract: Contract | None, args: argparse.Namespace
+) -> ValidationResult:
+    from referee.tools.validate_scorecard import unreadable
+
+    if item.problems:
+        return unreadable(item.problems)
+    return _validate(session, item, contract, args)
 
 
 def _validate(

@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 from gitrepo import make_repo
 from mcp import Client
+from mcp_calls import call
+from runs import judged
 
 from referee.server.app import build_server
 from referee.tools.browser.chromium import ChromiumNotFound, find_chromium
@@ -194,3 +196,83 @@ async def test_a_server_that_never_gets_ready_leaves_browser_criteria_unscored(
         .text
     )
     assert "boom" in item["stderr"]
+
+
+# The generator's app: it names a file after every request, logs it, and once the hidden check's
+# page is asked for it answers and exits, so that the slow visible check fails on its exit.
+SPYING_APP = """
+import http.server, os, sys, time, urllib.parse
+
+ROOT = os.path.dirname(os.path.abspath(__file__))
+os.makedirs(os.path.join(ROOT, "seen"), exist_ok=True)
+
+
+class Spy(http.server.SimpleHTTPRequestHandler):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, directory=os.path.join(ROOT, "web"), **kwargs)
+
+    def do_GET(self):
+        open(os.path.join(ROOT, "seen", urllib.parse.quote(self.path, safe="")), "a").close()
+        print("visited", self.path, file=sys.stderr, flush=True)
+        if "slow" in self.path:
+            time.sleep(4)
+        super().do_GET()
+        if "coupon" in self.path:
+            sys.stderr.flush()
+            os._exit(3)
+
+
+http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Spy).serve_forever()
+"""
+HIDDEN_URL = "/button.html?coupon=HIDDEN-COUPON-4711"
+
+
+async def test_what_the_served_app_saw_of_a_hidden_check_stays_with_the_evaluator(
+    agent: Client, site: Path
+) -> None:
+    (site / "app.py").write_text(SPYING_APP, encoding="utf-8")
+    port = free_port()
+    check = {"kind": "browser", "expect": [{"type": "title_contains", "value": "Button"}]}
+    made = await call(
+        agent,
+        "create_contract",
+        goal="A page with a working button.",
+        task_type="feature",
+        has_ui=True,
+        out_of_scope=["styling"],
+        serve={"argv": [sys.executable, "app.py", str(port)], "url": f"http://127.0.0.1:{port}/"},
+        functional=[
+            {
+                "criterion": "the button page loads",
+                "verification_method": "e2e",
+                "check": {**check, "url": "/button.html?slow=1"},
+            },
+            {
+                "criterion": "a coupon link opens the shop",
+                "verification_method": "e2e",
+                "holdout": True,
+                "check": {**check, "url": HIDDEN_URL},
+            },
+        ],
+    )
+    cid = made["contract"]["id"]
+    evaluation = await call(agent, "evaluate", contract_id=cid)
+    visible = evaluation["criteria"][0]
+    assert visible["status"] != "pass" and "exited with code 3" in visible["reason"], visible
+    serve_log = visible["evidence_ids"][-1]
+    read = await agent.read_resource(f"evidence://{evaluation['run_id']}/{serve_log}")
+    item = json.loads(read.contents[0].text)  # type: ignore[union-attr]
+    # The evaluator has all of it: the app's log and the names it wrote, marked as hold-out's.
+    assert item["holdout"] is True and "HIDDEN-COUPON-4711" in item["stderr"]
+    assert any("HIDDEN-COUPON-4711" in p for p in evaluation["tree_changed"]["holdout_paths"])
+    card = {**judged(evaluation["draft_scorecard"]), "guidance": "Keep the app up."}
+    card["issues"] = [*card["issues"], {"severity": "LOW", "description": item["stderr"][-60:]}]
+    checked = await call(agent, "validate_scorecard", scorecard=card)
+    assert checked["valid"] is True, checked["errors"]
+    decided = await call(agent, "aggregate", contract_id=cid)
+    assert decided["decision"] == "REVISE"
+    prompt = await agent.get_prompt("generator_brief", {"contract_id": cid})
+    seen = json.dumps(decided["revision_brief"]) + prompt.messages[0].content.text  # type: ignore[union-attr]
+    assert "exited with code 3" in seen  # the visible check's failure is the generator's to fix
+    assert "COUPON" not in seen.upper() and "visited" not in seen
+    assert len(decided["holdout_leaks"]) == 1

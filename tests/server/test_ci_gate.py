@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 import yaml
 from gitrepo import git
+from holdout_attacks import NAME_CHANNELS, completed, leaky_calc, written_by
 from projects import calc_repo, commit_all, pytest_check
 from runs import judged
 
@@ -80,6 +81,17 @@ class Author:
         assert self.cli("contract", "export", cid, "-o", str(target)) == 0
         commit_all(self.repo, "contract for subtraction")
         return cid
+
+    def holdout_bundle(self, tmp: Path, capsys: pytest.CaptureFixture[str]) -> tuple[str, Path]:
+        """The contract on main with its hold-out, exported as CI gets it (outside the repo)."""
+        cid = self.contract_on_main(tmp, capsys, holdout=True)
+        secret = tmp / "secret" / "test_sub_negative.py"
+        secret.parent.mkdir()
+        secret.write_text(HOLDOUT_TEST, encoding="utf-8")
+        assert self.cli("holdout", "add", cid, str(secret), "--to", "tests") == 0
+        bundle = tmp / "bundle"
+        assert self.cli("holdout", "export", cid, str(bundle)) == 0
+        return cid, bundle
 
     def change(self, body: str = SUB, test: str = SUB_TEST) -> None:
         git(self.repo, "checkout", "-q", "-b", "feature")
@@ -239,13 +251,7 @@ def test_a_dropped_antipattern_is_refused(
 def test_holdouts_reach_ci_from_a_bundle_outside_the_repository_and_stay_unnamed(
     author: Author, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    cid = author.contract_on_main(tmp_path, capsys, holdout=True)
-    secret = tmp_path / "secret" / "test_sub_negative.py"
-    secret.parent.mkdir()
-    secret.write_text(HOLDOUT_TEST, encoding="utf-8")
-    assert author.cli("holdout", "add", cid, str(secret), "--to", "tests") == 0
-    bundle = tmp_path / "bundle"
-    assert author.cli("holdout", "export", cid, str(bundle)) == 0
+    cid, bundle = author.holdout_bundle(tmp_path, capsys)
     committed = (author.repo / CONTRACT_PATH).read_text(encoding="utf-8")
     assert "negative operands" not in committed  # the repository holds the generator view
     # A change that passes the visible test and fails the hold-out: sub(-1, -1) gives 2.
@@ -306,3 +312,99 @@ def test_the_cards_of_a_later_iteration_are_judged_on_the_head(
     assert code == 1 and result["outcome"] == "INVALID", result
     problems = [c["problem"] for c in result["scorecards"] if c["problem"]]
     assert problems and "past the contract's max_iterations" in problems[0]
+
+
+@pytest.mark.parametrize("channel", ["root", "test names", "its file name"])
+def test_what_a_holdout_run_writes_in_ci_never_reaches_the_pull_request(
+    author: Author, tmp_path: Path, capsys: pytest.CaptureFixture[str], channel: str
+) -> None:
+    cid, bundle = author.holdout_bundle(tmp_path, capsys)
+    # The change reads the hold-out while CI lays it over the tree and spells it in file names;
+    # sub is wrong for negative operands.
+    leaky = leaky_calc(NAME_CHANNELS[channel], visible=("test_calc.py", "test_sub.py"))
+    author.change(body=leaky + "\ndef sub(a, b):\n    return a - b if a >= 0 else 2\n")
+    card = completed(author.draft(capsys, cid))
+    written = written_by(channel, HOLDOUT_TEST, "tests/test_sub_negative.py")
+    # The author's card repeats a name as well: it comes from a run of their own.
+    card["issues"] = [*card["issues"], {"severity": "LOW", "description": f"saw {written[0]}"}]
+    author.commit_cards(card)
+    code, result, summary = gate(author.repo, tmp_path, capsys, "--holdout-dir", str(bundle))
+    assert code == 1 and result["outcome"] == "REVISE", result
+    assert "1 hold-out check(s) failed" in summary
+    assert result["aggregate"]["revision_brief"]["hidden_checks_failed"] == 1
+    public = summary + json.dumps(result) + (tmp_path / "gate.sarif").read_text(encoding="utf-8")
+    for path in written:
+        for part in (path, *(p for p in path.split("/") if len(p) > 8)):
+            assert part not in public, part
+    assert "test_sub_negative" not in public and "negative operands" not in public
+
+
+# An AWS key pair written into the change (split, so that no scanner flags this test file).
+AWS_KEYS = (
+    '\nAWS_ACCESS_KEY_ID = "AKIA' + 'Z7XQ3MPLR4KWNB2T"\n'
+    'AWS_SECRET_ACCESS_KEY = "q8Zt3Lw0Vb7Nc2Xr5Ym9' + 'Kd1Hf4Gj6Sa0Pe3Ru8Io"\n'
+)
+
+
+def test_a_card_lifting_security_over_a_hardcoded_key_pair_is_refused(
+    author: Author, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cid = author.contract_on_main(tmp_path, capsys)
+    author.change(body=SUB + AWS_KEYS)
+    card = judged(author.draft(capsys, cid))
+    assert card["dimensions"]["security"]["score"] == 0, card["dimensions"]["security"]
+    card["dimensions"]["security"]["score"] = 3
+    author.commit_cards(card)
+    code, result, summary = gate(author.repo, tmp_path, capsys)
+    assert code == 1 and result["outcome"] == "INVALID", result
+    (refused,) = result["scorecards"]
+    lifted = [e for e in refused["errors"] if e["path"] == "/dimensions/security/score"]
+    assert [e["code"] for e in lifted] == ["contradicts_evidence"], refused["errors"]
+    assert "security is 3, but referee derived 0" in summary
+
+
+def _committed(author: Author, name: str, data: bytes) -> None:
+    folder = author.repo / ".referee" / "scorecards"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / name).write_bytes(data)
+
+
+def test_card_json_that_is_not_strict_is_refused_and_overrides_are_listed(
+    author: Author, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cid = author.contract_on_main(tmp_path, capsys)
+    author.change()
+    card = judged(author.draft(capsys, cid))
+    assert card["dimensions"]["correctness"]["score"] == 3
+    card["dimensions"]["correctness"]["score"] = 2  # lowered: allowed, and listed
+    text = json.dumps(card)
+    broken = {
+        "nan.json": text.replace('"score": 2', '"score": NaN', 1),
+        "infinity.json": text.replace('"score": 2', '"score": 1e999', 1),
+        "duplicate.json": text.replace('"dimensions": {', '"dimensions": {"correctness": 3, ', 1),
+        "deep.json": "[" * 10_000 + "]" * 10_000,
+        "number.json": "5",
+    }
+    for name, data in broken.items():
+        _committed(author, name, data.encode("utf-8"))
+    _committed(author, "latin1.json", text.replace("judge", "jüdge").encode("latin-1"))
+    author.commit_cards(card)
+    code, result, summary = gate(author.repo, tmp_path, capsys)
+    assert code == 1 and result["outcome"] == "INVALID", result
+    by_file = {c["source"].rpartition("/")[2]: c for c in result["scorecards"]}
+    expected = {
+        "nan.json": "non_finite_number",
+        "infinity.json": "non_finite_number",
+        "duplicate.json": "duplicate_key",
+        "deep.json": "too_deep",
+        "latin1.json": "json_invalid",
+    }
+    for name, code_of in expected.items():
+        assert [e["code"] for e in by_file[name]["errors"]] == [code_of], by_file[name]
+        assert f"`{code_of}`" in summary
+    assert by_file["number.json"]["problem"] == "no evaluator of the contract is named"
+    (counted,) = [c for c in result["scorecards"] if c["counted"]]
+    assert counted["valid"] is True
+    assert [o["path"] for o in counted["overrides"]] == ["/dimensions/correctness/score"]
+    assert "### Where the scorecards override referee's evidence" in summary
+    assert "correctness is 2, lowered from what referee derived 3" in summary

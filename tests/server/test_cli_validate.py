@@ -111,20 +111,16 @@ def test_require_evidence_without_a_database_makes_the_scorecard_invalid(
     assert "/ [evidence_unchecked]" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize(
-    "problem", ["missing file", "broken json", "unknown id", "broken contract"]
-)
+@pytest.mark.parametrize("problem", ["missing file", "unknown id", "broken contract"])
 def test_usage_errors_exit_2_before_anything_is_validated(
     problem: str, repo: Path, tmp_path: Path, exported: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     good = write(tmp_path, "good.json", card("referee-valid-accept"))
-    (tmp_path / "broken.json").write_text("{not json", encoding="utf-8")
     (tmp_path / "broken.yaml").write_text(
         "id: SC-x-20260101\nacceptance_criteria: {}\nrubric_version: '1'\n", encoding="utf-8"
     )
     args = {
         "missing file": [str(tmp_path / "nope.json"), "--contract", exported],
-        "broken json": [good, str(tmp_path / "broken.json"), "--contract", exported],
         "unknown id": [good, "--contract", "SC-nope-20260101"],
         "broken contract": [good, "--contract", str(tmp_path / "broken.yaml")],
     }[problem]

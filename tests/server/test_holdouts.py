@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 import yaml
+from holdout_attacks import HOLDOUT_TEXT, holdout_contract
 from mcp import Client
 from mcp_calls import call
 from projects import calc_repo, commit_all, pytest_check
@@ -29,7 +30,6 @@ SECRET_TEST = (
     "from calc import add\n\n"
     "def test_adds_large_numbers_exactly():\n    assert add(10**20, 1) == 10**20 + 1\n"
 )
-HOLDOUT_TEXT = "Large integers are added exactly, without float rounding"
 # A visible test that hunts for the hold-out everywhere the code under test might look.
 SNOOP = """
 import glob, os
@@ -59,26 +59,6 @@ async def refused(agent: Client, tool: str, **arguments: Any) -> set[str]:
     assert result.is_error is True
     text = result.content[0].text  # type: ignore[union-attr]
     return {p["code"] for p in json.loads(text)["problems"]}
-
-
-def holdout_contract() -> dict[str, Any]:
-    return {
-        "goal": "Keep the calculator exact.",
-        "out_of_scope": ["ui"],
-        "functional": [
-            {
-                "criterion": "The visible tests pass",
-                "verification_method": "test",
-                "check": pytest_check("tests"),
-            },
-            {
-                "criterion": HOLDOUT_TEXT,
-                "verification_method": "test",
-                "holdout": True,
-                "check": pytest_check("tests/test_secret_exact.py"),
-            },
-        ],
-    }
 
 
 async def created(agent: Client) -> str:

@@ -4,7 +4,6 @@ the public interface (create_contract → evaluate → validate_scorecard → ag
 from __future__ import annotations
 
 import base64
-import os
 import sqlite3
 import subprocess
 import sys
@@ -17,7 +16,7 @@ import pytest
 from gitrepo import git
 from mcp import Client
 from mcp_calls import call
-from projects import calc_repo, command_check, pytest_check
+from projects import calc_repo, command_check, pytest_check, server_env, stored_text
 from runs import judged
 
 from referee.server.app import build_server
@@ -37,21 +36,11 @@ def project(tmp_path: Path) -> Path:
     return calc_repo(tmp_path / "calc")
 
 
-def server_env(tmp_path: Path) -> dict[str, str]:
-    """What a real server's environment holds: a home, a PATH, referee's own variables, secrets."""
-    return {
-        "PATH": os.environ["PATH"],
-        "HOME": os.environ.get("HOME", "/root"),
-        "XDG_DATA_HOME": os.environ["XDG_DATA_HOME"],
-        "REFEREE_HOME": str(tmp_path / "calc" / ".referee"),
-        "GITHUB_TOKEN": TOKEN,
-        "DB_PASSWORD": SECRET,
-    }
-
-
 @pytest.fixture
-def settings(project: Path, tmp_path: Path) -> Settings:
-    return Settings.build([project], env=server_env(tmp_path))
+def settings(project: Path) -> Settings:
+    return Settings.build(
+        [project], env=server_env(project, GITHUB_TOKEN=TOKEN, DB_PASSWORD=SECRET)
+    )
 
 
 @pytest.fixture
@@ -78,15 +67,6 @@ def suite_check() -> dict[str, Any]:
         "verification_method": "test",
         "check": pytest_check("tests"),
     }
-
-
-def stored_text(home: Path) -> str:
-    """Every byte referee stored (database and artifacts), as text, for grepping."""
-    chunks = []
-    for path in home.rglob("*"):
-        if path.is_file():
-            chunks.append(path.read_bytes().decode("utf-8", "replace"))
-    return "\n".join(chunks)
 
 
 async def test_a_conftest_cannot_read_the_key_or_rewrite_the_store(

@@ -10,14 +10,14 @@ from typing import Any
 
 import pytest
 from mcp import Client
-from runs import corpus_accepted
+from runs import corpus_accepted, corpus_contract
 
 from referee.tools.create_contract.files import load_contract_file
 from referee.tools.evidence.signing import sign
 from referee.tools.models import Contract, Evaluation, EvidenceItem
 from referee.tools.repo import working_tree_hash
 from referee.tools.settings import Settings
-from referee.tools.store import Store, replace_contract, save_run, scorecards_for
+from referee.tools.store import Store, save_run, scorecards_for
 
 pytestmark = pytest.mark.anyio
 
@@ -40,9 +40,7 @@ def store(settings: Settings) -> Store:
 
 @pytest.fixture
 def contract(store: Store, repo: Path) -> Contract:
-    stored = load_contract_file(CORPUS / "contract.yaml").model_copy(update={"repo": str(repo)})
-    replace_contract(store, stored)
-    return stored
+    return corpus_contract(store, repo)
 
 
 def record_run(store: Store, settings: Settings, tree: str) -> tuple[str, str]:

@@ -1,6 +1,6 @@
 """Browser checks on a real Vite dev server, over MCP and on the CLI, as a frontend developer uses
-them: six TodoMVC checks on the clean app and on a break, a busy port, a server that dies
-mid-run, a failing check's trace."""
+them: six TodoMVC checks on the clean app and on a break, a busy port (in the sandbox's private
+network and without it), a server that dies mid-run, a failing check's trace."""
 
 from __future__ import annotations
 
@@ -73,8 +73,8 @@ async def _contract(agent: Client, port: int, criteria: list[dict[str, Any]], **
     return str(created.structured_content["contract"]["id"])
 
 
-async def _evaluate(agent: Client, cid: str) -> dict[str, Any]:
-    result = await agent.call_tool("evaluate", {"contract_id": cid})
+async def _evaluate(agent: Client, cid: str, **more: Any) -> dict[str, Any]:
+    result = await agent.call_tool("evaluate", {"contract_id": cid, **more})
     assert result.is_error is False, result.content
     return dict(result.structured_content)
 
@@ -167,11 +167,24 @@ def other_server(tmp_path: Path) -> Iterator[int]:
     thread.join(timeout=5)
 
 
-async def test_a_busy_port_leaves_the_browser_criteria_unscored(
+async def test_in_the_sandbox_the_app_gets_its_port_in_a_network_of_its_own(
+    agent: Client, other_server: int
+) -> None:
+    # Another server holds the port on this machine: the app, in its private network, has it
+    # all the same, and the browser in that network sees the app, not the other server.
+    cid = await _contract(agent, other_server, todomvc_checks()[:2])
+    ev = await _evaluate(agent, cid)
+    assert ev["sandbox"] == "bubblewrap"
+    assert [c["status"] for c in ev["criteria"]] == ["pass", "pass"], ev["criteria"]
+    served = await _evidence(agent, ev["run_id"], ev["criteria"][0]["evidence_ids"][-1])
+    assert served["tool"] == "serve" and served["details"]["network"] == "private"
+
+
+async def test_without_a_sandbox_a_busy_port_leaves_the_browser_criteria_unscored(
     agent: Client, other_server: int
 ) -> None:
     cid = await _contract(agent, other_server, todomvc_checks()[:2])
-    ev = await _evaluate(agent, cid)
+    ev = await _evaluate(agent, cid, isolation="inplace")
     assert {(c["status"], c["reason_code"]) for c in ev["criteria"]} == {
         ("unscored", "port_in_use")
     }

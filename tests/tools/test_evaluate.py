@@ -12,8 +12,10 @@ import pytest
 from projects import PY, calc_repo, command_check, commit_all, contract_for, pytest_check
 
 from referee.tools.errors import InvalidInput
+from referee.tools.evaluate.draft import DRAFT_ISSUES, drafted_issues
 from referee.tools.evaluate.entry import EvaluateDeps, EvaluateInput, evaluate
 from referee.tools.evidence.signing import verify
+from referee.tools.models.evaluation import EvaluationIssue
 from referee.tools.process import tagged_pids
 from referee.tools.settings import Settings
 from referee.tools.store import Store, load_run
@@ -506,3 +508,17 @@ async def test_project_scope_analyses_only_what_in_scope_names(store: Store, pro
 
     assert {f.location.split(":")[0] for f in limited.findings} == {"src/new.py"}
     assert {"legacy/old.py", "src/new.py"} <= {f.location.split(":")[0] for f in whole.findings}
+
+
+def test_the_draft_lists_every_urgent_issue_and_fills_up_to_its_bound() -> None:
+    def issues(severity: str, count: int) -> list[EvaluationIssue]:
+        return [
+            EvaluationIssue(severity=severity, description=f"{severity} {i}") for i in range(count)
+        ]
+
+    few = issues("HIGH", 3) + issues("MEDIUM", 40)
+    assert [i.description for i in drafted_issues(few)] == [
+        i.description for i in few[:DRAFT_ISSUES]
+    ]
+    many = issues("CRITICAL", 2) + issues("HIGH", 30) + issues("LOW", 5)
+    assert drafted_issues(many) == many[:32]

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from runs import patch_evaluation
 
 from referee.tools.create_contract.files import load_contract_file
 from referee.tools.evidence.signing import sign
@@ -46,6 +47,9 @@ NOT_IN_CORPUS = {
     "flaky_pass",
     "generator_evidence_only",
     "store_tampered",
+    # Only JSON text has them: the CLI's and the gate's tests cover them.
+    "duplicate_key",
+    "too_large",
 }
 
 
@@ -56,7 +60,8 @@ def load_case(path: Path) -> dict[str, Any]:
 def recorded_run(patch: dict[str, Any] | None = None) -> StoredRun:
     """The corpus run; a case's `evidence.run` replaces fields of the evaluation before signing."""
     doc = json.loads((CORPUS / "run.json").read_text(encoding="utf-8"))
-    evaluation = Evaluation.model_validate({**doc["evaluation"], **(patch or {})})
+    patch_evaluation(doc["evaluation"], patch or {})
+    evaluation = Evaluation.model_validate(doc["evaluation"])
     evidence = [EvidenceItem.model_validate(e) for e in doc["evidence"]]
     return StoredRun(
         evaluation=evaluation,
@@ -184,6 +189,9 @@ def test_referee_antipatterns_are_exported_for_other_tools() -> None:
         "test_emptied",
         "tree_modified",
         "harness_modified",
+        "code_under_test_patched",
+        "test_inspects_environment",
+        "environment_modified",
     } == REFEREE_ANTIPATTERNS
 
 
@@ -385,3 +393,15 @@ def test_generator_session_evidence_alone_cannot_carry_a_pass() -> None:
             card, contract=contract(), rubrics=RUBRICS, evidence=unknown
         ).errors
     }
+
+
+def test_an_object_nested_10000_deep_is_too_deep_and_never_a_recursion_error() -> None:
+    # What a client other than the SDK's could hand the core: no parser bounded it.
+    deep: dict[str, Any] = {}
+    node = deep
+    for _ in range(10_000):
+        node["x"] = {}
+        node = node["x"]
+    card = {**_card_from("referee-valid-accept.json"), "summary": deep}
+    result = validate_scorecard(card, contract=contract(), rubrics=RUBRICS)
+    assert [p.code for p in result.errors] == ["too_deep"] and result.valid is False

@@ -6,12 +6,14 @@ records      stored and inline scorecards as CardRecords (re-verified before the
 rules        the decision rules, one named function each
 dedupe       when two evaluators report the same issue
 brief        the revision brief (merged, ordered, deferred, hold-outs removed)
+holdouts     the guard: which issues would reveal a hold-out (holdout_runs: what its runs produced)
 history      comparability segments, gaming indicator, iteration scores, best iteration
 alerts       regression, saturation, trend, not_comparable; per-dimension changes
 correlation  proxy-true correlation (recalibrate)
 notes        escalation reasons and quality notes for the person running the loop
 """
 
+from referee.tools.aggregate.brief import hidden_checks_text
 from referee.tools.aggregate.entry import aggregate, decision_at_bound, latest_brief
 
-__all__ = ["aggregate", "decision_at_bound", "latest_brief"]
+__all__ = ["aggregate", "decision_at_bound", "hidden_checks_text", "latest_brief"]

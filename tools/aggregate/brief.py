@@ -2,7 +2,8 @@
 
 The brief goes to the generator, so it is written in the generator's view of the contract:
 hold-out criteria never appear (neither in `failed_criteria` nor in an issue that names one), and
-an evaluator whose only criteria are hold-outs is not named.
+an evaluator whose only criteria are hold-outs is not named. Of a hold-out's run the generator
+learns one number: how many hidden checks failed (`hidden_checks_failed`).
 """
 
 from __future__ import annotations
@@ -116,17 +117,30 @@ def brief_issue(group: MergedIssue, order: Sequence[str]) -> BriefIssue:
     )
 
 
-def failed_visible_criteria(
-    records: Iterable[CardRecord], contract: Contract, guard: HoldoutGuard
-) -> list[str]:
-    """Return the ids of failed criteria the generator may see, in contract order."""
-    failed = {
+def _failed(records: Iterable[CardRecord]) -> set[str]:
+    return {
         str(c.get("id"))
         for r in records
         for c in _objects(r.body.get("criteria"))
         if c.get("pass") is False
     }
+
+
+def failed_visible_criteria(
+    records: Iterable[CardRecord], contract: Contract, guard: HoldoutGuard
+) -> list[str]:
+    """Return the ids of failed criteria the generator may see, in contract order."""
+    failed = _failed(records)
     return [c.id for c in contract.all_criteria() if c.id in failed and c.id not in guard.ids]
+
+
+def hidden_checks_text(count: int) -> str:
+    """What the generator is told of failed hold-outs: how many, nothing else."""
+    checks = "check" if count == 1 else "checks"
+    return (
+        f"{count} hidden {checks} failed: referee also judges the work with checks you are not"
+        " shown; make the contract hold in general, not only for the visible tests"
+    )
 
 
 def build_brief(
@@ -168,6 +182,7 @@ def build_brief(
         issues_deferred=[i for i in rendered if i.severity in DEFERRED],
         evaluator_verdicts={e: v for e, v in verdicts.items() if e in guard.visible_evaluators},
         failed_criteria=failed_visible_criteria(records, contract, guard),
+        hidden_checks_failed=len(_failed(records) & guard.ids),
     ), leaks
 
 

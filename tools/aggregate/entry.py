@@ -76,6 +76,7 @@ def aggregate(
     now: Callable[[], datetime],
     tree: str | None = None,
     holdout_files: Sequence[str] = (),
+    holdout_texts: Sequence[str] = (),
 ) -> AggregateResult:
     """Turn the evaluators' scorecards for one iteration into a decision, and store it (unless
     inline scorecards took part: that result is for this call only).
@@ -92,6 +93,7 @@ def aggregate(
         tree: The repository's current tree hash, so that stale inline scorecards are refused; None
             skips that check (a warning of validation, not an error).
         holdout_files: The contract's hold-out files, whose names the brief must not reveal.
+        holdout_texts: What those files say, which the brief must not quote.
 
     Returns:
         The decision with its reason, verdicts, brief or escalation, scores, notes and alerts.
@@ -119,7 +121,7 @@ def aggregate(
         else []
     )
     target = _target_iteration(store, contract.id, iteration, inline)
-    context = _context(store, contract, target, inline, holdout_files)
+    context = _context(store, contract, target, inline, _Hidden(holdout_files, holdout_texts))
     result = _result(context)
     if inline:
         return result  # a what-if for this call: never a decision reports, briefs or prompts use
@@ -137,7 +139,7 @@ def aggregate(
 def decision_at_bound(store: Store, contract: Contract) -> AggregateResult:
     """What aggregate decides for the contract's last iteration, from the stored scorecards, without
     storing anything (evaluate's `loop_exhausted` names the iteration it delivers)."""
-    return _result(_context(store, contract, contract.max_iterations, [], ()))
+    return _result(_context(store, contract, contract.max_iterations, [], _Hidden()))
 
 
 def latest_brief(store: Store, contract_id: str) -> dict[str, Any] | None:
@@ -157,6 +159,14 @@ def latest_brief(store: Store, contract_id: str) -> dict[str, Any] | None:
         return None
     brief = stored.body.get("revision_brief")
     return brief if isinstance(brief, dict) else None
+
+
+@dataclass(frozen=True)
+class _Hidden:
+    """The contract's hold-out files: their tree paths and what they say."""
+
+    files: Sequence[str] = ()
+    texts: Sequence[str] = ()
 
 
 @dataclass(frozen=True)
@@ -192,7 +202,7 @@ def _context(
     contract: Contract,
     iteration: int,
     inline: list[CardRecord],
-    holdout_files: Sequence[str],
+    hidden: _Hidden,
 ) -> _Context:
     replaced = {(r.evaluator, r.iteration) for r in inline}
     verified = verified_records(store, contract.id)
@@ -207,7 +217,7 @@ def _context(
     now = {r.evaluator: r for r in history if r.iteration == iteration}
     current = [now[e] for e in contract.evaluators if e in now]
     gaming = gaming_checks(history, stored_records(store, contract.id, variant="perturbed"))
-    guard = holdout_guard(store, contract, iteration, holdout_files)
+    guard = holdout_guard(store, contract, iteration, hidden.files, hidden.texts)
     return _Context(
         contract, iteration, history, current, inline, gaming, store, verified.refused, guard
     )

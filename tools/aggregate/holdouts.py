@@ -7,7 +7,9 @@ hold-out when it
 - cites evidence of a hold-out criterion (its `evidence_ids`, or an id such as `E7` in its text);
 - names a hold-out criterion's id, a hold-out file (`tests/test_rounding.py`, `test_rounding`) or
   a hold-out test (`test_discount_rounds_half_up`);
-- restates a hold-out criterion: it contains the criterion's text, or most of its words.
+- restates a hold-out criterion: it contains the criterion's text, or most of its words;
+- repeats a hold-out's files or what its run produced: its output, its tests' messages, the names
+  of the files it wrote (holdout_runs.py).
 An evaluator whose only criteria are hold-outs is not in the brief at all (its name would betray
 that hidden criteria exist); its issues are withheld without a report.
 """
@@ -20,6 +22,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
+from referee.tools.aggregate.holdout_runs import HoldoutOutput, holdout_output
 from referee.tools.create_contract.views import generator_view
 from referee.tools.errors import NotFound
 from referee.tools.models.common import Severity
@@ -106,11 +109,13 @@ class HoldoutGuard:
         contract: The contract (evaluator view).
         evidence: Per evaluator, the evidence ids of its runs' hold-out criteria.
         names: Hold-out file paths, file stems and test names.
+        output: What the hold-out runs printed, reported and wrote.
     """
 
     contract: Contract
     evidence: Mapping[str, frozenset[str]] = field(default_factory=dict)
     names: frozenset[str] = frozenset()
+    output: HoldoutOutput = field(default_factory=HoldoutOutput)
 
     def __post_init__(self) -> None:
         hidden = [c for c in self.contract.all_criteria() if c.holdout]
@@ -130,7 +135,7 @@ class HoldoutGuard:
         if not self.ids:
             return None
         text = " ".join(t for t in (issue.description, issue.suggestion, issue.location) if t)
-        return self._cited(issue, text) or self.reveals(text)
+        return self._cited(issue, text) or self.reveals(text) or self.output.repeated(text)
 
     def reveals(self, text: str | None) -> str | None:
         """Why a text reveals a hold-out (its id, a file or test, its wording), or None."""
@@ -158,7 +163,11 @@ class HoldoutGuard:
 
 
 def holdout_guard(
-    store: Store, contract: Contract, iteration: int, files: Sequence[str] = ()
+    store: Store,
+    contract: Contract,
+    iteration: int,
+    files: Sequence[str] = (),
+    texts: Sequence[str] = (),
 ) -> HoldoutGuard:
     """The guard for one iteration: hold-out evidence and test names from its recorded runs.
 
@@ -167,23 +176,30 @@ def holdout_guard(
         contract: The contract (evaluator view).
         iteration: The iteration being aggregated.
         files: The contract's hold-out files (their tree paths).
+        texts: What they say.
     """
     holdouts = {c.id for c in contract.all_criteria() if c.holdout}
     if not holdouts:
         return HoldoutGuard(contract)
     evidence: dict[str, set[str]] = {}
     names: set[str] = set(_file_names(files))
-    for run in runs_for(store, contract.id, iteration):
-        ids = {
-            e
-            for c in run.evaluation.criteria
-            if c.id in holdouts or c.holdout
-            for e in c.evidence_ids
+    runs = runs_for(store, contract.id, iteration)
+    for run in runs:
+        hidden = [c for c in run.evaluation.criteria if c.id in holdouts or c.holdout]
+        # What a visible criterion cites too (the served app's log) is not the hold-out's own:
+        # its content, when a hidden check drove it, is recognised as the hold-out's output.
+        ids = {e for c in hidden for e in c.evidence_ids} - {
+            e for c in run.evaluation.criteria if c not in hidden for e in c.evidence_ids
         }
         # A run of every evaluator (no `evaluator` named) serves each of them.
         evidence.setdefault(run.evaluation.evaluator or _ANY, set()).update(ids)
         names.update(_test_names(store, run.run_id, ids))
-    return HoldoutGuard(contract, {k: frozenset(v) for k, v in evidence.items()}, frozenset(names))
+    return HoldoutGuard(
+        contract,
+        {k: frozenset(v) for k, v in evidence.items()},
+        frozenset(names),
+        holdout_output(contract, runs, texts),
+    )
 
 
 def _file_names(files: Iterable[str]) -> Iterable[str]:

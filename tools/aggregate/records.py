@@ -14,18 +14,14 @@ from referee.tools.errors import InvalidInput, Problem, pointer
 from referee.tools.models.common import ACCEPT, BLOCK, REVISE, ScorecardFormat, Verdict
 from referee.tools.models.contract import Contract
 from referee.tools.rubrics import RubricSet
-from referee.tools.store import Store, runs_for, scorecards_for
+from referee.tools.store import Store, StoredRun, runs_for, scorecards_for
 from referee.tools.validate_scorecard.arithmetic import compute
-from referee.tools.validate_scorecard.binding import (
-    BindingContext,
-    bind,
-    dropped_antipatterns,
-    overrides,
-)
+from referee.tools.validate_scorecard.binding import BindingContext, bind
 from referee.tools.validate_scorecard.card import Card, build_card
-from referee.tools.validate_scorecard.codes import severity
+from referee.tools.validate_scorecard.codes import OVERRIDES, severity
+from referee.tools.validate_scorecard.deterministic import deterministic_problems
 from referee.tools.validate_scorecard.entry import stored_computed, validate_scorecard
-from referee.tools.validate_scorecard.evidence import EvidenceContext
+from referee.tools.validate_scorecard.evidence import EvidenceContext, criterion_problems
 
 _VERDICTS: tuple[Verdict, ...] = (ACCEPT, REVISE, BLOCK)
 
@@ -146,8 +142,10 @@ def verified_records(store: Store, contract_id: str, variant: str = "original") 
     """Re-verify every stored scorecard against its run before it counts.
 
     A stored row already verified its MAC when it was read; here the binding is checked again
-    (the run exists, is of the card's evaluator, iteration and tree, and the signature holds), so a
-    scorecard stored before binding existed, or whose run was replaced, never decides anything.
+    (the run exists, is of the card's evaluator, iteration and tree, and the signature holds), and
+    so are the rules on what the run decided (no criterion, deterministic score or issue raised
+    above it, no antipattern dropped): a scorecard stored before those rules existed, or whose run
+    was replaced, never decides anything.
     """
     context = BindingContext(runs=runs_for(store, contract_id), tree=None, key=store.key)
     records, refused = [], []
@@ -155,25 +153,29 @@ def verified_records(store: Store, contract_id: str, variant: str = "original") 
         fmt: ScorecardFormat = "tenpoint" if s.format == "tenpoint" else "referee"
         card = Card(data=s.body, format=fmt, contract=None, rubric=None, evaluator=s.evaluator)
         binding = bind(card, context)
-        problems = [p for p in binding.problems if severity(p.code) == "error"]
-        if problems or binding.run is None:
-            codes = ", ".join(sorted({p.code for p in problems}))
+        run = binding.run
+        decided = [] if run is None else _decided(card, run)
+        unbound = [p for p in binding.problems if severity(p.code) == "error"]
+        raised = [p for p in decided if severity(p.code) == "error"]
+        if unbound or raised or run is None:
+            codes = ", ".join(sorted({p.code for p in [*unbound, *raised]}))
+            why = (
+                "raises what its run decided"
+                if run and not unbound
+                else "no longer rests on a recorded run"
+            )
             refused.append(
                 f"scorecard #{s.id} of {s.evaluator} (iteration {s.iteration}) does "
-                f"not count: it no longer rests on a recorded run ({codes})"
+                f"not count: it {why} ({codes})"
             )
             continue
-        changed = tuple(
-            p.message
-            for p in [*overrides(card, binding.run), *dropped_antipatterns(card, binding.run)]
-            if severity(p.code) == "warning"
-        )
+        changed = tuple(p.message for p in decided if severity(p.code) == "warning")
         records.append(CardRecord(s.evaluator, s.iteration, s.body, s.computed, s.id, changed))
     return Verified(records, refused)
 
 
-# Warnings that stay visible after validation: the quality notes list them.
-_NOTED = frozenset({"deterministic_override", "antipattern_dismissed"})
+def _decided(card: Card, run: StoredRun) -> list[Problem]:
+    return [*criterion_problems(card, [run], run), *deterministic_problems(card, run)]
 
 
 def inline_records(
@@ -216,7 +218,7 @@ def inline_records(
             continue
         built = build_card(card, result.format, contract, rubrics)
         computed = stored_computed(built, compute(built))
-        changed = tuple(w.message for w in result.warnings if w.code in _NOTED)
+        changed = tuple(w.message for w in result.warnings if w.code in OVERRIDES)
         record = CardRecord(result.evaluator, result.iteration, card, computed, None, changed)
         validated.append((index, record))
     problems += _consistency_problems(validated, iteration)

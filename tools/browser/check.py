@@ -208,7 +208,10 @@ async def _open_page(ctx: BrowserContext, events: PageEvents) -> Page:
 
 async def _start_trace(ctx: BrowserContext) -> bool:
     try:
-        await ctx.tracing.start(snapshots=True)
+        # No DOM snapshots: Playwright's snapshotter lives in the page's own world
+        # (`window.__playwright_snapshot_streamer_…`), a marker a page could test to behave
+        # only while it is checked. The trace keeps actions, console, network and sources.
+        await ctx.tracing.start(snapshots=False)
     except PlaywrightError:
         return False  # no trace is no reason to fail the check
     return True

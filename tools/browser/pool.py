@@ -4,16 +4,29 @@ Each check gets a fresh ``BrowserContext`` (its own cookies, storage and routes)
 afterwards. At most ``max_pages`` contexts are open at once: on 2 cores, more pages in parallel
 gained nothing. A browser that crashed or was closed underneath
 the pool is relaunched once, transparently, when the next context is asked for.
+
+An evaluation whose app is served in a private network (sandbox/network.py) gets a pool of its
+own, ``joined(network)``: its Chromium is launched inside that network (through a wrapper
+executable) and closed with the evaluation, while Playwright's driver stays shared.
+
+The page sees a user's browser, not an automaton: a served app could otherwise behave correctly
+only when it is being checked. Chromium is launched without the `AutomationControlled` Blink
+feature (``navigator.webdriver`` is false, as in a user's Chromium), with scrollbars, and every
+context gets the browser's own user agent without "HeadlessChrome" (in scripts, workers and
+request headers).
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import signal
+import tempfile
 import uuid
 from collections.abc import AsyncIterator, Collection, Mapping
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 
@@ -24,8 +37,13 @@ from playwright.async_api import Error as PlaywrightError
 from referee.tools.browser.chromium import ChromiumInfo, find_chromium
 from referee.tools.errors import RefereeError
 from referee.tools.models.checks import Viewport
+from referee.tools.process import Network
 
 NO_DNS = "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1"
+NOT_AUTOMATED = "--disable-blink-features=AutomationControlled"
+# Playwright hides scrollbars in headless mode; a desktop Chromium on Linux shows 15 px ones, and
+# a page could tell the two apart by `innerWidth - clientWidth`.
+SCROLLBARS_HIDDEN = "--hide-scrollbars"
 DEFAULT_MAX_PAGES = 2
 _COOKIE = "REFEREE_BROWSER_ID"
 _CLOSE_TIMEOUT_S = 10.0
@@ -51,6 +69,7 @@ def resolver_rules(allow_hosts: Collection[str] = ()) -> str:
 @dataclass
 class _Launched:
     browser: Browser
+    user_agent: str | None = None
     gone: anyio.Event = field(default_factory=anyio.Event)
 
 
@@ -65,6 +84,7 @@ class BrowserPool:
         allow_hosts: Collection[str] = (),
         max_pages: int = DEFAULT_MAX_PAGES,
         launch_timeout_s: float = 30.0,
+        network: Network | None = None,
     ) -> None:
         """Configure the pool; nothing is started until the first context is asked for.
 
@@ -74,6 +94,7 @@ class BrowserPool:
             allow_hosts: Non-loopback hosts the browser may resolve (the server's ``--allow-host``).
             max_pages: Contexts open at the same time; further callers wait for a slot.
             launch_timeout_s: Bound on starting the driver and launching Chromium.
+            network: The private network to launch Chromium in; the host's when omitted.
         """
         self._chromium = chromium
         self._env = dict(env)
@@ -84,7 +105,26 @@ class BrowserPool:
         self._id = uuid.uuid4().hex
         self._playwright: Playwright | None = None
         self._current: _Launched | None = None
+        self._network = network
+        self._parent: BrowserPool | None = None
+        self._folder: Path | None = None
         self.launches = 0
+
+    def joined(self, network: Network) -> BrowserPool:
+        """A pool whose Chromium runs in `network`, sharing this pool's Playwright driver.
+
+        Closing it closes its own browser only.
+        """
+        pool = BrowserPool(
+            self._chromium,
+            env=self._env,
+            allow_hosts=self._allow_hosts,
+            max_pages=self.max_pages,
+            launch_timeout_s=self._launch_timeout_s,
+            network=network,
+        )
+        pool._parent = self
+        return pool
 
     async def __aenter__(self) -> Self:
         return self
@@ -145,11 +185,13 @@ class BrowserPool:
                 current, self._current = self._current, None
                 if current is not None:
                     await _close_quietly(current.browser)
-                if self._playwright is not None:
+                if self._playwright is not None and self._parent is None:
                     with anyio.move_on_after(_CLOSE_TIMEOUT_S), suppress(PlaywrightError):
                         await self._playwright.stop()
-                    self._playwright = None
+                self._playwright = None
                 _kill(self.pids())
+                if self._folder is not None:
+                    shutil.rmtree(self._folder, ignore_errors=True)
 
     def pids(self) -> list[int]:
         """PIDs of this pool's browser processes (the browser, zygotes, renderers, GPU…).
@@ -170,17 +212,23 @@ class BrowserPool:
     async def _new_context(self, options: dict[str, Any]) -> BrowserContext:
         browser = await self.browser()
         try:
-            return await browser.new_context(**options)
+            return await browser.new_context(**self._as_a_user(options))
         except PlaywrightError:
             if not await self._lost(browser):
                 raise
         browser = await self._relaunch_if_current(browser)
         try:
-            return await browser.new_context(**options)
+            return await browser.new_context(**self._as_a_user(options))
         except PlaywrightError as exc:
             raise BrowserUnavailable(
                 f"Chromium failed again after a relaunch: {_first_line(exc)}"
             ) from exc
+
+    def _as_a_user(self, options: dict[str, Any]) -> dict[str, Any]:
+        current = self._current
+        if current is None or current.user_agent is None or "user_agent" in options:
+            return options
+        return {**options, "user_agent": current.user_agent}
 
     async def _lost(self, browser: Browser) -> bool:
         """Whether ``browser`` disconnected; the event can trail the failed call by a moment."""
@@ -213,10 +261,11 @@ class BrowserPool:
             ) from exc
         self.launches += 1
 
-    async def _launch(self) -> _Launched:
-        if self._chromium is None:
-            self._chromium = await anyio.to_thread.run_sync(find_chromium, self._env)
-        info = self._chromium
+    async def _driver(self) -> Playwright:
+        """Playwright's driver: this pool's own, or (a joined pool) its parent's."""
+        if self._parent is not None:
+            async with self._parent._lock:
+                return await self._parent._driver()
         if self._playwright is None:
             try:
                 self._playwright = await async_playwright().start()
@@ -224,19 +273,34 @@ class BrowserPool:
                 raise BrowserUnavailable(
                     f"Playwright's driver failed to start: {_first_line(exc)}"
                 ) from exc
+        return self._playwright
+
+    async def _launch(self) -> _Launched:
+        if self._chromium is None:
+            self._chromium = await anyio.to_thread.run_sync(find_chromium, self._env)
+        info = self._chromium
+        self._playwright = await self._driver()
         try:
             browser = await self._playwright.chromium.launch(
-                executable_path=None if info.source == "playwright" else info.executable,
-                args=[resolver_rules(self._allow_hosts)],
+                executable_path=self._executable(info),
+                args=[resolver_rules(self._allow_hosts), NOT_AUTOMATED],
+                ignore_default_args=[SCROLLBARS_HIDDEN],
                 env={**self._env, _COOKIE: self._id},
             )
         except PlaywrightError as exc:
             raise BrowserUnavailable(
                 f"Chromium {info.executable} failed to launch: {_first_line(exc)}"
             ) from exc
-        launched = _Launched(browser)
+        launched = _Launched(browser, await _user_agent(browser))
         browser.on("disconnected", lambda _: launched.gone.set())
         return launched
+
+    def _executable(self, info: ChromiumInfo) -> str | None:
+        if self._network is None:
+            return None if info.source == "playwright" else info.executable
+        if self._folder is None:
+            self._folder = Path(tempfile.mkdtemp(prefix="referee-browser-"))
+        return str(self._network.wrapper(info.executable, self._folder))
 
 
 async def _close_quietly(target: Browser | BrowserContext) -> None:
@@ -247,6 +311,18 @@ async def _close_quietly(target: Browser | BrowserContext) -> None:
         suppress(PlaywrightError),
     ):
         await target.close()
+
+
+async def _user_agent(browser: Browser) -> str | None:
+    """The browser's user agent as a user's Chromium of the same version sends it."""
+    try:
+        session = await browser.new_browser_cdp_session()
+        version = await session.send("Browser.getVersion")
+        await session.detach()
+    except PlaywrightError:
+        return None  # the page then sees Chromium's own; nothing else depends on it
+    agent = str(version.get("userAgent") or "")
+    return agent.replace("HeadlessChrome/", "Chrome/") or None
 
 
 def _parent_map() -> dict[int, int]:

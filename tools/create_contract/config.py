@@ -24,10 +24,11 @@ __all__ = ["config_digest", "config_for", "contract_rubrics", "fixed_rubrics", "
 _ALLOWLIST_LIMIT = 256 * 1024
 
 
-def config_for(rubric: Rubric, root: Path | None) -> ContractConfig:
+def config_for(rubric: Rubric, root: Path | None, created: float | None = None) -> ContractConfig:
     """The configuration of a contract being created: its rubric and the repository's allowlist
-    file as it is now (the orchestrator's moment, before the generator starts)."""
-    return ContractConfig(rubric=rubric, allowlist=_allowlist(root) if root else None)
+    file as it is now (the orchestrator's moment, before the generator starts), and that moment."""
+    allowlist = _allowlist(root) if root else None
+    return ContractConfig(rubric=rubric, allowlist=allowlist, created=created)
 
 
 def config_digest(config: ContractConfig) -> str:

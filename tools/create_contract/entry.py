@@ -58,7 +58,7 @@ def create_contract(
     contract = _build_contract(request, rubrics, repo, created, base)
     rubric = rubrics.get(contract.rubric_ref)
     assert rubric is not None  # _build_contract found it
-    config = config_for(rubric, repo.root)
+    config = config_for(rubric, repo.root, created.timestamp())
     contract = contract.model_copy(update={"config_digest": config_digest(config)})
     stored = insert_contract(store, contract, config)
     return CreateContractResult(

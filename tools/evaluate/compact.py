@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from referee.tools.models.evaluation import Evaluation
 
+# The draft scorecard's issues are never cut: a judge must keep each of them (validate_scorecard
+# refuses a card that drops one), so the draft is bounded where it is made (evaluate/draft.py).
 _TRIMS = (
     ("mutants", 0),
     ("coverage_files", 10),
@@ -14,16 +16,16 @@ _TRIMS = (
     ("issues", 20),
     ("findings", 8),
     ("issues", 10),
-    ("draft_issues", 8),
     ("findings", 3),
     ("issues", 5),
-    ("draft_issues", 3),
     ("coverage_files", 3),
+    ("tree_paths", 20),
     ("evidence_text", 120),
     ("changed_files", 50),
     ("findings", 0),
-    ("draft_issues", 0),
+    ("issues", 0),
     ("changed_files", 10),
+    ("tree_paths", 3),
 )
 
 
@@ -58,15 +60,14 @@ def _trim(ev: Evaluation, what: str, keep: int, totals: dict[str, int]) -> None:
     elif what == "issues" and len(ev.issues) > keep:
         _note(ev, "issues", f"{totals['issues'] - keep} lower-severity issue(s) more")
         ev.issues = ev.issues[:keep]
-    elif what == "draft_issues" and len(ev.draft_scorecard.issues) > keep:
-        ev.draft_scorecard.issues = ev.draft_scorecard.issues[:keep]
-        _note(ev, "draft_scorecard.issues", f"cut to {keep}")
     elif what == "mutants":
         _drop_mutants(ev)
     elif what == "coverage_files":
         _keep_coverage_files(ev, keep)
     elif what == "evidence_text":
         _shorten_texts(ev, keep)
+    elif what == "tree_paths":
+        _keep_tree_paths(ev, keep)
     elif what == "changed_files" and len(ev.target.changed_files) > keep:
         _note(ev, "target.changed_files", f"{totals['changed_files'] - keep} more")
         ev.target.changed_files = ev.target.changed_files[:keep]
@@ -96,6 +97,15 @@ def _keep_coverage_files(ev: Evaluation, keep: int) -> None:
         coverage.files = ranked[:keep]
     if cut:
         _note(ev, "adequacy.diff_coverage.files", f"{cut} more in the coverage evidence")
+
+
+def _keep_tree_paths(ev: Evaluation, keep: int) -> None:
+    # Code under test chooses how many files it writes, and how long their names are.
+    changed = ev.tree_changed
+    more = max(len(changed.paths) - keep, 0) + max(len(changed.holdout_paths) - keep, 0)
+    if more:
+        changed.paths, changed.holdout_paths = changed.paths[:keep], changed.holdout_paths[:keep]
+        _note(ev, "tree_changed", f"{more} more written path(s) in the stored run")
 
 
 def _shorten_texts(ev: Evaluation, limit: int) -> None:

@@ -30,7 +30,7 @@ from referee.tools.models.scorecard import (
     Target,
 )
 
-__all__ = ["DraftFacts", "draft_scorecard"]
+__all__ = ["DRAFT_ISSUES", "DraftFacts", "draft_scorecard", "drafted_issues"]
 
 
 @dataclass(frozen=True)
@@ -84,7 +84,7 @@ def draft_scorecard(facts: DraftFacts, now: Callable[[], datetime]) -> DraftScor
                 suggestion=i.suggestion,
                 evidence_ids=i.evidence_ids,
             )
-            for i in facts.issues
+            for i in drafted_issues(facts.issues)
         ],
         antipatterns_detected=[
             DetectedAntipattern(id=a.id, evidence=f"{a.evidence} at {a.location}")
@@ -99,12 +99,29 @@ def draft_scorecard(facts: DraftFacts, now: Callable[[], datetime]) -> DraftScor
     )
 
 
+# The judge keeps every issue of the draft (validate_scorecard refuses a card that drops one), so
+# the draft holds what a result can carry: every CRITICAL and HIGH issue, then the most severe
+# others up to this many. The rest stays in the evaluation's issues and its report.
+DRAFT_ISSUES = 20
+_URGENT = ("CRITICAL", "HIGH")
+
+
+def drafted_issues(issues: list[EvaluationIssue]) -> list[EvaluationIssue]:
+    """The issues the draft scorecard lists, in the order found (most severe first)."""
+    urgent = sum(1 for i in issues if i.severity in _URGENT)
+    room = max(DRAFT_ISSUES - urgent, 0)
+    others = {id(i) for i in [i for i in issues if i.severity not in _URGENT][:room]}
+    return [i for i in issues if i.severity in _URGENT or id(i) in others]
+
+
 def _summary(results: list[CriterionResult], issues: list[EvaluationIssue]) -> str:
     passed = sum(1 for r in results if r.status == "pass")
     judged = sum(1 for r in results if r.pass_ is not None)
+    listed = len(drafted_issues(issues))
+    more = f" ({listed} listed here, all in the report)" if listed < len(issues) else ""
     return (
         f"{passed}/{judged} mechanically checked criteria pass; {len(issues)} issue(s) found by"
-        " referee."
+        f" referee{more}."
     )
 
 

@@ -24,6 +24,7 @@ from referee.tools.evaluate.isolation import choose_isolation
 from referee.tools.evaluate.iteration import iteration_for
 from referee.tools.evaluate.result import assemble
 from referee.tools.evaluate.run import Progress, RunPlan, run_checks
+from referee.tools.evaluate.secrets import learn_tree_secrets, redact_run
 from referee.tools.evaluate.target import TargetRequest, open_workspace, tree_changed
 from referee.tools.evidence import (
     EvidenceRecorder,
@@ -93,10 +94,11 @@ async def evaluate(request: EvaluateInput, deps: EvaluateDeps) -> Evaluation:
             ]
         )
     run_id = f"R{deps.now():%Y%m%d%H%M%S}-{uuid.uuid4().hex[:8]}"
+    redactor = _redactor(deps.settings, contract, deps.store.key)
     recorder = EvidenceRecorder(
         run_id,
         deps.store.run_artifacts(run_id),
-        _redactor(deps.settings, contract, deps.store.key),
+        redactor,
         deps.now,
         # A hold-out's logs and reports never enter the repository's store (store/sealed.py).
         sealed=(deps.store.sealed / run_id, {c.id for c in contract.all_criteria() if c.holdout}),
@@ -127,6 +129,9 @@ async def evaluate(request: EvaluateInput, deps: EvaluateDeps) -> Evaluation:
             )
         )
         observed = await anyio.to_thread.run_sync(tree_changed, workspace, isolated.launcher)
+        await anyio.to_thread.run_sync(
+            learn_tree_secrets, redactor, workspace.workdir, outcomes.static
+        )
         outcomes.tree_changed = observed.changed
         outcomes.tampering += observed.modified
         workspace.warnings += isolated.warnings
@@ -147,6 +152,7 @@ async def evaluate(request: EvaluateInput, deps: EvaluateDeps) -> Evaluation:
     evaluation.duration_s = round(anyio.current_time() - started, 3)
     evaluation.generator_evidence = [s["run_id"] for s in sessions(deps.store, str(repo))]
     await anyio.to_thread.run_sync(_pin, repo, evaluation, deps.now())
+    evaluation = await anyio.to_thread.run_sync(redact_run, evaluation, recorder, redactor)
     return _store_and_sign(deps, evaluation, recorder)
 
 

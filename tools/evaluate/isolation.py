@@ -49,7 +49,10 @@ def choose_isolation(request: EvaluateInput, contract: Contract, settings: Setti
     support = sandbox_support()
     if support.available and support.bwrap:
         launcher = SandboxLauncher(
-            support.bwrap, shutil.which("unshare") or "unshare", _profile(settings)
+            support.bwrap,
+            shutil.which("unshare") or "unshare",
+            _profile(settings),
+            nsenter=shutil.which("nsenter") or "nsenter",
         )
         return Isolated(isolation, "bubblewrap", launcher, notes)
     if required:

@@ -13,11 +13,14 @@ import tempfile
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Generic, TypeVar
 
 import anyio
 
+from referee.tools.claims.run import run_claims
+from referee.tools.environment import environment_findings
 from referee.tools.evaluate.static import run_static
 from referee.tools.evaluate.target import Workspace
 from referee.tools.evaluate.views import evaluated_view, named_view
@@ -29,6 +32,7 @@ from referee.tools.graders import (
     GradeResult,
     ServeState,
     StaticRun,
+    private_network,
     run_suite,
     start_serve,
 )
@@ -40,7 +44,14 @@ from referee.tools.models.contract import Contract, ContractConfig, Criterion
 from referee.tools.models.evaluation import Perturbation, TreeChanged
 from referee.tools.perturbation import build_perturbed_copy
 from referee.tools.process import HostLauncher, Launcher
-from referee.tools.repo import TreeView, changed_lines, file_at, is_git_repo, list_files
+from referee.tools.repo import (
+    TreeView,
+    changed_lines,
+    file_at,
+    is_git_repo,
+    list_files,
+    tree_files,
+)
 from referee.tools.settings import Settings
 from referee.tools.static import list_files as static_files
 from referee.tools.static.exclude import in_scope
@@ -111,6 +122,7 @@ async def run_checks(plan: RunPlan) -> Outcomes:
             async with anyio.create_task_group() as group:
                 group.start_soon(_static_task, ctx, outcomes, tick)
                 group.start_soon(_tamper_task, ctx, plan, outcomes, tick)
+                group.start_soon(_environment_task, ctx, plan, outcomes)
                 for criterion in plan.criteria:
                     if criterion.check is not None:
                         group.start_soon(_grade_task, ctx, criterion, outcomes, tick)
@@ -158,11 +170,20 @@ async def _context(plan: RunPlan, scratch: Path) -> AsyncIterator[GradeContext]:
             return await anyio.to_thread.run_sync(base_harness, ws, scratch / "base-harness")
 
         async def browser() -> BrowserPool:
-            if plan.browser_pool is not None:  # the server's shared Chromium
+            # The browser joins the served app's private network, when it has one; else the
+            # server's shared Chromium serves (the host's network).
+            made = await ctx.network() if plan.contract.serve else None
+            network = made if made is not None and not isinstance(made, str) else None
+            if network is None and plan.browser_pool is not None:
                 return plan.browser_pool
             from referee.tools.browser.pool import BrowserPool  # Playwright only when needed
 
-            pool = BrowserPool(env=plan.settings.env, allow_hosts=plan.settings.allow_hosts)
+            if network is not None and plan.browser_pool is not None:
+                pool = plan.browser_pool.joined(network)
+            else:
+                pool = BrowserPool(
+                    env=plan.settings.env, allow_hosts=plan.settings.allow_hosts, network=network
+                )
             return await stack.enter_async_context(pool)
 
         ctx = GradeContext(
@@ -191,6 +212,7 @@ async def _context(plan: RunPlan, scratch: Path) -> AsyncIterator[GradeContext]:
             view=await anyio.to_thread.run_sync(
                 evaluated_view, ws, run_root, scratch / "views" / "evaluated"
             ),
+            network=_Once(lambda: private_network(ctx, stack)).get,
         )
         yield ctx
 
@@ -241,11 +263,48 @@ async def _tamper_task(
     ws = plan.workspace
     if plan.scope == "task" and ws.base:
         found, ids = await run_tampering(ws.repo, ws.workdir, ws.base, ws.changed, plan.recorder)
+        suspicions, more = await run_claims(
+            ws.repo, ws.workdir, ws.base, ws.target.tree, ws.changed, plan.recorder
+        )
+        found, ids = [*found, *suspicions], [*ids, *more]
         harness = [h.finding for h in (await ctx.harness()).files]
         if harness:
             ids.append(record_harness(plan.recorder, harness, ws.base))
-        outcomes.tampering, outcomes.tampering_ids = [*found, *harness], ids
+        outcomes.tampering += [*found, *harness]
+        outcomes.tampering_ids += ids
     await tick("test tampering")
+
+
+async def _environment_task(ctx: GradeContext, plan: RunPlan, outcomes: Outcomes) -> None:
+    """What the tree holds outside git and every run uses: changed installed environments and
+    compiled modules standing for sources (tools/environment)."""
+    ws = plan.workspace
+    anchor = None if plan.settings.trusted_environment else _created(plan)
+    tracked = tree_files(ws.repo, ws.target.tree) if is_git_repo(ws.repo) else []
+    found = await anyio.to_thread.run_sync(environment_findings, ctx.root, tracked, anchor)
+    if not found:
+        return
+    item = plan.recorder.record(
+        tool="environment",
+        command="compare the installed environments with the contract's creation",
+        stdout="\n".join(f"{t.location} [{t.kind}] {t.message}" for t in found),
+        exit_code=1,
+        summary=f"{len(found)} change(s) outside git that the checks ran with",
+    )
+    outcomes.tampering += found
+    outcomes.tampering_ids.append(item.id)
+
+
+def _created(plan: RunPlan) -> float | None:
+    """When the contract was written: to the nanosecond where its configuration says, else the
+    second its `created_at` names (the end of it: nothing written in that second is blamed)."""
+    if plan.config is not None and plan.config.created is not None:
+        return plan.config.created
+    try:
+        stamp = plan.contract.created_at.replace("Z", "+00:00")
+        return datetime.fromisoformat(stamp).timestamp() + 1.0
+    except ValueError:
+        return None
 
 
 def base_harness(ws: Workspace, folder: Path) -> BaseHarness:

@@ -177,10 +177,14 @@ def tree_changed(workspace: Workspace, launcher: Launcher) -> Observed:
 
     In the sandbox every write is seen, even a file written and restored to its old content; a
     file of the evaluated tree written there is the antipattern `tree_modified`. In place, only a
-    change that is still there afterwards can be seen. A worktree is thrown away.
+    change that is still there afterwards can be seen (hold-out runs ran in a copy). A worktree
+    is thrown away. What hold-out runs wrote is kept apart, for the evaluator (`holdout_paths`).
     """
     if isinstance(launcher, SandboxLauncher):
-        return _from_overlay(workspace, launcher.writes.of(workspace.repo))
+        observed = _from_overlay(workspace, launcher.writes.of(workspace.repo))
+        hidden = _written(workspace, launcher.writes.holdout_of(workspace.repo))
+        observed.changed.holdout_paths = hidden[:_MAX_PATHS]
+        return observed
     if workspace.isolation != "inplace":
         return Observed()
     after = working_tree_hash(workspace.workdir)
@@ -190,10 +194,16 @@ def tree_changed(workspace: Workspace, launcher: Launcher) -> Observed:
     return Observed(TreeChanged(changed=True, paths=paths))
 
 
-def _from_overlay(workspace: Workspace, writes: list[str]) -> Observed:
+def _written(workspace: Workspace, writes: list[str]) -> list[str]:
     # Writes git ignores (build output such as target/, caches) are not changes to the tree.
     noise = ignored(workspace.repo, writes)
-    written = [p for p in writes if p not in noise]
+    return [p for p in writes if p not in noise]
+
+
+def _from_overlay(workspace: Workspace, writes: list[str]) -> Observed:
+    # Only ordinary runs' writes: a hold-out run's are the evaluator's (`holdout_paths`), and a
+    # tracked file it wrote is no antipattern, which would reach the generator's brief.
+    written = _written(workspace, writes)
     if not written:
         return Observed()
     tracked = set(tree_files(workspace.repo, workspace.target.tree))

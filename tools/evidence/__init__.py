@@ -1,7 +1,10 @@
 """Evidence: what referee saw, recorded so that a client can cite it and never write it.
 
 recorder  EvidenceRecorder: ids, capped inline output, full logs as artifacts
-redact    secrets out of everything before it is stored or returned
+redact    secrets out of everything before it is stored or returned, in every cheap form:
+          forms (a secret's spellings and fragments), views (of the text they show in), matcher
+          (RE2 automata), blobs (decoding, inflating), detect (all of it over one text)
+trees     every string of a JSON-like tree, redacted in one scan
 shapes    well-known credential shapes (next to betterleaks)
 signing   the HMAC over a stored evaluation, and the key kept out of the store
 view      evidence://{run}/{id} and screenshot:// contents

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.tools.evidence.redact import Redactor
+from referee.tools.evidence.trees import rebuilt, strings_of
 from referee.tools.models.evidence import EvidenceItem, EvidenceSource, TestOutcome
 from referee.tools.process import ProcessResult, command_line
 
@@ -124,6 +125,9 @@ class EvidenceRecorder:
         self._lock = threading.Lock()  # ids stay unique when items are recorded from worker threads
         self._count = 0
         self._items: list[EvidenceItem] = []
+        self._known_at: dict[
+            str, int
+        ] = {}  # item id -> the redactor's generation it was redacted at
         self._sealed = sealed
 
     @property
@@ -208,6 +212,7 @@ class EvidenceRecorder:
         details: Mapping[str, Any] | None = None,
         source: EvidenceSource = "referee",
         item_id: str | None = None,
+        holdout: bool = False,
     ) -> EvidenceItem:
         """Record evidence that is not a process run (static pipeline, git, browser) or a prepared
         one.
@@ -217,19 +222,22 @@ class EvidenceRecorder:
         says they were cut before they got here; ``extra_artifacts`` are files to keep (text files
         are redacted, others copied as they are); string values in ``details`` are redacted.
         ``item_id`` is an id reserved earlier with ``next_id`` (evidence that others cite before
-        it is complete, such as a served app's log); by default the next id.
+        it is complete, such as a served app's log); by default the next id. ``holdout`` marks what
+        a hold-out drove without being its criterion's (the served app's log): sealed like it.
 
         Returns:
             The stored item.
         """
         item_id = item_id or self.next_id()
-        folder = self._folder(criterion_id)
+        holdout = holdout or self._holdout(criterion_id)
+        folder = self._sealed[0] if holdout and self._sealed else self.artifacts_dir
         folder.mkdir(parents=True, exist_ok=True)
         artifacts = _Artifacts(folder, item_id, extra_artifacts, self._log_limit)
         seen = _Seen(
             stdout, stderr, command, summary, cwd, list(argv), list(tests), dict(details or {})
         )
-        clean, redacted = seen.redacted(self._redactor, artifacts.texts)
+        known_at = self._redactor.generation  # read first: a secret learned meanwhile counts later
+        clean, redacted = seen.redacted(self._redactor.redact_all, artifacts.texts)
         logs = self._write_logs(folder, item_id, clean.stdout, clean.stderr)
         paths = [*logs, *artifacts.store(redacted)]
         if self._redactor.degraded:
@@ -247,38 +255,90 @@ class EvidenceRecorder:
             timed_out=timed_out,
             duration_s=duration_s,
             criterion_id=criterion_id,
+            holdout=holdout,
         )
         with self._lock:
             self._items.append(item)
+            self._known_at[item.id] = known_at
         return item
+
+    def settle(self) -> None:
+        """Redact again every item recorded before the redactor learned its latest secret.
+
+        A secret found later (printed plainly by a later check, hard-coded in the tree) may have
+        been printed in disguise by an earlier one: its logs, text artifacts and inline texts are
+        redacted again, and its digest recomputed from the rewritten logs.
+        """
+        with self._lock:
+            stale = [i for i in self._items if self._known_at[i.id] < self._redactor.generation]
+        for item in stale:
+            known_at = self._redactor.generation
+            again = self._redacted_again(item)
+            with self._lock:
+                self._items = [again if i.id == item.id else i for i in self._items]
+                self._known_at[item.id] = known_at
+
+    def _redacted_again(self, item: EvidenceItem) -> EvidenceItem:
+        folder = self._folder(item)
+        logs = [(folder / f"{item.id}.{stream}.log").resolve() for stream in ("stdout", "stderr")]
+        others = [path for path in map(Path, item.artifacts) if path not in logs]
+        texts = {path: text for path in others if (text := _stored_text(path)) is not None}
+        stdout, stderr = (_stored_text(log) or "" for log in logs)
+        seen = _Seen(
+            stdout,
+            stderr,
+            item.command,
+            item.summary,
+            item.cwd,
+            item.argv,
+            item.tests,
+            item.details,
+        )
+        clean, redacted = seen.redacted(self._redactor.reapply, list(texts.values()))
+        self._write_logs(folder, item.id, clean.stdout, clean.stderr)
+        for path in texts:
+            path.write_bytes(next(redacted).encode("utf-8"))
+        fields, _ = self._fields(clean)
+        return item.model_copy(update=fields)
 
     def _item(
         self, item_id: str, clean: _Seen, paths: list[Path], truncated: bool, **facts: Any
     ) -> EvidenceItem:
-        inline_out, out_cut = cap_text(clean.stdout, self._inline_limit)
-        inline_err, err_cut = cap_text(clean.stderr, self._inline_limit)
+        fields, cut = self._fields(clean)
         return EvidenceItem(
             id=item_id,
             run_id=self.run_id,
             timestamp=self._clock().isoformat(),
-            command=clean.command,
-            argv=clean.argv,
-            cwd=clean.cwd,
-            stdout=inline_out,
-            stderr=inline_err,
-            truncated=truncated or out_cut or err_cut,
-            sha256=_digest(clean.stdout, clean.stderr),
+            truncated=truncated or cut,
             artifacts=[str(path) for path in paths],
-            summary=clean.summary,
-            tests=clean.tests,
-            details=clean.details,
+            **fields,
             **facts,
         )
 
-    def _folder(self, criterion_id: str | None) -> Path:
-        if self._sealed is not None and criterion_id in self._sealed[1]:
-            return self._sealed[0]
-        return self.artifacts_dir
+    def _holdout(self, criterion_id: str | None) -> bool:
+        return self._sealed is not None and criterion_id in self._sealed[1]
+
+    def _fields(self, clean: _Seen) -> tuple[dict[str, Any], bool]:
+        """The item's fields that come from redacted text, and whether an inline copy was cut."""
+        inline_out, out_cut = cap_text(clean.stdout, self._inline_limit)
+        inline_err, err_cut = cap_text(clean.stderr, self._inline_limit)
+        fields = {
+            "command": clean.command,
+            "argv": clean.argv,
+            "cwd": clean.cwd,
+            "stdout": inline_out,
+            "stderr": inline_err,
+            "sha256": _digest(clean.stdout, clean.stderr),
+            "summary": clean.summary,
+            "tests": clean.tests,
+            "details": clean.details,
+        }
+        return fields, out_cut or err_cut
+
+    def _folder(self, item: EvidenceItem) -> Path:
+        """Where an item's logs are: sealed outside the repository for a hold-out's."""
+        sealed = item.holdout or self._holdout(item.criterion_id)
+        return self._sealed[0] if sealed and self._sealed else self.artifacts_dir
 
     def _write_logs(self, folder: Path, item_id: str, stdout: str, stderr: str) -> list[Path]:
         written = []
@@ -309,9 +369,11 @@ class _Seen:
     tests: list[TestOutcome]
     details: dict[str, Any]
 
-    def redacted(self, redactor: Redactor, extra: Sequence[str]) -> tuple[_Seen, Iterator[str]]:
-        """Redact all texts plus ``extra`` in one scan; the iterator yields the redacted
-        ``extra``."""
+    def redacted(
+        self, redact: Callable[[Sequence[str]], list[str]], extra: Sequence[str]
+    ) -> tuple[_Seen, Iterator[str]]:
+        """Redact all texts plus ``extra`` in one call of `redact` (one scan); the iterator yields
+        the redacted ``extra``."""
         plain = [
             self.stdout,
             self.stderr,
@@ -320,10 +382,10 @@ class _Seen:
             self.cwd or "",
             *self.argv,
             *_test_strings(self.tests),
-            *_tree_strings(self.details),
+            *strings_of(self.details),
             *extra,
         ]
-        out = iter(redactor.redact_all(plain))
+        out = iter(redact(plain))
         stdout, stderr, command, summary, cwd = (next(out) for _ in range(5))
         clean = _Seen(
             stdout,
@@ -333,7 +395,7 @@ class _Seen:
             None if self.cwd is None else cwd,
             [next(out) for _ in self.argv],
             _rebuild_tests(self.tests, out),
-            _rebuild_tree(self.details, out),
+            rebuilt(self.details, out),
         )
         return clean, out
 
@@ -355,16 +417,21 @@ class _Artifacts:
 
     @property
     def texts(self) -> list[str]:
-        return [text for _, text in self._entries if text is not None]
+        """The text artifacts' contents, then every artifact's name (a report may be named after
+        a test class, and so after whatever a test id carries)."""
+        contents = [text for _, text in self._entries if text is not None]
+        return contents + [source.name for source, _ in self._entries]
 
     def store(self, redacted: Iterator[str]) -> list[Path]:
-        """Write each artifact into the store; consumes one redacted text per text artifact."""
+        """Write each artifact into the store; consumes the redacted `texts`, in their order."""
+        contents = [next(redacted) if text is not None else None for _, text in self._entries]
         stored = []
-        for source, text in self._entries:
+        for (source, _), text in zip(self._entries, contents, strict=True):
+            name = next(redacted)
             inside = _is_within(source, self._dir)
-            target = source if inside else self._dir / f"{self._id}.{source.name}"
+            target = source if inside else self._dir / f"{self._id}.{name}"
             if text is not None:  # stored as UTF-8 whatever it was written in, declaration included
-                target.write_bytes(_utf8_declared(next(redacted)).encode("utf-8"))
+                target.write_bytes(_utf8_declared(text).encode("utf-8"))
             elif not inside:  # binary (a screenshot): nothing to redact, kept as it is
                 shutil.copyfile(source, target)
             stored.append(target.resolve())
@@ -382,12 +449,22 @@ def _read_capped(path: Path, limit: int) -> bytes:
         return head + f"\n[... {size - limit} bytes cut by referee ...]\n".encode() + handle.read()
 
 
+def _stored_text(path: Path) -> str | None:
+    """A stored artifact's text (None for a binary or missing one)."""
+    try:
+        return _as_text(path.read_bytes())
+    except FileNotFoundError:
+        return None
+
+
 def _process_facts(result: ProcessResult) -> dict[str, Any]:
     facts: dict[str, Any] = {"started_at": result.started_at}
     if result.error:
         facts["error"] = result.error
     if result.stray_processes:
         facts["stray_processes"] = result.stray_processes
+    if result.killed is not None:
+        facts["killed"] = {"code": result.killed.code, "message": result.killed.message}
     return facts
 
 
@@ -466,25 +543,3 @@ def _rebuild_tests(tests: Sequence[TestOutcome], redacted: Iterator[str]) -> lis
 
 def _trim(message: str) -> str:
     return message if len(message) <= MESSAGE_LIMIT else message[: MESSAGE_LIMIT - 1] + "…"
-
-
-def _tree_strings(value: Any) -> Iterator[str]:
-    """Every string in a JSON-like tree, depth first (what ``_rebuild_tree`` replaces, in order)."""
-    if isinstance(value, Mapping):
-        for child in value.values():
-            yield from _tree_strings(child)
-    elif isinstance(value, (list, tuple)):
-        for child in value:
-            yield from _tree_strings(child)
-    elif not isinstance(value, (bool, int, float, type(None))):
-        yield str(value)  # paths and other objects are stored as text
-
-
-def _rebuild_tree(value: Any, redacted: Iterator[str]) -> Any:
-    if isinstance(value, Mapping):
-        return {key: _rebuild_tree(child, redacted) for key, child in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_rebuild_tree(child, redacted) for child in value]
-    if isinstance(value, (bool, int, float, type(None))):
-        return value
-    return next(redacted)

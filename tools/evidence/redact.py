@@ -1,25 +1,32 @@
-"""Secrets out of evidence: the same engine as the static secret check.
+"""Secrets out of evidence: every form of every secret referee knows, before anything is stored.
 
-Two sources of secrets are replaced before anything is stored or returned:
-- whatever betterleaks finds in the text (``[REDACTED:<rule_id>]``), including the paired parts of
-  multi-part rules such as an AWS key id with its secret key;
-- values the caller knows to be secret, usually taken from the command's environment
-  (``[REDACTED:env]``).
+The secrets referee knows:
+- values the caller knows to be secret, usually the command's secret-looking environment values
+  and the signing key (``[REDACTED:env]``);
+- whatever betterleaks and the credential shapes find in the text (``[REDACTED:<rule_id>]``),
+  including the paired parts of multi-part rules such as an AWS key id with its secret key, and in
+  the evaluated tree's files (`Redactor.learn_from`). A value found once is known from then on:
+  it is redacted in every later text, and `generation` tells the recorder which earlier items to
+  redact again.
 
-Every occurrence of a found value is replaced, not only the one at the reported position: a token
-printed twice must not survive once. When betterleaks fails, known values are still replaced and
-``Redactor.degraded`` says what was lost.
+Each is redacted in every cheap form a hostile test can print it in (forms.py: reversed, rot13,
+any case, characters apart, hex, UTF-16 hex, base64, base32, base85, escaped, inside a compressed
+blob), and so is any fragment of 8 characters or more (a secret printed in halves). The search
+runs in time linear in the text (RE2 automata over a few views of it, detect.py). When
+betterleaks fails, known values are still replaced and ``Redactor.degraded`` says what was lost.
 """
 
 from __future__ import annotations
 
 import logging
 import re
+import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 import betterleaks
 
-from referee.tools.evidence.forms import encoded_forms, split_pattern
+from referee.tools.evidence.detect import find_secrets
+from referee.tools.evidence.matcher import Hit, Matcher
 from referee.tools.evidence.shapes import find_shapes
 
 __all__ = ["MIN_SECRET_LENGTH", "Redactor", "secret_env_values"]
@@ -57,7 +64,10 @@ def secret_env_values(env: Mapping[str, str]) -> list[str]:
 
 
 class Redactor:
-    """Replaces secrets in text with ``[REDACTED:<rule_id>]`` or ``[REDACTED:env]``."""
+    """Replaces secrets in text with ``[REDACTED:<rule_id>]`` or ``[REDACTED:env]``.
+
+    Safe to share between threads: evidence is recorded from several at once.
+    """
 
     def __init__(self, extra_values: Iterable[str] = ()) -> None:
         """Build a redactor.
@@ -66,7 +76,9 @@ class Redactor:
             extra_values: Known secret values; those shorter than 6 characters are ignored.
         """
         self._known = {value: "env" for value in extra_values if len(value) >= MIN_SECRET_LENGTH}
-        self._known_plan = _Plan.of(self._known)
+        self._lock = threading.Lock()
+        self._matcher: Matcher | None = None
+        self.generation = 0  # grows by one whenever a secret is learned
         self.degraded: str | None = None  # why the last scan fell back to known values only
 
     def redact(self, text: str) -> str:
@@ -84,7 +96,8 @@ class Redactor:
         """Redact several texts with one scan over all of them.
 
         A secret found in one text is replaced in all, and context spread over them counts: an AWS
-        key id on stdout and its secret key on stderr are found as the pair they are.
+        key id on stdout and its secret key on stderr are found as the pair they are, and a secret
+        printed half on each is redacted in both.
 
         Args:
             texts: The texts, e.g. stdout, stderr and the command line.
@@ -92,14 +105,41 @@ class Redactor:
         Returns:
             The redacted texts, in the same order.
         """
-        found = self._scan("\n".join(texts))
-        # A known value is labelled env, whatever rule saw it.
-        plan = _Plan.of({**found, **self._known}) if found else self._known_plan
-        return [plan.apply(text) for text in texts]
+        return _replaced(texts, self._learn(self._scan("\n".join(texts))))
+
+    def reapply(self, texts: Sequence[str]) -> list[str]:
+        """Redact texts with the secrets known now, without scanning them for new ones.
+
+        For text redacted before a secret was learned (an earlier evidence item), and for text
+        already scanned.
+        """
+        return _replaced(texts, self._learn({}))
+
+    def learn_from(self, text: str) -> None:
+        """Know from now on every secret the scan finds in `text` (a file of the evaluated tree:
+        a test may print the key hard-coded next to it)."""
+        self._learn(self._scan(text))
+
+    def _learn(self, found: Mapping[str, str]) -> Matcher:
+        with self._lock:
+            # A known value keeps its label (env), whatever rule saw it.
+            new = {
+                value: label
+                for value, label in found.items()
+                if value not in self._known and len(value) >= MIN_SECRET_LENGTH
+            }
+            if new:
+                self._known.update(new)
+                self._matcher = None
+                self.generation += 1
+            if self._matcher is None:
+                self._matcher = Matcher(self._known)
+            return self._matcher
 
     def _scan(self, text: str) -> dict[str, str]:
         if not text.strip():
             return {}
+        found = {shape.value: shape.rule for shape in find_shapes(text)}
         try:
             findings = betterleaks.scan_string(_scannable(text))
         except (betterleaks.BetterleaksError, OSError) as exc:
@@ -107,9 +147,8 @@ class Redactor:
                 f"betterleaks failed ({exc}); only known values and credential shapes were redacted"
             )
             logger.warning("redaction degraded: %s", self.degraded)
-            return {shape.value: shape.rule for shape in find_shapes(text)}
+            return found
         self.degraded = None
-        found = {shape.value: shape.rule for shape in find_shapes(text)}
         return {**found, **dict(_found_values(findings))}
 
 
@@ -139,31 +178,37 @@ def _component_values(finding: betterleaks.Finding) -> Iterator[tuple[str, str]]
                 yield part, component.get("rule_id") or finding.rule_id
 
 
-class _Plan:
-    """How to replace a set of secrets: their plain and encoded forms in one pass, then the split
-    forms of those whose start or end shows up at all (the split search is the slow one)."""
+def _replaced(texts: Sequence[str], matcher: Matcher) -> list[str]:
+    """The texts with every hit replaced, searched as one (a secret may straddle two)."""
+    joined = "\n".join(texts)
+    hits = find_secrets(joined.encode("ascii", "replace"), matcher)  # one byte per character
+    if not hits:
+        return list(texts)
+    spans, out, at = iter(_merged(hits)), [], 0
+    span = next(spans, None)
+    for text in texts:
+        end, pieces, cursor = at + len(text), [], at
+        while span is not None and span.start < end:
+            if span.end > cursor:
+                pieces += [joined[cursor : max(span.start, cursor)], f"[REDACTED:{span.label}]"]
+                cursor = min(span.end, end)
+            if span.end > end:
+                break  # it goes on in the next text
+            span = next(spans, None)
+        out.append("".join(pieces) + joined[cursor:end])
+        at = end + 1
+    return out
 
-    def __init__(self, forms: dict[str, str], split: dict[str, str]) -> None:
-        ordered = sorted(forms, key=len, reverse=True)  # a secret containing another goes whole
-        self._forms = forms
-        self._literal = re.compile("|".join(map(re.escape, ordered))) if ordered else None
-        self._split = split
 
-    @classmethod
-    def of(cls, labels: Mapping[str, str]) -> _Plan:
-        forms = dict(labels)
-        for value, label in labels.items():
-            for form in encoded_forms(value):
-                forms.setdefault(form, label)
-        return cls(forms, dict(labels))
-
-    def apply(self, text: str) -> str:
-        if self._literal is not None:
-            text = self._literal.sub(lambda m: f"[REDACTED:{self._forms[m.group(0)]}]", text)
-        compact = "".join(text.split()) if self._split else ""
-        for value, label in self._split.items():
-            if value[:4] in compact or value[-4:] in compact:
-                pattern = split_pattern([value])
-                assert pattern is not None
-                text = pattern.sub(f"[REDACTED:{label}]", text)
-        return text
+def _merged(hits: Iterable[Hit]) -> Iterator[Hit]:
+    """Overlapping hits as one (labelled by the first), in order."""
+    current: Hit | None = None
+    for hit in sorted(hits):
+        if current is not None and hit.start < current.end:
+            current = current._replace(end=max(current.end, hit.end))
+            continue
+        if current is not None:
+            yield current
+        current = hit
+    if current is not None:
+        yield current

@@ -35,12 +35,20 @@ def signed_content(evaluation: Evaluation, evidence: list[EvidenceItem]) -> dict
         "sandbox": evaluation.sandbox,
         "criteria": [[c.id, c.pass_, c.status, c.evidence_ids] for c in evaluation.criteria],
         "antipatterns": sorted([a.id, a.location or ""] for a in evaluation.antipatterns),
-        "tree_changed": [evaluation.tree_changed.changed, evaluation.tree_changed.paths],
+        "tree_changed": _tree_changed(evaluation),
         "dimensions": sorted([k, d.score, d.source] for k, d in evaluation.dimensions.items()),
         "issues": _digest([i.model_dump(mode="json") for i in evaluation.issues]),
         "findings": _digest([f.model_dump(mode="json") for f in evaluation.findings]),
         "evidence": sorted([e.id, e.tool, e.exit_code, e.sha256] for e in evidence),
     }
+
+
+def _tree_changed(evaluation: Evaluation) -> list[Any]:
+    changed = evaluation.tree_changed
+    # Hold-out writes are signed too, appended only when there are some: runs recorded before
+    # they were kept apart still verify.
+    hidden = [changed.holdout_paths] if changed.holdout_paths else []
+    return [changed.changed, changed.paths, *hidden]
 
 
 def _digest(items: list[Any]) -> str:

@@ -12,18 +12,15 @@ antipattern CI detected and the card lacks is still `antipattern_dropped`.
 from __future__ import annotations
 
 import copy
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from referee.tools.errors import Problem
 from referee.tools.models.evaluation import Evaluation
+from referee.tools.validate_scorecard.strict_json import MAX_CARD_BYTES, read_json
 
-__all__ = ["CommittedCard", "read_cards", "rebind"]
-
-# A scorecard is a few KiB; the pull request controls these files, so a huge one is refused
-# before it is read rather than parsed into memory.
-MAX_CARD_BYTES = 2 * 1024 * 1024
+__all__ = ["MAX_CARD_BYTES", "CommittedCard", "read_cards", "rebind"]
 
 
 @dataclass(frozen=True)
@@ -33,6 +30,8 @@ class CommittedCard:
     source: str
     body: Any
     problem: str | None = None
+    problems: tuple[Problem, ...] = ()
+    """Why its JSON text was refused (strict_json), with pointers."""
 
 
 def read_cards(paths: list[Path]) -> list[CommittedCard]:
@@ -58,22 +57,30 @@ def read_cards(paths: list[Path]) -> list[CommittedCard]:
         elif path.is_file():
             files.append(path)
     for file in files:
-        if file.is_symlink() or file.stat().st_size > MAX_CARD_BYTES:
-            why = "a symlink" if file.is_symlink() else f"larger than {MAX_CARD_BYTES} bytes"
-            cards.append(CommittedCard(str(file), None, f"refused: {why}"))
-            continue
-        try:
-            data = json.loads(file.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            cards.append(CommittedCard(str(file), None, f"not readable as JSON: {exc}"))
-            continue
-        if isinstance(data, dict) and isinstance(data.get("scorecards"), list):
-            data = data["scorecards"]
-        items = data if isinstance(data, list) else [data]
-        for i, item in enumerate(items):
-            label = f"{file}[{i}]" if len(items) > 1 else str(file)
-            cards.append(CommittedCard(label, item))
+        cards += _read(file)
     return cards
+
+
+def _read(file: Path) -> list[CommittedCard]:
+    """The cards of one file, read strictly: the pull request wrote it, so nothing it holds (NaN,
+    duplicate keys, 10,000 levels of nesting) may reach the rules or crash the gate."""
+    if file.is_symlink():
+        return [CommittedCard(str(file), None, "refused: a symlink")]
+    try:
+        parsed = read_json(file)
+    except OSError as exc:
+        return [CommittedCard(str(file), None, f"not readable: {exc.strerror or exc}")]
+    if parsed.problems:
+        why = f"not readable as JSON: {parsed.problems[0].message}"
+        return [CommittedCard(str(file), None, why, tuple(parsed.problems))]
+    data = parsed.value
+    if isinstance(data, dict) and isinstance(data.get("scorecards"), list):
+        data = data["scorecards"]
+    items = data if isinstance(data, list) else [data]
+    return [
+        CommittedCard(f"{file}[{i}]" if len(items) > 1 else str(file), item)
+        for i, item in enumerate(items)
+    ]
 
 
 def rebind(card: dict[str, Any], run: Evaluation) -> dict[str, Any]:

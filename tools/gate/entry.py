@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import secrets
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -46,7 +46,7 @@ from referee.tools.rubrics import RubricSet
 from referee.tools.sandbox import sandbox_support
 from referee.tools.settings import Settings
 from referee.tools.store import KeySource, Store, load_run, runs_for
-from referee.tools.validate_scorecard import validate_and_store, validate_scorecard
+from referee.tools.validate_scorecard import unreadable, validate_and_store, validate_scorecard
 from referee.tools.validate_scorecard.entry import EvidenceContext
 
 __all__ = ["CardOutcome", "GateError", "GateRequest", "GateResult", "run_gate"]
@@ -241,6 +241,7 @@ def _settings(repo: Path, scratch: Path, env: Mapping[str, str], holdouts: Path 
         env={k: v for k, v in env.items() if k not in ("REFEREE_KEY", "REFEREE_HOME")},
         key=key,
         holdout_dir=holdouts,
+        trusted_environment=True,
     )
 
 
@@ -282,17 +283,19 @@ async def _judge(
             checked.append(outcome)
             continue
         checked.append(_validate(outcome, runs, contract, rubrics, context, store, clock))
-    names = FolderSource(settings.holdout_dir).names(contract.id) if settings.holdout_dir else []
+    bundle = FolderSource(settings.holdout_dir) if settings.holdout_dir else None
+    names = bundle.names(contract.id) if bundle else []
     result = GateResult(
         "PENDING", "", contract, iteration, evaluations, checked, notes=notes, holdout_names=names
     )
-    return _decide(result, store, rubrics, clock)
+    return _decide(result, store, rubrics, clock, bundle.texts(contract.id) if bundle else [])
 
 
 def _identify(card: CommittedCard, contract: Contract, rubrics: RubricSet) -> CardOutcome:
     """Whose card it is and for which iteration (shape and contract rules only, for now)."""
     if card.problem is not None:
-        return CardOutcome(card.source, card.body, None, None, None, card.problem)
+        listed = unreadable(card.problems) if card.problems else None
+        return CardOutcome(card.source, card.body, None, None, listed, card.problem)
     shape = validate_scorecard(card.body, contract=contract, rubrics=rubrics)
     if shape.evaluator is None or not isinstance(card.body, dict):
         return CardOutcome(
@@ -372,7 +375,11 @@ def _validate(
 
 
 def _decide(
-    gate: GateResult, store: Store, rubrics: RubricSet, clock: Callable[[], datetime]
+    gate: GateResult,
+    store: Store,
+    rubrics: RubricSet,
+    clock: Callable[[], datetime],
+    holdout_texts: Sequence[str] = (),
 ) -> GateResult:
     """INVALID when a counted card is invalid; else aggregate's decision, DELIVER only when every
     evaluator accepted."""
@@ -388,6 +395,7 @@ def _decide(
         iteration=gate.evaluations[0].iteration if gate.evaluations else 1,
         now=clock,
         holdout_files=gate.holdout_names,
+        holdout_texts=holdout_texts,
     )
     gate.aggregate, gate.outcome, gate.reason = result, result.decision, result.reason
     verdicts = set(result.evaluator_verdicts.values())

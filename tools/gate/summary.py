@@ -13,6 +13,7 @@ from typing import Any
 
 from referee.tools.errors import Problem
 from referee.tools.gate.entry import CardOutcome, GateResult
+from referee.tools.validate_scorecard.codes import OVERRIDES
 
 __all__ = ["gate_json", "markdown", "sarif"]
 
@@ -69,6 +70,7 @@ def markdown(gate: GateResult) -> str:
             lines += [
                 f"  - `{p.code}` at `{p.path or '/'}`: {p.message}" for p in _errors(card, secret)
             ]
+    lines += _overrides_section(gate, secret)
     if gate.aggregate and gate.aggregate.revision_brief:
         issues = gate.aggregate.revision_brief.issues_to_address
         if issues:
@@ -136,6 +138,7 @@ def gate_json(gate: GateResult) -> dict[str, Any]:
                 "valid": c.valid if c.result is not None else False,
                 "problem": c.problem,
                 "errors": [p.model_dump() for p in _errors(c, secret)],
+                "overrides": [p.model_dump() for p in _overrides(c, secret)],
             }
             for c in gate.cards
         ],
@@ -151,11 +154,35 @@ def _errors(card: CardOutcome, hidden: tuple[str, ...] = ()) -> list[Problem]:
     """A refused card's errors, with any that would reveal a hold-out reduced to their code."""
     if card.result is None or card.result.valid:
         return []
+    return _withheld(card.result.errors, hidden)
+
+
+def _overrides(card: CardOutcome, hidden: tuple[str, ...] = ()) -> list[Problem]:
+    """Every lowered deterministic score and dismissed antipattern of a card checked against CI's
+    run, so that a reviewer sees each place where the judgement, not the evidence, decided."""
+    if card.result is None:
+        return []
+    return _withheld([p for p in card.result.warnings if p.code in OVERRIDES], hidden)
+
+
+def _overrides_section(gate: GateResult, hidden: tuple[str, ...]) -> list[str]:
+    lines: list[str] = []
+    for card in gate.cards:
+        found = _overrides(card, hidden)
+        if found:
+            lines.append(f"- `{card.source}`")
+            lines += [f"  - `{p.code}` at `{p.path or '/'}`: {p.message}" for p in found]
+    if not lines:
+        return []
+    return ["", "### Where the scorecards override referee's evidence", "", *lines]
+
+
+def _withheld(problems: list[Problem], hidden: tuple[str, ...]) -> list[Problem]:
     return [
         p.model_copy(update={"message": WITHHELD, "path": "/criteria"})
         if any(h in p.message or h in p.path for h in hidden)
         else p
-        for p in card.result.errors
+        for p in problems
     ]
 
 

@@ -25,7 +25,7 @@ from referee.tools.graders.base import (
 from referee.tools.graders.browser import grade_browser
 from referee.tools.graders.command import grade_command
 from referee.tools.graders.fail_to_pass import test_patch
-from referee.tools.graders.serve import start_serve
+from referee.tools.graders.serve import private_network, start_serve
 from referee.tools.graders.static import grade_static
 from referee.tools.graders.tests import grade_tests, run_suite
 from referee.tools.models.common import CheckKind
@@ -45,6 +45,7 @@ __all__ = [
     "Grader",
     "ServeState",
     "StaticRun",
+    "private_network",
     "run_suite",
     "start_serve",
     "test_patch",

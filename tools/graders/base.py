@@ -22,7 +22,7 @@ from referee.tools.models.adequacy import TestAdequacy
 from referee.tools.models.common import CriterionStatus, Depth, ReasonCode, Scope
 from referee.tools.models.contract import Contract, ContractConfig, Criterion
 from referee.tools.models.evaluation import TestCounts
-from referee.tools.process import BackgroundProcess, Command, Launcher, ProcessResult
+from referee.tools.process import BackgroundProcess, Command, Launcher, Network, ProcessResult
 from referee.tools.repo import TreeView
 from referee.tools.settings import Settings
 from referee.tools.static import StaticFinding, StaticReport
@@ -39,6 +39,7 @@ __all__ = [
     "ServeState",
     "StaticRun",
     "expand",
+    "killed_verdict",
     "unscored",
     "working_dir",
 ]
@@ -79,6 +80,12 @@ class ServeState:
     code: ReasonCode = ReasonCode.SERVE_FAILED
     evidence_ids: list[str] = field(default_factory=list)
     process: BackgroundProcess | None = None
+    holdout: bool = False
+    """A hidden check drives the app too: what it prints is the evaluator's only."""
+    network: Network | None = None
+    """The private network the app runs in, which the browser joins; None: the host's."""
+    network_note: str = ""
+    """Why the app shares the host's network, when it does."""
 
 
 @dataclass
@@ -104,6 +111,10 @@ class GradeResult:
 
 async def _no_lines() -> Mapping[str, set[int] | None]:
     return {}
+
+
+async def _host_network() -> Network | str:
+    return "no private network was asked for"
 
 
 ViewName = Literal["base", "base-tests", "base-only"]
@@ -145,6 +156,8 @@ class GradeContext:
     scope: Scope = "task"
     changed_lines: Callable[[], Awaitable[Mapping[str, set[int] | None]]] = field(default=_no_lines)
     """Task scope: the changed lines of each changed file since base (None: a new file)."""
+    network: Callable[[], Awaitable[Network | str]] = field(default=_host_network)
+    """The served app's private network, made once (or why it shares the host's)."""
     config: ContractConfig | None = None
     """The rubric and allowlist stored with the contract (None: a contract stored without)."""
     run_root: Path | None = None
@@ -155,6 +168,21 @@ class GradeContext:
     @property
     def root(self) -> Path:
         return self.run_root or self.workdir
+
+    def is_holdout(self, criterion_id: str | None) -> bool:
+        """Whether a criterion's runs are hold-out runs (their products: the evaluator's only)."""
+        return criterion_id is not None and any(
+            c.holdout for c in self.contract.all_criteria() if c.id == criterion_id
+        )
+
+    @property
+    def serves_holdout(self) -> bool:
+        """Whether a hold-out browser check drives the served app: the app, the generator's code,
+        sees what the hidden check does, so its run is a hold-out run as well."""
+        return any(
+            c.holdout and c.check is not None and c.check.kind == "browser"
+            for c in self.contract.all_criteria()
+        )
 
     def layers_for(self, criterion_id: str) -> tuple[Path, ...]:
         """The folders laid over the tree for one criterion's commands: its hold-out files."""
@@ -187,9 +215,19 @@ class GradeContext:
         hide: tuple[str, ...] = (),
         view: TreeView | None = None,
         own_writes: bool = True,
+        criterion_id: str | None = None,
+        holdout: bool = False,
+        memory_mb: int | None = None,
+        enter_network: tuple[str, ...] = (),
     ) -> Command:
         """A command on the evaluated code (or on the tree `view` shows in its place); its raw
-        output goes to the run's scratch folder."""
+        output goes to the run's scratch folder.
+
+        `criterion_id` names the criterion it runs for: a hold-out criterion's command is a
+        hold-out run, whatever else it is (its own check, a repeat, a mutant, the base harness).
+        `holdout` makes any command one (the served app a hidden check drives). `memory_mb` is
+        the check's own limit; without one the server's applies.
+        """
         stdout, stderr = self.raw_paths(label)
         root = tree or self.root
         shown = view or self.view
@@ -213,6 +251,9 @@ class GradeContext:
             layers=layers,
             hide=hide,
             own_writes=own_writes and view is None,
+            holdout=holdout or self.is_holdout(criterion_id),
+            memory_mb=memory_mb if memory_mb is not None else self.settings.memory_mb,
+            enter_network=enter_network,
         )
 
     def report_dir(self, label: str) -> Path:
@@ -297,3 +338,13 @@ def working_dir(ctx: GradeContext, cwd: str | None, root: Path | None = None) ->
     top = (root or ctx.root).resolve()
     target = (top / (cwd or ".")).resolve()
     return target if target == top or top in target.parents else None
+
+
+def killed_verdict(result: ProcessResult) -> GradeResult | None:
+    """The grade of a command referee killed (over its memory limit, its sandbox held still)."""
+    if result.killed is None:
+        return None
+    return unscored(
+        ReasonCode(result.killed.code),
+        f"killed after {result.duration_s:.1f} s: {result.killed.message}",
+    )

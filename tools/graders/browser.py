@@ -4,12 +4,16 @@ seen."""
 from __future__ import annotations
 
 import json
+from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import anyio
+
 from referee.tools.browser.outcome import at_or_above, lowest_impact
-from referee.tools.graders.base import GradeContext, GradeResult, unscored
-from referee.tools.graders.serve import exit_problem
+from referee.tools.errors import RefereeError
+from referee.tools.graders.base import GradeContext, GradeResult, ServeState, unscored
+from referee.tools.graders.serve import exit_problem, gone_code
 from referee.tools.models.browser import A11yExpect, BrowserCheck
 from referee.tools.models.common import ReasonCode
 from referee.tools.models.contract import Criterion
@@ -29,11 +33,11 @@ async def grade_browser(ctx: GradeContext, criterion: Criterion) -> GradeResult:
     # Playwright is imported on the first browser check, not when referee starts.
     from referee.tools.browser.check import run_browser_check
 
-    serve = await ctx.serve()
+    serve = await _serve_with_a_browser(ctx)
     if serve.problem:
         return unscored(serve.code, serve.problem, list(serve.evidence_ids))
     if gone := await exit_problem(serve):
-        return unscored(ReasonCode.SERVE_EXITED, gone, list(serve.evidence_ids))
+        return unscored(gone_code(serve), gone, list(serve.evidence_ids))
     outcome = await run_browser_check(
         await ctx.browser_pool(),
         check,
@@ -57,7 +61,7 @@ async def grade_browser(ctx: GradeContext, criterion: Criterion) -> GradeResult:
     )
     ids = [item.id, *serve.evidence_ids]
     if gone := await exit_problem(serve, settle=outcome.status != "pass"):
-        return unscored(ReasonCode.SERVE_EXITED, gone, ids)
+        return unscored(gone_code(serve), gone, ids)
     trace = next((a for a in item.artifacts if a.endswith(".trace.zip")), None)
     hint = f"\n{TRACE_HINT.format(path=trace)}" if trace else ""
     return GradeResult(
@@ -67,6 +71,23 @@ async def grade_browser(ctx: GradeContext, criterion: Criterion) -> GradeResult:
         evidence_ids=ids,
         details=counts(outcome, check),
     )
+
+
+async def _serve_with_a_browser(ctx: GradeContext) -> ServeState:
+    """The served app, with the browser launched while it starts: in a private network the
+    browser is the evaluation's own, and its launch would otherwise follow the app's start."""
+
+    async def launch() -> None:
+        from playwright.async_api import Error as PlaywrightError
+
+        # A browser that cannot start is reported by the check itself, with its reason.
+        with suppress(RefereeError, PlaywrightError):
+            await (await ctx.browser_pool()).browser()
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(launch)
+        served = await ctx.serve()
+    return served
 
 
 def _code(outcome: BrowserOutcome) -> ReasonCode:

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from referee.tools.graders.base import GradeContext, GradeResult, unscored, working_dir
+from referee.tools.graders.base import (
+    GradeContext,
+    GradeResult,
+    killed_verdict,
+    unscored,
+    working_dir,
+)
 from referee.tools.models.checks import CommandCheck
 from referee.tools.models.common import ReasonCode
 from referee.tools.models.contract import Criterion
@@ -24,7 +30,9 @@ async def grade_command(ctx: GradeContext, criterion: Criterion) -> GradeResult:
             env=ctx.env_for(check.env),
             shell=check.shell,
             network=check.network,
+            memory_mb=check.memory_mb,
             layers=ctx.layers_for(criterion.id),
+            criterion_id=criterion.id,
         )
     )
     verdict = command_verdict(result, check.expect_exit)
@@ -38,6 +46,8 @@ async def grade_command(ctx: GradeContext, criterion: Criterion) -> GradeResult:
 def command_verdict(result: ProcessResult, expect_exit: int) -> GradeResult:
     if result.error:
         return unscored(ReasonCode.COULD_NOT_START, f"could not run: {result.error}")
+    if stopped := killed_verdict(result):
+        return stopped
     if result.timed_out:
         return unscored(
             ReasonCode.TIMED_OUT,

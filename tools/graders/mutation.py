@@ -109,7 +109,10 @@ def _outcome(launched: Launch | GradeResult) -> tuple[MutantStatus, list[str], f
     if isinstance(launched, GradeResult):
         return "not_run", [], 0.0
     duration = launched.result.duration_s
-    if launched.result.timed_out:
+    if launched.result.killed is not None and launched.result.killed.code == "sandbox_stopped":
+        # The tests stopped their own sandbox: nothing was decided about the mutant.
+        return "not_run", [], duration
+    if launched.result.timed_out or launched.result.killed is not None:
         return "timeout", [], duration
     if launched.verdict.status == "pass":
         return "survived", [], duration

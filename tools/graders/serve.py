@@ -1,10 +1,16 @@
 """The contract's `serve`: the app under test, started once for all browser checks of a run.
 
-Before it starts, its port must be free: otherwise the readiness poll would be answered by
-another server and every browser check would judge the wrong app (the criteria are `unscored`,
-`port_in_use`). While checks run it is watched: once it has exited, browser checks are
-`unscored` (`serve_exited`) with its exit code and the last lines it printed. Its whole output is
-kept as evidence in every run, recorded when it is stopped.
+In a sandbox it runs in the evaluation's private network (sandbox/network.py), which the browser
+joins: the generator's app reaches nothing but its own loopback, and two evaluations may serve on
+the same port at once. Where no private network can be made (no sandbox, or the server lets the
+browser reach other hosts with --allow-host), it shares the host's network, and its evidence
+says so and why. There, before it starts, its port must be free: otherwise the readiness poll
+would be answered by another server and every browser check would judge the wrong app (the
+criteria are `unscored`, `port_in_use`). While checks run it is watched: once it has exited,
+browser checks are `unscored` (`serve_exited`) with its exit code and the last lines it printed
+(`memory_limit`, `sandbox_stopped` when referee's watchdog killed it; unless a hidden check drives
+the app too: then they are the evaluator's only). Its whole output is kept as evidence in every
+run, recorded when it is stopped.
 """
 
 from __future__ import annotations
@@ -20,9 +26,17 @@ from referee.tools.evidence.recorder import read_log
 from referee.tools.graders.base import GradeContext, ServeState, working_dir
 from referee.tools.models.checks import Serve
 from referee.tools.models.common import ReasonCode
-from referee.tools.process import BackgroundProcess, command_line, port_in_use, wait_for_url
+from referee.tools.process import (
+    BackgroundProcess,
+    Command,
+    Killed,
+    Network,
+    command_line,
+    port_in_use,
+    wait_for_url,
+)
 
-__all__ = ["ServeState", "exit_problem", "start_serve"]
+__all__ = ["ServeState", "exit_problem", "gone_code", "private_network", "start_serve"]
 
 _TAIL_LINES = 8
 _TAIL_CHARS = 800
@@ -46,23 +60,59 @@ async def start_serve(ctx: GradeContext, stack: AsyncExitStack) -> ServeState:
     cwd = working_dir(ctx, serve.cwd)
     if cwd is None:
         return ServeState(None, f"serve.cwd {serve.cwd!r} is outside the repository")
-    if busy := await anyio.to_thread.run_sync(port_in_use, serve.url):
+    network = await ctx.network()
+    private = network if not isinstance(network, str) else None
+    # In a private network nothing else can hold the port; on the host's, another app might.
+    if private is None and (busy := await anyio.to_thread.run_sync(port_in_use, serve.url)):
         item = ctx.recorder.record(tool="serve", summary=busy, command=command_line(serve.argv))
         return ServeState(serve.url, busy, ReasonCode.PORT_IN_USE, [item.id])
-    command = ctx.command(
-        serve.argv, cwd=cwd, label="serve", env=ctx.env_for(serve.env), shell=serve.shell
+    hidden = ctx.serves_holdout
+    state = ServeState(
+        base_url=serve.url,
+        evidence_ids=[ctx.recorder.next_id()],
+        holdout=hidden,
+        network=private,
+        network_note=network if isinstance(network, str) else "",
     )
-    state = ServeState(base_url=serve.url, evidence_ids=[ctx.recorder.next_id()])
     log = _ServeLog(ctx, serve, state)
     stack.push_async_callback(log.record)  # runs after the process below is stopped
+    command = _command(ctx, serve, cwd, private)
     state.process = await stack.enter_async_context(ctx.background(command))
-    ready = await wait_for_url(serve.url, serve.ready_timeout_s, state.process)
+    ready = await wait_for_url(
+        serve.url, serve.ready_timeout_s, state.process, private.connect if private else None
+    )
     log.ready_s = ready.elapsed_s if ready.ready else None
     if not ready.ready:
         state.problem = f"the app never became ready at {serve.url}: {ready.reason}" + _said(
             state.process
         )
+        state.code = gone_code(state) if state.process.killed else ReasonCode.SERVE_FAILED
     return state
+
+
+def _command(ctx: GradeContext, serve: Serve, cwd: Path, network: Network | None) -> Command:
+    return ctx.command(
+        serve.argv,
+        cwd=cwd,
+        label="serve",
+        env=ctx.env_for(serve.env),
+        shell=serve.shell,
+        memory_mb=serve.memory_mb,
+        enter_network=network.enter if network else (),
+        holdout=ctx.serves_holdout,
+    )
+
+
+async def private_network(ctx: GradeContext, stack: AsyncExitStack) -> Network | str:
+    """The evaluation's private network (held until `stack` closes), or why there is none."""
+    if ctx.settings.allow_hosts:
+        # A private network has loopback only: the hosts the server allows would be unreachable.
+        hosts = ", ".join(ctx.settings.allow_hosts)
+        return (
+            f"the server lets browser checks reach {hosts} (--allow-host), which a private"
+            " network cannot reach; the served app and the browser share this machine's network"
+        )
+    return await stack.enter_async_context(ctx.launcher.private_network())
 
 
 async def exit_problem(state: ServeState, *, settle: bool = False) -> str | None:
@@ -82,11 +132,24 @@ async def exit_problem(state: ServeState, *, settle: bool = False) -> str | None
                 await anyio.sleep(0.02)
     if proc.running:
         return None
-    return f"the served app exited with code {proc.returncode} during the checks" + _said(proc)
+    if proc.killed is not None:
+        return f"the served app was killed during the checks: {proc.killed.message}"
+    said = "" if state.holdout else _said(proc)
+    return f"the served app exited with code {proc.returncode} during the checks" + said
+
+
+def gone_code(state: ServeState) -> ReasonCode:
+    """Why the app is gone, as a code: killed by referee's watchdog, or exited on its own."""
+    killed = state.process.killed if state.process is not None else None
+    return ReasonCode(killed.code) if killed is not None else ReasonCode.SERVE_EXITED
 
 
 def _said(proc: BackgroundProcess) -> str:
-    """The last lines the app printed (stderr first: that is where servers say why they stop)."""
+    """The last lines the app printed (stderr first: that is where servers say why they stop).
+
+    Never for an app a hidden check drove too: a visible check's reason reaches the generator,
+    and the app could print what the hidden check did just before it exits.
+    """
     for path in (proc.stderr_path, proc.stdout_path):
         tail = _tail(path)
         if tail:
@@ -117,6 +180,7 @@ class _ServeLog:
         stderr, err_cut = read_log(proc.stderr_path)
         self._ctx.recorder.record(
             item_id=self._state.evidence_ids[0],
+            holdout=self._state.holdout,
             tool="serve",
             summary=self._summary(proc),
             command=command_line(proc.argv),
@@ -132,14 +196,23 @@ class _ServeLog:
                 "ready_s": self.ready_s,
                 "exited_on_its_own": not proc.stopped_by_us,
                 "stray_processes": proc.stray_processes,
+                "network": "private" if self._state.network else "host",
+                **({"network_note": self._state.network_note} if self._state.network_note else {}),
                 **({"error": proc.error} if proc.error else {}),
+                **({"killed": _killed(proc.killed)} if proc.killed else {}),
             },
         )
 
     def _summary(self, proc: BackgroundProcess) -> str:
         if self._state.problem:
             return self._state.problem.split("; its output ends", 1)[0]
+        if proc.killed is not None:
+            return f"the served app was killed: {proc.killed.message}"
         if not proc.stopped_by_us:
             return f"the served app exited with code {proc.returncode} during the checks"
         ready = f"ready after {self.ready_s:g} s" if self.ready_s is not None else "ready"
         return f"served at {self._serve.url}, {ready}, stopped after the checks"
+
+
+def _killed(killed: Killed) -> dict[str, str]:
+    return {"code": killed.code, "message": killed.message}

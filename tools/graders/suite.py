@@ -7,12 +7,20 @@ mutation stage records one item for all its mutants.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from referee.tools.adequacy import Instrumented, instrument
-from referee.tools.graders.base import BaseHarness, GradeContext, GradeResult, unscored, working_dir
+from referee.tools.graders.base import (
+    BaseHarness,
+    GradeContext,
+    GradeResult,
+    killed_verdict,
+    unscored,
+    working_dir,
+)
 from referee.tools.models.checks import TestsCheck
 from referee.tools.models.common import ReasonCode
 from referee.tools.models.evaluation import TestCounts
@@ -31,6 +39,7 @@ from referee.tools.runners import (
     snapshot,
     summarize_tests,
 )
+from referee.tools.runners.guard import GuardLog, read_guard
 
 __all__ = ["Launch", "Refused", "SuiteCall", "launch_suite", "suite_verdict"]
 
@@ -109,10 +118,11 @@ async def launch_suite(ctx: GradeContext, call: SuiteCall) -> Launch | GradeResu
             cwd=cwd,
             label=label,
             timeout_s=timeout,
-            env={**(plan.env if plan else {}), **ctx.env_for(check.env)},
+            env=_environment(ctx, plan, check),
             shell=check.shell if plan is None or plan.shell is None else plan.shell,
             writable=(reports,),
             network=check.network,
+            memory_mb=check.memory_mb,
             export=exported.paths,
             export_to=exported.to,
             layers=(
@@ -120,9 +130,10 @@ async def launch_suite(ctx: GradeContext, call: SuiteCall) -> Launch | GradeResu
                 *ctx.layers_for(call.criterion_id),
                 *call.layers,
             ),
-            hide=harness.hide if harness else (),
+            hide=(*(harness.hide if harness else ()), *(plan.hide if plan else ())),
             view=call.view,
             own_writes=call.of_evaluated_tree,
+            criterion_id=call.criterion_id,
         )
     )
     read = ReportRead()
@@ -136,12 +147,37 @@ async def launch_suite(ctx: GradeContext, call: SuiteCall) -> Launch | GradeResu
             timeout_s=timeout,
         )
     verdict = suite_verdict(result, read, None if isinstance(planned, Plan) else planned)
+    if plan is not None and plan.runner == "pytest":
+        verdict = _guarded(verdict, read_guard(reports, root), plan.report.files)
     if instrumented and result.timed_out:
         verdict.reason += (
             " while measuring diff coverage (line tracing slows Python 3.11 and older by up to"
             " 4x); raise timeout_s, or set coverage: false on the check"
         )
     return Launch(result, read, planned, verdict, instrumented)
+
+
+def _environment(ctx: GradeContext, plan: Plan | None, check: TestsCheck) -> dict[str, str]:
+    """The plan's variables under the check's; a PYTHONPATH of both (the plan's first, then the
+    check's or the server's) so that neither loses its folders."""
+    own = ctx.env_for(check.env)
+    env = {**(plan.env if plan else {}), **own}
+    if plan is not None and "PYTHONPATH" in plan.env:
+        rest = own.get("PYTHONPATH", ctx.settings.env.get("PYTHONPATH", ""))
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (plan.env["PYTHONPATH"], rest) if p)
+    return env
+
+
+def _guarded(verdict: GradeResult, log: GuardLog, files: tuple[Path, ...]) -> GradeResult:
+    """A run the guard saw bypass pytest is unscored: its report says nothing about the tests."""
+    why = log.bypassed(files[0] if files else None)
+    if why is None or verdict.status == "unscored":
+        return verdict
+    return unscored(
+        ReasonCode.RUNNER_BYPASSED,
+        f"{why}; the report of this run cannot be trusted ({verdict.reason})",
+        verdict.evidence_ids,
+    )
 
 
 @dataclass(frozen=True)
@@ -191,6 +227,7 @@ def _plan(
         reports=reports,
         shell=check.shell,
         path=ctx.settings.env.get("PATH"),
+        throwaway=not ctx.launcher.keeps_writes,
     )
 
 
@@ -202,6 +239,8 @@ def suite_verdict(
         return unscored(
             ReasonCode.COULD_NOT_START, f"the test runner could not start: {result.error}"
         )
+    if stopped := killed_verdict(result):
+        return stopped
     if result.timed_out:
         return unscored(
             ReasonCode.TIMED_OUT,

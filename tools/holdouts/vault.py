@@ -79,6 +79,10 @@ class HoldoutSource(Protocol):
         """The tree paths of the contract's hold-out files."""
         ...
 
+    def texts(self, contract_id: str) -> list[str]:
+        """What the contract's hold-out files say (the guard withholds an issue that quotes it)."""
+        ...
+
 
 @dataclass(frozen=True)
 class FolderSource:
@@ -96,6 +100,9 @@ class FolderSource:
         return sorted(
             p.relative_to(self.folder).as_posix() for p in self.folder.rglob("*") if p.is_file()
         )
+
+    def texts(self, contract_id: str) -> list[str]:
+        return [_text((self.folder / name).read_bytes()) for name in self.names(contract_id)]
 
 
 class Vault:
@@ -166,19 +173,30 @@ class Vault:
         if not chosen:
             return None
         for entry in chosen:
-            source = self._folder(contract_id) / "files" / entry.path
-            data = source.read_bytes() if source.is_file() else b""
-            if hashlib.sha256(data).hexdigest() != entry.sha256:
-                raise StoreTampered(
-                    f"the hold-out file {source}", "differs from the one referee stored"
-                )
             target = dest / entry.path
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
+            target.write_bytes(self._verified(contract_id, entry))
         return dest
 
     def names(self, contract_id: str) -> list[str]:
         return [e.path for e in self.files(contract_id)]
+
+    def texts(self, contract_id: str) -> list[str]:
+        """What the files say.
+
+        Raises:
+            StoreTampered: a file's digest differs from the manifest's.
+        """
+        return [_text(self._verified(contract_id, e)) for e in self.files(contract_id)]
+
+    def _verified(self, contract_id: str, entry: HoldoutFile) -> bytes:
+        source = self._folder(contract_id) / "files" / entry.path
+        data = source.read_bytes() if source.is_file() else b""
+        if hashlib.sha256(data).hexdigest() != entry.sha256:
+            raise StoreTampered(
+                f"the hold-out file {source}", "differs from the one referee stored"
+            )
+        return data
 
     def export(self, contract_id: str, dest: Path) -> list[str]:
         """Copy every hold-out file of the contract under `dest` (for CI's `--holdout-dir`)."""
@@ -204,6 +222,10 @@ class Vault:
     def _mac(self, contract_id: str, entries: list[HoldoutFile]) -> str:
         body = json.dumps([contract_id, [asdict(e) for e in entries]], sort_keys=True)
         return hmac.new(self._key, body.encode("utf-8"), hashlib.sha256).hexdigest()
+
+
+def _text(data: bytes) -> str:
+    return data.decode("utf-8", "replace")
 
 
 def holdout_source(settings: Settings, key: bytes) -> HoldoutSource:

@@ -50,6 +50,7 @@ from referee.tools.models.common import (
 from referee.tools.models.contract import (
     Antipattern,
     Contract,
+    ContractConfig,
     CreateContractInput,
     CreateContractResult,
     Criterion,
@@ -100,6 +101,7 @@ __all__ = [
     "Computed",
     "ContextStrategy",
     "Contract",
+    "ContractConfig",
     "CreateContractInput",
     "CreateContractResult",
     "Criterion",

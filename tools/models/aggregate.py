@@ -28,6 +28,11 @@ class RevisionBrief(Model):
     failed_criteria: list[str] = Field(
         default_factory=list, description="Visible criteria that did not pass"
     )
+    hidden_checks_failed: int = Field(
+        default=0,
+        ge=0,
+        description="How many hidden checks failed: a count, never which ones, nor their output",
+    )
 
 
 class HoldoutLeak(Model):

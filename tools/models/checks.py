@@ -82,6 +82,19 @@ Argv = Annotated[
 Env = Annotated[
     dict[str, str], Field(default_factory=dict, description="Extra environment variables")
 ]
+MemoryMb = Annotated[
+    int | None,
+    Field(
+        default=None,
+        ge=16,
+        le=1024 * 1024,
+        description=(
+            "The most memory (MiB) the command's processes may hold together, its /tmp included;"
+            " above it they are killed (`memory_limit`). Omitted: the server's limit (2048 MiB"
+            " unless started with --memory-mb)"
+        ),
+    ),
+]
 
 
 class _ProcessCheck(Model):
@@ -97,6 +110,7 @@ class _ProcessCheck(Model):
     network: bool = Field(
         default=False, description="Let the command reach the network (the sandbox denies it)"
     )
+    memory_mb: MemoryMb = None
 
 
 class TestsCheck(_ProcessCheck):
@@ -202,3 +216,4 @@ class Serve(Model):
     cwd: str | None = None
     env: Env
     shell: bool = False
+    memory_mb: MemoryMb = None

@@ -64,6 +64,9 @@ class ReasonCode(StrEnum):
     DIFF_COVERAGE_LOW = "diff_coverage_low"
     BASE_TEST_FAILED = "base_test_failed"
     BASE_TESTS_NOT_RUN = "base_tests_not_run"
+    RUNNER_BYPASSED = "runner_bypassed"
+    MEMORY_LIMIT = "memory_limit"
+    SANDBOX_STOPPED = "sandbox_stopped"
 
 
 class Model(BaseModel):

@@ -128,6 +128,13 @@ class ContractConfig(Model):
 
     rubric: Rubric
     allowlist: ConfigFile | None = None
+    created: float | None = Field(
+        default=None,
+        description=(
+            "When the contract was written (POSIX seconds, full precision): what the installed"
+            " environments in the tree are compared with"
+        ),
+    )
 
 
 class Contract(_ContractBody):

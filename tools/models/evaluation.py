@@ -163,6 +163,13 @@ class AntipatternFinding(Model):
 class TreeChanged(Model):
     changed: bool = False
     paths: list[str] = Field(default_factory=list)
+    holdout_paths: list[str] = Field(
+        default_factory=list,
+        description=(
+            "What only hold-out runs wrote: for the evaluator, never an issue, antipattern or"
+            " brief (their names could spell the hold-out)"
+        ),
+    )
 
 
 class NeedsJudgment(Model):

@@ -47,6 +47,13 @@ class EvidenceItem(Model):
     criterion_id: str | None = None
     tests: list[TestOutcome] = Field(default_factory=list)
     details: dict[str, Any] = Field(default_factory=dict)
+    holdout: bool = Field(
+        default=False,
+        description=(
+            "A hold-out's run produced it (or the served app, while a hidden check drove it):"
+            " for the evaluator only"
+        ),
+    )
     sealed: str | None = Field(
         default=None,
         description=(

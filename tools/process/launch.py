@@ -7,9 +7,10 @@ it runs (on the host, or in a sandbox) is decided in one place and never by a gr
 from __future__ import annotations
 
 import shutil
+import socket
 import tempfile
-from collections.abc import Iterator, Mapping
-from contextlib import AbstractAsyncContextManager, contextmanager
+from collections.abc import AsyncIterator, Iterator, Mapping
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
@@ -20,8 +21,9 @@ from referee.tools.process.run import (
     background_process,
     run_process,
 )
+from referee.tools.process.watch import Limits
 
-__all__ = ["Command", "HostLauncher", "Launcher"]
+__all__ = ["Command", "HostLauncher", "Launcher", "Network"]
 
 
 @dataclass(frozen=True)
@@ -49,6 +51,14 @@ class Command:
         export_to: Where exported writes go (a folder of referee's own).
         own_writes: What the command writes counts as the evaluated tree's writes (False for
             runs of another tree shown at its path: the base, the base's tests, a mutant).
+        holdout: A hold-out criterion's run. Everything it produces belongs to the evaluator
+            view only: the sandbox keeps its writes apart from the tree's (tree_changed), and
+            without a sandbox it runs in a scratch copy, so that it leaves nothing in the
+            generator's tree.
+        memory_mb: The most memory the command's processes may hold together (MiB); None: no
+            limit. Above it the command is killed (`ProcessResult.killed`).
+        enter_network: The argv prefix that puts the command into the evaluation's private
+            network (`Network.enter`); empty: the network the launcher gives every command.
     """
 
     argv: tuple[str, ...]
@@ -67,6 +77,31 @@ class Command:
     export: tuple[tuple[str, str | None], ...] = ()
     export_to: Path | None = None
     own_writes: bool = True
+    holdout: bool = False
+    memory_mb: int | None = None
+    enter_network: tuple[str, ...] = ()
+
+
+class Network(Protocol):
+    """A private network namespace that a served app and the browser share."""
+
+    @property
+    def enter(self) -> tuple[str, ...]:
+        """The argv prefix that runs a program inside it."""
+        ...
+
+    def connect(
+        self,
+        address: tuple[str, int],
+        timeout: float | None = None,
+        source_address: tuple[str, int] | None = None,
+    ) -> socket.socket:
+        """`socket.create_connection` from inside it (blocking)."""
+        ...
+
+    def wrapper(self, executable: str, folder: Path) -> Path:
+        """A script in `folder` that runs `executable` inside it."""
+        ...
 
 
 class Launcher(Protocol):
@@ -83,18 +118,23 @@ class Launcher(Protocol):
 
     def background(self, command: Command) -> AbstractAsyncContextManager[BackgroundProcess]: ...
 
+    def private_network(self) -> AbstractAsyncContextManager[Network | str]:
+        """A private network for the duration of a block, or why there is none (a sentence)."""
+        ...
+
 
 class HostLauncher:
     """Runs commands directly on this machine, in their own process group (no sandbox).
 
-    Without an overlay, a command with `layers` or `hide` runs in a scratch copy of its tree with
-    the layers laid over it (the real tree is never written), deleted afterwards.
+    Without an overlay, a command with `layers` or `hide`, and every hold-out run, runs in a
+    scratch copy of its tree with the layers laid over it (the real tree is never written),
+    deleted afterwards.
     """
 
     keeps_writes = True
 
     async def run(self, command: Command) -> ProcessResult:
-        with _materialised(command) as actual:
+        with _materialised(command) as actual, tempfile.TemporaryDirectory() as pycache:
             _link_dependencies(actual)
             result = await run_process(
                 actual.argv,
@@ -102,8 +142,10 @@ class HostLauncher:
                 timeout_s=actual.timeout_s,
                 stdout_path=actual.stdout_path,
                 stderr_path=actual.stderr_path,
-                env=actual.env,
+                # A fresh bytecode cache: a planted __pycache__ is never read (see profile.py).
+                env={"PYTHONPYCACHEPREFIX": pycache, **actual.env},
                 shell=actual.shell,
+                limits=_limits(actual),
             )
         return replace(result, cwd=command.cwd)
 
@@ -116,7 +158,22 @@ class HostLauncher:
             stderr_path=command.stderr_path,
             env=command.env,
             shell=command.shell,
+            limits=_limits(command),
         )
+
+    def private_network(self) -> AbstractAsyncContextManager[Network | str]:
+        return _no_network(
+            "no sandbox: the served app and the browser share this machine's network"
+        )
+
+
+@asynccontextmanager
+async def _no_network(reason: str) -> AsyncIterator[Network | str]:
+    yield reason
+
+
+def _limits(command: Command) -> Limits | None:
+    return Limits(memory_mb=command.memory_mb) if command.memory_mb is not None else None
 
 
 _NOT_COPIED = ("node_modules", ".venv", "venv", ".tox", ".git", ".referee", "target", "__pycache__")
@@ -124,7 +181,9 @@ _NOT_COPIED = ("node_modules", ".venv", "venv", ".tox", ".git", ".referee", "tar
 
 @contextmanager
 def _materialised(command: Command) -> Iterator[Command]:
-    if not command.layers and not command.hide:
+    # A hold-out run never writes the generator's tree, even one whose tests live in it: whatever
+    # it wrote (file names that spell the hold-out) would be there for the generator to read.
+    if not command.layers and not command.hide and not command.holdout:
         yield command
         return
     scratch = Path(tempfile.mkdtemp(prefix="referee-copy-"))

@@ -6,6 +6,7 @@ import http.client
 import socket
 import ssl
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -18,6 +19,9 @@ __all__ = ["ReadyResult", "port_in_use", "wait_for_url"]
 
 _PROBE_TIMEOUT_S = 1.0
 _READY_POLL_S = 0.1
+
+Connect = Callable[..., socket.socket]
+"""`socket.create_connection`'s signature: how a probe reaches the app (a private network's)."""
 
 
 @dataclass(frozen=True)
@@ -37,7 +41,7 @@ def _url_problem(url: str) -> str | None:
     return None
 
 
-def _probe(url: str, timeout_s: float) -> tuple[int | None, str]:
+def _probe(url: str, timeout_s: float, connect: Connect | None = None) -> tuple[int | None, str]:
     """One GET; any HTTP status means the server is up. http.client, not urllib's opener, because
     readiness must not go through a proxy or follow a redirect elsewhere."""
     parts = urlsplit(url)
@@ -50,6 +54,9 @@ def _probe(url: str, timeout_s: float) -> tuple[int | None, str]:
         )
     else:
         conn = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=timeout_s)
+    if connect is not None:
+        # http.client opens its socket through this attribute (HTTPS wraps what it returns).
+        conn._create_connection = connect  # type: ignore[attr-defined]
     try:
         conn.request("GET", path)
         return conn.getresponse().status, ""
@@ -60,7 +67,10 @@ def _probe(url: str, timeout_s: float) -> tuple[int | None, str]:
 
 
 async def wait_for_url(
-    url: str, timeout_s: float, proc: BackgroundProcess | None = None
+    url: str,
+    timeout_s: float,
+    proc: BackgroundProcess | None = None,
+    connect: Connect | None = None,
 ) -> ReadyResult:
     """Poll a URL until any HTTP response arrives, the process exits, or time runs out.
 
@@ -68,6 +78,8 @@ async def wait_for_url(
         url: Absolute http(s) URL to GET.
         timeout_s: Seconds to keep trying.
         proc: The server process; polling stops early when it has exited or never started.
+        connect: How to open the connection (a private network's sockets); the host's by
+            default.
 
     Returns:
         ``ready`` with the status that answered, or not ready with the elapsed time and the reason.
@@ -86,7 +98,7 @@ async def wait_for_url(
             ):  # only now: an answer from a stale server while ours died is no answer
                 return ReadyResult(True, _since(began), None, status)
             status, last = await anyio.to_thread.run_sync(
-                _probe, url, min(_PROBE_TIMEOUT_S, timeout_s), abandon_on_cancel=True
+                _probe, url, min(_PROBE_TIMEOUT_S, timeout_s), connect, abandon_on_cancel=True
             )
             if status is None:
                 await anyio.sleep(_READY_POLL_S)

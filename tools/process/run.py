@@ -19,13 +19,15 @@ import subprocess
 import time
 import uuid
 from collections.abc import AsyncIterator, Mapping, Sequence
-from contextlib import ExitStack, asynccontextmanager, suppress
+from contextlib import ExitStack, asynccontextmanager, nullcontext, suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
 import anyio
 from anyio.abc import Process
+
+from referee.tools.process.watch import Killed, Limits, Watchdog
 
 __all__ = [
     "COOKIE",
@@ -63,6 +65,8 @@ class ProcessResult:
     error: str | None = None
     run_id: str = ""
     stray_processes: int = 0
+    killed: Killed | None = None
+    """Why referee killed it before it ended (a memory limit, a stopped sandbox), if it did."""
 
 
 def command_line(argv: Sequence[str]) -> str:
@@ -222,6 +226,7 @@ async def run_process(
     env: Mapping[str, str] | None = None,
     shell: bool = False,
     grace_s: float = 2.0,
+    limits: Limits | None = None,
 ) -> ProcessResult:
     """Run a command to completion or timeout, leaving nothing running.
 
@@ -235,6 +240,8 @@ async def run_process(
         env: Variables set on top of this process's environment.
         shell: Run through ``/bin/sh -c``.
         grace_s: Seconds between SIGTERM and SIGKILL.
+        limits: What a watchdog enforces while it runs (memory, a sandbox held still); a
+            violation kills the tree and is said in ``killed``.
 
     Returns:
         The result; a command that could not start has ``exit_code=None`` and ``error`` set.
@@ -256,8 +263,9 @@ async def run_process(
             run_id=run_id,
         )
     timed_out = False
+    watchdog = Watchdog(launched.pid, limits) if limits is not None else None
     try:
-        with anyio.move_on_after(timeout_s) as scope:
+        with anyio.move_on_after(timeout_s) as scope, watchdog or nullcontext():
             await launched.wait()
         timed_out = scope.cancelled_caught
     finally:
@@ -273,6 +281,7 @@ async def run_process(
         stderr_path,
         run_id=run_id,
         stray_processes=strays,
+        killed=watchdog.killed if watchdog is not None else None,
     )
 
 
@@ -295,6 +304,12 @@ class BackgroundProcess:
     stopped_by_us: bool = False
     _process: Process | None = field(default=None, repr=False)
     _stopped: bool = field(default=False, repr=False)
+    _watchdog: Watchdog | None = field(default=None, repr=False)
+
+    @property
+    def killed(self) -> Killed | None:
+        """Why referee killed it (a memory limit, a stopped sandbox), if it did."""
+        return None if self._watchdog is None else self._watchdog.killed
 
     @property
     def pid(self) -> int | None:
@@ -317,6 +332,8 @@ class BackgroundProcess:
             return self.error
         if self.running:
             return None
+        if self.killed is not None:
+            return f"'{self.argv[0]}' was killed: {self.killed.message}"
         return f"'{self.argv[0]}' exited with code {self.returncode} before it was ready"
 
     async def stop(self, grace_s: float = 2.0) -> None:
@@ -325,6 +342,8 @@ class BackgroundProcess:
             return
         self._stopped = True
         self.stopped_by_us = self.running
+        if self._watchdog is not None:
+            self._watchdog.stop()
         self.stray_processes = await _stop(self._process, self.run_id, grace_s)
 
 
@@ -338,6 +357,7 @@ async def background_process(
     env: Mapping[str, str] | None = None,
     shell: bool = False,
     grace_s: float = 2.0,
+    limits: Limits | None = None,
 ) -> AsyncIterator[BackgroundProcess]:
     """Start a server for the duration of a block; it is stopped however the block ends.
 
@@ -356,6 +376,8 @@ async def background_process(
         error=launched if isinstance(launched, str) else None,
         _process=None if isinstance(launched, str) else launched,
     )
+    if proc._process is not None and limits is not None:
+        proc._watchdog = Watchdog(proc._process.pid, limits).start()
     try:
         yield proc
     finally:

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from referee.tools.errors import RefereeError
 from referee.tools.repo.gitdir import GitDirError, global_excludes_file, private_git_dir
+from referee.tools.repo.root import repository_root
 
 __all__ = ["GIT_TIMEOUT_S", "GitError", "git", "git_bytes", "git_many", "safe_options"]
 
@@ -70,8 +71,6 @@ def _excludes() -> tuple[str, ...]:
 
 
 def _repository_env(repo: Path) -> dict[str, str]:
-    from referee.tools.repo.info import repository_root  # info imports this module
-
     root = repository_root(repo)
     if root is None:
         raise GitError(f"{repo} is not inside a git work tree")

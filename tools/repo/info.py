@@ -7,7 +7,7 @@ from pathlib import Path
 
 from referee.tools.errors import InvalidInput, Problem
 from referee.tools.repo.git import GitError, git
-from referee.tools.repo.gitdir import read_small
+from referee.tools.repo.root import repository_root
 
 __all__ = [
     "RepoInfo",
@@ -41,38 +41,6 @@ def describe_repo(path: Path, pointer: str = "/repo") -> RepoInfo:
     if root is None:
         return RepoInfo(root=resolved, is_git=False, head=None)
     return RepoInfo(root=root, is_git=True, head=head_commit(root))
-
-
-def repository_root(path: Path) -> Path | None:
-    """The top of the git work tree containing `path`, or None outside git (or in a bare one).
-
-    Found by reading files only, walking up from `path` as GitPython's
-    `Repo(path, search_parent_directories=True)` does: no git process runs, and none of the
-    repository's configuration is read. (Importing GitPython for this cost every CLI command a
-    tenth of a second.)
-    """
-    try:
-        start = path.resolve(strict=True)
-    except OSError:
-        return None
-    for folder in (start, *start.parents):
-        dotgit = folder / ".git"
-        if _is_git_dir(dotgit) or _is_gitfile(dotgit):
-            return folder
-        if _is_git_dir(folder):
-            return None  # a bare repository, or inside a .git folder: no work tree
-    return None
-
-
-def _is_git_dir(folder: Path) -> bool:
-    return (
-        (folder / "HEAD").is_file() and (folder / "objects").is_dir() and (folder / "refs").is_dir()
-    )
-
-
-def _is_gitfile(file: Path) -> bool:
-    """A worktree's or a submodule's `.git` file: `gitdir: <path>`."""
-    return read_small(file).startswith(b"gitdir:")
 
 
 def is_git_repo(path: Path) -> bool:

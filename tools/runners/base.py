@@ -46,6 +46,8 @@ class Call:
         reports: A fresh folder of referee's scratch space for this run's reports.
         path: The PATH to look programs up in (the server's).
         depth: How many package.json scripts led here (a script calling itself ends).
+        throwaway: What the run writes into the tree is thrown away afterwards (the sandbox's
+            overlay), so a runner may be told to start from a clean build folder.
     """
 
     prefix: tuple[str, ...]
@@ -55,6 +57,7 @@ class Call:
     reports: Path
     path: str | None = None
     depth: int = 0
+    throwaway: bool = False
 
     @property
     def program(self) -> str:
@@ -74,7 +77,14 @@ class Call:
         """The same place and folders, another command (a script's segment)."""
         depth = self.depth + 1 if deeper else self.depth
         return Call(
-            tuple(prefix), tuple(command), self.cwd, self.tree, self.reports, self.path, depth
+            tuple(prefix),
+            tuple(command),
+            self.cwd,
+            self.tree,
+            self.reports,
+            self.path,
+            depth,
+            self.throwaway,
         )
 
 
@@ -121,6 +131,8 @@ class Plan:
         env: Extra variables for the command.
         shell: Run `argv` through `/bin/sh -c` (a package.json script); None keeps the check's.
         notes: Facts worth recording (a script resolved, a report written inside the tree).
+        hide: Tree-relative folders the run must not see (build output outside git that the
+            runner would take for up to date).
     """
 
     runner: str
@@ -129,6 +141,7 @@ class Plan:
     env: Mapping[str, str] = field(default_factory=dict)
     shell: bool | None = None
     notes: tuple[str, ...] = ()
+    hide: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

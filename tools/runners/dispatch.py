@@ -63,6 +63,7 @@ def plan_command(
     reports: Path,
     shell: bool = False,
     path: str | None = None,
+    throwaway: bool = False,
 ) -> Plan | Advice:
     """Plan a check's test command so that it reports every test's outcome.
 
@@ -73,11 +74,14 @@ def plan_command(
         reports: An empty folder of referee's scratch space for this run's reports.
         shell: The check runs through /bin/sh.
         path: The PATH programs are looked up in.
+        throwaway: The run's writes into the tree are discarded (the sandbox).
 
     Returns:
         How to run it and read its report, or advice when its runner cannot be asked.
     """
     if shell:
-        return plan_line(" ".join(argv), Call((), (), cwd, tree, reports, path), plan_call)
+        call = Call((), (), cwd, tree, reports, path, throwaway=throwaway)
+        return plan_line(" ".join(argv), call, plan_call)
     start = split_wrappers(argv)
-    return plan_call(Call(tuple(argv[:start]), tuple(argv[start:]), cwd, tree, reports, path))
+    prefix, command = tuple(argv[:start]), tuple(argv[start:])
+    return plan_call(Call(prefix, command, cwd, tree, reports, path, throwaway=throwaway))

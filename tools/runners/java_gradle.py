@@ -43,7 +43,10 @@ def plan(call: Call) -> Plan:
     folder = call.reports / "gradle"
     script = call.reports / "referee-reports.gradle"
     script.write_text(_INIT_SCRIPT.format(root=json.dumps(str(folder))), encoding="utf-8")
-    command = (call.command[0], "--init-script", str(script), *call.args)
+    # In the sandbox, every task runs again: Gradle's record of what is up to date lives in the
+    # tree (.gradle/, build/), outside git, and would let planted classes stand for the sources.
+    rerun = ("--rerun-tasks",) if call.throwaway and "--rerun-tasks" not in call.args else ()
+    command = (call.command[0], "--init-script", str(script), *rerun, *call.args)
     return Plan(
         runner="gradle",
         argv=call.argv(command),

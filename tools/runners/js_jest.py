@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from referee.tools.runners.base import Advice, Call, Plan, Report, Runner, base_name
+from referee.tools.runners.js_bin import runner_argv
 from referee.tools.runners.js_report import jest_json_reader
 
 
@@ -21,7 +22,7 @@ def plan(call: Call) -> Plan | Advice:
     report = call.reports / "jest.json"
     return Plan(
         runner="jest",
-        argv=call.argv((*call.command, "--json", f"--outputFile={report}")),
+        argv=runner_argv(call, "jest", (*call.args, "--json", f"--outputFile={report}")),
         report=Report("jest-json", jest_json_reader(call.cwd), files=(report,)),
     )
 

@@ -17,6 +17,7 @@ from referee.tools.runners.base import (
     base_name,
     relative_to,
 )
+from referee.tools.runners.js_bin import runner_argv
 from referee.tools.runners.junit import junit_reader
 
 _REPORTER_OPTIONS = ("--reporter", "-R", "--reporter-option", "--reporter-options", "-O")
@@ -39,7 +40,7 @@ def plan(call: Call) -> Plan:
     )
     return Plan(
         runner="mocha",
-        argv=call.argv((call.command[0], *args, *extra)),
+        argv=runner_argv(call, "mocha", (*args, *extra)),
         report=Report("junit", junit_reader(_case_id(call.cwd)), files=(report,)),
         notes=notes,
     )

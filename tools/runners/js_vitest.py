@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from referee.tools.runners.base import JUNIT_HINT, Advice, Call, Plan, Report, Runner, base_name
+from referee.tools.runners.js_bin import runner_argv
 from referee.tools.runners.js_report import jest_json_reader
 
 _WATCHING = ("watch", "dev")
@@ -32,7 +33,7 @@ def plan(call: Call) -> Plan | Advice:
     reporters = ["--reporter=default", "--reporter=json", f"--outputFile.json={report}"]
     return Plan(
         runner="vitest",
-        argv=call.argv((call.command[0], *args, *reporters)),
+        argv=runner_argv(call, "vitest", (*args, *reporters)),
         report=Report("jest-json", jest_json_reader(call.cwd), files=(report,)),
     )
 

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from xml.etree.ElementTree import Element
 
 from referee.tools.runners.base import Call, Plan, Report, Runner, base_name
+from referee.tools.runners.guard import guarded_env
 from referee.tools.runners.junit import junit_reader
 from referee.tools.runners.wrappers import python_module
 
@@ -21,11 +22,13 @@ def plan(call: Call) -> Plan:
     report = call.reports / "pytest.xml"
     # xunit1 adds each case's file; no cache provider and no bytecode keep the tree unchanged.
     extra = (f"--junitxml={report}", "-o", "junit_family=xunit1", "-p", "no:cacheprovider")
+    # The guard (pytest_guard.py) watches the report from inside the run: see guard.py.
+    guard_env, guard_args = guarded_env(call.reports, report)
     return Plan(
         runner="pytest",
-        argv=call.argv((*call.command, *extra)),
+        argv=call.argv((*call.command, *extra, *guard_args)),
         report=Report("junit", junit_reader(case_id), files=(report,)),
-        env={"PYTHONDONTWRITEBYTECODE": "1"},
+        env={"PYTHONDONTWRITEBYTECODE": "1", **guard_env},
     )
 
 

@@ -5,16 +5,33 @@ sandbox's PID namespace, so it can tell what the host cannot see through bubblew
 that does not exist (rather than the shell's 127), the signal that killed the command (rather than
 128+N), and how many processes the command left running (all of them die with the namespace
 right after). The report goes to a file only referee reads back.
+
+The command runs as the same user and could attach a tracer to this process (and rewrite what it
+reports) or stop it (and hold the check until its timeout). It is made non-dumpable, which
+refuses a tracer without CAP_SYS_PTRACE; a stop cannot be refused from here, so referee's
+watchdog on the host kills a sandbox whose first processes are stopped or traced.
 """
 
+import contextlib
+import ctypes
 import json
 import os
 import subprocess
 import sys
 
+_PR_SET_DUMPABLE = 4
+
+
+def _refuse_tracers() -> None:
+    # Reset by execve, so the command's own processes stay dumpable (core files, debuggers).
+    # Without a libc to load, the watchdog still sees a tracer.
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
+
 
 def main() -> int:
     report, argv = sys.argv[1], sys.argv[2:]
+    _refuse_tracers()
     code, error = None, None
     try:
         code = subprocess.call(argv)

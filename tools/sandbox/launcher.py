@@ -12,8 +12,11 @@ Why each part:
   upper layer lists every write, a tracked file written and restored included;
 - a new PID namespace: when the command ends, every process it started ends with it (setsid,
   `env -i`, double forks: the namespace's init takes them all down);
-- no network unless the check allows it; `serve` shares the host's network so the browser, which
-  runs outside, reaches it on loopback;
+- no network unless the check allows it; `serve` runs in the evaluation's private network
+  (network.py), which the browser joins, so the app reaches nothing but its own loopback;
+- a watchdog on the host (process/watch.py) kills the sandbox above its memory limit, or as soon
+  as its first processes are stopped or traced; /tmp and /dev/shm are memory too, so they are
+  capped at the same size;
 - `.git` read-only, referee's store and key masked, a fresh HOME and /tmp, `--cap-drop ALL` and
   no new privileges (bubblewrap sets PR_SET_NO_NEW_PRIVS), so nothing can unmask what is hidden.
 """
@@ -26,7 +29,7 @@ import shutil
 import sys
 import tempfile
 from collections.abc import AsyncIterator, Sequence
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -36,11 +39,14 @@ import anyio
 from referee.tools.process import (
     BackgroundProcess,
     Command,
+    Limits,
+    Network,
     ProcessResult,
     background_process,
     effective_argv,
     run_process,
 )
+from referee.tools.sandbox.network import NetworkUnavailable, private_network
 from referee.tools.sandbox.profile import SANDBOX_HOME, SANDBOX_TMP, SandboxProfile
 from referee.tools.sandbox.writes import Writes, read_upper
 
@@ -88,12 +94,16 @@ class SandboxLauncher:
         bwrap: The bubblewrap executable.
         unshare: util-linux's unshare.
         profile: What every sandbox hides, overlays and passes (see profile.py).
+        nsenter: util-linux's nsenter (to join the evaluation's private network).
     """
 
     keeps_writes = False
 
-    def __init__(self, bwrap: str, unshare: str, profile: SandboxProfile) -> None:
+    def __init__(
+        self, bwrap: str, unshare: str, profile: SandboxProfile, nsenter: str = "nsenter"
+    ) -> None:
         self._bwrap, self._unshare, self.profile = bwrap, unshare, profile
+        self._nsenter = nsenter
         self.writes = Writes()
 
     async def run(self, command: Command) -> ProcessResult:
@@ -106,6 +116,7 @@ class SandboxLauncher:
                 timeout_s=command.timeout_s,
                 stdout_path=command.stdout_path,
                 stderr_path=command.stderr_path,
+                limits=_limits(command),
             )
             return _as_seen(result, command, layout)
         finally:
@@ -115,18 +126,35 @@ class SandboxLauncher:
     def background(self, command: Command) -> AbstractAsyncContextManager[BackgroundProcess]:
         return self._background(command)
 
+    def private_network(self) -> AbstractAsyncContextManager[Network | str]:
+        return self._private_network()
+
+    @asynccontextmanager
+    async def _private_network(self) -> AsyncIterator[Network | str]:
+        async with AsyncExitStack() as stack:
+            try:
+                network = await stack.enter_async_context(
+                    private_network(self._unshare, self._nsenter)
+                )
+            except NetworkUnavailable as exc:
+                yield f"{exc}; the served app and the browser share this machine's network"
+                return
+            yield network
+
     @asynccontextmanager
     async def _background(self, command: Command) -> AsyncIterator[BackgroundProcess]:
         layout = _Layout(Path(tempfile.mkdtemp(prefix="referee-sbx-")))
-        # The served app shares the host's network: the browser runs outside and reaches it on
-        # loopback. Everything else about the sandbox is the same.
-        argv = self._argv(command, layout, network=True)
+        # The served app needs a network the browser can reach: the evaluation's private one
+        # when the command enters it, else (the recorded fallback) the host's. Everything else
+        # about the sandbox is the same.
+        argv = [*command.enter_network, *self._argv(command, layout, network=True)]
         try:
             async with background_process(
                 argv,
                 cwd=command.cwd,
                 stdout_path=command.stdout_path,
                 stderr_path=command.stderr_path,
+                limits=_limits(command),
             ) as proc:
                 yield proc
         finally:
@@ -134,8 +162,9 @@ class SandboxLauncher:
                 self._collect(command, layout)
 
     def _collect(self, command: Command, layout: _Layout) -> None:
-        if layout.tree_upper is not None and command.own_writes:
-            self.writes.add(command.tree, read_upper(layout.tree_upper, command.hide))
+        if layout.tree_upper is not None and (command.own_writes or command.holdout):
+            written = read_upper(layout.tree_upper, command.hide)
+            self.writes.add(command.tree, written, holdout=command.holdout)
         if layout.tree_upper is not None and command.export_to is not None:
             _export(layout.tree_upper, command.export, command.export_to)
         shutil.rmtree(layout.root, ignore_errors=True)
@@ -226,8 +255,12 @@ class SandboxLauncher:
             "/dev",
             "--proc",
             "/proc",
+            *_sized(command.memory_mb),
             "--tmpfs",
             str(SANDBOX_TMP),
+            *_sized(command.memory_mb),
+            "--tmpfs",
+            "/dev/shm",
         ]
         # Before the tree's bind, so that the tree (an overlay) wins where the two meet.
         for root in self._tool_roots(command):
@@ -245,6 +278,11 @@ class SandboxLauncher:
         for hidden in self.profile.hidden:
             if hidden.exists() and not _within(tree, hidden):
                 args += ["--tmpfs", str(hidden)]
+        # The one file a masked folder may hold that a command with network needs: the resolver
+        # configuration, which systemd-resolved keeps under /run.
+        resolver = _resolved(Path("/etc/resolv.conf"))
+        if any(h in resolver.parents for h in self.profile.hidden) and resolver.is_file():
+            args += ["--ro-bind", str(resolver), str(resolver)]
         args += ["--dir", str(SANDBOX_HOME), "--bind", str(meta), str(_META)]
         args += ["--clearenv", *_setenv({**self.profile.env, **command.env})]
         args += [
@@ -269,6 +307,16 @@ class SandboxLauncher:
                 str(self.profile.gid),
             ]
         return args
+
+
+def _limits(command: Command) -> Limits:
+    # The first processes are guarded in every sandbox, a memory limit only where one is set.
+    return Limits(memory_mb=command.memory_mb, sandbox_init=True)
+
+
+def _sized(memory_mb: int | None) -> list[str]:
+    """A tmpfs is memory: without this, a file in /tmp would hold RAM the watchdog never sees."""
+    return [] if memory_mb is None else ["--size", str(memory_mb * 1024 * 1024)]
 
 
 _EXPORT_LIMIT = 256 * 1024 * 1024  # a larger "report" is not copied: the reader refuses it anyway

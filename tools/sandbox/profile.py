@@ -4,13 +4,16 @@ variables pass.
 The code under test is the player's code. It must not reach referee's store, its signing key or
 another check's outputs, and nothing it writes may outlive its command. So:
 
-- referee's store and the folder of the signing key are masked with empty folders;
+- referee's store and the folder of the signing key are masked with empty folders, and so is
+  /run, where the machine's services listen on unix sockets (Docker, databases, D-Bus, the
+  user's ssh and gpg agents): a socket on a read-only mount still accepts connections, and the
+  sandbox's own network does not cover sockets with a path;
 - the user's tool caches (cargo, Maven, Gradle, Go modules, npm, ~/.cache) are seen through an
   overlay whose writes are thrown away, so builds work offline from what is installed and a test
   cannot poison the caches for later runs;
 - the environment is rebuilt from an allowlist (locale, PATH, toolchain homes) plus the check's own
   `env`: no REFEREE_* variable and no credential of the server's environment is passed;
-- HOME and TMPDIR are fresh and empty for every command.
+- HOME, TMPDIR and Python's bytecode cache are fresh and empty for every command.
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ __all__ = ["ENV_ALLOWLIST", "SANDBOX_HOME", "SANDBOX_TMP", "SandboxProfile"]
 
 SANDBOX_TMP = Path("/tmp")
 SANDBOX_HOME = SANDBOX_TMP / "home"
+# Where services' sockets live (/var/run is a link to it on current systems).
+SERVICE_SOCKETS = (Path("/run"), Path("/var/run"))
 
 # Variables a build or test run legitimately needs from the server's environment. Anything not
 # named here (tokens, REFEREE_*, cloud credentials …) stays out of the sandbox.
@@ -94,8 +99,9 @@ class SandboxProfile:
         """The profile for a server with this environment, hiding `hidden` (store, key folder)."""
         home = Path(server_env.get("HOME") or Path.home())
         caches = tuple(p for p in (home / d for d in _CACHE_DIRS) if p.is_dir())
+        sockets = tuple(p for p in SERVICE_SOCKETS if p.is_dir())
         return cls(
-            hidden=tuple(dict.fromkeys(p.resolve() for p in hidden)),
+            hidden=tuple(dict.fromkeys(p.resolve() for p in (*hidden, *sockets))),
             caches=caches,
             env=_environment(server_env, home),
             uid=os.getuid(),
@@ -119,6 +125,9 @@ def _environment(server_env: Mapping[str, str], home: Path) -> dict[str, str]:
         **env,
         "HOME": str(SANDBOX_HOME),
         "TMPDIR": str(SANDBOX_TMP),
+        # Bytecode in a fresh folder for every command: a __pycache__ planted in the tree (a
+        # .pyc whose header matches the broken source) is never read.
+        "PYTHONPYCACHEPREFIX": str(SANDBOX_TMP / "pycache"),
         "GOCACHE": str(SANDBOX_TMP / "go-build"),
         "XDG_CACHE_HOME": str(home / ".cache") if (home / ".cache").is_dir() else str(SANDBOX_TMP),
     }

@@ -50,16 +50,29 @@ def _opaque(folder: Path) -> bool:
 
 
 class Writes:
-    """Writes per tree, gathered from every sandboxed command of one evaluation (thread-safe)."""
+    """Writes per tree, gathered from every sandboxed command of one evaluation (thread-safe).
+
+    A hold-out criterion's runs are kept apart (`holdout_of`): code under test can read the
+    hold-out while it is laid over the tree and spell it in the names of the files it writes, so
+    those names are the evaluator's only, never part of what the tree reports (`of`).
+    """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._by_tree: dict[Path, set[str]] = {}
+        self._by_tree: dict[tuple[Path, bool], set[str]] = {}
 
-    def add(self, tree: Path, paths: set[str]) -> None:
+    def add(self, tree: Path, paths: set[str], *, holdout: bool = False) -> None:
         with self._lock:
-            self._by_tree.setdefault(tree.resolve(), set()).update(paths)
+            self._by_tree.setdefault((tree.resolve(), holdout), set()).update(paths)
 
     def of(self, tree: Path) -> list[str]:
+        """What the ordinary runs wrote into `tree`."""
+        return self._get(tree, holdout=False)
+
+    def holdout_of(self, tree: Path) -> list[str]:
+        """What hold-out runs wrote into `tree` and no ordinary run did."""
+        return sorted(set(self._get(tree, holdout=True)) - set(self.of(tree)))
+
+    def _get(self, tree: Path, *, holdout: bool) -> list[str]:
         with self._lock:
-            return sorted(self._by_tree.get(tree.resolve(), set()))
+            return sorted(self._by_tree.get((tree.resolve(), holdout), set()))

@@ -255,6 +255,7 @@ class Loop:
             iteration=iteration,
             now=self.now,
             holdout_files=vault.names(self.contract.id),
+            holdout_texts=vault.texts(self.contract.id),
         )
 
 

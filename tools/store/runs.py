@@ -50,7 +50,7 @@ def save_run(
         )
         holdouts = {c.id for c in evaluation.criteria if c.holdout}
         for item in evidence:
-            if item.criterion_id in holdouts:  # its output may quote the hold-out test
+            if item.holdout or item.criterion_id in holdouts:  # it may quote the hold-out test
                 item = seal(item, store.sealed / evaluation.run_id)
             save_evidence(store, conn, evaluation.run_id, item)
 

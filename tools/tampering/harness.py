@@ -7,10 +7,11 @@ antipattern `harness_modified`, with the file and the first changed line, and th
 once more with the base harness restored (graders/harness.py compares the two runs).
 
 Code can also take the runner's place from inside the run: a test module that writes the report
-the runner was asked for and ends the process before the runner does (`os._exit(0)`), or a module
-under test that reaches into the runner's internals. Nothing the process emits can tell that from
-a real run, so the change itself is read: a test file whose added lines end the process, and any
-code file whose added lines name the runner's report or hooks, is a harness file too.
+the runner was asked for and ends the process before the runner does (`os._exit(0)`), prints the
+runner's own protocol lines, or a module under test that reaches into the runner's internals.
+Nothing the process emits can tell that from a real run, so the change itself is read, by
+structure and in every language referee runs (tools/claims): a code file to which the change
+added such a construct is a harness file too.
 """
 
 from __future__ import annotations
@@ -25,12 +26,13 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
 
-from referee.tools.tampering.detect import is_test_file
+from referee.tools.claims import HARNESS_MODIFIED, Scope, claims_in
 from referee.tools.tampering.model import Tampering
 
 __all__ = ["HARNESS_MODIFIED", "HarnessFile", "harness_changes", "is_harness_file"]
 
-HARNESS_MODIFIED = "harness_modified"
+# What acts for the runner needs no code under test: the readers' escapes look at the file alone.
+_NO_SCOPE = Scope()
 
 # Whole files whose every line can change outcomes.
 _WHOLE = re.compile(
@@ -42,25 +44,6 @@ _WHOLE = re.compile(
 # Files of which only a part concerns the tests.
 _SECTIONS = {"setup.cfg", "tox.ini", "pyproject.toml", "package.json"}
 _PLUGINS = re.compile(r"^\s*pytest_plugins\s*=", re.MULTILINE)
-# Ending the process under the runner's feet. In test code (test files and their folders'
-# __init__.py) any exit counts; in the code under test only the exits that skip every cleanup,
-# the runner's own report writing included (a program may call sys.exit, hardly os._exit).
-_ESCAPE = re.compile(
-    r"\bos\._exit\s*\(|\bos\.(kill|killpg|abort)\s*\(|\bsignal\.raise_signal\s*\("
-    r"|\bsys\.exit\s*\(|\braise\s+SystemExit\b"
-    r"|\bprocess\.(exit|kill|abort|reallyExit)\s*\(|\bDeno\.exit\s*\("
-)
-_HARD_EXIT = re.compile(r"\bos\._exit\s*\(|\bos\.abort\s*\(|\bprocess\.reallyExit\s*\(")
-_TEST_FOLDER = re.compile(r"(^|/)(tests?|__tests__|specs?|testing)/")
-# The runner's report and hooks, named in code (anywhere: a module under test has no business
-# with them either).
-_RUNNER = re.compile(
-    r"junit_?xml|junit_family|--junit|log-junit|xmlpath|outputFile|reporter-option"
-    r"|\bpytest_(runtest|collection|session|unconfigure|configure|terminal_summary|report)\w*"
-    r"|\.referee-meta|REFEREE_",
-    re.IGNORECASE,
-)
-_CODE = re.compile(r"\.(py|[cm]?[jt]sx?)$")
 
 
 @dataclass(frozen=True)
@@ -103,35 +86,14 @@ def harness_changes(
             line = _first_plugins_line(new or old or "")
             message = f"{path} changes pytest_plugins: plugins decide test outcomes"
             found.append(HarnessFile(path, old, Tampering(HARNESS_MODIFIED, path, line, message)))
-        elif _CODE.search(path) and new is not None:
-            escape = _runner_escape(path, old, new)
+        elif new is not None:
+            escape = next(
+                (c for c in claims_in(path, old, new, _NO_SCOPE) if c.kind == HARNESS_MODIFIED),
+                None,
+            )
             if escape is not None:
-                line, what = escape
-                message = (
-                    f"{path}:{line} {what}: code that acts for the test runner decides what the"
-                    " tests report; the tests also ran without this change"
-                )
-                tampering = Tampering(HARNESS_MODIFIED, path, line, message)
-                found.append(HarnessFile(path, old, tampering))
+                found.append(HarnessFile(path, old, escape))
     return found
-
-
-def _runner_escape(path: str, old: str | None, new: str) -> tuple[int, str] | None:
-    """The first added line that ends the process (test files) or names the runner's report.
-
-    A line counts as added when base had no line like it: a set lookup per line, where a diff
-    would cost quadratic time on a large generated file.
-    """
-    exits = _ESCAPE if is_test_file(path) or _TEST_FOLDER.search(path) else _HARD_EXIT
-    before = set((old or "").splitlines())
-    for number, text in enumerate(new.splitlines(), start=1):
-        if text in before:
-            continue
-        if runner := _RUNNER.search(text):
-            return number, f"names the runner's report or hooks ({runner.group(0)})"
-        if escape := exits.search(text):
-            return number, f"ends the process under the runner ({escape.group(0).strip()})"
-    return None
 
 
 def _finding(path: str, line: int, old: str | None, new: str | None) -> Tampering:

@@ -1,5 +1,5 @@
 """Binding: a scorecard stands only on a recorded run of its own contract, evaluator, iteration
-and tree, and may not drop what referee decided in that run.
+and tree (what it may not change of that run's decisions: deterministic.py).
 
 A canonical scorecard names its run (`run_id`) and carries the run's signature; the signature is
 an HMAC with a key the scorecard's author never sees, so a hand-made card, or the id and signature
@@ -13,12 +13,10 @@ from dataclasses import dataclass, field
 
 from referee.tools.errors import Problem
 from referee.tools.evidence.signing import verify
-from referee.tools.models.common import ReasonCode
 from referee.tools.store.runs import StoredRun
-from referee.tools.tampering.harness import HARNESS_MODIFIED
-from referee.tools.validate_scorecard.card import Card, entries, is_number, obj, path, text
+from referee.tools.validate_scorecard.card import Card, obj, text
 
-__all__ = ["Binding", "BindingContext", "bind", "dropped_antipatterns", "overrides"]
+__all__ = ["Binding", "BindingContext", "bind"]
 
 
 @dataclass(frozen=True)
@@ -186,77 +184,3 @@ def _verified(run: StoredRun, signature: str, key: bytes | None) -> list[Problem
             ),
         )
     ]
-
-
-def dropped_antipatterns(card: Card, run: StoredRun) -> list[Problem]:
-    """referee's own antipatterns of the run that the scorecard left out.
-
-    One may be dismissed: `harness_modified`, when every tests check also ran with the base
-    harness and none passed only thanks to the change (no harness_flip, no harness_unverified).
-    A new fixture in conftest.py is legitimate work, and referee's rerun is the proof that it
-    changes no outcome; the judge's dismissal is then a warning, listed in aggregate's notes.
-    """
-    reported = {text(a.get("id")) for _, a in entries(card.data.get("antipatterns_detected"))}
-    missing = sorted({a.id for a in run.evaluation.antipatterns} - reported)
-    return [
-        _dismissed(run, ident) if _dismissable(run, ident) else _dropped(run, ident)
-        for ident in missing
-    ]
-
-
-_HARNESS_DOUBTS = {ReasonCode.HARNESS_FLIP, ReasonCode.HARNESS_UNVERIFIED}
-
-
-def _dismissable(run: StoredRun, ident: str) -> bool:
-    return ident == HARNESS_MODIFIED and not any(
-        c.reason_code in _HARNESS_DOUBTS for c in run.evaluation.criteria
-    )
-
-
-def _dropped(run: StoredRun, ident: str) -> Problem:
-    return Problem(
-        path="/antipatterns_detected",
-        code="antipattern_dropped",
-        message=(
-            f"referee detected {ident} in run {run.run_id} ({_where(run, ident)}); a judge may add"
-            " antipatterns, never drop one: keep it in antipatterns_detected"
-        ),
-    )
-
-
-def _dismissed(run: StoredRun, ident: str) -> Problem:
-    return Problem(
-        path="/antipatterns_detected",
-        code="antipattern_dismissed",
-        message=(
-            f"{ident} ({_where(run, ident)}) was dismissed: in run {run.run_id} every tests check"
-            " gave the same verdict with the base harness"
-        ),
-    )
-
-
-def _where(run: StoredRun, ident: str) -> str:
-    found = [a.location for a in run.evaluation.antipatterns if a.id == ident and a.location]
-    return ", ".join(found[:3]) or "see the run's evidence"
-
-
-def overrides(card: Card, run: StoredRun) -> list[Problem]:
-    """Dimension scores that differ from the ones referee derived from the evidence."""
-    found = []
-    for key, derived in run.evaluation.dimensions.items():
-        if derived.source != "deterministic" or derived.score is None:
-            continue
-        stated = obj(obj(card.data.get("dimensions")).get(key)).get("score")
-        if is_number(stated) and abs(float(stated) - derived.score) > 1e-9:
-            cited = ", ".join(derived.evidence_ids) or run.run_id
-            found.append(
-                Problem(
-                    path=path("dimensions", key, "score"),
-                    code="deterministic_override",
-                    message=(
-                        f"{key} is {stated:g}, but referee derived {derived.score:g}"
-                        f" from the evidence ({cited}: {derived.evidence})"
-                    ),
-                )
-            )
-    return found

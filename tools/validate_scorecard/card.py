@@ -43,6 +43,8 @@ class Card:
     rubric: Rubric | None
     evaluator: str | None
     problems: list[Problem] = field(default_factory=list)
+    run_rubric: Rubric | None = None
+    """The rubric referee's runs of the contract score on (the contract's), whatever the format."""
 
     @property
     def ref_field(self) -> str:
@@ -109,6 +111,7 @@ def build_card(
         rubric=rubric,
         evaluator=evaluator,
         problems=problems,
+        run_rubric=rubrics.get(contract.rubric_ref) if contract is not None else rubric,
     )
 
 

@@ -29,6 +29,30 @@ def _w(meaning: str, fix: str) -> Code:
 
 
 CODES: dict[str, Code] = {
+    # JSON text (the CLI's files and standard input, the gate's committed cards; MCP arguments)
+    "json_invalid": _e(
+        "The text is not JSON a parser can agree on: a syntax error, not UTF-8, an unpaired"
+        " surrogate in a string, a number of more than 4,300 digits.",
+        "Write plain UTF-8 JSON (`json.dumps` of the scorecard object).",
+    ),
+    "duplicate_key": _e(
+        "An object names the same key twice (the pointer names it); parsers disagree on which"
+        " value counts.",
+        "Keep exactly one value for the key.",
+    ),
+    "non_finite_number": _e(
+        "`NaN`, `Infinity`, `-Infinity` or a number beyond a double's range (`1e999`): not a JSON"
+        " number, and one that compares false with every bound.",
+        "Write a finite number.",
+    ),
+    "too_deep": _e(
+        "The JSON nests more than 64 levels deep (a scorecard needs a handful).",
+        "Send the scorecard's own structure, nothing nested inside it.",
+    ),
+    "too_large": _e(
+        "The JSON text is larger than 2 MiB (a scorecard is a few KiB).",
+        "Send one scorecard of ordinary size; cite long output by evidence id.",
+    ),
     # Shape (JSON Schema, draft 2020-12)
     "not_an_object": _e(
         "The scorecard is not a JSON object.",
@@ -162,7 +186,8 @@ CODES: dict[str, Code] = {
         "A detected antipattern id is neither in the contract's `antipatterns` nor one of referee's"
         " own.",
         "Use an id from the contract or referee's list (test_tampering, test_deleted, test_skipped,"
-        " test_focused, assertions_removed, test_emptied, tree_modified, harness_modified).",
+        " test_focused, assertions_removed, test_emptied, tree_modified, harness_modified,"
+        " code_under_test_patched, test_inspects_environment, environment_modified).",
     ),
     # Arithmetic
     "weighted_score_mismatch": _e(
@@ -201,9 +226,12 @@ CODES: dict[str, Code] = {
         "Cite evidence referee recorded with evaluate, or file:line you checked yourself.",
     ),
     "contradicts_evidence": _e(
-        "A criterion verdict contradicts referee's recorded check (\"contradicts E3: exit code"
-        ' 1").',
-        "Follow the evidence: mark it as the check found, or fix the code and evaluate again.",
+        "The scorecard raises what referee's own run decided: a criterion verdict against the"
+        ' recorded check ("contradicts E3: exit code 1"), a deterministic dimension scored above'
+        " the score referee derived, or an issue referee found left out (or kept at a lower"
+        " severity).",
+        "Follow the evidence: mark criteria as the check found, score a deterministic dimension at"
+        " most as derived, keep referee's issues; or fix the code and evaluate again.",
     ),
     "stale": _e(
         "`target.tree` is not the repository's current tree: the scorecard judges other content.",
@@ -234,12 +262,16 @@ CODES: dict[str, Code] = {
     ),
     "antipattern_dismissed": _w(
         "The scorecard leaves out `harness_modified`, which referee allows only when every tests"
-        " check gave the same verdict with the base harness (a new fixture, not a trick).",
+        " check gave the same verdict with the base harness (a new fixture, not a trick), or"
+        " `code_under_test_patched` / `test_inspects_environment` / `environment_modified`,"
+        " suspicions at file:line that the judge may find ordinary (a mocked collaborator, a"
+        " fixture read, a dependency the task installed).",
         "Nothing, if the harness change is legitimate: the dismissal is listed in aggregate's"
         " quality notes and the report.",
     ),
     "deterministic_override": _w(
-        "A dimension score differs from the one referee derived from the evidence.",
+        "A dimension score is lower than the one referee derived from the evidence (a judge may"
+        " lower it, never raise it).",
         "Nothing, if the judgement is deliberate: the override is listed in aggregate's quality"
         " notes and the report.",
     ),
@@ -276,6 +308,10 @@ CODES: dict[str, Code] = {
 }
 
 REQUIRABLE = frozenset({"evidence_unchecked"})
+
+OVERRIDES = frozenset({"deterministic_override", "antipattern_dismissed"})
+"""Warnings where a valid card departs from referee's own evidence (a lowered deterministic score,
+a dismissed antipattern): aggregate's quality notes, the report and the gate's summary list them."""
 
 
 def severity(code: str, *, require_evidence: bool = False) -> Severity:

@@ -29,6 +29,7 @@ from referee.tools.validate_scorecard.rules import (
     contract_problems,
 )
 from referee.tools.validate_scorecard.schema import describe, schema_problems
+from referee.tools.validate_scorecard.strict_json import object_problems
 
 __all__ = [
     "CODES",
@@ -36,6 +37,7 @@ __all__ = [
     "EvidenceContext",
     "detect_format",
     "stored_computed",
+    "unreadable",
     "validate_and_store",
     "validate_scorecard",
 ]
@@ -84,13 +86,20 @@ def _check(
     evidence: EvidenceContext | None,
     require_evidence: bool,
 ) -> _Checked:
+    # Whoever parsed the scorecard (the MCP SDK reads NaN and 1e999), nothing non-finite or
+    # nested without bound reaches the rules.
+    unusable = object_problems(scorecard)
+    if any(p.code == "too_deep" for p in unusable):
+        return _Checked(_result(None, unusable, require_evidence))
     if not isinstance(scorecard, dict):
         message = (
             f"a scorecard is a JSON object, not {describe(scorecard)}; send one scorecard object"
         )
         return _Checked(
             _result(
-                None, [Problem(path="", code="not_an_object", message=message)], require_evidence
+                None,
+                [*unusable, Problem(path="", code="not_an_object", message=message)],
+                require_evidence,
             )
         )
     fmt = detect_format(scorecard) if format == "auto" else format
@@ -108,6 +117,7 @@ def _check(
     arithmetic = compute(card)
     outcome = evidence_problems(card, evidence)
     problems = [
+        *unusable,
         *schema_problems(fmt, scorecard),
         *card.problems,
         *card_problems(card),
@@ -117,6 +127,18 @@ def _check(
     ]
     result = _result(card, problems, require_evidence, arithmetic.computed, stale=outcome.stale)
     return _Checked(result, card, arithmetic)
+
+
+def unreadable(problems: Sequence[Problem]) -> ValidationResult:
+    """The result of a scorecard whose JSON text could not be read strictly (strict_json).
+
+    Args:
+        problems: The problems parse_json reported.
+
+    Returns:
+        An invalid result listing them.
+    """
+    return _result(None, problems, require_evidence=False)
 
 
 def _result(

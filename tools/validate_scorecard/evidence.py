@@ -14,13 +14,9 @@ from referee.tools.errors import Problem
 from referee.tools.models.common import ReasonCode
 from referee.tools.models.evaluation import CriterionResult
 from referee.tools.store.runs import StoredRun
-from referee.tools.validate_scorecard.binding import (
-    BindingContext,
-    bind,
-    dropped_antipatterns,
-    overrides,
-)
+from referee.tools.validate_scorecard.binding import BindingContext, bind
 from referee.tools.validate_scorecard.card import Card, entries, obj, path, text
+from referee.tools.validate_scorecard.deterministic import deterministic_problems
 
 _URI = "evidence://"
 
@@ -71,10 +67,10 @@ def evidence_problems(card: Card, context: EvidenceContext | None) -> EvidenceOu
     problems = [*stale, *binding.problems]
     run = binding.run
     problems += _unknown_ids(card, context.runs, run, context.captured)
-    problems += _contradictions(card, context.runs, run)
+    problems += criterion_problems(card, context.runs, run)
     problems += _generator_only(card)
     if run is not None:
-        problems += dropped_antipatterns(card, run) + overrides(card, run)
+        problems += deterministic_problems(card, run)
     return EvidenceOutcome(problems, stale=any(p.code == "stale" for p in stale))
 
 
@@ -204,9 +200,20 @@ def _generator_only(card: Card) -> list[Problem]:
     return problems
 
 
-def _contradictions(
+def criterion_problems(
     card: Card, runs: list[StoredRun], reference: StoredRun | None
 ) -> list[Problem]:
+    """Criteria marked passed that referee's recorded check failed, could not run or found flaky
+    (and criteria marked failed that it passed).
+
+    Args:
+        card: The scorecard.
+        runs: The contract's recorded runs (the card's iteration's are used without a reference).
+        reference: The run the card is bound to, if any.
+
+    Returns:
+        contradicts_evidence, unverified_pass and flaky_pass problems.
+    """
     problems = []
     for i, crit in entries(card.data.get("criteria")):
         claimed, ident = crit.get("pass"), text(crit.get("id"))

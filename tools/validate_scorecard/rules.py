@@ -31,6 +31,9 @@ REFEREE_ANTIPATTERNS: frozenset[str] = frozenset(
         "test_emptied",
         "tree_modified",
         "harness_modified",
+        "code_under_test_patched",
+        "test_inspects_environment",
+        "environment_modified",
     }
 )
 """Antipattern ids referee itself detects; a scorecard may report them whatever the contract

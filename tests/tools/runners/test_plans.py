@@ -48,8 +48,17 @@ def test_pytest_gets_a_junit_report_in_scratch_and_no_cache(
         "junit_family=xunit1",
         "-p",
         "no:cacheprovider",
+        "-p",
+        "referee_guard",
     )
-    assert result.env == {"PYTHONDONTWRITEBYTECODE": "1"}
+    guard = tmp_path / "reports" / "guard"
+    assert result.env == {
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONPATH": str(guard),
+        "REFEREE_GUARD_REPORT": str(report),
+        "REFEREE_GUARD_LOG": str(tmp_path / "reports" / "referee-guard.log"),
+    }
+    assert (guard / "referee_guard.py").is_file()
 
 
 def test_unittest_runs_unittest_itself_through_referees_reporter(tmp_path: Path) -> None:

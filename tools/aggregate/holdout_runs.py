@@ -1,0 +1,115 @@
+"""What a hold-out's runs produced, and its files say, recognised when an issue repeats it.
+
+A judge reads the evaluator view: a hold-out run's output, its tests' names and messages, its exit
+code and reason, the names of the files it wrote (`tree_changed.holdout_paths`); it may read the
+hold-out's files too. Code under test reads the hold-out while it is laid over the tree and can
+spell it in any of these, so an issue that repeats any of it would carry the hold-out to the
+generator: it is withheld (`holdout_leak`).
+
+An issue repeats a hold-out when it shares a stretch of `WINDOW` characters or more with it (case
+and spacing aside), or holds a whole shorter line of it, and that stretch is not also something
+the generator can see: an ordinary run's output, the files the change holds, the generator's view
+of the contract. So quoting the generator's own code from a hold-out's traceback stays possible;
+quoting the hold-out's assertion does not.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from referee.tools.create_contract.views import generator_view
+from referee.tools.models.contract import Contract
+from referee.tools.models.evidence import EvidenceItem
+from referee.tools.repo import file_at
+from referee.tools.store import StoredRun
+
+__all__ = ["HoldoutOutput", "holdout_output"]
+
+WINDOW = 20  # characters in a row: a quoted value, a name, a line, not a common phrase
+_SHORT = 12  # a line this long, shorter than WINDOW, counts as a whole
+_SOURCE_LIMIT = 1024 * 1024  # a changed file larger than this is not read
+_WHY = "repeats a hold-out: its files, or what its run printed, reported or wrote"
+
+
+@dataclass(frozen=True)
+class HoldoutOutput:
+    """What hold-out runs produced and the generator cannot see, folded (casefold, one space)."""
+
+    produced: str = ""
+    """All of it, one text a line."""
+    known: str = ""
+    """What the generator can see anyway, one text a line."""
+    lines: frozenset[str] = frozenset()
+    """Its lines shorter than WINDOW (and at least _SHORT long)."""
+
+    def repeated(self, text: str | None) -> str | None:
+        """Why `text` repeats a hold-out's files or what its run produced, or None."""
+        if not text or not self.produced:
+            return None
+        folded = fold(text)
+        for start in range(len(folded) - WINDOW + 1):
+            piece = folded[start : start + WINDOW]
+            if piece in self.produced and piece not in self.known:
+                return _WHY
+        for line in self.lines:
+            if line in folded and re.search(rf"(?<!\w){re.escape(line)}(?!\w)", folded):
+                return _WHY
+        return None
+
+
+def holdout_output(
+    contract: Contract, runs: Iterable[StoredRun], files: Iterable[str] = ()
+) -> HoldoutOutput:
+    """What the hold-out runs among `runs` produced (and what the hold-out `files` say) that the
+    generator cannot see otherwise."""
+    hidden_ids = {c.id for c in contract.all_criteria() if c.holdout}
+    produced: list[str] = list(files)
+    known = [json.dumps(generator_view(contract), ensure_ascii=False)]
+    for run in runs:
+        hidden = hidden_ids | {c.id for c in run.evaluation.criteria if c.holdout}
+        produced += run.evaluation.tree_changed.holdout_paths
+        known += run.evaluation.tree_changed.paths
+        for result in run.evaluation.criteria:
+            (produced if result.id in hidden else known).append(result.reason)
+        for item in run.evidence.values():
+            (produced if item.holdout or item.criterion_id in hidden else known).extend(
+                _texts(item)
+            )
+        known += _sources(run)
+    # Whole texts, folded: a stretch may run across a line break (a quoted traceback, a source
+    # line with what precedes it).
+    seen = "\n".join(fold(text) for text in known)
+    lines = {fold(line) for text in produced for line in text.splitlines()}
+    return HoldoutOutput(
+        produced="\n".join(fold(text) for text in produced if text.strip()),
+        known=seen,
+        lines=frozenset(
+            line for line in lines if _SHORT <= len(line) < WINDOW and line not in seen
+        ),
+    )
+
+
+def fold(text: str) -> str:
+    return " ".join(text.casefold().split())
+
+
+def _texts(item: EvidenceItem) -> Iterator[str]:
+    yield from (item.command, item.stdout, item.stderr, item.summary)
+    for test in item.tests:
+        yield test.name
+        yield test.message
+
+
+def _sources(run: StoredRun) -> Iterator[str]:
+    """The changed files as the evaluated tree holds them: the generator wrote them."""
+    target = run.evaluation.target
+    if target.tree.startswith("dir:") or not Path(target.repo).is_dir():
+        return
+    for path in target.changed_files:
+        text = file_at(Path(target.repo), target.tree, path)
+        if text is not None and len(text) <= _SOURCE_LIMIT:
+            yield text

@@ -1,0 +1,395 @@
+"""Go code read with tree-sitter.
+
+Ends the run: `os.Exit` (in test code, but for TestMain's `os.Exit(m.Run())`; in the code under
+test, outside package main), `syscall.Exit`/`unix.Exit`, a kill of its own process, raw exit
+syscalls, whatever the import is named (`sc "syscall"`, a dot import) and whether called or only
+referenced (`f := os.Exit`). Forges the report: `--- PASS:`, `=== RUN`, `ok  \t…`, `PASS` printed.
+Replaces the code under test: assignment to a package-level name the change wrote, gomonkey and
+monkey patches. Inspects: `.git`, `/proc`, source files read, the environment deciding a branch.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterator
+
+import tree_sitter as ts
+
+from referee.tools.claims import messages as M
+from referee.tools.claims.model import (
+    CODE_UNDER_TEST_PATCHED,
+    HARNESS_MODIFIED,
+    TEST_INSPECTS_ENVIRONMENT,
+    Claim,
+    Module,
+    Role,
+    Scope,
+)
+from referee.tools.claims.patterns import (
+    names_runner,
+    names_source,
+    protocol_line,
+    reveals_environment,
+)
+from referee.tools.claims.pyscope import Target
+from referee.tools.claims.tsfile import TsFile, open_file, unquote
+from referee.tools.tampering.syntax import descendants, text
+
+__all__ = ["go_claims"]
+
+_UNIX = "golang.org/x/sys/unix"
+_HARD = frozenset({("syscall", "Exit"), (_UNIX, "Exit"), ("runtime", "Goexit")})
+_KILLS = frozenset({("syscall", "Kill"), (_UNIX, "Kill"), (_UNIX, "Tgkill"), ("syscall", "Tgkill")})
+_RAW = frozenset({"Syscall", "RawSyscall", "Syscall6", "RawSyscall6"})
+_SELF = frozenset({"Getpid", "Getppid", "Gettid"})
+_EXIT_SYSCALLS = ("SYS_EXIT", "SYS_EXIT_GROUP", "SYS_KILL", "SYS_TGKILL", "SYS_TKILL")
+_OUTPUT = frozenset(
+    {"Print", "Println", "Printf", "Fprint", "Fprintln", "Fprintf", "WriteString", "Write"}
+)
+_READS = frozenset(
+    {("os", "ReadFile"), ("io/ioutil", "ReadFile"), ("os", "Open"), ("os", "OpenFile")}
+)
+_PATCHERS = frozenset(
+    {
+        "ApplyFunc",
+        "ApplyMethod",
+        "ApplyGlobalVar",
+        "ApplyFuncVar",
+        "ApplyMethodFunc",
+        "Patch",
+        "PatchInstanceMethod",
+    }
+)
+_SURROUNDINGS = frozenset(
+    {
+        "Getenv",
+        "LookupEnv",
+        "Environ",
+        "Args",
+        "Getwd",
+        "Getppid",
+        "Executable",
+        "Hostname",
+        "Caller",
+    }
+)
+
+
+def go_claims(path: str, source: str, scope: Scope, role: Role) -> list[Claim] | None:
+    file = open_file("go", path, source, scope, role)
+    if file is None:
+        return None
+    reader = _Go(file)
+    found = [*reader.escapes()]
+    if role == "test":
+        found += [*reader.replacements(), *reader.inspections()]
+    return found
+
+
+class _Go:
+    def __init__(self, file: TsFile) -> None:
+        self.file = file
+        self.imports: dict[str, str] = {}
+        self.dots: list[str] = []
+        for spec in file.nodes("import_spec"):
+            literal = spec.child_by_field_name("path")
+            path = (unquote(literal) if literal is not None else None) or ""
+            name = spec.child_by_field_name("name")
+            local = text(name) if name is not None else _last(path)
+            if local == ".":
+                self.dots.append(path)
+            else:
+                self.imports[local] = path
+        self.functions = {
+            text(n.child_by_field_name("name"))
+            for n in file.root.named_children
+            if n.type == "function_declaration"
+        }
+        package = next(file.nodes("package_identifier"), None)
+        self.package = text(package) if package is not None else ""
+
+    def _ref(self, node: ts.Node) -> tuple[str, str] | None:
+        """(import path, name) of `pkg.Name`, or of `Name` dot-imported; None otherwise."""
+        if node.type == "selector_expression":
+            operand = node.child_by_field_name("operand")
+            if (
+                operand is not None
+                and operand.type == "identifier"
+                and text(operand) in self.imports
+            ):
+                return self.imports[text(operand)], text(node.child_by_field_name("field"))
+        if node.type == "identifier" and self.dots:
+            for path in self.dots:
+                if path in ("os", "syscall", _UNIX):
+                    return path, text(node)
+        return None
+
+    # (d) ----------------------------------------------------------------------------------
+    def escapes(self) -> Iterator[Claim]:
+        test = self.file.role == "test"
+        for node in self.file.nodes("selector_expression", "identifier"):
+            ref = self._ref(node)
+            if ref is None:
+                continue
+            if (
+                ref in _HARD
+                or (ref in _KILLS and self._kills_itself(node))
+                or self._raw_exit(node, ref)
+            ):
+                yield self._ended(node, f"{_last(ref[0])}.{ref[1]}")
+            elif ref == ("os", "Exit") and (
+                (test and not self._test_main_exit(node))
+                or (not test and self.package != "main" and not self._fails(node))
+            ):
+                yield self._ended(node, "os.Exit")
+            elif ref in (("syscall", "Exec"), (_UNIX, "Exec")) and test:
+                yield self._ended(node, f"{_last(ref[0])}.Exec")
+        for call in self.file.nodes("call_expression"):
+            yield from self._printed(call)
+        for literal in self.file.nodes("interpreted_string_literal", "raw_string_literal"):
+            runner = names_runner(unquote(literal) or "")
+            if runner is not None:
+                yield self.file.claim(
+                    HARNESS_MODIFIED,
+                    literal,
+                    M.runner(runner),
+                )
+
+    def _ended(self, node: ts.Node, named: str) -> Claim:
+        return self.file.claim(HARNESS_MODIFIED, node, M.ended(named))
+
+    def _kills_itself(self, node: ts.Node) -> bool:
+        args = _args(node.parent)
+        return bool(args) and (
+            text(args[0]) in ("0", "-1") or any(text(n) in _SELF for n in descendants(args[0]))
+        )
+
+    def _raw_exit(self, node: ts.Node, ref: tuple[str, str]) -> bool:
+        if ref[0] not in ("syscall", _UNIX) or ref[1] not in _RAW:
+            return False
+        args = _args(node.parent)
+        return bool(args) and text(args[0]).endswith(_EXIT_SYSCALLS)
+
+    def _function(self, value: ts.Node) -> bool:
+        """A function value: a literal, a function of this file, or one of an imported package."""
+        if value.type == "func_literal":
+            return True
+        if value.type == "identifier":
+            return text(value) in self.functions
+        operand = (
+            value.child_by_field_name("operand") if value.type == "selector_expression" else None
+        )
+        return operand is not None and text(operand) in self.imports
+
+    def _fails(self, node: ts.Node) -> bool:
+        """`os.Exit(1)` in a library (cobra's CheckErr): a failing exit forges no pass."""
+        args = _args(node.parent)
+        return len(args) == 1 and args[0].type == "int_literal" and text(args[0]) != "0"
+
+    def _test_main_exit(self, node: ts.Node) -> bool:
+        """`os.Exit(m.Run())` in TestMain: the runner's own exit, the idiom of every TestMain."""
+        function = node.parent
+        while function is not None and function.type != "function_declaration":
+            function = function.parent
+        if function is None or text(function.child_by_field_name("name")) != "TestMain":
+            return False
+        args = _args(node.parent)
+        runs = [
+            n
+            for n in descendants(function, frozenset({"call_expression"}))
+            if text(n.child_by_field_name("function")).endswith(".Run")
+        ]
+        if not args or not runs:
+            return False
+        argument = text(args[0])
+        return ".Run()" in argument or any(
+            argument in text(p) for r in runs if (p := r.parent) is not None
+        )
+
+    def _printed(self, call: ts.Node) -> Iterator[Claim]:
+        function = call.child_by_field_name("function")
+        if function is None:
+            return
+        name = (
+            text(function.child_by_field_name("field"))
+            if function.type == "selector_expression"
+            else text(function)
+        )
+        if name not in _OUTPUT and name not in ("print", "println"):
+            return
+        for literal in descendants(
+            call, frozenset({"interpreted_string_literal", "raw_string_literal"})
+        ):
+            line = protocol_line(unquote(literal) or "")
+            if line is not None:
+                yield self.file.claim(
+                    HARNESS_MODIFIED,
+                    call,
+                    M.printed(line),
+                )
+                return
+
+    # (b) ----------------------------------------------------------------------------------
+    def replacements(self) -> Iterator[Claim]:
+        called = [
+            t
+            for c in self.file.nodes("call_expression")
+            if (t := self._target(c.child_by_field_name("function"))) is not None
+        ]
+        for node in self.file.nodes("assignment_statement"):
+            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+            if right is None or not any(self._function(v) for v in right.named_children):
+                continue  # a setting set or restored (`EnablePrefixMatching = ov`), not code
+            for target in left.named_children if left is not None else []:
+                yield from self._replaced(node, self._target(target), called)
+        for call in self.file.nodes("call_expression"):
+            function = call.child_by_field_name("function")
+            if (
+                function is not None
+                and function.type == "selector_expression"
+                and text(function.child_by_field_name("field")) in _PATCHERS
+            ):
+                args = _args(call)
+                patched = self._target(args[0]) if args else None
+                if patched is None and len(args) >= 2:
+                    patched = self._method_target(args[1])
+                yield from self._replaced(call, patched, called)
+
+    def _target(self, node: ts.Node | None) -> Target | None:
+        if node is None:
+            return None
+        if node.type == "selector_expression":
+            operand = node.child_by_field_name("operand")
+            name = text(node.child_by_field_name("field"))
+            if (
+                operand is not None
+                and operand.type == "identifier"
+                and text(operand) in self.imports
+            ):
+                module = self._package(self.imports[text(operand)])
+                return Target(module, (name,)) if module else None
+            return None
+        if node.type == "identifier":
+            module = self._same_package(text(node))
+            return Target(module, (text(node),)) if module else None
+        return None
+
+    def _method_target(self, node: ts.Node) -> Target | None:
+        name = unquote(node)
+        if not name:
+            return None
+        for module in self._go_modules():
+            if name in module.names or any(n.endswith("." + name) for n in module.names):
+                return Target(module, (name,))
+        return None
+
+    def _package(self, import_path: str) -> Module | None:
+        return next(
+            (
+                m
+                for m in self._go_modules()
+                if (d := posixpath.dirname(m.path))
+                and (import_path == d or import_path.endswith("/" + d))
+            ),
+            None,
+        )
+
+    def _same_package(self, name: str) -> Module | None:
+        here = posixpath.dirname(self.file.path)
+        return next(
+            (
+                m
+                for m in self._go_modules()
+                if posixpath.dirname(m.path) == here and name in m.names
+            ),
+            None,
+        )
+
+    def _go_modules(self) -> list[Module]:
+        return [m for m in self.file.scope.modules if m.path.endswith(".go")]
+
+    def _replaced(
+        self, node: ts.Node, target: Target | None, called: list[Target]
+    ) -> Iterator[Claim]:
+        if target is None:
+            return
+        if (
+            target.written()
+            and target.rest
+            and any(
+                target.rest[0] == n or n.endswith("." + target.rest[0]) for n in target.module.names
+            )
+        ):
+            yield self.file.claim(
+                CODE_UNDER_TEST_PATCHED,
+                node,
+                M.patched_written(f"`{target}`", target.module.path),
+            )
+        elif any(target.covers(c) for c in called) and node.type == "call_expression":
+            yield self.file.claim(
+                CODE_UNDER_TEST_PATCHED,
+                node,
+                M.patched_called(f"`{target}`", target.module.path),
+            )
+
+    # (c) ----------------------------------------------------------------------------------
+    def inspections(self) -> Iterator[Claim]:
+        for literal in self.file.nodes("interpreted_string_literal", "raw_string_literal"):
+            value = unquote(literal) or ""
+            where = reveals_environment(value)
+            if where is not None:
+                yield self.file.claim(TEST_INSPECTS_ENVIRONMENT, literal, M.looks_at(where))
+        for call in self.file.nodes("call_expression"):
+            function = call.child_by_field_name("function")
+            ref = self._ref(function) if function is not None else None
+            if ref in _READS:
+                for literal in descendants(
+                    call, frozenset({"interpreted_string_literal", "raw_string_literal"})
+                ):
+                    module = names_source(unquote(literal) or "", self.file.scope, self.file.path)
+                    if module is not None:
+                        yield self.file.claim(
+                            TEST_INSPECTS_ENVIRONMENT,
+                            call,
+                            M.reads(module.path),
+                        )
+                        break
+        for node in self.file.nodes(
+            "if_statement", "switch_statement", "expression_switch_statement"
+        ):
+            condition = node.child_by_field_name("condition") or node.child_by_field_name("value")
+            if condition is None or not _chooses(node):
+                continue
+            for part in (condition, *descendants(condition)):
+                ref = self._ref(part) if part.type == "selector_expression" else None
+                if ref is not None and ref[0] in ("os", "runtime") and ref[1] in _SURROUNDINGS:
+                    yield self.file.claim(
+                        TEST_INSPECTS_ENVIRONMENT,
+                        condition,
+                        M.decides(f"{_last(ref[0])}.{ref[1]}"),
+                    )
+                    break
+        for node in self.file.nodes("selector_expression"):
+            if self._ref(node) in (("os", "Getppid"), ("syscall", "Getppid")):
+                yield self.file.claim(TEST_INSPECTS_ENVIRONMENT, node, M.process_tree())
+
+
+def _chooses(node: ts.Node) -> bool:
+    """A branch that sets a value (the expectation); one that only reports (`t.Errorf`) is the
+    test's assertion on a value it set itself (`os.Args` in a CLI test)."""
+    kinds = ("assignment_statement", "short_var_declaration", "return_statement")
+    return any(True for _ in descendants(node, frozenset(kinds)))
+
+
+def _args(call: ts.Node | None) -> list[ts.Node]:
+    if call is None or call.type != "call_expression":
+        return []
+    args = call.child_by_field_name("arguments")
+    return list(args.named_children) if args is not None else []
+
+
+def _last(path: str) -> str:
+    parts = [p for p in path.split("/") if p]
+    if len(parts) > 1 and parts[-1].startswith("v") and parts[-1][1:].isdigit():
+        return parts[-2]
+    return parts[-1] if parts else path

@@ -1,0 +1,476 @@
+"""JS/TS code read with tree-sitter: module mocks and replaced members of the code under test,
+reads of its source and of the surroundings, and code that ends the run or forges its report.
+
+Mocks: `jest.mock`/`vi.mock`/`doMock`/`unstable_mockModule`/`setMock`, `td.replace`,
+`proxyquire`/`esmock`/`mockery.registerMock` of a specifier resolving to a project file;
+`spyOn(…).mock*`, `sinon.stub/replace`, `Object.defineProperty`, `Reflect.set`, `Object.assign`
+and plain assignment on a member of an imported project module; `require.cache` and
+`Module._load` (a hook that can replace any module).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import tree_sitter as ts
+
+from referee.tools.claims import messages as M
+from referee.tools.claims.jsnames import JsNames, arguments, resolve_specifier
+from referee.tools.claims.model import (
+    CODE_UNDER_TEST_PATCHED,
+    HARNESS_MODIFIED,
+    TEST_INSPECTS_ENVIRONMENT,
+    Claim,
+    Role,
+    Scope,
+)
+from referee.tools.claims.patterns import (
+    names_runner,
+    names_source,
+    protocol_line,
+    reveals_environment,
+)
+from referee.tools.claims.pyscope import Target
+from referee.tools.claims.tsfile import TsFile, open_file
+from referee.tools.tampering.syntax import descendants, text
+
+__all__ = ["script_claims"]
+
+_MODULE_MOCKS = frozenset(
+    {"mock", "doMock", "unstable_mockModule", "setMock", "mockModule", "registerMock"}
+)
+_MOCKERS = frozenset({"jest", "vi", "td", "mockery", "mock", "testdouble"})
+_STUB_LOADERS = frozenset(
+    {"proxyquire", "esmock", "proxyquire.noCallThru", "mockRequire", "rewiremock"}
+)
+_SPY_MOCKS = ("mockImplementation", "mockReturnValue", "mockResolvedValue", "mockRejectedValue")
+_MEMBER_STUBS = frozenset(
+    {"sinon.stub", "sinon.replace", "sinon.replaceGetter", "sinon.replaceSetter", "td.replace"}
+    | {"Object.defineProperty", "Reflect.set", "Reflect.defineProperty", "stub", "replace"}
+)
+_HOOKS = ("require.cache", "module.Module._load", "Module._load", "Module.prototype.require")
+_HOOK_OWNERS = frozenset({"module", "node:module"})
+_EXITS_ANYWHERE = frozenset({"process.reallyExit", "process.abort", "process.binding"})
+_EXITS_IN_TESTS = frozenset({"process.exit", "Deno.exit", "Bun.exit", "process.exitCode"})
+_OUTPUT = frozenset(
+    {"console.log", "console.info", "console.error", "console.warn", "console.debug"}
+)
+_OUTPUT |= {"process.stdout.write", "process.stderr.write", "console.trace"}
+_WRITES = frozenset(
+    {"writeFileSync", "writeFile", "appendFileSync", "appendFile", "createWriteStream"}
+    | {"copyFileSync", "copyFile", "renameSync", "rename", "outputFile", "outputFileSync"}
+)
+_READS = frozenset({"readFileSync", "readFile", "createReadStream", "file", "readTextFile"})
+_SURROUNDINGS = ("process.env", "process.argv", "process.cwd", "process.ppid", "process.pid")
+_SURROUNDING_NAMES = frozenset({"__filename", "__dirname", "import.meta", "os.hostname"})
+
+
+def script_claims(
+    path: str, source: str, scope: Scope, role: Role, language: str
+) -> list[Claim] | None:
+    """What the JS/TS readers find in one file; None when it cannot be read."""
+    file = open_file(language, path, source, scope, role)
+    if file is None:
+        return None
+    names = JsNames(file.root, path, scope)
+    reader = _Reader(file, names)
+    found = [*reader.escapes()]
+    if role == "test":
+        found += [*reader.replacements(), *reader.inspections()]
+    return found
+
+
+class _Reader:
+    def __init__(self, file: TsFile, names: JsNames) -> None:
+        self.file, self.names = file, names
+        self.calls = list(file.nodes("call_expression"))
+        self.called = [t for c in self.calls if (t := self._target(self._callee(c))) is not None]
+
+    def _callee(self, call: ts.Node) -> str | None:
+        return self.names.resolve(call.child_by_field_name("function"))
+
+    def _target(self, dotted: str | None) -> Target | None:
+        if not dotted or not dotted.startswith("module:"):
+            return None
+        path, _, rest = dotted.removeprefix("module:").partition("|")
+        module = next((m for m in self.file.scope.modules if m.path == path), None)
+        parts = tuple(p for p in rest.split(".") if p)
+        return Target(module, parts[1:] if parts[:1] == ("default",) else parts) if module else None
+
+    # (b) replacements -------------------------------------------------------------------
+    def replacements(self) -> Iterator[Claim]:
+        for call in self.calls:
+            yield from self._mocked(call)
+        for node in self.file.nodes("assignment_expression", "augmented_assignment_expression"):
+            left = node.child_by_field_name("left")
+            named = self.names.resolve(left) or text(left)
+            if named.startswith(_HOOKS):
+                yield self._hook(node, named)
+            else:
+                yield from self._replaced(node, self._target(named))
+
+    def _mocked(self, call: ts.Node) -> Iterator[Claim]:
+        callee = self._callee(call) or ""
+        owner, _, method = callee.rpartition(".")
+        owner = owner.rsplit(".", 1)[-1]  # `vi` imported from vitest is `vitest.vi`
+        args = arguments(call)
+        first = self.names.fold(args[0]) if args else None
+        module_mock = owner in _MOCKERS and method in _MODULE_MOCKS
+        module_mock |= (
+            owner in ("td", "testdouble") and method.startswith("replace") and bool(first)
+        )
+        if module_mock or callee in ("mock-require", "mockRequire"):
+            spec = self.names.fold(args[0]) if args else None
+            if spec is not None:
+                yield from self._replaced(call, self._module(spec))
+            return
+        if callee in _STUB_LOADERS and len(args) >= 2:
+            yield from self._loader_stubs(call, args)
+            return
+        if method == "__set__" and args:  # rewire's setter on a loaded module
+            base = callee.rpartition(".")[0]
+            yield from self._replaced(call, self._target(f"{base}.{first or '*'}"))
+        elif (
+            callee in _MEMBER_STUBS
+            or (method in ("stub", "replace") and owner == "sinon")
+            or (method == "spyOn" and owner in _MOCKERS and self._spy_replaced(call))
+        ):
+            yield from self._member_stub(call, args)
+        elif callee == "Object.assign" and args:
+            owner_name = self.names.resolve(args[0])
+            for key in _object_keys(args[1]) if len(args) > 1 else []:
+                yield from self._replaced(call, self._target(f"{owner_name}.{key}"))
+        elif owner in _HOOK_OWNERS or callee.startswith(("Module._load", "require.cache")):
+            if method in ("_load", "_resolveFilename"):
+                yield self._hook(call, callee)
+
+    def _module(self, specifier: str) -> Target | None:
+        module = resolve_specifier(specifier, self.file.path, self.file.scope)
+        return Target(module, ()) if module is not None else None
+
+    def _loader_stubs(self, call: ts.Node, args: list[ts.Node]) -> Iterator[Claim]:
+        """`proxyquire("../src/app", {"./calc": …})`: stub keys resolve from the loaded file."""
+        loaded = self.names.fold(args[0])
+        loaded_module = (
+            resolve_specifier(loaded, self.file.path, self.file.scope) if loaded else None
+        )
+        origin = loaded_module.path if loaded_module else self.file.path
+        for key in _object_keys(args[1]):
+            module = resolve_specifier(key, origin, self.file.scope)
+            if module is not None:
+                yield from self._replaced(call, Target(module, ()))
+
+    def _member_stub(self, call: ts.Node, args: list[ts.Node]) -> Iterator[Claim]:
+        if len(args) >= 2:
+            base = self.names.resolve(args[0])
+            key = self.names.fold(args[1]) or "*"
+            yield from self._replaced(call, self._target(f"{base}.{key}" if base else None))
+        elif args:
+            yield from self._replaced(call, self._target(self.names.resolve(args[0])))
+
+    def _spy_replaced(self, call: ts.Node) -> bool:
+        """A spy replaces only once told to (`.mockImplementation` …), here or on its variable."""
+        parent = call.parent
+        if parent is not None and parent.type == "member_expression":
+            return text(parent.child_by_field_name("property")).startswith(_SPY_MOCKS)
+        if parent is not None and parent.type == "variable_declarator":
+            name = text(parent.child_by_field_name("name"))
+            return any(
+                text(c.child_by_field_name("function")).startswith(
+                    tuple(f"{name}.{m}" for m in _SPY_MOCKS)
+                )
+                for c in self.calls
+            )
+        return False
+
+    def _replaced(self, node: ts.Node, target: Target | None) -> Iterator[Claim]:
+        if target is None:
+            return
+        named = f"`{target}`" if target.rest else f"the module {target.module.path}"
+        if target.written():
+            yield self.file.claim(
+                CODE_UNDER_TEST_PATCHED,
+                node,
+                M.patched_written(named, target.module.path),
+            )
+        elif any(target.covers(c) for c in self.called):
+            yield self.file.claim(
+                CODE_UNDER_TEST_PATCHED,
+                node,
+                M.patched_called(named, target.module.path),
+            )
+
+    def _hook(self, node: ts.Node, named: str) -> Claim:
+        return self.file.claim(
+            CODE_UNDER_TEST_PATCHED,
+            node,
+            M.hook(named),
+        )
+
+    # (c) inspections --------------------------------------------------------------------
+    def inspections(self) -> Iterator[Claim]:
+        for node, value in self._strings():
+            where = reveals_environment(value)
+            if where is not None:
+                yield self.file.claim(TEST_INSPECTS_ENVIRONMENT, node, M.looks_at(where))
+        for call in self.calls:
+            yield from self._read(call)
+        for node in self.file.nodes("if_statement", "ternary_expression", "while_statement"):
+            yield from self._condition(node)
+        for node in self.file.nodes("member_expression"):
+            if self.names.resolve(node) == "process.ppid":
+                yield self.file.claim(TEST_INSPECTS_ENVIRONMENT, node, M.process_tree())
+
+    def _read(self, call: ts.Node) -> Iterator[Claim]:
+        callee = self._callee(call) or text(call.child_by_field_name("function"))
+        method = callee.rsplit(".", 1)[-1]
+        args = arguments(call)
+        if method in _READS and args:
+            source = self._source_path(args[0])
+            if source is not None:
+                yield self.file.claim(TEST_INSPECTS_ENVIRONMENT, call, M.reads(source))
+        elif method == "toString" or callee == "String":
+            function = call.child_by_field_name("function")
+            subject = (
+                function.child_by_field_name("object")
+                if method == "toString" and function
+                else (args[0] if args else None)
+            )
+            target = self._target(self.names.resolve(subject))
+            if target is not None:
+                yield self.file.claim(TEST_INSPECTS_ENVIRONMENT, call, M.source_of(str(target)))
+
+    def _source_path(self, expr: ts.Node) -> str | None:
+        for node in (expr, *descendants(expr)):
+            value = self.names.fold(node)
+            if value is None:
+                continue
+            module = names_source(value, self.file.scope, self.file.path) or (
+                resolve_specifier(value, self.file.path, self.file.scope)
+                if value.startswith(".")
+                else None
+            )
+            if module is not None:
+                return module.path
+        if text(expr) in ("__filename", "import.meta.url", "import.meta.filename"):
+            return "its own source file"
+        return None
+
+    def _condition(self, node: ts.Node) -> Iterator[Claim]:
+        condition = node.child_by_field_name("condition")
+        if condition is None or not _decides(node, self.names):
+            return
+        for part in (condition, *descendants(condition)):
+            if part.type not in ("identifier", "member_expression"):
+                continue
+            named = self.names.resolve(part) or text(part)
+            if (
+                named.startswith(_SURROUNDINGS)
+                or named in _SURROUNDING_NAMES
+                or named.startswith("import.meta")
+            ):
+                yield self.file.claim(
+                    TEST_INSPECTS_ENVIRONMENT,
+                    condition,
+                    M.decides(named),
+                )
+                return
+
+    # (d) escapes ------------------------------------------------------------------------
+    def escapes(self) -> Iterator[Claim]:
+        test = self.file.role == "test"
+        for node in self.file.nodes(
+            "member_expression", "subscript_expression", "identifier", "call_expression"
+        ):
+            if _chained(node):
+                continue
+            named = self.names.resolve(node)
+            if named is None:
+                continue
+            if named == "process.kill" and not self._kills_itself(node):
+                continue
+            computed = node.type != "member_expression" or named != text(node)
+            anywhere = named in _EXITS_ANYWHERE or named == "process.kill"
+            if anywhere or (
+                named in _EXITS_IN_TESTS and (test or (computed and node.type != "identifier"))
+            ):
+                if named == "process.exitCode" and not _assigned(node):
+                    continue
+                yield self.file.claim(HARNESS_MODIFIED, node, M.ended(named))
+        for node, value in self._strings():
+            runner = names_runner(value)
+            if runner is not None:
+                yield self.file.claim(
+                    HARNESS_MODIFIED,
+                    node,
+                    M.runner(runner),
+                )
+        for call in self.calls:
+            yield from self._printed(call)
+            yield from self._written(call)
+
+    def _kills_itself(self, node: ts.Node) -> bool:
+        call = node.parent
+        if call is None or call.type != "call_expression":
+            return False
+        args = arguments(call)
+        pid = self.names.resolve(args[0]) if args else None
+        return pid in ("process.pid", "process.ppid") or (
+            bool(args) and text(args[0]) in ("0", "-1")
+        )
+
+    def _printed(self, call: ts.Node) -> Iterator[Claim]:
+        if self._callee(call) not in _OUTPUT:
+            return
+        for arg in arguments(call):
+            value = self.names.fold(arg, holes=True)
+            line = protocol_line(value) if value else None
+            if line is not None:
+                yield self.file.claim(
+                    HARNESS_MODIFIED,
+                    call,
+                    M.printed(line),
+                )
+                return
+
+    def _written(self, call: ts.Node) -> Iterator[Claim]:
+        callee = self._callee(call) or ""
+        method = callee.rsplit(".", 1)[-1]
+        args = arguments(call)
+        if method not in _WRITES or not args:
+            return
+        path = args[1] if method.startswith(("copy", "rename")) and len(args) > 1 else args[0]
+        level = _Taint(self).level(path)
+        if level >= (1 if self.file.role == "test" else 2):
+            yield self.file.claim(
+                HARNESS_MODIFIED,
+                call,
+                M.written(),
+            )
+
+    def _strings(self) -> Iterator[tuple[ts.Node, str]]:
+        for node in self.file.nodes(
+            "string", "template_string", "binary_expression", "call_expression"
+        ):
+            parent = node.parent
+            if (
+                parent is not None
+                and parent.type in ("binary_expression", "template_substitution")
+                and self.names.fold(parent) is not None
+            ):
+                continue
+            value = self.names.fold(node)
+            if value:
+                yield node, value
+
+
+class _Taint:
+    """Names bound from process.argv (searched: 2) or process.env (1), followed through
+    declarations and for-of loops."""
+
+    def __init__(self, reader: _Reader) -> None:
+        self.reader = reader
+        self.names: dict[str, int] = {}
+        bindings = []
+        for node in reader.file.nodes(
+            "variable_declarator", "for_in_statement", "assignment_expression"
+        ):
+            left = node.child_by_field_name("name") or node.child_by_field_name("left")
+            right = node.child_by_field_name("value") or node.child_by_field_name("right")
+            if left is not None and right is not None:
+                bindings.append((left, right, node.type == "for_in_statement"))
+        for _ in range(4):
+            for left, right, loop in bindings:
+                level = self.level(right)
+                level = 2 if loop and level else level
+                for name in (left, *descendants(left)):
+                    if name.type in (
+                        "identifier",
+                        "shorthand_property_identifier_pattern",
+                    ) and level > self.names.get(text(name), 0):
+                        self.names[text(name)] = level
+
+    def level(self, expr: ts.Node) -> int:
+        level = 0
+        for node in (expr, *descendants(expr)):
+            if node.type == "identifier" and text(node) in self.names:
+                level = max(level, self.names[text(node)])
+            if node.type != "member_expression" or _chained(node):
+                continue
+            named = self.reader.names.resolve(node) or ""
+            if named.startswith("process.argv"):
+                level = max(level, 2 if _searched(node) else 1)
+            elif named.startswith("process.env"):
+                level = max(level, 1)
+        return level
+
+
+def _searched(node: ts.Node) -> bool:
+    parent = node.parent
+    if parent is not None and parent.type == "member_expression":
+        return text(parent.child_by_field_name("property")) in (
+            "find",
+            "filter",
+            "indexOf",
+            "findIndex",
+            "some",
+            "slice",
+            "findLast",
+        )
+    return parent is not None and parent.type == "for_in_statement"
+
+
+def _chained(node: ts.Node) -> bool:
+    """Part of a longer reference: `process` in `process.exit`, `process.exit` in `….bind()`."""
+    parent = node.parent
+    if parent is None:
+        return False
+    if parent.type in ("member_expression", "subscript_expression"):
+        return parent.child_by_field_name("object") == node
+    return False
+
+
+def _assigned(node: ts.Node) -> bool:
+    parent = node.parent
+    return (
+        parent is not None
+        and parent.type in ("assignment_expression", "augmented_assignment_expression")
+        and parent.child_by_field_name("left") == node
+    )
+
+
+def _decides(node: ts.Node, names: JsNames) -> bool:
+    """A conditional value, or a condition guarding an expectation or an assignment (one that
+    only puts the environment back, `process.env.X = old`, chooses nothing)."""
+    if node.type == "ternary_expression":
+        return True
+    body = [
+        n
+        for field in ("consequence", "alternative", "body")
+        if (b := node.child_by_field_name(field))
+        for n in descendants(b)
+    ]
+    return any(
+        n.type == "return_statement"
+        or (
+            n.type == "assignment_expression"
+            and not (names.resolve(n.child_by_field_name("left")) or "").startswith("process.env")
+        )
+        or (
+            n.type == "call_expression"
+            and text(n.child_by_field_name("function")).split(".")[0].split("(")[0]
+            in ("expect", "assert")
+        )
+        for n in body
+    )
+
+
+def _object_keys(node: ts.Node) -> list[str]:
+    if node.type != "object":
+        return []
+    keys = []
+    for pair in node.named_children:
+        key = pair.child_by_field_name("key") if pair.type == "pair" else pair
+        if key is not None:
+            keys.append(text(key).strip("'\"`"))
+    return keys

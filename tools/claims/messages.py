@@ -1,0 +1,85 @@
+"""What a finding says, the same in every language: what was found, and why it matters."""
+
+from __future__ import annotations
+
+__all__ = [
+    "decides",
+    "ended",
+    "hook",
+    "looks_at",
+    "patched_called",
+    "patched_written",
+    "printed",
+    "process_tree",
+    "reads",
+    "runner",
+    "source_of",
+    "written",
+]
+
+_ACTS = (
+    "code that acts for the test runner decides what the tests report; the tests also ran"
+    " without this change"
+)
+_WHY = "what a test expects must not depend on where it runs"
+_SOURCE = "a test that reads the code it tests can tell a mutant or the base from the change"
+
+
+def ended(named: str) -> str:
+    return f"ends the process under the runner ({named}): {_ACTS}"
+
+
+def printed(line: str) -> str:
+    return f"prints the runner's protocol ({line!r}), a forged report line: {_ACTS}"
+
+
+def runner(named: str) -> str:
+    return f"names the runner's report or hooks ({named}): {_ACTS}"
+
+
+def written() -> str:
+    return (
+        "writes a file whose path comes from argv or the environment (where the runner was told"
+        f" to write its report): {_ACTS}"
+    )
+
+
+def looks_at(where: str) -> str:
+    return f"looks at {where!r}: {_WHY}"
+
+
+def reads(what: str) -> str:
+    return f"reads {what}: {_SOURCE}"
+
+
+def source_of(name: str) -> str:
+    return f"reads the source of `{name}`: {_SOURCE}"
+
+
+def decides(named: str) -> str:
+    return f"lets {named} decide what it expects: {_WHY}"
+
+
+def process_tree() -> str:
+    return f"inspects the process tree: {_WHY}"
+
+
+def patched_written(named: str, path: str) -> str:
+    return (
+        f"replaces {named}, which the change wrote in {path}: the test passes whatever that code"
+        " does"
+    )
+
+
+def patched_called(named: str, path: str) -> str:
+    return (
+        f"replaces {named} of {path} and calls it itself: the test checks its own replacement,"
+        " not the code"
+    )
+
+
+def hook(named: str) -> str:
+    return (
+        f"replaces the import machinery ({named}): it can put anything in place of the code"
+        " under test"
+    )

@@ -1,0 +1,179 @@
+"""Python code that acts for the test runner (`harness_modified`): it ends the process, prints
+the runner's protocol, names the runner's report or hooks, or writes a file whose path it took
+from argv or the environment (where the runner was told to write its report).
+
+Names are resolved (pynames), so `getattr(os, "_" "exit")`, `importlib.import_module("os")._exit`
+and `e = os._exit` are `os._exit`. In test code (test files and their folders) any exit counts;
+in the code under test only the exits that skip every cleanup, the runner's own report writing
+included (a program may call `sys.exit`, hardly `os._exit`), and only writes to a path it searched
+argv for: a command-line program writes to `sys.argv[1]` as a matter of course.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from referee.tools.claims import messages as M
+from referee.tools.claims.model import HARNESS_MODIFIED, Claim
+from referee.tools.claims.patterns import names_runner, protocol_line
+from referee.tools.claims.pyfile import PyFile
+from referee.tools.claims.pywrites import writes
+
+__all__ = ["escapes"]
+
+_EXECS = ("os.exec", "os.posix_spawn", "os.spawn")
+_HARD = frozenset(
+    {"os._exit", "posix._exit", "os.abort", "posix.abort", "os.killpg", "signal.raise_signal"}
+    | {"ctypes.pythonapi", "faulthandler._sigsegv", "faulthandler._sigabrt"}
+)
+_KILLS = frozenset({"os.kill", "signal.pthread_kill"})
+_TEST_EXITS = frozenset(
+    {"sys.exit", "builtins.exit", "builtins.quit", "pytest.exit", "_pytest.outcomes.exit"}
+    | {"unittest.main"}
+)
+_SELF = frozenset({"os.getpid", "os.getppid", "os.getpgrp", "os.getpgid"})
+_OUTPUT = frozenset({"print", "write", "writelines", "echo", "secho", "info", "warning"})
+_NATIVE = ("ctypes", "_ctypes", "cffi", "_cffi_backend")
+_LOADERS = frozenset({"CDLL", "PyDLL", "LoadLibrary", "dlopen", "find_library", "cdll", "pydll"})
+
+
+def escapes(file: PyFile) -> Iterator[Claim]:
+    """Every construct of the file that acts for the runner."""
+    yield from _exits(file)
+    yield from _runner_names(file)
+    yield from _printed(file)
+    yield from writes(file)
+
+
+def _exits(file: PyFile) -> Iterator[Claim]:
+    test = file.role == "test"
+    for node in ast.walk(file.tree):
+        if isinstance(node, ast.Raise) and test and _raises_exit(file, node):
+            yield _ended(file, node, "SystemExit")
+        if not isinstance(node, ast.Name | ast.Attribute | ast.Call) or _chained(file, node):
+            continue
+        named = file.names.resolve(node)
+        if named is None or (test and _guarded(file, node)):
+            continue
+        if named in _KILLS:
+            if _kills_itself(file, node):
+                yield _ended(file, node, f"{named} of its own process")
+        elif (
+            named in _HARD
+            or _native(file, node, named, test)
+            or (test and (named in _TEST_EXITS or named.startswith(_EXECS)))
+        ):
+            yield _ended(file, node, named)
+
+
+def _chained(file: PyFile, node: ast.AST) -> bool:
+    """Part of a longer name (`os` in `os._exit`), or the callee of a call already resolved."""
+    parent = file.parents.get(node)
+    if isinstance(parent, ast.Attribute):
+        return True
+    return (
+        isinstance(parent, ast.Call)
+        and parent.func is node
+        and file.names.resolve(parent) is not None
+    )
+
+
+def _raises_exit(file: PyFile, node: ast.Raise) -> bool:
+    raised = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+    return file.names.resolve(raised) == "builtins.SystemExit" and not _guarded(file, node)
+
+
+def _guarded(file: PyFile, node: ast.AST) -> bool:
+    """Under `if __name__ == "__main__":` (never run by a test runner), or inside a block that
+    expects the exit (`pytest.raises(SystemExit)`, `assertRaises(SystemExit)`)."""
+    for parent in file.ancestors(node):
+        if isinstance(parent, ast.If) and "__main__" in ast.unparse(parent.test):
+            return True
+        if isinstance(parent, ast.With | ast.AsyncWith):
+            if any("SystemExit" in ast.unparse(i.context_expr) for i in parent.items):
+                return True
+    return False
+
+
+def _kills_itself(file: PyFile, node: ast.AST) -> bool:
+    call = file.parents.get(node)
+    if not isinstance(call, ast.Call) or not call.args:
+        return False
+    pid = call.args[0]
+    if isinstance(pid, ast.Constant) and pid.value in (0, -1):
+        return True
+    if isinstance(pid, ast.Name) and pid.id in file.names.aliases:
+        return False
+    inner = pid.func if isinstance(pid, ast.Call) else pid
+    return (file.names.resolve(inner) or "") in _SELF | {
+        "threading.get_ident",
+        "threading.main_thread",
+    }
+
+
+def _native(file: PyFile, node: ast.AST, named: str, test: bool) -> bool:
+    """A native library loaded: any ctypes or cffi in test code; in the code under test, the C
+    library itself (`CDLL(None)`, `CDLL("libc.so.6")`), whose `_exit` skips every cleanup."""
+    if not named.startswith(_NATIVE):
+        return False
+    if test:
+        return True
+    call = file.parents.get(node)
+    if named.rsplit(".", 1)[-1] not in _LOADERS or not isinstance(call, ast.Call):
+        return False
+    first = call.args[0] if call.args else None
+    library = file.names.fold(first) if first is not None else None
+    none = isinstance(first, ast.Constant) and first.value is None
+    return none or first is None or (library is not None and _libc(library))
+
+
+def _libc(name: str) -> bool:
+    base = name.rsplit("/", 1)[-1]
+    return base in ("c", "libc", "msvcrt") or base.startswith(("libc.", "libc-"))
+
+
+def _ended(file: PyFile, node: ast.AST, named: str) -> Claim:
+    return file.claim(
+        HARNESS_MODIFIED,
+        node,
+        M.ended(named),
+    )
+
+
+def _runner_names(file: PyFile) -> Iterator[Claim]:
+    found: list[tuple[ast.AST, str]] = [(n, v) for n, v in file.strings()]
+    for node in ast.walk(file.tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            found.append((node, node.name))
+        elif isinstance(node, ast.Attribute):
+            found.append((node, node.attr))
+    for node, value in found:
+        named = names_runner(value)
+        if named is not None:
+            key = node.name if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) else None
+            claim = file.claim(
+                HARNESS_MODIFIED,
+                node,
+                M.runner(named),
+            )
+            yield (
+                claim if key is None else Claim(claim.kind, claim.line, claim.message, f"def|{key}")
+            )
+
+
+def _printed(file: PyFile) -> Iterator[Claim]:
+    for call in file.calls:
+        callee = (file.names.resolve(call.func) or ast.unparse(call.func)).rsplit(".", 1)[-1]
+        if callee not in _OUTPUT:
+            continue
+        for arg in [*call.args, *(k.value for k in call.keywords)]:
+            value = file.names.template(arg)
+            line = protocol_line(value) if value else None
+            if line is not None:
+                yield file.claim(
+                    HARNESS_MODIFIED,
+                    call,
+                    M.printed(line),
+                )
+                break

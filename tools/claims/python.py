@@ -1,0 +1,34 @@
+"""Python code read with `ast`: what a test replaces, what it inspects, how code ends the run."""
+
+from __future__ import annotations
+
+import ast
+
+from referee.tools.claims.model import Claim, Role, Scope
+from referee.tools.claims.pyenvironment import inspections
+from referee.tools.claims.pyescape import escapes
+from referee.tools.claims.pyfile import PyFile
+from referee.tools.claims.pynames import Names
+from referee.tools.claims.pypatch import replacements
+from referee.tools.claims.pyscope import dotted_names
+
+__all__ = ["python_claims"]
+
+_MAX_SOURCE = 2 * 1024 * 1024
+
+
+def python_claims(path: str, source: str, scope: Scope, role: Role) -> list[Claim] | None:
+    """What the three Python readers find in one file; None when it does not parse."""
+    if len(source) > _MAX_SOURCE:
+        return None
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    package = dotted_names(path)[0].rpartition(".")[0] if path.endswith(".py") else ""
+    parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    file = PyFile(path, tree, Names(tree, package), scope, role, parents)
+    found = [*escapes(file)]
+    if role == "test":
+        found += [*replacements(file), *inspections(file)]
+    return found

@@ -1,0 +1,57 @@
+"""What the tree holds outside git, checked: installed environments and compiled modules.
+
+installed   packages of in-tree virtualenvs and node_modules with files written after the
+            contract was created
+compiled    untracked compiled Python modules that Python would import instead of the source
+
+Both become the antipattern `environment_modified`, with the path, for the judge.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from pathlib import Path
+
+from referee.tools.environment.compiled import compiled_modules
+from referee.tools.environment.installed import changed_environments
+from referee.tools.tampering.model import Tampering
+
+__all__ = ["ENVIRONMENT_MODIFIED", "environment_findings"]
+
+ENVIRONMENT_MODIFIED = "environment_modified"
+
+
+def environment_findings(
+    tree: Path, tracked: Collection[str], anchor: float | None
+) -> list[Tampering]:
+    """Findings for the tree's environment; `anchor` is the contract's creation (POSIX time),
+    None where the environment is known to be the runner's own (CI installed it)."""
+    found = [
+        Tampering(
+            ENVIRONMENT_MODIFIED,
+            item.path,
+            1,
+            f"{item.path} is a compiled module outside git"
+            + (
+                f" that Python imports instead of {item.shadows}"
+                if item.shadows
+                else ", written after the contract was created"
+            ),
+        )
+        for item in compiled_modules(tree, tracked, anchor)
+    ]
+    if anchor is None:
+        return found
+    for package in changed_environments(tree, anchor):
+        more = " (the walk stopped early)" if package.truncated else ""
+        found.append(
+            Tampering(
+                ENVIRONMENT_MODIFIED,
+                package.path,
+                1,
+                f"{package.files} file(s) of the installed {package.path} were written after the"
+                f" contract was created (e.g. {package.example}): a dependency installed or an"
+                f" installed file edited during the work; the checks ran with them{more}",
+            )
+        )
+    return found

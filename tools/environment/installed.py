@@ -1,0 +1,122 @@
+"""Installed environments in the tree (virtualenvs, node_modules): changed since the contract?
+
+What git ignores is the generator's too: a test runner's module in `node_modules`, a package in an
+in-tree virtualenv, a `.pth` file in its site-packages all run inside every check, and none of it
+is in the tree hash. Installers leave every file they write with an inode change time (ctime) of
+the moment they wrote it, and no program can set a ctime back. So a file of an installed
+environment whose ctime is later than the contract's creation was written while the generator
+worked: by an install the generator ran (a new dependency: legitimate, for the judge to weigh) or
+by an edit (a patched runner, a planted hook). Each package with such files is reported
+(`environment_modified`, with the path), grouped so an honest install reads as one line.
+
+Caches the runners write as they go (`__pycache__`, `node_modules/.cache`, `.vite` …) are left out:
+in the sandbox every run gets a fresh bytecode cache and the overlay discards what it wrote.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["Changed", "changed_environments", "environment_roots"]
+
+_CACHES = frozenset({"__pycache__", ".cache", ".vite", ".vitest", ".temp", ".tmp", ".parcel-cache"})
+_MAX_FILES = 400_000  # a walk this long stops, and says so
+
+
+@dataclass(frozen=True)
+class Changed:
+    """A package of an installed environment with files written after the anchor."""
+
+    path: str  # tree-relative, the package's folder (node_modules/x, .venv/lib/…/site-packages/y)
+    files: int
+    example: str
+    truncated: bool = False
+
+
+def environment_roots(tree: Path, depth: int = 2) -> list[Path]:
+    """Installed environments of the tree: node_modules folders and virtualenvs (a folder with
+    pyvenv.cfg), at most `depth` levels down, symlinked ones included."""
+    found: list[Path] = []
+    level = [tree]
+    for _ in range(depth + 1):
+        deeper: list[Path] = []
+        for folder in level:
+            try:
+                entries = list(os.scandir(folder))
+            except OSError:
+                continue
+            for entry in entries:
+                if not entry.is_dir():
+                    continue
+                path = Path(entry.path)
+                if entry.name == "node_modules" or (path / "pyvenv.cfg").is_file():
+                    found.append(path)
+                elif not entry.is_symlink() and not entry.name.startswith((".", "_")):
+                    deeper.append(path)
+        level = deeper
+    return sorted(set(found))
+
+
+def changed_environments(tree: Path, anchor: float) -> list[Changed]:
+    """The packages of the tree's installed environments with files written after `anchor`
+    (a POSIX time: the contract's creation)."""
+    found: dict[str, list[str]] = {}
+    truncated = False
+    for root in environment_roots(tree):
+        for path, package in _files(root):
+            if len(found) > _MAX_FILES:
+                truncated = True
+                break
+            try:
+                changed = path.lstat().st_ctime > anchor
+            except OSError:
+                continue
+            if changed:
+                found.setdefault(_relative(tree, package), []).append(_relative(tree, path))
+    return [
+        Changed(path=p, files=len(files), example=files[0], truncated=truncated)
+        for p, files in sorted(found.items())
+    ]
+
+
+def _files(root: Path) -> Iterator[tuple[Path, Path]]:
+    """Every file under an environment with the package folder it belongs to."""
+    stack = [root]
+    while stack:
+        folder = stack.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.name in _CACHES:
+                continue
+            path = Path(entry.path)
+            if entry.is_dir(follow_symlinks=False):
+                stack.append(path)
+            else:
+                yield path, _package_of(root, path)
+
+
+def _package_of(root: Path, path: Path) -> Path:
+    """node_modules/pkg or node_modules/@scope/pkg; a virtualenv's site-packages/<top-level>."""
+    parts = path.relative_to(root).parts
+    if root.name == "node_modules":
+        depth = 2 if parts and parts[0].startswith("@") else 1
+        return root.joinpath(*parts[:depth]) if len(parts) > depth else root
+    if "site-packages" in parts:
+        at = parts.index("site-packages")
+        name = parts[at + 1] if len(parts) > at + 1 else ""
+        top = name.split(".dist-info")[0].split("-")[0] if name.endswith(".dist-info") else name
+        return root.joinpath(*parts[: at + 1], top) if top else root.joinpath(*parts[: at + 1])
+    return root.joinpath(*parts[:1]) if len(parts) > 1 else root
+
+
+def _relative(tree: Path, path: Path) -> str:
+    try:
+        return path.relative_to(tree).as_posix()
+    except ValueError:
+        return str(path)

@@ -1,0 +1,65 @@
+"""The last redaction of a run, before it is signed, stored and returned.
+
+The recorder redacts each evidence item as it is recorded. What is left:
+- the secrets hard-coded in the evaluated tree (the files the static secret check flagged) become
+  known, so that a test printing one in disguise (an AWS key pair reversed) is redacted as well;
+- every string of the evaluation (criterion reasons and test ids, findings, issues, the paths the
+  checks wrote, the draft scorecard) is redacted with every secret known by then;
+- evidence recorded before the last secret was learned is redacted again (`settle`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from referee.tools.evidence import EvidenceRecorder, Redactor
+from referee.tools.evidence.trees import rebuilt, strings_of
+from referee.tools.graders.base import StaticRun
+from referee.tools.models.evaluation import Evaluation
+from referee.tools.static.model import StaticConfig
+
+__all__ = ["learn_tree_secrets", "redact_run"]
+
+# referee's own identifiers and digests: text no check wrote, which a chance match of a secret's
+# 8-character fragment must not corrupt.
+_OWN = frozenset(
+    {
+        "run_id",
+        "contract_ref",
+        "signature",
+        "tree",
+        "commit",
+        "sha256",
+        "evidence_ids",
+        "pin",
+        "prior_scorecard",
+        "report",
+        "prompt",
+    }
+)
+_LARGEST = StaticConfig().max_file_bytes  # the secret check reads no larger file either
+
+
+def learn_tree_secrets(redactor: Redactor, workdir: Path, static: StaticRun | None) -> None:
+    """Know every secret of the files in which the static secret check found one."""
+    if static is None or static.report is None:
+        return
+    found = [*static.report.findings, *static.baseline]
+    for path in sorted({f.path for f in found if f.rule == "hardcoded_secrets"}):
+        file = workdir / path
+        try:
+            if file.stat().st_size <= _LARGEST:
+                redactor.learn_from(file.read_text(encoding="utf-8", errors="replace"))
+        except OSError:  # gone since the scan: nothing to learn from
+            continue
+
+
+def redact_run(
+    evaluation: Evaluation, recorder: EvidenceRecorder, redactor: Redactor
+) -> Evaluation:
+    """The evaluation with every secret known redacted; earlier evidence redacted again."""
+    tree = evaluation.model_dump(mode="json", by_alias=True)
+    clean = redactor.redact_all(list(strings_of(tree, _OWN)))
+    redacted = Evaluation.model_validate(rebuilt(tree, iter(clean), _OWN))
+    recorder.settle()  # after the scan above: what it found counts for the evidence too
+    return redacted

@@ -1,0 +1,87 @@
+"""Where the known secrets are in a text, in whatever cheap form they were printed.
+
+The text is searched as it is and unescaped (views.py), each in its folded and printable views;
+its encoded blobs are decoded, decompressed and searched the same way, two layers deep (base64 of
+gzip of hex …), and a blob holding a secret is reported whole.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Callable
+
+import re2
+
+from referee.tools.evidence.blobs import Budget, decode_blobs
+from referee.tools.evidence.forms import ViewName
+from referee.tools.evidence.matcher import Hit, Matcher
+from referee.tools.evidence.views import Dropped, Unescaped, folded, printable
+
+__all__ = ["DEPTH", "SEALED", "find_secrets"]
+
+DEPTH = 2  # layers of encoding unwrapped below the text itself
+SEALED = "compressed"  # the label of a blob too large to inflate and inspect
+# Text inside what a blob decodes to: what a form of a secret can be printed in. Most candidates are
+# identifiers decoded as if they were base64, whose random bytes are left out (NUL counts as text:
+# UTF-16 holds one in every other byte).
+_TEXT = re2.compile(rb"[\x00\t\n\r\x20-\x7e]{8,}")
+_VIEWS: tuple[tuple[ViewName, Callable[[bytes], Dropped]], ...] = (
+    ("folded", folded),
+    ("printable", printable),
+)
+
+
+def find_secrets(data: bytes, matcher: Matcher, depth: int = DEPTH) -> list[Hit]:
+    """Every place in `data` (one byte per character) that shows a secret of `matcher`.
+
+    Returns:
+        The hits, in no particular order; they may overlap.
+    """
+    if not matcher:
+        return []
+    return _find(data, matcher, depth, Budget())
+
+
+def _find(data: bytes, matcher: Matcher, depth: int, budget: Budget) -> list[Hit]:
+    hits = _in_surface(data, matcher, depth, budget)
+    unescaped = Unescaped.of(data)
+    if unescaped is not None:
+        for hit in _in_surface(unescaped.data, matcher, depth, budget):
+            hits.append(Hit(*unescaped.span(hit.start, hit.end), hit.label))
+    return hits
+
+
+def _in_surface(data: bytes, matcher: Matcher, depth: int, budget: Budget) -> list[Hit]:
+    hits = matcher.find("literal", data)
+    for name, view in _VIEWS:
+        if matcher.wants(name):
+            seen = view(data)
+            hits += [
+                Hit(*seen.span(h.start, h.end), h.label) for h in matcher.find(name, seen.data)
+            ]
+    if depth > 0:
+        hits += _in_blobs(data, matcher, depth, budget)
+    return hits
+
+
+def _in_blobs(data: bytes, matcher: Matcher, depth: int, budget: Budget) -> list[Hit]:
+    """Hits in what the blobs of `data` decode to, each widened to its whole blob."""
+    decoded = decode_blobs(data, budget)
+    hits = [Hit(*span, SEALED) for span in decoded.sealed]
+    runs, joined_at, decoded_at, at = [], [], [], 0
+    for match in _TEXT.finditer(decoded.data):
+        runs.append(match.group())
+        joined_at.append(at)
+        decoded_at.append(match.start())
+        at += len(runs[-1]) + 1
+    if not runs:
+        return hits
+
+    def where(joined: int) -> int:  # the offset in the decoded bytes of an offset in the runs
+        index = bisect_right(joined_at, joined) - 1
+        return decoded_at[index] + joined - joined_at[index]
+
+    for hit in _find(b"\n".join(runs), matcher, depth - 1, budget):
+        for span in decoded.owners(where(hit.start), where(hit.end - 1)):
+            hits.append(Hit(*span, hit.label))
+    return hits

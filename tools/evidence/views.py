@@ -1,0 +1,159 @@
+"""Views of a text in which a disguised secret reads as one of its forms (forms.py).
+
+Everything is bytes, one byte per character of the text (a non-ASCII character is one ``?``), so a
+match maps back to the text by index:
+
+- ``folded``: ASCII letters and digits only, lower-cased: ``S.e-C r\\nE t`` reads ``secret``;
+- ``printable``: every non-blank ASCII character, case kept: base64 wrapped over lines reads whole;
+- ``Unescaped``: ``%73``, ``\\x73``, ``\\u0073``, ``&#115;``, ``&lt;``, ``0x73`` each read as the
+  one character they stand for, and so does each number of a row of character codes
+  (``[115, 101, 99, …]``); a terminal colour code between two characters reads as a blank.
+
+A view keeps no table of where each byte came from: building one is a single C call over the text,
+and the place of the rare match is found again from per-chunk counts (`Dropped.span`).
+"""
+
+from __future__ import annotations
+
+import html.entities
+from bisect import bisect_right
+
+import re2
+
+__all__ = ["Dropped", "Span", "Unescaped", "folded", "printable"]
+
+_CHUNK = 512
+_ALNUM = frozenset(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+_LOWER = bytes.maketrans(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ", b"abcdefghijklmnopqrstuvwxyz")
+
+Span = tuple[int, int]
+
+
+class Dropped:
+    """`parent` with every byte outside `keep` dropped (and `table` applied to the rest)."""
+
+    def __init__(self, parent: bytes, keep: frozenset[int], table: bytes | None = None) -> None:
+        self._parent, self._keep = parent, keep
+        self._drop = bytes(b for b in range(256) if b not in keep)
+        self.data = parent.translate(table, self._drop)
+        self._counts: list[int] | None = None  # kept bytes before each chunk, built on first use
+
+    def span(self, start: int, end: int) -> Span:
+        """The part of the parent that the view's `[start, end)` was read from."""
+        return self._origin(start), self._origin(end - 1) + 1
+
+    def _origin(self, index: int) -> int:
+        counts = self._chunk_counts()
+        chunk = bisect_right(counts, index) - 1
+        rank, base = index - counts[chunk], chunk * _CHUNK
+        for offset, byte in enumerate(self._parent[base : base + _CHUNK]):
+            if byte in self._keep:
+                if rank == 0:
+                    return base + offset
+                rank -= 1
+        raise IndexError(index)
+
+    def _chunk_counts(self) -> list[int]:
+        if self._counts is None:
+            counts, total = [], 0
+            for base in range(0, len(self._parent), _CHUNK):
+                counts.append(total)
+                total += len(self._parent[base : base + _CHUNK].translate(None, self._drop))
+            self._counts = counts or [0]
+        return self._counts
+
+
+def folded(parent: bytes) -> Dropped:
+    """Letters and digits only, lower-cased: case and separators between characters are gone."""
+    return Dropped(parent, _ALNUM, _LOWER)
+
+
+def printable(parent: bytes) -> Dropped:
+    """Every non-blank ASCII character: encodings wrapped over lines read as one."""
+    return Dropped(parent, frozenset(range(0x21, 0x7F)))
+
+
+# An escape escaped again (as JSON writes one) is still one.
+_ESCAPE = re2.compile(
+    rb"\\{1,8}x([0-9A-Fa-f]{2})|\\{1,8}u\{?([0-9A-Fa-f]{4,6})\}?|\\{1,8}U([0-9A-Fa-f]{8})"
+    rb"|\\{1,8}([0-3][0-7]{2})"
+    rb"|%u([0-9A-Fa-f]{4})|%([0-9A-Fa-f]{2})|&#[xX]([0-9A-Fa-f]{1,6});?|&#([0-9]{1,7});?"
+    rb"|&([A-Za-z][A-Za-z0-9]{1,31});|\b0[xX]([0-9A-Fa-f]{2})\b"
+    rb"|\x1b\[[0-9;?]{0,32}[ -/]{0,4}[@-~]"  # a terminal colour or cursor code: no character
+)
+_BASES = (16, 16, 16, 8, 16, 16, 16, 10)  # of the numeric groups above, in order
+# Character codes in a row (`list(s.encode())`, `String.fromCharCode(...)`): 8 numbers or more.
+_CODES = re2.compile(rb"\b\d{1,7}(?:(?:[ \t]*,[ \t]*|[ \t]+)\d{1,7}){7,}\b")
+_NUMBER = re2.compile(rb"\d+")
+
+
+class Unescaped:
+    """The parent with each escape read as the character it stands for (one byte per escape)."""
+
+    def __init__(self, parent: bytes, escapes: list[tuple[int, int, int]]) -> None:
+        pieces, at, self._starts, self._ends = [], 0, [], []
+        for start, end, byte in escapes:
+            pieces.append(parent[at:start])
+            self._starts.append(start)
+            self._ends.append(end)
+            pieces.append(bytes((byte,)))
+            at = end
+        pieces.append(parent[at:])
+        self.data = b"".join(pieces)
+        # Where each escape's byte sits in the view: its parent offset less what earlier ones saved.
+        saved, self._views = 0, []
+        for start, end in zip(self._starts, self._ends, strict=True):
+            self._views.append(start - saved)
+            saved += end - start - 1
+
+    @classmethod
+    def of(cls, parent: bytes) -> Unescaped | None:
+        """The unescaped view of `parent`, or None when it holds no escape."""
+        escapes = [(m.start(), m.end(), _decoded(m)) for m in _ESCAPE.finditer(parent)]
+        escapes += [code for run in _CODES.finditer(parent) for code in _codes(run)]
+        if not escapes:
+            return None
+        escapes.sort()
+        kept, end = [], 0
+        for escape in escapes:  # a number inside an escape (&#115;) is that escape's
+            if escape[0] >= end:
+                kept.append(escape)
+                end = escape[1]
+        return cls(parent, kept)
+
+    def span(self, start: int, end: int) -> Span:
+        """The part of the parent that the view's `[start, end)` was read from."""
+        return self._origin(start)[0], self._origin(end - 1)[1]
+
+    def _origin(self, index: int) -> Span:
+        k = bisect_right(self._views, index) - 1
+        if k < 0:
+            return index, index + 1
+        if self._views[k] == index:
+            return self._starts[k], self._ends[k]
+        parent = self._ends[k] + index - self._views[k] - 1
+        return parent, parent + 1
+
+
+def _decoded(match: re2._Match[bytes]) -> int:
+    if match.group().startswith(b"\x1b"):
+        return 0x20  # a blank, which the folded and printable views drop
+    groups = match.groups()
+    if groups[8] is not None:  # a named entity
+        char = html.entities.html5.get(groups[8].decode("ascii") + ";", "?")
+        return _byte(ord(char[0]))
+    index = next(i for i, group in enumerate(groups) if group is not None)
+    number = int(groups[index], _BASES[index] if index < 8 else 16)
+    return _byte(number)
+
+
+def _codes(run: re2._Match[bytes]) -> list[tuple[int, int, int]]:
+    base = run.start()
+    return [
+        (base + m.start(), base + m.end(), _byte(int(m.group())))
+        for m in _NUMBER.finditer(run.group())
+    ]
+
+
+def _byte(code: int) -> int:
+    return code if code < 0x80 else ord("?")

@@ -1,0 +1,102 @@
+"""pytest runs under referee's guard plugin (pytest_guard.py), and what its log says afterwards.
+
+The plugin is copied into the run's report folder and loaded with `-p referee_guard`; its log
+records refused writes of the report, signals the process sent itself and ctypes loads, and a
+`finished` line once pytest's session ended. `judge_guarded` turns a log that shows the runner
+was bypassed into an unscored criterion (`runner_bypassed`): a report forged or an exit taken
+under pytest's feet never counts as a pass.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass, field
+from importlib.resources import files
+from pathlib import Path
+
+__all__ = ["GUARD_LOG", "GuardLog", "guarded_env", "read_guard"]
+
+GUARD_LOG = "referee-guard.log"
+_FOLDER = "guard"
+_LIMIT = 256 * 1024
+
+
+def guarded_env(reports: Path, report: Path) -> tuple[dict[str, str], tuple[str, ...]]:
+    """Install the plugin for one run: the variables and the extra pytest arguments."""
+    folder = reports / _FOLDER
+    folder.mkdir(parents=True, exist_ok=True)
+    source = files("referee.tools.runners").joinpath("pytest_guard.py").read_text("utf-8")
+    (folder / "referee_guard.py").write_text(source, encoding="utf-8")
+    env = {
+        "PYTHONPATH": str(folder),
+        "REFEREE_GUARD_REPORT": str(report),
+        "REFEREE_GUARD_LOG": str(reports / GUARD_LOG),
+    }
+    return env, ("-p", "referee_guard")
+
+
+@dataclass
+class GuardLog:
+    """What the guard saw in one run (nothing at all when the plugin did not load)."""
+
+    loaded: bool = False
+    finished: bool = False
+    digests: list[str] = field(default_factory=list)
+    blocked: list[str] = field(default_factory=list)
+    signals: list[str] = field(default_factory=list)
+    ctypes: list[str] = field(default_factory=list)
+
+    def bypassed(self, report: Path | None = None) -> str | None:
+        """Why the run did not end through pytest (or its report is not pytest's), or None."""
+        if self.blocked:
+            return (
+                f"test code wrote the runner's report itself, and was refused ({self.blocked[0]})"
+            )
+        if self.signals:
+            return f"test code signalled its own process ({self.signals[0]})"
+        if self.loaded and not self.finished:
+            return "the test process ended before pytest finished its session (os._exit, a signal)"
+        if report is not None and self.finished and _digest(report) not in self.digests:
+            return "the report was rewritten after pytest wrote it"
+        return None
+
+
+def read_guard(reports: Path, root: Path) -> GuardLog:
+    """The guard's log of a run (untrusted text, size-capped), paths relative to `root`."""
+    path = reports / GUARD_LOG
+    try:
+        with open(path, "rb") as handle:
+            text = handle.read(_LIMIT).decode("utf-8", "replace")
+    except OSError:
+        return GuardLog()
+    log = GuardLog()
+    for line in text.splitlines():
+        kind, _, rest = line.partition(" ")
+        if kind == "start":
+            log.loaded = True
+        elif kind == "finished":
+            log.finished = True
+            log.digests.append(rest.rsplit(" ", 1)[-1])
+        elif kind == "blocked":
+            log.blocked.append(_short(rest, root))
+        elif kind == "signal":
+            log.signals.append(_short(rest, root))
+        elif kind == "ctypes":
+            log.ctypes.append(_short(rest, root))
+    return log
+
+
+def _digest(path: Path) -> str:
+    try:
+        with open(path, "rb") as handle:
+            return hashlib.sha256(handle.read()).hexdigest()
+    except OSError:
+        return "-"
+
+
+def _short(rest: str, root: Path) -> str:
+    where, _, what = rest.partition(" ")
+    file, _, line = where.rpartition(":")
+    shown = os.path.relpath(file, root) if file.startswith(str(root)) else os.path.basename(file)
+    return f"{shown}:{line} {what}"[:300]

@@ -1,0 +1,128 @@
+"""referee's pytest plugin: a channel the tests do not write, watching the ones they could.
+
+Loaded with `-p referee_guard` before pytest collects anything (copied into the run's report
+folder, which is on PYTHONPATH for this run only). It installs an audit hook, which no code in the
+process can remove afterwards, and records in a log next to the report:
+
+- every open of the JUnit report (or of this log) for writing by code that is not pytest's own
+  junitxml plugin, and refuses it: a test that forges the report it finds in sys.argv gets an
+  error instead;
+- ctypes loads and signals sent to the process itself (ways to end it under pytest's feet);
+- `finished` with pytest's exit status and the report's sha256, written after the session ends:
+  a run that exits without it did not end through pytest (os._exit from a test, a signal), and a
+  report that differs from that digest was written after pytest wrote it.
+
+What happens in-process can be hidden by code that knows this file; referee treats the log as
+evidence that a run was tampered with, never as proof that it was not.
+Runs on the project's interpreter (Python 3.8+): standard library only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from typing import Any
+
+_REPORT = os.environ.get("REFEREE_GUARD_REPORT", "")
+_LOG = os.environ.get("REFEREE_GUARD_LOG", "")
+_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
+_JUNIT = os.sep + os.path.join("_pytest", "junitxml.py")
+_fd = -1
+
+
+def _real(path: Any) -> str:
+    try:
+        return os.path.realpath(os.fsdecode(path))
+    except (TypeError, ValueError):
+        return ""
+
+
+_GUARDED = {p for p in (_real(_REPORT), _real(_LOG)) if p}
+
+
+def _write(line: str) -> None:
+    if _fd >= 0:
+        with contextlib.suppress(OSError):
+            os.write(_fd, (line.replace("\n", " ") + "\n").encode("utf-8", "replace"))
+
+
+def _caller() -> tuple[str, int, bool]:
+    """Where the audited call was made, and whether that is pytest's own junitxml plugin."""
+    frame: Any = sys._getframe(2)
+    while frame is not None and frame.f_code.co_filename == __file__:
+        frame = frame.f_back
+    if frame is None:
+        return "?", 0, False
+    return frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_filename.endswith(_JUNIT)
+
+
+def _writes(mode: Any, flags: Any) -> bool:
+    if isinstance(mode, str) and any(c in mode for c in "wax+"):
+        return True
+    return isinstance(flags, int) and bool(flags & _WRITE_FLAGS)
+
+
+def _hook(event: str, args: tuple[Any, ...]) -> None:
+    if event == "open":
+        path, mode, flags = (list(args) + [None, None, None])[:3]
+        if path is None or isinstance(path, int) or not _GUARDED:
+            return
+        if _real(path) in _GUARDED and _writes(mode, flags):
+            _refuse(path, "opened", writer_allowed=_real(path) != _real(_LOG))
+    elif event in _MOVES:
+        for path in args[:2]:
+            if isinstance(path, (str, bytes, os.PathLike)) and _real(path) in _GUARDED:
+                _refuse(path, event, writer_allowed=False)
+    elif event in ("ctypes.dlopen", "ctypes.dlsym"):
+        file, line, _trusted = _caller()
+        _write(f"ctypes {file}:{line} {event} {args[0] if args else ''}")
+    elif event in ("os.kill", "os.killpg", "signal.pthread_kill"):
+        target = args[0] if args else None
+        if target in (os.getpid(), os.getpgrp(), 0, -1):
+            file, line, _trusted = _caller()
+            _write(f"signal {file}:{line} {event} {target}")
+
+
+# Removing, renaming or truncating the report or this log is refused like writing it.
+_MOVES = ("os.remove", "os.rename", "os.truncate", "os.chmod", "os.link", "os.symlink")
+
+
+def _refuse(path: Any, how: str, *, writer_allowed: bool) -> None:
+    file, line, trusted = _caller()
+    if trusted and writer_allowed:
+        return
+    _write(f"blocked {file}:{line} {how} {os.fsdecode(path)}")
+    raise PermissionError(f"referee: {os.fsdecode(path)} is written by pytest alone")
+
+
+def _install() -> None:
+    global _fd
+    if not _LOG:
+        return
+    _fd = os.open(_LOG, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    _write(f"start {os.getpid()}")
+    sys.addaudithook(_hook)
+
+
+def pytest_unconfigure(config: Any) -> None:
+    status = getattr(getattr(config, "_referee_session", None), "exitstatus", None)
+    _write(f"finished {os.getpid()} {status} {_digest(_REPORT)}")
+
+
+def _digest(path: str) -> str:
+    """The report as pytest left it: referee compares it with the file it reads afterwards."""
+    import hashlib
+
+    try:
+        with open(path, "rb") as handle:
+            return hashlib.sha256(handle.read()).hexdigest()
+    except OSError:
+        return "-"
+
+
+def pytest_sessionfinish(session: Any, exitstatus: Any) -> None:
+    session.config._referee_session = session
+
+
+_install()

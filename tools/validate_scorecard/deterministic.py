@@ -1,0 +1,303 @@
+"""What referee decided in a run, a scorecard may agree with or make harsher, never soften.
+
+A judge may lower a score referee derived from the evidence (a warning, listed wherever overrides
+are shown), add issues and add antipatterns. Raising a deterministic score, leaving out an issue
+referee found or keeping it at a lower severity is `contradicts_evidence`; leaving out one of
+referee's antipatterns is `antipattern_dropped`. The same rules run when a card is validated, in
+the gate, and when aggregate re-verifies a stored card.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from referee.tools.claims import CODE_UNDER_TEST_PATCHED, TEST_INSPECTS_ENVIRONMENT
+from referee.tools.environment import ENVIRONMENT_MODIFIED
+from referee.tools.errors import Problem
+from referee.tools.models.common import SEVERITY_ORDER, ReasonCode
+from referee.tools.models.evaluation import DimensionResult
+from referee.tools.models.scorecard import Issue
+from referee.tools.store.runs import StoredRun
+from referee.tools.tampering.harness import HARNESS_MODIFIED
+from referee.tools.validate_scorecard.card import (
+    Card,
+    ScoredDimension,
+    entries,
+    path,
+    scored_dimensions,
+    text,
+)
+
+__all__ = ["deterministic_problems", "dimension_problems", "dropped_antipatterns", "issue_problems"]
+
+_EPSILON = 1e-9
+
+
+def deterministic_problems(card: Card, run: StoredRun) -> list[Problem]:
+    """Every place where the scorecard departs from what referee decided in its run."""
+    return [
+        *dropped_antipatterns(card, run),
+        *dimension_problems(card, run),
+        *issue_problems(card, run),
+    ]
+
+
+# Dimensions
+
+
+def dimension_problems(card: Card, run: StoredRun) -> list[Problem]:
+    """Deterministic dimensions scored above (error) or below (warning) referee's derived score.
+
+    A tenpoint dimension answers to the run's dimension of the same name (`general.correctness`
+    to `correctness`), on the 1–10 scale: the highest whole score at or below the derived score's
+    place on the rubric's scale (3 of 0–3 allows 10, 2 allows 7, 1 allows 4, 0 allows 1).
+    """
+    derived = {
+        key: d
+        for key, d in run.evaluation.dimensions.items()
+        if d.source == "deterministic" and d.score is not None
+    }
+    problems = []
+    for dim in scored_dimensions(card):
+        key = dim.key.rpartition(".")[2] if card.format == "tenpoint" else dim.key
+        if key in derived:
+            problems += _compared(card, run, dim, derived[key])
+    return problems
+
+
+def _compared(
+    card: Card, run: StoredRun, dim: ScoredDimension, derived: DimensionResult
+) -> list[Problem]:
+    assert derived.score is not None
+    ceiling = _ceiling(card, run, derived.score)
+    cited = ", ".join(derived.evidence_ids) or run.run_id
+    because = f"referee derived {derived.score:g} from the evidence ({cited}: {derived.evidence})"
+    if card.format == "tenpoint":
+        because += f", at most {ceiling:g} on the 1–10 scale"
+    if dim.score > ceiling + _EPSILON:
+        return [
+            Problem(
+                path=path(*dim.where, "score"),
+                code="contradicts_evidence",
+                message=(
+                    f"{dim.key} is {dim.score:g}, but {because}; a judge may lower a score referee"
+                    f" derived, never raise it: score it at most {ceiling:g}, or fix the work and"
+                    " evaluate again"
+                ),
+            )
+        ]
+    if dim.score < ceiling - _EPSILON:
+        return [
+            Problem(
+                path=path(*dim.where, "score"),
+                code="deterministic_override",
+                message=f"{dim.key} is {dim.score:g}, lowered from what {because}",
+            )
+        ]
+    return []
+
+
+def _ceiling(card: Card, run: StoredRun, derived: float) -> float:
+    if card.format != "tenpoint":
+        return derived
+    low, high = _run_scale(card, run)
+    place = (derived - low) / (high - low) if high > low else 1.0
+    return float(math.floor(1 + 9 * place + _EPSILON))
+
+
+def _run_scale(card: Card, run: StoredRun) -> tuple[float, float]:
+    """The scale of the rubric the run scored on (the contract's)."""
+    if card.run_rubric is not None:
+        return card.run_rubric.scale.min, card.run_rubric.scale.max
+    # A stored card re-verified without its contract: referee's derived scores lie on 0–3 or on
+    # 0.0–1.0, and only a 0–3 rubric derives a score above 1.
+    scores = [d.score for d in run.evaluation.dimensions.values() if d.score is not None]
+    return 0.0, 3.0 if any(s > 1 for s in scores) else 1.0
+
+
+# Issues
+
+
+def issue_problems(card: Card, run: StoredRun) -> list[Problem]:
+    """The issues of the run's draft scorecard that a canonical scorecard left out or kept at a
+    lower severity.
+
+    The draft's are the issues the judge was given (every CRITICAL and HIGH one, then the most
+    severe others up to a bound: evaluate/draft.py); the rest stay in the run's report.
+
+    Lenient on wording, strict on presence: a card's issue keeps referee's when it points at the
+    same place (the same file, lines at most a few apart; or the location written into its
+    description), or, for an issue referee found at no location, when it says the same thing.
+    A tenpoint card has no issues of its own to keep them in.
+    """
+    if card.format != "referee":
+        return []
+    given = list(entries(card.data.get("issues")))
+    problems = []
+    for found in run.evaluation.draft_scorecard.issues:
+        kept = [(i, item) for i, item in given if _keeps(item, found)]
+        if not kept:
+            problems.append(_issue_dropped(run, found))
+        elif all(_softer(item, found) for _, item in kept):
+            problems.append(_issue_softened(run, found, kept[0]))
+    return problems
+
+
+def _keeps(item: dict[str, object], found: Issue) -> bool:
+    # aggregate's dedupe imports this package (records): a module-level import would be a cycle.
+    from referee.tools.aggregate.dedupe import place_of, same_place, same_words
+
+    description = text(item.get("description")) or ""
+    if place_of(found.location) is not None:
+        location = text(item.get("location"))
+        return (location is not None and same_place(found.location, location)) or (
+            str(found.location).strip() in description
+        )
+    subject = _subject(found.description)
+    said = description.casefold()
+    return (
+        same_words(found.description, description)
+        or _flat(found.description) in _flat(description)
+        or bool(subject and all(_mentions(said, n) for n in subject))
+    )
+
+
+def _mentions(text: str, name: str) -> bool:
+    """The name as a whole word: test_add is not mentioned by test_add_negative."""
+    return re.search(rf"(?<![\w/.-]){re.escape(name)}(?![\w-])", text) is not None
+
+
+def _flat(words: str) -> str:
+    return " ".join(words.casefold().split())
+
+
+_TOKEN = re.compile(r"[\w./:-]+")
+_NAME = re.compile(r"[_./]|\d")
+_EVIDENCE_ID = re.compile(r"^[a-z]\d+$")
+
+
+def _subject(description: str) -> set[str]:
+    """What an issue is about, in any wording: its first test id, criterion id, path or rule name
+    ("criterion AC-F-001 fails: …" is about AC-F-001, however the judge words the rest)."""
+    for token in _TOKEN.findall(description):
+        names = {_clean(part) for part in token.split("::")}
+        found = {n for n in names if _is_name(n)}
+        if found:
+            return found
+    return set()
+
+
+def _clean(part: str) -> str:
+    return part.strip(".:-/").casefold()
+
+
+def _is_name(part: str) -> bool:
+    # Evidence ids (E3) differ from run to run, and "e.g" names nothing.
+    return (
+        len(part) > 3
+        and re.search(r"[a-z]", part) is not None
+        and _NAME.search(part) is not None
+        and not _EVIDENCE_ID.match(part)
+    )
+
+
+def _softer(item: dict[str, object], found: Issue) -> bool:
+    stated = SEVERITY_ORDER.get(str(item.get("severity")))
+    return stated is not None and stated > SEVERITY_ORDER[found.severity]
+
+
+def _described(run: StoredRun, found: Issue) -> str:
+    at = f" at {found.location}" if found.location else ""
+    return f"[{found.severity}] {found.description}{at} (run {run.run_id})"
+
+
+def _issue_dropped(run: StoredRun, found: Issue) -> Problem:
+    return Problem(
+        path="/issues",
+        code="contradicts_evidence",
+        message=(
+            f"referee found {_described(run, found)}, and the scorecard leaves it out; a judge may"
+            " add issues, never drop one of referee's: keep it in issues, in your words, as the"
+            " run's draft scorecard lists it"
+        ),
+    )
+
+
+def _issue_softened(run: StoredRun, found: Issue, kept: tuple[int, dict[str, object]]) -> Problem:
+    index, item = kept
+    return Problem(
+        path=path("issues", index, "severity"),
+        code="contradicts_evidence",
+        message=(
+            f"referee found {_described(run, found)}; the scorecard has it only as"
+            f" {item.get('severity')} (issue {index}, the same place or subject): keep it at least"
+            f" {found.severity}"
+        ),
+    )
+
+
+# Antipatterns
+
+
+def dropped_antipatterns(card: Card, run: StoredRun) -> list[Problem]:
+    """referee's own antipatterns of the run that the scorecard left out.
+
+    Some may be dismissed, with a warning listed in aggregate's notes: `harness_modified`, when
+    every tests check also ran with the base harness and none passed only thanks to the change
+    (no harness_flip, no harness_unverified): a new fixture in conftest.py is legitimate work,
+    and referee's rerun is the proof that it changes no outcome; and the suspicions referee reads
+    in the code or the environment (`code_under_test_patched`, `test_inspects_environment`,
+    `environment_modified`), which name a line or a path for the judge to read and cannot tell
+    a mocked collaborator from a faked result, or a needed dependency from a patched runner.
+    """
+    reported = {text(a.get("id")) for _, a in entries(card.data.get("antipatterns_detected"))}
+    missing = sorted({a.id for a in run.evaluation.antipatterns} - reported)
+    return [
+        _dismissed(run, ident) if _dismissable(run, ident) else _dropped(run, ident)
+        for ident in missing
+    ]
+
+
+# A run the guard saw bypass pytest cleared nothing either.
+_HARNESS_DOUBTS = {
+    ReasonCode.HARNESS_FLIP,
+    ReasonCode.HARNESS_UNVERIFIED,
+    ReasonCode.RUNNER_BYPASSED,
+}
+# Read from the code or the environment, not proven by a run: the judge weighs them.
+_SUSPICIONS = frozenset({CODE_UNDER_TEST_PATCHED, TEST_INSPECTS_ENVIRONMENT, ENVIRONMENT_MODIFIED})
+
+
+def _dismissable(run: StoredRun, ident: str) -> bool:
+    if ident in _SUSPICIONS:
+        return True
+    return ident == HARNESS_MODIFIED and not any(
+        c.reason_code in _HARNESS_DOUBTS for c in run.evaluation.criteria
+    )
+
+
+def _dropped(run: StoredRun, ident: str) -> Problem:
+    return Problem(
+        path="/antipatterns_detected",
+        code="antipattern_dropped",
+        message=(
+            f"referee detected {ident} in run {run.run_id} ({_where(run, ident)}); a judge may add"
+            " antipatterns, never drop one: keep it in antipatterns_detected"
+        ),
+    )
+
+
+def _dismissed(run: StoredRun, ident: str) -> Problem:
+    why = (
+        "the judge read what referee pointed at and found it ordinary"
+        if ident in _SUSPICIONS
+        else f"in run {run.run_id} every tests check gave the same verdict with the base harness"
+    )
+    message = f"{ident} ({_where(run, ident)}) was dismissed: {why}"
+    return Problem(path="/antipatterns_detected", code="antipattern_dismissed", message=message)
+
+
+def _where(run: StoredRun, ident: str) -> str:
+    found = [a.location for a in run.evaluation.antipatterns if a.id == ident and a.location]
+    return ", ".join(found[:3]) or "see the run's evidence"
