@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 from edits import (
@@ -172,7 +173,17 @@ async def test_a_base_form_that_cannot_be_collected_is_no_pass(tmp_path: Path) -
         replaced("tests/test_calc.py", "== 3", "== -1"),
     )
     result, decision = await judged_loop(repo, change, py_check())
-    not_delivered(result, decision)
+    unrunnable_base_form(result, decision)
+
+
+def unrunnable_base_form(result: dict[str, Any], decision: dict[str, Any]) -> None:
+    """A base form that cannot even run proves nothing either way: the criterion is unscored,
+    names the tests that never ran, and the loop does not deliver."""
+    criterion = result["criteria"][0]
+    assert criterion["status"] == "unscored", criterion
+    assert criterion["reason_code"] == "base_tests_not_run", criterion
+    assert "never ran in their base form" in criterion["reason"], criterion
+    assert decision["decision"] != "DELIVER", decision
 
 
 GO_CALC = "package calc\n\nfunc Add(a, b int) int {\n\treturn a + b\n}\n"
@@ -201,7 +212,7 @@ async def test_a_go_base_form_that_does_not_build_is_no_pass(tmp_path: Path) -> 
     result, decision = await judged_loop(
         repo, change, {"kind": "tests", "argv": ["go", "test", "./..."]}
     )
-    not_delivered(result, decision)
+    unrunnable_base_form(result, decision)
 
 
 # The code under test is right only when it can tell that the base's form of the tests is running.

@@ -36,7 +36,7 @@ from referee.tools.graders import (
     run_suite,
     start_serve,
 )
-from referee.tools.graders.base import ViewName
+from referee.tools.graders.base import ViewName, anonymous_folder
 from referee.tools.holdouts import HoldoutSource
 from referee.tools.models.checks import TestsCheck
 from referee.tools.models.common import Depth, Scope
@@ -153,7 +153,9 @@ async def _context(plan: RunPlan, scratch: Path) -> AsyncIterator[GradeContext]:
     async with AsyncExitStack() as stack:
 
         def view(name: ViewName) -> _Once[TreeView | None]:
-            folder = scratch / "views" / name
+            # Named by chance: a layer's source path can be read inside the sandbox
+            # (/proc/self/mountinfo), and `base-tests` would tell the code which run it is in.
+            folder = anonymous_folder(scratch)
             return _Once(lambda: anyio.to_thread.run_sync(named_view, ws, name, run_root, folder))
 
         views = {name: view(name) for name in ("base", "base-tests", "base-only")}
@@ -167,7 +169,8 @@ async def _context(plan: RunPlan, scratch: Path) -> AsyncIterator[GradeContext]:
         async def harness() -> BaseHarness:
             if plan.scope != "task" or ws.base is None:
                 return BaseHarness()
-            return await anyio.to_thread.run_sync(base_harness, ws, scratch / "base-harness")
+            folder = anonymous_folder(scratch)
+            return await anyio.to_thread.run_sync(base_harness, ws, folder)
 
         async def browser() -> BrowserPool:
             # The browser joins the served app's private network, when it has one; else the
@@ -187,7 +190,7 @@ async def _context(plan: RunPlan, scratch: Path) -> AsyncIterator[GradeContext]:
             return await stack.enter_async_context(pool)
 
         ctx = GradeContext(
-            holdout_layers=_holdout_layers(plan, scratch / "holdouts"),
+            holdout_layers=_holdout_layers(plan, scratch),
             contract=plan.contract,
             repo=ws.repo,
             workdir=ws.workdir,
@@ -210,7 +213,7 @@ async def _context(plan: RunPlan, scratch: Path) -> AsyncIterator[GradeContext]:
             config=plan.config,
             run_root=run_root,
             view=await anyio.to_thread.run_sync(
-                evaluated_view, ws, run_root, scratch / "views" / "evaluated"
+                evaluated_view, ws, run_root, anonymous_folder(scratch)
             ),
             network=_Once(lambda: private_network(ctx, stack)).get,
         )
@@ -230,7 +233,7 @@ def _holdout_layers(plan: RunPlan, folder: Path) -> dict[str, Path]:
     layers = {}
     for criterion in plan.criteria:
         if criterion.holdout and criterion.check is not None:
-            layer = plan.holdouts.lay(plan.contract.id, criterion.id, folder / criterion.id)
+            layer = plan.holdouts.lay(plan.contract.id, criterion.id, anonymous_folder(folder))
             if layer is not None:
                 layers[criterion.id] = layer
     return layers
@@ -358,7 +361,7 @@ async def _perturbation(ctx: GradeContext, plan: RunPlan, outcomes: Outcomes) ->
         if not tests:
             return None
         layer = await anyio.to_thread.run_sync(
-            _layer_of, copy, perturbed, ctx.scratch / "perturbed"
+            _layer_of, copy, perturbed, anonymous_folder(ctx.scratch)
         )
         return await _same_outcomes(ctx, tests, layer, outcomes, ids)
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from referee.tools.evaluate.change_tests import change_tests
 from referee.tools.evaluate.target import Workspace
-from referee.tools.graders import test_patch
 from referee.tools.graders.base import ViewName
 from referee.tools.repo import (
     Entry,
@@ -29,6 +29,7 @@ from referee.tools.repo import (
     view_of,
 )
 from referee.tools.tampering.additive import only_adds_tests
+from referee.tools.tampering.inert import inert_new_file
 
 __all__ = ["edited_base_tests", "evaluated_view", "named_view"]
 
@@ -46,14 +47,12 @@ def named_view(ws: Workspace, name: ViewName, run_root: Path, folder: Path) -> T
         return None
     base = commit_tree_hash(ws.repo, ws.base)
     evaluated = ws.target.tree
-    tests = test_patch(ws.changed)
+    tests = change_tests(ws.repo, ws.changed, [base, evaluated])
     if name == "base":
         now = tree_entry_map(ws.repo, evaluated, tests) if tests else {}
         shown = compose_tree(ws.repo, base, {p: now.get(p) for p in tests})
     elif name == "base-tests":
-        before = tree_entry_map(ws.repo, base, tests) if tests else {}
-        edited = _not_additive(ws, before, tree_entry_map(ws.repo, evaluated, list(before)))
-        shown = compose_tree(ws.repo, evaluated, {p: before[p] for p in edited})
+        shown = compose_tree(ws.repo, evaluated, _base_tests(ws, base, evaluated, tests))
     else:
         shown = base
     return view_of(ws.repo, _tree_at(ws, run_root), shown, folder)
@@ -62,11 +61,33 @@ def named_view(ws: Workspace, name: ViewName, run_root: Path, folder: Path) -> T
 def edited_base_tests(ws: Workspace) -> list[str]:
     """The test files (and test data) that existed at base and that the change edited or
     deleted: what the `base-tests` view puts back."""
-    tests = test_patch(ws.changed)
-    if ws.base is None or not tests or not is_git_repo(ws.repo):
+    if ws.base is None or not ws.changed or not is_git_repo(ws.repo):
         return []
     base = commit_tree_hash(ws.repo, ws.base)
-    return sorted(tree_entry_map(ws.repo, base, tests))
+    tests = change_tests(ws.repo, ws.changed, [base, ws.target.tree])
+    return sorted(tree_entry_map(ws.repo, base, tests)) if tests else []
+
+
+def _base_tests(
+    ws: Workspace, base: str, evaluated: str, tests: list[str]
+) -> dict[str, Entry | None]:
+    """What the `base-tests` view changes in the evaluated tree: the base's test files back where
+    the change edited or deleted them, and the change's new test files gone (they load with the
+    base's and could act on them). Nothing when every edit only adds tests and every new test
+    file is inert (tools/tampering/inert.py): the base's tests then run as they did."""
+    if not tests:
+        return {}
+    before = tree_entry_map(ws.repo, base, tests)
+    now = tree_entry_map(ws.repo, evaluated, tests)
+    edited = _not_additive(ws, before, {p: e for p, e in now.items() if p in before})
+    new = sorted(p for p in now if p not in before)
+    texts = blob_texts(ws.repo, [now[p][1] for p in new])
+    at_base = tree_entry_map(ws.repo, base, ws.changed)
+    added = [p for p in ws.changed if p not in at_base]
+    acting = [p for p in new if not inert_new_file(p, texts.get(now[p][1], ""), added)]
+    if not edited and not acting:
+        return {}
+    return {**{p: before[p] for p in edited}, **{p: None for p in new}}
 
 
 def _not_additive(ws: Workspace, before: dict[str, Entry], now: dict[str, Entry]) -> list[str]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import secrets
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
@@ -120,6 +121,16 @@ async def _host_network() -> Network | str:
 ViewName = Literal["base", "base-tests", "base-only"]
 
 
+def anonymous_folder(scratch: Path) -> Path:
+    """A new path under `scratch` (not yet made) whose name says nothing about its run.
+
+    Reports, layers and views are seen from inside the sandbox (in argv, the environment,
+    /proc/self/mountinfo): a name like `base-tests`, `mutants/AC-1/3` or `holdouts` would let code
+    under test tell the base-tests run, a mutant or a hold-out from the real run and behave
+    differently in each."""
+    return scratch / "runs" / secrets.token_hex(8)
+
+
 @dataclass
 class GradeContext:
     """One evaluation's shared state, handed to every grader.
@@ -160,6 +171,9 @@ class GradeContext:
     """The served app's private network, made once (or why it shares the host's)."""
     config: ContractConfig | None = None
     """The rubric and allowlist stored with the contract (None: a contract stored without)."""
+    measured: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """The changed sources every run of a criterion measures (its own, repeats, base forms,
+    mutants): the same instrumentation in each, so that no run can be told from another by it."""
     run_root: Path | None = None
     """Where commands run (default `workdir`): the repository's own path in the sandbox."""
     view: TreeView | None = None
@@ -258,9 +272,13 @@ class GradeContext:
 
     def report_dir(self, label: str) -> Path:
         """A fresh folder for one command's reports: the only place outside its tree that the
-        command may write, so no check can rewrite another check's report."""
-        folder = self.scratch / "reports" / label
-        folder.mkdir(parents=True, exist_ok=True)
+        command may write, so no check can rewrite another check's report.
+
+        Named by chance, not by `label`: the path reaches the command's argv and environment, and
+        a name like `AC-1-base-tests` would tell code under test which run it is in."""
+        del label  # kept in the signature: callers name the run they make a folder for
+        folder = anonymous_folder(self.scratch)
+        folder.mkdir(parents=True)
         return folder
 
     def _dependencies(self, root: Path) -> tuple[tuple[Path, Path], ...]:

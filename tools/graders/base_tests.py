@@ -53,7 +53,9 @@ async def edited_tests_verdict(
         base_only: Runs the base as it was (called only when there are suspects).
     """
     ids = [*now.evidence_ids, *form.verdict.evidence_ids]
-    if form.verdict.code in (ReasonCode.COULD_NOT_START, ReasonCode.TIMED_OUT):
+    if form.verdict.code == ReasonCode.RUNNER_BYPASSED:
+        return replace(form.verdict, evidence_ids=list(dict.fromkeys(ids)))
+    if form.verdict.status == "unscored" and not form.outcomes:
         return _graded(
             now,
             "unscored",
@@ -70,6 +72,18 @@ async def edited_tests_verdict(
     broken = [n for n in names if n in passed]
     allowed = [n for n in broken if _expected(n, check.expected_changes)]
     broken = [n for n in broken if n not in allowed]
+    lost = _lost(form, before, names, check.expected_changes)
+    if not broken and lost:
+        return _graded(
+            now,
+            "unscored",
+            ReasonCode.BASE_TESTS_NOT_RUN,
+            f"{len(lost)} test(s) that passed at base never ran in their base form, which could"
+            f" not be collected or built against this change ({_first_error(form, names)}):"
+            f" {_names(lost)}; nothing shows the edits hide no failure (list the tests in the"
+            " check's expected_changes if the contract changes what they use)",
+            ids,
+        )
     if not broken:
         note = f"; base form changed as the contract expects: {_names(allowed)}" if allowed else ""
         return _graded(now, now.status, now.code, now.reason + note, ids)
@@ -86,6 +100,26 @@ async def edited_tests_verdict(
         ids,
         regressions=broken,
     )
+
+
+def _lost(form: SuiteRun, before: SuiteRun, names: list[str], expected: list[str]) -> list[str]:
+    """Tests that passed at base and are absent from the base-form run, when that run failed on
+    something that is no test (a collection or build error): the edit made them unrunnable."""
+    ran = {t.name for t in form.outcomes}
+    if not any(n not in {t.name for t in before.outcomes} for n in names):
+        return []
+    return sorted(
+        t.name
+        for t in before.outcomes
+        if t.outcome == "passed" and t.name not in ran and not _expected(t.name, expected)
+    )
+
+
+def _first_error(form: SuiteRun, names: list[str]) -> str:
+    messages = {t.name: t.message for t in form.outcomes}
+    name = names[0]
+    first = (messages.get(name) or "").strip().splitlines()
+    return f"{name}: {first[0][:200]}" if first else name
 
 
 def _expected(name: str, patterns: list[str]) -> bool:

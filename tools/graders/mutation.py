@@ -16,7 +16,7 @@ from collections.abc import Mapping
 import anyio
 
 from referee.tools.adequacy import Lines, MutantSpec, generate, read_source, spread
-from referee.tools.graders.base import GradeContext, GradeResult
+from referee.tools.graders.base import GradeContext, GradeResult, anonymous_folder
 from referee.tools.graders.fail_to_pass import SuiteRun
 from referee.tools.graders.suite import Launch, SuiteCall, launch_suite
 from referee.tools.models.adequacy import Mutant, MutantStatus, Mutation
@@ -85,7 +85,7 @@ async def _run_one(
     index: int,
     timeout: float,
 ) -> Mutant:
-    layer = ctx.scratch / "mutants" / criterion_id / str(index + 1)
+    layer = anonymous_folder(ctx.scratch)
     source = read_source(ctx.workdir, spec.path) or b""
     target = layer / spec.path
     target.parent.mkdir(parents=True, exist_ok=True)

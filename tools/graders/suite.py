@@ -98,10 +98,11 @@ async def launch_suite(ctx: GradeContext, call: SuiteCall) -> Launch | GradeResu
         return unscored(ReasonCode.CWD_OUTSIDE, f"cwd {check.cwd!r} is outside the repository")
     # The only folder outside the tree the runner may write: its own reports (see report_dir).
     reports = ctx.report_dir(label)
+    measure = call.measure or ctx.measured.get(call.criterion_id, ())
     planned = _plan(ctx, check, cwd, root, reports)
     plan = planned if isinstance(planned, Plan) else None
     instrumented = (
-        instrument(plan, reports, call.measure, ctx.settings.env.get("PATH"), (cwd, root))
+        instrument(plan, reports, measure, ctx.settings.env.get("PATH"), (cwd, root))
         if plan
         else None
     )

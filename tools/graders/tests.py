@@ -35,6 +35,7 @@ async def grade_tests(ctx: GradeContext, criterion: Criterion) -> GradeResult:
     check = criterion.check
     assert isinstance(check, TestsCheck)
     sources = await changed_sources(ctx)
+    ctx.measured[criterion.id] = tuple(sources if check.coverage else ())
     runs = await _repeated(ctx, check, criterion.id, sources if check.coverage else [])
     now = runs[0]
     flaky = flaky_tests([r.outcomes for r in runs]) if len(runs) > 1 else []

@@ -7,6 +7,7 @@ Ids are `import/path.TestName` (subtests `TestName/case`), runnable as
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -56,6 +57,12 @@ def parse_go_json(data: bytes) -> list[TestOutcome]:
     tests: dict[tuple[str, str], _Test] = {}
     packages: dict[str, _Test] = {}
     for line in data.splitlines():
+        broken = _BUILD_FAILED.match(line)
+        if broken is not None:  # go before 1.24 says so in plain text, the details on stderr
+            state = packages.setdefault(broken[1].decode("utf-8", "replace"), _Test())
+            state.outcome = "failed"
+            state.add(f"{broken[2].decode()} failed (the compiler's messages are on stderr)")
+            continue
         event = _event(line)
         if event is None:
             continue
@@ -70,6 +77,9 @@ def parse_go_json(data: bytes) -> list[TestOutcome]:
         if s.outcome == "failed" and p not in failing  # the package did not build or crashed
     )
     return outcomes
+
+
+_BUILD_FAILED = re.compile(rb"^FAIL\t(\S+) \[(build|setup) failed\]\s*$")
 
 
 def _event(line: bytes) -> dict[str, Any] | None:

@@ -5,8 +5,11 @@ tests to an existing file and touch nothing the base had; for those the base for
 current one run the base's tests identically, so that run can be spared. The test is strict: every
 statement of the base file is still there, unchanged and in order, and everything added is a
 new test or test class under a name the base did not use (Python), or a new top-level
-`test`/`it`/`describe` call (JavaScript/TypeScript). A changed fixture, helper, import, decorator
-or module-level statement, a redefined name, anything else: not additive, and the base form runs.
+`test`/`it`/`describe` call (JavaScript/TypeScript). What of the addition runs as the file is
+imported or collected (a decorator's arguments, defaults, annotations, a class's bases and body, a
+`describe` body, a title's `${…}`) must be inert data, since it runs before the base's tests. A
+changed fixture, helper, import, decorator or module-level statement, a redefined name, anything
+else: not additive, and the base form runs.
 """
 
 from __future__ import annotations
@@ -18,7 +21,13 @@ import tree_sitter as ts
 
 from referee.tools.tampering.syntax import parse, text
 
-__all__ = ["only_adds_tests"]
+__all__ = [
+    "inert_expression",
+    "new_test",
+    "only_adds_tests",
+    "script_language",
+    "test_statement",
+]
 
 _SCRIPT = re.compile(r"\.[cm]?[jt]sx?$")
 _TEST_CALLS = frozenset({"test", "it", "describe", "suite", "specify", "context"})
@@ -55,7 +64,7 @@ def _body_additive(before: list[ast.stmt], after: list[ast.stmt], *, top: bool) 
         matched.add(at)
         at += 1
     added = [s for i, s in enumerate(after) if i not in matched]
-    return all(_new_test(s, names) for s in added)
+    return all(new_test(s, names) for s in added)
 
 
 def _same_class_grown(before: list[ast.stmt], after: list[ast.stmt]) -> bool:
@@ -96,26 +105,115 @@ def _bound(statement: ast.stmt) -> set[str]:
     return found
 
 
-def _new_test(statement: ast.stmt, taken: set[str]) -> bool:
-    """A test function or class (no decorator but pytest's marks) under a name base did not use."""
+def new_test(statement: ast.stmt, taken: set[str]) -> bool:
+    """A test function or class under a name base did not use, whose every part that runs as the
+    module is imported (decorators, defaults, annotations, a class's bases and body) is inert."""
     if not isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
         return False
     if statement.name in taken or not statement.name.lower().startswith("test"):
         return False
-    return all(_is_mark(d) for d in statement.decorator_list)
+    if not all(_is_mark(d) for d in statement.decorator_list):
+        return False
+    if isinstance(statement, ast.ClassDef):
+        return _inert_class(statement)
+    return _inert_signature(statement)
+
+
+def _inert_signature(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    # Defaults and annotations are evaluated when `def` runs, at import: a default of
+    # `globals().update(add=...)` rebinds the module's names before the base's tests run. Data
+    # (`tmp_path: Path`, `x: int | None = None`) is fine.
+    arguments = function.args
+    every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
+    every += [a for a in (arguments.vararg, arguments.kwarg) if a is not None]
+    defaults = [*arguments.defaults, *(d for d in arguments.kw_defaults if d is not None)]
+    annotations = [a.annotation for a in every if a.annotation is not None]
+    if function.returns is not None:
+        annotations.append(function.returns)
+    return all(inert_expression(e, calls=False) for e in (*defaults, *annotations))
+
+
+def _inert_class(cls: ast.ClassDef) -> bool:
+    """A class body runs at import: only methods (inert as above) and a docstring; bases are plain
+    names; no keywords (a metaclass is code that runs)."""
+    if cls.keywords or not all(inert_expression(b, calls=False) for b in cls.bases):
+        return False
+    for index, member in enumerate(cls.body):
+        if index == 0 and _is_docstring(member):
+            continue
+        if not isinstance(member, ast.FunctionDef | ast.AsyncFunctionDef):
+            return False
+        if not all(_is_mark(d) for d in member.decorator_list) or not _inert_signature(member):
+            return False
+    return True
+
+
+def _is_docstring(statement: ast.stmt) -> bool:
+    return isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant)
 
 
 def _is_mark(decorator: ast.expr) -> bool:
-    """`@pytest.mark.parametrize(...)` and friends, but never a skip or an expected failure."""
+    """`@pytest.mark.parametrize(...)` and friends with inert arguments, never a skip or an
+    expected failure."""
     target = decorator.func if isinstance(decorator, ast.Call) else decorator
     text = ast.unparse(target)
-    return text.startswith("pytest.mark.") and not any(word in text for word in ("skip", "xfail"))
+    if not text.startswith("pytest.mark.") or any(word in text for word in ("skip", "xfail")):
+        return False
+    if isinstance(decorator, ast.Call):
+        values = [*decorator.args, *(k.value for k in decorator.keywords)]
+        return all(inert_expression(v, calls=True) for v in values)
+    return True
+
+
+# What a mark's argument, a default, an annotation or a base may be made of: data, and names,
+# attributes or items to read. No call
+# but `pytest.param(…)`/`pytest.mark.…(…)`, no lambda, walrus, comprehension or f-string: any of
+# those is code that runs at import.
+_DATA = (
+    ast.Constant,
+    ast.Name,
+    ast.Attribute,
+    ast.Tuple,
+    ast.List,
+    ast.Set,
+    ast.Dict,
+    ast.Starred,
+    ast.UnaryOp,
+    ast.BinOp,
+    ast.BoolOp,
+    ast.Compare,
+    ast.IfExp,
+    ast.Subscript,
+    ast.Slice,
+    ast.Load,
+    ast.boolop,
+    ast.cmpop,
+    ast.operator,
+    ast.unaryop,
+    ast.keyword,
+)
+
+
+def inert_expression(node: ast.expr, *, calls: bool) -> bool:
+    for part in ast.walk(node):
+        if isinstance(part, ast.Call):
+            callee = ast.unparse(part.func)
+            if not calls or not (callee == "pytest.param" or callee.startswith("pytest.mark.")):
+                return False
+        elif not isinstance(part, _DATA):
+            return False
+    return True
+
+
+def script_language(path: str) -> str:
+    """The tree-sitter grammar for a JS/TS file."""
+    return "tsx" if path.endswith("x") else "typescript" if ".ts" in path[-4:] else "javascript"
 
 
 def _script_additive(path: str, base: str, now: str) -> bool:
     """JS/TS: every top-level statement of base is still there, unchanged and in order, and each
     added one is a plain `test(…)`/`it(…)`/`describe(…)` call with a literal title."""
-    language = "tsx" if path.endswith("x") else "typescript" if ".ts" in path[-4:] else "javascript"
+    language = script_language(path)
     before, after = parse(language, base), parse(language, now)
     if before is None or after is None or before.has_error or after.has_error:
         return False
@@ -124,12 +222,16 @@ def _script_additive(path: str, base: str, now: str) -> bool:
     for node in new:
         if at < len(old) and text(node) == old[at]:
             at += 1
-        elif not _test_statement(node):
+        elif not test_statement(node):
             return False
     return at == len(old)
 
 
-def _test_statement(node: ts.Node) -> bool:
+def test_statement(node: ts.Node) -> bool:
+    """`test('title', () => {…})` (the body runs later, as a test), or a `describe('title', () =>
+    {…})` whose block holds only such statements: jest, vitest, mocha and node's runner run a
+    describe body while collecting, before any test, so anything else in it acts on the base's
+    tests. A title is a plain string; the second argument a function; nothing more."""
     if node.type != "expression_statement" or not node.named_children:
         return False
     call = node.named_children[0]
@@ -139,5 +241,27 @@ def _test_statement(node: ts.Node) -> bool:
     args = call.child_by_field_name("arguments")
     if callee is None or callee.type != "identifier" or text(callee) not in _TEST_CALLS:
         return False  # `.skip`, `.only`, `.fails`, `.each`: the run's shape changes
-    first = args.named_children[0] if args is not None and args.named_children else None
-    return first is not None and first.type in ("string", "template_string")
+    parts = [] if args is None else [a for a in args.named_children if a.type != "comment"]
+    if len(parts) != 2 or not _plain_title(parts[0]) or parts[1].type not in _FUNCTIONS:
+        return False
+    if text(callee) in _GROUPS:
+        body = parts[1].child_by_field_name("body")
+        return (
+            body is not None
+            and body.type == "statement_block"
+            and all(test_statement(s) for s in body.named_children if s.type != "comment")
+        )
+    return True
+
+
+_GROUPS = frozenset({"describe", "suite", "context"})
+_FUNCTIONS = frozenset({"arrow_function", "function_expression", "function"})
+
+
+def _plain_title(node: ts.Node) -> bool:
+    """A string literal, or a template without substitutions (`${…}` runs code)."""
+    if node.type == "string":
+        return True
+    return node.type == "template_string" and not any(
+        c.type == "template_substitution" for c in node.named_children
+    )
