@@ -99,18 +99,23 @@ async def judged_loop(
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """Contract, the change, evaluate, a judge that completes the draft, validate, aggregate."""
     async with agent_for(repo) as agent:
-        made = await call(
-            agent,
-            "create_contract",
-            goal="Keep the calculator correct.",
-            out_of_scope=["other operations"],
-            functional=[{"criterion": "tests pass", "verification_method": "test", "check": check}],
-        )
-        cid = made["contract"]["id"]
+        cid = await calc_contract(agent, check)
         change(repo)
         result = await call(agent, "evaluate", contract_id=cid)
         await call(agent, "validate_scorecard", scorecard=judged(result["draft_scorecard"]))
         return result, await call(agent, "aggregate", contract_id=cid)
+
+
+async def calc_contract(agent: Client, check: dict[str, Any]) -> str:
+    """A contract with the one criterion that `check` passes; returns its id."""
+    made = await call(
+        agent,
+        "create_contract",
+        goal="Keep the calculator correct.",
+        out_of_scope=["other operations"],
+        functional=[{"criterion": "tests pass", "verification_method": "test", "check": check}],
+    )
+    return str(made["contract"]["id"])
 
 
 async def bugfix_contract(agent: Client, functional: list[dict[str, Any]], **fields: Any) -> str:

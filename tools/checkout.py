@@ -7,6 +7,7 @@ delivered content can be written back to the working tree, or put on a new branc
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 from pydantic import Field
@@ -15,7 +16,7 @@ from referee.tools.errors import InvalidInput, Problem
 from referee.tools.models.common import Model
 from referee.tools.models.contract import Contract
 from referee.tools.repo import Pin, drop_pins, pins, restore_tree, start_branch
-from referee.tools.store import Store, load_contract
+from referee.tools.store import Store, evaluated_trees, load_contract
 from referee.tools.store.aggregates import aggregates_for
 
 __all__ = ["CheckoutResult", "GcResult", "checkout", "delivered_iteration", "drop_contract_pins"]
@@ -71,7 +72,7 @@ def checkout(
     """
     contract = load_contract(store, contract_id)
     repo = _repo(contract)
-    found = {p.iteration: p for p in pins(repo, contract.id)}
+    found = _evaluated_pins(store, repo, contract.id)
     number = iteration if iteration is not None else delivered_iteration(store, contract.id)
     if number is None:
         raise _problem(
@@ -80,6 +81,8 @@ def checkout(
             f" --iteration ({_pinned(found)})",
         )
     pin = found.get(number)
+    if isinstance(pin, str):
+        raise _problem("pin_mismatch", pin)
     if pin is None:
         raise _problem(
             "not_pinned", f"iteration {number} of {contract.id} is not pinned ({_pinned(found)})"
@@ -90,7 +93,8 @@ def checkout(
     if branch is not None:
         start_branch(repo, branch, pin)
         return result.model_copy(update={"branch": branch})
-    done = restore_tree(repo, pin.tree, {p.tree for p in found.values()}, force)
+    kept = {p.tree for p in found.values() if isinstance(p, Pin)}
+    done = restore_tree(repo, pin.tree, kept, force)
     return result.model_copy(
         update={"written": done.written, "deleted": done.deleted, "skipped": done.skipped}
     )
@@ -105,7 +109,30 @@ def drop_contract_pins(store: Store, contract_id: str) -> GcResult:
     """
     contract = load_contract(store, contract_id)
     dropped = drop_pins(_repo(contract), contract.id)
-    return GcResult(contract_ref=contract.id, dropped=[p.iteration for p in dropped])
+    return GcResult(contract_ref=contract.id, dropped=dropped)
+
+
+def _evaluated_pins(store: Store, repo: Path, contract_id: str) -> dict[int, Pin | str]:
+    """Each pinned iteration, or why its pin is refused.
+
+    The pins are refs in the repository's `.git`, which the generator can rewrite (a loose ref,
+    a line of `packed-refs`) to a commit wrapping a tree no evaluation saw, a backdoor next to the
+    delivered fix. A pin counts only when its (verified) commit wraps a tree the store recorded
+    for that iteration in a row whose MAC verifies.
+    """
+    recorded = evaluated_trees(store, contract_id)
+    found: dict[int, Pin | str] = {}
+    for pin in pins(repo, contract_id):
+        if pin.tree in recorded.get(pin.iteration, set()):
+            found[pin.iteration] = pin
+        else:
+            seen = ", ".join(sorted(recorded.get(pin.iteration, set()))) or "none"
+            found[pin.iteration] = (
+                f"{pin.ref} points at commit {pin.commit}, whose tree {pin.tree} is not the tree"
+                f" iteration {pin.iteration} evaluated ({seen}): the ref was rewritten outside"
+                " referee, and a tree no evaluation saw is not restored"
+            )
+    return found
 
 
 def _repo(contract: Contract) -> Path:
@@ -119,7 +146,7 @@ def _repo(contract: Contract) -> Path:
     return repo
 
 
-def _pinned(found: dict[int, Pin]) -> str:
+def _pinned(found: Mapping[int, Pin | str]) -> str:
     return "pinned: " + ", ".join(map(str, sorted(found))) if found else "nothing is pinned"
 
 

@@ -18,7 +18,6 @@ import os
 import subprocess
 import threading
 import tracemalloc
-import zlib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -28,11 +27,18 @@ from edits import (
     agent_for,
     both,
     bugfix_contract,
-    judged_loop,
-    not_delivered,
+    calc_contract,
     py_check,
     python_project,
     replaced,
+)
+from forged import (
+    forge_blob,
+    forge_object,
+    loose,
+    raw_object,
+    refused_as_rewritten,
+    refused_loop,
 )
 from gitrepo import git, make_repo
 from mcp_calls import call
@@ -56,20 +62,6 @@ def markers(tmp_path: Path) -> Path:
     return folder
 
 
-def loose(repo: Path, sha: str) -> Path:
-    return repo / ".git" / "objects" / sha[:2] / sha[2:]
-
-
-def forge_blob(store: Path, sha: str, data: bytes) -> None:
-    """Write `data` as the loose object named `sha` in an object folder (git reads a loose object
-    without checking that its content hashes to its name)."""
-    target = store / sha[:2] / sha[2:]
-    target.parent.mkdir(parents=True, exist_ok=True)
-    if target.exists():
-        target.chmod(0o644)
-    target.write_bytes(zlib.compress(b"blob %d\0" % len(data) + data))
-
-
 def base_blob(repo: Path, path: str) -> str:
     return git(repo, "rev-parse", f"HEAD:{path}")
 
@@ -79,7 +71,9 @@ def base_blob(repo: Path, path: str) -> str:
 
 async def test_a_rewritten_base_test_object_is_not_the_base_form(tmp_path: Path) -> None:
     """The change breaks `add` and rewrites test_add's expected value; then the loose object of
-    the base's test file is overwritten with the edited text, so the base form is the edit."""
+    the base's test file is overwritten with the edited text, so the base form is the edit.
+    referee checks every object it reads against its name: the evaluation is refused
+    (`bad_object`, naming the object and the path), no verdict is built on the forgery."""
     repo = python_project(tmp_path)
     sha = base_blob(repo, "tests/test_calc.py")
     edit = replaced("tests/test_calc.py", "== 3", "== -1")
@@ -87,8 +81,7 @@ async def test_a_rewritten_base_test_object_is_not_the_base_form(tmp_path: Path)
     def forge(root: Path) -> None:
         forge_blob(root / ".git" / "objects", sha, (root / "tests/test_calc.py").read_bytes())
 
-    result, decision = await judged_loop(repo, both(BREAK, edit, forge), py_check())
-    not_delivered(result, decision)
+    await refused_loop(repo, both(BREAK, edit, forge), py_check())
 
 
 async def test_a_hostile_alternate_store_is_not_the_base(tmp_path: Path) -> None:
@@ -104,13 +97,12 @@ async def test_a_hostile_alternate_store_is_not_the_base(tmp_path: Path) -> None
         loose(root, sha).unlink()
         (root / ".git" / "objects" / "info" / "alternates").write_text(f"{hostile}\n")
 
-    result, decision = await judged_loop(repo, both(BREAK, edit, forge), py_check())
-    not_delivered(result, decision)
+    await refused_loop(repo, both(BREAK, edit, forge), py_check())
 
 
 async def test_a_rewritten_base_source_object_proves_no_fail_before(tmp_path: Path) -> None:
     """A test that already passes at base proves nothing about the fix; rewriting the base's
-    source object (so that the base returns 1) would make it fail there."""
+    source object (so that the base returns 1) would make it fail there: refused instead."""
     repo = bugfix_repo(tmp_path / "calc")
     sha = base_blob(repo, "src/calc.py")
     async with agent_for(repo) as agent:
@@ -118,8 +110,7 @@ async def test_a_rewritten_base_source_object_proves_no_fail_before(tmp_path: Pa
         apply_bugfix(repo, trivial=True)
         forged = BUG_BASE.replace("return a - b if b < 0 else a + b", "return 1")
         forge_blob(repo / ".git" / "objects", sha, forged.encode())
-        result = await call(agent, "evaluate", contract_id=cid)
-    assert result["criteria"][0]["status"] != "pass", result["criteria"][0]
+        refused_as_rewritten(await agent.call_tool("evaluate", {"contract_id": cid}))
 
 
 def test_a_forged_commit_graph_does_not_change_the_base_tree(tmp_path: Path) -> None:
@@ -373,16 +364,10 @@ async def test_a_repository_without_head_is_not_judged_as_a_plain_folder(
     the criterion, not crash and not pass; the generator restores HEAD afterwards."""
     repo = python_project(tmp_path)
     async with agent_for(repo) as agent:
-        made = await call(
-            agent,
-            "create_contract",
-            goal="Keep the calculator correct.",
-            out_of_scope=["other operations"],
-            functional=[{"criterion": "tests", "verification_method": "test", "check": py_check()}],
-        )
+        cid = await calc_contract(agent, py_check())
         both(BREAK, replaced("tests/test_calc.py", "== 3", "== -1"))(repo)
         HEAD_GONE[how](repo / ".git" / "HEAD")
-        done = await agent.call_tool("evaluate", {"contract_id": made["contract"]["id"]})
+        done = await agent.call_tool("evaluate", {"contract_id": cid})
     if done.is_error:
         text = " ".join(getattr(c, "text", "") for c in done.content)
         assert "Error executing tool" not in text, text  # a crash, not a reason
@@ -465,7 +450,7 @@ def test_git_variables_in_the_servers_environment_steer_nothing(
 # --- pins the generator rewrites ----------------------------------------------------------------
 
 
-PIN_CHANNELS = ("loose-ref", "packed-refs")
+PIN_CHANNELS = ("loose-ref", "packed-refs", "symbolic-ref", "commit-object")
 
 
 @pytest.mark.parametrize("channel", PIN_CHANNELS)
@@ -520,6 +505,12 @@ def _forged_pin(repo: Path, cid: str, channel: str) -> str:
         assert done.returncode == 0, done.stderr
         return done.stdout.strip()
 
+    if channel == "commit-object":  # the ref left alone, its commit rewritten to wrap another
+        pinned, tree = run("rev-parse", ref), run("rev-parse", f"{ref}^{{tree}}")
+        other = run("rev-parse", "HEAD^{tree}")
+        body = raw_object(repo, pinned).replace(tree.encode(), other.encode())
+        forge_object(repo / ".git" / "objects", pinned, "commit", body)
+        return "return a + b"  # HEAD's calc.py, which no evaluation saw
     run("read-tree", ref)
     text = (repo / "src" / "calc.py").read_text() + backdoor
     blob = run("hash-object", "-w", "--stdin", data=text)
@@ -528,6 +519,9 @@ def _forged_pin(repo: Path, cid: str, channel: str) -> str:
     commit = run("commit-tree", tree, "-m", "iteration 1", "-p", run("rev-parse", ref))
     if channel == "loose-ref":
         (repo / ".git" / ref).write_text(commit + "\n")
+    elif channel == "symbolic-ref":  # the pin left in place as a name, leading to a branch
+        run("update-ref", "refs/heads/iteration-1", commit)
+        (repo / ".git" / ref).write_text("ref: refs/heads/iteration-1\n")
     else:
         (repo / ".git" / ref).unlink()
         with (repo / ".git" / "packed-refs").open("a") as out:

@@ -160,6 +160,10 @@ def test_checkout_names_what_is_pinned_when_nothing_was_delivered(
     with pytest.raises(InvalidInput) as missing:
         checkout(store, contract.id, iteration=4)
     assert missing.value.problems[0].code == "not_pinned"
-    assert checkout(store, contract.id, iteration=1).tree == tree
+    # No stored run evaluated that tree: a pin is restored only when the store recorded its tree.
+    with pytest.raises(InvalidInput) as unrecorded:
+        checkout(store, contract.id, iteration=1)
+    assert unrecorded.value.problems[0].code == "pin_mismatch"
+    assert tree in unrecorded.value.problems[0].message
     assert drop_contract_pins(store, contract.id).dropped == [1]
     assert pins(project, contract.id) == []

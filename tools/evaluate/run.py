@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import AsyncExitStack, asynccontextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -45,6 +45,7 @@ from referee.tools.models.evaluation import Perturbation, TreeChanged
 from referee.tools.perturbation import build_perturbed_copy
 from referee.tools.process import HostLauncher, Launcher
 from referee.tools.repo import (
+    BadObject,
     TreeView,
     changed_lines,
     file_at,
@@ -119,13 +120,8 @@ async def run_checks(plan: RunPlan) -> Outcomes:
     tick = _ticker(plan)
     with tempfile.TemporaryDirectory(prefix="referee-run-") as scratch:
         async with _context(plan, Path(scratch)) as ctx:
-            async with anyio.create_task_group() as group:
-                group.start_soon(_static_task, ctx, outcomes, tick)
-                group.start_soon(_tamper_task, ctx, plan, outcomes, tick)
-                group.start_soon(_environment_task, ctx, plan, outcomes)
-                for criterion in plan.criteria:
-                    if criterion.check is not None:
-                        group.start_soon(_grade_task, ctx, criterion, outcomes, tick)
+            with _refused_on_bad_objects():
+                await _run_concurrently(ctx, plan, outcomes, tick)
             if plan.depth == "deep" and plan.workspace.changed:
                 outcomes.perturbation = await _perturbation(ctx, plan, outcomes)
     for criterion in plan.criteria:
@@ -144,6 +140,37 @@ def _ticker(plan: RunPlan) -> Callable[[str], Awaitable[None]]:
             await plan.on_progress(done, total, what)
 
     return tick
+
+
+async def _run_concurrently(
+    ctx: GradeContext, plan: RunPlan, outcomes: Outcomes, tick: Callable[[str], Awaitable[None]]
+) -> None:
+    async with anyio.create_task_group() as group:
+        group.start_soon(_static_task, ctx, outcomes, tick)
+        group.start_soon(_tamper_task, ctx, plan, outcomes, tick)
+        group.start_soon(_environment_task, ctx, plan, outcomes)
+        for criterion in plan.criteria:
+            if criterion.check is not None:
+                group.start_soon(_grade_task, ctx, criterion, outcomes, tick)
+
+
+@contextmanager
+def _refused_on_bad_objects() -> Iterator[None]:
+    """A rewritten object that any check meets refuses the evaluation as a whole (BadObject, in
+    tools/repo/objects.py): the checks run side by side, so it comes in a group, next to the
+    cancellations it caused."""
+    try:
+        yield
+    except BaseExceptionGroup as group:
+        matched, _ = group.split(BadObject)
+        if matched is None:
+            raise
+        raise _first(matched) from None
+
+
+def _first(group: BaseExceptionGroup[BadObject]) -> BadObject:
+    found = group.exceptions[0]
+    return found if isinstance(found, BadObject) else _first(found)
 
 
 @asynccontextmanager

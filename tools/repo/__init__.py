@@ -5,6 +5,7 @@ info      root, HEAD, refs (describe_repo, resolve_commit)
 tree      tree hashes of the working tree (hashed from disk), of commits, of folders
 files     files changed since base, every file, a file's text at a commit
 views     another tree shown at the repository's own path (what to lay over, what to hide)
+objects   commits, trees and blobs read by referee itself, each checked against its name
 pins      evaluated trees kept under refs/referee/<contract>/<iteration>, and restored from there
 """
 
@@ -27,6 +28,7 @@ from referee.tools.repo.info import (
     repository_root,
     resolve_commit,
 )
+from referee.tools.repo.objects import BadObject
 from referee.tools.repo.pins import (
     Pin,
     Restored,
@@ -59,6 +61,7 @@ from referee.tools.repo.views import (
 
 __all__ = [
     "STORE_DIR",
+    "BadObject",
     "Entry",
     "GitError",
     "Pin",

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from referee.tools.repo.git import GitError, git, git_bytes, git_many
 from referee.tools.repo.info import is_git_repo
+from referee.tools.repo.objects import Change, read_blobs, root_tree, tree_diff, tree_listing
 from referee.tools.repo.tree import STORE_DIR
 
 __all__ = [
@@ -36,12 +37,8 @@ def changed_files(repo: Path, base: str | None, tree: str) -> list[str]:
     if not is_git_repo(repo) or tree.startswith("dir:"):
         return []
     if base is None:
-        out = git(repo, "ls-tree", "-r", "-z", "--name-only", tree)
-    else:
-        out = git(
-            repo, "diff-tree", "-r", "-z", "--name-only", "--no-renames", f"{base}^{{tree}}", tree
-        )
-    return sorted({p for p in out.split("\0") if p})
+        return sorted(tree_listing(repo, tree))
+    return sorted({path for path, _, _ in tree_diff(repo, base, tree)})
 
 
 def list_files(repo: Path) -> list[str]:
@@ -54,16 +51,20 @@ def list_files(repo: Path) -> list[str]:
 
 def list_files_at(repo: Path, commit: str, folder: str) -> list[str]:
     """The files under `folder` in a commit's tree (empty when the folder is not there)."""
-    out = git(repo, "ls-tree", "-r", "-z", "--name-only", commit, "--", folder)
-    return sorted(p for p in out.split("\0") if p)
+    inside = folder.strip("/") + "/"
+    return sorted(
+        p for p in tree_listing(repo, commit) if p.startswith(inside) or p + "/" == inside
+    )
 
 
 def file_at(repo: Path, commit: str, path: str) -> str | None:
-    """A file's text at a commit, or None when it did not exist there."""
-    try:
-        return git(repo, "cat-file", "blob", f"{commit}:{path}")
-    except GitError:
-        return None
+    """A file's text at a commit, or None when it did not exist there.
+
+    Raises:
+        BadObject: an object on the way does not hash to its name (never taken for "absent").
+    """
+    data = blobs_at(repo, commit, [path]).get(path)
+    return None if data is None else data.decode("utf-8", "surrogateescape")
 
 
 def ignored(repo: Path, paths: list[str]) -> set[str]:
@@ -98,23 +99,18 @@ def last_commits(repo: Path, paths: list[str]) -> dict[str, str]:
 
 
 def blobs_at(repo: Path, commit: str, paths: Sequence[str]) -> dict[str, bytes]:
-    """The content of each path at a commit (one `cat-file --batch`); absent paths are left out."""
+    """The verified content of each path at a commit; absent paths (and folders, submodules)
+    are left out.
+
+    Raises:
+        BadObject: the commit, a tree on the way or a blob does not hash to its name.
+    """
     if not paths:
         return {}
-    request = "".join(f"{commit}:{p}\n" for p in paths)
-    out = git_bytes(repo, "cat-file", "--batch", input_data=os.fsencode(request))
-    found: dict[str, bytes] = {}
-    at = 0
-    for path in paths:
-        end = out.index(b"\n", at)
-        header = out[at:end].split()
-        at = end + 1
-        if len(header) != 3 or header[1] != b"blob":
-            continue  # "missing", or a tree/submodule under that name
-        size = int(header[2])
-        found[path] = out[at : at + size]
-        at += size + 1
-    return found
+    entries = tree_listing(repo, commit, paths)
+    files = {p: sha for p, (mode, sha) in entries.items() if mode != "160000"}
+    blobs = read_blobs(repo, set(files.values()), {sha: p for p, sha in files.items()})
+    return {p: blobs[sha] for p, sha in files.items() if sha in blobs}
 
 
 _HUNK = re.compile(rb"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@", re.MULTILINE)
@@ -128,7 +124,12 @@ def changed_lines(repo: Path, base: str, tree: str) -> dict[str, set[int] | None
     `--text`: the tree's attributes are the player's (`*.py -diff`, `binary`, a NUL byte in the
     first 8000 bytes, which node and many data formats accept): a file git called binary would
     show no lines at all, and with them no diff coverage, no mutants, no re-scanned allow marks.
+
+    The patch is git's, so every tree and blob it reads is verified first (objects.py): a
+    rewritten object of the base would otherwise show other lines as changed.
     """
+    old, new = root_tree(repo, base), root_tree(repo, tree)
+    _verify_changed(repo, tree_diff(repo, old, new))
     out = git_bytes(
         repo,
         "diff-tree",
@@ -139,8 +140,8 @@ def changed_lines(repo: Path, base: str, tree: str) -> dict[str, set[int] | None
         "--no-renames",
         "--no-ext-diff",
         "--no-color",
-        f"{base}^{{tree}}",
-        tree,
+        old,
+        new,
     )
     found: dict[str, set[int] | None] = {}
     for section in re.split(rb"^diff --git ", out, flags=re.MULTILINE)[1:]:
@@ -157,6 +158,13 @@ def changed_lines(repo: Path, base: str, tree: str) -> dict[str, set[int] | None
             lines.update(range(start, start + count))
         found[name] = lines
     return found
+
+
+def _verify_changed(repo: Path, changes: list[Change]) -> None:
+    where = {e[1]: path for path, *sides in changes for e in sides if e and e[0] != "160000"}
+    shas = sorted(where)
+    for start in range(0, len(shas), 512):  # read to check, not kept: bounded memory
+        read_blobs(repo, shas[start : start + 512], where)
 
 
 def _new_name(head: bytes) -> str | None:

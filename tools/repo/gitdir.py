@@ -15,8 +15,8 @@ repository's data through channels that are data only:
   followed, as git does); blobs and trees referee writes (tree hashes, pins) land there;
 - refs: the private folder's `refs` is a symbolic link to the repository's, so branch names and
   referee's pins resolve and are written where the user's git sees them; `packed-refs` and
-  `shallow` are linked the same way; `HEAD` is copied (a symbolic link would be read as a legacy
-  symbolic ref);
+  `shallow` are linked the same way (existing or not); `HEAD` is copied (a symbolic link would
+  be read as a legacy symbolic ref);
 - the index: a symbolic link to the repository's, read only (referee's commands that write an
   index use a throwaway one, and git replaces rather than writes through a link);
 - the work tree: `GIT_WORK_TREE` is the repository's root.
@@ -138,9 +138,11 @@ def _make(root: Path, layout: _Layout) -> PrivateGitDir:
     path = Path(tempfile.mkdtemp(prefix="git-", dir=_parent()))
     (path / "objects").mkdir()  # git insists on the folder; GIT_OBJECT_DIRECTORY is used instead
     _link_refs(layout.common, path)
+    # Linked whether or not they exist yet: a `git gc` (or `pack-refs`) after this folder was
+    # made writes packed-refs, and the branches and pins it moved there must still resolve. git
+    # reads a dangling link as a missing file, and writes through one to where it leads.
     for name in ("packed-refs", "shallow"):
-        if (layout.common / name).is_file():
-            os.symlink(layout.common / name, path / name)
+        os.symlink(layout.common / name, path / name)
     # The index is read through a link: git replaces a file it writes (index.lock, renamed), so
     # a write would replace the link, never the repository's index.
     os.symlink(layout.gitdir / "index", path / "index")

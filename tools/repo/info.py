@@ -7,6 +7,7 @@ from pathlib import Path
 
 from referee.tools.errors import InvalidInput, Problem
 from referee.tools.repo.git import GitError, git
+from referee.tools.repo.objects import root_tree
 from referee.tools.repo.root import repository_root
 
 __all__ = [
@@ -62,6 +63,16 @@ def resolve_commit(repo: Path, ref: str, at: str = "/ref") -> str:
             repo, "rev-parse", "--verify", "-q", "--end-of-options", f"{ref}^{{commit}}"
         ).strip()
     except GitError:
+        _refuse_if_rewritten(repo, ref)
         raise InvalidInput(
             [Problem(path=at, code="unknown_ref", message=f"{ref!r} is not a commit in {repo}")]
         ) from None
+
+
+def _refuse_if_rewritten(repo: Path, name: str) -> None:
+    """git itself refuses a commit whose content does not hash to its name (parse_object): say
+    that it was rewritten (BadObject), not that the commit is unknown."""
+    try:
+        root_tree(repo, name)
+    except GitError:
+        return

@@ -17,8 +17,9 @@ from datetime import datetime
 from pathlib import Path
 
 from referee.tools.errors import RefereeError
-from referee.tools.repo.git import GitError, git, git_bytes
+from referee.tools.repo.git import GitError, git
 from referee.tools.repo.info import head_commit
+from referee.tools.repo.objects import commit_trees, read_blobs, tree_listing
 from referee.tools.repo.tree import commit_tree_hash, tree_entries, working_tree_hash
 
 __all__ = [
@@ -95,25 +96,43 @@ def pin_tree(
 
 
 def pins(repo: Path, contract_id: str) -> list[Pin]:
-    """The pinned iterations of a contract, in iteration order."""
-    prefix = f"{PIN_PREFIX}/{contract_id}/"
-    out = git(repo, "for-each-ref", "--format=%(refname) %(objectname) %(tree)", prefix)
-    found = []
-    for line in out.splitlines():
-        ref, commit, tree = line.split(" ")
-        number = ref.removeprefix(prefix)
-        if number.isdigit():
-            found.append(Pin(iteration=int(number), ref=ref, commit=commit, tree=tree))
+    """The pinned iterations of a contract, in iteration order.
+
+    Raises:
+        BadObject: a pin's commit does not hash to its name.
+    """
+    named = _pin_refs(repo, contract_id)
+    # The tree of each pin from its verified commit: git's %(tree) reads the object unchecked.
+    trees = commit_trees(repo, sorted({commit for _, commit in named.values()}))
+    found = [
+        Pin(iteration=number, ref=ref, commit=commit, tree=trees[commit])
+        for ref, (number, commit) in named.items()
+        if commit in trees
+    ]
     return sorted(found, key=lambda p: p.iteration)
 
 
-def drop_pins(repo: Path, contract_id: str) -> list[Pin]:
-    """Delete every pin of a contract; returns those dropped."""
-    dropped = pins(repo, contract_id)
-    if dropped:
-        script = "".join(f"delete {p.ref} {p.commit}\n" for p in dropped)
+def _pin_refs(repo: Path, contract_id: str) -> dict[str, tuple[int, str]]:
+    """Each pin ref of a contract: (iteration, commit), as the refs say."""
+    prefix = f"{PIN_PREFIX}/{contract_id}/"
+    out = git(repo, "for-each-ref", "--format=%(refname) %(objectname)", prefix)
+    named = {}
+    for line in out.splitlines():
+        ref, commit = line.split(" ")
+        number = ref.removeprefix(prefix)
+        if number.isdigit():
+            named[ref] = (int(number), commit)
+    return named
+
+
+def drop_pins(repo: Path, contract_id: str) -> list[int]:
+    """Delete every pin of a contract (its objects are not read); returns the iterations
+    dropped."""
+    named = _pin_refs(repo, contract_id)
+    if named:
+        script = "".join(f"delete {ref} {commit}\n" for ref, (_, commit) in named.items())
         git(repo, "update-ref", "--stdin", input_data=script.encode("utf-8"))
-    return dropped
+    return sorted(number for number, _ in named.values())
 
 
 def start_branch(repo: Path, name: str, pin: Pin) -> None:
@@ -157,9 +176,13 @@ def restore_tree(repo: Path, target: str, safe_trees: set[str], force: bool) -> 
             " to a new branch with --branch NAME, or overwrite it with --force"
         )
     now = {path: (mode, sha) for mode, sha, path in tree_entries(repo)}
-    wanted = {path: (mode, sha) for mode, sha, path in _tree_entries(repo, target)}
+    wanted = tree_listing(repo, target)
     changed = {p: e for p, e in wanted.items() if now.get(p) != e}
-    blobs = _blobs(repo, sorted({sha for mode, sha in changed.values() if mode != "160000"}))
+    files = {sha: p for p, (mode, sha) in changed.items() if mode != "160000"}
+    blobs = read_blobs(repo, files, files)
+    for sha, path in files.items():
+        if sha not in blobs:
+            raise RestoreRefused(f"cannot restore {path}: its blob {sha} is missing")
     done = Restored()
     try:
         for path in sorted(set(now) - set(wanted), reverse=True):
@@ -177,33 +200,6 @@ def restore_tree(repo: Path, target: str, safe_trees: set[str], force: bool) -> 
             f" {exc.filename or ''}: {exc.strerror or exc}; fix that and run checkout again"
         ) from exc
     return done
-
-
-def _tree_entries(repo: Path, tree: str) -> list[tuple[str, str, str]]:
-    out = git_bytes(repo, "ls-tree", "-r", "-z", "--full-tree", tree)
-    entries = []
-    for record in filter(None, out.split(b"\0")):
-        meta, _, name = record.partition(b"\t")
-        mode, _kind, sha = meta.decode().split(" ")
-        entries.append((mode, sha, os.fsdecode(name)))
-    return entries
-
-
-def _blobs(repo: Path, shas: list[str]) -> dict[str, bytes]:
-    """Blob contents, read in one `cat-file --batch`."""
-    if not shas:
-        return {}
-    out = git_bytes(
-        repo, "cat-file", "--batch", input_data="".join(f"{s}\n" for s in shas).encode()
-    )
-    found, offset = {}, 0
-    for sha in shas:
-        end = out.index(b"\n", offset)
-        header = out[offset:end].decode().split(" ")
-        size = int(header[2])
-        found[sha] = out[end + 1 : end + 1 + size]
-        offset = end + 1 + size + 1
-    return found
 
 
 def _inside(repo: Path, path: str) -> Path:

@@ -21,11 +21,19 @@ def repository_root(path: Path) -> Path | None:
         return None
     for folder in (start, *start.parents):
         dotgit = folder / ".git"
-        if _is_git_dir(dotgit) or _is_gitfile(dotgit):
+        # A `.git` folder counts by its objects and refs alone: HEAD is the player's, and a
+        # deleted HEAD (or a folder in its place) would otherwise pass the repository off as a
+        # plain folder, with no base and so no base form of the tests it edited. referee's own
+        # git folder reads such a HEAD as an unborn branch (gitdir.py).
+        if _holds_git_data(dotgit) or _is_gitfile(dotgit):
             return folder
         if _is_git_dir(folder):
             return None  # a bare repository, or inside a .git folder: no work tree
     return None
+
+
+def _holds_git_data(folder: Path) -> bool:
+    return (folder / "objects").is_dir() and (folder / "refs").is_dir()
 
 
 def _is_git_dir(folder: Path) -> bool:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from referee.tools.repo.git import git, git_bytes
 from referee.tools.repo.info import is_git_repo
+from referee.tools.repo.objects import root_tree, tree_diff, tree_listing
 
 __all__ = [
     "STORE_DIR",
@@ -184,12 +185,12 @@ def tree_files(repo: Path, tree: str) -> list[str]:
     """Every file path of a tree object (empty for a folder outside git)."""
     if tree.startswith("dir:"):
         return []
-    out = git(repo, "ls-tree", "-r", "-z", "--name-only", tree)
-    return [p for p in out.split("\0") if p]
+    return sorted(tree_listing(repo, tree))
 
 
 def commit_tree_hash(repo: Path, commit: str) -> str:
-    return git(repo, "rev-parse", f"{commit}^{{tree}}").strip()
+    """The tree of a commit, read from the verified commit object (objects.py)."""
+    return root_tree(repo, commit)
 
 
 def directory_hash(root: Path) -> str:
@@ -207,5 +208,4 @@ def diff_tree_paths(repo: Path, before: str, after: str) -> list[str]:
     """Paths that differ between two tree hashes (what running the checks wrote)."""
     if before.startswith("dir:") or after.startswith("dir:"):
         return [] if before == after else ["(outside git: content changed)"]
-    out = git(repo, "diff-tree", "-r", "--name-only", "-z", before, after)
-    return sorted(filter(None, out.split("\0")))
+    return sorted({path for path, _, _ in tree_diff(repo, before, after)})

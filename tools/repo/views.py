@@ -20,7 +20,8 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from referee.tools.repo.git import git, git_bytes
+from referee.tools.repo.git import GitError, git, git_bytes
+from referee.tools.repo.objects import Entry, read_blobs, tree_diff, tree_listing
 
 __all__ = [
     "Entry",
@@ -31,9 +32,6 @@ __all__ = [
     "view_of",
     "write_tree",
 ]
-
-Entry = tuple[str, str]
-"""(mode, sha) of a path in a tree."""
 
 
 @dataclass(frozen=True)
@@ -65,8 +63,8 @@ def view_of(repo: Path, now: str, shown: str, folder: Path) -> TreeView:
     written: list[str] = []
     gone: list[str] = []
     wanted: dict[str, Entry] = {}
-    for status, path, entry in _differences(repo, now, shown):
-        if status == "D":
+    for path, _, entry in tree_diff(repo, now, shown):
+        if entry is None:
             gone.append(path)
         elif entry[0] != "160000":  # a submodule's commit: nothing to lay out
             wanted[path] = entry
@@ -86,16 +84,21 @@ def write_tree(repo: Path, tree: str, folder: Path) -> None:
 
 
 def compose_tree(repo: Path, base: str, overrides: Mapping[str, Entry | None]) -> str:
-    """A tree object: `base` with each path of `overrides` set to its entry (None: removed)."""
+    """A tree object: `base` with each path of `overrides` set to its entry (None: removed).
+
+    The index is filled from the verified listing of `base` (objects.py), not by `read-tree`,
+    which would take the base's trees from the repository's objects unchecked.
+    """
     if not overrides:
         return base
+    entries = {**tree_listing(repo, base), **overrides}
     lines = "".join(
-        f"0 {'0' * 40}\t{path}\0" if entry is None else f"{entry[0]} {entry[1]}\t{path}\0"
-        for path, entry in sorted(overrides.items())
+        f"{entry[0]} {entry[1]}\t{path}\0"
+        for path, entry in sorted(entries.items())
+        if entry is not None
     )
     with tempfile.TemporaryDirectory(prefix="referee-index-") as tmp:
         env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
-        git(repo, "read-tree", base, env=env)
         git_bytes(
             repo, "update-index", "-z", "--index-info", env=env, input_data=os.fsencode(lines)
         )
@@ -103,33 +106,9 @@ def compose_tree(repo: Path, base: str, overrides: Mapping[str, Entry | None]) -
 
 
 def tree_entry_map(repo: Path, tree: str, paths: Collection[str] | None = None) -> dict[str, Entry]:
-    """(mode, sha) of every file of a tree (or of `paths` only, where they are in it).
-
-    The whole tree is listed and filtered here: names passed to git would be read as patterns.
-    """
-    out = git_bytes(repo, "ls-tree", "-r", "-z", "--full-tree", tree)
-    wanted = None if paths is None else set(paths)
-    found: dict[str, Entry] = {}
-    for record in filter(None, out.split(b"\0")):
-        meta, _, name = record.partition(b"\t")
-        path = os.fsdecode(name)
-        if wanted is not None and path not in wanted:
-            continue
-        mode, _kind, sha = meta.decode().split(" ")
-        found[path] = (mode, sha)
-    return found
-
-
-def _differences(repo: Path, now: str, shown: str) -> list[tuple[str, str, Entry]]:
-    out = git_bytes(repo, "diff-tree", "-r", "-z", "--no-renames", "--no-ext-diff", now, shown)
-    parts = out.split(b"\0")
-    found = []
-    for meta, name in zip(parts[0::2], parts[1::2], strict=False):
-        if not meta.startswith(b":"):
-            continue
-        _old_mode, new_mode, _old_sha, new_sha, status = meta[1:].decode().split(" ")
-        found.append((status[0], os.fsdecode(name), (new_mode, new_sha)))
-    return found
+    """(mode, sha) of every file of a tree (or of `paths` only, where they are in it), each tree
+    on the way verified against its name (objects.py)."""
+    return tree_listing(repo, tree, paths)
 
 
 def _write_blobs(repo: Path, wanted: Mapping[str, Entry], folder: Path) -> None:
@@ -138,36 +117,23 @@ def _write_blobs(repo: Path, wanted: Mapping[str, Entry], folder: Path) -> None:
         by_sha.setdefault(sha, []).append((path, mode))
     shas = sorted(by_sha)
     for start in range(0, len(shas), _BATCH):  # bounded memory on a large tree
-        for sha, data in _blobs(repo, shas[start : start + _BATCH]).items():
+        chunk = shas[start : start + _BATCH]
+        where = {sha: by_sha[sha][0][0] for sha in chunk}
+        found = read_blobs(repo, chunk, where)
+        for sha in chunk:
+            if sha not in found:
+                raise GitError(f"{where[sha]}: its blob {sha} is missing from the repository")
             for path, mode in by_sha[sha]:
+                data = found[sha]
                 _write_one(folder / path, mode, data)
 
 
 _BATCH = 512
 
 
-def _blobs(repo: Path, shas: list[str]) -> dict[str, bytes]:
-    out = git_bytes(
-        repo, "cat-file", "--batch", input_data="".join(f"{s}\n" for s in shas).encode()
-    )
-    blobs: dict[str, bytes] = {}
-    at = 0
-    for sha in shas:
-        end = out.index(b"\n", at)
-        size = int(out[at:end].split(b" ")[2])
-        blobs[sha] = out[end + 1 : end + 1 + size]
-        at = end + 1 + size + 1
-    return blobs
-
-
 def blob_texts(repo: Path, shas: list[str]) -> dict[str, str]:
     """The text of each blob (undecodable bytes replaced)."""
-    unique = sorted(set(shas))
-    found: dict[str, str] = {}
-    for start in range(0, len(unique), _BATCH):
-        for sha, data in _blobs(repo, unique[start : start + _BATCH]).items():
-            found[sha] = data.decode("utf-8", "replace")
-    return found
+    return {sha: data.decode("utf-8", "replace") for sha, data in read_blobs(repo, shas).items()}
 
 
 def _write_one(target: Path, mode: str, data: bytes) -> None:

@@ -14,6 +14,7 @@ from referee.tools.store.keys import KeySource
 from referee.tools.store.location import store_home
 from referee.tools.store.runs import (
     StoredRun,
+    evaluated_trees,
     latest_iteration,
     load_evidence,
     load_run,
@@ -36,6 +37,7 @@ __all__ = [
     "StoredScorecard",
     "contract_exists",
     "contract_ids",
+    "evaluated_trees",
     "insert_contract",
     "latest_iteration",
     "load_config",

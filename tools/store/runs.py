@@ -137,6 +137,16 @@ def tree_iteration(store: Store, contract_id: str, tree: str) -> int | None:
     return int(row["i"]) if row and row["i"] is not None else None
 
 
+def evaluated_trees(store: Store, contract_id: str) -> dict[int, set[str]]:
+    """The trees each iteration of a contract evaluated, from rows whose MAC verifies (what a pin
+    in the repository's refs must agree with)."""
+    found: dict[int, set[str]] = {}
+    for row in store.query("SELECT * FROM runs WHERE contract_id = ?", (contract_id,)):
+        store.verified("runs", row, f"stored run {row['run_id']}")
+        found.setdefault(int(row["iteration"]), set()).add(str(row["tree"]))
+    return found
+
+
 def captured_evidence_ids(store: Store) -> dict[str, set[str]]:
     """Evidence ids of every captured generator session (run ids G-…), by session."""
     rows = store.query("SELECT run_id, evidence_id FROM evidence WHERE run_id LIKE 'G-%'")
