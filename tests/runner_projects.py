@@ -332,7 +332,7 @@ def _crate(name: str, lib: str) -> dict[str, str]:
     return {"Cargo.toml": _CARGO.format(name=name), "src/lib.rs": lib}
 
 
-def _rust(name: str, argv: list[str], needs: tuple[str, ...]) -> RunnerProject:
+def _rust(name: str, argv: list[str], needs: tuple[str, ...], failing_id: str) -> RunnerProject:
     return RunnerProject(
         name=name,
         argv=argv,
@@ -341,7 +341,7 @@ def _rust(name: str, argv: list[str], needs: tuple[str, ...]) -> RunnerProject:
             "fail": _crate("calc_fail", _RUST_FAIL),
             "empty": _crate("calc_empty", "pub fn nothing() {}\n"),
         },
-        failing_id="tests::is_wrong",
+        failing_id=failing_id,
         skip_edit=(
             "src/lib.rs",
             "    #[test]\n    fn subtracts",
@@ -351,8 +351,11 @@ def _rust(name: str, argv: list[str], needs: tuple[str, ...]) -> RunnerProject:
     )
 
 
-CARGO = _rust("cargo test", ["cargo", "test"], ("cargo",))
-NEXTEST = _rust("cargo nextest", ["cargo", "nextest", "run"], ("cargo", "cargo-nextest"))
+# cargo test names a test after its target's source; nextest after its binary (its JUnit suite).
+CARGO = _rust("cargo test", ["cargo", "test"], ("cargo",), "src/lib.rs::tests::is_wrong")
+NEXTEST = _rust(
+    "cargo nextest", ["cargo", "nextest", "run"], ("cargo", "cargo-nextest"), "tests::is_wrong"
+)
 
 # --- Java ---------------------------------------------------------------------------------
 

@@ -11,7 +11,7 @@ base and fail now are regressions (PASS_TO_PASS broken), named first.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from referee.tools.adequacy import Instrumented
@@ -76,9 +76,24 @@ def regressions(before: SuiteRun, now: SuiteRun) -> list[str]:
     return sorted(t.name for t in now.outcomes if t.outcome in _FAILING and t.name in passed_before)
 
 
-def judge_fail_to_pass(now: SuiteRun, before: SuiteRun) -> GradeResult:
-    """The criterion's verdict from the run now and the run of the current tests at base."""
+def judge_fail_to_pass(
+    now: SuiteRun,
+    before: SuiteRun,
+    touched: Collection[str] = (),
+    sources: Collection[str] = (),
+) -> GradeResult:
+    """The criterion's verdict from the run now and the run of the current tests at base.
+
+    Args:
+        touched: The test files the change added or edited (a collection error at base in any
+            other file says the base run is broken, not that the tests fail without the fix).
+        sources: The source files the change edited. Tests that live in them (a Rust
+            `#[cfg(test)]` module, a doctest, an in-source vitest block) ran at base in the
+            base's version, so they are compared with nothing: neither a regression nor a proof.
+    """
     ids = [*now.verdict.evidence_ids, *before.verdict.evidence_ids]
+    in_source = sorted({t.name for t in [*now.outcomes, *before.outcomes] if _in(t.name, sources)})
+    now, before = _without(now, in_source), _without(before, in_source)
     broken = regressions(before, now)
 
     def grade(status: str, code: ReasonCode, reason: str) -> GradeResult:
@@ -103,9 +118,21 @@ def judge_fail_to_pass(now: SuiteRun, before: SuiteRun) -> GradeResult:
         )
     if now.verdict.status != "pass":
         return grade("fail", ReasonCode.FAILS_NOW, f"{lead}fails now: {now.verdict.reason}")
+    unloaded = _unloaded_at_base(before, now, touched)
+    if unloaded:
+        return grade("unscored", ReasonCode.BASE_NOT_RUN, unloaded)
     proof = _proof(before, now)
     if proof.fail_to_pass:
-        return grade("pass", ReasonCode.PASSED, _passed_text(proof, now))
+        note = f"; {_in_source_note(in_source)}" if in_source else ""
+        return grade("pass", ReasonCode.PASSED, _passed_text(proof, now) + note)
+    if in_source:
+        return grade(
+            "unscored",
+            ReasonCode.BASE_NOT_RUN,
+            f"{_in_source_note(in_source)}, and no test outside them fails at base: nothing shows"
+            " the tests fail without the change (put the new tests in a test file, such as"
+            " Rust's tests/, or judge the fix by reading it)",
+        )
     if proof.not_run_at_base:
         return grade(
             "fail",
@@ -119,6 +146,87 @@ def judge_fail_to_pass(now: SuiteRun, before: SuiteRun) -> GradeResult:
         ReasonCode.PASSES_AT_BASE,
         f"passes at base too ({before.verdict.reason}): the tests do not exercise the fix",
     )
+
+
+def _in(name: str, sources: Collection[str]) -> bool:
+    return any(name.startswith(p + sep) for p in sources for sep in _ID_SEPARATORS)
+
+
+_ID_SEPARATORS = ("::", " - ", " > ", " ")
+
+
+def _without(run: SuiteRun, names: Collection[str]) -> SuiteRun:
+    if not names:
+        return run
+    kept = [t for t in run.outcomes if t.name not in names]
+    return SuiteRun(run.verdict, kept, run.evidence_id, run.duration_s, run.coverage)
+
+
+def _in_source_note(names: Sequence[str]) -> str:
+    return (
+        f"{len(names)} test(s) live in source files the change edited ({_names(names)}); the"
+        " base run has the base's version of those files, so they are not compared"
+    )
+
+
+def _unloaded_at_base(before: SuiteRun, now: SuiteRun, touched: Collection[str]) -> str | None:
+    """Why the base run's collection errors prove nothing, or None when they may.
+
+    A test file the change's tests touch may fail to load at base (it imports what the fix adds):
+    that is a failure before. One they do not touch failing there, or every file failing with one
+    error, says the base run itself is broken (an install that points elsewhere, a generated file
+    it lacks), and every test of those files would otherwise count as failing before the fix.
+    """
+    now_names = {t.name for t in now.outcomes}
+    broken = [t for t in before.outcomes if t.outcome in _FAILING and t.name not in now_names]
+    if not broken:
+        return None
+    untouched = [t for t in broken if _file_like(t.name) and not _touched(t.name, touched)]
+    if not untouched:
+        return None
+    firsts = {_first_line(t.message) for t in broken}
+    if len(broken) > 1 and len(firsts) == 1 and next(iter(firsts)):
+        error = next(iter(firsts))
+        return (
+            f"at base, every one of {len(broken)} test files failed to load with the same error"
+            f" ({error}){_likely_cause(error)}: nothing shows the tests fail without the change"
+        )
+    message = _first_line(untouched[0].message)
+    return (
+        f"at base, {_names([t.name for t in untouched])} could not be collected although the"
+        f" change's tests do not touch {'it' if len(untouched) == 1 else 'them'}"
+        f"{f' ({message})' if message else ''}{_likely_cause(message)}: the base run is broken,"
+        " so nothing shows the tests fail without the change"
+    )
+
+
+_FILE_SUFFIX = (".py", ".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".tsx", ".jsx", ".php", ".rb")
+
+
+def _file_like(name: str) -> bool:
+    return name.split("::")[0].endswith(_FILE_SUFFIX)
+
+
+def _touched(name: str, touched: Collection[str]) -> bool:
+    path = name.split("::")[0]
+    return any(path == p or path.endswith("/" + p) or p.endswith("/" + path) for p in touched)
+
+
+def _first_line(message: str) -> str:
+    lines = [line.strip() for line in message.strip().splitlines() if line.strip()]
+    # pytest ends a collection error with the exception line (`E   ModuleNotFoundError: …`).
+    errors = [line for line in lines if line.startswith("E ")]
+    chosen = errors[-1][1:].strip() if errors else (lines[-1] if lines else "")
+    return chosen[:240]
+
+
+def _likely_cause(error: str) -> str:
+    if "ModuleNotFoundError" in error or "ImportError" in error or "Cannot find module" in error:
+        return (
+            "; likely an install that points at another checkout (an editable install's .pth),"
+            " or a generated or ignored file the base run does not have"
+        )
+    return ""
 
 
 def _passed_text(proof: _Proof, now: SuiteRun) -> str:

@@ -19,7 +19,7 @@ from referee.tools.adequacy import flaky_reason, flaky_tests, locate_test
 from referee.tools.graders.adequacy import Repeats, assess, changed_sources
 from referee.tools.graders.base import BaseHarness, GradeContext, GradeResult, unscored
 from referee.tools.graders.base_tests import edited_tests_verdict, suspects
-from referee.tools.graders.fail_to_pass import SuiteRun, judge_fail_to_pass
+from referee.tools.graders.fail_to_pass import SuiteRun, judge_fail_to_pass, test_patch
 from referee.tools.graders.harness import judge_harness
 from referee.tools.graders.suite import Launch, Refused, SuiteCall, launch_suite
 from referee.tools.models.checks import TestsCheck
@@ -198,4 +198,6 @@ async def _fail_before_pass_after(
     before = await run_suite(
         ctx, check, label=f"{criterion.id}-base", criterion_id=criterion.id, view=base
     )
-    return judge_fail_to_pass(now, before)
+    tests = test_patch(ctx.scope_files)
+    sources = [p for p in ctx.scope_files if p not in tests]
+    return judge_fail_to_pass(now, before, tests, sources)

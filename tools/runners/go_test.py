@@ -2,6 +2,8 @@
 
 Ids are `import/path.TestName` (subtests `TestName/case`), runnable as
 `go test import/path -run '^TestName$'`. A package that does not build is one `error` outcome.
+Tests run with `-count=1`: the user's build cache is used (compiled packages stay warm), its
+cached test results never are.
 """
 
 from __future__ import annotations
@@ -32,6 +34,10 @@ def plan(call: Call) -> Plan:
     args = list(call.args[1:])
     if "-json" not in args and "--json" not in args:
         args.insert(0, "-json")
+    # The build cache is the user's, warm and read through a throwaway overlay; its test results
+    # must not stand for a run: `-count=1` makes every test run now (a command's own -count wins).
+    if not any(a == "-count" or a.startswith(("-count=", "--count")) for a in args):
+        args.insert(1, "-count=1")
     return Plan(
         runner="go test",
         argv=call.argv((call.command[0], "test", *args)),

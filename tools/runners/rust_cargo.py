@@ -1,8 +1,11 @@
 """`cargo test`: libtest's own per-test lines (`test a::b ... ok`) and failure sections.
 
 libtest's stable output has no machine format (its JSON needs a nightly compiler), so the lines it
-prints for every test are read from stdout. Ids are libtest's (`module::tests::name`), runnable as
-`cargo test module::tests::name`. `-q` is dropped: it prints dots instead of names.
+prints for every test are read, with cargo's own stderr merged in for the target each test binary
+was built from. Ids are the target's source and libtest's name (`src/lib.rs::tests::name`,
+`tests/cli.rs::name`; run one with `cargo test --lib tests::name` or `cargo test --test cli
+name`); doc tests are `src/lib.rs - item`, without the line number. `-q` is dropped (it prints
+dots instead of names) and `--no-fail-fast` added, so that every binary runs.
 """
 
 from __future__ import annotations
@@ -40,27 +43,43 @@ def _subcommand(command: Sequence[str]) -> str | None:
 def plan(call: Call) -> Plan:
     args = list(call.args)
     cut = args.index("--") if "--" in args else len(args)
-    kept = [a for a in args[:cut] if a not in _QUIET] + args[cut:]
+    kept = [a for a in args[:cut] if a not in _QUIET]
+    # cargo stops at the first test binary that fails: the later ones would never be run or named.
+    if "--no-fail-fast" not in kept:
+        kept.append("--no-fail-fast")
+    command = (call.command[0], *kept, *args[cut:])
     return Plan(
         runner="cargo test",
-        argv=call.argv((call.command[0], *kept)),
+        # cargo names each test binary on stderr (`Running unittests src/lib.rs (…)`), its tests'
+        # lines go to stdout: one stream keeps each test with its target.
+        argv=call.argv(("sh", "-c", 'exec "$0" "$@" 2>&1', *command)),
         report=Report("libtest", parse_libtest, stdout=True),
     )
 
 
 def parse_libtest(data: bytes) -> list[TestOutcome]:
-    """Outcomes from libtest's human output: one `test NAME ... RESULT` line per test."""
+    """Outcomes from libtest's human output: one `test NAME ... RESULT` line per test, named
+    after the target cargo said it was running (`tests/cli.rs::name`, `src/lib.rs::tests::name`);
+    a doc test is `src/lib.rs - item` without its line number, which moves with every edit."""
     results: dict[str, TestOutcome] = {}
     messages: dict[str, list[str]] = {}
     current: list[str] | None = None
+    names = _Names()
     for raw in data.decode("utf-8", errors="replace").splitlines():
         line = raw[:_MAX_LINE].rstrip()
-        if (found := _RESULT.fullmatch(line)) is not None:
+        if (target := _RUNNING.fullmatch(line)) is not None:
+            names.enter(target.group(1))
+            current = None
+        elif _DOC_TESTS.fullmatch(line) is not None:
+            names.enter(None)
+            current = None
+        elif (found := _RESULT.fullmatch(line)) is not None:
             word = found.group(2).split(",")[0]
-            results[found.group(1)] = TestOutcome(name=found.group(1), outcome=_OUTCOMES[word])
+            name = names.of(found.group(1))
+            results[name] = TestOutcome(name=name, outcome=_OUTCOMES[word])
             current = None
         elif (section := _SECTION.fullmatch(line)) is not None:
-            current = messages.setdefault(section.group(1), [])
+            current = messages.setdefault(names.of(section.group(1), again=True), [])
         elif line in ("failures:", "successes:") or line.startswith("test result: "):
             current = None
         elif current is not None and sum(map(len, current)) < RAW_MESSAGE_LIMIT:
@@ -69,6 +88,42 @@ def parse_libtest(data: bytes) -> list[TestOutcome]:
         o.model_copy(update={"message": trim_message("\n".join(messages.get(o.name, [])).strip())})
         for o in results.values()
     ]
+
+
+_RUNNING = re.compile(r"\s*Running (?:unittests )?(\S+)(?: \([^)]*\))?")
+_DOC_TESTS = re.compile(r"\s*Doc-tests \S+")
+_DOC_LINE = re.compile(r"(.* - .*) \(line \d+\)")
+
+
+class _Names:
+    """Stable, unique ids for libtest's names within one cargo run."""
+
+    def __init__(self) -> None:
+        self._target: str | None = None
+        self._seen: dict[tuple[str | None, str], str] = {}
+        self._taken: set[str] = set()
+
+    def enter(self, target: str | None) -> None:
+        self._target = target
+
+    def of(self, raw: str, *, again: bool = False) -> str:
+        key = (self._target, raw)
+        if key in self._seen or again:
+            return self._seen.get(key, self._bare(raw))
+        name = self._bare(raw)
+        if name in self._taken:  # two doc tests of one item, once their lines are gone
+            name = next(
+                f"{name} #{k}" for k in range(2, 10**6) if f"{name} #{k}" not in self._taken
+            )
+        self._taken.add(name)
+        self._seen[key] = name
+        return name
+
+    def _bare(self, raw: str) -> str:
+        doc = _DOC_LINE.fullmatch(raw)
+        if doc is not None:
+            return doc.group(1)
+        return f"{self._target}::{raw}" if self._target else raw
 
 
 RUNNER = Runner("cargo test", matches, plan)

@@ -128,6 +128,8 @@ def _environment(server_env: Mapping[str, str], home: Path) -> dict[str, str]:
         # Bytecode in a fresh folder for every command: a __pycache__ planted in the tree (a
         # .pyc whose header matches the broken source) is never read.
         "PYTHONPYCACHEPREFIX": str(SANDBOX_TMP / "pycache"),
-        "GOCACHE": str(SANDBOX_TMP / "go-build"),
+        # Go's build cache follows XDG_CACHE_HOME: the user's ~/.cache/go-build, through the
+        # throwaway overlay, so builds stay warm and no run feeds the next (go test gets
+        # -count=1, so cached test results are never used).
         "XDG_CACHE_HOME": str(home / ".cache") if (home / ".cache").is_dir() else str(SANDBOX_TMP),
     }

@@ -132,13 +132,19 @@ def test_go_cargo_maven_gradle_phpunit(tmp_path: Path) -> None:
         "go",
         "test",
         "-json",
+        "-count=1",
         "-race",
         "./...",
     )
+    # stderr joins stdout (cargo names each test binary there); every binary runs.
     assert planned(["cargo", "+nightly", "test", "-q", "--", "-q"], tmp_path).argv == (
+        "sh",
+        "-c",
+        'exec "$0" "$@" 2>&1',
         "cargo",
         "+nightly",
         "test",
+        "--no-fail-fast",
         "--",
         "-q",
     )
@@ -216,7 +222,7 @@ def test_unknown_commands_get_advice_naming_the_junit_field(
 
 def test_a_shell_check_is_planned_segment_by_segment(tmp_path: Path) -> None:
     result = planned(["cd web &&", "go test ./..."], tmp_path, shell=True)
-    assert result.argv == ("cd web && go test -json ./...",) and result.shell
+    assert result.argv == ("cd web && go test -json -count=1 ./...",) and result.shell
 
 
 def test_mochas_own_display_reporter_gives_way_to_xunit(tmp_path: Path) -> None:

@@ -205,6 +205,36 @@ def test_libtest_lines_give_names_outcomes_and_failure_output() -> None:
     assert outcomes == {
         "tests::adds": ("passed", ""),
         "tests::later": ("skipped", ""),
-        "src/lib.rs - add (line 3)": ("passed", ""),
+        "src/lib.rs - add": ("passed", ""),
         "tests::wrong": ("failed", "assertion failed: 2 + 2 == 5"),
+    }
+
+
+def test_libtest_ids_name_their_target_and_keep_no_line_number() -> None:
+    """Two targets with a test of one name stay two tests; doc tests keep their ids when an edit
+    above them moves their lines; a failure's output goes with its target's test."""
+    output = (
+        "   Compiling strsim v0.11.1\n"
+        "     Running unittests src/lib.rs (target/debug/deps/strsim-1a2b3c4d5e6f7a8b)\n\n"
+        "running 2 tests\ntest tests::same ... ok\ntest tests::only_lib ... FAILED\n\n"
+        "failures:\n\n---- tests::only_lib stdout ----\nlib says no\n\n"
+        "test result: FAILED. 1 passed; 1 failed\n\n"
+        "     Running tests/lib.rs (target/debug/deps/lib-0f0f0f0f0f0f0f0f)\n\n"
+        "running 1 test\ntest tests::same ... FAILED\n\n"
+        "failures:\n\n---- tests::same stdout ----\nintegration says no\n\n"
+        "test result: FAILED. 0 passed; 1 failed\n\n"
+        "   Doc-tests strsim\n\n"
+        "running 3 tests\n"
+        "test src/lib.rs - jaro (line 163) ... ok\n"
+        "test src/lib.rs - jaro (line 170) ... ok\n"
+        "test src/lib.rs - hamming (line 20) ... ok\n"
+    )
+    outcomes = {o.name: (o.outcome, o.message) for o in parse_libtest(output.encode())}
+    assert outcomes == {
+        "src/lib.rs::tests::same": ("passed", ""),
+        "src/lib.rs::tests::only_lib": ("failed", "lib says no"),
+        "tests/lib.rs::tests::same": ("failed", "integration says no"),
+        "src/lib.rs - jaro": ("passed", ""),
+        "src/lib.rs - jaro #2": ("passed", ""),
+        "src/lib.rs - hamming": ("passed", ""),
     }

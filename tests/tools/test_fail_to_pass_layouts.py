@@ -1,0 +1,116 @@
+"""Fail-before/pass-after on real layouts: collection errors at base prove a failure only where
+the change's tests are; a base run broken everywhere is unscored with its error quoted."""
+
+from __future__ import annotations
+
+from referee.tools.graders.base import GradeResult
+from referee.tools.graders.fail_to_pass import SuiteRun, judge_fail_to_pass
+from referee.tools.models.common import ReasonCode
+from referee.tools.models.evidence import TestOutcome as Outcome
+
+IMPORT_ERROR = (
+    "ImportError while importing test module '/repo/tests/test_a.py'.\n"
+    "tests/test_a.py:1: in <module>\n    import humanize\n"
+    "E   ModuleNotFoundError: No module named 'humanize'"
+)
+
+
+def run(status: str, outcomes: list[tuple[str, str, str]]) -> SuiteRun:
+    verdict = GradeResult(status=status, code=ReasonCode.PASSED, reason=f"{status} run")  # type: ignore[arg-type]
+    return SuiteRun(verdict, [Outcome(name=n, outcome=o, message=m) for n, o, m in outcomes])  # type: ignore[arg-type]
+
+
+NOW = run(
+    "pass",
+    [
+        ("tests/test_a.py::test_one", "passed", ""),
+        ("tests/test_b.py::test_two", "passed", ""),
+        ("tests/test_fix.py::test_negative", "passed", ""),
+    ],
+)
+
+
+def test_every_file_failing_with_one_import_error_is_unscored_and_quoted() -> None:
+    before = run(
+        "fail",
+        [
+            ("tests/test_a.py", "error", IMPORT_ERROR),
+            ("tests/test_b.py", "error", IMPORT_ERROR.replace("test_a", "test_b")),
+            ("tests/test_fix.py", "error", IMPORT_ERROR.replace("test_a", "test_fix")),
+        ],
+    )
+    grade = judge_fail_to_pass(NOW, before, ["tests/test_fix.py"])
+    assert (grade.status, grade.code) == ("unscored", ReasonCode.BASE_NOT_RUN)
+    assert "No module named 'humanize'" in grade.reason
+    assert "editable install" in grade.reason
+
+
+def test_a_collection_error_in_a_file_the_change_did_not_touch_is_base_not_run() -> None:
+    before = run(
+        "fail",
+        [
+            ("tests/test_a.py", "error", "E   SyntaxError: invalid syntax"),
+            ("tests/test_b.py::test_two", "passed", ""),
+            ("tests/test_fix.py::test_negative", "failed", "assert 0 == 1"),
+        ],
+    )
+    grade = judge_fail_to_pass(NOW, before, ["tests/test_fix.py"])
+    assert (grade.status, grade.code) == ("unscored", ReasonCode.BASE_NOT_RUN)
+    assert "tests/test_a.py" in grade.reason and "SyntaxError" in grade.reason
+
+
+def test_the_changes_own_test_file_failing_to_load_at_base_is_a_failure_before() -> None:
+    """It imports what the fix adds: that is the failure before the fix."""
+    before = run(
+        "fail",
+        [
+            ("tests/test_a.py::test_one", "passed", ""),
+            ("tests/test_b.py::test_two", "passed", ""),
+            ("tests/test_fix.py", "error", "E   ImportError: cannot import name 'negate'"),
+        ],
+    )
+    grade = judge_fail_to_pass(NOW, before, ["tests/test_fix.py"])
+    assert (grade.status, grade.code) == ("pass", ReasonCode.PASSED), grade.reason
+
+
+def test_two_new_test_files_importing_what_the_fix_adds_still_prove_it() -> None:
+    now = run("pass", [("tests/test_x.py::t", "passed", ""), ("tests/test_y.py::t", "passed", "")])
+    error = "E   ImportError: cannot import name 'negate'"
+    before = run("fail", [("tests/test_x.py", "error", error), ("tests/test_y.py", "error", error)])
+    grade = judge_fail_to_pass(now, before, ["tests/test_x.py", "tests/test_y.py"])
+    assert (grade.status, grade.code) == ("pass", ReasonCode.PASSED), grade.reason
+
+
+def test_tests_in_an_edited_source_file_are_compared_with_nothing() -> None:
+    """A Rust fix whose new assertions sit in src/lib.rs's test module: at base the base's
+    module ran; an edited test there is neither a regression nor a proof."""
+    now = run(
+        "pass",
+        [("src/lib.rs::tests::jaro", "passed", ""), ("src/lib.rs - jaro", "passed", "")],
+    )
+    before = run(
+        "fail",
+        [
+            ("src/lib.rs::tests::jaro", "failed", "old assertion"),
+            ("src/lib.rs - jaro", "passed", ""),
+        ],
+    )
+    grade = judge_fail_to_pass(now, before, [], ["src/lib.rs"])
+    assert (grade.status, grade.code) == ("unscored", ReasonCode.BASE_NOT_RUN), grade.reason
+    assert grade.regressions == []
+    assert "live in source files the change edited" in grade.reason
+
+
+def test_a_proof_outside_the_source_files_still_counts() -> None:
+    now = run(
+        "pass",
+        [("tests/cli.rs::negative", "passed", ""), ("src/lib.rs::tests::old", "failed", "x")],
+    )
+    now.verdict.status = "pass"
+    before = run(
+        "fail",
+        [("tests/cli.rs::negative", "failed", "boom"), ("src/lib.rs::tests::old", "passed", "")],
+    )
+    grade = judge_fail_to_pass(now, before, ["tests/cli.rs"], ["src/lib.rs"])
+    assert (grade.status, grade.code) == ("pass", ReasonCode.PASSED), grade.reason
+    assert grade.regressions == [] and "not compared" in grade.reason
