@@ -40,6 +40,7 @@ from referee.tools.runners import (
     summarize_tests,
 )
 from referee.tools.runners.guard import GuardLog, read_guard
+from referee.tools.runners.shell_line import SEGMENT_FAILED
 
 __all__ = ["Launch", "Refused", "SuiteCall", "launch_suite", "suite_verdict"]
 
@@ -148,6 +149,8 @@ async def launch_suite(ctx: GradeContext, call: SuiteCall) -> Launch | GradeResu
             timeout_s=timeout,
         )
     verdict = suite_verdict(result, read, None if isinstance(planned, Plan) else planned)
+    if verdict.code == ReasonCode.NO_REPORT and result.exit_code not in (0, None):
+        verdict.reason += stopped_before_report(result.stderr_path, plan.segments if plan else ())
     if plan is not None and plan.runner == "pytest":
         verdict = _guarded(verdict, read_guard(reports, root), plan.report.files)
     if instrumented and result.timed_out:
@@ -156,6 +159,35 @@ async def launch_suite(ctx: GradeContext, call: SuiteCall) -> Launch | GradeResu
             " 4x); raise timeout_s, or set coverage: false on the check"
         )
     return Launch(result, read, planned, verdict, instrumented)
+
+
+def stopped_before_report(stderr: Path, segments: Sequence[str]) -> str:
+    """What a failed command's stderr says about a report never written: the segment of its
+    `a && b` line that failed, and the last line it printed there."""
+    lines = [line.strip() for line in _tail(stderr).splitlines() if line.strip()]
+    for index, line in enumerate(lines):
+        for number, segment in enumerate(segments, start=1):
+            if line.startswith(SEGMENT_FAILED.format(index=number)):
+                said = lines[index - 1] if index > 0 else ""
+                quoted = f"; its last line on stderr: {said[:300]!r}" if said else ""
+                code = line.rsplit(" ", 1)[-1]
+                return (
+                    f"; segment {number} of the line, `{segment}`, failed (exit code {code})"
+                    f" before the runner ran{quoted}"
+                )
+    return f"; its last line on stderr: {lines[-1][:300]!r}" if lines else ""
+
+
+_TAIL = 64 * 1024
+
+
+def _tail(path: Path) -> str:
+    try:
+        with path.open("rb") as handle:
+            handle.seek(max(0, path.stat().st_size - _TAIL))
+            return handle.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
 
 
 def _environment(ctx: GradeContext, plan: Plan | None, check: TestsCheck) -> dict[str, str]:

@@ -133,6 +133,7 @@ class Plan:
         notes: Facts worth recording (a script resolved, a report written inside the tree).
         hide: Tree-relative folders the run must not see (build output outside git that the
             runner would take for up to date).
+        segments: A shell line's segments before the runner's (`npm ci` of `npm ci && jest`).
     """
 
     runner: str
@@ -142,6 +143,7 @@ class Plan:
     shell: bool | None = None
     notes: tuple[str, ...] = ()
     hide: tuple[str, ...] = ()
+    segments: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ def plan_line(line: str, call: Call, dispatch: Dispatch) -> Plan | Advice:
     planned: Plan | None = None
     advice: Advice | None = None
     texts: list[str] = []
+    before: list[str] = []
     for tokens in segments:
         start = split_wrappers(tokens)
         result = None if planned else dispatch(call.with_command(tokens[start:], tokens[:start]))
@@ -37,7 +38,11 @@ def plan_line(line: str, call: Call, dispatch: Dispatch) -> Plan | Advice:
             texts.append(result.argv[0] if result.shell else _join(result.argv))
             continue
         advice = advice or (result if isinstance(result, Advice) and result.runner else None)
-        texts.append(_join(tokens))
+        if planned is None:
+            before.append(_join(tokens))
+            texts.append(_marked(_join(tokens), len(before)))
+        else:
+            texts.append(_join(tokens))
     if planned is None:
         return advice or Advice(None, _unknown(line))
     return Plan(
@@ -47,7 +52,19 @@ def plan_line(line: str, call: Call, dispatch: Dispatch) -> Plan | Advice:
         env=planned.env,
         shell=True,
         notes=planned.notes,
+        segments=tuple(before),
     )
+
+
+# Printed on stderr when a segment before the runner fails, so that a report never written can
+# say which one stopped the line. (A test could print it too; it only words an unscored verdict.)
+SEGMENT_FAILED = "referee: segment {index} failed with exit code"
+
+
+def _marked(text: str, index: int) -> str:
+    """`seg`, which reports its own failure and stops the line with the same exit code."""
+    marker = SEGMENT_FAILED.format(index=index)
+    return f"{text} || {{ s=$?; echo \"{marker} $s\" >&2; exit $s; }}"
 
 
 def _join(words: Sequence[str]) -> str:

@@ -123,6 +123,11 @@ def _environment(server_env: Mapping[str, str], home: Path) -> dict[str, str]:
         env.setdefault("GRADLE_USER_HOME", str(SANDBOX_HOME / ".gradle"))
     return {
         **env,
+        # A project that pins its package manager (`"packageManager": "pnpm@10.28.0"`) makes
+        # corepack download it; without a network that retries for minutes. Told not to, it fails
+        # at once and says why (a check's `env` can set COREPACK_ENABLE_NETWORK=1).
+        "COREPACK_ENABLE_NETWORK": "0",
+        "COREPACK_ENABLE_DOWNLOAD_PROMPT": "0",
         "HOME": str(SANDBOX_HOME),
         "TMPDIR": str(SANDBOX_TMP),
         # Bytecode in a fresh folder for every command: a __pycache__ planted in the tree (a

@@ -220,9 +220,16 @@ def test_unknown_commands_get_advice_naming_the_junit_field(
     assert "JUnit XML" in result.hint and "`junit` field" in result.hint
 
 
+def stops(segment: str, index: int = 1) -> str:
+    """A segment before the runner's, as planned: it says on stderr that it failed."""
+    marker = f"referee: segment {index} failed with exit code"
+    return f'{segment} || {{ s=$?; echo "{marker} $s" >&2; exit $s; }}'
+
+
 def test_a_shell_check_is_planned_segment_by_segment(tmp_path: Path) -> None:
     result = planned(["cd web &&", "go test ./..."], tmp_path, shell=True)
-    assert result.argv == ("cd web && go test -json -count=1 ./...",) and result.shell
+    assert result.argv == (f"{stops('cd web')} && go test -json -count=1 ./...",) and result.shell
+    assert result.segments == ("cd web",)
 
 
 def test_mochas_own_display_reporter_gives_way_to_xunit(tmp_path: Path) -> None:
@@ -231,5 +238,7 @@ def test_mochas_own_display_reporter_gives_way_to_xunit(tmp_path: Path) -> None:
     )
     result = planned(["npm", "test"], tmp_path)
     report = tmp_path / "reports" / "mocha.xml"
-    assert result.argv == (f"eslint . && mocha --reporter xunit --reporter-option output={report}",)
+    assert result.argv == (
+        f"{stops('eslint .')} && mocha --reporter xunit --reporter-option output={report}",
+    )
     assert "replaced by xunit: --reporter dot -O foo=1" in result.notes[-1]
