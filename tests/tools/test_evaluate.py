@@ -493,7 +493,11 @@ async def test_env_references_are_taken_from_the_server_environment(
     assert "from-server-env-123" not in contract.model_dump_json()
 
 
-async def test_project_scope_analyses_only_what_in_scope_names(store: Store, project: Path) -> None:
+async def test_project_scope_analyses_the_whole_project_and_every_criterions_paths(
+    store: Store, project: Path
+) -> None:
+    """`in_scope` says what the task is about; it hides no file from a project evaluation, and a
+    static criterion reads the files its `paths` name."""
     long = "def sprawl():\n" + "".join(f"    x{i} = {i}\n" for i in range(70)) + "    return 0\n"
     (project / "legacy").mkdir()
     (project / "legacy" / "old.py").write_text(long, encoding="utf-8")
@@ -501,13 +505,36 @@ async def test_project_scope_analyses_only_what_in_scope_names(store: Store, pro
     commit_all(project)
     checked = {"criterion": "a", "verification_method": "test", "check": pytest_check("tests")}
     scoped = contract_for(store, project, checked, in_scope=["src/", "the calculator"])
-    prose = contract_for(store, project, checked, in_scope=["the calculator"])
 
-    limited = await run(store, project, scoped.id, scope="project")
-    whole = await run(store, project, prose.id, scope="project")
+    whole = await run(store, project, scoped.id, scope="project")
 
-    assert {f.location.split(":")[0] for f in limited.findings} == {"src/new.py"}
     assert {"legacy/old.py", "src/new.py"} <= {f.location.split(":")[0] for f in whole.findings}
+
+
+async def test_a_static_criterions_paths_are_analysed_at_task_scope(
+    store: Store, project: Path
+) -> None:
+    long = "def sprawl():\n" + "".join(f"    x{i} = {i}\n" for i in range(70)) + "    return 0\n"
+    (project / "src" / "report.py").write_text(long, encoding="utf-8")
+    commit_all(project)
+    check = {
+        "kind": "static",
+        "rule": "function_length",
+        "paths": ["src/report.py"],
+        "baseline": "include",
+    }
+    contract = contract_for(
+        store,
+        project,
+        {"criterion": "short functions", "verification_method": "static", "check": check},
+    )
+    (project / "src" / "calc.py").write_text("def add(a, b):\n    return a + b\n")
+
+    result = await run(store, project, contract.id)
+
+    criterion = by_id(result, "AC-F-001")
+    assert criterion.status == "fail", criterion.reason
+    assert "src/report.py" in criterion.reason
 
 
 def test_the_draft_lists_every_urgent_issue_and_fills_up_to_its_bound() -> None:

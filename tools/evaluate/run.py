@@ -55,7 +55,6 @@ from referee.tools.repo import (
 )
 from referee.tools.settings import Settings
 from referee.tools.static import list_files as static_files
-from referee.tools.static.exclude import in_scope
 from referee.tools.tampering import Tampering, run_tampering
 from referee.tools.tampering.harness import harness_changes
 
@@ -267,17 +266,13 @@ def _holdout_layers(plan: RunPlan, folder: Path) -> dict[str, Path]:
 
 
 def _scope_files(plan: RunPlan, ws: Workspace) -> list[str]:
-    """Task scope: the files changed since base; project scope (and outside git): every file,
-    or those the contract's `scope.in_scope` names when it names any."""
+    """Task scope: the files changed since base; project scope (and outside git): every file.
+    (`scope.in_scope` tells the judge what the task is about; it hides nothing from the checks.)"""
     if not is_git_repo(ws.workdir):
-        files = static_files(ws.workdir, "project", None)
-    elif plan.scope == "task":
+        return static_files(ws.workdir, "project", None)
+    if plan.scope == "task":
         return ws.changed
-    else:
-        files = list_files(ws.workdir)
-    if plan.scope != "project":
-        return files
-    return in_scope(files, plan.contract.scope.in_scope) or files
+    return list_files(ws.workdir)
 
 
 async def _static_task(

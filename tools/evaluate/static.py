@@ -10,7 +10,8 @@ from typing import Any
 import anyio
 
 from referee.tools.graders.base import GradeContext, StaticRun
-from referee.tools.models.checks import STATIC_RULES
+from referee.tools.graders.static import matches
+from referee.tools.models.checks import STATIC_RULES, StaticCheck
 from referee.tools.repo import GitError, blobs_at, changed_lines, is_git_repo, list_files
 from referee.tools.static import StaticFinding, StaticReport, run_pipeline
 from referee.tools.static.allowlist import CONFIG_NAMES, Allowlist, parse_allowlist
@@ -29,8 +30,8 @@ async def run_static(ctx: GradeContext, scope: str, home: Path) -> StaticRun:
     At task scope with a base, only the change's own findings stay in the report; the others are
     the run's `baseline`.
     """
-    files = ctx.scope_files
-    everything = list_files(ctx.workdir) if is_git_repo(ctx.workdir) else files
+    everything = list_files(ctx.workdir) if is_git_repo(ctx.workdir) else ctx.scope_files
+    files = _with_criterion_paths(ctx, ctx.scope_files, everything)
     baseline: list[StaticFinding] = []
     compared = scope == "task" and ctx.base and ctx.tree and not ctx.tree.startswith("dir:")
     try:
@@ -62,6 +63,20 @@ async def run_static(ctx: GradeContext, scope: str, home: Path) -> StaticRun:
         details={**_details(report), **({"baseline": len(baseline)} if baseline else {})},
     )
     return StaticRun(report=report, evidence_ids=[item.id], baseline=baseline)
+
+
+def _with_criterion_paths(ctx: GradeContext, files: list[str], everything: list[str]) -> list[str]:
+    """The scope's files and every file a static criterion names in its `paths`: a criterion over
+    `report.py` reads `report.py`, changed or not (at task scope its old findings are baseline)."""
+    named = [
+        c.check.paths
+        for c in ctx.contract.all_criteria()
+        if isinstance(c.check, StaticCheck) and any(not p.startswith("!") for p in c.check.paths)
+    ]
+    if not named:
+        return files
+    extra = [f for f in everything if any(matches(f, paths) for paths in named)]
+    return list(dict.fromkeys([*files, *(f for f in extra if (ctx.workdir / f).is_file())]))
 
 
 def _pipeline(
