@@ -64,7 +64,7 @@ SEGMENT_FAILED = "referee: segment {index} failed with exit code"
 def _marked(text: str, index: int) -> str:
     """`seg`, which reports its own failure and stops the line with the same exit code."""
     marker = SEGMENT_FAILED.format(index=index)
-    return f"{text} || {{ s=$?; echo \"{marker} $s\" >&2; exit $s; }}"
+    return f'{text} || {{ s=$?; echo "{marker} $s" >&2; exit $s; }}'
 
 
 def _join(words: Sequence[str]) -> str:
