@@ -111,9 +111,7 @@ def _contract(store: Store, root: Path, check: dict[str, Any]) -> str:
 
 
 def _evaluate(store: Store, settings: Settings, contract_id: str, **kw: Any) -> Evaluation:
-    deps = EvaluateDeps(
-        store=store, settings=settings, rubrics=load_rubrics, now=lambda: datetime.now(UTC)
-    )
+    deps = EvaluateDeps(store=store, settings=settings, now=lambda: datetime.now(UTC))
     result = anyio.run(evaluate, EvaluateInput(contract_id=contract_id, **kw), deps)
     assert result.criteria[0].status == "pass", result.criteria[0].reason
     return result

@@ -67,9 +67,7 @@ def bare(root: Path, argv: list[str]) -> float:
 def through_referee(
     store: Store, settings: Settings, contract_id: str, isolation: str = "sandbox"
 ) -> float:
-    deps = EvaluateDeps(
-        store=store, settings=settings, rubrics=load_rubrics, now=lambda: datetime.now(UTC)
-    )
+    deps = EvaluateDeps(store=store, settings=settings, now=lambda: datetime.now(UTC))
     began = time.perf_counter()
     request = EvaluateInput(contract_id=contract_id, isolation=isolation)  # type: ignore[arg-type]
     result = anyio.run(evaluate, request, deps)

@@ -89,6 +89,53 @@ async def test_planted_bytecode_is_never_read(tmp_path: Path) -> None:
     assert decision != "DELIVER"
 
 
+PACKAGED_TESTS = TESTS.replace("from calc import add", "from pkg.calc import add")
+
+
+def planted_in(folder: str) -> Any:
+    """The stale-bytecode attack on a module in `folder` (a package, the test folder)."""
+
+    def plant(repo: Path) -> None:
+        source = repo / folder / "calc.py"
+        stamp = source.stat().st_mtime_ns
+        cache = repo / folder / "__pycache__" / f"calc.{sys.implementation.cache_tag}.pyc"
+        py_compile.compile(str(source), cfile=str(cache))
+        source.write_text(BROKEN, encoding="utf-8")
+        os.utime(source, ns=(stamp, stamp))
+
+    return plant
+
+
+@pytest.mark.parametrize("folder", ["pkg", "pkg/sub"])
+async def test_planted_bytecode_in_a_package_is_never_read(folder: str, tmp_path: Path) -> None:
+    module = folder.replace("/", ".")
+    tests = TESTS.replace("from calc import add", f"from {module}.calc import add")
+    package = {f"{folder}/calc.py": GOOD, f"{folder}/__init__.py": "", "pkg/__init__.py": ""}
+    repo = project(tmp_path, {**package, "tests/test_calc.py": tests})
+    result, decision = await loop(repo, planted_in(folder), pytest_check())
+    assert result["criteria"][0]["status"] == "fail", result["criteria"]
+    assert decision != "DELIVER"
+
+
+async def test_planted_bytecode_of_a_test_module_is_never_read(tmp_path: Path) -> None:
+    """The test module's own bytecode, compiled from a version that asserts nothing."""
+
+    def plant(repo: Path) -> None:
+        test = repo / "tests" / "test_calc.py"
+        stamp, honest = test.stat().st_mtime_ns, test.read_text()
+        empty = honest.replace("assert add(2, 3) == 5", "pass  # " + "x" * 12)
+        test.write_text(empty[: len(honest)].ljust(len(honest)), encoding="utf-8")
+        cache = repo / "tests" / "__pycache__" / f"test_calc.{sys.implementation.cache_tag}.pyc"
+        py_compile.compile(str(test), cfile=str(cache))
+        test.write_text(honest, encoding="utf-8")
+        os.utime(test, ns=(stamp, stamp))
+        (repo / "calc.py").write_text(BROKEN, encoding="utf-8")
+
+    result, decision = await loop(project(tmp_path), plant, pytest_check())
+    assert result["criteria"][0]["status"] == "fail", result["criteria"]
+    assert decision != "DELIVER"
+
+
 async def test_a_sourceless_module_where_the_source_was_is_reported(tmp_path: Path) -> None:
     result, decision = await loop(project(tmp_path), sourceless_module, pytest_check())
     kinds = {a["id"] for a in result["antipatterns"]}

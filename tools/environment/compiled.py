@@ -4,8 +4,9 @@ Python prefers an extension module (`calc.cpython-311-x86_64-linux-gnu.so`) to `
 same folder, and imports a sourceless `calc.pyc` where no `calc.py` is left. Neither is in the tree
 hash when git ignores it, so a broken `calc.py` could be judged by the tests against a planted
 binary. Each such file is reported: one that stands where a tracked module is (or was), or one
-written after the contract was created. (`__pycache__` needs nothing: every sandboxed run gets a
-fresh bytecode cache, `PYTHONPYCACHEPREFIX`.)
+written after the contract was created. (`__pycache__` needs nothing: a sandboxed run does not see
+the tree's `__pycache__` folders beside its sources, and a run outside the sandbox gets a fresh
+bytecode cache, `PYTHONPYCACHEPREFIX`.)
 """
 
 from __future__ import annotations

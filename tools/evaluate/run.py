@@ -8,6 +8,7 @@ when the run ends however it ends.
 
 from __future__ import annotations
 
+import posixpath
 import shutil
 import tempfile
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
@@ -238,6 +239,7 @@ async def _context(plan: RunPlan, scratch: Path) -> AsyncIterator[GradeContext]:
             changed_lines=_Once(lambda: _changed_lines(ws, plan.scope)).get,
             config=plan.config,
             run_root=run_root,
+            bytecode=await anyio.to_thread.run_sync(_bytecode_folders, plan, ws, run_root),
             view=await anyio.to_thread.run_sync(
                 evaluated_view, ws, run_root, anonymous_folder(scratch)
             ),
@@ -263,6 +265,19 @@ def _holdout_layers(plan: RunPlan, folder: Path) -> dict[str, Path]:
             if layer is not None:
                 layers[criterion.id] = layer
     return layers
+
+
+def _bytecode_folders(plan: RunPlan, ws: Workspace, run_root: Path) -> tuple[str, ...]:
+    """The tree's `__pycache__` folders beside its Python sources, which a sandboxed run does not
+    see: Python compiles those sources afresh, so a planted .pyc whose header matches a broken
+    source is never imported. Installed packages (a virtualenv, in the tree or not) keep their
+    bytecode and stay warm. (Outside the sandbox every run gets a fresh PYTHONPYCACHEPREFIX.)"""
+    if plan.launcher.keeps_writes or not is_git_repo(ws.repo):
+        return ()
+    tree = ws.disk_tree if run_root == ws.repo and ws.disk_tree else ws.target.tree
+    folders = {posixpath.dirname(p) for p in tree_files(ws.repo, tree) if p.endswith(".py")}
+    found = [posixpath.join(f, "__pycache__") for f in sorted(folders)]
+    return tuple(p for p in found if (run_root / p).is_dir())
 
 
 def _scope_files(plan: RunPlan, ws: Workspace) -> list[str]:

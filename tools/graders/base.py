@@ -174,6 +174,8 @@ class GradeContext:
     measured: dict[str, tuple[str, ...]] = field(default_factory=dict)
     """The changed sources every run of a criterion measures (its own, repeats, base forms,
     mutants): the same instrumentation in each, so that no run can be told from another by it."""
+    bytecode: tuple[str, ...] = ()
+    """The tree's `__pycache__` folders every sandboxed command runs without (evaluate/run.py)."""
     run_root: Path | None = None
     """Where commands run (default `workdir`): the repository's own path in the sandbox."""
     view: TreeView | None = None
@@ -248,6 +250,10 @@ class GradeContext:
         if shown is not None:
             layers = (*layers, *((shown.layer,) if shown.layer else ()))
             hide = (*hide, *shown.hide)
+        if root == self.root:
+            hide = (*hide, *self.bytecode)
+        else:  # another tree (the perturbed copy): its bytecode is not hidden, so none is read
+            env = {"PYTHONPYCACHEPREFIX": "/tmp/referee-pycache", **(env or {})}
         return Command(
             argv=tuple(argv),
             cwd=cwd,

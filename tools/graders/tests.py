@@ -8,11 +8,13 @@ the criterion is then `unscored` with a reason saying what to add.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import anyio
 import anyio.to_thread
 
 from referee.tools.adequacy import flaky_reason, flaky_tests, locate_test
@@ -36,7 +38,16 @@ async def grade_tests(ctx: GradeContext, criterion: Criterion) -> GradeResult:
     assert isinstance(check, TestsCheck)
     sources = await changed_sources(ctx)
     ctx.measured[criterion.id] = tuple(sources if check.coverage else ())
-    runs = await _repeated(ctx, check, criterion.id, sources if check.coverage else [])
+    early: list[SuiteRun | None] = []
+    async with anyio.create_task_group() as group:
+        if check.must_fail_at_base and _cores() >= 2:
+            # The base run needs nothing from the current one: on a machine with the cores they
+            # run together, and a bug-fix contract costs about one run of the suite.
+            async def base_run() -> None:
+                early.append(await _base_run(ctx, criterion, check))
+
+            group.start_soon(base_run)
+        runs = await _repeated(ctx, check, criterion.id, sources if check.coverage else [])
     now = runs[0]
     flaky = flaky_tests([r.outcomes for r in runs]) if len(runs) > 1 else []
     for test in flaky:
@@ -46,7 +57,7 @@ async def grade_tests(ctx: GradeContext, criterion: Criterion) -> GradeResult:
         grade = unscored(ReasonCode.FLAKY, flaky_reason(flaky), _ids(runs))
         grade.tests = now.verdict.tests
     else:
-        grade = await _judged(ctx, criterion, check, now)
+        grade = await _judged(ctx, criterion, check, now, early[0] if early else None)
     if len(runs) > 1 and not flaky:
         grade.evidence_ids = list(dict.fromkeys([*grade.evidence_ids, *_ids(runs)]))
         grade.reason += f"; the same in {len(runs)} runs"
@@ -74,9 +85,14 @@ def _ids(runs: list[SuiteRun]) -> list[str]:
 
 
 async def _judged(
-    ctx: GradeContext, criterion: Criterion, check: TestsCheck, now: SuiteRun
+    ctx: GradeContext,
+    criterion: Criterion,
+    check: TestsCheck,
+    now: SuiteRun,
+    before: SuiteRun | None,
 ) -> GradeResult:
-    """The first run's verdict, checked against the base harness and the base code."""
+    """The first run's verdict, checked against the base harness and the base code (`before`:
+    the base run when it already ran beside the current one)."""
     harness = await ctx.harness()
     if harness.files and now.verdict.status != "unscored":
         base = await run_suite(
@@ -92,7 +108,21 @@ async def _judged(
         now = replace(now, verdict=await _edited_base_tests(ctx, criterion, check, now))
     if not check.must_fail_at_base:
         return now.verdict
-    return await _fail_before_pass_after(ctx, criterion, check, now)
+    return await _fail_before_pass_after(ctx, criterion, check, now, before)
+
+
+async def _base_run(ctx: GradeContext, criterion: Criterion, check: TestsCheck) -> SuiteRun | None:
+    """The current tests on the base code (None without a base)."""
+    base = await ctx.views("base")
+    if base is None:
+        return None
+    return await run_suite(
+        ctx, check, label=f"{criterion.id}-base", criterion_id=criterion.id, view=base
+    )
+
+
+def _cores() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 async def _edited_base_tests(
@@ -186,18 +216,19 @@ def _facts(planned: Plan | Advice | Refused, read: ReportRead) -> dict[str, Any]
 
 
 async def _fail_before_pass_after(
-    ctx: GradeContext, criterion: Criterion, check: TestsCheck, now: SuiteRun
+    ctx: GradeContext,
+    criterion: Criterion,
+    check: TestsCheck,
+    now: SuiteRun,
+    before: SuiteRun | None,
 ) -> GradeResult:
-    base = await ctx.views("base")
-    if base is None:
+    before = before or await _base_run(ctx, criterion, check)
+    if before is None:
         return unscored(
             ReasonCode.NO_BASE,
             "must_fail_at_base needs a base commit to compare with",
             now.verdict.evidence_ids,
         )
-    before = await run_suite(
-        ctx, check, label=f"{criterion.id}-base", criterion_id=criterion.id, view=base
-    )
     tests = test_patch(ctx.scope_files)
     sources = [p for p in ctx.scope_files if p not in tests]
     return judge_fail_to_pass(now, before, tests, sources)

@@ -13,7 +13,8 @@ another check's outputs, and nothing it writes may outlive its command. So:
   cannot poison the caches for later runs;
 - the environment is rebuilt from an allowlist (locale, PATH, toolchain homes) plus the check's own
   `env`: no REFEREE_* variable and no credential of the server's environment is passed;
-- HOME, TMPDIR and Python's bytecode cache are fresh and empty for every command.
+- HOME and TMPDIR are fresh and empty for every command, and the tree's `__pycache__` folders
+  are hidden (installed packages keep their bytecode).
 """
 
 from __future__ import annotations
@@ -130,9 +131,9 @@ def _environment(server_env: Mapping[str, str], home: Path) -> dict[str, str]:
         "COREPACK_ENABLE_DOWNLOAD_PROMPT": "0",
         "HOME": str(SANDBOX_HOME),
         "TMPDIR": str(SANDBOX_TMP),
-        # Bytecode in a fresh folder for every command: a __pycache__ planted in the tree (a
-        # .pyc whose header matches the broken source) is never read.
-        "PYTHONPYCACHEPREFIX": str(SANDBOX_TMP / "pycache"),
+        # No PYTHONPYCACHEPREFIX: the tree's own __pycache__ folders are hidden from each run
+        # (evaluate/run.py), so a planted .pyc is never read, while installed packages keep their
+        # bytecode (a fresh prefix recompiled every import: a second per run on a large venv).
         # Go's build cache follows XDG_CACHE_HOME: the user's ~/.cache/go-build, through the
         # throwaway overlay, so builds stay warm and no run feeds the next (go test gets
         # -count=1, so cached test results are never used).
