@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import copy
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,7 @@ from secrets_config import KEY_ID, KEY_SECRET, KEYS, security_dropped, without_s
 from referee.server.cli import main as cli
 from referee.tools.create_contract import config_digest
 from referee.tools.models.contract import ContractConfig
+from referee.tools.repo import qualified_ref, resolve_commit
 
 pytestmark = pytest.mark.anyio
 
@@ -194,12 +196,52 @@ def test_an_exported_contract_edited_with_its_digest_is_refused(
 # --- the gate's base ref, shadowed --------------------------------------------------------------
 
 
+def _loose_ref(name: str) -> Callable[[Path], None]:
+    """A ref file written straight into the git folder (git's first look-up is $GIT_DIR/<name>)."""
+
+    def plant(repo: Path) -> None:
+        target = repo / ".git" / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(git(repo, "rev-parse", "HEAD") + "\n", encoding="utf-8")
+
+    return plant
+
+
+def _run_git(*args: str) -> Callable[[Path], None]:
+    def plant(repo: Path) -> None:
+        git(repo, *args)
+
+    return plant
+
+
+def _packed_tag(repo: Path) -> None:
+    git(repo, "tag", "origin/main")
+    git(repo, "pack-refs", "--all")
+
+
+# Each plants, at the author's commit, a ref that git's short-name rules (refs/<n>, refs/tags/<n>,
+# refs/heads/<n> before refs/remotes/<n>) put before the base branch the gate is named.
+SHADOWS: dict[str, tuple[str, Callable[[Path], None]]] = {
+    "tag": ("origin/main", _run_git("tag", "origin/main")),
+    "annotated-tag": ("origin/main", _run_git("tag", "-a", "-m", "base", "origin/main")),
+    "packed-tag": ("origin/main", _packed_tag),
+    "local-branch-of-the-name": ("origin/main", _run_git("branch", "origin/main")),
+    "ref-under-refs": ("origin/main", _run_git("update-ref", "refs/origin/main", "HEAD")),
+    "loose-ref-in-git-folder": ("origin/main", _loose_ref("origin/main")),
+    "tag-with-revision-suffix": ("origin/main~0", _run_git("tag", "origin/main")),
+    "tag-over-local-base": ("main", _run_git("tag", "main")),
+    "ref-under-refs-over-local-base": ("main", _run_git("update-ref", "refs/main", "HEAD")),
+}
+
+
+@pytest.mark.parametrize("shadow", sorted(SHADOWS))
 def test_a_tag_cannot_shadow_the_base_branch_the_gate_reads(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    shadow: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """CI names the base as `origin/<base>`; a checkout with fetch-depth 0 fetches tags too, and
     git resolves `refs/tags/origin/main` before `refs/remotes/origin/main`. A tag the pull request's
     author pushes under that name holds a contract whose check passes whatever the code does."""
+    name, plant = SHADOWS[shadow]
     repo = calc_repo(tmp_path / "calc")
     home = tmp_path / "home"
     source = tmp_path / "request.yaml"
@@ -223,7 +265,7 @@ def test_a_tag_cannot_shadow_the_base_branch_the_gate_reads(
         criterion["check"] = {"kind": "command", "argv": ["true"]}
     (repo / path).write_text(yaml.safe_dump(doc), encoding="utf-8")
     commit_all(repo, "the author's contract")
-    git(repo, "tag", "origin/main")
+    plant(repo)
     git(repo, "reset", "-q", "--hard", "HEAD~1")
     capsys.readouterr()
     code = cli(
@@ -234,16 +276,29 @@ def test_a_tag_cannot_shadow_the_base_branch_the_gate_reads(
             str(tmp_path / "ci"),
             "ci",
             "--contract-ref",
-            f"origin/main:{path}",
+            f"{name}:{path}",
             "--json",
         ]
     )
     out = capsys.readouterr().out
-    assert code != 2, out
+    assert code not in (0, 2), out
     report = json.loads(out)
     # The pull request left the contract as the base branch has it: the gate read another one
-    # only if the tag won.
+    # only if the shadowing ref won.
     assert not any("differs in this pull request" in n for n in report["notes"]), report["notes"]
+
+
+def test_a_base_commit_named_like_a_tag_is_the_branch(tmp_path: Path) -> None:
+    """create_contract's base_commit `origin/main` is the remote-tracking branch, not a tag of
+    that name on another commit."""
+    repo = calc_repo(tmp_path / "calc")
+    git(repo, "update-ref", "refs/remotes/origin/main", "HEAD")
+    base = git(repo, "rev-parse", "HEAD")
+    (repo / "src" / "calc.py").write_text("def add(a, b):\n    return a - b\n", encoding="utf-8")
+    commit_all(repo, "broken add")
+    git(repo, "tag", "origin/main")
+    assert resolve_commit(repo, "origin/main") == base
+    assert qualified_ref(repo, "origin/main").shadowed == ["refs/tags/origin/main"]
 
 
 # --- secrets where the static scan does not look -----------------------------------------------

@@ -2,6 +2,7 @@
 
 git       the one git runner: safe `-c` options, clean environment, timeouts
 info      root, HEAD, refs (describe_repo, resolve_commit)
+refs      a short ref name read as the branch it names (qualified_ref), never a tag spelled like it
 tree      tree hashes of the working tree (hashed from disk), of commits, of folders
 files     files changed since base, every file, a file's text at a commit
 views     another tree shown at the repository's own path (what to lay over, what to hide)
@@ -38,6 +39,7 @@ from referee.tools.repo.pins import (
     restore_tree,
     start_branch,
 )
+from referee.tools.repo.refs import QualifiedRef, qualified_ref
 from referee.tools.repo.tree import (
     STORE_DIR,
     commit_tree_hash,
@@ -62,6 +64,7 @@ __all__ = [
     "Entry",
     "GitError",
     "Pin",
+    "QualifiedRef",
     "RepoInfo",
     "RestoreRefused",
     "Restored",
@@ -88,6 +91,7 @@ __all__ = [
     "list_files_at",
     "pin_tree",
     "pins",
+    "qualified_ref",
     "repository_root",
     "resolve_commit",
     "restore_tree",

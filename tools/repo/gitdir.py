@@ -138,9 +138,12 @@ def _make(root: Path, layout: _Layout) -> PrivateGitDir:
     path = Path(tempfile.mkdtemp(prefix="git-", dir=_parent()))
     (path / "objects").mkdir()  # git insists on the folder; GIT_OBJECT_DIRECTORY is used instead
     _link_refs(layout.common, path)
+    # Linked even when missing: the folder lives as long as the process, and a `git gc` or
+    # `pack-refs` the user runs meanwhile moves every branch into a packed-refs file that a link
+    # made only for files present at first use would never show (git reads a dangling link as
+    # no file at all).
     for name in ("packed-refs", "shallow"):
-        if (layout.common / name).is_file():
-            os.symlink(layout.common / name, path / name)
+        os.symlink(layout.common / name, path / name)
     # The index is read through a link: git replaces a file it writes (index.lock, renamed), so
     # a write would replace the link, never the repository's index.
     os.symlink(layout.gitdir / "index", path / "index")

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from referee.tools.errors import InvalidInput, Problem
 from referee.tools.repo.git import GitError, git
+from referee.tools.repo.refs import qualified_ref
 from referee.tools.repo.root import repository_root
 
 __all__ = [
@@ -56,10 +57,12 @@ def head_commit(repo: Path) -> str | None:
 
 
 def resolve_commit(repo: Path, ref: str, at: str = "/ref") -> str:
-    """The full SHA of a ref, or InvalidInput naming the ref."""
+    """The full SHA of a ref (a short name read as the branch it names: see `refs`), or
+    InvalidInput naming the ref."""
+    name = qualified_ref(repo, ref).ref
     try:
         return git(
-            repo, "rev-parse", "--verify", "-q", "--end-of-options", f"{ref}^{{commit}}"
+            repo, "rev-parse", "--verify", "-q", "--end-of-options", f"{name}^{{commit}}"
         ).strip()
     except GitError:
         raise InvalidInput(
