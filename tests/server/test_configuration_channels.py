@@ -25,7 +25,14 @@ from mcp import Client
 from mcp_calls import call
 from projects import calc_repo, commit_all, pytest_check
 from runs import judged
-from secrets_config import KEY_ID, KEY_SECRET, KEYS, security_dropped, without_security
+from secrets_config import (
+    KEY_ID,
+    KEY_SECRET,
+    KEYS,
+    own_rubric,
+    security_dropped,
+    without_security,
+)
 
 from referee.server.cli import main as cli
 from referee.tools.create_contract import config_digest
@@ -96,9 +103,67 @@ async def test_no_other_file_name_allowlists_a_secret(name: str, tmp_path: Path)
 # --- configuration there before the contract was written --------------------------------------
 
 ALLOW_KEYS_FILE = "[allowlist]\npaths = ['''src/keys\\.py''']\n"
+HARMLESS_ALLOWLIST = "[allowlist]\npaths = ['''docs/.*''']\n"
+RUBRIC = ".referee/rubrics/FEATURE_BACKEND.yaml"
+
+
+def _appended_line(path: str, line: str) -> Edit:
+    def edit(repo: Path) -> None:
+        target = repo / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with target.open("a", encoding="utf-8") as out:
+            out.write(f"{line}\n")
+
+    return edit
+
+
+def _staged(edit: Edit, path: str) -> Edit:
+    """Written and added to the index, never committed: the index is not the base commit."""
+
+    def plant(repo: Path) -> None:
+        edit(repo)
+        git(repo, "add", "-f", path)
+
+    return plant
+
+
+def _ignored(edit: Edit, pattern: str) -> Edit:
+    """Written where the repository's own ignore rules hide it from `git status`."""
+    return both(edit, _appended_line(".git/info/exclude", pattern))
+
+
+def _edited_after_commit(path: str, committed: str, edit: Edit) -> Edit:
+    """A harmless version committed (the base), then edited in the working tree, uncommitted."""
+
+    def plant(repo: Path) -> None:
+        written(path, committed)(repo)
+        git(repo, "add", "-f", path)
+        git(repo, "commit", "-qm", f"add {path}")
+        edit(repo)
+
+    return plant
+
+
 BEFORE: dict[str, Edit] = {
-    "untracked-rubric": written(".referee/rubrics/FEATURE_BACKEND.yaml", without_security()),
+    "untracked-rubric": written(RUBRIC, without_security()),
+    "untracked-rubric-other-spelling": written(
+        ".referee/rubrics/feature_backend.yml", without_security("feature_backend")
+    ),
     "untracked-allowlist": written(".gitleaks.toml", ALLOW_KEYS_FILE),
+    "untracked-betterleaks-allowlist": written(".betterleaks.toml", ALLOW_KEYS_FILE),
+    "ignored-rubric": _ignored(written(RUBRIC, without_security()), ".referee/"),
+    "ignored-allowlist": _ignored(written(".gitleaks.toml", ALLOW_KEYS_FILE), ".gitleaks.toml"),
+    "staged-rubric": _staged(written(RUBRIC, without_security()), RUBRIC),
+    "staged-allowlist": _staged(written(".gitleaks.toml", ALLOW_KEYS_FILE), ".gitleaks.toml"),
+    "committed-rubric-edited": _edited_after_commit(
+        RUBRIC, own_rubric("FEATURE_BACKEND"), written(RUBRIC, without_security())
+    ),
+    "committed-allowlist-edited": _edited_after_commit(
+        ".gitleaks.toml", HARMLESS_ALLOWLIST, written(".gitleaks.toml", ALLOW_KEYS_FILE)
+    ),
+    "rubric-and-allowlist-untracked": both(
+        written(RUBRIC, without_security()), written(".betterleaks.toml", ALLOW_KEYS_FILE)
+    ),
 }
 
 
@@ -116,6 +181,35 @@ async def test_configuration_planted_before_the_contract_is_not_the_orchestrator
         result, decision = await judged_result(agent, cid)
     dimensions = result["draft_scorecard"]["dimensions"]
     assert dimensions.get("security", {}).get("score") == 0, (dimensions, result["findings"])
+    assert decision["decision"] != "DELIVER", decision
+
+
+async def test_a_rubric_only_the_working_tree_holds_cannot_be_named(tmp_path: Path) -> None:
+    """A contract naming an untracked rubric is refused (commit it first), and a base commit
+    that holds it makes it the contract's, whatever the working tree holds now."""
+    repo = calc_repo(tmp_path / "calc")
+    written(".referee/rubrics/team.yaml", own_rubric("TEAM"))(repo)
+    request = {
+        "goal": "Add a settings module.",
+        "out_of_scope": ["the user interface"],
+        "functional": [suite()],
+        "rubric_ref": "TEAM",
+    }
+    async with agent_for(repo) as agent:
+        refused = await agent.call_tool("create_contract", request)
+        assert refused.is_error is True
+        assert "unknown_rubric" in str(refused.content), refused.content
+        git(repo, "add", "-f", ".referee/rubrics")
+        git(repo, "commit", "-qm", "the team's rubric")
+        base = git(repo, "rev-parse", "HEAD")
+        written(".referee/rubrics/team.yaml", without_security("TEAM"))(repo)
+        git(repo, "commit", "-qam", "the generator's rubric")
+        made = await call(agent, "create_contract", **request, base_commit=base)
+        assert made["contract"]["base_commit"] == base
+        written("src/keys.py", KEYS)(repo)
+        result, decision = await judged_result(agent, made["contract"]["id"])
+    dimensions = result["draft_scorecard"]["dimensions"]
+    assert dimensions.get("security", {}).get("score") == 0, dimensions
     assert decision["decision"] != "DELIVER", decision
 
 

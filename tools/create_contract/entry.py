@@ -28,7 +28,7 @@ from referee.tools.models.contract import (
 )
 from referee.tools.prompts import evaluator_prompt_version
 from referee.tools.repo import RepoInfo, resolve_commit
-from referee.tools.rubrics import RubricSet, select_rubric
+from referee.tools.rubrics import RubricSet, load_rubrics, select_rubric
 from referee.tools.store import Store, insert_contract, load_config, load_contract, replace_contract
 
 __all__ = ["create_contract", "export_contract", "get_contract", "import_contract"]
@@ -48,6 +48,10 @@ def create_contract(
         InvalidInput: every problem of the request at once, each with a JSON pointer.
     """
     base, base_problems = _base_commit(args.get("base_commit"), repo)
+    if repo.is_git and base is not None and base != repo.head:
+        # The caller's rubrics are HEAD's (load_rubrics); a contract on another base is judged
+        # with that commit's.
+        rubrics = load_rubrics(repo.root, base)
     try:
         request = validated_request(args, rubrics, repo.root)
     except InvalidInput as exc:
@@ -58,7 +62,7 @@ def create_contract(
     contract = _build_contract(request, rubrics, repo, created, base)
     rubric = rubrics.get(contract.rubric_ref)
     assert rubric is not None  # _build_contract found it
-    config = config_for(rubric, repo.root, created.timestamp())
+    config = config_for(rubric, repo, base, created.timestamp())
     contract = contract.model_copy(update={"config_digest": config_digest(config)})
     stored = insert_contract(store, contract, config)
     return CreateContractResult(

@@ -9,11 +9,12 @@ from typing import Any
 
 import anyio
 
+from referee.tools.create_contract.config import allowlist_at
 from referee.tools.graders.base import GradeContext, StaticRun
 from referee.tools.models.checks import STATIC_RULES
 from referee.tools.repo import GitError, blobs_at, changed_lines, is_git_repo, list_files
 from referee.tools.static import StaticFinding, StaticReport, run_pipeline
-from referee.tools.static.allowlist import CONFIG_NAMES, Allowlist, parse_allowlist
+from referee.tools.static.allowlist import Allowlist, parse_allowlist
 from referee.tools.static.baseline import split_findings
 from referee.tools.static.pipeline import DEFAULT_CONFIG
 from referee.tools.static.secrets import marked_secret_items
@@ -84,11 +85,8 @@ def _allowlist(ctx: GradeContext) -> Allowlist:
         return parse_allowlist(stored.text, stored.name) if stored else Allowlist()
     if not ctx.base or not is_git_repo(ctx.repo):
         return Allowlist()
-    found = blobs_at(ctx.repo, ctx.base, list(CONFIG_NAMES))
-    name = next((n for n in CONFIG_NAMES if n in found), None)
-    if name is None:
-        return Allowlist()
-    return parse_allowlist(found[name].decode("utf-8", "replace"), name)
+    committed = allowlist_at(ctx.repo, ctx.base)
+    return parse_allowlist(committed.text, committed.name) if committed else Allowlist()
 
 
 def _without_baseline(
