@@ -35,7 +35,8 @@ from secrets_config import (
 )
 
 from referee.server.cli import main as cli
-from referee.tools.create_contract import config_digest
+from referee.tools.create_contract import config_digest, parse_exported
+from referee.tools.create_contract.seal import contract_seal
 from referee.tools.models.contract import ContractConfig
 from referee.tools.repo import qualified_ref, resolve_commit
 
@@ -232,24 +233,91 @@ def _exported(repo: Path, tmp: Path, capsys: pytest.CaptureFixture[str]) -> tupl
     return cid, exported
 
 
-def _rewritten(exported: Path, tmp: Path, *, redigest: bool, keep_config: bool = True) -> Path:
-    doc = yaml.safe_load(exported.read_text(encoding="utf-8"))
-    edited = copy.deepcopy(doc)
-    if keep_config:
-        edited["config"]["rubric"] = security_dropped(edited["config"]["rubric"])
-        if redigest:
-            edited["config_digest"] = config_digest(ContractConfig.model_validate(edited["config"]))
-    else:
-        del edited["config"]
-    target = tmp / "edited.yaml"
-    target.write_text(yaml.safe_dump(edited), encoding="utf-8")
-    return target
+Doc = dict[str, Any]
 
 
-EDITS = {
-    "config-and-digest-rewritten": {"redigest": True},
-    "config-dropped": {"redigest": False, "keep_config": False},
+def _without_security(doc: Doc) -> Doc:
+    """The configuration's rubric without security, and config_digest recomputed to match."""
+    doc["config"]["rubric"] = security_dropped(doc["config"]["rubric"])
+    return _redigested(doc)
+
+
+def _redigested(doc: Doc) -> Doc:
+    doc["config_digest"] = config_digest(ContractConfig.model_validate(doc["config"]))
+    return doc
+
+
+def _config_dropped(doc: Doc) -> Doc:
+    del doc["config"]
+    return doc
+
+
+def _unsealed(doc: Doc) -> Doc:
+    del doc["seal"]
+    return _without_security(doc)
+
+
+def _sealed_with_another_key(doc: Doc) -> Doc:
+    doc = _without_security(doc)
+    contract, config = parse_exported({k: v for k, v in doc.items() if k != "seal"})
+    doc["seal"] = contract_seal(b"the generator's own key, 32 bytes", contract, config)
+    return doc
+
+
+def _check_replaced(doc: Doc) -> Doc:
+    """The configuration untouched: the criterion's check passes whatever the code does."""
+    for criterion in doc["acceptance_criteria"]["functional"]:
+        criterion["check"] = {"kind": "command", "argv": ["true"]}
+    return doc
+
+
+def _allowlist_added(doc: Doc) -> Doc:
+    doc["config"]["allowlist"] = {"name": ".gitleaks.toml", "text": "[allowlist]\npaths=['.*']\n"}
+    return _redigested(doc)
+
+
+def _seal_not_a_string(doc: Doc) -> Doc:
+    doc["seal"] = [doc["seal"]]
+    return _without_security(doc)
+
+
+def _seal_empty(doc: Doc) -> Doc:
+    doc["seal"] = ""
+    return _without_security(doc)
+
+
+def _seal_upper_case(doc: Doc) -> Doc:
+    doc["seal"] = doc["seal"].upper()
+    return _without_security(doc)
+
+
+def _rubric_renamed(doc: Doc) -> Doc:
+    """Judged as another rubric the contract never named (PROJECT_HEALTH has no security)."""
+    doc["rubric_ref"] = "PROJECT_HEALTH"
+    doc["config"]["rubric"]["name"] = "PROJECT_HEALTH"
+    return _without_security(doc)
+
+
+EDITS: dict[str, Callable[[Doc], Doc]] = {
+    "config-and-digest-rewritten": _without_security,
+    "config-dropped": _config_dropped,
+    "seal-dropped": _unsealed,
+    "sealed-with-another-key": _sealed_with_another_key,
+    "check-replaced-config-kept": _check_replaced,
+    "allowlist-added": _allowlist_added,
+    "seal-not-a-string": _seal_not_a_string,
+    "seal-empty": _seal_empty,
+    "seal-upper-case": _seal_upper_case,
+    "rubric-renamed": _rubric_renamed,
 }
+
+
+def _rewritten(exported: Path, tmp: Path, edit: str, suffix: str = ".yaml") -> Path:
+    doc = EDITS[edit](copy.deepcopy(yaml.safe_load(exported.read_text(encoding="utf-8"))))
+    target = tmp / f"edited{suffix}"
+    text = json.dumps(doc) if suffix == ".json" else yaml.safe_dump(doc)
+    target.write_text(text, encoding="utf-8")
+    return target
 
 
 @pytest.mark.parametrize("edit", sorted(EDITS))
@@ -268,23 +336,53 @@ def test_an_exported_contract_edited_with_its_digest_is_refused(
     card["dimensions"].pop("security")
     card_file = tmp_path / "card.json"
     card_file.write_text(json.dumps(card), encoding="utf-8")
-    edited = _rewritten(exported, tmp_path, **EDITS[edit])
+    edited = _rewritten(exported, tmp_path, edit)
     capsys.readouterr()
-    code = cli(
-        [
-            "--root",
-            str(repo),
-            "--home",
-            str(tmp_path / "fresh"),
-            "validate",
-            str(card_file),
-            "--contract",
-            str(edited),
-            "--json",
-        ]
-    )
+    fresh = ["--root", str(repo), "--home", str(tmp_path / "fresh")]
+    code = cli([*fresh, "validate", str(card_file), "--contract", str(edited), "--json"])
     captured = capsys.readouterr()
     assert code != 0, captured.out
+
+
+CHANNELS: dict[str, Callable[[Path], list[str]]] = {
+    "contract-import": lambda f: ["contract", "create", str(f), "--json"],
+    "aggregate-file": lambda f: ["aggregate", str(f), "--json"],
+    "validate-json-file": lambda f: ["validate", str(f), "--contract", str(f), "--json"],
+}
+
+
+@pytest.mark.parametrize("channel", sorted(CHANNELS))
+def test_every_command_that_reads_an_exported_file_checks_its_seal(
+    channel: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = calc_repo(tmp_path / "calc")
+    _, exported = _exported(repo, tmp_path, capsys)
+    suffix = ".json" if channel.endswith("json-file") else ".yaml"
+    edited = _rewritten(exported, tmp_path, "config-and-digest-rewritten", suffix)
+    capsys.readouterr()
+    root = ["--root", str(repo), "--home", str(tmp_path / "fresh")]
+    code = cli([*root, *CHANNELS[channel](edited)])
+    captured = capsys.readouterr()
+    assert code != 0, captured.out
+    assert "contract_seal_mismatch" in captured.err, captured.err
+
+
+def test_an_exported_file_laid_out_anew_still_verifies(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The seal covers the contract and its configuration, not the file's layout: the same
+    document as JSON, its keys in another order, is imported as it was exported."""
+    repo = calc_repo(tmp_path / "calc")
+    cid, exported = _exported(repo, tmp_path, capsys)
+    doc = yaml.safe_load(exported.read_text(encoding="utf-8"))
+    again = tmp_path / "again.json"
+    again.write_text(json.dumps(dict(reversed(list(doc.items())))), encoding="utf-8")
+    capsys.readouterr()
+    fresh = ["--root", str(repo), "--home", str(tmp_path / "fresh")]
+    code = cli([*fresh, "contract", "create", str(again), "--json"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert json.loads(out)["contract"]["id"] == cid
 
 
 # --- the gate's base ref, shadowed --------------------------------------------------------------

@@ -8,7 +8,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from referee.tools.create_contract.config import config_digest, config_for
-from referee.tools.create_contract.files import CONFIG_KEY
+from referee.tools.create_contract.files import CONFIG_KEY, parse_exported
+from referee.tools.create_contract.seal import SEAL_KEY, contract_seal
 from referee.tools.create_contract.validation import (
     DEFAULT_EVALUATOR,
     validated_request,
@@ -108,11 +109,15 @@ def get_contract(contract_id: str, view: View, *, store: Store) -> dict[str, Any
 
 def export_contract(contract_id: str, view: View, *, store: Store) -> dict[str, Any]:
     """A stored contract as a file's document: the view, with the configuration fixed at its
-    creation (`config`: rubric, allowlist), which CI then judges with."""
+    creation (`config`: rubric, allowlist), which CI then judges with, and the seal of both with
+    referee's key (`seal`), without which a file's configuration is not taken."""
     doc = get_contract(contract_id, view, store=store)
     config = load_config(store, load_contract(store, contract_id))
     if config is not None:
         doc[CONFIG_KEY] = config.model_dump(mode="json", by_alias=True)
+    # Sealed as the file will be read back: the view's document parsed as a contract.
+    contract, _ = parse_exported(doc)
+    doc[SEAL_KEY] = contract_seal(store.key, contract, config)
     return doc
 
 
