@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import copy
+import gzip
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -506,7 +507,47 @@ ENCODED = (
     "AWS_SECRET_ACCESS_KEY = base64.b64decode("
     f"{base64.b64encode(KEY_SECRET.encode())!r}).decode()\n"
 )
+
+
+def _literal_of(encode: Callable[[bytes], bytes]) -> str:
+    """The keys file as one encoded literal in Python source."""
+    return f"import base64\n\nBLOB = {encode(KEYS.encode()).decode()!r}\n"
+
+
+def _gzip_base64(data: bytes) -> bytes:
+    return base64.b64encode(gzip.compress(data))
+
+
+KEYS_UTF16_BE = KEYS.encode("utf-16-be")  # no byte-order mark: told by its zero bytes
 HIDDEN: dict[str, tuple[str, Edit]] = {
+    "referee-folder-untracked": (
+        ".referee/notes/keys.env",
+        written(".referee/notes/keys.env", KEYS),
+    ),
+    "nul-bytes-past-the-sniff": (
+        "assets/blob.bin",
+        written("assets/blob.bin", b"\0" * 9000 + b"\n" + KEYS.encode() + b"\xff\xfe"),
+    ),
+    "utf-16-be-without-bom": ("settings/keys.txt", written("settings/keys.txt", KEYS_UTF16_BE)),
+    "utf-32-file": ("settings/keys32.env", written("settings/keys32.env", KEYS.encode("utf-32"))),
+    "base64url-literal": (
+        "src/blob.py",
+        written("src/blob.py", _literal_of(base64.urlsafe_b64encode)),
+    ),
+    "base32-literal": ("src/blob.py", written("src/blob.py", _literal_of(base64.b32encode))),
+    "hex-literal": ("src/blob.py", written("src/blob.py", _literal_of(lambda b: b.hex().encode()))),
+    "double-base64-literal": (
+        "src/blob.py",
+        written("src/blob.py", _literal_of(lambda b: base64.b64encode(base64.b64encode(b)))),
+    ),
+    "gzip-base64-in-a-large-file": (
+        "settings/big.py",
+        written("settings/big.py", BIG + _literal_of(_gzip_base64)),
+    ),
+    "key-at-the-end-of-a-large-utf-16-file": (
+        "settings/big16.env",
+        written("settings/big16.env", (BIG + KEYS).encode("utf-16")),
+    ),
     "referee-folder": (".referee/deploy/keys.py", written(".referee/deploy/keys.py", KEYS)),
     "nul-byte-header": ("settings/keys.cfg", written("settings/keys.cfg", b"\0\n" + KEYS.encode())),
     "utf-16-file": ("settings/keys.env", written("settings/keys.env", KEYS.encode("utf-16"))),

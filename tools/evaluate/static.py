@@ -12,7 +12,14 @@ import anyio
 from referee.tools.create_contract.config import allowlist_at
 from referee.tools.graders.base import GradeContext, StaticRun
 from referee.tools.models.checks import STATIC_RULES
-from referee.tools.repo import GitError, blobs_at, changed_lines, is_git_repo, list_files
+from referee.tools.repo import (
+    GitError,
+    blobs_at,
+    changed_lines,
+    is_git_repo,
+    list_files,
+    store_dir_changes,
+)
 from referee.tools.static import StaticFinding, StaticReport, run_pipeline
 from referee.tools.static.allowlist import Allowlist, parse_allowlist
 from referee.tools.static.baseline import split_findings
@@ -30,7 +37,7 @@ async def run_static(ctx: GradeContext, scope: str, home: Path) -> StaticRun:
     At task scope with a base, only the change's own findings stay in the report; the others are
     the run's `baseline`.
     """
-    files = ctx.scope_files
+    files = [*ctx.scope_files, *await anyio.to_thread.run_sync(_store_dir_files, ctx, scope)]
     everything = list_files(ctx.workdir) if is_git_repo(ctx.workdir) else files
     baseline: list[StaticFinding] = []
     compared = scope == "task" and ctx.base and ctx.tree and not ctx.tree.startswith("dir:")
@@ -63,6 +70,14 @@ async def run_static(ctx: GradeContext, scope: str, home: Path) -> StaticRun:
         details={**_details(report), **({"baseline": len(baseline)} if baseline else {})},
     )
     return StaticRun(report=report, evidence_ids=[item.id], baseline=baseline)
+
+
+def _store_dir_files(ctx: GradeContext, scope: str) -> list[str]:
+    """What the change put into `.referee/` (outside the evaluated tree): scanned for secrets
+    alone, as the pipeline does for every file it leaves to no other rule (exclude.py)."""
+    if scope != "task" or not is_git_repo(ctx.workdir):
+        return []
+    return [p for p in store_dir_changes(ctx.workdir, ctx.base) if p not in ctx.scope_files]
 
 
 def _pipeline(

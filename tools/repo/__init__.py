@@ -18,6 +18,7 @@ from referee.tools.repo.files import (
     last_commits,
     list_files,
     list_files_at,
+    store_dir_changes,
 )
 from referee.tools.repo.git import GitError, git
 from referee.tools.repo.info import (
@@ -96,6 +97,7 @@ __all__ = [
     "resolve_commit",
     "restore_tree",
     "start_branch",
+    "store_dir_changes",
     "tree_entry_map",
     "tree_files",
     "view_of",
