@@ -158,7 +158,7 @@ def _contract_id(store: Store, given: str) -> str:
     if not path.is_file():
         return given
     try:
-        contract, config = load_exported_file(path)
+        contract, config = load_exported_file(path, key=store.key)
     except ContractFileError as exc:
         raise UsageError(str(exc)) from exc
     import_contract(contract, store=store, config=config)

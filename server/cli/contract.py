@@ -65,10 +65,12 @@ def run_create(args: argparse.Namespace) -> int:
 
     settings = settings_of(args)
     try:
-        parsed = read_contract_file(args.file)
+        parsed = read_contract_file(args.file, key=settings.key_source.load())
     except ContractFileError as exc:
         sys.stderr.write(f"error: {exc}\n")
         return EXIT_USAGE
+    except InvalidInput as exc:
+        return report_error(exc)
     store = open_store(settings)
     try:
         result = _create_or_import(parsed, args, settings, store)

@@ -174,7 +174,8 @@ def open_session(settings: Settings, contract_arg: str | None) -> Session:
     if contract_arg is None:
         return session
     if Path(contract_arg).suffix in _CONTRACT_SUFFIXES or Path(contract_arg).is_file():
-        session.contract, session.config = _contract_file(Path(contract_arg))
+        key = settings.key_source.load()
+        session.contract, session.config = _contract_file(Path(contract_arg), key)
         session.contract_stored = (
             _stored_copy(session.store, session.contract.id) == session.contract
         )
@@ -186,12 +187,12 @@ def open_session(settings: Settings, contract_arg: str | None) -> Session:
     return session
 
 
-def _contract_file(path: Path) -> tuple[Contract, ContractConfig | None]:
+def _contract_file(path: Path, key: bytes) -> tuple[Contract, ContractConfig | None]:
     from referee.tools.create_contract import ContractFileError, load_exported_file
     from referee.tools.errors import InvalidInput
 
     try:
-        return load_exported_file(path)
+        return load_exported_file(path, key=key)
     except ContractFileError as exc:
         raise UsageError(str(exc)) from exc
     except InvalidInput as exc:

@@ -637,12 +637,13 @@ def test_binary_and_minified_files_are_skipped_except_for_secrets(tmp_path: Path
 
     report = run(repo)
 
-    # A key hidden in a bundle is still a leaked key: secret scanning reads minified files too;
-    # nothing else does, and binary files are read by no rule.
+    # A key hidden in a bundle or behind a binary header is still a leaked key: secret scanning
+    # reads minified files and the printable runs of binary ones; nothing else does.
     found = [(f.rule, f.path) for f in report.findings if f.rule != "test_existence"]
     assert sorted(found) == [
         ("hardcoded_secrets", "app.min.js"),
         ("hardcoded_secrets", "bundle.js"),
+        ("hardcoded_secrets", "logo.png"),
     ]
     # A .min. name is known by its path; a bundle without one, by its line lengths.
     assert report.excluded == {"minified": 1}

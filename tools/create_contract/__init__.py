@@ -4,8 +4,9 @@ entry       create_contract, import_contract, get_contract
 validation  every problem of a request at once (types and rules), and its warnings
 views       the evaluator view and the generator view (hold-outs removed without a trace)
 files       contracts as YAML files for CI
-config      the rubric and allowlist fixed when the contract is created, and the rubrics that
-            judge a stored contract
+config      the rubric and allowlist fixed when the contract is created (from the base commit),
+            and the rubrics that judge a stored contract
+seal        the HMAC an exported file carries, without which its configuration is not taken
 """
 
 from referee.tools.create_contract.config import (

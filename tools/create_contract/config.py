@@ -4,6 +4,11 @@ A rubric and the secret check's allowlist are read from the repository once, at 
 with the contract and named by a digest in it (`config_digest`). Every later step (evaluate,
 validate, aggregate, report, the CI gate) takes them from there: the generator can rewrite
 `.referee/rubrics/` or `.gitleaks.toml` in the tree it hands in, and that changes nothing.
+
+At creation they are read from the contract's base commit (git's objects), never from the
+working tree: an untracked, ignored, staged or edited file there may be what the generator of an
+earlier round left behind, and the orchestrator's configuration is what it committed. Only a
+plain folder, which has no commit, is read from disk.
 """
 
 from __future__ import annotations
@@ -14,21 +19,54 @@ from pathlib import Path
 
 from referee.tools.models.contract import ConfigFile, Contract, ContractConfig
 from referee.tools.models.rubric import Rubric
-from referee.tools.repo import GitError, blobs_at, list_files_at
-from referee.tools.rubrics import RubricSet, builtin_rubrics, load_rubric_text
-from referee.tools.rubrics.load import USER_RUBRIC_DIR, RubricError
+from referee.tools.repo import GitError, RepoInfo, blobs_at
+from referee.tools.rubrics import RubricSet, builtin_rubrics, rubrics_at
 from referee.tools.store import Store, load_config
 
-__all__ = ["config_digest", "config_for", "contract_rubrics", "fixed_rubrics", "rubrics_at"]
+__all__ = [
+    "allowlist_at",
+    "config_digest",
+    "config_for",
+    "contract_rubrics",
+    "fixed_rubrics",
+    "rubrics_at",
+]
 
 _ALLOWLIST_LIMIT = 256 * 1024
 
 
-def config_for(rubric: Rubric, root: Path | None, created: float | None = None) -> ContractConfig:
-    """The configuration of a contract being created: its rubric and the repository's allowlist
-    file as it is now (the orchestrator's moment, before the generator starts), and that moment."""
-    allowlist = _allowlist(root) if root else None
+def config_for(
+    rubric: Rubric, repo: RepoInfo | None, base: str | None, created: float | None = None
+) -> ContractConfig:
+    """The configuration of a contract being created: its rubric, the repository's allowlist file
+    as the base commit holds it (a plain folder: as it is now), and the moment of creation."""
+    allowlist = None
+    if repo is not None:
+        allowlist = (
+            (allowlist_at(repo.root, base) if base else None)
+            if repo.is_git
+            else _allowlist_on_disk(repo.root)
+        )
     return ContractConfig(rubric=rubric, allowlist=allowlist, created=created)
+
+
+def allowlist_at(repo: Path, commit: str) -> ConfigFile | None:
+    """The allowlist file committed at `commit` (the first of CONFIG_NAMES it holds)."""
+    from referee.tools.static.allowlist import CONFIG_NAMES  # the secret engine loads lazily
+
+    try:
+        found = blobs_at(repo, commit, list(CONFIG_NAMES))
+    except GitError:
+        return None
+    for name in CONFIG_NAMES:
+        data = found.get(name)
+        if data is None or len(data) > _ALLOWLIST_LIMIT:
+            continue
+        try:
+            return ConfigFile(name=name, text=data.decode("utf-8"))
+        except UnicodeDecodeError:
+            continue
+    return None
 
 
 def config_digest(config: ContractConfig) -> str:
@@ -62,31 +100,7 @@ def _folded(contract: Contract) -> str:
     return contract.rubric_ref.casefold()
 
 
-def rubrics_at(repo: Path, commit: str) -> RubricSet:
-    """The user rubrics of `.referee/rubrics/` as committed at `commit` (the trusted base)."""
-    found = RubricSet()
-    try:
-        names = [
-            p
-            for p in list_files_at(repo, commit, USER_RUBRIC_DIR.as_posix())
-            if p.endswith((".yaml", ".yml"))
-        ]
-        texts = blobs_at(repo, commit, names)
-    except GitError:
-        return found
-    for name in sorted(texts):
-        try:
-            rubric = load_rubric_text(
-                texts[name].decode("utf-8", "replace"), f"{commit[:12]}:{name}"
-            )
-        except RubricError as exc:
-            found.errors.append(exc)
-            continue
-        found.rubrics.setdefault(rubric.name, rubric)
-    return found
-
-
-def _allowlist(root: Path) -> ConfigFile | None:
+def _allowlist_on_disk(root: Path) -> ConfigFile | None:
     from referee.tools.static.allowlist import CONFIG_NAMES  # the secret engine loads lazily
 
     for name in CONFIG_NAMES:

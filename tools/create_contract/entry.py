@@ -8,7 +8,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from referee.tools.create_contract.config import config_digest, config_for
-from referee.tools.create_contract.files import CONFIG_KEY
+from referee.tools.create_contract.files import CONFIG_KEY, parse_exported
+from referee.tools.create_contract.seal import SEAL_KEY, contract_seal
 from referee.tools.create_contract.validation import (
     DEFAULT_EVALUATOR,
     validated_request,
@@ -28,7 +29,7 @@ from referee.tools.models.contract import (
 )
 from referee.tools.prompts import evaluator_prompt_version
 from referee.tools.repo import RepoInfo, resolve_commit
-from referee.tools.rubrics import RubricSet, select_rubric
+from referee.tools.rubrics import RubricSet, load_rubrics, select_rubric
 from referee.tools.store import Store, insert_contract, load_config, load_contract, replace_contract
 
 __all__ = ["create_contract", "export_contract", "get_contract", "import_contract"]
@@ -48,6 +49,10 @@ def create_contract(
         InvalidInput: every problem of the request at once, each with a JSON pointer.
     """
     base, base_problems = _base_commit(args.get("base_commit"), repo)
+    if repo.is_git and base is not None and base != repo.head:
+        # The caller's rubrics are HEAD's (load_rubrics); a contract on another base is judged
+        # with that commit's.
+        rubrics = load_rubrics(repo.root, base)
     try:
         request = validated_request(args, rubrics, repo.root)
     except InvalidInput as exc:
@@ -58,7 +63,7 @@ def create_contract(
     contract = _build_contract(request, rubrics, repo, created, base)
     rubric = rubrics.get(contract.rubric_ref)
     assert rubric is not None  # _build_contract found it
-    config = config_for(rubric, repo.root, created.timestamp())
+    config = config_for(rubric, repo, base, created.timestamp())
     contract = contract.model_copy(update={"config_digest": config_digest(config)})
     stored = insert_contract(store, contract, config)
     return CreateContractResult(
@@ -104,11 +109,15 @@ def get_contract(contract_id: str, view: View, *, store: Store) -> dict[str, Any
 
 def export_contract(contract_id: str, view: View, *, store: Store) -> dict[str, Any]:
     """A stored contract as a file's document: the view, with the configuration fixed at its
-    creation (`config`: rubric, allowlist), which CI then judges with."""
+    creation (`config`: rubric, allowlist), which CI then judges with, and the seal of both with
+    referee's key (`seal`), without which a file's configuration is not taken."""
     doc = get_contract(contract_id, view, store=store)
     config = load_config(store, load_contract(store, contract_id))
     if config is not None:
         doc[CONFIG_KEY] = config.model_dump(mode="json", by_alias=True)
+    # Sealed as the file will be read back: the view's document parsed as a contract.
+    contract, _ = parse_exported(doc)
+    doc[SEAL_KEY] = contract_seal(store.key, contract, config)
     return doc
 
 

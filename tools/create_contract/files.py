@@ -10,6 +10,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from referee.tools.create_contract.seal import SEAL_KEY, seal_problems
 from referee.tools.errors import InvalidInput, Problem, RefereeError, problems_from_validation
 from referee.tools.models.contract import Contract, ContractConfig
 
@@ -34,8 +35,13 @@ class ContractFile:
     config: ContractConfig | None = None
 
 
-def read_contract_file(path: Path) -> ContractFile:
+def read_contract_file(path: Path, *, key: bytes | None) -> ContractFile:
     """Parse a contract file; an exported contract (it has an id) is returned whole.
+
+    Args:
+        path: The file.
+        key: referee's signing key, which must verify an exported file's seal (see `seal`);
+            None only where the file comes from a place the caller trusts for itself.
 
     Raises:
         ContractFileError: unreadable file, YAML syntax error, not a mapping.
@@ -43,7 +49,7 @@ def read_contract_file(path: Path) -> ContractFile:
     """
     data = _load_mapping(path)
     if all(key in data for key in _EXPORTED_MARKERS):
-        contract, config = parse_exported(data)
+        contract, config = parse_exported(data, key=key)
         return ContractFile(contract=contract, config=config)
     return ContractFile(request=flatten_request(data))
 
@@ -72,6 +78,9 @@ def _mapping(text: str, name: str, *, as_json: bool) -> dict[str, Any]:
 def contract_from_text(text: str, name: str) -> tuple[Contract, ContractConfig | None]:
     """An exported contract and its configuration from its text (a file read from git).
 
+    Its seal is not checked: the gate reads the text from the protected base branch, which is
+    what it trusts, and runs with a key of its own that no exported file was sealed with.
+
     Raises:
         ContractFileError: not YAML/JSON, not a mapping, or a request rather than an exported
             contract.
@@ -91,11 +100,14 @@ def parse_contract(data: dict[str, Any]) -> Contract:
     return parse_exported(data)[0]
 
 
-def parse_exported(data: dict[str, Any]) -> tuple[Contract, ContractConfig | None]:
-    """Validate an exported contract and the configuration it carries (kept only when its digest
-    is the contract's: an edited configuration is dropped, never used)."""
+def parse_exported(
+    data: dict[str, Any], *, key: bytes | None = None
+) -> tuple[Contract, ContractConfig | None]:
+    """Validate an exported contract and the configuration it carries (refused when its digest
+    is not the contract's, or, given referee's key, when the file's seal does not verify)."""
     data = dict(data)
     raw_config = data.pop(CONFIG_KEY, None)
+    seal = data.pop(SEAL_KEY, None)
     try:
         contract = Contract.model_validate(data)
         config = ContractConfig.model_validate(raw_config) if raw_config is not None else None
@@ -113,6 +125,8 @@ def parse_exported(data: dict[str, Any]) -> tuple[Contract, ContractConfig | Non
         raise InvalidInput(
             [Problem(path="/config", code="config_digest_mismatch", message=message)]
         )
+    if key is not None and (problems := seal_problems(key, seal, contract, config)):
+        raise InvalidInput(problems)
     return contract, config
 
 
@@ -130,13 +144,15 @@ def flatten_request(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def load_contract_file(path: Path) -> Contract:
-    """A complete contract from a file (for validation in CI without a database)."""
-    return load_exported_file(path)[0]
+    """A complete contract from a file, without its configuration and unsealed (the gate's
+    hold-out bundle, which it checks against the base branch's contract)."""
+    return load_exported_file(path, key=None)[0]
 
 
-def load_exported_file(path: Path) -> tuple[Contract, ContractConfig | None]:
-    """A complete contract and the configuration exported with it, from a file."""
-    parsed = read_contract_file(path)
+def load_exported_file(path: Path, *, key: bytes | None) -> tuple[Contract, ContractConfig | None]:
+    """A complete contract and the configuration exported with it, from a file (its seal
+    verified with `key`; see `read_contract_file`)."""
+    parsed = read_contract_file(path, key=key)
     if parsed.contract is None:
         raise ContractFileError(
             f"{path} is a contract request, not an exported contract; export one with `referee"

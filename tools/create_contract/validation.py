@@ -115,7 +115,10 @@ def _rubric_problems(args: Mapping[str, Any], rubrics: RubricSet) -> list[Proble
         Problem(
             path="/rubric_ref",
             code="unknown_rubric",
-            message=f"no rubric named {ref!r}; known: {known}",
+            message=(
+                f"no rubric named {ref!r}; known: {known} (a rubric of the repository counts"
+                " once it is committed in .referee/rubrics/ at the contract's base)"
+            ),
         )
     ]
 

@@ -9,12 +9,20 @@ from typing import Any
 
 import anyio
 
+from referee.tools.create_contract.config import allowlist_at
 from referee.tools.graders.base import GradeContext, StaticRun
 from referee.tools.graders.static import matches
 from referee.tools.models.checks import STATIC_RULES, StaticCheck
-from referee.tools.repo import GitError, blobs_at, changed_lines, is_git_repo, list_files
+from referee.tools.repo import (
+    GitError,
+    blobs_at,
+    changed_lines,
+    is_git_repo,
+    list_files,
+    store_dir_changes,
+)
 from referee.tools.static import StaticFinding, StaticReport, run_pipeline
-from referee.tools.static.allowlist import CONFIG_NAMES, Allowlist, parse_allowlist
+from referee.tools.static.allowlist import Allowlist, parse_allowlist
 from referee.tools.static.baseline import split_findings
 from referee.tools.static.pipeline import DEFAULT_CONFIG
 from referee.tools.static.secrets import marked_secret_items
@@ -30,8 +38,9 @@ async def run_static(ctx: GradeContext, scope: str, home: Path) -> StaticRun:
     At task scope with a base, only the change's own findings stay in the report; the others are
     the run's `baseline`.
     """
-    everything = list_files(ctx.workdir) if is_git_repo(ctx.workdir) else ctx.scope_files
-    files = _with_criterion_paths(ctx, ctx.scope_files, everything)
+    scoped = [*ctx.scope_files, *await anyio.to_thread.run_sync(_store_dir_files, ctx, scope)]
+    everything = list_files(ctx.workdir) if is_git_repo(ctx.workdir) else scoped
+    files = _with_criterion_paths(ctx, scoped, everything)
     baseline: list[StaticFinding] = []
     compared = scope == "task" and ctx.base and ctx.tree and not ctx.tree.startswith("dir:")
     try:
@@ -79,6 +88,14 @@ def _with_criterion_paths(ctx: GradeContext, files: list[str], everything: list[
     return list(dict.fromkeys([*files, *(f for f in extra if (ctx.workdir / f).is_file())]))
 
 
+def _store_dir_files(ctx: GradeContext, scope: str) -> list[str]:
+    """What the change put into `.referee/` (outside the evaluated tree): scanned for secrets
+    alone, as the pipeline does for every file it leaves to no other rule (exclude.py)."""
+    if scope != "task" or not is_git_repo(ctx.workdir):
+        return []
+    return [p for p in store_dir_changes(ctx.workdir, ctx.base) if p not in ctx.scope_files]
+
+
 def _pipeline(
     workdir: Path,
     files: list[str],
@@ -99,11 +116,8 @@ def _allowlist(ctx: GradeContext) -> Allowlist:
         return parse_allowlist(stored.text, stored.name) if stored else Allowlist()
     if not ctx.base or not is_git_repo(ctx.repo):
         return Allowlist()
-    found = blobs_at(ctx.repo, ctx.base, list(CONFIG_NAMES))
-    name = next((n for n in CONFIG_NAMES if n in found), None)
-    if name is None:
-        return Allowlist()
-    return parse_allowlist(found[name].decode("utf-8", "replace"), name)
+    committed = allowlist_at(ctx.repo, ctx.base)
+    return parse_allowlist(committed.text, committed.name) if committed else Allowlist()
 
 
 def _without_baseline(

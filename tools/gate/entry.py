@@ -41,7 +41,7 @@ from referee.tools.models.aggregate import AggregateResult
 from referee.tools.models.contract import Contract, ContractConfig
 from referee.tools.models.evaluation import EvaluateInput, Evaluation
 from referee.tools.models.validation import ValidationResult
-from referee.tools.repo import GitError, git
+from referee.tools.repo import GitError, git, qualified_ref
 from referee.tools.rubrics import RubricSet
 from referee.tools.sandbox import sandbox_support
 from referee.tools.settings import Settings
@@ -124,10 +124,11 @@ async def run_gate(request: GateRequest, now: Callable[[], datetime] | None = No
     clock = now or (lambda: datetime.now(UTC))
     repo = request.repo.resolve()
     notes: list[str] = []
-    contract, config = _base_contract(repo, request.contract_ref, notes)
+    ref, path = _base_ref(repo, request.contract_ref, notes)
+    contract, config = _base_contract(repo, ref, path, notes)
     contract, holdout_files = _with_holdouts(contract, request.holdout_dir, notes)
     contract = contract.model_copy(update={"repo": str(repo)})
-    rubrics = _rubrics(repo, request.contract_ref, contract, config, notes)
+    rubrics = _rubrics(repo, ref, contract, config, notes)
     with tempfile.TemporaryDirectory(prefix="referee-ci-") as scratch:
         settings = _settings(repo, Path(scratch), request.env, holdout_files)
         store = Store(settings.home, key=settings.key_source.load(), vault=Path(scratch) / "vault")
@@ -142,14 +143,26 @@ async def run_gate(request: GateRequest, now: Callable[[], datetime] | None = No
             store.close()
 
 
-def _base_contract(
-    repo: Path, reference: str, notes: list[str]
-) -> tuple[Contract, ContractConfig | None]:
-    ref, sep, path = reference.partition(":")
-    if not sep or not ref or not path:
+def _base_ref(repo: Path, reference: str, notes: list[str]) -> tuple[str, str]:
+    """The fully qualified base ref and the contract's path of `REF:PATH`; a note when the name
+    also names a tag or another branch, which the gate did not read."""
+    name, sep, path = reference.partition(":")
+    if not sep or not name or not path:
         raise GateError(
             f"--contract-ref {reference!r} must be REF:PATH, e.g. origin/main:contracts/x.yaml"
         )
+    found = qualified_ref(repo, name)
+    if found.shadowed:
+        notes.append(
+            f"{name} also names {', '.join(found.shadowed)}; the gate read {found.ref}"
+            " (a tag or a branch spelled like the base branch is not the base branch)"
+        )
+    return found.ref, path
+
+
+def _base_contract(
+    repo: Path, ref: str, path: str, notes: list[str]
+) -> tuple[Contract, ContractConfig | None]:
     try:
         text = git(repo, "show", f"{ref}:{path}")
     except GitError as exc:
@@ -174,14 +187,13 @@ _CONFIGURATION = (".referee/rubrics", ".gitleaks.toml", ".betterleaks.toml")
 
 def _rubrics(
     repo: Path,
-    reference: str,
+    ref: str,
     contract: Contract,
     config: ContractConfig | None,
     notes: list[str],
 ) -> RubricSet:
     """The contract's rubrics: those exported with it, else the base branch's, never the pull
     request's; and a note for each configuration file the pull request changes."""
-    ref = reference.partition(":")[0]
     found = fixed_rubrics(contract, config)
     if found.get(contract.rubric_ref) is None:
         found.rubrics.update(rubrics_at(repo, ref).rubrics)

@@ -2,6 +2,7 @@
 
 git       the one git runner: safe `-c` options, clean environment, timeouts
 info      root, HEAD, refs (describe_repo, resolve_commit)
+refs      a short ref name read as the branch it names (qualified_ref), never a tag spelled like it
 tree      tree hashes of the working tree (hashed from disk), of commits, of folders
 files     files changed since base, every file, a file's text at a commit
 views     another tree shown at the repository's own path (what to lay over, what to hide)
@@ -18,6 +19,7 @@ from referee.tools.repo.files import (
     last_commits,
     list_files,
     list_files_at,
+    store_dir_changes,
 )
 from referee.tools.repo.git import GitError, git
 from referee.tools.repo.info import (
@@ -40,6 +42,7 @@ from referee.tools.repo.pins import (
     restore_tree,
     start_branch,
 )
+from referee.tools.repo.refs import QualifiedRef, qualified_ref
 from referee.tools.repo.tree import (
     STORE_DIR,
     commit_tree_hash,
@@ -65,6 +68,7 @@ __all__ = [
     "Entry",
     "GitError",
     "Pin",
+    "QualifiedRef",
     "RepoInfo",
     "RestoreRefused",
     "Restored",
@@ -91,10 +95,12 @@ __all__ = [
     "list_files_at",
     "pin_tree",
     "pins",
+    "qualified_ref",
     "repository_root",
     "resolve_commit",
     "restore_tree",
     "start_branch",
+    "store_dir_changes",
     "tree_entry_map",
     "tree_files",
     "view_of",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+import hashlib
 import os
 import re
 from collections.abc import Sequence
@@ -22,6 +23,7 @@ __all__ = [
     "last_commits",
     "list_files",
     "list_files_at",
+    "store_dir_changes",
 ]
 
 _EXCLUDE = f":(exclude){STORE_DIR}"
@@ -47,6 +49,43 @@ def list_files(repo: Path) -> list[str]:
         repo, "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", ".", _EXCLUDE
     )
     return sorted({p for p in out.split("\0") if p and (repo / p).exists()})
+
+
+def store_dir_changes(repo: Path, base: str | None) -> list[str]:
+    """Files under `.referee/` that git lists (tracked, or untracked and not ignored) whose
+    content on disk is not the base's: referee's folder is left out of the evaluated tree (its
+    store lives there), but a file the change commits into it ships with the change all the same.
+    """
+    listed = git_bytes(
+        repo, "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", STORE_DIR
+    )
+    at_base = _blob_ids(repo, base) if base else {}
+    changed = []
+    for name in sorted({os.fsdecode(p) for p in listed.split(b"\0") if p}):
+        path = repo / name
+        if path.is_symlink() or not path.is_file():
+            continue
+        try:
+            blob = _blob_id(path.read_bytes())
+        except OSError:
+            continue
+        if at_base.get(name) != blob:
+            changed.append(name)
+    return changed
+
+
+def _blob_ids(repo: Path, commit: str) -> dict[str, str]:
+    out = git_bytes(repo, "ls-tree", "-r", "-z", "--full-tree", commit, "--", STORE_DIR)
+    found = {}
+    for entry in out.split(b"\0"):
+        meta, _, name = entry.partition(b"\t")
+        if name:
+            found[os.fsdecode(name)] = meta.split()[-1].decode("ascii")
+    return found
+
+
+def _blob_id(data: bytes) -> str:
+    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
 
 
 def list_files_at(repo: Path, commit: str, folder: str) -> list[str]:

@@ -8,6 +8,7 @@ from pathlib import Path
 from referee.tools.errors import InvalidInput, Problem
 from referee.tools.repo.git import GitError, git
 from referee.tools.repo.objects import root_tree
+from referee.tools.repo.refs import qualified_ref
 from referee.tools.repo.root import repository_root
 
 __all__ = [
@@ -57,13 +58,15 @@ def head_commit(repo: Path) -> str | None:
 
 
 def resolve_commit(repo: Path, ref: str, at: str = "/ref") -> str:
-    """The full SHA of a ref, or InvalidInput naming the ref."""
+    """The full SHA of a ref (a short name read as the branch it names: see `refs`), or
+    InvalidInput naming the ref."""
+    name = qualified_ref(repo, ref).ref
     try:
         return git(
-            repo, "rev-parse", "--verify", "-q", "--end-of-options", f"{ref}^{{commit}}"
+            repo, "rev-parse", "--verify", "-q", "--end-of-options", f"{name}^{{commit}}"
         ).strip()
     except GitError:
-        _refuse_if_rewritten(repo, ref)
+        _refuse_if_rewritten(repo, name)
         raise InvalidInput(
             [Problem(path=at, code="unknown_ref", message=f"{ref!r} is not a commit in {repo}")]
         ) from None

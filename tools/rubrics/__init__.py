@@ -1,6 +1,6 @@
 """Rubrics: loading (built-in and a repository's own), checking, and their arithmetic.
 
-load        RubricSet, load_rubrics: the built-ins plus `.referee/rubrics/*.yaml`
+load        RubricSet, load_rubrics: the built-ins plus `.referee/rubrics/*.yaml` (as committed)
 check       the semantic rules a rubric file must meet (weights sum to 1.0, examples add up)
 arithmetic  weighted and normalized scores, the verdict rule, health bands, rubric selection
 """
@@ -23,6 +23,7 @@ from referee.tools.rubrics.load import (
     load_rubric_file,
     load_rubric_text,
     load_rubrics,
+    rubrics_at,
 )
 
 __all__ = [
@@ -39,6 +40,7 @@ __all__ = [
     "load_rubric_text",
     "load_rubrics",
     "normalized",
+    "rubrics_at",
     "select_rubric",
     "verdict_for",
 ]

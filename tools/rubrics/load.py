@@ -18,14 +18,14 @@ Level keys may be written as numbers or strings (`0:`, `"0"`, `0.40:`). A loaded
 them canonically, in scale order: "0".."3" on integer scales, "0.0", "0.4" … on unit scales.
 
 Built-in rubrics are package data of `referee.rubrics`; a repository adds or overrides rubrics
-with `*.yaml` / `*.yml` files in `.referee/rubrics/`.
+with `*.yaml` / `*.yml` files committed in `.referee/rubrics/` (a plain folder: its files).
 """
 
 from __future__ import annotations
 
 import functools
 import importlib.resources
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,6 +35,7 @@ from pydantic import ValidationError
 
 from referee.tools.errors import InvalidInput, Problem, problems_from_validation
 from referee.tools.models.rubric import Rubric
+from referee.tools.repo import GitError, blobs_at, head_commit, is_git_repo, list_files_at
 from referee.tools.rubrics.check import canonical, parts_of, problem, semantic_problems
 
 # libyaml's safe loader when present: the same documents, parsed about ten times faster.
@@ -48,6 +49,7 @@ __all__ = [
     "load_rubric_file",
     "load_rubric_text",
     "load_rubrics",
+    "rubrics_at",
 ]
 
 USER_RUBRIC_DIR = Path(".referee") / "rubrics"
@@ -156,8 +158,14 @@ def _load_builtins() -> tuple[Rubric, ...]:
     )
 
 
-def load_rubrics(repo: Path | None) -> RubricSet:
+def load_rubrics(repo: Path | None, at: str | None = None) -> RubricSet:
     """Return the built-in rubrics plus those of a repository's `.referee/rubrics/`.
+
+    In a git repository the user rubrics are those committed at `at` (default HEAD), read from
+    git's objects: a file the working tree holds but no commit does (untracked, ignored, staged,
+    or edited since) was written by whoever last worked in the tree, possibly the generator of an
+    earlier round, and is no rubric of the orchestrator's. A plain folder has no history: its
+    files are all there is.
 
     A user rubric whose name matches a built-in (ignoring case) replaces it. A user file that
     fails to load is kept in `errors` and hides nothing; of two user files defining the same
@@ -165,6 +173,7 @@ def load_rubrics(repo: Path | None) -> RubricSet:
 
     Args:
         repo: The repository root, or None for the built-ins alone.
+        at: The commit to read a git repository's rubrics from (default HEAD).
 
     Returns:
         The available rubrics and the errors of broken user files.
@@ -172,36 +181,69 @@ def load_rubrics(repo: Path | None) -> RubricSet:
     found = RubricSet(rubrics=builtin_rubrics())
     if repo is None:
         return found
-    defined_by: dict[str, Path] = {}
-    for path in _user_rubric_files(repo):
-        _add_user_rubric(found, path, defined_by)
+    user = _committed(repo, at) if is_git_repo(repo) else _on_disk(repo)
+    defined_by: dict[str, str] = {}
+    for source, read in user:
+        _add_user_rubric(found, source, read, defined_by)
     return found
 
 
-def _user_rubric_files(repo: Path) -> list[Path]:
+def rubrics_at(repo: Path, commit: str) -> RubricSet:
+    """The user rubrics of `.referee/rubrics/` as committed at `commit` alone (no built-ins)."""
+    found = RubricSet()
+    defined_by: dict[str, str] = {}
+    for source, read in _committed(repo, commit):
+        _add_user_rubric(found, source, read, defined_by)
+    return found
+
+
+_Read = Callable[[], Rubric]
+
+
+def _on_disk(repo: Path) -> list[tuple[str, _Read]]:
     folder = repo / USER_RUBRIC_DIR
     if not folder.is_dir():
         return []
-    return sorted(p for p in folder.iterdir() if p.suffix in {".yaml", ".yml"} and p.is_file())
+    paths = sorted(p for p in folder.iterdir() if p.suffix in {".yaml", ".yml"} and p.is_file())
+    return [(str(p), functools.partial(load_rubric_file, p)) for p in paths]
 
 
-def _add_user_rubric(found: RubricSet, path: Path, defined_by: dict[str, Path]) -> None:
+def _committed(repo: Path, at: str | None) -> list[tuple[str, _Read]]:
+    commit = at or head_commit(repo)
+    if commit is None:
+        return []  # no commit yet: nothing is the orchestrator's
     try:
-        rubric = load_rubric_file(path)
+        names = [
+            p
+            for p in list_files_at(repo, commit, USER_RUBRIC_DIR.as_posix())
+            if p.endswith((".yaml", ".yml"))
+        ]
+        texts = blobs_at(repo, commit, names)
+    except GitError:
+        return []
+    found: list[tuple[str, _Read]] = []
+    for name in sorted(texts):
+        source = f"{commit[:12]}:{name}"
+        text = texts[name].decode("utf-8", "replace")
+        found.append((source, functools.partial(load_rubric_text, text, source)))
+    return found
+
+
+def _add_user_rubric(
+    found: RubricSet, source: str, read: _Read, defined_by: dict[str, str]
+) -> None:
+    try:
+        rubric = read()
     except RubricError as exc:
         found.errors.append(exc)
         return
     folded = rubric.name.casefold()
     if folded in defined_by:
-        message = (
-            f"rubric {rubric.name} is already defined by {defined_by[folded].name}; rename one of"
-            " them"
-        )
-        found.errors.append(
-            RubricError(str(path), [problem(("name",), "duplicate_rubric", message)])
-        )
+        first = defined_by[folded].rpartition("/")[2]
+        message = f"rubric {rubric.name} is already defined by {first}; rename one of them"
+        found.errors.append(RubricError(source, [problem(("name",), "duplicate_rubric", message)]))
         return
-    defined_by[folded] = path
+    defined_by[folded] = source
     found.rubrics = {k: r for k, r in found.rubrics.items() if k.casefold() != folded}
     found.rubrics[rubric.name] = rubric
 

@@ -14,9 +14,10 @@ Severities (see `severity`): secrets CRITICAL, HIGH in test files and fixtures; 
 and cognitive complexity HIGH beyond twice the limit, else MEDIUM; file length, nesting and
 duplicates MEDIUM; a missing test MEDIUM; TODO density LOW.
 
-Files over 1 MB, binary files and minified files are not analysed (source files among them are
-noted in the report's errors), nor is anything under `.referee/`. A file that does not parse is
-noted in the errors, never fatal.
+Files over 1 MB, binary files and minified files are not analysed by the code rules (source files
+among them are noted in the report's errors), nor is anything under `.referee/`; every file is
+scanned for secrets, whatever its encoding, size or place (see `secret_text`: a file past its
+limit is noted). A file that does not parse is noted in the errors, never fatal.
 """
 
 from __future__ import annotations

@@ -27,6 +27,7 @@ import re2
 
 from referee.tools.evidence.shapes import find_shapes
 from referee.tools.static.model import StaticFinding
+from referee.tools.static.secret_text import SCAN_LIMIT, file_text
 
 __all__ = ["CONFIG_NAMES", "Allowlist", "parse_allowlist", "read_allowlist", "without_allowed"]
 
@@ -178,8 +179,10 @@ def _secrets_on(line: str) -> Iterable[tuple[str, str, str]]:
 
 
 def _lines(path: Path) -> list[str]:
+    """The file's lines as the secret scan read them (UTF-16, binary: see `secret_text`)."""
     try:
-        return path.read_text(encoding="utf-8", errors="replace").splitlines()
+        with path.open("rb") as handle:
+            return file_text(handle.read(SCAN_LIMIT)).splitlines()
     except OSError:
         return []
 

@@ -8,6 +8,7 @@ under another extension is read differently.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Collection, Sequence
 from pathlib import Path
@@ -18,7 +19,8 @@ import complexipy
 from referee.tools.static.embedded import EMBEDDING, script_blocks
 from referee.tools.static.model import Item, Outcome, StaticConfig
 from referee.tools.static.paths import language_of, parsed_language
-from referee.tools.static.secrets import secret_items
+from referee.tools.static.secret_text import SCAN_LIMIT, beyond_limit
+from referee.tools.static.secrets import file_secret_items
 from referee.tools.static.structure import structure_items
 from referee.tools.static.textchecks import file_length_items, todo_items
 
@@ -64,26 +66,44 @@ def analyse_batch(
 def analyse_file(path: Path, analysers: Sequence[str], config: StaticConfig) -> dict[str, Outcome]:
     """Run the named analysers on one file; an unreadable or skipped file yields empty outcomes."""
     try:
-        data = path.read_bytes()
+        data, size = _read(path)
     except OSError as exc:
         return dict.fromkeys(
             analysers, Outcome(errors=[f"unreadable: {exc.strerror}"], transient=True)
         )
-    skip = _skip_reason(path.name, data, config)
+    skip = _skip_reason(path.name, data, size, config)
     if skip is not None:
         note = [f"not analysed: {skip}"] if language_of(path.name) else []
         skipped = {name: Outcome(errors=note, skipped=skip) for name in analysers}
-        # A generated-file banner or a minified layout is what a file says of itself: it spares
-        # it the code rules, never the secret scan (a header is all it takes to write one).
-        if SECRETS in analysers and skip in ("generated", "minified"):
-            skipped[SECRETS] = _guarded(SECRETS, data, data.decode("utf-8", "replace"), config)
+        # What a file is (generated, minified, binary, large) spares it the code rules, never the
+        # secret scan: a key ships in it all the same (see secret_text).
+        if SECRETS in analysers:
+            skipped[SECRETS] = _secrets(data, size)
         return skipped
-    text = (
-        data.decode("utf-8", "replace")
-        if any(a in (SECRETS, "structure:python") for a in analysers)
-        else ""
-    )
-    return {name: _guarded(name, data, text, config) for name in analysers}
+    text = data.decode("utf-8", "replace") if "structure:python" in analysers else ""
+    found = {name: _guarded(name, data, text, config) for name in analysers if name != SECRETS}
+    if SECRETS in analysers:
+        found[SECRETS] = _secrets(data, size)
+    return {name: found[name] for name in analysers}
+
+
+def _read(path: Path) -> tuple[bytes, int]:
+    """At most SCAN_LIMIT bytes of the file, and its size."""
+    with path.open("rb") as handle:
+        size = os.fstat(handle.fileno()).st_size
+        return handle.read(SCAN_LIMIT), size
+
+
+def _secrets(data: bytes, size: int) -> Outcome:
+    # One odd file must not abort a run over thousands: a failure becomes a note, without the
+    # exception's text (it could quote the content, and so a secret).
+    note = beyond_limit(size)
+    try:
+        return Outcome(items=file_secret_items(data), errors=[note] if note else [])
+    except betterleaks.BetterleaksError:
+        return Outcome(errors=["secret scan failed"])
+    except Exception as exc:
+        return Outcome(errors=[f"{SECRETS} failed: {type(exc).__name__}"])
 
 
 def _guarded(analyser: str, data: bytes, text: str, config: StaticConfig) -> Outcome:
@@ -95,8 +115,8 @@ def _guarded(analyser: str, data: bytes, text: str, config: StaticConfig) -> Out
         return Outcome(errors=[f"{analyser} failed: {type(exc).__name__}"])
 
 
-def _skip_reason(name: str, data: bytes, config: StaticConfig) -> str | None:
-    if len(data) > config.max_file_bytes:
+def _skip_reason(name: str, data: bytes, size: int, config: StaticConfig) -> str | None:
+    if size > config.max_file_bytes:
         return f"over {config.max_file_bytes} bytes"
     if b"\0" in data[:_SNIFF_BYTES]:
         return "binary"
@@ -113,12 +133,7 @@ def _run(analyser: str, data: bytes, text: str, config: StaticConfig) -> Outcome
     kind, _, language = analyser.partition(":")
     if kind == "text":
         return Outcome(items=file_length_items(data, config) + todo_items(data, language, config))
-    if kind == "structure":
-        return _structure(data, text, language, config)
-    try:
-        return Outcome(items=secret_items(text))
-    except betterleaks.BetterleaksError:
-        return Outcome(errors=["secret scan failed"])
+    return _structure(data, text, language, config)
 
 
 def _structure(data: bytes, text: str, language: str, config: StaticConfig) -> Outcome:

@@ -39,6 +39,8 @@ class Selection:
 def path_reason(path: str) -> str | None:
     """Why a path is not analysed, judged by its name alone, or None."""
     *folders, name = path.split("/")
+    if folders and folders[0] == ".referee":
+        return "referee's folder"
     if any(part in BUILD_OUTPUT for part in folders):
         return "build output"
     if any(part in VENDORED for part in folders):

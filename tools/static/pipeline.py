@@ -157,7 +157,7 @@ def _run(
     cache: ResultCache,
     changed: list[str],
 ) -> StaticReport:
-    sizes, notes = _sizes(repo, files, config)
+    sizes, notes = _sizes(repo, files, config, secrets="hardcoded_secrets" in rules)
     wants_duplicates = "near_duplicates" in rules and any(language_of(f) for f in files)
     dup_files = (
         [f for f in project if language_of(f) and ".min." not in f] if wants_duplicates else []
@@ -232,9 +232,10 @@ class _Analysis:
 
 
 def _sizes(
-    repo: Path, files: Sequence[str], config: StaticConfig
+    repo: Path, files: Sequence[str], config: StaticConfig, *, secrets: bool
 ) -> tuple[dict[str, int], list[str]]:
-    """Sizes of the regular files to analyse, and notes on files left out."""
+    """Sizes of the regular files to analyse, and notes on files left out (a large file is still
+    scanned for secrets: the code rules skip it, and say so, in `analyse`)."""
     sizes: dict[str, int] = {}
     notes: list[str] = []
     for name in files:
@@ -247,7 +248,7 @@ def _sizes(
             continue
         if not stat.S_ISREG(info.st_mode):
             continue  # symlinks could lead out of the repository
-        if info.st_size <= config.max_file_bytes:
+        if info.st_size <= config.max_file_bytes or secrets:
             sizes[name] = info.st_size
         elif language_of(name):
             notes.append(f"{name}: not analysed: over {config.max_file_bytes} bytes")

@@ -4,6 +4,9 @@ well-known credential shapes betterleaks can let through (a bare AWS key id, a t
 Only the rule id, the line and whether the secret has a *live* credential's shape leave this
 module: never the matched value, so neither the cache nor a message can leak the secret it reports.
 A line marked `gitleaks:allow` (or `betterleaks:allow`) is skipped, as gitleaks does.
+
+`file_secret_items` reads a whole file as `secret_text` lays it out: any encoding, binary or
+large, in chunks, with its encoded blobs decoded.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import betterleaks
 
 from referee.tools.evidence.shapes import find_shapes
 from referee.tools.static.model import Item
+from referee.tools.static.secret_text import chunks, decoded_lines, file_text
 
 LIVE = 1
 """An item's value when the secret has the shape of a live provider credential."""
@@ -57,6 +61,25 @@ def secret_items(text: str) -> list[Item]:
         )
         for line, rule in sorted(rules_by_line.items())
     ]
+
+
+def file_secret_items(data: bytes) -> list[Item]:
+    """The secrets of a file's bytes (see `secret_text`), one finding per line.
+
+    Raises:
+        betterleaks.BetterleaksError: The engine failed on this content.
+    """
+    found: dict[int, Item] = {}
+    for chunk in chunks(file_text(data)):
+        for item in secret_items(chunk.text):
+            found.setdefault(item.line + chunk.before, item._replace(line=item.line + chunk.before))
+        for line, decoded in decoded_lines(chunk.text).items():
+            for item in secret_items(decoded):
+                message = f"{item.message[:-1]}, encoded)"
+                found.setdefault(
+                    line + chunk.before, Item(item.rule, line + chunk.before, message, item.value)
+                )
+    return [found[line] for line in sorted(found)]
 
 
 def marked_secret_items(text: str, lines: set[int] | None) -> list[Item]:

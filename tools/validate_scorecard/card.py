@@ -128,7 +128,7 @@ def _rubric(
                     code="rubric_unknown",
                     message=(
                         f"the contract's rubric {contract.rubric_ref} is not available here (known:"
-                        f" {known}); add it to .referee/rubrics/"
+                        f" {known}); commit it to .referee/rubrics/ at the contract's base"
                     ),
                 )
             )
