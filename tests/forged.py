@@ -98,10 +98,18 @@ def refused_as_rewritten(done: CallToolResult) -> dict[str, Any]:
 
 
 async def refused_loop(repo: Path, change: Edit, check: dict[str, Any]) -> None:
-    """Contract, the change, evaluate: refused as rewritten; and nothing to deliver after."""
+    """Contract, the change, evaluate: refused as rewritten, or judged on the objects as referee
+    verified them before the rewrite (it keeps what it verified, by name, for the process: the
+    base's tree read when the contract was made is the honest one); nothing to deliver after."""
     async with agent_for(repo) as agent:
         cid = await calc_contract(agent, check)
         change(repo)
-        refused_as_rewritten(await agent.call_tool("evaluate", {"contract_id": cid}))
+        done = await agent.call_tool("evaluate", {"contract_id": cid})
+        if done.is_error:
+            refused_as_rewritten(done)
+        else:
+            criterion = (done.structured_content or {})["criteria"][0]
+            assert criterion["status"] == "fail", criterion
+            assert criterion["reason_code"] == "base_test_failed", criterion
         decided = await agent.call_tool("aggregate", {"contract_id": cid})
     assert decided.is_error or (decided.structured_content or {}).get("decision") != "DELIVER"

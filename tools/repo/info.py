@@ -76,6 +76,6 @@ def _refuse_if_rewritten(repo: Path, name: str) -> None:
     """git itself refuses a commit whose content does not hash to its name (parse_object): say
     that it was rewritten (BadObject), not that the commit is unknown."""
     try:
-        root_tree(repo, name)
+        root_tree(repo, name, fresh=True)
     except GitError:
         return

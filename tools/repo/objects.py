@@ -83,8 +83,9 @@ def read_blobs(
     return found
 
 
-def root_tree(repo: Path, rev: str) -> str:
-    """The tree a commit, a tag or a tree names, every object on the way verified.
+def root_tree(repo: Path, rev: str, *, fresh: bool = False) -> str:
+    """The tree a commit, a tag or a tree names, every object on the way verified (`fresh`: read
+    again even when this process verified it before, as when git has just refused it).
 
     Raises:
         GitError: `rev` names no object.
@@ -92,9 +93,9 @@ def root_tree(repo: Path, rev: str) -> str:
     """
     name = _full_name(repo, rev)
     for _ in range(8):  # a tag of a tag …: bounded
-        if _TREES.get(name) is not None:
+        if not fresh and _TREES.get(name) is not None:
             return name
-        tree = _COMMITS.get(name)
+        tree = None if fresh else _COMMITS.get(name)
         if tree is not None:
             return tree
         kind, data = _any(repo, name, rev)
