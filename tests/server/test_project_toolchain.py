@@ -4,6 +4,7 @@ download itself, and a report never written because an earlier segment of the li
 from __future__ import annotations
 
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -87,3 +88,52 @@ async def test_a_runner_that_crashes_quotes_its_last_stderr_line(tmp_path: Path)
     criterion = result["criteria"][0]
     assert criterion["status"] == "unscored", criterion
     assert "fatal: the lock is held" in criterion["reason"], criterion
+
+
+UNITTEST_BUG = "def add(a, b):\n    return a - b if b < 0 else a + b\n"
+UNITTEST_FIX = "def add(a, b):\n    return a + b\n"
+UNITTEST_TESTS = (
+    "import unittest\nfrom calc import add\n\n\nclass T(unittest.TestCase):\n"
+    "    def test_add(self):\n        self.assertEqual(add(1, 2), 3)\n"
+)
+NEGATIVE = "\n    def test_negative(self):\n        self.assertEqual(add(1, -1), 0)\n"
+
+
+def venv_project(tmp: Path, ignore: str) -> Path:
+    """A bug at base, an in-tree virtualenv the project's test command names, and the fix."""
+    from gitrepo import make_repo
+
+    repo = make_repo(tmp / "calc", {"calc.py": UNITTEST_BUG, "test_calc.py": UNITTEST_TESTS})
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(repo / ".venv")], check=True)
+    if ignore:
+        (repo / ".git" / "info" / "exclude").write_text(ignore)
+    return repo
+
+
+@pytest.mark.parametrize("ignore", ["", ".venv/\n"], ids=["not-ignored", "info-exclude"])
+async def test_an_in_tree_virtualenv_serves_the_base_run_too(ignore: str, tmp_path: Path) -> None:
+    """`.venv/bin/python -m unittest` at base and now: the environment is no part of the change,
+    whether git ignores it through .git/info/exclude or not at all."""
+    repo = venv_project(tmp_path, ignore)
+    check = {
+        "kind": "tests",
+        "argv": [".venv/bin/python", "-m", "unittest", "test_calc"],
+        "must_fail_at_base": True,
+    }
+    async with agent_for(repo) as agent:
+        made = await call(
+            agent,
+            "create_contract",
+            goal="Fix adding a negative number.",
+            task_type="bug",
+            out_of_scope=["other operations"],
+            functional=[{"criterion": "fixed", "verification_method": "test", "check": check}],
+        )
+        (repo / "calc.py").write_text(UNITTEST_FIX)
+        (repo / "test_calc.py").write_text(UNITTEST_TESTS + NEGATIVE)
+        result = await call(agent, "evaluate", contract_id=made["contract"]["id"])
+    criterion = result["criteria"][0]
+    assert criterion["status"] == "pass", (criterion["reason"], result["evidence"])
+    assert "test_negative" in criterion["reason"], criterion
+    if ignore:
+        assert result["target"]["changed_files"] == ["calc.py", "test_calc.py"]

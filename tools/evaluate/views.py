@@ -17,7 +17,7 @@ from pathlib import Path
 
 from referee.tools.evaluate.change_tests import change_tests
 from referee.tools.evaluate.target import Workspace
-from referee.tools.graders.base import ViewName
+from referee.tools.graders.base import ViewName, installed_dependencies
 from referee.tools.repo import (
     Entry,
     TreeView,
@@ -55,7 +55,9 @@ def named_view(ws: Workspace, name: ViewName, run_root: Path, folder: Path) -> T
         shown = compose_tree(ws.repo, evaluated, _base_tests(ws, base, evaluated, tests))
     else:
         shown = base
-    return view_of(ws.repo, _tree_at(ws, run_root), shown, folder)
+    # An installed environment in the tree (a virtualenv, node_modules) that git does not ignore
+    # stays in every view: it is not the change, and the environment check watches it.
+    return view_of(ws.repo, _tree_at(ws, run_root), shown, folder, installed_dependencies(run_root))
 
 
 def edited_base_tests(ws: Workspace) -> list[str]:

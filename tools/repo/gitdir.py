@@ -149,6 +149,13 @@ def _make(root: Path, layout: _Layout) -> PrivateGitDir:
     for shared in layout.gitdir.glob("sharedindex.*"):  # a split index names its shared part
         os.symlink(shared, path / shared.name)
     (path / "config").write_text(_config(layout.common), encoding="utf-8")
+    # The repository's own ignore list, copied as data (regular file, bounded): it only decides
+    # which untracked files the tree lists, and every file that decides test outcomes is listed
+    # whatever it says (tree.py). Nothing else of info/ is read (info/attributes names filters).
+    (path / "info").mkdir()
+    (path / "info" / "exclude").write_bytes(
+        read_small(layout.common / "info" / "exclude", _EXCLUDE)
+    )
     (path / _OBJECTS_MARK).write_text(str(layout.common / "objects"), encoding="utf-8")
     _sync_head(layout.gitdir / "HEAD", path / "HEAD")
     return PrivateGitDir(root, path, layout.common / "objects", layout.gitdir / "HEAD")
@@ -256,8 +263,12 @@ def _sync_head(source: Path, target: Path) -> None:
 _SMALL = 4096
 
 
-def read_small(path: Path) -> bytes:
-    """The first 4 KiB of a regular file, or b"" (missing, unreadable, or not a regular file).
+_EXCLUDE = 256 * 1024
+
+
+def read_small(path: Path, limit: int = 0) -> bytes:
+    """The first 4 KiB (or `limit` bytes) of a regular file, or b"" (missing, unreadable, or not a
+    regular file).
 
     The files of `.git` that referee reads itself (HEAD, a `.git` file, commondir) are the
     player's: a FIFO there would block the open for ever and a huge (sparse) file would be read
@@ -268,7 +279,7 @@ def read_small(path: Path) -> bytes:
     except OSError:
         return b""
     try:
-        return os.read(fd, _SMALL) if stat.S_ISREG(os.fstat(fd).st_mode) else b""
+        return os.read(fd, limit or _SMALL) if stat.S_ISREG(os.fstat(fd).st_mode) else b""
     except OSError:
         return b""
     finally:

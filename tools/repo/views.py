@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import stat
 import tempfile
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -49,7 +49,7 @@ class TreeView:
     hide: tuple[str, ...] = ()
 
 
-def view_of(repo: Path, now: str, shown: str, folder: Path) -> TreeView:
+def view_of(repo: Path, now: str, shown: str, folder: Path, keep: Sequence[str] = ()) -> TreeView:
     """The view that shows tree `shown` where the working tree (hashed as `now`) is.
 
     Args:
@@ -57,6 +57,8 @@ def view_of(repo: Path, now: str, shown: str, folder: Path) -> TreeView:
         now: The working tree's hash (tree.py: hashed from disk, untracked files included).
         shown: The tree to show.
         folder: An empty folder outside the repository for the layer.
+        keep: Folders whose files `shown` lacks but that stay (an installed environment that git
+            does not ignore: every run uses it, and none may lose it).
     """
     if now == shown:
         return TreeView(shown)
@@ -65,7 +67,8 @@ def view_of(repo: Path, now: str, shown: str, folder: Path) -> TreeView:
     wanted: dict[str, Entry] = {}
     for path, _, entry in tree_diff(repo, now, shown):
         if entry is None:
-            gone.append(path)
+            if not any(path == k or path.startswith(k + "/") for k in keep):
+                gone.append(path)
         elif entry[0] != "160000":  # a submodule's commit: nothing to lay out
             wanted[path] = entry
     _write_blobs(repo, wanted, folder)
