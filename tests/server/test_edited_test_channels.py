@@ -270,3 +270,33 @@ async def test_a_moved_test_still_runs_in_its_base_form(move: str, tmp_path: Pat
     assert criterion["status"] == "fail", criterion
     assert criterion["reason_code"] == "base_test_failed", criterion
     assert decision["decision"] != "DELIVER", decision
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        replaced("tests/test_calc.py", "== 3", "== -1"),
+        replaced("tests/test_calc.py", "assert add(1, 2) == 3", "assert add(1, 2) == add(1, 2)"),
+        replaced("tests/test_calc.py", "assert add(1, 2) == 3", "assert add(2, 1) in (1, 3)"),
+    ],
+    ids=["expected-value", "tautology", "widened"],
+)
+async def test_a_test_failing_at_base_made_to_pass_by_editing_it_is_no_fix(
+    edit: Edit, tmp_path: Path
+) -> None:
+    """The base is already broken (its suite red); the change leaves the code as it is and edits
+    the failing test until it passes. Nothing passed at base, so nothing 'regressed': the base
+    form still failing now is what shows the edit did the work."""
+    repo = make_repo(
+        tmp_path / "py",
+        {
+            "calc.py": PY_CALC.replace("a + b", "a - b"),
+            "tests/__init__.py": "",
+            "tests/test_calc.py": PY_TESTS,
+            ".gitignore": "__pycache__/\n",
+        },
+    )
+    result, decision = await judged_loop(repo, edit, py_check())
+    not_delivered(result, decision)
+    assert result["criteria"][0]["reason_code"] == "base_test_failed", result["criteria"]
+    assert "still fail in their base form" in result["criteria"][0]["reason"]

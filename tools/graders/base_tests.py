@@ -72,6 +72,10 @@ async def edited_tests_verdict(
     broken = [n for n in names if n in passed]
     allowed = [n for n in broken if _expected(n, check.expected_changes)]
     broken = [n for n in broken if n not in allowed]
+    failing = {t.name for t in before.outcomes if t.outcome in _FAILING}
+    unfixed = [n for n in names if n in failing and not _expected(n, check.expected_changes)]
+    if not broken and unfixed:
+        return _unfixed(now, form, unfixed, ids)
     lost = _lost(form, before, names, check.expected_changes)
     if not broken and lost:
         return _graded(
@@ -99,6 +103,24 @@ async def edited_tests_verdict(
         " is broken (list a test in the check's expected_changes if the contract changes it)",
         ids,
         regressions=broken,
+    )
+
+
+def _unfixed(now: GradeResult, form: SuiteRun, names: list[str], ids: list[str]) -> GradeResult:
+    """Tests that failed at base and still fail in their base form: only the change's edited
+    copies pass (their expected values rewritten to what the code returns, say)."""
+    messages = {t.name: t.message for t in form.outcomes}
+    first = messages.get(names[0], "").strip().splitlines()
+    detail = f" ({names[0]}: {first[0][:200]})" if first else ""
+    return _graded(
+        now,
+        "fail",
+        ReasonCode.BASE_TEST_FAILED,
+        f"{len(names)} test(s) failed at base and still fail in their base form, which the change"
+        f" edited: {_names(names)}{detail}; only the edited copies pass, so the change made them"
+        " pass by editing them, not by fixing what they check (list a test in the check's"
+        " expected_changes if the contract changes it)",
+        ids,
     )
 
 
