@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import os
 import sys
@@ -72,6 +71,8 @@ def run(args: argparse.Namespace) -> int:
         env=dict(os.environ),
     )
     try:
+        import asyncio  # only when the gate runs: every command's start-up imports this module
+
         gate = asyncio.run(run_gate(request))
     except GateError as exc:
         sys.stderr.write(f"error: {exc}\n")
