@@ -131,3 +131,46 @@ def test_new_test_files_of_imports_data_and_tests_are_inert(path: str) -> None:
 def test_new_test_files_that_act_at_load_time_are_not(path: str) -> None:
     added = [path, "fixup.py", "test/fixup.js"]
     assert not inert_new_file(path, NEW_ACTING[path], added=added)
+
+
+PATH_SETUP = {
+    "os-path": (
+        "import os, sys\nsys.path.insert(0, os.path.join(os.path.dirname(__file__), '..'))\n"
+        "from calc import add\n\n\ndef test_x():\n    assert add(1, 2) == 3\n"
+    ),
+    "pathlib": (
+        "import sys\nfrom pathlib import Path\nROOT = Path(__file__).resolve().parents[1]\n"
+        "sys.path.insert(0, str(ROOT / 'src'))\nfrom calc import add\n\n\ndef test_x():\n    pass\n"
+    ),
+    "append-abspath": (
+        "import os.path\nimport sys\nsys.path.append(os.path.abspath(os.path.dirname(__file__)))\n"
+    ),
+}
+PATH_ACTING = {
+    "call-into-the-code": "import sys, calc\nsys.path.insert(0, calc.patch())\n",
+    "os-system": "import os, sys\nsys.path.insert(0, os.system('x'))\n",
+    "path-from-the-code": (
+        "import sys\nfrom calc import Path\nsys.path.insert(0, str(Path(__file__)))\n"
+    ),
+    "os-rebound": (
+        "import os, sys\nos = __import__('calc')\nsys.path.insert(0, os.path.join('a'))\n"
+    ),
+    "str-rebound": "import sys\nstr = print\nsys.path.insert(0, str('x'))\n",
+    "os-imported-from-the-code": (
+        "import os, sys\nfrom calc import os\nsys.path.insert(0, os.path.join('a'))\n"
+    ),
+    "lambda": "import sys\nsys.path.insert(0, (lambda: 1)())\n",
+    "sys-modules": "import sys\nimport os.path\nsys.modules['calc'] = os.path.join('x')\n",
+    "keyword": "import os, sys\nsys.path.insert(0, os.path.join('a', strict=print()))\n",
+    "unimported-os": "import sys\nsys.path.insert(0, os.path.join('a'))\n",
+}
+
+
+@pytest.mark.parametrize("form", sorted(PATH_SETUP))
+def test_a_new_test_file_may_put_its_own_folders_on_sys_path(form: str) -> None:
+    assert inert_new_file("tests/test_more.py", PATH_SETUP[form], added=[])
+
+
+@pytest.mark.parametrize("form", sorted(PATH_ACTING))
+def test_code_dressed_as_sys_path_set_up_is_not_inert(form: str) -> None:
+    assert not inert_new_file("tests/test_more.py", PATH_ACTING[form], added=[])

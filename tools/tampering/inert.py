@@ -6,7 +6,9 @@ before the base's tests and change what they see. So the base's tests are checke
 change's new test files (the `base-tests` run) unless every new one is inert: it holds only
 imports, data and new tests whose parts that run at load time are data (additive.py's rule).
 
-An import counts as inert because the module it names runs in the evaluated run all the same,
+A file may put paths computed from its own location on sys.path (`sys.path.insert(0,
+os.path.join(os.path.dirname(__file__), '..'))`), through the standard library's own path functions
+only. An import counts as inert because the module it names runs in the evaluated run all the same,
 unless that module is one the change added: a new helper imported only by the new tests would
 run only in the test session. Languages other than Python and JavaScript/TypeScript: a new test
 file is never taken as inert (Go's `init`, package-level `var`s with calls, build scripts).
@@ -65,6 +67,7 @@ def _python_inert(source: str, added: set[str]) -> bool:
     except (SyntaxError, ValueError, RecursionError):
         return False
     taken: set[str] = set()
+    paths = _Paths()
     for index, statement in enumerate(tree.body):
         if (
             index == 0
@@ -78,15 +81,131 @@ def _python_inert(source: str, added: set[str]) -> bool:
             names = [statement.module or "", *(a.name for a in statement.names)]
         else:
             names = []
-        if names or isinstance(statement, ast.Import | ast.ImportFrom):
+        if isinstance(statement, ast.Import | ast.ImportFrom):
             if any(part in added for n in names for part in n.split(".")):
                 return False
+            paths.imported(statement)
+            continue
+        if paths.statement(statement):
             continue
         if _data_assignment(statement) or new_test(statement, taken):
             taken |= _names(statement)
+            paths.forget(_names(statement))
             continue
         return False
     return True
+
+
+# What a test file may do to find the code it tests, as many do without a conftest: compute paths
+# from its own location and put them on sys.path. Only these functions of the standard library,
+# reached through the file's own imports of it, and these methods of the paths they return.
+_PATH_CALLS = frozenset(
+    {
+        "os.path.join",
+        "os.path.dirname",
+        "os.path.abspath",
+        "os.path.realpath",
+        "os.path.normpath",
+        "os.fspath",
+        "os.getcwd",
+        "pathlib.Path",
+        "pathlib.PurePath",
+    }
+)
+_PATH_METHODS = frozenset({"resolve", "absolute", "joinpath", "as_posix", "with_name"})
+_SYS_PATH = frozenset({"sys.path.insert", "sys.path.append", "sys.path.extend"})
+_PATH_MODULES = frozenset({"os", "os.path", "sys", "pathlib"})
+
+
+class _Paths:
+    """The sys.path set-up of a new test file: its names for the standard library's path modules
+    and the path values it computed."""
+
+    def __init__(self) -> None:
+        self.aliases: dict[str, str] = {}
+        self.values: set[str] = set()
+        self.rebound: set[str] = set()
+
+    def forget(self, names: set[str]) -> None:
+        """Names the file rebinds are no longer the standard library's (nor `str`)."""
+        for name in names:
+            self.aliases.pop(name, None)
+            self.values.discard(name)
+        self.rebound |= names
+
+    def imported(self, statement: ast.Import | ast.ImportFrom) -> None:
+        bound = {(a.asname or a.name).split(".")[0] for a in statement.names}
+        self.forget(bound)
+        if isinstance(statement, ast.Import):
+            for alias in statement.names:
+                if alias.name in _PATH_MODULES:
+                    local = alias.asname or alias.name.split(".")[0]
+                    self.aliases[local] = alias.name if alias.asname else local
+        elif statement.module in _PATH_MODULES and statement.level == 0:
+            for alias in statement.names:
+                self.aliases[alias.asname or alias.name] = f"{statement.module}.{alias.name}"
+
+    def statement(self, statement: ast.stmt) -> bool:
+        """`sys.path.insert(0, <path>)` or `HERE = <path>`, a path built from `__file__`."""
+        if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
+            call = statement.value
+            if self._resolved(call.func) not in _SYS_PATH or call.keywords:
+                return False
+            return all(self._pure(a) for a in call.args)
+        if isinstance(statement, ast.Assign) and all(
+            isinstance(t, ast.Name) for t in statement.targets
+        ):
+            if not self._pure(statement.value):
+                return False
+            for target in statement.targets:
+                assert isinstance(target, ast.Name)
+                self.aliases.pop(target.id, None)
+                self.values.add(target.id)
+            return True
+        return False
+
+    def _resolved(self, node: ast.expr) -> str | None:
+        parts: list[str] = []
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if not isinstance(node, ast.Name) or node.id not in self.aliases:
+            return None
+        return ".".join([self.aliases[node.id], *reversed(parts)])
+
+    def _pure(self, node: ast.expr) -> bool:
+        for part in ast.walk(node):
+            if isinstance(part, ast.Call):
+                if part.keywords or not self._path_call(part.func):
+                    return False
+            elif isinstance(part, ast.Name):
+                allowed = ("__file__", *self.aliases, *self.values)
+                if part.id not in allowed and (part.id != "str" or "str" in self.rebound):
+                    return False
+            elif not isinstance(part, _PATH_DATA):
+                return False
+        return True
+
+    def _path_call(self, func: ast.expr) -> bool:
+        if self._resolved(func) in _PATH_CALLS:
+            return True
+        # str(…) of a path, or a path's own method: the receiver is checked as part of the walk.
+        if isinstance(func, ast.Name):
+            return func.id == "str" and "str" not in self.rebound
+        return isinstance(func, ast.Attribute) and func.attr in _PATH_METHODS
+
+
+_PATH_DATA = (
+    ast.Constant,
+    ast.Attribute,
+    ast.Subscript,
+    ast.BinOp,
+    ast.Load,
+    ast.Div,
+    ast.Add,
+    ast.Tuple,
+    ast.List,
+)
 
 
 def _data_assignment(statement: ast.stmt) -> bool:
