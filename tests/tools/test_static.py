@@ -778,3 +778,35 @@ def test_script_blocks_of_vue_and_svelte_components_are_analysed_at_their_lines(
         ("src/TodoList.vue:7", "function addTodo has 60 lines (limit 50)"),
         ("src/Toggle.svelte:2", "function toggle has 55 lines (limit 50)"),
     ]
+
+
+IMPORTING_TESTS = {
+    "root-test-py": ("test.py", "import unittest\nfrom slugify import slugify\n"),
+    "root-tests-py": ("tests.py", "from pkg.slugify import slugify\n"),
+    "changed-test-imports": ("tests/test_api.py", "from src.slugify import slugify\n"),
+    "changed-js-test-requires": ("test/api.test.js", "const s = require('../lib/slugify');\n"),
+}
+
+
+@pytest.mark.parametrize("form", sorted(IMPORTING_TESTS))
+def test_a_test_that_imports_the_module_covers_it(form: str, tmp_path: Path) -> None:
+    """A bare test.py, or a test the same change edits, covers what it imports whatever its name."""
+    from referee.tools.static.testexist import missing_test_items
+
+    test, text = IMPORTING_TESTS[form]
+    source = "lib/slugify.js" if test.endswith(".js") else "slugify/slugify.py"
+    body = (
+        "module.exports = (x) => x;\n"
+        if test.endswith(".js")
+        else "def slugify(x):\n    return x\n"
+    )
+    for path, content in (
+        (source, body),
+        (test, text),
+        ("other/other.py", "def f():\n    return 1\n"),
+    ):
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(content)
+    changed = [source, test, "other/other.py"]
+    missing = missing_test_items(tmp_path, changed, changed)
+    assert [p for p, _ in missing] == ["other/other.py"]

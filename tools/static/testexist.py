@@ -9,12 +9,14 @@ underscores or the `-`/`_` difference (`src/_utils.ts` ↔ `test/utils.test.ts`)
 test named after a folder (`tests/test_static.py`) covers the files of that folder, as a
 package's tests do, and a JS/TS `index` file is covered by any script test under its folder (the
 tests import the package). Files with nothing to test are skipped: `.d.ts`, types-only modules and
-re-exporting barrels, Python modules without logic (a plain `__init__.py`).
+re-exporting barrels, Python modules without logic (a plain `__init__.py`). A test whose name says
+nothing of its subject (a bare `test.py`) or that the same change edits covers what it imports.
 """
 
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Collection, Sequence
 from pathlib import Path
 
@@ -52,15 +54,41 @@ def missing_test_items(
     tests = [p for p in all_files if is_test_path(p)]
     subjects = _subjects(tests)
     go_packages = {posixpath.dirname(p) for p in tests if p.endswith("_test.go")}
+    importing = _importing_tests(repo, tests, changed)
     found: list[tuple[str, Item]] = []
     for path in changed:
         if not needs_test(path) or _is_tested(repo, path, subjects, go_packages):
             continue
-        if _entry_point_tested(path, tests):
+        if _entry_point_tested(path, tests) or _imported(path, importing):
             continue
         if not declaration_only(path, _read(repo / path)):
             found.append((path, Item("test_existence", 1, _message(path))))
     return found
+
+
+def _importing_tests(repo: Path, tests: Sequence[str], changed: Sequence[str]) -> list[str]:
+    """The text of the tests whose names say nothing of their subject but whose imports do: a
+    test file changed in the same diff, a bare `test.py`/`tests.py` (python-slugify's)."""
+    chosen = [t for t in tests if t in set(changed) or test_subject(t) is None]
+    texts = (_read(repo / t) for t in chosen[:_MAX_READ])
+    return [t[:_MAX_TEXT].decode("utf-8", "replace") for t in texts if t]
+
+
+_MAX_READ = 200
+_MAX_TEXT = 256 * 1024
+
+
+def _imported(path: str, texts: Sequence[str]) -> bool:
+    stem = stem_of(path)
+    name = posixpath.basename(posixpath.dirname(path)) if stem == "__init__" else stem
+    if not name:
+        return False
+    # `import x`, `from x import`, `from pkg.x import`, `require('./x')`, `from '../src/x'`.
+    pattern = re.compile(
+        rf"(?:\bimport\s+(?:[\w.]+\.)?{re.escape(name)}\b|\bfrom\s+(?:[\w.]+\.)?"
+        rf"{re.escape(name)}\s+import\b|['\"](?:[^'\"\n]*/)?{re.escape(name)}(?:\.\w+)?['\"])"
+    )
+    return any(pattern.search(text) for text in texts)
 
 
 def _subjects(tests: Sequence[str]) -> set[str]:
