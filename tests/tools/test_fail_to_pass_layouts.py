@@ -3,6 +3,8 @@ the change's tests are; a base run broken everywhere is unscored with its error 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from referee.tools.graders.base import GradeResult
 from referee.tools.graders.fail_to_pass import SuiteRun, judge_fail_to_pass
 from referee.tools.models.common import ReasonCode
@@ -114,3 +116,19 @@ def test_a_proof_outside_the_source_files_still_counts() -> None:
     grade = judge_fail_to_pass(now, before, ["tests/cli.rs"], ["src/lib.rs"])
     assert (grade.status, grade.code) == ("pass", ReasonCode.PASSED), grade.reason
     assert grade.regressions == [] and "not compared" in grade.reason
+
+
+def test_a_failing_list_names_each_test_once_and_says_how_many_more(tmp_path: Path) -> None:
+    from referee.tools.graders.suite import suite_verdict
+    from referee.tools.process import ProcessResult
+    from referee.tools.runners import ReportRead
+
+    names = [f"tests/test_a.py::test_{i}" for i in range(7)]
+    outcomes = [Outcome(name=n, outcome="failed") for n in names]
+    outcomes.append(Outcome(name=names[0], outcome="error", message="teardown"))
+    log = tmp_path / "log"
+    log.write_text("")
+    result = ProcessResult(("pytest",), tmp_path, 1, False, 0.1, "2026-12-02T00:00:00", log, log)
+    grade = suite_verdict(result, ReportRead(outcomes=outcomes))
+    assert grade.reason.count("tests/test_a.py::test_0") == 1, grade.reason
+    assert grade.reason.endswith("tests/test_a.py::test_4 and 2 more"), grade.reason

@@ -291,6 +291,9 @@ def suite_verdict(
     return _judge(result, read.outcomes)
 
 
+_FAILING_SHOWN = 5
+
+
 def _judge(result: ProcessResult, outcomes: list[TestOutcome]) -> GradeResult:
     summary = summarize_tests(outcomes)
     counts = TestCounts(
@@ -304,11 +307,14 @@ def _judge(result: ProcessResult, outcomes: list[TestOutcome]) -> GradeResult:
             tests=counts,
         )
     if summary.failed or summary.errors:
-        failing = [t.name for t in outcomes if t.outcome in ("failed", "error")][:5]
+        # Each test once (a runner may report a test twice: a failure and its teardown error),
+        # and how many more there are when the list is cut.
+        failing = list(dict.fromkeys(t.name for t in outcomes if t.outcome in ("failed", "error")))
+        more = f" and {len(failing) - _FAILING_SHOWN} more" if len(failing) > _FAILING_SHOWN else ""
         return GradeResult(
             status="fail",
             code=ReasonCode.TESTS_FAILED,
-            reason=f"{summary.text}; failing: {', '.join(failing)}",
+            reason=f"{summary.text}; failing: {', '.join(failing[:_FAILING_SHOWN])}{more}",
             tests=counts,
         )
     if result.exit_code != 0:
