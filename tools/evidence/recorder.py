@@ -35,6 +35,7 @@ from referee.tools.evidence.redact import Redactor
 from referee.tools.evidence.trees import rebuilt, strings_of
 from referee.tools.models.evidence import EvidenceItem, EvidenceSource, TestOutcome
 from referee.tools.process import ProcessResult, command_line
+from referee.tools.text import strip_ansi
 
 __all__ = ["EvidenceRecorder", "cap_text", "read_log"]
 
@@ -67,7 +68,8 @@ def cap_text(text: str, limit: int) -> tuple[str, bool]:
 
 
 def read_log(path: Path, limit: int = LOG_LIMIT) -> tuple[str, bool]:
-    """Read a raw output file as text, keeping head and tail when it is larger than ``limit``.
+    """Read a raw output file as text, keeping head and tail when it is larger than ``limit``,
+    without terminal escape codes (tools/text.py).
 
     The cut falls on line ends, so a one-line secret is never split in two (a split secret would
     escape the scanner). Undecodable bytes become U+FFFD.
@@ -85,13 +87,13 @@ def read_log(path: Path, limit: int = LOG_LIMIT) -> tuple[str, bool]:
         return "", False
     with path.open("rb") as handle:
         if size <= limit:
-            return handle.read().decode("utf-8", "replace"), False
+            return strip_ansi(handle.read().decode("utf-8", "replace")), False
         head = handle.read(limit // 2)
         handle.seek(size - limit // 2)
         tail = handle.read()
     head, tail = head[: head.rfind(b"\n") + 1] or head, tail[tail.find(b"\n") + 1 :] or tail
     marker = f"[... {size - len(head) - len(tail)} bytes cut by referee ...]\n".encode()
-    return (head + marker + tail).decode("utf-8", "replace"), True
+    return strip_ansi((head + marker + tail).decode("utf-8", "replace")), True
 
 
 class EvidenceRecorder:

@@ -19,6 +19,7 @@ import defusedxml.ElementTree as DET
 
 from referee.tools.errors import RefereeError
 from referee.tools.models.evidence import TestOutcome
+from referee.tools.text import strip_ansi
 
 __all__ = [
     "RAW_MESSAGE_LIMIT",
@@ -184,7 +185,8 @@ def _message(marker: Element) -> str:
 
 
 def trim_message(text: str) -> str:
-    """A failure message cut to `RAW_MESSAGE_LIMIT` characters."""
+    """A failure message without terminal escape codes, cut to `RAW_MESSAGE_LIMIT` characters."""
+    text = strip_ansi(text)
     return text if len(text) <= RAW_MESSAGE_LIMIT else text[: RAW_MESSAGE_LIMIT - 1] + "…"
 
 
