@@ -26,6 +26,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import anyio
+from bench_evaluate import bare  # the same bare run, JUnit report included
 
 from referee.tools.create_contract.entry import create_contract
 from referee.tools.evaluate.entry import EvaluateDeps, EvaluateInput, evaluate
@@ -69,20 +70,6 @@ def make_project(root: Path, seconds: float, tests: int) -> Path:
     negative = HEADER + "from calc import add\n\ndef test_negative():\n    assert add(1, -1) == 0\n"
     (root / "tests" / "test_negative.py").write_text(negative)
     return root
-
-
-def bare(root: Path, argv: list[str]) -> float:
-    began = time.perf_counter()
-    with tempfile.TemporaryDirectory() as tmp:
-        subprocess.run(
-            [*argv, f"--junitxml={tmp}/r.xml", "-p", "no:cacheprovider"],
-            cwd=root,
-            check=True,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            env={"PYTHONDONTWRITEBYTECODE": "1", "PATH": os.environ.get("PATH", "/usr/bin:/bin")},
-        )
-    return time.perf_counter() - began
 
 
 def through_referee(store: Store, settings: Settings, contract_id: str) -> float:

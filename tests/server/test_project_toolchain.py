@@ -7,9 +7,10 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
-from edits import agent_for, python_project
+from edits import agent_for, bugfix_contract, calc_contract, python_project
 from mcp_calls import call
 
 pytestmark = pytest.mark.anyio
@@ -17,24 +18,17 @@ pytestmark = pytest.mark.anyio
 PINNED = '{"name": "calc", "private": true, "packageManager": "pnpm@10.28.0"}\n'
 
 
-async def evaluate_line(repo: Path, line: str) -> dict[str, object]:
+async def evaluate_check(repo: Path, check: dict[str, Any]) -> dict[str, Any]:
+    """Contract with the one check, evaluate; the criterion."""
     async with agent_for(repo) as agent:
-        made = await call(
-            agent,
-            "create_contract",
-            goal="Keep the calculator correct.",
-            out_of_scope=["other operations"],
-            functional=[
-                {
-                    "criterion": "tests pass",
-                    "verification_method": "test",
-                    "check": {"kind": "tests", "argv": [line], "shell": True},
-                }
-            ],
-        )
-        result = await call(agent, "evaluate", contract_id=made["contract"]["id"])
-    criterion: dict[str, object] = result["criteria"][0]
+        cid = await calc_contract(agent, check)
+        result = await call(agent, "evaluate", contract_id=cid)
+    criterion: dict[str, Any] = result["criteria"][0]
     return criterion
+
+
+async def evaluate_line(repo: Path, line: str) -> dict[str, Any]:
+    return await evaluate_check(repo, {"kind": "tests", "argv": [line], "shell": True})
 
 
 @pytest.mark.skipif(shutil.which("corepack") is None, reason="corepack comes with node")
@@ -70,22 +64,9 @@ async def test_a_runner_that_crashes_quotes_its_last_stderr_line(tmp_path: Path)
     (repo / "conftest.py").write_text(
         "import sys\nsys.stderr.write('fatal: the lock is held\\n')\nsys.exit(4)\n"
     )
-    async with agent_for(repo) as agent:
-        made = await call(
-            agent,
-            "create_contract",
-            goal="Keep the calculator correct.",
-            out_of_scope=["other operations"],
-            functional=[
-                {
-                    "criterion": "tests pass",
-                    "verification_method": "test",
-                    "check": {"kind": "tests", "argv": [sys.executable, "-m", "pytest", "-q"]},
-                }
-            ],
-        )
-        result = await call(agent, "evaluate", contract_id=made["contract"]["id"])
-    criterion = result["criteria"][0]
+    criterion = await evaluate_check(
+        repo, {"kind": "tests", "argv": [sys.executable, "-m", "pytest", "-q"]}
+    )
     assert criterion["status"] == "unscored", criterion
     assert "fatal: the lock is held" in criterion["reason"], criterion
 
@@ -121,17 +102,11 @@ async def test_an_in_tree_virtualenv_serves_the_base_run_too(ignore: str, tmp_pa
         "must_fail_at_base": True,
     }
     async with agent_for(repo) as agent:
-        made = await call(
-            agent,
-            "create_contract",
-            goal="Fix adding a negative number.",
-            task_type="bug",
-            out_of_scope=["other operations"],
-            functional=[{"criterion": "fixed", "verification_method": "test", "check": check}],
-        )
+        functional = [{"criterion": "fixed", "verification_method": "test", "check": check}]
+        cid = await bugfix_contract(agent, functional)
         (repo / "calc.py").write_text(UNITTEST_FIX)
         (repo / "test_calc.py").write_text(UNITTEST_TESTS + NEGATIVE)
-        result = await call(agent, "evaluate", contract_id=made["contract"]["id"])
+        result = await call(agent, "evaluate", contract_id=cid)
     criterion = result["criteria"][0]
     assert criterion["status"] == "pass", (criterion["reason"], result["evidence"])
     assert "test_negative" in criterion["reason"], criterion

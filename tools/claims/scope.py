@@ -11,6 +11,7 @@ import tree_sitter as ts
 from referee.tools.claims.model import Module, Scope
 from referee.tools.claims.pyscope import python_definitions
 from referee.tools.claims.tsfile import tokens
+from referee.tools.static.paths import language_of as any_language_of
 from referee.tools.tampering.syntax import parse, text
 
 __all__ = ["build_scope", "is_test_code", "language_of"]
@@ -21,21 +22,10 @@ _TEST_FILE = re.compile(
 )
 _TEST_FOLDER = re.compile(r"(^|/)(tests?|__tests__|__mocks__|specs?|testing|benches)/")
 _FIXTURES = re.compile(r"(^|/)(fixtures?|__fixtures__|testdata)/")
-_LANGUAGES = {
-    ".py": "python",
-    ".js": "javascript",
-    ".jsx": "javascript",
-    ".mjs": "javascript",
-    ".cjs": "javascript",
-    ".ts": "typescript",
-    ".mts": "typescript",
-    ".cts": "typescript",
-    ".tsx": "tsx",
-    ".go": "go",
-    ".rs": "rust",
-    ".java": "java",
-    ".php": "php",
-}
+# The languages whose code the claims readers parse (static/paths.py names the extensions).
+_CLAIM_LANGUAGES = frozenset(
+    {"python", "javascript", "typescript", "tsx", "go", "rust", "java", "php"}
+)
 _DECLARATIONS = frozenset(
     {"function_declaration", "generator_function_declaration", "class_declaration"}
     | {"method_declaration", "type_declaration", "function_item", "struct_item", "enum_item"}
@@ -53,8 +43,8 @@ _CONTAINERS = frozenset(
 
 
 def language_of(path: str) -> str | None:
-    dot = path.rfind(".")
-    return _LANGUAGES.get(path[dot:]) if dot > path.rfind("/") else None
+    language = any_language_of(path)
+    return language if language in _CLAIM_LANGUAGES else None
 
 
 def is_test_code(path: str) -> bool:

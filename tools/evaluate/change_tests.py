@@ -12,6 +12,7 @@ the tests still runs whenever a test file is edited.
 from __future__ import annotations
 
 import posixpath
+from functools import lru_cache
 from pathlib import Path
 
 from referee.tools.graders import test_patch
@@ -32,14 +33,21 @@ def change_tests(repo: Path, changed: list[str], trees: list[str]) -> list[str]:
         changed: The files the change added, edited or deleted.
         trees: The trees whose test files are read for names (the base's and the evaluated one).
     """
+    return list(_change_tests(repo, tuple(changed), tuple(trees)))
+
+
+# Each view of an evaluation asks (base, base-tests, base-only, the edited list): the trees are
+# content-addressed, so the answer for the same change and trees never differs.
+@lru_cache(maxsize=16)
+def _change_tests(repo: Path, changed: tuple[str, ...], trees: tuple[str, ...]) -> tuple[str, ...]:
     tests = test_patch(changed)
     candidates = [p for p in changed if _data_file(p) and p not in tests]
     if not candidates:
-        return tests
+        return tuple(tests)
     names = {p: posixpath.basename(p) for p in candidates}
-    texts = _test_texts(repo, trees)
+    texts = _test_texts(repo, list(trees))
     read = [p for p, name in names.items() if any(name in t for t in texts)]
-    return sorted({*tests, *read})
+    return tuple(sorted({*tests, *read}))
 
 
 def _data_file(path: str) -> bool:

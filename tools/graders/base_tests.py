@@ -78,12 +78,13 @@ async def edited_tests_verdict(
         return _unfixed(now, form, unfixed, ids)
     lost = _lost(form, before, names, check.expected_changes)
     if not broken and lost:
+        why = _first_error(form, names[0]) or names[0]
         return _graded(
             now,
             "unscored",
             ReasonCode.BASE_TESTS_NOT_RUN,
             f"{len(lost)} test(s) that passed at base never ran in their base form, which could"
-            f" not be collected or built against this change ({_first_error(form, names)}):"
+            f" not be collected or built against this change ({why}):"
             f" {_names(lost)}; nothing shows the edits hide no failure (list the tests in the"
             " check's expected_changes if the contract changes what they use)",
             ids,
@@ -91,9 +92,8 @@ async def edited_tests_verdict(
     if not broken:
         note = f"; base form changed as the contract expects: {_names(allowed)}" if allowed else ""
         return _graded(now, now.status, now.code, now.reason + note, ids)
-    messages = {t.name: t.message for t in form.outcomes}
-    first = messages.get(broken[0], "").strip().splitlines()
-    detail = f" ({broken[0]}: {first[0][:200]})" if first else ""
+    first = _first_error(form, broken[0])
+    detail = f" ({first})" if first else ""
     return _graded(
         now,
         "fail",
@@ -109,9 +109,8 @@ async def edited_tests_verdict(
 def _unfixed(now: GradeResult, form: SuiteRun, names: list[str], ids: list[str]) -> GradeResult:
     """Tests that failed at base and still fail in their base form: only the change's edited
     copies pass (their expected values rewritten to what the code returns, say)."""
-    messages = {t.name: t.message for t in form.outcomes}
-    first = messages.get(names[0], "").strip().splitlines()
-    detail = f" ({names[0]}: {first[0][:200]})" if first else ""
+    first = _first_error(form, names[0])
+    detail = f" ({first})" if first else ""
     return _graded(
         now,
         "fail",
@@ -137,11 +136,11 @@ def _lost(form: SuiteRun, before: SuiteRun, names: list[str], expected: list[str
     )
 
 
-def _first_error(form: SuiteRun, names: list[str]) -> str:
-    messages = {t.name: t.message for t in form.outcomes}
-    name = names[0]
-    first = (messages.get(name) or "").strip().splitlines()
-    return f"{name}: {first[0][:200]}" if first else name
+def _first_error(form: SuiteRun, name: str) -> str:
+    """`name: the first line of its message` in the base-form run ("" when it has none)."""
+    message = next((t.message for t in form.outcomes if t.name == name), "")
+    first = message.strip().splitlines()
+    return f"{name}: {first[0][:200]}" if first else ""
 
 
 def _expected(name: str, patterns: list[str]) -> bool:

@@ -8,11 +8,13 @@ mutation stage records one item for all its mutants.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from referee.tools.adequacy import Instrumented, instrument
+from referee.tools.evidence.recorder import read_log
 from referee.tools.graders.base import (
     BaseHarness,
     GradeContext,
@@ -164,30 +166,22 @@ async def launch_suite(ctx: GradeContext, call: SuiteCall) -> Launch | GradeResu
 def stopped_before_report(stderr: Path, segments: Sequence[str]) -> str:
     """What a failed command's stderr says about a report never written: the segment of its
     `a && b` line that failed, and the last line it printed there."""
-    lines = [line.strip() for line in _tail(stderr).splitlines() if line.strip()]
+    text, _ = read_log(stderr, _TAIL)
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
     for index, line in enumerate(lines):
-        for number, segment in enumerate(segments, start=1):
-            if line.startswith(SEGMENT_FAILED.format(index=number)):
-                said = lines[index - 1] if index > 0 else ""
-                quoted = f"; its last line on stderr: {said[:300]!r}" if said else ""
-                code = line.rsplit(" ", 1)[-1]
-                return (
-                    f"; segment {number} of the line, `{segment}`, failed (exit code {code})"
-                    f" before the runner ran{quoted}"
-                )
+        found = _SEGMENT.fullmatch(line)
+        if found is None or not 0 < int(found[1]) <= len(segments):
+            continue
+        said = f"; its last line on stderr: {lines[index - 1][:300]!r}" if index else ""
+        return (
+            f"; segment {found[1]} of the line, `{segments[int(found[1]) - 1]}`, failed"
+            f" (exit code {found[2]}) before the runner ran{said}"
+        )
     return f"; its last line on stderr: {lines[-1][:300]!r}" if lines else ""
 
 
 _TAIL = 64 * 1024
-
-
-def _tail(path: Path) -> str:
-    try:
-        with path.open("rb") as handle:
-            handle.seek(max(0, path.stat().st_size - _TAIL))
-            return handle.read().decode("utf-8", "replace")
-    except OSError:
-        return ""
+_SEGMENT = re.compile(re.escape(SEGMENT_FAILED).replace(r"\{index\}", r"(\d+)") + r" (\S+)")
 
 
 def _environment(ctx: GradeContext, plan: Plan | None, check: TestsCheck) -> dict[str, str]:
