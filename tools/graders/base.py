@@ -252,7 +252,10 @@ class GradeContext:
             hide = (*hide, *shown.hide)
         if root == self.root:
             hide = (*hide, *self.bytecode)
-        else:  # another tree (the perturbed copy): its bytecode is not hidden, so none is read
+        elif not self.launcher.keeps_writes:
+            # Another tree (the perturbed copy): its bytecode is not hidden, so none is read. The
+            # sandbox's /tmp is its own and empty; outside it the host launcher gives every
+            # command a fresh prefix of its own (process/launch.py).
             env = {"PYTHONPYCACHEPREFIX": "/tmp/referee-pycache", **(env or {})}
         return Command(
             argv=tuple(argv),
