@@ -42,8 +42,12 @@ async def edited_tests_verdict(
     form: SuiteRun,
     names: list[str],
     base_only: Callable[[], Awaitable[SuiteRun]],
+    restored: bool = True,
 ) -> GradeResult:
     """The criterion's verdict once the base's versions of the edited tests have run.
+
+    `restored`: the base-tests run put back test files the change edited (it may only have left
+    out new ones, such as a conftest.py: what those change is the harness check's to judge).
 
     Args:
         now: The verdict of the evaluated tree's own run.
@@ -73,7 +77,9 @@ async def edited_tests_verdict(
     allowed = [n for n in broken if _expected(n, check.expected_changes)]
     broken = [n for n in broken if n not in allowed]
     failing = {t.name for t in before.outcomes if t.outcome in _FAILING}
-    unfixed = [n for n in names if n in failing and not _expected(n, check.expected_changes)]
+    unfixed = [
+        n for n in names if restored and n in failing and not _expected(n, check.expected_changes)
+    ]
     if not broken and unfixed:
         return _unfixed(now, form, unfixed, ids)
     lost = _lost(form, before, names, check.expected_changes)

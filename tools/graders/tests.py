@@ -27,7 +27,7 @@ from referee.tools.graders.suite import Launch, Refused, SuiteCall, launch_suite
 from referee.tools.models.checks import TestsCheck
 from referee.tools.models.common import ReasonCode
 from referee.tools.models.contract import Criterion
-from referee.tools.repo import TreeView
+from referee.tools.repo import TreeView, commit_tree_hash, tree_entry_map
 from referee.tools.runners import Advice, Plan, ReportRead
 
 _ARTIFACT_LIMIT = 16 * 1024 * 1024  # larger reports are read, not copied into the store
@@ -140,7 +140,19 @@ async def _edited_base_tests(
         label = f"{criterion.id}-base-only"
         return await run_suite(ctx, check, label=label, criterion_id=criterion.id, view=only)
 
-    return await edited_tests_verdict(now.verdict, check, form, suspects(now, form), base_only)
+    restored = await anyio.to_thread.run_sync(_edits_base_tests, ctx)
+    return await edited_tests_verdict(
+        now.verdict, check, form, suspects(now, form), base_only, restored
+    )
+
+
+def _edits_base_tests(ctx: GradeContext) -> bool:
+    """Did the change edit (or delete) a test file the base had? (Else the base-tests run only
+    left out the change's new test files.)"""
+    tests = test_patch(ctx.scope_files)
+    if ctx.base is None or not tests:
+        return False
+    return bool(tree_entry_map(ctx.repo, commit_tree_hash(ctx.repo, ctx.base), tests))
 
 
 async def run_suite(
