@@ -32,7 +32,13 @@ def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type
         ),
     )
     create.add_argument("file", type=Path)
-    create.add_argument("--repo", help="repository the contract applies to (default: the root)")
+    create.add_argument(
+        "--repo",
+        help=(
+            "repository the contract applies to (default: the file's `repo:`, relative to the"
+            " file, else the root)"
+        ),
+    )
     add_json(create)
     create.set_defaults(handler=run_create)
     show = sub.add_parser("show", help="print a stored contract")
@@ -84,13 +90,12 @@ def _create_or_import(
     parsed: Any, args: argparse.Namespace, settings: Any, store: Any
 ) -> CreateContractResult:
     from referee.tools import create_contract as core
-    from referee.tools.paths import confine
     from referee.tools.repo import describe_repo
     from referee.tools.rubrics import load_rubrics
 
     if parsed.contract is not None:
         return core.import_contract(parsed.contract, store=store, config=parsed.config)
-    repo = confine(args.repo, settings.roots, at="--repo") if args.repo else settings.repo
+    repo = _repo_of(parsed.request, args, settings)
     repo_info = describe_repo(repo)
     return core.create_contract(
         parsed.request,
@@ -99,6 +104,19 @@ def _create_or_import(
         repo=repo_info,
         now=lambda: datetime.now(UTC),
     )
+
+
+def _repo_of(request: dict[str, Any], args: argparse.Namespace, settings: Any) -> Path:
+    """--repo, else the file's own `repo:` (relative to the file's folder), else the root; either
+    must lie inside a root."""
+    from referee.tools.paths import confine
+
+    if args.repo:
+        return confine(args.repo, settings.roots, at="--repo")
+    named = request.get("repo")
+    if isinstance(named, str) and named:  # any other value is the core's to report, by field
+        return confine(named, settings.roots, base=args.file.resolve().parent, at="/repo")
+    return Path(settings.repo)
 
 
 def _print_created(result: CreateContractResult, as_json: bool) -> None:

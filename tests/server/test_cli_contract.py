@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -8,6 +9,7 @@ import pytest
 import yaml
 
 from referee.server.cli import main
+from gitrepo import make_repo
 
 CONTRACT_YAML = """\
 goal: Add a health endpoint that reports the version.
@@ -109,3 +111,34 @@ def test_root_may_follow_the_command(
     capsys.readouterr()
     assert main(["contract", "list", "--root", str(repo)]) == 0
     assert capsys.readouterr().out.startswith("SC-add-a-health-endpoint")
+
+
+def test_a_files_repo_field_names_the_repository(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = tmp_path / "work"
+    make_repo(root / "first")
+    second = make_repo(root / "second", {"README.md": "# second\n"})
+    source = root / "first" / "contract.yaml"
+    # A relative `repo:` is read from the file's folder, as any path inside a file is.
+    source.write_text(CONTRACT_YAML + "repo: ../second\n", encoding="utf-8")
+    home = ["--root", str(root), "--home", str(tmp_path / "home")]
+    assert main([*home, "contract", "create", str(source), "--json"]) == 0
+    created = json.loads(capsys.readouterr().out)
+    assert created["contract"]["repo"] == str(second.resolve())
+    # --repo still wins over the file.
+    assert main([*home, "contract", "create", str(source), "--repo", "first", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["contract"]["repo"] == str(
+        (root / "first").resolve()
+    )
+
+
+def test_a_files_repo_outside_the_roots_is_refused_by_name(
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    outside = make_repo(tmp_path / "outside")
+    source = repo / "contract.yaml"
+    source.write_text(CONTRACT_YAML + f"repo: {outside}\n", encoding="utf-8")
+    assert run(repo, "contract", "create", str(source)) == 1
+    err = capsys.readouterr().err
+    assert "/repo" in err and "path_outside_roots" in err
