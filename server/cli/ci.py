@@ -25,7 +25,8 @@ repository (`referee holdout export`).
 EPILOG = """\
 exit codes: 0 DELIVER (every evaluator accepted), 1 REVISE or an invalid scorecard, 2 usage error
 (bad REF:PATH, unreadable contract or bundle), 3 ESCALATE, 4 PENDING (an evaluator without a
-scorecard). The summary goes to --summary, else to $GITHUB_STEP_SUMMARY when set.
+scorecard). The Markdown summary is appended (never overwritten) to --summary, else to
+$GITHUB_STEP_SUMMARY when set; the file is created if missing.
 """
 
 
@@ -53,7 +54,9 @@ def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type
     parser.add_argument(
         "--holdout-dir", metavar="DIR", help="hold-out bundle from `referee holdout export`"
     )
-    parser.add_argument("--summary", metavar="FILE", help="append the Markdown summary here")
+    parser.add_argument(
+        "--summary", metavar="FILE", help="append the Markdown summary to FILE (created if missing)"
+    )
     parser.add_argument("--sarif", metavar="FILE", help="write SARIF 2.1.0 here")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.set_defaults(handler=run)

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 import yaml
+from gitrepo import make_repo
 
 from referee.server.cli import main
-from gitrepo import make_repo
 
 CONTRACT_YAML = """\
 goal: Add a health endpoint that reports the version.

@@ -20,7 +20,7 @@ from referee.tools.runners.py_unittest import RUNNER as PY_UNITTEST
 from referee.tools.runners.rust_cargo import RUNNER as RUST_CARGO
 from referee.tools.runners.rust_nextest import RUNNER as RUST_NEXTEST
 from referee.tools.runners.shell_line import plan_line
-from referee.tools.runners.wrappers import split_wrappers
+from referee.tools.runners.wrappers import python_script, split_wrappers
 
 __all__ = ["RUNNERS", "plan_call", "plan_command"]
 
@@ -30,11 +30,28 @@ def plan_call(call: Call) -> Plan | Advice:
     for runner in RUNNERS:
         if runner.matches(call.command):
             return runner.plan(call)
+    script = python_script(call.command)
+    if script is not None:
+        return _script_advice(call.command[script])
     program = call.program or "this command"
     return Advice(
         None,
         f"referee does not know how to ask `{program}` for per-test outcomes; make it write a"
         f" JUnit XML report (most runners have a junit reporter option) {JUNIT_HINT}",
+    )
+
+
+def _script_advice(script: str) -> Advice:
+    """`python test.py`: a script's output is its own. Most such scripts end in unittest.main(),
+    and run as a module they are unittest's, whose every outcome referee reads."""
+    path = Path(script)
+    module = ".".join(path.with_suffix("").parts) if path.suffix == ".py" else None
+    instead = f"`python -m unittest {module}`" if module else "`python -m unittest`"
+    return Advice(
+        None,
+        f"`python {script}` runs a script whose output referee cannot read test by test; if it"
+        f" is a unittest script (it calls unittest.main()), run it as {instead} and referee reads"
+        f" every test's outcome; else make it write a JUnit XML report {JUNIT_HINT}",
     )
 
 

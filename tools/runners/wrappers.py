@@ -76,8 +76,32 @@ def _past_options(argv: Sequence[str], index: int, valued: set[str]) -> int:
 
 def python_module(command: Sequence[str]) -> int | None:
     """For `python [options] -m MODULE …`, the index of MODULE; else None."""
+    found = _python_target(command)
+    return found[1] if found and found[0] == "-m" else None
+
+
+def python_script(command: Sequence[str]) -> int | None:
+    """For `python [options] SCRIPT …`, the index of SCRIPT; else None."""
+    found = _python_target(command)
+    return found[1] if found and found[0] == "script" else None
+
+
+def _python_target(command: Sequence[str]) -> tuple[str, int] | None:
+    """What a python command runs after its options: ("-m", index of the module), ("script",
+    index of the file); None for `-c`, bare options, or a program that is not python."""
     if not command or not _PYTHON.fullmatch(base_name(command[0])):
         return None
+    index = 1
+    while index < len(command):
+        token = command[index]
+        if token == "-m":
+            return ("-m", index + 1) if index + 1 < len(command) else None
+        if token == "-c" or token == "-":
+            return None
+        if not token.startswith("-"):
+            return "script", index
+        index += 2 if token in _PYTHON_VALUE_OPTIONS else 1
+    return None
     index = 1
     while index < len(command):
         token = command[index]

@@ -220,6 +220,22 @@ def test_unknown_commands_get_advice_naming_the_junit_field(
     assert "JUnit XML" in result.hint and "`junit` field" in result.hint
 
 
+@pytest.mark.parametrize(
+    ("argv", "instead"),
+    [
+        (["python", "test.py"], "`python -m unittest test`"),
+        (["python3", "-u", "tests/run_all.py"], "`python -m unittest tests.run_all`"),
+        (["python3.11", "-X", "dev", "tests.py", "-v"], "`python -m unittest tests`"),
+    ],
+)
+def test_a_python_script_is_advised_to_run_as_unittest(
+    argv: list[str], instead: str, tmp_path: Path
+) -> None:
+    result = plan(argv, tmp_path)
+    assert isinstance(result, Advice) and result.runner is None
+    assert instead in result.hint and "unittest.main()" in result.hint, result.hint
+
+
 def stops(segment: str, index: int = 1) -> str:
     """A segment before the runner's, as planned: it says on stderr that it failed."""
     marker = f"referee: segment {index} failed with exit code"
