@@ -15,6 +15,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 
 from referee.tools.errors import RefereeError
 from referee.tools.settings import Settings
+from referee.tools.text import counted
 
 from . import prompts, resources
 from .adapters import aggregate, contracts, evaluate, holdouts, validate
@@ -108,7 +109,7 @@ class RefereeServer(MCPServer[State]):
             # The SDK's own argument check stops at types; the tool's rules list every problem.
             raw = spec.raw_problems(self.referee_settings, arguments)
             if raw:
-                return error_result(f"invalid input: {len(raw)} problem(s)", raw)
+                return error_result(f"invalid input: {counted(len(raw), 'problem')}", raw)
         return error_result(*found) if found is not None else None
 
 

@@ -9,6 +9,7 @@ import mcp_types as types
 from pydantic import ValidationError
 
 from referee.tools.errors import InvalidInput, NotFound, Problem, problems_from_validation
+from referee.tools.text import counted
 
 
 def problem_payload(summary: str, problems: Sequence[Problem]) -> dict[str, object]:
@@ -41,5 +42,5 @@ def problems_of(exc: BaseException) -> tuple[str, list[Problem]] | None:
         return str(exc), [exc.as_problem()]
     if isinstance(exc, ValidationError):
         problems = problems_from_validation(exc)
-        return f"invalid input: {len(problems)} problem(s)", problems
+        return f"invalid input: {counted(len(problems), 'problem')}", problems
     return None

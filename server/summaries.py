@@ -21,6 +21,7 @@ from referee.tools.models import (
     StrategicAssessment,
     ValidationResult,
 )
+from referee.tools.text import counted
 
 __all__ = [
     "TEXT_LIMIT",
@@ -46,7 +47,7 @@ def fit(lines: Iterable[str], limit: int = TEXT_LIMIT) -> str:
     for index, line in enumerate(all_lines):
         line = line if len(line) <= 300 else line[:299] + "…"
         cost = len(line.encode("utf-8")) + 1
-        tail = f"… {len(all_lines) - index} more line(s) in the structured content"
+        tail = f"… {counted(len(all_lines) - index, 'more line')} in the structured content"
         if used + cost + len(tail.encode("utf-8")) > limit and index < len(all_lines) - 1:
             kept.append(tail)
             break
@@ -183,8 +184,8 @@ def _uris(ev: Evaluation) -> str:
 
 def strategic(result: StrategicAssessment) -> str:
     lines = [
-        f"{result.contract_ref}: strategic view of {len(result.iterations)} iteration(s)"
-        f" ({result.evaluations} stored evaluation(s)); no checks were run",
+        f"{result.contract_ref}: strategic view of {counted(len(result.iterations), 'iteration')}"
+        f" ({counted(result.evaluations, 'stored evaluation')}); no checks were run",
         *[f"note: {n}" for n in result.notes],
         "trends: " + joined([f"{t.dimension} {t.direction}" for t in result.trends], 10),
     ]
@@ -209,7 +210,7 @@ def strategic(result: StrategicAssessment) -> str:
 
 def validation(result: ValidationResult) -> str:
     computed = result.computed
-    head = ["valid" if result.valid else f"INVALID ({len(result.errors)} error(s))"]
+    head = ["valid" if result.valid else f"INVALID ({counted(len(result.errors), 'error')})"]
     if computed.verdict:
         head.append(f"verdict {computed.verdict}")
     if computed.weighted_score is not None:
@@ -256,7 +257,7 @@ def aggregate(result: AggregateResult) -> str:
     brief = result.revision_brief
     if brief is not None:
         lines.append(
-            f"revision brief: {len(brief.issues_to_address)} issue(s) to address,"
+            f"revision brief: {counted(len(brief.issues_to_address), 'issue')} to address,"
             f" {len(brief.issues_deferred)} deferred"
         )
         lines += listed([i.text for i in brief.issues_to_address], 4)
@@ -270,11 +271,11 @@ def aggregate(result: AggregateResult) -> str:
     if result.holdout_leaks:
         lines.append(
             f"withheld from the brief (would reveal a hold-out; for you, never the generator):"
-            f" {len(result.holdout_leaks)} issue(s)"
+            f" {counted(len(result.holdout_leaks), 'issue')}"
         )
     lines += [f"alert {a.kind}: {a.message}" for a in result.alerts[:3]]
     if len(result.alerts) > 3:
-        lines.append(f"… {len(result.alerts) - 3} more alert(s)")
+        lines.append(f"… {counted(len(result.alerts) - 3, 'more alert')}")
     lines.append("next: " + _next_step(result))
     return fit(lines)
 
@@ -295,7 +296,8 @@ def _next_step(result: AggregateResult) -> str:
 
 def holdouts_added(result: AddHoldoutFilesResult) -> str:
     lines = [
-        f"{result.contract_id}: {result.stored} hold-out file(s) stored outside the repository",
+        f"{result.contract_id}: {counted(result.stored, 'hold-out file')} stored outside the"
+        " repository",
         *listed(
             [f"{f.path} ({f.size} bytes, {f.criterion or 'every hold-out'})" for f in result.files]
         ),
@@ -324,4 +326,4 @@ def calibration(report: CalibrationReport) -> str:
 
 def _agreement(a: Agreement) -> str:
     kappa = f"kappa {a.kappa:g}" if a.kappa is not None else "kappa n/a"
-    return f"{a.count} verdict(s), agreement {a.agreement_rate:.0%}, {kappa}"
+    return f"{counted(a.count, 'verdict')}, agreement {a.agreement_rate:.0%}, {kappa}"

@@ -21,6 +21,7 @@ from referee.tools.models.common import ACCEPT, BLOCK, REVISE, Model, Verdict
 from referee.tools.store import Store, load_scorecard
 from referee.tools.store.calibration import CalibrationRow, calibration_rows, insert_calibration
 from referee.tools.store.scorecards import StoredScorecard
+from referee.tools.text import counted
 
 __all__ = [
     "Agreement",
@@ -257,8 +258,8 @@ def cohen_kappa(ratings: Sequence[tuple[str, str]]) -> tuple[float | None, str |
             None,
             (
                 f"kappa is undefined: the evaluator and the human gave {only} to every one of the"
-                f" {n} scorecard(s), so chance agreement is total; the agreement rate alone"
-                " describes them"
+                f" {counted(n, 'scorecard')}, so chance agreement is total; the agreement rate"
+                " alone describes them"
             ),
         )
     return round((observed - expected) / (1.0 - expected), 3), None

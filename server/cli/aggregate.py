@@ -13,6 +13,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from referee.tools.text import counted
+
 from .common import (
     EXIT_OK,
     EXIT_USAGE,
@@ -326,4 +328,4 @@ def print_report(report: CalibrationReport) -> None:
 
 def _agreement(a: Agreement) -> str:
     kappa = f"kappa {a.kappa:g}" if a.kappa is not None else f"kappa n/a ({a.kappa_note})"
-    return f"{a.count} verdict(s), agreement {a.agreement_rate:.0%}, {kappa}"
+    return f"{counted(a.count, 'verdict')}, agreement {a.agreement_rate:.0%}, {kappa}"

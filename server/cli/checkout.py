@@ -100,7 +100,7 @@ def _print_checkout(result: CheckoutResult) -> None:
     for title, paths in (("written", result.written), ("deleted", result.deleted)):
         if paths:
             print(f"  {title} ({len(paths)}): {', '.join(paths[:10])}")
-            more(10, len(paths), "file(s)", "    ")
+            more(10, len(paths), "file", indent="    ")
     if result.skipped:
         print(f"  submodules left as they are: {', '.join(result.skipped)}")
 
@@ -124,6 +124,7 @@ def run_gc(args: argparse.Namespace) -> int:
 def _print_gc(result: GcResult) -> None:
     if result.dropped:
         numbers = ", ".join(map(str, result.dropped))
-        print(f"{result.contract_ref}: dropped the pins of iteration(s) {numbers}")
+        which = "iteration" if len(result.dropped) == 1 else "iterations"
+        print(f"{result.contract_ref}: dropped the pins of {which} {numbers}")
     else:
         print(f"{result.contract_ref}: nothing was pinned")

@@ -66,10 +66,20 @@ def show(args: argparse.Namespace, result: Any, readable: Any) -> None:
         readable(result)
 
 
-def more(shown: int, total: int, what: str = "", indent: str = "  ") -> None:
-    """Say how many items a printed list left out."""
-    if total > shown:
-        print(f"{indent}… {total - shown} more{' ' + what if what else ''}")
+def more(
+    shown: int,
+    total: int,
+    noun: str = "",
+    where: str = "",
+    indent: str = "  ",
+    plural: str | None = None,
+) -> None:
+    """Say how many items a printed list left out ("… 2 more issues: report://R1")."""
+    if total <= shown:
+        return
+    left = total - shown
+    what = f" {noun if left == 1 else plural or noun + 's'}" if noun else ""
+    print(f"{indent}… {left} more{what}{': ' + where if where else ''}")
 
 
 def print_problems(summary: str, problems: Sequence[Problem], stream: Any = None) -> None:

@@ -10,6 +10,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from referee.tools.text import counted
+
 from .common import (
     EXIT_NEGATIVE,
     EXIT_OK,
@@ -168,7 +170,7 @@ def print_summary(ev: Evaluation) -> None:
     print(f"{ev.contract_ref}  iteration {ev.iteration}  run {ev.run_id}")
     print(
         f"  tree {ev.target.tree[:12]}  commit {(ev.target.commit or '-')[:12]}  "
-        f"{len(ev.target.changed_files)} changed file(s)  {ev.duration_s:.1f} s"
+        f"{counted(len(ev.target.changed_files), 'changed file')}  {ev.duration_s:.1f} s"
     )
     print(
         f"  isolation {ev.isolation}  sandbox {ev.sandbox}"
@@ -225,20 +227,20 @@ def _print_issues(ev: Evaluation) -> None:
         print("issues:")
         for i in ev.issues[:_SHOWN]:
             print(f"  {i.severity:<8} {i.location or '':<28} {i.description}")
-        more(_SHOWN, len(ev.issues), f"issue(s): report://{ev.run_id}, or --json")
+        more(_SHOWN, len(ev.issues), "issue", f"report://{ev.run_id}, or --json")
     if ev.findings:
         print(f"static findings ({ev.findings_total or len(ev.findings)}):")
         for f in ev.findings[:_SHOWN]:
             print(f"  {f.severity:<8} {f.location:<28} [{f.rule}] {f.message}")
-        more(_SHOWN, max(ev.findings_total, len(ev.findings)), f"finding(s): report://{ev.run_id}")
+        more(_SHOWN, max(ev.findings_total, len(ev.findings)), "finding", f"report://{ev.run_id}")
 
 
 def print_strategy(result: StrategicAssessment) -> None:
     """The strategic scope for a person: trends, regression risks, saturation, priorities."""
     its = ", ".join(map(str, result.iterations)) or "none"
     print(
-        f"{result.contract_ref}  strategic: iterations {its}; {result.evaluations} run(s),"
-        f" {result.scorecards} scorecard(s); no checks were run"
+        f"{result.contract_ref}  strategic: iterations {its}; {counted(result.evaluations, 'run')},"
+        f" {counted(result.scorecards, 'scorecard')}; no checks were run"
     )
     for note in result.notes:
         print(f"  note: {note}")
@@ -265,6 +267,12 @@ def print_strategy(result: StrategicAssessment) -> None:
             f"  {p.priority:.4f}  {p.dimension:<16} {p.score:g}/{p.max:g}  {p.fix_kind:<8}"
             f" {p.recommendation}  [{p.evidence}]"
         )
-    more(_SHOWN, len(result.priorities), f"priorities: report://{result.contract_ref}")
+    more(
+        _SHOWN,
+        len(result.priorities),
+        "priority",
+        f"report://{result.contract_ref}",
+        plural="priorities",
+    )
     if not result.priorities:
         print("  none: every scored dimension is at the top of the scale")

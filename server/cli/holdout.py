@@ -9,6 +9,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from referee.tools.text import counted
+
 from .common import add_json, open_store, print_json, report_error, settings_of
 
 if TYPE_CHECKING:
@@ -113,7 +115,7 @@ def _print_added(result: AddHoldoutFilesResult) -> None:
         print(f"{verb} {item.path} ({item.size} bytes, sha256 {item.sha256[:12]})")
     for path in result.removed:
         print(f"removed {path} from the working tree")
-    print(f"{result.contract_id} has {result.stored} hold-out file(s)")
+    print(f"{result.contract_id} has {counted(result.stored, 'hold-out file')}")
     for w in result.warnings:
         print(f"warning [{w.code}] {w.message}", file=sys.stderr)
 
@@ -158,6 +160,8 @@ def run_export(args: argparse.Namespace) -> int:
     if args.json:
         print_json({"contract": str(args.dir / BUNDLE_CONTRACT), "files": written})
     else:
-        print(f"wrote {args.dir / BUNDLE_CONTRACT} and {len(written)} file(s) under {files}")
+        print(
+            f"wrote {args.dir / BUNDLE_CONTRACT} and {counted(len(written), 'file')} under {files}"
+        )
     print("keep it out of the repository: it reveals the hold-outs", file=sys.stderr)
     return 0

@@ -259,7 +259,7 @@ def test_holdouts_reach_ci_from_a_bundle_outside_the_repository_and_stay_unnamed
     author.commit_cards(judged(author.draft(capsys, cid)))
     code, result, summary = gate(author.repo, tmp_path, capsys, "--holdout-dir", str(bundle))
     assert code == 1, result
-    assert "hold-out check(s) failed" in summary
+    assert "hold-out check" in summary
     first = summary + json.dumps(result) + (tmp_path / "gate.sarif").read_text(encoding="utf-8")
     # The generator's own card knows only the visible criterion: refused, without naming the other.
     card = json.loads(next((author.repo / ".referee" / "scorecards").glob("*.json")).read_text())
@@ -330,7 +330,7 @@ def test_what_a_holdout_run_writes_in_ci_never_reaches_the_pull_request(
     author.commit_cards(card)
     code, result, summary = gate(author.repo, tmp_path, capsys, "--holdout-dir", str(bundle))
     assert code == 1 and result["outcome"] == "REVISE", result
-    assert "1 hold-out check(s) failed" in summary
+    assert "1 hold-out check failed" in summary
     assert result["aggregate"]["revision_brief"]["hidden_checks_failed"] == 1
     public = summary + json.dumps(result) + (tmp_path / "gate.sarif").read_text(encoding="utf-8")
     for path in written:

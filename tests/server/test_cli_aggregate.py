@@ -144,7 +144,7 @@ def test_calibrate_and_report(
     assert run(repo, "calibration", contract.id) == 0
     out = capsys.readouterr().out
     assert (
-        "overall: 1 verdict(s), agreement 0%" in out
+        "overall: 1 verdict, agreement 0%" in out
         and f"prompt {contract.evaluator_prompt_version}" in out
     )
     assert run(repo, "calibration", "--json") == 0

@@ -109,7 +109,7 @@ def test_cut_lists_say_how_many_more_and_project_scope_prints_the_band(
     )
     assert main(["--root", str(repo), "evaluate", cid, "--scope", "project"]) == 1
     out = capsys.readouterr().out
-    assert "… 2 more issue(s)" in out
+    assert "… 2 more issues" in out
     assert "PROJECT_HEALTH: " in out and any(
         band in out for band in ("STRONG", "ADEQUATE", "NEEDS_WORK", "CRITICAL")
     )

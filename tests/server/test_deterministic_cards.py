@@ -78,7 +78,7 @@ DECIDED: dict[str, Any] = {
     ],
     "dimensions": {
         "correctness": _det(1, "test checks: 0/1 checked criteria pass", ["E1", "E2"]),
-        "security": _det(0, f"hardcoded secret(s) at {SECRET_AT}", ["E3"]),
+        "security": _det(0, f"a hardcoded secret at {SECRET_AT}", ["E3"]),
     },
     # Beyond the draft's bound, an issue stays in the run's report and need not be kept.
     "issues": [

@@ -187,7 +187,7 @@ async def test_a_new_fixture_with_a_real_fix_is_still_judged_on_its_merits(
     evaluation = await evaluate_after(agent, project, FIXED_WITH_A_FIXTURE)
     criterion = evaluation["criteria"][0]
     assert criterion["status"] == "pass", criterion["reason"]
-    assert "need(s) the new harness" in criterion["reason"]
+    assert "the new harness" in criterion["reason"]
     assert "harness_modified" in {a["id"] for a in evaluation["antipatterns"]}  # for the judge
 
 

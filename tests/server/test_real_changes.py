@@ -122,7 +122,7 @@ async def test_iterations_agree_for_every_evaluator_up_to_the_bound(
     (repo / "src" / "calc.py").write_text("def add(a, b):\n    return b + a\n", "utf-8")
     exhausted = await refused(client, "evaluate", {"contract_id": cid, "evaluator": "tests"})
     assert exhausted["code"] == "loop_exhausted" and exhausted["path"] == "/contract_id"
-    assert "all of its 2 iteration(s)" in exhausted["message"]
+    assert "all of its 2 iterations" in exhausted["message"]
     assert "aggregate of iteration 2 waits for" in exhausted["message"]
     # The server keeps serving: the previous tree is still iteration 2.
     apply_bugfix(repo)
@@ -214,7 +214,7 @@ def test_the_cli_shows_the_bug_fix_verdicts_and_refuses_past_the_bound(
     assert code == 1 and "iteration_mismatch" in err and "/iteration" in err
     (repo / "src" / "calc.py").write_text("def add(a, b):\n    return b + a\n", "utf-8")
     code, _, err = cli(capsys, *root, "evaluate", cid)
-    assert code == 1 and "loop_exhausted" in err and "all of its 1 iteration(s)" in err
+    assert code == 1 and "loop_exhausted" in err and "all of its 1 iteration;" in err
 
 
 async def test_a_describe_heavy_js_library_at_project_scope(tmp_path: Path) -> None:
@@ -258,4 +258,4 @@ async def test_a_describe_heavy_js_library_at_project_scope(tmp_path: Path) -> N
     health = ev["project_health"]["dimensions"]
     assert health["security"]["score"] == 1.0
     static = next(e for e in ev["evidence"] if e["tool"] == "static")
-    assert "in 5 file(s)" in static["summary"]  # README.md and LICENSE are no source files
+    assert "in 5 files" in static["summary"]  # README.md and LICENSE are no source files

@@ -109,7 +109,7 @@ async def test_six_todomvc_checks_pass_on_the_clean_app_and_name_what_a_break_br
     assert status == {**{f"AC-F-00{i}": "fail" for i in range(1, 6)}, "AC-F-006": "pass"}
     first = broken["criteria"][0]["reason"]
     assert first.startswith(
-        "expectation 1 (count .todo-list li) failed: 0 element(s) match .todo-list li;"
+        "expectation 1 (count .todo-list li) failed: 0 elements match .todo-list li;"
         " expected exactly 1"
     )
     # The third check's step 2 needs the todo the broken Enter never added.
@@ -125,7 +125,7 @@ async def test_six_todomvc_checks_pass_on_the_clean_app_and_name_what_a_break_br
     report = (await agent.read_resource(f"report://{broken['run_id']}")).contents[0].text
     browser_part = report[report.index("## Browser checks") : report.index("## Evidence index")]
     first_check = browser_part[browser_part.index("AC-F-001: a new todo is added") :]
-    assert first_check.index("Failing expectation 1. count .todo-list li: 0 element(s)") < (
+    assert first_check.index("Failing expectation 1. count .todo-list li: 0 elements") < (
         first_check.index("![AC-F-001")
     )
     assert f"Trace: {trace}" in browser_part
@@ -146,7 +146,7 @@ async def test_a_failing_expectation_never_eats_the_wait_of_the_next(agent: Clie
     assert crit["status"] == "fail"
     failing = [line for line in crit["reason"].splitlines() if line.startswith("expectation")]
     assert failing == [
-        "expectation 1 (hidden .new-todo) failed: 1 visible element(s) still match .new-todo"
+        "expectation 1 (hidden .new-todo) failed: 1 visible element still matches .new-todo"
     ]
 
 
@@ -242,4 +242,4 @@ def test_the_cli_evaluates_the_vite_app_and_exits_1_naming_the_broken_step(
     _break(app, *BREAK_ENTER)
     assert main(["--root", str(app), "evaluate", cid]) == 1
     shown = capsys.readouterr().out
-    assert "expectation 1 (count .todo-list li) failed: 0 element(s) match" in shown
+    assert "expectation 1 (count .todo-list li) failed: 0 elements match" in shown

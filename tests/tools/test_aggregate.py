@@ -510,7 +510,7 @@ def test_the_best_iteration_is_chosen_only_among_comparable_iterations(
     both(store, contract, 2, judge={"craft": 1}, radar={"craft": 1}, prompt="v2")
     result = run(store, contract)
     assert result.decision == "DELIVER" and result.delivered_iteration == 2
-    assert any(n.startswith("iteration(s) 1 were not considered") for n in result.quality_notes)
+    assert any(n.startswith("iteration 1 was not considered") for n in result.quality_notes)
 
 
 def test_a_dimension_below_its_high_water_mark_raises_a_regression(

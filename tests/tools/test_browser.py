@@ -238,7 +238,7 @@ async def test_a11y_violations_are_counted_from_min_impact(
         ("label", "critical", 1),
     }
     assert [e.ok for e in outcome.expectations] == [False, True]
-    assert "2 violation(s) at or above critical" in outcome.expectations[0].detail
+    assert "2 violations at or above critical" in outcome.expectations[0].detail
 
 
 async def test_a11y_runs_on_a_page_whose_csp_forbids_injected_scripts(
@@ -501,7 +501,7 @@ async def test_each_expectation_waits_on_its_own_so_one_failure_does_not_fail_th
         (3, "title_contains", True),
     ]
     assert outcome.reason.splitlines()[0] == (
-        "expectation 1 (hidden .new-todo) failed: 1 visible element(s) still match .new-todo"
+        "expectation 1 (hidden .new-todo) failed: 1 visible element still matches .new-todo"
     )
     assert 5 <= outcome.duration_s < 9
 
@@ -578,7 +578,7 @@ async def test_a_disabled_button_and_a_wrong_list_fail_with_playwrights_own_word
     enabled, text, count, value = outcome.expectations[1:]
     assert 'Expect "to_be_enabled"' in enabled.detail and "unexpected value" in enabled.detail
     assert "Actual value: ['a', 'b']" in text.detail
-    assert count.detail == "2 element(s) match .todo-list li; expected at least 3"
+    assert count.detail == "2 elements match .todo-list li; expected at least 3"
     assert "Locator expected to have Value 'typed'" in value.detail
     assert "expectation 3 (text .todo-list li label) failed: Locator expected to have text" in (
         outcome.reason

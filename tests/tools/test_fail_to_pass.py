@@ -76,7 +76,7 @@ async def test_a_fix_whose_new_regression_test_fails_at_base_passes(
     write(project, "tests/test_calc.py", OLD_TESTS + REGRESSION)
     result, crit = await judge(store, project, "tests")
     assert crit.status == "pass", crit.reason
-    assert "1 test(s) fail at base and pass now: tests/test_calc.py::test_add_negative" in (
+    assert "1 test fails at base and passes now: tests/test_calc.py::test_add_negative" in (
         crit.reason
     )
     assert "1 passed at base too" in crit.reason

@@ -94,7 +94,7 @@ async def test_past_the_bound_evaluate_names_the_iteration_aggregate_delivers(
         await run(store, project, contract.id, evaluator="judge")
     path, code, message = problem_of(caught)
     assert (path, code) == ("/contract_id", "loop_exhausted")
-    assert "all of its 2 iteration(s)" in message and "would start iteration 3" in message
+    assert "all of its 2 iterations" in message and "would start iteration 3" in message
     assert "aggregate delivers iteration 1" in message
     change(project, 2)  # the last tree again: still its own iteration, nothing refused
     assert (await run(store, project, contract.id, evaluator="radar")).iteration == 2

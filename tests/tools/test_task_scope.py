@@ -77,7 +77,7 @@ async def test_old_debt_next_to_a_correct_fix_is_baseline_only(store: Store, pro
     assert result.issues == [] and result.draft_scorecard.issues == []
     assert result.draft_scorecard.guidance == ""
     static = next(e for e in result.evidence if e.tool == "static")
-    assert "1 baseline finding(s) that predate the change" in static.summary
+    assert "1 baseline finding that predates the change" in static.summary
 
 
 async def test_baseline_include_counts_what_predates_the_change(

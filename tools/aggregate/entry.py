@@ -62,6 +62,7 @@ from referee.tools.repo import checkout_command
 from referee.tools.rubrics import RubricSet
 from referee.tools.store import Store, latest_iteration, load_contract, runs_for
 from referee.tools.store.aggregates import latest_decided, save_aggregate
+from referee.tools.text import agrees, counted
 
 __all__ = ["aggregate", "decision_at_bound", "latest_brief"]
 
@@ -307,8 +308,9 @@ def _leak_notes(leaks: list[HoldoutLeak]) -> list[str]:
     if not leaks:
         return []
     return [
-        f"holdout_leak: {len(leaks)} issue(s) withheld from the revision brief because they reveal"
-        " a hold-out (listed in holdout_leaks; never hand them to the generator)"
+        f"holdout_leak: {counted(len(leaks), 'issue')} withheld from the revision brief because"
+        f" {agrees(len(leaks), 'it reveals', 'they reveal')} a hold-out (listed in holdout_leaks;"
+        " never hand them to the generator)"
     ]
 
 
@@ -358,9 +360,11 @@ def _incomparable_note(ctx: _Context, scores: list[IterationScore]) -> list[str]
     if not left_out:
         return []
     return [
-        f"iteration(s) {', '.join(map(str, left_out))} were not considered for delivery: an"
-        " evaluator's rubric version, prompt version or model changed since, so their scores are"
-        " not comparable; re-score them to compare"
+        f"{agrees(len(left_out), 'iteration', 'iterations')} {', '.join(map(str, left_out))}"
+        f" {agrees(len(left_out), 'was', 'were')} not considered for delivery: an evaluator's"
+        " rubric version, prompt version or model changed since, so"
+        f" {agrees(len(left_out), 'its scores are', 'their scores are')} not comparable;"
+        f" re-score {agrees(len(left_out), 'it', 'them')} to compare"
     ]
 
 

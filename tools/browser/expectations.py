@@ -42,6 +42,7 @@ from referee.tools.models.browser import (
     ValueExpect,
     VisibleExpect,
 )
+from referee.tools.text import agrees, counted
 
 Expectation = AnyExpectation
 OUT_OF_TIME = "not evaluated: the check's timeout_s was used up"
@@ -180,7 +181,8 @@ async def _why_not_visible(ctx: ExpectContext, exp: VisibleExpect, matching: Loc
     target = target_of(exp)
     attached = await matching.count()
     if attached:
-        return f"{attached} element(s) match {target}, but none is visible"
+        which = f"{counted(attached, 'element')} {agrees(attached, 'matches', 'match')}"
+        return f"{which} {target}, but none is visible"
     return f"no element matches {target} at all, visible or not: is the selector right?"
 
 
@@ -191,7 +193,8 @@ async def _hidden(ctx: ExpectContext, exp: HiddenExpect, wait_ms: float) -> Judg
         await expect(shown).to_have_count(0, timeout=wait_ms)
     except AssertionError:
         still = await shown.count()
-        return Judged(False, f"{still} visible element(s) still match {target_of(exp)}")
+        which = f"{counted(still, 'visible element')} still {agrees(still, 'matches', 'match')}"
+        return Judged(False, f"{which} {target_of(exp)}")
     target = target_of(exp)
     if target not in ctx.seen and not await matching.count():
         return Judged(
@@ -231,10 +234,10 @@ async def _count(ctx: ExpectContext, exp: CountExpect, wait_ms: float) -> Judged
     while True:
         found = await matching.count()
         if _count_holds(exp, found):
-            return Judged(True, f"{found} element(s) match {exp.selector} ({wanted})")
+            return Judged(True, f"{_matching(found)} {exp.selector} ({wanted})")
         left = end - time.monotonic()
         if left <= 0:
-            return Judged(False, f"{found} element(s) match {exp.selector}; expected {wanted}")
+            return Judged(False, f"{_matching(found)} {exp.selector}; expected {wanted}")
         await anyio.sleep(min(_POLL_S, left))
 
 
@@ -320,7 +323,8 @@ async def _no_console_errors(
     if not found:
         return Judged(True, "no console errors and no uncaught page errors")
     counts = (
-        f"{len(errors.console_errors)} console error(s), {len(errors.page_errors)} page error(s)"
+        f"{counted(len(errors.console_errors), 'console error')},"
+        f" {counted(len(errors.page_errors), 'page error')}"
     )
     return Judged(False, trim(f"{counts}: " + " | ".join(found[:_SHOWN]), 1000))
 
@@ -332,22 +336,29 @@ async def _no_failed_requests(
     if not failed:
         return Judged(True, "no failed requests")
     shown = " | ".join(f"{r.status or r.failure} {r.url}" for r in failed[:_SHOWN])
-    return Judged(False, trim(f"{len(failed)} failed request(s): {shown}", 1000))
+    return Judged(False, trim(f"{counted(len(failed), 'failed request')}: {shown}", 1000))
+
+
+def _matching(found: int) -> str:
+    return f"{counted(found, 'element')} {agrees(found, 'matches', 'match')}"
 
 
 async def _a11y(ctx: ExpectContext, exp: A11yExpect, wait_ms: float) -> Judged:
     if ctx.violations is None:
         ctx.violations = await run_axe(ctx.page)
-    counted = at_or_above(ctx.violations, exp.min_impact)
+    serious = at_or_above(ctx.violations, exp.min_impact)
     listed = "; ".join(
         f"{v.id} ({v.impact}, {v.nodes} node{'s' if v.nodes != 1 else ''}: "
         + ", ".join(v.targets)
         + ")"
-        for v in counted
+        for v in serious
     )
-    detail = f"{len(counted)} violation(s) at or above {exp.min_impact} (max {exp.max_violations})"
-    text = trim(f"{detail}: {listed}" if counted else detail, 1500)
-    return Judged(len(counted) <= exp.max_violations, text)
+    detail = (
+        f"{counted(len(serious), 'violation')} at or above {exp.min_impact}"
+        f" (max {exp.max_violations})"
+    )
+    text = trim(f"{detail}: {listed}" if serious else detail, 1500)
+    return Judged(len(serious) <= exp.max_violations, text)
 
 
 async def run_axe(page: Page) -> list[A11yViolation]:

@@ -11,6 +11,7 @@ from referee.tools.claims.model import HARNESS_MODIFIED
 from referee.tools.evidence.recorder import EvidenceRecorder
 from referee.tools.repo import file_at, tree_entry_map
 from referee.tools.tampering.model import Tampering
+from referee.tools.text import counted
 
 
 async def run_claims(
@@ -44,6 +45,6 @@ async def run_claims(
         command=f"read the test code the change added since base {base[:12]}",
         stdout="\n".join(f"{t.location} [{t.kind}] {t.message}" for t in found),
         exit_code=1,
-        summary=f"{len(found)} suspicion(s) in the change's test code",
+        summary=f"{counted(len(found), 'suspicion')} in the change's test code",
     )
     return found, [item.id]

@@ -15,6 +15,7 @@ from pathlib import Path
 from referee.tools.environment.compiled import compiled_modules
 from referee.tools.environment.installed import changed_environments
 from referee.tools.tampering.model import Tampering
+from referee.tools.text import agrees, counted
 
 __all__ = ["ENVIRONMENT_MODIFIED", "environment_findings"]
 
@@ -49,7 +50,8 @@ def environment_findings(
                 ENVIRONMENT_MODIFIED,
                 package.path,
                 1,
-                f"{package.files} file(s) of the installed {package.path} were written after the"
+                f"{counted(package.files, 'file')} of the installed {package.path}"
+                f" {agrees(package.files, 'was', 'were')} written after the"
                 f" contract was created (e.g. {package.example}): a dependency installed or an"
                 f" installed file edited during the work; the checks ran with them{more}",
             )

@@ -13,6 +13,7 @@ from referee.tools.adequacy import parse_ranges, ranges
 from referee.tools.graders.mutation import describe
 from referee.tools.models.adequacy import TestAdequacy
 from referee.tools.models.evaluation import CriterionResult, EvaluationIssue
+from referee.tools.text import counted
 
 __all__ = ["adequacy_issues", "adequacy_text"]
 
@@ -119,5 +120,5 @@ def adequacy_text(adequacy: TestAdequacy | None) -> str:
             + f", {mutation.evidence_id})"
         )
     if adequacy.repeats > 1:
-        parts.append(f"{adequacy.repeats} runs, {len(adequacy.flaky)} flaky test(s)")
+        parts.append(f"{adequacy.repeats} runs, {counted(len(adequacy.flaky), 'flaky test')}")
     return "; ".join(parts)

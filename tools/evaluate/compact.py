@@ -6,6 +6,7 @@ Full outputs stay behind evidence:// and report://; what is cut is named in `omi
 from __future__ import annotations
 
 from referee.tools.models.evaluation import Evaluation
+from referee.tools.text import counted
 
 # The draft scorecard's issues are never cut: a judge must keep each of them (validate_scorecard
 # refuses a card that drops one), so the draft is bounded where it is made (evaluate/draft.py).
@@ -58,7 +59,7 @@ def _trim(ev: Evaluation, what: str, keep: int, totals: dict[str, int]) -> None:
         _note(ev, "findings", f"{more} more in report://{ev.run_id}")
         ev.findings = ev.findings[:keep]
     elif what == "issues" and len(ev.issues) > keep:
-        _note(ev, "issues", f"{totals['issues'] - keep} lower-severity issue(s) more")
+        _note(ev, "issues", f"{counted(totals['issues'] - keep, 'lower-severity issue')} more")
         ev.issues = ev.issues[:keep]
     elif what == "mutants":
         _drop_mutants(ev)
@@ -105,7 +106,7 @@ def _keep_tree_paths(ev: Evaluation, keep: int) -> None:
     more = max(len(changed.paths) - keep, 0) + max(len(changed.holdout_paths) - keep, 0)
     if more:
         changed.paths, changed.holdout_paths = changed.paths[:keep], changed.holdout_paths[:keep]
-        _note(ev, "tree_changed", f"{more} more written path(s) in the stored run")
+        _note(ev, "tree_changed", f"{counted(more, 'more written path')} in the stored run")
 
 
 def _shorten_texts(ev: Evaluation, limit: int) -> None:

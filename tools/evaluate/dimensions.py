@@ -13,6 +13,7 @@ from referee.tools.evaluate.run import Outcomes
 from referee.tools.models.contract import Criterion
 from referee.tools.models.evaluation import CriterionResult, DimensionResult
 from referee.tools.models.rubric import Rubric
+from referee.tools.text import agrees, counted
 
 MAINTAINABILITY_RULES = {
     "file_length",
@@ -138,7 +139,12 @@ def security(s: Signals, unit: bool) -> DimensionResult:
         return _judgment()
     if s.secrets:
         where = ", ".join(s.secrets[:5])
-        return _det(0.0, 0.9, f"hardcoded secret(s) at {where}", s.static_ids)
+        return _det(
+            0.0,
+            0.9,
+            f"{agrees(len(s.secrets), 'a hardcoded secret', 'hardcoded secrets')} at {where}",
+            s.static_ids,
+        )
     return _judgment(
         "no hardcoded secrets found by the static pipeline; judge the rest of security"
     )
@@ -152,7 +158,7 @@ def craft(s: Signals, unit: bool) -> DimensionResult:
     score = 3.0 if not found else 2.0 if not high and len(found) <= 3 else 1.0
     if unit:
         score = {3.0: 1.0, 2.0: 0.7, 1.0: 0.4}[score]
-    text = f"{len(found)} maintainability finding(s) in {s.files} file(s)" + (
+    text = f"{counted(len(found), 'maintainability finding')} in {counted(s.files, 'file')}" + (
         f" (e.g. {', '.join(loc for _, loc in found[:3])})" if found else ""
     )
     return _det(score, 0.6, text, s.static_ids)
@@ -170,8 +176,8 @@ def ux_quality(s: Signals, unit: bool) -> DimensionResult:
     if unit:
         score = {3.0: 1.0, 2.0: 0.7, 1.0: 0.4}[score]
     text = (
-        f"browser checks: {errors} uncaught page error(s); {noise} console errors, failed requests"
-        " or a11y violations"
+        f"browser checks: {counted(errors, 'uncaught page error')}; {noise} console errors, failed"
+        " requests or a11y violations"
     )
     ids = [e for r in s.behaviour for e in r.evidence_ids]
     return _det(score, 0.5, text, ids)
@@ -184,7 +190,7 @@ def completeness(s: Signals, unit: bool) -> DimensionResult:
     score = 1.0 if not found else 0.7 if len(found) <= 2 else 0.4
     if not unit:
         score = {1.0: 3.0, 0.7: 2.0, 0.4: 1.0}[score]
-    text = f"{len(found)} finding(s) on missing tests or TODO density"
+    text = f"{counted(len(found), 'finding')} on missing tests or TODO density"
     return _det(score, 0.5, text, s.static_ids)
 
 

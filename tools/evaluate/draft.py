@@ -29,6 +29,7 @@ from referee.tools.models.scorecard import (
     RubricRef,
     Target,
 )
+from referee.tools.text import counted
 
 __all__ = ["DRAFT_ISSUES", "DraftFacts", "draft_scorecard", "drafted_issues"]
 
@@ -120,8 +121,8 @@ def _summary(results: list[CriterionResult], issues: list[EvaluationIssue]) -> s
     listed = len(drafted_issues(issues))
     more = f" ({listed} listed here, all in the report)" if listed < len(issues) else ""
     return (
-        f"{passed}/{judged} mechanically checked criteria pass; {len(issues)} issue(s) found by"
-        f" referee{more}."
+        f"{passed}/{judged} mechanically checked criteria pass; {counted(len(issues), 'issue')}"
+        f" found by referee{more}."
     )
 
 

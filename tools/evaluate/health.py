@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 from referee.tools.models.evaluation import CriterionResult, Finding, HealthDimension, ProjectHealth
 from referee.tools.rubrics import builtin_rubrics, health_band
+from referee.tools.text import counted
 
 _MAINTAINABILITY = {"file_length", "function_length", "nesting_depth", "cognitive_complexity"}
 
@@ -61,12 +62,12 @@ def _security(findings: Sequence[Finding]) -> HealthDimension:
             score=1.0,
             confidence=0.4,
             evidence="no hardcoded secrets found"
-            + (f" ({fixtures} fake credential(s) in test fixtures)" if fixtures else ""),
+            + (f" ({counted(fixtures, 'fake credential')} in test fixtures)" if fixtures else ""),
         )
     return HealthDimension(
         score=round(max(0.0, 1 - 0.3 * len(secrets)), 2),
         confidence=0.9,
-        evidence=f"{len(secrets)} hardcoded secret(s): {', '.join(secrets[:3])}",
+        evidence=f"{counted(len(secrets), 'hardcoded secret')}: {', '.join(secrets[:3])}",
     )
 
 

@@ -11,6 +11,7 @@ from referee.tools.aggregate import decision_at_bound
 from referee.tools.errors import InvalidInput, Problem
 from referee.tools.models.contract import Contract
 from referee.tools.store import Store, latest_iteration, tree_iteration
+from referee.tools.text import counted
 
 __all__ = ["iteration_for"]
 
@@ -60,8 +61,8 @@ def _mismatch(tree: str, actual: int, requested: int | None, how: str) -> Invali
 def _exhausted(store: Store, contract: Contract) -> str:
     bound = contract.max_iterations
     head = (
-        f"contract {contract.id} has used all of its {bound} iteration(s); this tree would start"
-        f" iteration {bound + 1}"
+        f"contract {contract.id} has used all of its {counted(bound, 'iteration')}; this tree would"
+        f" start iteration {bound + 1}"
     )
     decided = decision_at_bound(store, contract)
     if decided.decision == "DELIVER" and decided.delivered_iteration is not None:

@@ -58,6 +58,7 @@ from referee.tools.settings import Settings
 from referee.tools.static import list_files as static_files
 from referee.tools.tampering import Tampering, run_tampering
 from referee.tools.tampering.harness import harness_changes
+from referee.tools.text import counted
 
 if TYPE_CHECKING:
     from referee.tools.browser.pool import BrowserPool
@@ -329,7 +330,7 @@ async def _environment_task(ctx: GradeContext, plan: RunPlan, outcomes: Outcomes
         command="compare the installed environments with the contract's creation",
         stdout="\n".join(f"{t.location} [{t.kind}] {t.message}" for t in found),
         exit_code=1,
-        summary=f"{len(found)} change(s) outside git that the checks ran with",
+        summary=f"{counted(len(found), 'change')} outside git that the checks ran with",
     )
     outcomes.tampering += found
     outcomes.tampering_ids.append(item.id)
@@ -372,7 +373,7 @@ def record_harness(recorder: EvidenceRecorder, found: list[Tampering], base: str
         command=f"compare the test harness with base {base[:12]}",
         stdout="\n".join(lines),
         exit_code=1,
-        summary=f"{len(found)} harness file(s) changed since base",
+        summary=f"{counted(len(found), 'harness file')} changed since base",
     )
     return item.id
 

@@ -28,6 +28,7 @@ from referee.tools.static.pipeline import DEFAULT_CONFIG
 from referee.tools.static.secrets import marked_secret_items
 from referee.tools.static.severity import severity_of
 from referee.tools.static.symbols import Symbols
+from referee.tools.text import agrees, counted
 
 CACHE_FILE = "static-cache.db"
 
@@ -207,9 +208,14 @@ def findings_text(report: StaticReport, baseline: Sequence[StaticFinding] = ()) 
 def _summary(report: StaticReport, baseline: Sequence[StaticFinding] = ()) -> str:
     rules = ", ".join(f"{rule} {n}" for rule, n in sorted(report.by_rule.items()) if n)
     return (
-        f"{len(report.findings)} finding(s) in {report.files_analysed} file(s)"
+        f"{counted(len(report.findings), 'finding')} in {counted(report.files_analysed, 'file')}"
         + (f" ({rules})" if rules else "")
-        + (f"; {len(baseline)} baseline finding(s) that predate the change" if baseline else "")
+        + (
+            f"; {counted(len(baseline), 'baseline finding')} that"
+            f" {agrees(len(baseline), 'predates', 'predate')} the change"
+            if baseline
+            else ""
+        )
         + f"; {report.cache_hits} from cache"
         + (f"; not analysed: {_excluded(report)}" if report.excluded else "")
     )

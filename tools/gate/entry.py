@@ -46,6 +46,7 @@ from referee.tools.rubrics import RubricSet
 from referee.tools.sandbox import sandbox_support
 from referee.tools.settings import Settings
 from referee.tools.store import KeySource, Store, load_run, runs_for
+from referee.tools.text import agrees, counted
 from referee.tools.validate_scorecard import unreadable, validate_and_store, validate_scorecard
 from referee.tools.validate_scorecard.entry import EvidenceContext
 
@@ -398,7 +399,10 @@ def _decide(
     bad = [c for c in gate.cards if c.problem or (c.counted and not c.valid)]
     if bad:
         gate.outcome = "INVALID"
-        gate.reason = f"{len(bad)} committed scorecard(s) are invalid against CI's own evidence"
+        gate.reason = (
+            f"{counted(len(bad), 'committed scorecard')} {agrees(len(bad), 'is', 'are')} invalid"
+            " against CI's own evidence"
+        )
         return gate
     result = aggregate(
         gate.contract.id,

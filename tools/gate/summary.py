@@ -13,6 +13,7 @@ from typing import Any
 
 from referee.tools.errors import Problem
 from referee.tools.gate.entry import CardOutcome, GateResult
+from referee.tools.text import counted
 from referee.tools.validate_scorecard.codes import OVERRIDES
 
 __all__ = ["gate_json", "markdown", "sarif"]
@@ -60,7 +61,8 @@ def markdown(gate: GateResult) -> str:
         lines += [f"- `{c.id}`: {c.reason or c.status}" for c in failed]
         if unnamed:
             lines.append(
-                f"- {unnamed} hold-out check(s) failed (not named: the author must not see them)"
+                f"- {counted(unnamed, 'hold-out check')} failed (not named: the author must not"
+                " see them)"
             )
     invalid = [c for c in gate.cards if c.problem or (c.counted and not c.valid)]
     if invalid:

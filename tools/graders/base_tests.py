@@ -21,6 +21,7 @@ from referee.tools.graders.base import GradeResult
 from referee.tools.graders.fail_to_pass import SuiteRun
 from referee.tools.models.checks import TestsCheck
 from referee.tools.models.common import CriterionStatus, ReasonCode
+from referee.tools.text import agrees, counted
 
 __all__ = ["edited_tests_verdict", "suspects"]
 
@@ -89,8 +90,8 @@ async def edited_tests_verdict(
             now,
             "unscored",
             ReasonCode.BASE_TESTS_NOT_RUN,
-            f"{len(lost)} test(s) that passed at base never ran in their base form, which could"
-            f" not be collected or built against this change ({why}):"
+            f"{counted(len(lost), 'test')} that passed at base never ran in their base form, which"
+            f" could not be collected or built against this change ({why}):"
             f" {_names(lost)}; nothing shows the edits hide no failure (list the tests in the"
             " check's expected_changes if the contract changes what they use)",
             ids,
@@ -104,7 +105,8 @@ async def edited_tests_verdict(
         now,
         "fail",
         ReasonCode.BASE_TEST_FAILED,
-        f"{len(broken)} test(s) passed at base and fail now in their base form, which the change"
+        f"{counted(len(broken), 'test')} passed at base and {agrees(len(broken), 'fails', 'fail')}"
+        " now in their base form, which the change"
         f" edited: {_names(broken)}{detail}; the edited copies pass, the behaviour they checked"
         " is broken (list a test in the check's expected_changes if the contract changes it)",
         ids,
@@ -121,7 +123,8 @@ def _unfixed(now: GradeResult, form: SuiteRun, names: list[str], ids: list[str])
         now,
         "fail",
         ReasonCode.BASE_TEST_FAILED,
-        f"{len(names)} test(s) failed at base and still fail in their base form, which the change"
+        f"{counted(len(names), 'test')} failed at base and still"
+        f" {agrees(len(names), 'fails', 'fail')} in their base form, which the change"
         f" edited: {_names(names)}{detail}; only the edited copies pass, so the change made them"
         " pass by editing them, not by fixing what they check (list a test in the check's"
         " expected_changes if the contract changes it)",

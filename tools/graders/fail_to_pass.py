@@ -19,6 +19,7 @@ from referee.tools.graders.base import GradeResult
 from referee.tools.models.common import ReasonCode
 from referee.tools.models.evidence import TestOutcome
 from referee.tools.static.paths import is_test_path
+from referee.tools.text import agrees, counted
 
 __all__ = ["SuiteRun", "judge_fail_to_pass", "test_patch"]
 
@@ -137,7 +138,7 @@ def judge_fail_to_pass(
         return grade(
             "fail",
             ReasonCode.NOT_RUN_AT_BASE,
-            f"{len(proof.not_run_at_base)} test(s) passing now did not run at base"
+            f"{counted(len(proof.not_run_at_base), 'test')} passing now did not run at base"
             f" ({_names(proof.not_run_at_base)}) and none failed there ({before.verdict.reason}):"
             " nothing shows the tests fail without the change",
         )
@@ -164,7 +165,8 @@ def _without(run: SuiteRun, names: Collection[str]) -> SuiteRun:
 
 def _in_source_note(names: Sequence[str]) -> str:
     return (
-        f"{len(names)} test(s) live in source files the change edited ({_names(names)}); the"
+        f"{counted(len(names), 'test')} {agrees(len(names), 'lives', 'live')} in source files"
+        f" the change edited ({_names(names)}); the"
         " base run has the base's version of those files, so they are not compared"
     )
 
@@ -230,8 +232,10 @@ def _likely_cause(error: str) -> str:
 
 
 def _passed_text(proof: _Proof, now: SuiteRun) -> str:
+    n = len(proof.fail_to_pass)
     text = (
-        f"{len(proof.fail_to_pass)} test(s) fail at base and pass now: {_names(proof.fail_to_pass)}"
+        f"{counted(n, 'test')} {agrees(n, 'fails', 'fail')} at base and"
+        f" {agrees(n, 'passes', 'pass')} now: {_names(proof.fail_to_pass)}"
     )
     if proof.broken_at_base:
         text += f" (at base: {_names(proof.broken_at_base)} could not be collected)"

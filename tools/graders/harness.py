@@ -15,6 +15,7 @@ from __future__ import annotations
 from referee.tools.graders.base import BaseHarness, GradeResult
 from referee.tools.models.common import ReasonCode
 from referee.tools.models.evidence import TestOutcome
+from referee.tools.text import agrees
 
 __all__ = ["judge_harness"]
 
@@ -52,7 +53,7 @@ def judge_harness(
         named = [*flipped, *vanished][:_MAX_NAMED]
         reason = (
             f"passes only with the modified harness ({where}): with the base harness "
-            f"{', '.join(named)} fail(s)"
+            f"{', '.join(named)} {agrees(len(named), 'fails', 'fail')}"
             + (
                 f"; hidden by the modified harness: {', '.join(vanished[:_MAX_NAMED])}"
                 if vanished
@@ -69,7 +70,11 @@ def judge_harness(
         )
     note = f"; the same with the base harness ({where})"
     if erroring:
-        note += f", except {', '.join(erroring[:_MAX_NAMED])}, which need(s) the new harness"
+        shown = erroring[:_MAX_NAMED]
+        note += (
+            f", except {', '.join(shown)}, which {agrees(len(shown), 'needs', 'need')} the new"
+            " harness"
+        )
     return _with(now, now.reason + note, ids)
 
 

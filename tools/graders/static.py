@@ -13,6 +13,7 @@ from referee.tools.graders.base import GradeContext, GradeResult, unscored
 from referee.tools.models.checks import StaticCheck
 from referee.tools.models.common import ReasonCode
 from referee.tools.models.contract import Criterion
+from referee.tools.text import counted
 
 
 async def grade_static(ctx: GradeContext, criterion: Criterion) -> GradeResult:
@@ -25,10 +26,10 @@ async def grade_static(ctx: GradeContext, criterion: Criterion) -> GradeResult:
             f"the static pipeline did not run: {pipeline.error}",
             pipeline.evidence_ids,
         )
-    counted = list(pipeline.report.findings)
+    counting = list(pipeline.report.findings)
     if check.baseline == "include":
-        counted += pipeline.baseline
-    found = [f for f in counted if f.rule == check.rule and matches(f.path, check.paths)]
+        counting += pipeline.baseline
+    found = [f for f in counting if f.rule == check.rule and matches(f.path, check.paths)]
     old = [f for f in pipeline.baseline if f.rule == check.rule and matches(f.path, check.paths)]
     note = (
         f"; {len(old)} more predate the change (not counted: `baseline: include` counts them)"
@@ -38,14 +39,16 @@ async def grade_static(ctx: GradeContext, criterion: Criterion) -> GradeResult:
     allowed = check.max or 0
     where = ", ".join(f.location for f in found[:5]) + (" …" if len(found) > 5 else "")
     if len(found) <= allowed:
-        reason = f"{check.rule}: {len(found)} finding(s), at most {allowed} allowed{note}"
+        reason = f"{check.rule}: {counted(len(found), 'finding')}, at most {allowed} allowed{note}"
         return GradeResult(
             status="pass",
             code=ReasonCode.PASSED,
             reason=reason,
             evidence_ids=list(pipeline.evidence_ids),
         )
-    reason = f"{check.rule}: {len(found)} finding(s), at most {allowed} allowed ({where}){note}"
+    reason = (
+        f"{check.rule}: {counted(len(found), 'finding')}, at most {allowed} allowed ({where}){note}"
+    )
     return GradeResult(
         status="fail",
         code=ReasonCode.FINDINGS,

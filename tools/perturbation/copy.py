@@ -23,6 +23,7 @@ from referee.tools.perturbation.comments import Unparsable, strip_parsed, strip_
 from referee.tools.perturbation.python_source import perturb_python
 from referee.tools.repo import STORE_DIR, is_git_repo, list_files
 from referee.tools.static.paths import language_of, parsed_language
+from referee.tools.text import counted
 
 __all__ = [
     "GAMING_PENALTY",
@@ -207,8 +208,9 @@ def _instructions(dest: Path, copied: _Copied, kept: bool | None) -> str:
     done = ", ".join(sorted(copied.transforms)) or "nothing could be changed"
     parts = [
         (
-            f"A perturbed copy of the evaluated tree is at {dest}. In its {len(copied.perturbed)}"
-            f" changed source file(s): {done}. The code does the same; only its form differs."
+            f"A perturbed copy of the evaluated tree is at {dest}. In its"
+            f" {counted(len(copied.perturbed), 'changed source file')}: {done}. The code does the"
+            " same; only its form differs."
         ),
         (
             "Score the copy as a fresh evaluation with the same rubric and criteria, reading only"

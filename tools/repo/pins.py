@@ -21,6 +21,7 @@ from referee.tools.repo.git import GitError, git
 from referee.tools.repo.info import head_commit
 from referee.tools.repo.objects import commit_trees, read_blobs, tree_listing
 from referee.tools.repo.tree import commit_tree_hash, tree_entries, working_tree_hash
+from referee.tools.text import counted
 
 __all__ = [
     "PIN_PREFIX",
@@ -196,7 +197,8 @@ def restore_tree(repo: Path, target: str, safe_trees: set[str], force: bool) -> 
             done.written.append(path)
     except OSError as exc:
         raise RestoreRefused(
-            f"stopped after {len(done.deleted)} deletion(s) and {len(done.written)} write(s):"
+            f"stopped after {counted(len(done.deleted), 'deletion')} and"
+            f" {counted(len(done.written), 'write')}:"
             f" {exc.filename or ''}: {exc.strerror or exc}; fix that and run checkout again"
         ) from exc
     return done

@@ -32,6 +32,7 @@ from referee.tools.report.select import (
     scale_max,
 )
 from referee.tools.rubrics import level_key
+from referee.tools.text import counted
 
 FEASIBILITY = {"static": 0.9, "tests": 0.8, "judgment": 0.6}
 _BAND_ORDER: dict[str, int] = {"clean": 0, "suspect": 1, "gaming": 2}
@@ -185,7 +186,11 @@ def _card_scores(data: ReportData) -> tuple[float | None, float | None, str] | N
         if same_scale
         else None
     )
-    return weighted, mean(normals), f"mean of {len(cards)} scorecard(s) of iteration {iteration}"
+    return (
+        weighted,
+        mean(normals),
+        f"mean of {counted(len(cards), 'scorecard')} of iteration {iteration}",
+    )
 
 
 def _run_scores(data: ReportData) -> tuple[float | None, float | None, str]:

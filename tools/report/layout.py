@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from referee.tools.report.analysis import FEASIBILITY, ids_text
 from referee.tools.report.history import BROWSER_SHOWN
 from referee.tools.report.view import ReportView
+from referee.tools.text import counted
 
 
 @dataclass(frozen=True)
@@ -420,5 +421,7 @@ def _browser(view: ReportView) -> Section:
             )
     left = len(view.browser_checks) - BROWSER_SHOWN
     if left > 0:
-        blocks.append(Para(f"… {left} more browser check(s): referee report --json lists all"))
+        blocks.append(
+            Para(f"… {counted(left, 'more browser check')}: referee report --json lists all")
+        )
     return Section("Browser checks", blocks)

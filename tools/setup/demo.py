@@ -34,6 +34,7 @@ from referee.tools.rubrics import load_rubrics
 from referee.tools.settings import Settings
 from referee.tools.store import Store
 from referee.tools.store.runs import runs_for
+from referee.tools.text import counted
 from referee.tools.validate_scorecard.entry import EvidenceContext, validate_and_store
 
 Say = Callable[[str, str], None]
@@ -287,7 +288,7 @@ def start(workdir: Path, say: Say) -> Loop:
     )
     say(
         "hold-out",
-        f"{len(added.files)} hold-out test file(s) stored in referee's vault, outside the"
+        f"{counted(len(added.files), 'hold-out test file')} stored in referee's vault, outside the"
         " repository: the generator never sees them",
     )
     return Loop(repo=repo, store=store, settings=settings, contract=result.contract, say=say)
@@ -324,7 +325,7 @@ async def _judge_one(loop: Loop, evaluator: str, version: str) -> ValidationResu
     loop.say(
         "evaluate",
         f"{evaluator}, iteration {ev.iteration}: {_criteria_line(ev)}; "
-        f"{len(ev.evidence)} evidence items, {ev.findings_total} static finding(s)",
+        f"{len(ev.evidence)} evidence items, {counted(ev.findings_total, 'static finding')}",
     )
     result = loop.validate(judge(ev, loop.contract, READINGS[version]))
     verdict = result.computed.verdict

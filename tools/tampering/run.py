@@ -9,6 +9,7 @@ import anyio
 from referee.tools.evidence.recorder import EvidenceRecorder
 from referee.tools.repo import file_at
 from referee.tools.tampering.detect import Tampering, detect
+from referee.tools.text import counted
 
 
 async def run_tampering(
@@ -27,6 +28,8 @@ async def run_tampering(
         command=f"compare test files with base {base[:12]}",
         stdout="\n".join(lines) or "no test tampering found",
         exit_code=1 if found else 0,
-        summary=f"{len(found)} sign(s) of test tampering" if found else "no test tampering found",
+        summary=f"{counted(len(found), 'sign')} of test tampering"
+        if found
+        else "no test tampering found",
     )
     return found, [item.id]
