@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from projects import calc_repo, command_check
+from gitrepo import git
+from projects import calc_repo, command_check, commit_all
 
 from referee.server.cli import build_parser, main
 
@@ -129,3 +130,41 @@ def test_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
     finally:
         os.close(write)
     assert done.stderr == "" and done.returncode == 141
+
+
+def test_a_card_of_a_ref_run_is_judged_against_that_ref_and_names_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = calc_repo(tmp_path / "calc")
+    cid = created(repo, capsys, {"criterion": "reads well", "verification_method": "manual"})
+    git(repo, "checkout", "-q", "-b", "feature")
+    (repo / "notes.md").write_text("feature work\n", encoding="utf-8")
+    commit_all(repo, "feature work")
+    git(repo, "checkout", "-q", "main")
+    # The working tree is main's; the evaluated content is the branch's.
+    (repo / "scratch.txt").write_text("not committed anywhere\n", encoding="utf-8")
+    draft = tmp_path / "out" / "card.json"
+    assert (
+        main(["--root", str(repo), "evaluate", cid, "--ref", "feature", "--draft", str(draft)]) == 0
+    )
+    capsys.readouterr()
+    card = json.loads(draft.read_text(encoding="utf-8"))
+    card["provider"] = "person"
+    for dim in card["dimensions"].values():
+        if dim["score"] is None:
+            dim["score"], dim["evidence"] = 2, "read by hand"
+    card["criteria"][0].update({"pass": True, "evidence": "read src/calc.py"})
+    draft.write_text(json.dumps(card), encoding="utf-8")
+    assert main(["--root", str(repo), "validate", str(draft), "--no-store"]) == 0, (
+        capsys.readouterr()
+    )
+    capsys.readouterr()
+    # The branch moves on: the card is stale, and the message names the ref to evaluate again.
+    git(repo, "checkout", "-q", "feature")
+    (repo / "notes.md").write_text("more feature work\n", encoding="utf-8")
+    commit_all(repo, "more")
+    git(repo, "checkout", "-q", "main")
+    assert main(["--root", str(repo), "validate", str(draft), "--no-store"]) == 1
+    out = capsys.readouterr().out
+    assert "[stale]" in out and "feature is now at tree" in out
+    assert "evaluate --ref feature again" in out and "current tree" not in out

@@ -133,6 +133,7 @@ async def _worktree(
         changed = changed_files(repo, base, tree) if base and request.scope == "task" else []
         target = EvaluationTarget(
             repo=str(repo),
+            ref=request.ref,
             tree=tree,
             commit=commit,
             base=base,

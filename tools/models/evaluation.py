@@ -71,6 +71,10 @@ class EvaluationTarget(Target):
         default=None, description="HEAD (inplace) or the evaluated ref's commit"
     )
     repo: str
+    ref: str | None = Field(
+        default=None,
+        description="The ref evaluated, as the caller named it (None: the working tree)",
+    )
     base: str | None = None
     changed_files: list[str] = Field(default_factory=list)
     dirty: bool = Field(default=False, description="The working tree differs from the commit")

@@ -26,6 +26,7 @@ class BindingContext:
     runs: list[StoredRun]
     tree: str | None
     key: bytes | None
+    ref: str | None = None  # the ref `tree` is of (`evaluate --ref`); None: the working tree
 
 
 @dataclass
@@ -144,6 +145,8 @@ def _tenpoint(card: Card, context: BindingContext) -> Binding:
             ],
         )
     run = fitting[-1]
+    where = context.ref or "the repository"
+    again = f"evaluate --ref {context.ref} again" if context.ref else "evaluate the current tree"
     if context.tree is not None and run.evaluation.target.tree != context.tree:
         return Binding(
             run,
@@ -153,9 +156,8 @@ def _tenpoint(card: Card, context: BindingContext) -> Binding:
                     code="run_mismatch",
                     message=(
                         f"the latest run of iteration {card.iteration} ({run.run_id}) judged tree "
-                        f"{run.evaluation.target.tree[:12]}, but the repository is at "
-                        f"{context.tree[:12]}; "
-                        "evaluate the current tree and score again"
+                        f"{run.evaluation.target.tree[:12]}, but {where} is at "
+                        f"{context.tree[:12]}; {again} and score again"
                     ),
                 )
             ],

@@ -234,8 +234,9 @@ CODES: dict[str, Code] = {
         " most as derived, keep referee's issues; or fix the code and evaluate again.",
     ),
     "stale": _e(
-        "`target.tree` is not the repository's current tree: the scorecard judges other content.",
-        "Evaluate the current tree and score again.",
+        "`target.tree` is not the current tree of what its run evaluated (the working tree, or"
+        " what the ref of `evaluate --ref` points at now): the scorecard judges other content.",
+        "Evaluate the current tree (or that ref) again and score the new run.",
     ),
     "stale_unchecked": _w(
         "The repository's current tree is unknown, so staleness was not checked.",

@@ -15,15 +15,16 @@ from referee.tools.create_contract import parse_contract
 from referee.tools.errors import InvalidInput, NotFound, Problem
 from referee.tools.models.contract import Contract
 from referee.tools.paths import confine
-from referee.tools.repo import GitError, working_tree_hash
+from referee.tools.repo import GitError, commit_tree_hash, resolve_commit, working_tree_hash
 from referee.tools.store import Store, load_contract, runs_for
-from referee.tools.store.runs import captured_evidence_ids
+from referee.tools.store.runs import StoredRun, captured_evidence_ids
 from referee.tools.validate_scorecard.evidence import EvidenceContext
 
 __all__ = [
     "ResolvedContract",
     "contract_repo",
     "current_tree",
+    "evaluated_ref",
     "evidence_context",
     "resolve_contract",
 ]
@@ -121,20 +122,37 @@ def evidence_context(
     """
     target = scorecard.get("target")
     wants_tree = isinstance(target, dict) and isinstance(target.get("tree"), str)
+    runs = runs_for(store, contract_id)
+    ref = evaluated_ref(runs, scorecard)
     return EvidenceContext(
-        runs=runs_for(store, contract_id),
-        tree=current_tree(repo) if wants_tree else None,
+        runs=runs,
+        tree=current_tree(repo, ref) if wants_tree else None,
         key=store.key,
+        ref=ref,
         captured=captured_evidence_ids(store),
     )
 
 
-def current_tree(repo: Path | None) -> str | None:
-    """Return the tree hash of a repository's working tree, or None when it cannot be known."""
+def evaluated_ref(runs: Sequence[StoredRun], scorecard: dict[str, Any]) -> str | None:
+    """The ref the scorecard's run evaluated (`evaluate --ref`): its staleness is judged against
+    what that ref points at now, not the working tree. A card without a run id is bound to the
+    latest run of its iteration."""
+    run_id, iteration = scorecard.get("run_id"), scorecard.get("iteration")
+    named = [r for r in runs if r.run_id == run_id]
+    if not named and isinstance(iteration, int):
+        named = [r for r in runs if r.evaluation.iteration == iteration][-1:]
+    return named[0].evaluation.target.ref if named else None
+
+
+def current_tree(repo: Path | None, ref: str | None = None) -> str | None:
+    """Return the tree hash of a repository's working tree (or of what `ref` points at now), or
+    None when it cannot be known."""
     if repo is None:
         return None
     try:
+        if ref:
+            return commit_tree_hash(repo, resolve_commit(repo, ref, at="/ref"))
         return working_tree_hash(repo)
-    except (GitError, OSError) as exc:
-        logger.warning("cannot hash the working tree of %s: %s", repo, exc)
+    except (GitError, OSError, InvalidInput) as exc:
+        logger.warning("cannot hash the tree of %s (%s): %s", repo, ref or "working tree", exc)
         return None

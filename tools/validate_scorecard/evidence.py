@@ -27,13 +27,15 @@ class EvidenceContext:
 
     Attributes:
         runs: The contract's stored evaluation runs, oldest first.
-        tree: The repository's current tree hash, or None when unknown.
+        tree: The repository's current tree hash (of `ref` when set), or None when unknown.
         key: The store's signing key, or None when unavailable.
+        ref: The ref the scorecard's run evaluated (`evaluate --ref`); None: the working tree.
     """
 
     runs: list[StoredRun]
     tree: str | None = None
     key: bytes | None = None
+    ref: str | None = None
     captured: dict[str, set[str]] = field(default_factory=dict)
     """Evidence ids of captured generator sessions (G-…), by session run id."""
 
@@ -63,7 +65,7 @@ def evidence_problems(card: Card, context: EvidenceContext | None) -> EvidenceOu
             [Problem(path="", code="evidence_unchecked", message=message)], stale=False
         )
     stale = _stale(card, context)
-    binding = bind(card, BindingContext(context.runs, context.tree, context.key))
+    binding = bind(card, BindingContext(context.runs, context.tree, context.key, context.ref))
     problems = [*stale, *binding.problems]
     run = binding.run
     problems += _unknown_ids(card, context.runs, run, context.captured)
@@ -94,7 +96,11 @@ def _stale(card: Card, context: EvidenceContext) -> list[Problem]:
             Problem(
                 path="/target/tree",
                 code="stale_unchecked",
-                message="the repository's current tree is unknown, so staleness was not checked",
+                message=(
+                    f"the tree {context.ref} points at now is unknown, so staleness was not checked"
+                    if context.ref
+                    else "the repository's current tree is unknown, so staleness was not checked"
+                ),
             )
         ]
     if tree == context.tree:
@@ -104,11 +110,19 @@ def _stale(card: Card, context: EvidenceContext) -> list[Problem]:
             path="/target/tree",
             code="stale",
             message=(
-                f"the scorecard judges tree {tree[:12]}, but the repository is now at"
-                f" {context.tree[:12]}; evaluate the current tree and score again"
+                f"the scorecard judges tree {tree[:12]}, but {_now_at(context)}"
+                f" {context.tree[:12]}; {_again(context)} and score again"
             ),
         )
     ]
+
+
+def _now_at(context: EvidenceContext) -> str:
+    return f"{context.ref} is now at tree" if context.ref else "the repository is now at"
+
+
+def _again(context: EvidenceContext) -> str:
+    return f"evaluate --ref {context.ref} again" if context.ref else "evaluate the current tree"
 
 
 def _run(runs: list[StoredRun], run_id: str) -> StoredRun | None:
