@@ -167,7 +167,10 @@ _SHOWN = 10
 
 
 def print_summary(ev: Evaluation) -> None:
-    print(f"{ev.contract_ref}  iteration {ev.iteration}  run {ev.run_id}")
+    from referee.tools.evaluate.adequacy import adequacy_text
+
+    ref = f"  ref {ev.target.ref}" if ev.target.ref else ""
+    print(f"{ev.contract_ref}  iteration {ev.iteration}  run {ev.run_id}{ref}")
     print(
         f"  tree {ev.target.tree[:12]}  commit {(ev.target.commit or '-')[:12]}  "
         f"{counted(len(ev.target.changed_files), 'changed file')}  {ev.duration_s:.1f} s"
@@ -184,6 +187,8 @@ def print_summary(ev: Evaluation) -> None:
             c.status
         ]
         print(f"  {mark}  {c.id:<10} {c.reason}  [{', '.join(c.evidence_ids)}]")
+        if adequacy := adequacy_text(c.adequacy):
+            print(f"        {adequacy}")
     print("dimensions:")
     for key, d in ev.dimensions.items():
         score = "judge" if d.score is None else f"{d.score:g}"

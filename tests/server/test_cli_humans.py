@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 from gitrepo import git
-from projects import calc_repo, command_check, commit_all
+from projects import apply_bugfix, bugfix_repo, calc_repo, command_check, commit_all, pytest_check
 
 from referee.server.cli import build_parser, main
 
@@ -168,3 +168,34 @@ def test_a_card_of_a_ref_run_is_judged_against_that_ref_and_names_it(
     out = capsys.readouterr().out
     assert "[stale]" in out and "feature is now at tree" in out
     assert "evaluate --ref feature again" in out and "current tree" not in out
+
+
+def test_the_evaluate_text_shows_diff_coverage_and_the_mutation_score(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = bugfix_repo(tmp_path / "calc")
+    check = pytest_check("tests/test_calc.py", mutation=True, max_mutants=2)
+    cid = created(
+        repo, capsys, {"criterion": "adds", "verification_method": "test", "check": check}
+    )
+    apply_bugfix(repo)
+    main(["--root", str(repo), "evaluate", cid])
+    out = capsys.readouterr().out
+    assert "diff coverage 100% (" in out and "changed lines" in out, out
+    assert "mutation score " in out and "mutants killed" in out, out
+
+
+def test_mutation_asked_for_with_nothing_to_mutate_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = calc_repo(tmp_path / "calc")
+    check = pytest_check("tests", mutation=True)
+    cid = created(
+        repo, capsys, {"criterion": "adds", "verification_method": "test", "check": check}
+    )
+    (repo / "README.md").write_text("# calc\n\nAdds numbers.\n", encoding="utf-8")
+    main(["--root", str(repo), "evaluate", cid, "--json"])
+    criterion = json.loads(capsys.readouterr().out)["criteria"][0]
+    note = criterion["adequacy"]["mutation"]["note"]
+    assert "no mutants" in note and "no source file" in note, note
+    assert "mutation: no mutants" in criterion["evidence"]

@@ -112,6 +112,10 @@ def adequacy_text(adequacy: TestAdequacy | None) -> str:
             + (f"; not executed: {', '.join(missing)}" if missing else "")
             + f", {found.evidence_id})"
         )
+    elif found:
+        parts.append("diff coverage: no changed statement was measured")
+    if found and found.unmeasured:
+        parts.append(f"not measurable: {', '.join(found.unmeasured[:5])}")
     mutation = adequacy.mutation
     if mutation and mutation.score is not None:
         parts.append(
@@ -119,6 +123,8 @@ def adequacy_text(adequacy: TestAdequacy | None) -> str:
             + (f"; {len(mutation.survived)} survived" if mutation.survived else "")
             + f", {mutation.evidence_id})"
         )
+    elif mutation and mutation.note:
+        parts.append(f"mutation: {mutation.note}")
     if adequacy.repeats > 1:
         parts.append(f"{adequacy.repeats} runs, {counted(len(adequacy.flaky), 'flaky test')}")
     return "; ".join(parts)

@@ -17,7 +17,7 @@ from referee.tools.adequacy import MEASURABLE, Lines, measure, parse_ranges
 from referee.tools.graders.base import GradeContext, GradeResult, unscored
 from referee.tools.graders.fail_to_pass import SuiteRun
 from referee.tools.graders.mutation import run_mutants
-from referee.tools.models.adequacy import DiffCoverage, FlakyTest, TestAdequacy
+from referee.tools.models.adequacy import DiffCoverage, FlakyTest, Mutation, TestAdequacy
 from referee.tools.models.checks import TestsCheck
 from referee.tools.models.common import ReasonCode
 from referee.tools.models.contract import Criterion
@@ -78,9 +78,29 @@ async def assess(
         adequacy.mutation = await run_mutants(ctx, criterion.id, check, now, targets)
         if adequacy.mutation.evidence_id:
             grade.evidence_ids.append(adequacy.mutation.evidence_id)
+    elif check.mutation:
+        # Asked for by name: say why there is no score rather than leave it out.
+        adequacy.mutation = Mutation(note=_no_mutants(ctx, sources, now, grade))
     measured = adequacy.diff_coverage or adequacy.mutation or repeats.runs > 1
     grade.adequacy = adequacy if measured else None
     return grade
+
+
+def _no_mutants(
+    ctx: GradeContext, sources: Sequence[str], now: SuiteRun, grade: GradeResult
+) -> str:
+    if ctx.scope != "task":
+        return "mutants are made of the change's lines, at task scope only"
+    if not sources:
+        return "no mutants: the change touches no source file referee can measure"
+    if not any(s.endswith(".py") for s in sources):
+        return (
+            "no mutants: mutants are made of changed Python lines, and the change has none"
+            f" ({', '.join(sources[:5])})"
+        )
+    if now.verdict.status != "pass":
+        return "no mutants: they need a suite that passes unmutated"
+    return f"no mutants: the criterion is unscored ({grade.reason})"
 
 
 def _gate(
