@@ -299,4 +299,4 @@ async def test_a_test_failing_at_base_made_to_pass_by_editing_it_is_no_fix(
     result, decision = await judged_loop(repo, edit, py_check())
     not_delivered(result, decision)
     assert result["criteria"][0]["reason_code"] == "base_test_failed", result["criteria"]
-    assert "still fail in their base form" in result["criteria"][0]["reason"]
+    assert "in their base form" in result["criteria"][0]["reason"]

@@ -73,7 +73,7 @@ async def test_a_bug_fix_next_to_old_debt_over_mcp(client: Client, repo: Path) -
 
     reasons = {c["id"]: (c["status"], c["reason"]) for c in ev["criteria"]}
     assert reasons["AC-F-001"][0] == "pass"
-    regression = "fail at base and pass now: tests/test_calc.py::test_add_negative"
+    regression = "1 test fails at base and passes now: tests/test_calc.py::test_add_negative"
     assert regression in reasons["AC-F-001"][1]
     assert reasons["AC-F-002"][0] == "fail"
     assert reasons["AC-F-002"][1].startswith("passes at base too")
@@ -83,6 +83,34 @@ async def test_a_bug_fix_next_to_old_debt_over_mcp(client: Client, repo: Path) -
     assert ev["dimensions"]["craft"]["score"] == 3
     assert not any("function_length" in i["description"] for i in ev["issues"])
     assert ev["target"]["base"] == base
+
+
+async def test_a_fix_proven_by_nothing_or_breaking_a_test_is_correctness_0(
+    client: Client, repo: Path
+) -> None:
+    # The BUG_FIX rubric's level 0, as the draft derives it: the only regression test passes at
+    # base too, however many tests pass now.
+    proof = bugfix_criteria()[1]  # tests/test_zero.py, must_fail_at_base
+    cid = await contract_id(client, task_type="bug", functional=[proof])
+    apply_bugfix(repo, trivial=True)
+    ev = await call(client, "evaluate", {"contract_id": cid})
+    correctness = ev["dimensions"]["correctness"]
+    assert correctness["score"] == 0, correctness
+    assert "no test fails at base" in correctness["evidence"]
+    assert (
+        ev["verdict"] in (None, "BLOCK")
+        or ev["draft_scorecard"]["dimensions"]["correctness"]["score"] == 0
+    )
+    # A fix that breaks a test that passed at base: level 0 too, even with the regression proven.
+    cid = await contract_id(client, task_type="bug", functional=[bugfix_criteria()[0]])
+    (repo / "src" / "calc.py").write_text(
+        "def add(a, b):\n    return a + b if b < 0 else a + b + (a == 1)\n", encoding="utf-8"
+    )
+    ev = await call(client, "evaluate", {"contract_id": cid})
+    correctness = ev["dimensions"]["correctness"]
+    assert correctness["score"] == 0, (correctness, ev["criteria"])
+    assert "tests that passed at base fail now" in correctness["evidence"]
+    assert "tests/test_calc.py::test_add" in correctness["evidence"]
 
 
 async def test_create_contract_names_a_base_that_is_no_commit(client: Client) -> None:

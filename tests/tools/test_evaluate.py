@@ -248,7 +248,9 @@ async def test_must_fail_at_base_passes_only_for_a_real_fix(store: Store, projec
     (project / "src" / "calc.py").write_text("def add(a, b):\n    return a + b\n", encoding="utf-8")
     crit = by_id(await run(store, project, contract.id), "AC-F-001")
     assert crit.status == "pass" and len(crit.evidence_ids) == 2
-    assert "fail at base and pass now: tests/test_calc.py::test_add_negative" in crit.reason
+    assert (
+        "1 test fails at base and passes now: tests/test_calc.py::test_add_negative" in crit.reason
+    )
 
 
 async def test_must_fail_at_base_fails_when_the_test_already_passed(

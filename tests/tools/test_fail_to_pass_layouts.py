@@ -100,7 +100,7 @@ def test_tests_in_an_edited_source_file_are_compared_with_nothing() -> None:
     grade = judge_fail_to_pass(now, before, [], ["src/lib.rs"])
     assert (grade.status, grade.code) == ("unscored", ReasonCode.BASE_NOT_RUN), grade.reason
     assert grade.regressions == []
-    assert "live in source files the change edited" in grade.reason
+    assert "2 tests live in source files the change edited" in grade.reason
 
 
 def test_a_proof_outside_the_source_files_still_counts() -> None:

@@ -99,7 +99,8 @@ def test_every_builtin_rubric_loads_with_the_dimensions_and_weights_of_the_spec(
     for name, weights in SPEC_WEIGHTS.items():
         assert list(rubrics[name].weights()) == list(weights), name
         assert rubrics[name].weights() == pytest.approx(weights, abs=1e-5), name
-        assert rubrics[name].version == "1.0.0"
+        # BUG_FIX 1.1.0: its level 0 says what the draft derives for a fix nothing proves.
+        assert rubrics[name].version == ("1.1.0" if name == "BUG_FIX" else "1.0.0"), name
 
 
 def test_builtin_rubrics_use_a_0_to_3_or_a_unit_scale_as_the_spec_says() -> None:
@@ -191,7 +192,7 @@ def test_a_user_rubric_with_a_builtin_name_overrides_the_builtin(tmp_path: Path)
 
     assert found.get("BUG_FIX") is not None
     assert found.get("BUG_FIX").version == "2.0.0-team"  # type: ignore[union-attr]
-    assert builtin_rubrics()["BUG_FIX"].version == "1.0.0"
+    assert builtin_rubrics()["BUG_FIX"].version == "1.1.0"
 
 
 def test_a_broken_user_rubric_is_refused_with_every_problem_and_the_builtins_still_load(

@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from referee.tools.evaluate.run import Outcomes
+from referee.tools.models.common import ReasonCode
 from referee.tools.models.contract import Criterion
 from referee.tools.models.evaluation import CriterionResult, DimensionResult
 from referee.tools.models.rubric import Rubric
@@ -111,7 +112,26 @@ def correctness(s: Signals, unit: bool) -> DimensionResult:
             if s.tests
             else "no tests check in this evaluation"
         )
+    if bottom := _proves_nothing(tests):
+        # The rubrics' level 0 names both: tests that passed at base fail now, or the regression
+        # test passes at base too. A pass rate would put either at "weak" when other tests pass.
+        return _det(0.0, 0.9, f"test checks: {bottom}", [e for r in tests for e in r.evidence_ids])
     return _from_rate(tests, unit, "test checks", confidence=(0.7, 0.9))
+
+
+def _proves_nothing(tests: Sequence[CriterionResult]) -> str:
+    """Why correctness is at the bottom whatever else passes, or ""."""
+    regressed = [r for r in tests if r.regressions or r.reason_code == ReasonCode.BASE_TEST_FAILED]
+    if regressed:
+        named = [f"{r.id} ({', '.join(r.regressions[:3]) or r.reason_code})" for r in regressed]
+        return f"tests that passed at base fail now: {', '.join(named)}"
+    at_base = [r.id for r in tests if r.reason_code == ReasonCode.PASSES_AT_BASE]
+    if at_base and not any(r.status == "pass" for r in tests):
+        return (
+            f"no test fails at base: {', '.join(at_base)} {agrees(len(at_base), 'passes', 'pass')}"
+            " at base too, so nothing shows the fix works"
+        )
+    return ""
 
 
 def functionality(s: Signals, unit: bool) -> DimensionResult:
