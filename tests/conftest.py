@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from gitrepo import make_repo
+from projects import SAMPLE_ENV
 
 from referee.tools.settings import Settings
 
@@ -36,6 +37,11 @@ def clean_environ(monkeypatch: pytest.MonkeyPatch, data_home: Path) -> None:
         if name.startswith("REFEREE_"):
             monkeypatch.delenv(name)
     monkeypatch.setenv("XDG_DATA_HOME", str(data_home))
+    # The sample projects' suites run on this interpreter, whose test extras register pytest
+    # plugins; hypothesis's imports all of hypothesis at every session's end (about a second per
+    # child pytest, several per evaluation), and no sample project uses them.
+    for name, value in SAMPLE_ENV.items():
+        monkeypatch.setenv(name, value)
 
 
 @pytest.fixture
@@ -50,4 +56,4 @@ def repo(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def settings(repo: Path) -> Settings:
-    return Settings.build([repo], env={})
+    return Settings.build([repo], env=dict(SAMPLE_ENV))

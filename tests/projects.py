@@ -19,6 +19,9 @@ from referee.tools.settings import Settings
 from referee.tools.store import Store
 
 PY = sys.executable
+# A server environment for the sample projects: their pytest runs load no auto-registered plugin
+# (this interpreter's test extras register hypothesis's and anyio's; none is used by a sample).
+SAMPLE_ENV = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
 
 CALC = "def add(a, b):\n    return a + b\n"
 CALC_TESTS = (
@@ -49,6 +52,7 @@ def server_env(repo: Path, **secrets: str) -> dict[str, str]:
         "HOME": os.environ.get("HOME", "/root"),
         "XDG_DATA_HOME": os.environ["XDG_DATA_HOME"],
         "REFEREE_HOME": str(repo / ".referee"),
+        **SAMPLE_ENV,
         **secrets,
     }
 
@@ -90,7 +94,7 @@ def evaluate_deps(store: Store, repo: Path, env: dict[str, str] | None = None) -
     """What the evaluate core needs, for a repository that is the server's only root."""
     return EvaluateDeps(
         store=store,
-        settings=Settings.build([repo], env=env or {}),
+        settings=Settings.build([repo], env={**SAMPLE_ENV, **(env or {})}),
         now=lambda: datetime.now(UTC),
     )
 

@@ -10,7 +10,7 @@ import pytest
 from gitrepo import git
 from loops import loop
 from mcp import Client
-from projects import calc_repo
+from projects import SAMPLE_ENV, calc_repo
 
 from referee.server.app import build_server
 from referee.server.cli import main
@@ -24,7 +24,7 @@ async def test_a_loop_whose_second_iteration_was_best_is_restored_with_one_comma
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     repo = calc_repo(tmp_path / "calc")
-    async with Client(build_server(Settings.build([repo], env={}))) as client:
+    async with Client(build_server(Settings.build([repo], env=dict(SAMPLE_ENV)))) as client:
         cid, decisions, trees = await loop(client, repo)
     last = decisions[-1]
     assert [d["decision"] for d in decisions] == ["REVISE", "REVISE", "DELIVER"]
@@ -46,7 +46,7 @@ async def test_checkout_refuses_unpinned_work_then_restores_to_a_branch_and_gc_d
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     repo = calc_repo(tmp_path / "calc")
-    async with Client(build_server(Settings.build([repo], env={}))) as client:
+    async with Client(build_server(Settings.build([repo], env=dict(SAMPLE_ENV)))) as client:
         cid, _, trees = await loop(client, repo)
     (repo / "src" / "calc.py").write_text("unsaved work\n", encoding="utf-8")
     root = ["--root", str(repo)]

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from mcp import Client
-from projects import calc_repo, pytest_check
+from projects import SAMPLE_ENV, calc_repo, pytest_check
 from runs import judged
 
 from referee.server.app import build_server
@@ -136,7 +136,7 @@ def project(tmp_path: Path) -> Path:
 
 @pytest.fixture
 async def agent(project: Path) -> AsyncIterator[Client]:
-    async with Client(build_server(Settings.build([project], env={}))) as client:
+    async with Client(build_server(Settings.build([project], env=dict(SAMPLE_ENV)))) as client:
         yield client
 
 
@@ -303,7 +303,7 @@ async def test_a_go_test_printing_its_own_pass_and_exiting_never_reaches_deliver
     project = make_repo(
         tmp_path / "gocalc", {"go.mod": GO_MOD, "calc.go": GO_BUGGY, "calc_test.go": GO_TESTS}
     )
-    async with Client(build_server(Settings.build([project], env={}))) as agent:
+    async with Client(build_server(Settings.build([project], env=dict(SAMPLE_ENV)))) as agent:
         made = await agent.call_tool(
             "create_contract",
             {

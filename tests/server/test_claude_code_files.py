@@ -12,6 +12,7 @@ import pytest
 import yaml
 from gitrepo import make_repo
 from mcp import Client
+from projects import SAMPLE_ENV
 
 from referee.server.app import build_server
 from referee.server.cli import build_parser, main
@@ -46,7 +47,7 @@ def initialised(tmp_path: Path) -> Path:
 
 @pytest.fixture
 async def server_tools(initialised: Path) -> set[str]:
-    async with Client(build_server(Settings.build([initialised], env={}))) as client:
+    async with Client(build_server(Settings.build([initialised], env=dict(SAMPLE_ENV)))) as client:
         return {t.name for t in (await client.list_tools()).tools}
 
 

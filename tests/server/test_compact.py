@@ -16,7 +16,7 @@ from typing import Any
 import jsonschema
 import pytest
 from mcp import Client
-from projects import calc_repo, command_check, pytest_check
+from projects import SAMPLE_ENV, calc_repo, command_check, pytest_check
 
 from referee.server.advertised import size
 from referee.server.app import build_server
@@ -37,7 +37,9 @@ def project(tmp_path: Path) -> Path:
 
 @pytest.fixture(params=["auto", "legacy"])
 async def agent(request: pytest.FixtureRequest, project: Path) -> AsyncIterator[Client]:
-    async with Client(build_server(Settings.build([project], env={})), mode=request.param) as c:
+    async with Client(
+        build_server(Settings.build([project], env=dict(SAMPLE_ENV))), mode=request.param
+    ) as c:
         yield c
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from mcp import Client
-from projects import calc_repo, command_check, pytest_check
+from projects import SAMPLE_ENV, calc_repo, command_check, pytest_check
 
 from referee.server.app import build_server
 from referee.tools.settings import Settings
@@ -23,7 +23,9 @@ def project(tmp_path: Path) -> Path:
 
 @pytest.fixture(params=["auto", "legacy"])
 async def agent(request: pytest.FixtureRequest, project: Path) -> AsyncIterator[Client]:
-    async with Client(build_server(Settings.build([project], env={})), mode=request.param) as c:
+    async with Client(
+        build_server(Settings.build([project], env=dict(SAMPLE_ENV))), mode=request.param
+    ) as c:
         yield c
 
 

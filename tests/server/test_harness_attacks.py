@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from mcp import Client
-from projects import calc_repo, pytest_check
+from projects import SAMPLE_ENV, calc_repo, pytest_check
 from runs import judged
 
 from referee.server.app import build_server
@@ -109,7 +109,7 @@ def project(tmp_path: Path) -> Path:
 
 @pytest.fixture
 async def agent(project: Path) -> AsyncIterator[Client]:
-    async with Client(build_server(Settings.build([project], env={}))) as client:
+    async with Client(build_server(Settings.build([project], env=dict(SAMPLE_ENV)))) as client:
         yield client
 
 

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from gitrepo import git, make_repo
 from mcp import Client
-from projects import apply_bugfix, bugfix_criteria, bugfix_repo, calc_repo, pytest_check
+from projects import SAMPLE_ENV, apply_bugfix, bugfix_criteria, bugfix_repo, calc_repo, pytest_check
 
 from referee.server.app import build_server
 from referee.server.cli import main
@@ -177,7 +177,7 @@ async def test_one_failing_test_among_many_asks_for_a_revision_not_an_escalation
     )
     suite = repo / "tests" / "test_calc.py"
     suite.write_text(suite.read_text("utf-8") + many + "\n\ndef test_odd():\n    assert 0\n")
-    async with Client(build_server(Settings.build([repo], env={}))) as agent:
+    async with Client(build_server(Settings.build([repo], env=dict(SAMPLE_ENV)))) as agent:
         cid = await contract_id(agent, task_type="bug", functional=[green(pytest_check("tests"))])
         ev = await call(agent, "evaluate", {"contract_id": cid})
         assert ev["criteria"][0]["tests"] == {"passed": 62, "failed": 1, "errors": 0, "skipped": 0}
@@ -195,7 +195,7 @@ async def test_one_failing_test_among_many_asks_for_a_revision_not_an_escalation
 async def test_an_inline_what_if_never_feeds_the_brief_or_the_report(tmp_path: Path) -> None:
     repo = calc_repo(tmp_path / "whatif")
     (repo / "tests" / "test_more.py").write_text("def test_odd():\n    assert 0\n", "utf-8")
-    async with Client(build_server(Settings.build([repo], env={}))) as agent:
+    async with Client(build_server(Settings.build([repo], env=dict(SAMPLE_ENV)))) as agent:
         cid = await contract_id(agent, functional=[green(pytest_check())])
         ev = await call(agent, "evaluate", {"contract_id": cid})
         what_if = await call(
@@ -268,7 +268,7 @@ async def test_a_describe_heavy_js_library_at_project_scope(tmp_path: Path) -> N
             "LICENSE": "MIT\n",
         },
     )
-    async with Client(build_server(Settings.build([library], env={}))) as agent:
+    async with Client(build_server(Settings.build([library], env=dict(SAMPLE_ENV)))) as agent:
         cid = await contract_id(
             agent,
             quality=[

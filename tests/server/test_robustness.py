@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp import Client
-from projects import PY, calc_repo, pytest_check
+from projects import PY, SAMPLE_ENV, calc_repo, pytest_check
 
 from referee.server.app import build_server
 from referee.tools.settings import Settings
@@ -89,7 +89,7 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, Any, l
     with (
         anyio.from_thread.start_blocking_portal() as portal,
         portal.wrap_async_context_manager(
-            Client(build_server(Settings.build([repo], env={})))
+            Client(build_server(Settings.build([repo], env=dict(SAMPLE_ENV))))
         ) as client,
     ):
         yield portal, client, []
@@ -124,7 +124,7 @@ async def test_eight_concurrent_evaluations_of_one_repository_are_all_correct(
     tmp_path: Path,
 ) -> None:
     repo = calc_repo(tmp_path / "calc")
-    async with Client(build_server(Settings.build([repo], env={}))) as client:
+    async with Client(build_server(Settings.build([repo], env=dict(SAMPLE_ENV)))) as client:
         created = await client.call_tool(
             "create_contract",
             {
@@ -173,7 +173,7 @@ async def test_a_client_that_cancels_mid_evaluate_leaves_no_process(tmp_path: Pa
         "import os, subprocess, sys, time; subprocess.Popen([sys.executable, '-c', 'import os,"
         f" time; os.setsid(); {marker}']); {marker}"
     )
-    async with Client(build_server(Settings.build([repo], env={}))) as client:
+    async with Client(build_server(Settings.build([repo], env=dict(SAMPLE_ENV)))) as client:
         created = await client.call_tool(
             "create_contract",
             {

@@ -9,6 +9,7 @@ import mcp_types as types
 import pytest
 from gitrepo import make_repo
 from mcp import Client
+from projects import SAMPLE_ENV
 
 from referee.server.app import build_server
 from referee.tools.settings import Settings
@@ -26,7 +27,9 @@ async def test_client_roots_replace_the_server_root(tmp_path: Path, mode: str) -
         return types.ListRootsResult(roots=[types.Root(uri=client_root.as_uri())])
 
     async with Client(
-        build_server(Settings.build([server_root], env={})), mode=mode, list_roots_callback=roots
+        build_server(Settings.build([server_root], env=dict(SAMPLE_ENV))),
+        mode=mode,
+        list_roots_callback=roots,
     ) as c:
         tools = {t.name: t for t in (await c.list_tools()).tools}
         assert "roots" not in tools["create_contract"].input_schema.get("properties", {})
@@ -45,7 +48,7 @@ async def test_dotdot_and_symlinks_out_of_the_root_are_refused(tmp_path: Path) -
     root = make_repo(tmp_path / "root")
     outside = make_repo(tmp_path / "outside")
     os.symlink(outside, root / "link")
-    async with Client(build_server(Settings.build([root], env={}))) as c:
+    async with Client(build_server(Settings.build([root], env=dict(SAMPLE_ENV)))) as c:
         for path in ("../outside", str(root / "link"), "/etc"):
             result = await c.call_tool(
                 "create_contract", {"goal": "g", "functional": CRIT, "repo": path}

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from loops import create, loop
 from mcp import Client
-from projects import calc_repo
+from projects import SAMPLE_ENV, calc_repo
 
 from referee.server.app import build_server
 from referee.server.cli import main
@@ -28,7 +28,7 @@ async def test_strategic_scope_reads_trends_risks_and_priorities_without_running
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     repo = calc_repo(tmp_path / "calc")
-    async with Client(build_server(Settings.build([repo], env={}))) as client:
+    async with Client(build_server(Settings.build([repo], env=dict(SAMPLE_ENV)))) as client:
         cid, _, _ = await loop(client, repo)
         (repo / "src" / "calc.py").write_text("changed after the loop\n", encoding="utf-8")
         first = await strategic(client, cid)
@@ -69,7 +69,7 @@ async def test_strategic_scope_reads_trends_risks_and_priorities_without_running
 
 async def test_a_dimension_at_the_top_for_three_evaluations_is_saturated(tmp_path: Path) -> None:
     repo = calc_repo(tmp_path / "calc")
-    async with Client(build_server(Settings.build([repo], env={}))) as client:
+    async with Client(build_server(Settings.build([repo], env=dict(SAMPLE_ENV)))) as client:
         cid, _, _ = await loop(client, repo, scores={1: 3, 2: 3, 3: 3})
         result = await strategic(client, cid)
     saturated = {s["dimension"]: s for s in result["saturation"]}
@@ -79,7 +79,7 @@ async def test_a_dimension_at_the_top_for_three_evaluations_is_saturated(tmp_pat
 
 async def test_strategic_scope_of_an_unknown_contract_is_a_tool_error(tmp_path: Path) -> None:
     repo = calc_repo(tmp_path / "calc")
-    async with Client(build_server(Settings.build([repo], env={}))) as client:
+    async with Client(build_server(Settings.build([repo], env=dict(SAMPLE_ENV)))) as client:
         result = await client.call_tool(
             "evaluate", {"contract_id": "SC-ghost-20260101", "scope": "strategic"}
         )
@@ -88,7 +88,7 @@ async def test_strategic_scope_of_an_unknown_contract_is_a_tool_error(tmp_path: 
 
 async def test_a_contract_without_history_says_there_is_nothing_to_read(tmp_path: Path) -> None:
     repo = calc_repo(tmp_path / "calc")
-    async with Client(build_server(Settings.build([repo], env={}))) as client:
+    async with Client(build_server(Settings.build([repo], env=dict(SAMPLE_ENV)))) as client:
         cid = await create(client)
         result = await client.call_tool("evaluate", {"contract_id": cid, "scope": "strategic"})
     assessment = result.structured_content

@@ -13,7 +13,7 @@ from typing import Any
 import anyio
 import pytest
 from mcp import Client
-from projects import PY, calc_repo, commit_all, pytest_check
+from projects import PY, SAMPLE_ENV, calc_repo, commit_all, pytest_check
 
 from referee.server.app import build_server
 from referee.server.cli import main
@@ -69,7 +69,7 @@ async def test_a_junit_path_out_of_the_checks_folder_is_a_contract_error(
 ) -> None:
     (project / "link").symlink_to(project.parent, target_is_directory=True)
     check = {"kind": "tests", "argv": [PY, "-c", "pass"], "junit": junit, "cwd": cwd}
-    async with Client(build_server(Settings.build([project], env={}))) as client:
+    async with Client(build_server(Settings.build([project], env=dict(SAMPLE_ENV)))) as client:
         created = await client.call_tool(
             "create_contract",
             {"goal": "Escape.", "out_of_scope": ["x"], "functional": [_criterion(check)]},
@@ -88,7 +88,7 @@ async def test_a_report_above_the_limit_is_unscored_and_the_server_keeps_answeri
         "argv": [PY, "write_report.py", "out/r.xml", "5500"],
         "junit": "out/r.xml",
     }
-    async with Client(build_server(Settings.build([project], env={}))) as client:
+    async with Client(build_server(Settings.build([project], env=dict(SAMPLE_ENV)))) as client:
         contract_id = await _create(client, _criterion(check))
         latencies: list[float] = []
         result: dict[str, Any] = {}
@@ -120,7 +120,7 @@ async def test_a_large_report_is_parsed_off_the_event_loop(project: Path) -> Non
         "argv": [PY, "write_report.py", "out/r.xml", "220"],
         "junit": "out/r.xml",
     }
-    async with Client(build_server(Settings.build([project], env={}))) as client:
+    async with Client(build_server(Settings.build([project], env=dict(SAMPLE_ENV)))) as client:
         contract_id = await _create(client, _criterion(check))
         gaps: list[float] = []
         done = anyio.Event()
@@ -149,7 +149,7 @@ async def test_a_stale_report_is_never_evidence(project: Path) -> None:
         '<testsuites><testsuite><testcase name="old"/></testsuite></testsuites>', encoding="utf-8"
     )
     check = {"kind": "tests", "argv": [PY, "-c", "pass"], "junit": "out/r.xml"}
-    async with Client(build_server(Settings.build([project], env={}))) as client:
+    async with Client(build_server(Settings.build([project], env=dict(SAMPLE_ENV)))) as client:
         contract_id = await _create(client, _criterion(check))
         answer = await client.call_tool("evaluate", {"contract_id": contract_id})
     criterion = answer.structured_content["criteria"][0]

@@ -9,7 +9,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from projects import PY, calc_repo, command_check, commit_all, contract_for, pytest_check
+from projects import (
+    PY,
+    SAMPLE_ENV,
+    calc_repo,
+    command_check,
+    commit_all,
+    contract_for,
+    pytest_check,
+)
 
 from referee.tools.errors import InvalidInput
 from referee.tools.evaluate.draft import DRAFT_ISSUES, drafted_issues
@@ -38,7 +46,7 @@ def store(project: Path) -> Store:
 def deps(store: Store, project: Path, **kw: object) -> EvaluateDeps:
     return EvaluateDeps(
         store=store,
-        settings=Settings.build([project], env={}),
+        settings=Settings.build([project], env=dict(SAMPLE_ENV)),
         now=lambda: datetime.now(UTC),
         **kw,
     )  # type: ignore[arg-type]
@@ -484,11 +492,11 @@ async def test_env_references_are_taken_from_the_server_environment(
                 " hashlib.sha1(os.environ['SERVICE_TOKEN'].encode()).hexdigest() == '"
                 + __import__("hashlib").sha1(b"from-server-env-123").hexdigest()
                 + "' else 1)",
-                env={"SERVICE_TOKEN": "${SERVICE_TOKEN}"},
+                env={**SAMPLE_ENV, "SERVICE_TOKEN": "${SERVICE_TOKEN}"},
             ),
         },
     )
-    settings = Settings.build([project], env={"SERVICE_TOKEN": "from-server-env-123"})
+    settings = Settings.build([project], env={**SAMPLE_ENV, "SERVICE_TOKEN": "from-server-env-123"})
     deps_ = EvaluateDeps(store=store, settings=settings, now=lambda: datetime.now(UTC))
     result = await evaluate(EvaluateInput(contract_id=contract.id), deps_)
     assert by_id(result, "AC-F-001").status == "pass"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from gitrepo import git
-from projects import calc_repo, contract_for
+from projects import SAMPLE_ENV, calc_repo, contract_for
 
 from referee.tools.checkout import checkout, drop_contract_pins
 from referee.tools.errors import InvalidInput
@@ -63,7 +63,7 @@ async def test_evaluate_pins_the_evaluated_tree_so_gc_keeps_it(store: Store, pro
     write(project, {"src/new.py": "VALUE = 41\n"})  # untracked: part of the evaluated tree
     deps = EvaluateDeps(
         store=store,
-        settings=Settings.build([project], env={}),
+        settings=Settings.build([project], env=dict(SAMPLE_ENV)),
         now=lambda: WHEN,
     )
     result = await evaluate(EvaluateInput(contract_id=contract.id), deps)

@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 
 import anyio
 import pytest
-from projects import calc_repo, command_check, contract_for, pytest_check
+from projects import SAMPLE_ENV, calc_repo, command_check, contract_for, pytest_check
 
 from referee.tools.errors import NotFound
 from referee.tools.evaluate.entry import EvaluateDeps, EvaluateInput, evaluate
@@ -90,7 +90,9 @@ class Filled(NamedTuple):
 
 
 def _evaluate(store: Store, project: Path, contract_id: str, iteration: int) -> Evaluation:
-    deps = EvaluateDeps(store=store, settings=Settings.build([project], env={}), now=_now)
+    deps = EvaluateDeps(
+        store=store, settings=Settings.build([project], env=dict(SAMPLE_ENV)), now=_now
+    )
     return anyio.run(evaluate, EvaluateInput(contract_id=contract_id, iteration=iteration), deps)
 
 

@@ -69,6 +69,9 @@ ENV_ALLOWLIST = frozenset(
         "NODE_EXTRA_CA_CERTS",
         "CI",
         "PLAYWRIGHT_BROWSERS_PATH",
+        # The operator's choice of how pytest loads plugins (e.g. none of those a tool venv
+        # happens to install): like the locale, it configures the runner, not the project.
+        "PYTEST_DISABLE_PLUGIN_AUTOLOAD",
     }
 )
 # Tool folders under the user's home: read through a throwaway overlay when they exist.
