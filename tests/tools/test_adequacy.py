@@ -3,6 +3,8 @@ the changed lines, and flaky tests across repeats, on real repositories built in
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +23,12 @@ from projects import contract_for, evaluated, pytest_check
 from runner_projects import JS_CACHE
 
 from referee.tools.adequacy import Lines, generate, ranges, spread
+from referee.tools.adequacy import coverage_shim as shim_module
+from referee.tools.adequacy.instrument import Instrumented, measure
+from referee.tools.evaluate.adequacy import adequacy_text
 from referee.tools.evaluate.compact import compact
 from referee.tools.models import Evaluation
+from referee.tools.models.adequacy import TestAdequacy
 from referee.tools.report import render_markdown, run_report
 from referee.tools.store import Store
 
@@ -266,3 +272,36 @@ async def test_vitest_runs_are_measured_with_the_projects_coverage_provider(
 def _lines_of(span: str) -> range:
     start, _, end = span.partition("-")
     return range(int(start), int(end or start) + 1)
+
+
+def test_an_interpreter_referee_coverage_cannot_run_on_still_runs_the_tests(tmp_path: Path) -> None:
+    # As on a Python older than referee's coverage.py supports: importing it is a SyntaxError.
+    # The tests run as the check wrote them; diff coverage says why nothing was measured.
+    reports = tmp_path / "reports"
+    fallback = reports / "pylib" / "coverage"
+    fallback.mkdir(parents=True)
+    (fallback / "__init__.py").write_text("match = := 1\n", encoding="utf-8")
+    shim = reports / "referee_coverage.py"
+    shim.write_text((Path(shim_module.__file__)).read_text(encoding="utf-8"), encoding="utf-8")
+    rcfile = reports / "coveragerc"
+    rcfile.write_text(f"[run]\ndata_file = {reports / 'coverage.data'}\n", encoding="utf-8")
+    script = tmp_path / "suite.py"
+    script.write_text("import sys\nprint('ran', sys.argv[1:])\nsys.exit(3)\n", encoding="utf-8")
+    # -S: no site-packages, so no coverage.py but the broken fallback's.
+    done = subprocess.run(
+        [sys.executable, "-S", str(shim), str(rcfile), str(reports / "pylib"), str(script), "x"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 3 and "ran ['x']" in done.stdout, done
+    instrumented = Instrumented(
+        plan=None,  # type: ignore[arg-type]  # measure reads only the data and the sources
+        data=reports / "coverage.data",
+        kind="coverage.py",
+        sources=("src/cart.py",),
+    )
+    found = measure(instrumented, tmp_path, {"src/cart.py": {1}})
+    assert found is not None and found.percent is None and found.unmeasured == ["src/cart.py"]
+    assert "cannot run coverage.py: SyntaxError" in found.note, found.note
+    assert "diff coverage: not measured (Python" in adequacy_text(TestAdequacy(diff_coverage=found))

@@ -26,7 +26,7 @@ from referee.tools.adequacy.lines import FileLines, diff_coverage
 from referee.tools.models.adequacy import DiffCoverage
 from referee.tools.runners import Plan
 
-__all__ = ["instrument_python", "measure_python"]
+__all__ = ["TOOL", "instrument_python", "measure_python", "unavailable"]
 
 _PYTHON = re.compile(r"python(\d+(\.\d+)*)?")
 _EXCLUDE = "|".join(f"(?:{r})" for r in DEFAULT_EXCLUDE)
@@ -125,6 +125,15 @@ def measure_python(
         targets = lines if wanted is None else {parser.first_line(n) for n in wanted} & lines
         found.append(FileLines(rel, targets, executed.get(rel, set())))
     return diff_coverage(TOOL, found, unmeasured)
+
+
+def unavailable(data_file: Path) -> str:
+    """Why the run's interpreter could not measure (the shim said so next to the data), or ""."""
+    note = data_file.parent / "coverage.unavailable"
+    try:
+        return note.read_text(encoding="utf-8", errors="replace")[:2000].strip()
+    except OSError:
+        return ""
 
 
 def _executed(data_file: Path, sources: Sequence[str]) -> dict[str, set[int]]:

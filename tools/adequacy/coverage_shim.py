@@ -34,13 +34,29 @@ def main() -> int | str | None:
         # sys.monitoring stops reporting a line once it has been seen: diff coverage only asks
         # whether each line ran, so this costs a fraction of line tracing.
         os.environ.setdefault("COVERAGE_CORE", "sysmon")
-    _import_coverage(fallback)
+    try:
+        _import_coverage(fallback)
+    except Exception as exc:  # referee's coverage.py on an interpreter it does not support
+        # The tests still run, as the check wrote them, and referee reads why nothing was measured:
+        # an unmeasured run must not become a crashed one.
+        _unavailable(rcfile, exc)
+        os.execv(sys.executable, [sys.executable, *rest])
     from coverage.cmdline import main as coverage_main
 
     # coverage run sets sys.argv and sys.path[0] as `python -m MODULE` / `python PATH` would, and
     # returns the program's own exit status.
     status: int | str | None = coverage_main(["run", f"--rcfile={rcfile}", *rest])
     return status
+
+
+def _unavailable(rcfile: str, exc: BaseException) -> None:
+    version = ".".join(map(str, sys.version_info[:3]))
+    reason = f"Python {version} cannot run coverage.py: {type(exc).__name__}: {exc}"
+    with open(os.path.join(os.path.dirname(rcfile), UNAVAILABLE), "w", encoding="utf-8") as out:
+        out.write(reason[:2000])
+
+
+UNAVAILABLE = "coverage.unavailable"  # the file next to the rcfile saying why (read by referee)
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ from referee.tools.adequacy.coverage_istanbul import (
     instrument_vitest,
     measure_istanbul,
 )
-from referee.tools.adequacy.coverage_py import instrument_python, measure_python
+from referee.tools.adequacy.coverage_py import TOOL, instrument_python, measure_python, unavailable
 from referee.tools.adequacy.coverage_v8 import JS_SUFFIXES, instrument_node, measure_v8
 from referee.tools.models.adequacy import DiffCoverage
 from referee.tools.runners import Plan
@@ -60,6 +60,8 @@ def measure(
     instrumented: Instrumented, tree: Path, changed: Mapping[str, set[int] | None]
 ) -> DiffCoverage | None:
     """What the run executed of its sources' changed lines (None: it wrote nothing)."""
+    if instrumented.kind == "coverage.py" and (why := unavailable(instrumented.data)):
+        return DiffCoverage(tool=TOOL, unmeasured=list(instrumented.sources), note=why)
     if not instrumented.data.exists():
         return None
     if instrumented.kind == "coverage.py":

@@ -112,9 +112,11 @@ def adequacy_text(adequacy: TestAdequacy | None) -> str:
             + (f"; not executed: {', '.join(missing)}" if missing else "")
             + f", {found.evidence_id})"
         )
+    elif found and found.note:
+        parts.append(f"diff coverage: not measured ({found.note})")
     elif found:
         parts.append("diff coverage: no changed statement was measured")
-    if found and found.unmeasured:
+    if found and found.unmeasured and not found.note:
         parts.append(f"not measurable: {', '.join(found.unmeasured[:5])}")
     mutation = adequacy.mutation
     if mutation and mutation.score is not None:

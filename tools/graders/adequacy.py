@@ -117,6 +117,13 @@ def _gate(
             " or mocha, directly or through a package.json script, and jest)",
             grade.evidence_ids,
         )
+    if found.note and found.percent is None:
+        return unscored(
+            ReasonCode.DIFF_COVERAGE_LOW,
+            f"{grade.reason}; min_diff_coverage {minimum:g}% is set, but nothing was measured:"
+            f" {found.note}",
+            grade.evidence_ids,
+        )
     if found.percent is None or found.percent >= minimum:
         return grade
     return GradeResult(

@@ -49,6 +49,13 @@ class DiffCoverage(Model):
         default_factory=list,
         description="Changed source files referee cannot measure (another language, unparsable)",
     )
+    note: str = Field(
+        default="",
+        description=(
+            "Why nothing was measured, when nothing could be (an interpreter referee's coverage.py"
+            " does not support)"
+        ),
+    )
     evidence_id: str | None = None
 
 
