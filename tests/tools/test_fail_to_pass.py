@@ -221,3 +221,66 @@ async def test_a_js_base_checkout_without_node_modules_still_runs_vitest(tmp_pat
     assert "calc.test.js > add > adds a negative" in crit.reason
     base = load_run(store, result.run_id).evidence[crit.evidence_ids[1]]
     assert base.details["runner"] == "vitest" and len(base.tests) == 2
+
+
+@pytest.mark.parametrize(
+    "skipped",
+    [
+        "\n@pytest.mark.skip(reason='later')\ndef test_add_negative():\n"
+        "    assert add(1, -1) == 0\n",
+        "\ndef test_add_negative():\n    pytest.skip('flaky on CI')\n    assert add(1, -1) == 0\n",
+        "\n@pytest.mark.skipif(True, reason='x')\ndef test_add_negative():\n"
+        "    assert add(1, -1) == 0\n",
+    ],
+    ids=["mark", "call", "skipif"],
+)
+async def test_a_fix_whose_new_tests_are_skipped_says_so(
+    store: Store, project: Path, skipped: str
+) -> None:
+    write(project, "src/calc.py", FIXED)
+    write(project, "tests/test_calc.py", "import pytest\n" + OLD_TESTS + skipped)
+    _, crit = await judge(store, project, "tests")
+    assert crit.status == "fail" and crit.reason_code == ReasonCode.NEW_TESTS_SKIPPED, crit.reason
+    assert "tests/test_calc.py::test_add_negative" in crit.reason
+    assert "1 passed" in crit.reason and "1 skipped" in crit.reason  # one run's counts, quoted
+
+
+@pytest.mark.skipif(not JS_CACHE.is_dir(), reason=f"{JS_CACHE} missing (scripts/setup.sh)")
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        (
+            "  test('adds', ",
+            "  test.skip('adds a negative', () => { expect(add(1, -1)).toBe(0); });\n",
+        ),
+        # Focused elsewhere in the file: the new test never runs.
+        (
+            "  test.only('adds', ",
+            "  test('adds a negative', () => { expect(add(1, -1)).toBe(0); });\n",
+        ),
+    ],
+    ids=["skip", "focus"],
+)
+async def test_a_js_fix_whose_new_test_is_skipped_or_focused_away_says_so(
+    tmp_path: Path, old: str, new: str
+) -> None:
+    head = "import { describe, test, expect } from 'vitest';\nimport { add } from './calc.js';\n\n"
+    body = "describe('add', () => {\n  test('adds', () => { expect(add(1, 2)).toBe(3); });\n"
+    project = make_repo(
+        tmp_path / "js",
+        {
+            "package.json": '{"name": "calc", "private": true, "type": "module"}\n',
+            ".gitignore": "node_modules\n",
+            "calc.js": "export const add = (a, b) => (b < 0 ? a - b : a + b);\n",
+            "calc.test.js": head + body + "});\n",
+        },
+    )
+    (project / "node_modules").symlink_to(JS_CACHE, target_is_directory=True)
+    store = Store(project / ".referee")
+    write(project, "calc.js", "export const add = (a, b) => a + b;\n")
+    write(project, "calc.test.js", head + body.replace("  test('adds', ", old) + new + "});\n")
+    check = {"kind": "tests", "argv": ["npx", "vitest"], "must_fail_at_base": True}
+    result, _ = await judge_check(store, project, check, PATH=os.environ["PATH"])
+    crit = result.criteria[0]
+    assert crit.reason_code == ReasonCode.NEW_TESTS_SKIPPED, crit.reason
+    assert "calc.test.js > add > adds a negative" in crit.reason

@@ -126,6 +126,19 @@ def judge_fail_to_pass(
     if proof.fail_to_pass:
         note = f"; {_in_source_note(in_source)}" if in_source else ""
         return grade("pass", ReasonCode.PASSED, _passed_text(proof, now) + note)
+    skipped = sorted(
+        t.name for t in now.outcomes if t.outcome == "skipped" and _in(t.name, touched)
+    )
+    if skipped:
+        # The change's own tests did not run now (a skip mark, a focus elsewhere in their file):
+        # they prove nothing either way, and "passes at base too" would blame the wrong thing.
+        return grade(
+            "fail",
+            ReasonCode.NEW_TESTS_SKIPPED,
+            f"the change's tests are skipped now: {_names(skipped)} (this run:"
+            f" {now.verdict.reason}); no test fails at base and passes now, so nothing shows the"
+            " fix works: remove the skip or focus, or run them",
+        )
     if in_source:
         return grade(
             "unscored",

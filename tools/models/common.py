@@ -56,6 +56,7 @@ class ReasonCode(StrEnum):
     NO_BASE = "no_base"
     BASE_NOT_RUN = "base_not_run"
     NOT_RUN_AT_BASE = "not_run_at_base"
+    NEW_TESTS_SKIPPED = "new_tests_skipped"
     PIPELINE_FAILED = "pipeline_failed"
     MANUAL = "manual"
     HARNESS_FLIP = "harness_flip"
