@@ -19,7 +19,7 @@ from cart_project import (
     change,
 )
 from gitrepo import make_repo
-from projects import contract_for, evaluated, pytest_check
+from projects import PY, contract_for, evaluated, pytest_check
 from runner_projects import JS_CACHE
 
 from referee.tools.adequacy import Lines, generate, ranges, spread
@@ -84,6 +84,26 @@ async def test_below_min_diff_coverage_fails_naming_the_uncovered_lines(
     assert (criterion.status, criterion.reason_code) == ("fail", "diff_coverage_low")
     assert "src/cart.py:7-9" in criterion.reason
     assert "below min_diff_coverage 80%" in criterion.reason
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        f"{PY} -c 'print(1)' && {PY} -m pytest -q tests",
+        f"mkdir -p build && {PY} -m pytest -q tests && echo done",
+    ],
+)
+async def test_min_diff_coverage_on_an_and_line_measures_the_runners_segment(
+    store: Store, project: Path, line: str
+) -> None:
+    change(project, TOTAL_ONLY)
+    check = {"kind": "tests", "argv": [line], "shell": True, "min_diff_coverage": 80}
+    result = await run(store, project, check)
+    criterion = result.criteria[0]
+    assert (criterion.status, criterion.reason_code) == ("fail", "diff_coverage_low"), criterion
+    assert "src/cart.py:7-9" in criterion.reason
+    assert criterion.adequacy and criterion.adequacy.diff_coverage
+    assert criterion.adequacy.diff_coverage.percent == 25.0
 
 
 async def test_a_test_that_asserts_nothing_leaves_surviving_mutants(

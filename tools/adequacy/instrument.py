@@ -4,7 +4,7 @@ node --test and mocha, jest's own for jest), and reading what it wrote."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
@@ -42,6 +42,11 @@ def instrument(
     where: tuple[Path, Path] | None = None,
 ) -> Instrumented | None:
     """The plan measured by the tool of its runner's language (None: nothing to measure)."""
+    if plan.inner is not None and (
+        segment := instrument(plan.inner, reports, sources, path, where)
+    ):
+        # `a && pytest …`: the runner's segment, whose report referee reads, is the one measured.
+        return replace(segment, plan=plan.with_segment(segment.plan))
     python = tuple(s for s in sources if s.endswith(".py"))
     script = tuple(s for s in sources if s.endswith(JS_SUFFIXES))
     if python and (done := instrument_python(plan, reports, python, path)):

@@ -9,8 +9,10 @@ what to add.
 from __future__ import annotations
 
 import os
+import re
+import shlex
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from referee.tools.models.evidence import TestOutcome
@@ -134,6 +136,9 @@ class Plan:
         hide: Tree-relative folders the run must not see (build output outside git that the
             runner would take for up to date).
         segments: A shell line's segments before the runner's (`npm ci` of `npm ci && jest`).
+        line: A shell line's segments as planned, joined by `&&` into `argv`.
+        runner_at: Which of `line` is the runner's segment.
+        inner: The runner segment's own plan (so a coverage tool can wrap that segment alone).
     """
 
     runner: str
@@ -144,6 +149,15 @@ class Plan:
     notes: tuple[str, ...] = ()
     hide: tuple[str, ...] = ()
     segments: tuple[str, ...] = ()
+    line: tuple[str, ...] = ()
+    runner_at: int = 0
+    inner: Plan | None = None
+
+    def with_segment(self, segment: Plan) -> Plan:
+        """This shell line with its runner's segment planned as `segment` (its variables added)."""
+        text = segment.argv[0] if segment.shell else join_words(segment.argv)
+        line = (*self.line[: self.runner_at], text, *self.line[self.runner_at + 1 :])
+        return replace(self, argv=(" && ".join(line),), env={**self.env, **segment.env}, line=line)
 
 
 @dataclass(frozen=True)
@@ -180,3 +194,18 @@ def relative_to(name: str, folder: Path) -> str:
         return Path(name).relative_to(folder).as_posix()
     except ValueError:
         return name
+
+
+_PLAIN = re.compile(r"[\w@%+=:,./*?\[\]{}~$-]+")
+
+
+def join_words(words: Sequence[str]) -> str:
+    """Words of a shell line joined back: each as written (quotes kept), or quoted when the shell
+    would change it."""
+    return " ".join(_word(w) for w in words)
+
+
+def _word(word: str) -> str:
+    if word[:1] in ("'", '"') or _PLAIN.fullmatch(word):
+        return word  # as written in the line, or a word with nothing the shell would change
+    return shlex.quote(word)

@@ -7,17 +7,15 @@ the outcome of the line something referee cannot attribute, so it gets advice in
 
 from __future__ import annotations
 
-import re
 import shlex
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
-from referee.tools.runners.base import Advice, Call, Plan
+from referee.tools.runners.base import Advice, Call, Plan, join_words
 from referee.tools.runners.wrappers import split_wrappers
 
 __all__ = ["Dispatch", "plan_line"]
 
 Dispatch = Callable[[Call], Plan | Advice]
-_PLAIN = re.compile(r"[\w@%+=:,./*?\[\]{}~$-]+")
 _OTHER_SYNTAX = {"||", ";", "|", "&", ">", "<", ">>", "<<", "(", ")", ";;", "|&", ">&", "<&"}
 
 
@@ -34,15 +32,15 @@ def plan_line(line: str, call: Call, dispatch: Dispatch) -> Plan | Advice:
         start = split_wrappers(tokens)
         result = None if planned else dispatch(call.with_command(tokens[start:], tokens[:start]))
         if isinstance(result, Plan):
-            planned = result
-            texts.append(result.argv[0] if result.shell else _join(result.argv))
+            planned, at = result, len(texts)
+            texts.append(result.argv[0] if result.shell else join_words(result.argv))
             continue
         advice = advice or (result if isinstance(result, Advice) and result.runner else None)
         if planned is None:
-            before.append(_join(tokens))
-            texts.append(_marked(_join(tokens), len(before)))
+            before.append(join_words(tokens))
+            texts.append(_marked(join_words(tokens), len(before)))
         else:
-            texts.append(_join(tokens))
+            texts.append(join_words(tokens))
     if planned is None:
         return advice or Advice(None, _unknown(line))
     return Plan(
@@ -53,6 +51,9 @@ def plan_line(line: str, call: Call, dispatch: Dispatch) -> Plan | Advice:
         shell=True,
         notes=planned.notes,
         segments=tuple(before),
+        line=tuple(texts),
+        runner_at=at,
+        inner=planned,
     )
 
 
@@ -65,16 +66,6 @@ def _marked(text: str, index: int) -> str:
     """`seg`, which reports its own failure and stops the line with the same exit code."""
     marker = SEGMENT_FAILED.format(index=index)
     return f'{text} || {{ s=$?; echo "{marker} $s" >&2; exit $s; }}'
-
-
-def _join(words: Sequence[str]) -> str:
-    return " ".join(_word(w) for w in words)
-
-
-def _word(word: str) -> str:
-    if word[:1] in ("'", '"') or _PLAIN.fullmatch(word):
-        return word  # as written in the line, or a word with nothing the shell would change
-    return shlex.quote(word)
 
 
 def _segments(line: str) -> list[list[str]] | Advice:
