@@ -167,7 +167,7 @@ _SHOWN = 10
 
 
 def print_summary(ev: Evaluation) -> None:
-    from referee.tools.evaluate.adequacy import adequacy_text
+    from referee.tools.evaluate import adequacy_text
 
     ref = f"  ref {ev.target.ref}" if ev.target.ref else ""
     print(f"{ev.contract_ref}  iteration {ev.iteration}  run {ev.run_id}{ref}")

@@ -8,9 +8,11 @@ dimensions  rubric dimension scores that follow from the evidence
 health      PROJECT_HEALTH at project scope
 static      the static pipeline as evidence
 compact     the result cut to its budget (full outputs stay behind evidence://)
+adequacy    test adequacy as issues and as one sentence per criterion (adequacy_text)
 """
 
+from referee.tools.evaluate.adequacy import adequacy_text
 from referee.tools.evaluate.entry import EvaluateDeps, evaluate
 from referee.tools.models.evaluation import EvaluateInput
 
-__all__ = ["EvaluateDeps", "EvaluateInput", "evaluate"]
+__all__ = ["EvaluateDeps", "EvaluateInput", "adequacy_text", "evaluate"]
