@@ -11,6 +11,7 @@ that looks binary or is large, a UTF-16 file, a key split or encoded in the sour
 from __future__ import annotations
 
 import base64
+import codecs
 import copy
 import gzip
 import json
@@ -535,6 +536,11 @@ HIDDEN: dict[str, tuple[str, Edit]] = {
         written("src/blob.py", _literal_of(base64.urlsafe_b64encode)),
     ),
     "base32-literal": ("src/blob.py", written("src/blob.py", _literal_of(base64.b32encode))),
+    "base85-literal": ("src/blob.py", written("src/blob.py", _literal_of(base64.b85encode))),
+    "rot13-literal": (
+        "src/blob.py",
+        written("src/blob.py", _literal_of(lambda b: codecs.encode(b.decode(), "rot13").encode())),
+    ),
     "hex-literal": ("src/blob.py", written("src/blob.py", _literal_of(lambda b: b.hex().encode()))),
     "double-base64-literal": (
         "src/blob.py",

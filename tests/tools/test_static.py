@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import base64
+import codecs
+import gzip
 import json
 import sqlite3
 import subprocess
@@ -10,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from gitrepo import git
+from secrets_config import KEY_ID, KEYS
 
 from referee.tools.errors import InvalidInput
 from referee.tools.models.checks import STATIC_RULES
@@ -264,6 +268,39 @@ def test_a_secret_is_reported_by_rule_and_line_never_by_value(tmp_path: Path) ->
     assert TOKEN not in rendered and TOKEN[4:] not in rendered
     for stored in cache.parent.iterdir():
         assert TOKEN.encode() not in stored.read_bytes()
+
+
+_KEYS_BYTES = KEYS.encode()
+ENCODED_FORMS = {
+    "rot13": f"BLOB = {codecs.encode(KEYS, 'rot13')!r}\n",
+    "rot13 of one key": f"KEY = {codecs.encode(KEY_ID, 'rot13')!r}\n",
+    "base85": f"BLOB = {base64.b85encode(_KEYS_BYTES).decode()!r}\n",
+    "ascii85": f"BLOB = {'<~' + base64.a85encode(_KEYS_BYTES).decode() + '~>'!r}\n",
+    "base85 of gzip": f"BLOB = {base64.b85encode(gzip.compress(_KEYS_BYTES)).decode()!r}\n",
+    "base64 of rot13": (
+        f"BLOB = {base64.b64encode(codecs.encode(KEYS, 'rot13').encode()).decode()!r}\n"
+    ),
+    "hex of base85": f"BLOB = {base64.b85encode(_KEYS_BYTES).hex()!r}\n",
+}
+
+
+@pytest.mark.parametrize("form", sorted(ENCODED_FORMS))
+def test_a_secret_in_an_encoded_literal_is_found(tmp_path: Path, form: str) -> None:
+    source = "import base64, codecs\n\n" + ENCODED_FORMS[form]
+    repo = make_repo(tmp_path / "repo", {"app/keys.py": source})
+    report = run(repo, ["hardcoded_secrets"])
+    assert [f.location for f in report.findings][:1] == ["app/keys.py:3"], (form, report.findings)
+
+
+def test_code_and_prose_decode_to_no_secret(tmp_path: Path) -> None:
+    # rot13 and base85 read every long word: ordinary code must stay free of findings.
+    code = (
+        "def compute_weighted_average_of_all_items(items_by_category_and_region):\n"
+        "    total=(weights[a]+weights[b])*scale_factor_for_the_region;return total\n"
+        "DOCUMENTATION_URL = 'https://example.org/docs/getting-started/configuration'\n"
+    )
+    repo = make_repo(tmp_path / "repo", {"app/code.py": code})
+    assert run(repo, ["hardcoded_secrets"]).findings == []
 
 
 # --- test existence -------------------------------------------------------------------------------

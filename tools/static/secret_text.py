@@ -9,9 +9,11 @@ binary, being large or being written in another encoding:
   runs kept, line numbers unchanged;
 - a large file is scanned in chunks of whole lines, up to `SCAN_LIMIT` bytes; what lies beyond is
   reported (`beyond_limit`), never silently left out;
-- the encoded literals of the text (hex, base32, base64, base64url, and a gzip or zlib stream
-  inside one, inflated to a bound) are decoded, twice over at most, and their printable runs
-  scanned too, each finding on the line of the literal it came from.
+- the encoded literals of the text (hex, base32, base64, base64url, base85, ascii85 between
+  `<~ ~>`, rot13, and a gzip or zlib stream inside one, inflated to a bound) are decoded, twice
+  over at most, and their printable runs scanned too, each finding on the line of the literal it
+  came from. Encodings are a class, not a list of the forms seen so far: any reversible encoding
+  in the standard library that a few characters of code undo belongs here.
 """
 
 from __future__ import annotations
@@ -61,6 +63,20 @@ INFLATE_LIMIT = 1 << 20
 # A literal worth decoding: a run of the base64url/base64 alphabet (base32 and hex are subsets)
 # long enough to hold a 12-byte secret.
 _LITERAL = re.compile(rb"[A-Za-z0-9+/_-]{16,}={0,2}")
+# base85 (RFC 1924, git's and Python's b85) uses punctuation the literal above lacks; ascii85 is
+# read between its `<~ ~>` delimiters only (its alphabet holds quotes and commas, so undelimited
+# it would take in whole lines of code).
+_BASE85 = re.compile(rb"[0-9A-Za-z!#$%&()*+;<=>?@^_`{|}~-]{20,8192}")
+# In a file's own text, only a whole string literal: code (`f(a)+g(b);`) is made of those
+# characters too, and decoding every run of it would double the cost of the scan.
+_BASE85_STRING = re.compile(rb"(?<=[\"'])[0-9A-Za-z!#$%&()*+;<=>?@^_`{|}~-]{20,8192}(?=[\"'])")
+_ASCII85 = re.compile(rb"<~([!-uz\s]{20,8192}?)~>")
+_QUOTES = (b'"', b"'", b"`")
+_BASE64ISH = re.compile(rb"[A-Za-z0-9+/_=-]*")
+_ROT13 = bytes.maketrans(
+    b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz",
+    b"NOPQRSTUVWXYZABCDEFGHIJKLMnopqrstuvwxyzabcdefghijklm",
+)
 _BASE32 = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
 _URLSAFE = bytes.maketrans(b"-_", b"+/")
 _DEPTH = 2
@@ -98,24 +114,55 @@ def decoded_lines(text: str) -> dict[int, str]:
     raw = text.encode("utf-8", "replace")
     lines: dict[int, list[str]] = {}
     breaks = [i for i, byte in enumerate(raw) if byte == 0x0A] if b"\n" in raw else []
-    for match in _LITERAL.finditer(raw):
-        runs = _decoded_runs(match.group(), _DEPTH)
+    for start, runs in _literal_runs(raw, _DEPTH, rot13=None):
         if runs:
-            lines.setdefault(bisect_right(breaks, match.start()) + 1, []).extend(runs)
+            lines.setdefault(bisect_right(breaks, start) + 1, []).extend(runs)
     return {line: " ".join(runs) for line, runs in lines.items()}
 
 
-def _decoded_runs(token: bytes, depth: int) -> list[str]:
+def _literal_runs(
+    raw: bytes, depth: int, rot13: bool | None = True
+) -> Iterator[tuple[int, list[str]]]:
+    """Each literal's offset and what it decodes to, by encoding family.
+
+    `rot13`: None in the file's own text, where only a literal that opens a string is read
+    shifted (every long identifier would be otherwise, at thrice the cost of the scan); in
+    decoded bytes, whether rot13 may still be undone."""
+    for match in _LITERAL.finditer(raw):
+        start = match.start()
+        shifted = raw[start - 1 : start] in _QUOTES if rot13 is None else rot13
+        yield start, _decoded_runs(match.group(), depth, shifted)
+    for match in (_BASE85_STRING if rot13 is None else _BASE85).finditer(raw):
+        token = match.group()
+        if not _BASE64ISH.fullmatch(token):  # base85's own characters; else a literal above
+            with contextlib.suppress(ValueError):
+                yield match.start(), _runs_of(base64.b85decode(token), depth)
+    for match in _ASCII85.finditer(raw):
+        with contextlib.suppress(ValueError):
+            yield match.start(), _runs_of(base64.a85decode(match.group(1)), depth)
+
+
+def _decoded_runs(token: bytes, depth: int, rot13: bool = True) -> list[str]:
     runs: list[str] = []
+    if rot13 and token.upper() != token.lower():
+        # Letters shifted back: read as plain text, and searched for literals of the other
+        # encodings (never rot13 again, which would only give the token back).
+        runs += _runs_of(token.translate(_ROT13), depth, rot13=False)
     for decoded in _decodings(token):
-        text = _inflated(decoded)
-        found = [r for r in text.translate(_RUNS).split(b"\n") if len(r) >= _SHORTEST_RUN]
-        if not found:
-            continue
-        runs += [r.decode("ascii") for r in found]
-        if depth > 1:
-            for inner in _LITERAL.finditer(text):
-                runs += _decoded_runs(inner.group(), depth - 1)
+        runs += _runs_of(decoded, depth)
+    return runs
+
+
+def _runs_of(decoded: bytes, depth: int, rot13: bool = True) -> list[str]:
+    """The printable runs of decoded bytes (inflated first), and of the literals inside them."""
+    text = _inflated(decoded)
+    found = [r for r in text.translate(_RUNS).split(b"\n") if len(r) >= _SHORTEST_RUN]
+    if not found:
+        return []
+    runs = [r.decode("ascii") for r in found]
+    if depth > 1:
+        for _, inner in _literal_runs(text, depth - 1, rot13):
+            runs += inner
     return runs
 
 
