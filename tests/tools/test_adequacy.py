@@ -289,6 +289,69 @@ async def test_vitest_runs_are_measured_with_the_projects_coverage_provider(
     assert not result.tree_changed.changed  # the coverage folder is referee's, outside the tree
 
 
+TS_BASE = (
+    "export function total(prices: number[]): number {\n"
+    "  return prices.reduce((a, b) => a + b, 0);\n}\n"
+)
+TS_CHANGED = TS_BASE + (
+    "\nexport function discount(amount: number, threshold: number): number {\n"
+    "  if (amount >= threshold) {\n    return amount * 0.9;\n  }\n  return amount;\n}\n"
+)
+
+
+@pytest.mark.skipif(not JS_CACHE.is_dir(), reason="vitest is not installed in .cache/js-runners")
+async def test_typescript_under_vitest_is_measured_and_held_to_its_minimum(
+    store: Store, tmp_path: Path
+) -> None:
+    test = VITEST_TEST.replace("'../src/cart.js'", "'../src/cart'")
+    project = make_repo(
+        tmp_path / "tscart",
+        {
+            "src/cart.ts": TS_BASE,
+            "test/cart.test.ts": test,
+            "package.json": '{"name": "cart", "version": "1.0.0", "type": "module"}\n',
+            ".gitignore": "node_modules\n",
+        },
+    )
+    (project / "node_modules").symlink_to(JS_CACHE, target_is_directory=True)
+    (project / "src" / "cart.ts").write_text(TS_CHANGED, encoding="utf-8")
+    check = {"kind": "tests", "argv": ["npx", "vitest", "run"], "min_diff_coverage": 80}
+    result = await run(store, project, check)
+    criterion = result.criteria[0]
+    # discount() is new and no test calls it: below the minimum, never a silent pass.
+    assert (criterion.status, criterion.reason_code) == ("fail", "diff_coverage_low"), criterion
+    found = criterion.adequacy.diff_coverage if criterion.adequacy else None
+    assert found and [f.path for f in found.files] == ["src/cart.ts"]
+    assert "src/cart.ts:" in criterion.reason
+
+
+async def test_a_change_in_a_language_no_tool_measures_is_never_a_silent_pass(
+    store: Store, project: Path
+) -> None:
+    (project / "tools").mkdir()
+    (project / "tools" / "count.go").write_text(
+        "package tools\n\nfunc Count(n int) int {\n\treturn n + 1\n}\n", encoding="utf-8"
+    )
+    result = await run(store, project, pytest_check("tests", min_diff_coverage=80))
+    criterion = result.criteria[0]
+    assert (criterion.status, criterion.reason_code) == ("unscored", "diff_coverage_low")
+    assert "tools/count.go" in criterion.reason, criterion.reason
+
+
+async def test_files_the_runs_tool_does_not_measure_are_named_beside_the_percent(
+    store: Store, project: Path
+) -> None:
+    change(project, PINNED)
+    (project / "tools").mkdir()
+    (project / "tools" / "count.go").write_text("package tools\n", encoding="utf-8")
+    result = await run(store, project, pytest_check("tests", min_diff_coverage=80))
+    criterion = result.criteria[0]
+    assert criterion.status == "pass", criterion.reason
+    assert "of the measured files only (not measurable: tools/count.go)" in criterion.reason
+    assert criterion.adequacy and criterion.adequacy.diff_coverage
+    assert criterion.adequacy.diff_coverage.unmeasured == ["tools/count.go"]
+
+
 def _lines_of(span: str) -> range:
     start, _, end = span.partition("-")
     return range(int(start), int(end or start) + 1)

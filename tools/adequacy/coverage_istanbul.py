@@ -21,7 +21,10 @@ from referee.tools.adequacy.lines import FileLines, diff_coverage
 from referee.tools.models.adequacy import DiffCoverage
 from referee.tools.runners import Plan
 
-__all__ = ["instrument_jest", "instrument_vitest", "measure_istanbul"]
+__all__ = ["TRANSFORMED_SUFFIXES", "instrument_jest", "instrument_vitest", "measure_istanbul"]
+
+# Sources only a transforming runner runs (and maps its coverage back to): TypeScript and JSX.
+TRANSFORMED_SUFFIXES = (".ts", ".tsx", ".mts", ".cts", ".jsx")
 
 TOOL = "jest coverage (istanbul)"
 VITEST_TOOL = "vitest coverage"

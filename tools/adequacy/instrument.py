@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Literal
 
 from referee.tools.adequacy.coverage_istanbul import (
+    TRANSFORMED_SUFFIXES,
     VITEST_TOOL,
     instrument_jest,
     instrument_vitest,
@@ -21,7 +22,7 @@ from referee.tools.runners import Plan
 
 __all__ = ["MEASURABLE", "Instrumented", "instrument", "measure"]
 
-MEASURABLE = (".py", *JS_SUFFIXES)
+MEASURABLE = (".py", *JS_SUFFIXES, *TRANSFORMED_SUFFIXES)
 
 
 @dataclass(frozen=True)
@@ -49,15 +50,17 @@ def instrument(
         return replace(segment, plan=plan.with_segment(segment.plan))
     python = tuple(s for s in sources if s.endswith(".py"))
     script = tuple(s for s in sources if s.endswith(JS_SUFFIXES))
+    # jest and vitest transform what they run and map coverage back to it: TypeScript too.
+    mapped = tuple(s for s in sources if s.endswith((*JS_SUFFIXES, *TRANSFORMED_SUFFIXES)))
     if python and (done := instrument_python(plan, reports, python, path)):
         return Instrumented(done[0], done[1], "coverage.py", python)
     if script and (node := instrument_node(plan, reports)):
         return Instrumented(node[0], node[1], "v8", script)
-    if script and (jest := instrument_jest(plan, reports)):
-        return Instrumented(jest[0], jest[1], "istanbul", script)
+    if mapped and (jest := instrument_jest(plan, reports)):
+        return Instrumented(jest[0], jest[1], "istanbul", mapped)
     # `where` is (cwd, tree root): vitest measures only with a provider package installed there.
-    if script and where and (vitest := instrument_vitest(plan, reports, *where)):
-        return Instrumented(vitest[0], vitest[1], "vitest", script)
+    if mapped and where and (vitest := instrument_vitest(plan, reports, *where)):
+        return Instrumented(vitest[0], vitest[1], "vitest", mapped)
     return None
 
 

@@ -21,7 +21,7 @@ from referee.tools.models.adequacy import DiffCoverage, FlakyTest, Mutation, Tes
 from referee.tools.models.checks import TestsCheck
 from referee.tools.models.common import ReasonCode
 from referee.tools.models.contract import Criterion
-from referee.tools.static.paths import is_test_path
+from referee.tools.static.paths import is_test_path, language_of
 
 __all__ = ["Repeats", "assess", "changed_sources", "coverage_reason"]
 
@@ -51,6 +51,22 @@ async def changed_sources(ctx: GradeContext) -> list[str]:
     )
 
 
+async def unmeasurable_sources(ctx: GradeContext) -> list[str]:
+    """The changed files of code (not tests) no coverage tool of referee's measures (Go, Rust …)."""
+    if ctx.scope != "task" or ctx.base is None:
+        return []
+    changed = await ctx.changed_lines()
+    return sorted(
+        rel
+        for rel in changed
+        if language_of(rel) is not None
+        and not rel.endswith(MEASURABLE)
+        and not is_test_path(rel)
+        and not _DEPENDENCY_PARTS.intersection(rel.split("/"))
+        and (ctx.workdir / rel).is_file()
+    )
+
+
 async def assess(
     ctx: GradeContext,
     criterion: Criterion,
@@ -64,12 +80,18 @@ async def assess(
     assert isinstance(check, TestsCheck)
     adequacy = TestAdequacy(repeats=repeats.runs, flaky=repeats.flaky)
     changed = await ctx.changed_lines() if sources else {}
+    others = await unmeasurable_sources(ctx) if check.coverage else []
     if now.coverage is not None:
         found = await anyio.to_thread.run_sync(measure, now.coverage, ctx.workdir, changed)
         if found is not None:
             found.evidence_id = now.evidence_id
+            # Files the run's tool does not measure (TypeScript under node --test, Go …) are
+            # named, never dropped: a percent over the rest must not read as the whole change.
+            left = [s for s in sources if s not in now.coverage.sources]
+            found.unmeasured = sorted({*found.unmeasured, *left, *others})
             adequacy.diff_coverage = found
-    grade = _gate(grade, check, adequacy.diff_coverage, bool(sources))
+    unmeasured = [*sources, *others] if adequacy.diff_coverage is None else []
+    grade = _gate(grade, check, adequacy.diff_coverage, unmeasured, bool(sources or others))
     wants_mutants = check.mutation or ctx.depth == "deep"
     python = [s for s in sources if s.endswith(".py")]
     # Mutants need a suite that passes unmutated, and say nothing about a flaky one.
@@ -104,7 +126,11 @@ def _no_mutants(
 
 
 def _gate(
-    grade: GradeResult, check: TestsCheck, found: DiffCoverage | None, changed: bool
+    grade: GradeResult,
+    check: TestsCheck,
+    found: DiffCoverage | None,
+    unmeasured: Sequence[str],
+    changed: bool,
 ) -> GradeResult:
     minimum = check.min_diff_coverage
     if minimum is None or grade.status != "pass" or not changed:
@@ -113,8 +139,10 @@ def _gate(
         return unscored(
             ReasonCode.DIFF_COVERAGE_LOW,
             f"{grade.reason}; min_diff_coverage {minimum:g}% is set, but referee could not"
-            " measure this command's coverage (Python: pytest or unittest; JavaScript: node --test"
-            " or mocha, directly or through a package.json script, and jest)",
+            f" measure this command's coverage of {', '.join(unmeasured[:8]) or 'the change'}"
+            " (Python: pytest or unittest; JavaScript: node --test or mocha; JavaScript and"
+            " TypeScript: jest, and vitest with a coverage provider installed; directly or"
+            " through a package.json script)",
             grade.evidence_ids,
         )
     if found.note and found.percent is None:
@@ -124,7 +152,18 @@ def _gate(
             f" {found.note}",
             grade.evidence_ids,
         )
+    left = ", ".join(found.unmeasured[:8])
+    if found.percent is None and found.unmeasured:
+        return unscored(
+            ReasonCode.DIFF_COVERAGE_LOW,
+            f"{grade.reason}; min_diff_coverage {minimum:g}% is set, but no changed statement"
+            f" was measured (not measurable: {left})",
+            grade.evidence_ids,
+        )
     if found.percent is None or found.percent >= minimum:
+        if found.unmeasured:
+            grade.reason += f"; diff coverage {found.percent:g}% of the measured files only"
+            grade.reason += f" (not measurable: {left})"
         return grade
     return GradeResult(
         status="fail",
