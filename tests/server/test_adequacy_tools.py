@@ -120,3 +120,16 @@ def test_the_cli_fails_below_min_diff_coverage_and_prints_the_survivors(
     assert "not executed: src/cart.py:13" in criterion["reason"]
     assert criterion["adequacy"]["mutation"]["run"] == 3
     assert any("the tests still pass when" in i["description"] for i in result["issues"])
+
+
+async def test_a_go_file_beside_the_python_change_is_named_as_unmeasured_over_mcp(
+    agent: Client, project: Path
+) -> None:
+    (project / "cmd").mkdir()
+    (project / "cmd" / "main.go").write_text("package main\n\nfunc main() {}\n", encoding="utf-8")
+    check = pytest_check("tests", min_diff_coverage=10)
+    created = await call(agent, "create_contract", **contract(check))
+    result = await call(agent, "evaluate", contract_id=created["contract"]["id"])
+    criterion = result["criteria"][0]
+    assert criterion["adequacy"]["diff_coverage"]["unmeasured"] == ["cmd/main.go"]
+    assert "not measurable: cmd/main.go" in criterion["reason"], criterion["reason"]
