@@ -132,4 +132,4 @@ async def test_a_go_file_beside_the_python_change_is_named_as_unmeasured_over_mc
     result = await call(agent, "evaluate", contract_id=created["contract"]["id"])
     criterion = result["criteria"][0]
     assert criterion["adequacy"]["diff_coverage"]["unmeasured"] == ["cmd/main.go"]
-    assert "not measurable: cmd/main.go" in criterion["reason"], criterion["reason"]
+    assert "not measurable: cmd/main.go (go)" in criterion["reason"], criterion["reason"]

@@ -335,7 +335,7 @@ async def test_a_change_in_a_language_no_tool_measures_is_never_a_silent_pass(
     result = await run(store, project, pytest_check("tests", min_diff_coverage=80))
     criterion = result.criteria[0]
     assert (criterion.status, criterion.reason_code) == ("unscored", "diff_coverage_low")
-    assert "tools/count.go" in criterion.reason, criterion.reason
+    assert "tools/count.go (go)" in criterion.reason, criterion.reason
 
 
 async def test_files_the_runs_tool_does_not_measure_are_named_beside_the_percent(
@@ -347,7 +347,7 @@ async def test_files_the_runs_tool_does_not_measure_are_named_beside_the_percent
     result = await run(store, project, pytest_check("tests", min_diff_coverage=80))
     criterion = result.criteria[0]
     assert criterion.status == "pass", criterion.reason
-    assert "of the measured files only (not measurable: tools/count.go)" in criterion.reason
+    assert "of the measured files only (not measurable: tools/count.go (go))" in criterion.reason
     assert criterion.adequacy and criterion.adequacy.diff_coverage
     assert criterion.adequacy.diff_coverage.unmeasured == ["tools/count.go"]
 

@@ -139,7 +139,7 @@ def _gate(
         return unscored(
             ReasonCode.DIFF_COVERAGE_LOW,
             f"{grade.reason}; min_diff_coverage {minimum:g}% is set, but referee could not"
-            f" measure this command's coverage of {', '.join(unmeasured[:8]) or 'the change'}"
+            f" measure this command's coverage of {_named(unmeasured) or 'the change'}"
             " (Python: pytest or unittest; JavaScript: node --test or mocha; JavaScript and"
             " TypeScript: jest, and vitest with a coverage provider installed; directly or"
             " through a package.json script)",
@@ -152,7 +152,7 @@ def _gate(
             f" {found.note}",
             grade.evidence_ids,
         )
-    left = ", ".join(found.unmeasured[:8])
+    left = _named(found.unmeasured)
     if found.percent is None and found.unmeasured:
         return unscored(
             ReasonCode.DIFF_COVERAGE_LOW,
@@ -175,6 +175,12 @@ def _gate(
         details=grade.details,
         tests=grade.tests,
     )
+
+
+def _named(paths: Sequence[str]) -> str:
+    """`cmd/main.go (go), src/a.ts (typescript)`: each file with its language, the first 8."""
+    shown = [f"{p} ({language_of(p)})" if language_of(p) else p for p in paths[:8]]
+    return ", ".join(shown) + (f" and {len(paths) - 8} more" if len(paths) > 8 else "")
 
 
 def coverage_reason(found: DiffCoverage) -> str:
