@@ -252,6 +252,28 @@ def test_which_files_are_compared(path: str, expected: bool) -> None:
 
 PACKAGE = '{\n  "name": "app",\n  "scripts": {\n    "test": "vitest run"\n  }\n}\n'
 PYPROJECT = '[project]\nname = "app"\n\n[tool.pytest.ini_options]\naddopts = "-q"\n'
+POM = """<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <properties>
+    <java.version>17</java.version>
+  </properties>
+  <dependencies>
+    <dependency><artifactId>junit</artifactId><version>4.13.2</version></dependency>
+  </dependencies>
+  <build>
+    <plugins>
+      <plugin>
+        <artifactId>maven-surefire-plugin</artifactId>
+        <configuration><excludes><exclude>**/Slow*</exclude></excludes></configuration>
+      </plugin>
+    </plugins>
+  </build>
+</project>
+"""
+GRADLE = (
+    "plugins { id 'java' }\n\ndependencies { testImplementation 'junit:junit:4.13.2' }\n\n"
+    "test {\n    useJUnit()\n}\n"
+)
+CARGO = '[package]\nname = "app"\nversion = "0.1.0"\n\n[dependencies]\nserde = "1"\n'
 
 
 @pytest.mark.parametrize(
@@ -270,6 +292,34 @@ PYPROJECT = '[project]\nname = "app"\n\n[tool.pytest.ini_options]\naddopts = "-q
         ("vitest.config.ts", "export default {}\n", None, "vitest.config.ts:1"),
         ("tests/test_a.py", "", "pytest_plugins = ['evil']\n", "tests/test_a.py:1"),
         ("src/app.pth", None, "import evil\n", "src/app.pth:1"),
+        (
+            "pom.xml",
+            POM,
+            POM.replace(
+                "<java.version>",
+                "<maven.test.failure.ignore>true</maven.test.failure.ignore>\n    <java.version>",
+            ),
+            "pom.xml:3",
+        ),
+        ("pom.xml", POM, POM.replace("**/Slow*", "**/*Test*"), "pom.xml:12"),
+        (
+            "build.gradle",
+            GRADLE,
+            GRADLE.replace("useJUnit()", "useJUnit()\n    ignoreFailures = true"),
+            "build.gradle:7",
+        ),
+        (
+            "module/build.gradle.kts",
+            "plugins { java }\n",
+            'plugins { java }\ntasks.test { filter { excludeTestsMatching("*Add*") } }\n',
+            "module/build.gradle.kts:2",
+        ),
+        (
+            "Cargo.toml",
+            CARGO,
+            CARGO + '\n[[test]]\nname = "it"\nharness = false\n',
+            "Cargo.toml:7",
+        ),
     ],
 )
 def test_a_change_to_the_harness_is_found_with_its_line(
@@ -287,6 +337,13 @@ def test_a_change_to_the_harness_is_found_with_its_line(
         ("pyproject.toml", PYPROJECT, PYPROJECT.replace('name = "app"', 'name = "app2"')),
         ("setup.cfg", "[metadata]\nname = a\n", "[metadata]\nname = b\n"),
         ("tests/test_a.py", "def test_a():\n    pass\n", "def test_a():\n    assert 1\n"),
+        ("pom.xml", POM, POM.replace("4.13.2", "4.13.3").replace("17<", "21<")),
+        (
+            "build.gradle",
+            GRADLE,
+            GRADLE.replace("plugins { id 'java' }", "plugins { id 'application' }"),
+        ),
+        ("Cargo.toml", CARGO, CARGO.replace('serde = "1"', 'serde = "1.0.200"')),
     ],
 )
 def test_a_change_that_decides_no_test_outcome_is_not_harness(
