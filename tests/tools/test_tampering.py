@@ -46,6 +46,67 @@ def test_js_tampering_is_found_at_its_line(old: str, new: str, kind: str, line: 
     assert (kind, f"math.test.ts:{line}") in found("math.test.ts", JS_BASE, after)
 
 
+JS_TABLE = """describe('math', () => {
+  for (const row of ROWS) {
+    it(`adds ${row.a} and ${row.b}`, () => {
+      expect(add(row.a, row.b)).toBe(row.sum);
+    });
+  }
+  test.each(CASES)('subtracts %i', (a, b, d) => {
+    expect(sub(a, b)).toBe(d);
+  });
+  it(name('negates'), function () {
+    expect(neg(1)).toBe(-1);
+  });
+});
+"""
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "kind", "line"),
+    [
+        # Computed titles: a table in a loop, a template, a call.
+        ("describe('math'", "describe.skip('math'", "test_skipped", 1),
+        ("    it(`adds", "    it.skip(`adds", "test_skipped", 3),
+        ("      expect(add(row.a, row.b)).toBe(row.sum);\n", "", "test_emptied", 3),
+        ("  it(name('negates')", "  it.only(name('negates')", "test_focused", 10),
+        # The factories: .each, .skip.each, .skipIf, .runIf, .for.
+        ("  test.each(CASES)", "  test.skip.each(CASES)", "test_skipped", 7),
+        ("  test.each(CASES)", "  test.skipIf(process.env.CI)", "test_skipped", 7),
+        ("  test.each(CASES)", "  test.runIf(false)", "test_skipped", 7),
+        ("  test.each(CASES)", "  test.fails.each(CASES)", "test_skipped", 7),
+        ("describe('math'", "describe.skip.each(TABLES)('math'", "test_skipped", 1),
+        ("    expect(sub(a, b)).toBe(d);\n", "    sub(a, b);\n", "assertions_removed", 7),
+        # mocha: the body skips itself.
+        (
+            "    expect(neg(1)).toBe(-1);\n",
+            "    this.skip();\n    expect(neg(1)).toBe(-1);\n",
+            "test_skipped",
+            10,
+        ),
+    ],
+)
+def test_js_tampering_is_found_in_every_call_form(old: str, new: str, kind: str, line: int) -> None:
+    after = JS_TABLE.replace(old, new, 1)
+    assert after != JS_TABLE
+    assert (kind, f"math.test.ts:{line}") in found("math.test.ts", JS_TABLE, after), found(
+        "math.test.ts", JS_TABLE, after
+    )
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("  test.each(CASES)", "  test.concurrent.each(CASES)"),
+        ("  test.each(CASES)", "  test.skipIf(false)"),
+        ("  test.each(CASES)", "  test.runIf(true)"),
+        ("  test.each(CASES)", "  test.for(CASES)"),
+    ],
+)
+def test_js_call_forms_that_still_run_the_test_find_nothing(old: str, new: str) -> None:
+    assert found("math.test.ts", JS_TABLE, JS_TABLE.replace(old, new, 1)) == []
+
+
 def test_js_a_deleted_test_is_located_where_it_was() -> None:
     after = JS_BASE.replace(
         "  it('subtracts', () => {\n    assert.equal(sub(2, 1), 1);\n  });\n", ""
@@ -63,6 +124,26 @@ def test_js_a_new_focused_test_is_reported_in_a_new_file_too() -> None:
     new = "test.only('mine', () => { expect(1).toBe(1); });\n"
     results = detect(["new.test.jsx"], lambda p: None, lambda p: new)
     assert [(t.kind, t.location) for t in results] == [("test_focused", "new.test.jsx:1")]
+
+
+@pytest.mark.parametrize(
+    ("path", "base", "added", "line"),
+    [
+        ("math.test.js", JS_BASE, "it.skip('negates', () => { expect(neg(1)).toBe(-1); });\n", 10),
+        ("math.test.js", JS_BASE, "test.todo('divides');\n", 10),
+        (
+            "tests/test_calc.py",
+            "def test_add():\n    assert add(1, 1) == 2\n",
+            "\n\n@pytest.mark.skip\ndef test_negative():\n    assert add(1, -1) == 0\n",
+            5,
+        ),
+    ],
+)
+def test_a_new_test_added_already_skipped_is_found(
+    path: str, base: str, added: str, line: int
+) -> None:
+    kinds = found(path, base, base + added)
+    assert ("test_skipped", f"{path}:{line}") in kinds, kinds
 
 
 def test_js_unchanged_tests_and_added_assertions_find_nothing() -> None:

@@ -1,8 +1,14 @@
 """JS/TS tests (jest, vitest, mocha, jasmine, node:test) read with tree-sitter.
 
-A test is `it`/`test`/`specify` called with a title; suites are `describe`/`suite`/`context`.
-`x`-prefixed and `.skip`/`.todo` calls are skipped, `f`-prefixed and `.only` calls are focused,
-through their suites too. Assertions are `expect(…)` and `assert`/`assert.*(…)` calls.
+A test is `it`/`test`/`specify` called with a title and a body; suites are `describe`/`suite`/
+`context`. The framework's call forms are read as one class, not as a list of spellings: a chain of
+names (`it.concurrent.only`), optionally called once more as a factory (`test.each(table)(…)`,
+`describe.for(rows)(…)`, `test.skipIf(cond)(…)`, `test.runIf(cond)(…)`). `x`-prefixed, `.skip`,
+`.todo` and `.fails` calls, `skipIf` unless its condition is the literal `false` and `runIf` unless
+it is `true`, and a body that calls `this.skip()` (mocha) are skipped; `f`-prefixed and `.only`
+calls are focused, through their suites too. A title that is not a literal (a table row's name in
+a loop, a template, a call) is keyed by its source text, so the test is read all the same.
+Assertions are `expect(…)` and `assert`/`assert.*(…)` calls.
 """
 
 from __future__ import annotations
@@ -17,8 +23,10 @@ __all__ = ["script_tests"]
 _TESTS = {"it", "test", "specify"}
 _SUITES = {"describe", "suite", "context"}
 _PREFIXED = {f"{p}{n}": p for n in (*_TESTS, *_SUITES) for p in ("x", "f")}
-_SKIPS = {"skip", "todo"}
+_SKIPS = {"skip", "todo", "fails"}
 _FOCUS = {"only"}
+# The modifiers that return the test function instead of declaring a test: `test.each(table)`.
+_FACTORIES = {"each", "for", "skipIf", "runIf"}
 _FUNCTIONS = frozenset({"arrow_function", "function_expression", "function"})
 _TITLES = frozenset({"string", "template_string"})
 
@@ -31,9 +39,8 @@ class _Call:
         self.is_suite = base in _SUITES
         args = node.child_by_field_name("arguments")
         named = args.named_children if args is not None else []
-        title = named[0] if named and named[0].type in _TITLES else None
-        self.title = text(title)[1:-1] if title is not None else None
         self.body = next((a for a in reversed(named) if a.type in _FUNCTIONS), None)
+        self.title = _title(named[0]) if named and named[0] is not self.body else None
 
 
 def script_tests(source: str, language: str) -> dict[str, TestInfo] | None:
@@ -52,18 +59,44 @@ def script_tests(source: str, language: str) -> dict[str, TestInfo] | None:
     return tests
 
 
+def _title(node: ts.Node) -> str:
+    """A literal title as written; any other expression by its source text, in brackets."""
+    if node.type in _TITLES and "${" not in text(node):
+        return text(node)[1:-1]
+    return "[" + " ".join(text(node).split()) + "]"
+
+
 def _call(node: ts.Node) -> _Call | None:
     callee = node.child_by_field_name("function")
     parts = _chain(callee)
+    if parts and parts[-1] in _FACTORIES:
+        return None  # `test.each(table)`: the test is the call of what it returns
+    marks: set[str] = set()
+    if callee is not None and callee.type == "call_expression":
+        parts = _chain(callee.child_by_field_name("function"))
+        if not parts or parts[-1] not in _FACTORIES:
+            return None
+        marks = _conditional(parts[-1], callee)
     if not parts:
         return None
-    base, modifiers = parts[0], set(parts[1:])
+    base, modifiers = parts[0], set(parts[1:]) | marks
     if base in _PREFIXED:
         modifiers.add("skip" if _PREFIXED[base] == "x" else "only")
         base = base[1:]
     if base not in _TESTS and base not in _SUITES:
         return None
     return _Call(node, base, modifiers)
+
+
+def _conditional(factory: str, call: ts.Node) -> set[str]:
+    """`skipIf(cond)` skips unless cond is the literal false, `runIf(cond)` unless it is true."""
+    args = call.child_by_field_name("arguments")
+    first = text(args.named_children[0]) if args is not None and args.named_children else ""
+    if factory == "skipIf" and first != "false":
+        return {"skip"}
+    if factory == "runIf" and first != "true":
+        return {"skip"}
+    return set()
 
 
 def _chain(node: ts.Node | None) -> list[str]:
@@ -96,12 +129,25 @@ def _info(call: _Call, suites: list[_Call]) -> TestInfo:
     marker = skipper or focuser
     return TestInfo(
         line=line(call.node),
-        skipped=skipper is not None or call.body is None,
+        skipped=skipper is not None or call.body is None or _skips_itself(call.body),
         skip_line=line(marker.node) if marker else None,
         focused=focuser is not None,
         asserts=_asserts(call.body),
         trivial=call.body is not None and _empty(call.body),
     )
+
+
+def _skips_itself(body: ts.Node) -> bool:
+    """mocha's `this.skip()` (and `ctx.skip()` of node:test's context) in the test's own body."""
+    for node in descendants(body, frozenset({"call_expression"})):
+        callee = node.child_by_field_name("function")
+        if callee is None or callee.type != "member_expression":
+            continue
+        owner = callee.child_by_field_name("object")
+        prop = text(callee.child_by_field_name("property"))
+        if prop == "skip" and owner is not None and owner.type in ("this", "identifier"):
+            return owner.type == "this" or text(owner) in ("t", "ctx", "context")
+    return False
 
 
 def _asserts(body: ts.Node | None) -> list[tuple[int, str]]:

@@ -67,7 +67,7 @@ class TestInfo:
 
 def compare(path: str, before: dict[str, TestInfo], after: dict[str, TestInfo]) -> list[Tampering]:
     """Findings for one file: every test of base that is gone, skipped, emptied or lost
-    assertions, and every test now focused."""
+    assertions, every test now focused, and every new test added already skipped."""
     found: list[Tampering] = []
     for name, was in before.items():
         now = after.get(name)
@@ -79,6 +79,17 @@ def compare(path: str, before: dict[str, TestInfo], after: dict[str, TestInfo]) 
         Tampering(TEST_FOCUSED, path, now.skip_line or now.line, _focus_message(name))
         for name, now in after.items()
         if now.focused and not (name in before and before[name].focused)
+    )
+    # A test the change adds already skipped checks nothing, yet reads as coverage of the change.
+    found.extend(
+        Tampering(
+            TEST_SKIPPED,
+            path,
+            now.skip_line or now.line,
+            f"test {name} is new and already skipped or disabled: it checks nothing",
+        )
+        for name, now in after.items()
+        if name not in before and now.skipped and not now.focused
     )
     return found
 
