@@ -463,3 +463,70 @@ def test_code_that_acts_for_the_runner_is_harness_and_ordinary_code_is_not() -> 
     assert by_path["tests/test_a.py"].location == "tests/test_a.py:2"
     assert "os._exit" in by_path["tests/test_a.py"].message
     assert by_path["src/util.py"].location == "src/util.py:2"
+
+
+PHP_BASE = """<?php
+use PHPUnit\\Framework\\TestCase;
+
+final class CalcTest extends TestCase
+{
+    public function testAdd(): void
+    {
+        $this->assertSame(2, add(1, 1));
+        self::assertSame(4, add(2, 2));
+    }
+
+    /** @test */
+    public function subtracts(): void
+    {
+        static::assertEquals(0, sub(1, 1));
+    }
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "kind", "line"),
+    [
+        (
+            "        $this->assertSame(2, add(1, 1));\n",
+            "        $this->markTestSkipped('later');\n        $this->assertSame(2, add(1, 1));\n",
+            "test_skipped",
+            8,
+        ),
+        (
+            "        static::assertEquals(0, sub(1, 1));\n",
+            "        $this->markTestIncomplete();\n",
+            "test_skipped",
+            15,
+        ),
+        (
+            "    public function testAdd",
+            "    #[RequiresPhp('>= 99')]\n    public function testAdd",
+            "test_skipped",
+            6,
+        ),
+        ("        self::assertSame(4, add(2, 2));\n", "", "assertions_removed", 6),
+        ("        static::assertEquals(0, sub(1, 1));\n", "", "test_emptied", 13),
+        (
+            "    /** @test */\n    public function subtracts(): void\n    {\n"
+            "        static::assertEquals(0, sub(1, 1));\n    }\n",
+            "",
+            "test_deleted",
+            13,
+        ),
+    ],
+)
+def test_php_tampering_is_found_at_its_line(old: str, new: str, kind: str, line: int) -> None:
+    after = PHP_BASE.replace(old, new, 1)
+    assert after != PHP_BASE
+    kinds = found("tests/CalcTest.php", PHP_BASE, after)
+    assert (kind, f"tests/CalcTest.php:{line}") in kinds, kinds
+
+
+def test_php_an_unchanged_test_and_an_added_assertion_find_nothing() -> None:
+    after = PHP_BASE.replace(
+        "        self::assertSame(4, add(2, 2));\n",
+        "        self::assertSame(4, add(2, 2));\n        $this->assertTrue(true);\n",
+    )
+    assert found("tests/CalcTest.php", PHP_BASE, after) == []

@@ -184,6 +184,7 @@ _GRAMMARS = {
     "rust": ("tree_sitter_rust", "language"),
     "c": ("tree_sitter_c", "language"),
     "cpp": ("tree_sitter_cpp", "language"),
+    "php": ("tree_sitter_php", "language_php"),
 }
 
 

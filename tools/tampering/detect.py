@@ -15,6 +15,7 @@ from referee.tools.tampering.golang import go_tests
 from referee.tools.tampering.java import java_tests
 from referee.tools.tampering.javascript import script_tests
 from referee.tools.tampering.model import TEST_DELETED, Tampering, TestInfo, compare
+from referee.tools.tampering.php import php_tests
 from referee.tools.tampering.python import python_tests
 from referee.tools.tampering.rust import rust_tests
 
@@ -25,7 +26,7 @@ Reader = Callable[[str], dict[str, TestInfo] | None]
 _JS = r"[cm]?[jt]sx?"
 _TEST_FILE = re.compile(
     r"(^|/)(test_[^/]*\.py|[^/]*_test\.py|[^/]*\.(test|spec)\." + _JS + r"|[^/]*_test\.go"
-    r"|[^/]*Tests?\.java|Test[^/]*\.java|[^/]*IT\.java)$"
+    r"|[^/]*Tests?\.java|Test[^/]*\.java|[^/]*IT\.java|[^/]*Test\.php)$"
 )
 _TEST_FOLDER = re.compile(r"(^|/)(tests?|__tests__|spec)/")
 _READERS: dict[str, Reader] = {
@@ -41,6 +42,7 @@ _READERS: dict[str, Reader] = {
     ".go": go_tests,
     ".rs": rust_tests,
     ".java": java_tests,
+    ".php": php_tests,
 }
 
 

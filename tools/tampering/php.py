@@ -1,0 +1,85 @@
+"""PHPUnit tests read with tree-sitter.
+
+A test is a method of a class named `test…`, or marked `#[Test]` or `@test`. It is skipped when
+its body calls `markTestSkipped`/`markTestIncomplete`, or when it (or its class) carries a
+`#[Requires…]` attribute or a `@requires` annotation: a condition the run may not meet, read like
+a `skipIf`. Assertions are `assert*`, `fail` and `expectException*` calls, on `$this`, `self`,
+`static` or an assertion class.
+"""
+
+from __future__ import annotations
+
+import tree_sitter as ts
+
+from referee.tools.tampering.model import TestInfo
+from referee.tools.tampering.syntax import descendants, empty_block, line, parse, text
+
+__all__ = ["php_tests"]
+
+_CALLS = frozenset({"member_call_expression", "scoped_call_expression"})
+_SKIP_CALLS = {"markTestSkipped", "markTestIncomplete"}
+
+
+def php_tests(source: str) -> dict[str, TestInfo] | None:
+    """Every test method, by `Class::method`; None when the file cannot be read."""
+    root = parse("php", source)
+    if root is None:
+        return None
+    tests: dict[str, TestInfo] = {}
+    for cls in descendants(root, frozenset({"class_declaration"})):
+        body = cls.child_by_field_name("body")
+        if body is None:
+            continue
+        name = text(cls.child_by_field_name("name"))
+        class_skip = _conditional(cls)
+        doc: ts.Node | None = None
+        for member in body.named_children:
+            if member.type == "comment":
+                doc = member
+                continue
+            if member.type == "method_declaration" and _is_test(member, doc):
+                method = text(member.child_by_field_name("name"))
+                tests[f"{name}::{method}"] = _info(member, doc, class_skip)
+            doc = None
+    return tests
+
+
+def _is_test(method: ts.Node, doc: ts.Node | None) -> bool:
+    name = text(method.child_by_field_name("name"))
+    return name.startswith("test") or "Test" in _attributes(method) or "@test" in text(doc)
+
+
+def _attributes(node: ts.Node) -> dict[str, ts.Node]:
+    """The node's attributes by their short name (`#[Test]`, `#[RequiresPhp('8')]`)."""
+    found: dict[str, ts.Node] = {}
+    for group in (c for c in node.children if c.type == "attribute_list"):
+        for attribute in descendants(group, frozenset({"attribute"})):
+            head = attribute.named_children[0] if attribute.named_children else attribute
+            found.setdefault(text(head).split("\\")[-1], attribute)
+    return found
+
+
+def _conditional(node: ts.Node, doc: ts.Node | None = None) -> ts.Node | None:
+    """A `#[Requires…]` attribute or `@requires` annotation: where it is written, or None."""
+    for name, attribute in _attributes(node).items():
+        if name.startswith("Requires"):
+            return attribute
+    return doc if doc is not None and "@requires" in text(doc) else None
+
+
+def _info(method: ts.Node, doc: ts.Node | None, class_skip: ts.Node | None) -> TestInfo:
+    body = method.child_by_field_name("body")
+    asserts, skip = [], _conditional(method, doc) or class_skip
+    for call in descendants(body, _CALLS) if body is not None else ():
+        called = text(call.child_by_field_name("name"))
+        if called in _SKIP_CALLS:
+            skip = skip or call
+        elif called.startswith(("assert", "expectException")) or called == "fail":
+            asserts.append((line(call), " ".join(text(call).split())))
+    return TestInfo(
+        line=line(method),
+        skipped=skip is not None,
+        skip_line=line(skip) if skip is not None else None,
+        asserts=asserts,
+        trivial=body is not None and empty_block(body),
+    )
