@@ -242,6 +242,34 @@ def test_rust_tampering_is_found_at_its_line(old: str, new: str, kind: str, line
     ]
 
 
+@pytest.mark.parametrize(
+    ("old", "new", "line"),
+    [
+        ("    #[test]\n    fn subtracts", "    #[test]\n    #[should_panic]\n    fn subtracts", 14),
+        (
+            "    #[test]\n    fn subtracts",
+            '    #[test]\n    #[cfg(target_os = "solaris")]\n    fn subtracts',
+            14,
+        ),
+        (
+            "    #[test]\n    fn subtracts",
+            '    #[test]\n    #[cfg_attr(not(feature = "x"), ignore)]\n    fn subtracts',
+            14,
+        ),
+        # A gate on the module skips every test in it.
+        ("#[cfg(test)]\nmod tests", '#[cfg(all(test, feature = "never"))]\nmod tests', 3),
+    ],
+)
+def test_rust_gates_and_should_panic_are_skips(old: str, new: str, line: int) -> None:
+    assert old in RUST_BASE
+    kinds = found("src/lib.rs", RUST_BASE, RUST_BASE.replace(old, new))
+    assert ("test_skipped", f"src/lib.rs:{line}") in kinds, kinds
+
+
+def test_rust_the_usual_cfg_test_module_is_no_skip() -> None:
+    assert found("src/lib.rs", None, RUST_BASE) == []  # type: ignore[arg-type]
+
+
 JAVA_BASE = """package demo;
 
 class CalcTest {

@@ -1,6 +1,8 @@
 """Rust tests (`#[test]` functions, in `mod tests` or anywhere) read with tree-sitter.
 
-Skips are `#[ignore]`; assertions are the `assert*!`/`debug_assert*!` macros (and `panic!`).
+Skips are `#[ignore]`, `#[cfg_attr(…, ignore)]`, a `#[cfg(…)]` gate other than `cfg(test)` on the
+test or a module around it (the test may not be compiled at all), and `#[should_panic]` (the test
+passes when its code fails). Assertions are the `assert*!`/`debug_assert*!` macros (and `panic!`).
 """
 
 from __future__ import annotations
@@ -21,9 +23,9 @@ def rust_tests(source: str) -> dict[str, TestInfo] | None:
     if root is None:
         return None
     tests: dict[str, TestInfo] = {}
-    stack: list[tuple[ts.Node, list[str]]] = [(root, [])]
+    stack: list[tuple[ts.Node, list[str], ts.Node | None]] = [(root, [], None)]
     while stack:
-        container, path = stack.pop()
+        container, path, gate = stack.pop()
         attributes: list[ts.Node] = []
         for child in container.named_children:
             if child.type == "attribute_item":
@@ -31,12 +33,26 @@ def rust_tests(source: str) -> dict[str, TestInfo] | None:
                 continue
             inner = child.child_by_field_name("body") if child.type == "mod_item" else None
             if inner is not None:
-                stack.append((inner, [*path, text(child.child_by_field_name("name"))]))
+                name = text(child.child_by_field_name("name"))
+                stack.append((inner, [*path, name], gate or _skip(attributes, module=True)))
             elif child.type == "function_item" and _is_test(attributes):
                 name = "::".join([*path, text(child.child_by_field_name("name"))])
-                tests[name] = _info(child, attributes)
+                tests[name] = _info(child, attributes, gate)
             attributes = []
     return tests
+
+
+def _skip(attributes: list[ts.Node], module: bool = False) -> ts.Node | None:
+    """The attribute that keeps a test (or every test of a module) from running as written."""
+    for item in attributes:
+        name, raw = _attribute_name(item), " ".join(text(item).split())
+        if name == "cfg" and raw.replace(" ", "") != "#[cfg(test)]":
+            return item
+        if name == "cfg_attr" and "ignore" in raw:
+            return item
+        if not module and name in ("ignore", "should_panic"):
+            return item
+    return None
 
 
 def _attribute_name(item: ts.Node) -> str:
@@ -48,8 +64,8 @@ def _is_test(attributes: list[ts.Node]) -> bool:
     return any(_attribute_name(a).split("::")[-1] == "test" for a in attributes)
 
 
-def _info(node: ts.Node, attributes: list[ts.Node]) -> TestInfo:
-    ignored = next((a for a in attributes if _attribute_name(a) == "ignore"), None)
+def _info(node: ts.Node, attributes: list[ts.Node], gate: ts.Node | None) -> TestInfo:
+    ignored = _skip(attributes) or gate
     body = node.child_by_field_name("body")
     asserts = []
     if body is not None:
