@@ -196,6 +196,19 @@ def test_go_tampering_is_found_at_its_line(old: str, new: str, kind: str, line: 
     ]
 
 
+@pytest.mark.parametrize(
+    "tag", ["//go:build ignore", "// +build never", "//go:build slow && linux"]
+)
+def test_go_a_new_build_constraint_skips_every_test_of_the_file(tag: str) -> None:
+    kinds = found("calc_test.go", GO_BASE, f"{tag}\n\n" + GO_BASE)
+    assert kinds == [("test_skipped", "calc_test.go:1")] * 2, kinds
+
+
+def test_go_a_constraint_the_base_had_too_is_no_finding() -> None:
+    tagged = "//go:build integration\n\n" + GO_BASE
+    assert found("calc_test.go", tagged, tagged.replace("Add(1, 1) != 2", "Add(1, 1) != 2 ")) == []
+
+
 RUST_BASE = """pub fn add(a: i32, b: i32) -> i32 { a + b }
 
 #[cfg(test)]

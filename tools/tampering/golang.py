@@ -1,7 +1,8 @@
 """Go tests (`func TestX(t *testing.T)`) read with tree-sitter.
 
-Skips are `t.Skip`/`t.Skipf`/`t.SkipNow`; assertions are `t.Error*`/`t.Fatal*`/`t.Fail*` and
-testify's `assert.*`/`require.*`.
+Skips are `t.Skip`/`t.Skipf`/`t.SkipNow`, and a build constraint on the file (`//go:build …`,
+`// +build …`: its tests may not be compiled at all). Assertions are `t.Error*`/`t.Fatal*`/
+`t.Fail*` and testify's `assert.*`/`require.*`.
 """
 
 from __future__ import annotations
@@ -24,12 +25,26 @@ def go_tests(source: str) -> dict[str, TestInfo] | None:
     if root is None:
         return None
     tests: dict[str, TestInfo] = {}
+    constraint = _constraint(root)
     for node in root.named_children:
         name = text(node.child_by_field_name("name"))
         body = node.child_by_field_name("body")
         if node.type == "function_declaration" and name.startswith("Test") and body is not None:
-            tests[name] = _info(node, body)
+            info = _info(node, body)
+            if constraint is not None and not info.skipped:
+                info.skipped, info.skip_line = True, constraint
+            tests[name] = info
     return tests
+
+
+def _constraint(root: ts.Node) -> int | None:
+    """The line of the file's build constraint (comments before `package`), or None."""
+    for node in root.named_children:
+        if node.type != "comment":
+            return None
+        if text(node).replace(" ", "").startswith(("//go:build", "//+build")):
+            return line(node)
+    return None
 
 
 def _info(node: ts.Node, body: ts.Node) -> TestInfo:
