@@ -145,6 +145,37 @@ async def test_a_well_pinned_change_kills_every_mutant(store: Store, project: Pa
     assert not [i for i in result.issues if "still pass" in i.description]
 
 
+async def test_below_min_mutation_score_fails_naming_each_survivor(
+    store: Store, project: Path
+) -> None:
+    change(project, RUNS_BUT_ASSERTS_NOTHING)
+    check = pytest_check("tests", min_mutation_score=0.8, max_mutants=4)
+    result = await run(store, project, check)
+    criterion = result.criteria[0]
+    assert (criterion.status, criterion.reason_code) == ("fail", "mutation_score_low"), criterion
+    assert "below min_mutation_score 0.8" in criterion.reason
+    assert "the tests still pass when: `" in criterion.reason and "src/cart.py:" in criterion.reason
+
+
+async def test_min_mutation_score_is_met_by_a_pinned_change(store: Store, project: Path) -> None:
+    change(project, PINNED)
+    check = pytest_check("tests", min_mutation_score=0.8, max_mutants=4)
+    criterion = (await run(store, project, check)).criteria[0]
+    assert criterion.status == "pass", criterion.reason
+    assert criterion.adequacy and criterion.adequacy.mutation
+    assert criterion.adequacy.mutation.score == 1.0
+
+
+async def test_min_mutation_score_with_no_source_change_is_unscored(
+    store: Store, project: Path
+) -> None:
+    (project / "README.md").write_text("# cart\n\nNotes.\n", encoding="utf-8")
+    check = pytest_check("tests", min_mutation_score=0.5)
+    criterion = (await run(store, project, check)).criteria[0]
+    assert (criterion.status, criterion.reason_code) == ("unscored", "mutation_score_low")
+    assert "no mutants" in criterion.reason, criterion.reason
+
+
 async def test_a_flaky_test_makes_the_criterion_unscored_never_passed(
     store: Store, project: Path, tmp_path: Path
 ) -> None:

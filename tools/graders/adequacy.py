@@ -16,7 +16,7 @@ import anyio.to_thread
 from referee.tools.adequacy import MEASURABLE, Lines, measure, parse_ranges
 from referee.tools.graders.base import GradeContext, GradeResult, unscored
 from referee.tools.graders.fail_to_pass import SuiteRun
-from referee.tools.graders.mutation import run_mutants
+from referee.tools.graders.mutation import describe, run_mutants
 from referee.tools.models.adequacy import DiffCoverage, FlakyTest, Mutation, TestAdequacy
 from referee.tools.models.checks import TestsCheck
 from referee.tools.models.common import ReasonCode
@@ -92,7 +92,7 @@ async def assess(
             adequacy.diff_coverage = found
     unmeasured = [*sources, *others] if adequacy.diff_coverage is None else []
     grade = _gate(grade, check, adequacy.diff_coverage, unmeasured, bool(sources or others))
-    wants_mutants = check.mutation or ctx.depth == "deep"
+    wants_mutants = check.mutation or ctx.depth == "deep" or check.min_mutation_score is not None
     python = [s for s in sources if s.endswith(".py")]
     # Mutants need a suite that passes unmutated, and say nothing about a flaky one.
     if python and wants_mutants and now.verdict.status == "pass" and grade.status != "unscored":
@@ -100,12 +100,44 @@ async def assess(
         adequacy.mutation = await run_mutants(ctx, criterion.id, check, now, targets)
         if adequacy.mutation.evidence_id:
             grade.evidence_ids.append(adequacy.mutation.evidence_id)
-    elif check.mutation:
+    elif check.mutation or check.min_mutation_score is not None:
         # Asked for by name: say why there is no score rather than leave it out.
         adequacy.mutation = Mutation(note=_no_mutants(ctx, sources, now, grade))
+    grade = _mutation_gate(grade, check, adequacy.mutation)
     measured = adequacy.diff_coverage or adequacy.mutation or repeats.runs > 1
     grade.adequacy = adequacy if measured else None
     return grade
+
+
+def _mutation_gate(grade: GradeResult, check: TestsCheck, found: Mutation | None) -> GradeResult:
+    """Below `min_mutation_score` the criterion fails, each survivor named; no score: unscored."""
+    minimum = check.min_mutation_score
+    if minimum is None or grade.status != "pass":
+        return grade
+    if found is None or found.score is None:
+        why = found.note if found is not None and found.note else "no mutant ran"
+        return unscored(
+            ReasonCode.MUTATION_SCORE_LOW,
+            f"{grade.reason}; min_mutation_score {minimum:g} is set, but there is no score: {why}",
+            grade.evidence_ids,
+        )
+    if found.score >= minimum:
+        return grade
+    survivors = "; ".join(describe(m) for m in found.survived[:8])
+    more = f" and {len(found.survived) - 8} more" if len(found.survived) > 8 else ""
+    return GradeResult(
+        status="fail",
+        code=ReasonCode.MUTATION_SCORE_LOW,
+        reason=(
+            f"{grade.reason}; but the mutation score is {found.score:g} ({found.killed}/{found.run}"
+            f" mutants killed), below min_mutation_score {minimum:g}; the tests still pass when:"
+            f" {survivors}{more}"
+        ),
+        evidence_ids=grade.evidence_ids,
+        regressions=grade.regressions,
+        details=grade.details,
+        tests=grade.tests,
+    )
 
 
 def _no_mutants(

@@ -155,6 +155,15 @@ class TestsCheck(_ProcessCheck):
     max_mutants: int = Field(
         default=20, ge=1, le=200, description="At most this many mutants, spread over the lines"
     )
+    min_mutation_score: float | None = Field(
+        default=None,
+        ge=0,
+        le=1,
+        description=(
+            "Killed share of the changed lines' mutants the tests must reach (implies mutation);"
+            " below it the criterion fails, naming each surviving mutant at file:line"
+        ),
+    )
     repeat: int = Field(
         default=1,
         ge=1,

@@ -63,6 +63,7 @@ class ReasonCode(StrEnum):
     HARNESS_UNVERIFIED = "harness_unverified"
     FLAKY = "flaky"
     DIFF_COVERAGE_LOW = "diff_coverage_low"
+    MUTATION_SCORE_LOW = "mutation_score_low"
     BASE_TEST_FAILED = "base_test_failed"
     BASE_TESTS_NOT_RUN = "base_tests_not_run"
     RUNNER_BYPASSED = "runner_bypassed"
