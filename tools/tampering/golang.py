@@ -47,17 +47,27 @@ def _constraint(root: ts.Node) -> int | None:
     return None
 
 
+def _testing_t(node: ts.Node) -> str:
+    """The name of the test's `*testing.T` parameter (`t` by convention)."""
+    params = node.child_by_field_name("parameters")
+    for param in params.named_children if params is not None else []:
+        if "testing.T" in text(param.child_by_field_name("type")):
+            return text(param.child_by_field_name("name"))
+    return "t"
+
+
 def _info(node: ts.Node, body: ts.Node) -> TestInfo:
     skip_line, asserts = None, []
+    t = _testing_t(node)
     for call in descendants(body, frozenset({"call_expression"})):
         target = call.child_by_field_name("function")
         if target is None or target.type != "selector_expression":
             continue
         owner = text(target.child_by_field_name("operand"))
         method = text(target.child_by_field_name("field"))
-        if method in _SKIPS and skip_line is None:
-            skip_line = line(call)
-        elif method in _ASSERTS or owner in _ASSERT_PACKAGES:
+        if method in _SKIPS and owner == t and skip_line is None:
+            skip_line = line(call)  # t.Skip(), never a decoder's d.Skip()
+        elif (method in _ASSERTS and owner == t) or owner in _ASSERT_PACKAGES:
             asserts.append((line(call), " ".join(text(call).split())))
     return TestInfo(
         line=line(node),

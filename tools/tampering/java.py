@@ -52,8 +52,29 @@ def _annotation(node: ts.Node, names: set[str]) -> ts.Node | None:
     return None
 
 
+def _disabled(node: ts.Node) -> ts.Node | None:
+    """What keeps a test method from running though it is annotated: TestNG's `enabled = false`,
+    a `private` or `static` method (JUnit 5 does not run one), an `@EnabledIf…`/`@DisabledIf…`/
+    `@EnabledOn…`/`@DisabledOn…` condition."""
+    modifiers = next((c for c in node.children if c.type == "modifiers"), None)
+    if modifiers is None:
+        return None
+    for child in modifiers.children:
+        if child.type in ("private", "static"):
+            return child
+        if child.type not in ("annotation", "marker_annotation"):
+            continue
+        name = text(child.child_by_field_name("name")).split(".")[-1]
+        arguments = text(child.child_by_field_name("arguments")).replace(" ", "")
+        if name == "Test" and "enabled=false" in arguments:
+            return child
+        if name.startswith(("DisabledIf", "DisabledOn", "EnabledIf", "EnabledOn")):
+            return child
+    return None
+
+
 def _info(node: ts.Node, class_skip: ts.Node | None) -> TestInfo:
-    skip = _annotation(node, _SKIP_ANNOTATIONS) or class_skip
+    skip = _annotation(node, _SKIP_ANNOTATIONS) or class_skip or _disabled(node)
     body = node.child_by_field_name("body")
     asserts = []
     if body is not None:

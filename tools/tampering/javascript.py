@@ -23,7 +23,7 @@ __all__ = ["script_tests"]
 _TESTS = {"it", "test", "specify"}
 _SUITES = {"describe", "suite", "context"}
 _PREFIXED = {f"{p}{n}": p for n in (*_TESTS, *_SUITES) for p in ("x", "f")}
-_SKIPS = {"skip", "todo", "fails"}
+_SKIPS = {"skip", "todo", "fails", "fixme"}
 _FOCUS = {"only"}
 # The modifiers that return the test function instead of declaring a test: `test.each(table)`.
 _FACTORIES = {"each", "for", "skipIf", "runIf"}
@@ -41,6 +41,9 @@ class _Call:
         named = args.named_children if args is not None else []
         self.body = next((a for a in reversed(named) if a.type in _FUNCTIONS), None)
         self.title = _title(named[0]) if named and named[0] is not self.body else None
+        # node:test and vitest take options between title and body: `{ skip: true }`.
+        for option in (a for a in named[1:] if a.type == "object"):
+            self.marks |= _option_marks(option)
 
 
 def script_tests(source: str, language: str) -> dict[str, TestInfo] | None:
@@ -57,6 +60,18 @@ def script_tests(source: str, language: str) -> dict[str, TestInfo] | None:
         name = " > ".join([*(s.title or "?" for s in suites), call.title])
         tests.setdefault(name, _info(call, suites))
     return tests
+
+
+def _option_marks(options: ts.Node) -> set[str]:
+    """`{ skip: true }`, `{ todo: 'later' }`, `{ only: true }`: the marks an options object sets
+    (any value but a literal false, 0 or an empty string)."""
+    marks = set()
+    for pair in (c for c in options.named_children if c.type == "pair"):
+        key = text(pair.child_by_field_name("key")).strip("'\"")
+        value = text(pair.child_by_field_name("value"))
+        if key in (*_SKIPS, *_FOCUS) and value not in ("false", "0", "''", '""', "undefined"):
+            marks.add(key)
+    return marks
 
 
 def _title(node: ts.Node) -> str:
@@ -138,16 +153,32 @@ def _info(call: _Call, suites: list[_Call]) -> TestInfo:
 
 
 def _skips_itself(body: ts.Node) -> bool:
-    """mocha's `this.skip()` (and `ctx.skip()` of node:test's context) in the test's own body."""
+    """The test's own body skips it: mocha's `this.skip()`, the test context's `t.skip()` (its
+    first parameter, whatever its name), Playwright's `test.skip()`/`test.fixme()`, jasmine's
+    `pending()`."""
+    context = _first_parameter(body)
     for node in descendants(body, frozenset({"call_expression"})):
         callee = node.child_by_field_name("function")
+        if callee is not None and callee.type == "identifier" and text(callee) == "pending":
+            return True
         if callee is None or callee.type != "member_expression":
             continue
         owner = callee.child_by_field_name("object")
-        prop = text(callee.child_by_field_name("property"))
-        if prop == "skip" and owner is not None and owner.type in ("this", "identifier"):
-            return owner.type == "this" or text(owner) in ("t", "ctx", "context")
+        if owner is None or text(callee.child_by_field_name("property")) not in _SKIPS:
+            continue
+        if owner.type == "this" or text(owner) in _TESTS or (context and text(owner) == context):
+            return True
     return False
+
+
+def _first_parameter(function: ts.Node) -> str:
+    params = function.child_by_field_name("parameters") or function.child_by_field_name("parameter")
+    if params is None:
+        return ""
+    if params.type == "identifier":
+        return text(params)
+    first = next(iter(params.named_children), None)
+    return text(first.child_by_field_name("pattern") or first) if first is not None else ""
 
 
 def _asserts(body: ts.Node | None) -> list[tuple[int, str]]:
@@ -156,7 +187,10 @@ def _asserts(body: ts.Node | None) -> list[tuple[int, str]]:
     found = []
     for node in descendants(body, frozenset({"call_expression"})):
         parts = _chain(node.child_by_field_name("function"))
-        if (parts[:1] == ["expect"] and len(parts) == 1) or parts[:1] == ["assert"]:
+        # `expect(…)`, `expect.soft(…)`, `expect.poll(…)`: one assertion each; `assert…(…)`.
+        if (parts[:1] == ["expect"] and parts[1:] in ([], ["soft"], ["poll"])) or parts[:1] == [
+            "assert"
+        ]:
             found.append((line(node), _statement(node)))
     return found
 

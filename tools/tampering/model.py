@@ -53,6 +53,7 @@ class TestInfo:
         focused: Focused (`.only`, `fit`): every other test of the run is silently skipped.
         asserts: (line, text) of each assertion in the test's body.
         trivial: The body does nothing (`pass`, `{}`).
+        expects_failure: See below.
     """
 
     __test__ = False  # not a pytest test class despite its name
@@ -63,6 +64,9 @@ class TestInfo:
     focused: bool = False
     asserts: list[tuple[int, str]] = field(default_factory=list)
     trivial: bool = False
+    expects_failure: int | None = None
+    """Where the test is marked to pass only when its code fails (`#[should_panic]`): a fair
+    test when written so, tampering when an existing test gains the mark."""
 
 
 def compare(path: str, before: dict[str, TestInfo], after: dict[str, TestInfo]) -> list[Tampering]:
@@ -99,6 +103,9 @@ def _focus_message(name: str) -> str:
 
 
 def _changed(path: str, name: str, was: TestInfo, now: TestInfo) -> list[Tampering]:
+    if now.expects_failure is not None and was.expects_failure is None:
+        message = f"test {name} now passes only when its code fails (should_panic)"
+        return [Tampering(TEST_SKIPPED, path, now.expects_failure, message)]
     if now.skipped and not was.skipped:
         line = now.skip_line or now.line
         return [Tampering(TEST_SKIPPED, path, line, f"test {name} is newly skipped or disabled")]

@@ -10,8 +10,12 @@ from referee.tools.tampering.model import TestInfo
 __all__ = ["python_tests"]
 
 _FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
-_SKIP_MARKS = re.compile(r"\b(skip|skipif|xfail|skipIf|skipUnless|expectedFailure)\b")
-_SKIP_CALLS = ("pytest.skip", "pytest.xfail", "self.skipTest", "unittest.skip")
+# The last name of a decorator's callee (`pytest.mark.skipif(…)` → skipif), never its arguments:
+# `parametrize("skip", …)` skips nothing.
+_SKIP_MARKS = {"skip", "skipif", "xfail", "skipIf", "skipUnless", "expectedFailure"}
+# Calls by their last name, however imported (`from pytest import skip`).
+_SKIP_CALLS = {"skip", "xfail", "skipTest", "importorskip"}
+_SKIP_OWNERS = {"pytest", "self", "unittest", "cls", ""}
 _ASSERT_CALLS = re.compile(r"(self\.assert|self\.fail|pytest\.raises|pytest\.approx|pytest\.fail)")
 
 
@@ -37,11 +41,14 @@ def python_tests(source: str) -> dict[str, TestInfo] | None:
 
 def _functions(tree: ast.Module) -> list[tuple[_FunctionNode, str, int | None]]:
     found: list[tuple[_FunctionNode, str, int | None]] = []
+    module_skip = _pytestmark(tree.body)
     for node in tree.body:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            found.append((node, "", None))
+            found.append((node, "", module_skip))
         elif isinstance(node, ast.ClassDef):
-            class_skip = _decorator_skip(node.decorator_list)
+            class_skip = (
+                module_skip or _decorator_skip(node.decorator_list) or _pytestmark(node.body)
+            )
             found.extend(
                 (m, f"{node.name}.", class_skip)
                 for m in node.body
@@ -50,16 +57,67 @@ def _functions(tree: ast.Module) -> list[tuple[_FunctionNode, str, int | None]]:
     return found
 
 
+def _pytestmark(body: list[ast.stmt]) -> int | None:
+    """What skips every test of a module or class body: `pytestmark = pytest.mark.skip` (or a
+    list holding one), `__test__ = False`, `__unittest_skip__ = True`, a `setUp`/`setUpClass`
+    that skips."""
+    for node in body:
+        if isinstance(node, ast.Assign):
+            names = {t.id for t in node.targets if isinstance(t, ast.Name)}
+            value = node.value
+            if "pytestmark" in names:
+                marks = value.elts if isinstance(value, ast.List | ast.Tuple) else [value]
+                if any(_mark_name(m) in _SKIP_MARKS for m in marks):
+                    return node.lineno
+            if isinstance(value, ast.Constant) and (
+                ("__test__" in names and value.value is False)
+                or ("__unittest_skip__" in names and value.value is True)
+            ):
+                return node.lineno
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name in _SETUPS:
+            skip = _skip_line(node)
+            if skip is not None:
+                return skip
+    return None
+
+
+_SETUPS = {"setUp", "setUpClass", "setup_class", "setup_method"}
+
+
+def _mark_name(node: ast.expr) -> str:
+    """The last name of a mark or decorator: `pytest.mark.skipif(True)` → `skipif`."""
+    target = node.func if isinstance(node, ast.Call) else node
+    if isinstance(target, ast.Attribute):
+        return target.attr
+    return target.id if isinstance(target, ast.Name) else ""
+
+
 def _decorator_skip(decorators: list[ast.expr]) -> int | None:
-    return next((d.lineno for d in decorators if _SKIP_MARKS.search(ast.unparse(d))), None)
+    return next((d.lineno for d in decorators if _mark_name(d) in _SKIP_MARKS), None)
 
 
 def _skip_line(node: _FunctionNode) -> int | None:
     marked = _decorator_skip(node.decorator_list)
     if marked is not None:
         return marked
-    calls = (n for n in ast.walk(node) if isinstance(n, ast.Call))
-    return next((c.lineno for c in calls if ast.unparse(c.func) in _SKIP_CALLS), None)
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Call) and _is_skip_call(sub.func):
+            return sub.lineno
+        if isinstance(sub, ast.Raise) and sub.exc is not None and _raises_skip(sub.exc):
+            return sub.lineno
+    return None
+
+
+def _is_skip_call(func: ast.expr) -> bool:
+    if isinstance(func, ast.Attribute):
+        owner = func.value.id if isinstance(func.value, ast.Name) else ""
+        return func.attr in _SKIP_CALLS and owner in _SKIP_OWNERS
+    return isinstance(func, ast.Name) and func.id in _SKIP_CALLS
+
+
+def _raises_skip(exc: ast.expr) -> bool:
+    """`raise unittest.SkipTest(…)`, `raise pytest.skip.Exception`, `raise SkipTest`."""
+    return "SkipTest" in ast.unparse(exc) or "skip.Exception" in ast.unparse(exc)
 
 
 def _asserts(node: ast.AST) -> list[tuple[int, str]]:
@@ -69,8 +127,15 @@ def _asserts(node: ast.AST) -> list[tuple[int, str]]:
             isinstance(sub, ast.Assert)
             or (isinstance(sub, ast.Call) and _ASSERT_CALLS.match(ast.unparse(sub.func)))
             or (
+                # `with pytest.raises(E):` is counted by its call above; a With of anything else
+                # that raises-checks (`self.assertRaises(E)`) too.
                 isinstance(sub, ast.With)
                 and any("raises" in ast.unparse(i.context_expr) for i in sub.items)
+                and not any(
+                    isinstance(i.context_expr, ast.Call)
+                    and _ASSERT_CALLS.match(ast.unparse(i.context_expr.func))
+                    for i in sub.items
+                )
             )
         ):
             found.append((getattr(sub, "lineno", 0), ast.unparse(sub).splitlines()[0]))

@@ -26,6 +26,7 @@ def rust_tests(source: str) -> dict[str, TestInfo] | None:
     stack: list[tuple[ts.Node, list[str], ts.Node | None]] = [(root, [], None)]
     while stack:
         container, path, gate = stack.pop()
+        gate = gate or _inner_gate(container)
         attributes: list[ts.Node] = []
         for child in container.named_children:
             if child.type == "attribute_item":
@@ -50,8 +51,20 @@ def _skip(attributes: list[ts.Node], module: bool = False) -> ts.Node | None:
             return item
         if name == "cfg_attr" and "ignore" in raw:
             return item
-        if not module and name in ("ignore", "should_panic"):
+        if name == "cfg_attr" and ("cfg(" in raw[len("#[cfg_attr(") :] or "should_panic" in raw):
             return item
+        if not module and name == "ignore":
+            return item
+    return None
+
+
+def _inner_gate(container: ts.Node) -> ts.Node | None:
+    """`#![cfg(…)]` written inside a module: it gates the whole module like one on its head."""
+    for child in container.named_children:
+        if child.type == "inner_attribute_item":
+            raw = " ".join(text(child).split()).replace(" ", "")
+            if raw.startswith("#![cfg(") and raw != "#![cfg(test)]":
+                return child
     return None
 
 
@@ -66,6 +79,7 @@ def _is_test(attributes: list[ts.Node]) -> bool:
 
 def _info(node: ts.Node, attributes: list[ts.Node], gate: ts.Node | None) -> TestInfo:
     ignored = _skip(attributes) or gate
+    panics = next((a for a in attributes if _attribute_name(a) == "should_panic"), None)
     body = node.child_by_field_name("body")
     asserts = []
     if body is not None:
@@ -79,4 +93,5 @@ def _info(node: ts.Node, attributes: list[ts.Node], gate: ts.Node | None) -> Tes
         skip_line=line(ignored) if ignored is not None else None,
         asserts=asserts,
         trivial=empty_block(body),
+        expects_failure=line(panics) if panics is not None else None,
     )

@@ -1,0 +1,983 @@
+"""Ways to make a test stop checking something, in every language referee reads (tamper: a
+finding is wanted), and ordinary edits that must find nothing; kept as cases for
+tests/tools/test_tampering_variants.py."""
+
+from __future__ import annotations
+
+import textwrap
+
+D = textwrap.dedent
+CASES = []  # (id, lang, spelling, path, before, after, is_tamper)
+
+
+def T(i, lang, spell, path, before, after):
+    CASES.append((i, lang, spell, path, D(before), D(after), True))
+
+
+def F(i, lang, spell, path, before, after):
+    CASES.append((i, lang, spell, path, D(before), D(after), False))
+
+
+JS_BASE = """
+import { test, expect } from 'vitest'
+test('adds', () => {
+  expect(add(1, 2)).toBe(3)
+})
+"""
+
+
+def js(after):
+    return D(after)
+
+
+# ---------- JS / TS ----------
+T(
+    "J1",
+    "JS",
+    "test.skip.each",
+    "a.test.ts",
+    JS_BASE,
+    """
+import { test, expect } from 'vitest'
+test.skip.each([1])('adds', () => {
+  expect(add(1, 2)).toBe(3)
+})
+""",
+)
+T(
+    "J2",
+    "JS",
+    "describe.skipIf(cond)",
+    "a.test.ts",
+    """
+describe('s', () => { test('adds', () => { expect(add(1, 2)).toBe(3) }) })
+""",
+    """
+describe.skipIf(process.env.CI)('s', () => { test('adds', () => { expect(add(1, 2)).toBe(3) }) })
+""",
+)
+T(
+    "J3",
+    "JS",
+    "alias const t = test.skip",
+    "a.test.ts",
+    JS_BASE,
+    """
+import { test, expect } from 'vitest'
+const t = test.skip
+t('adds', () => {
+  expect(add(1, 2)).toBe(3)
+})
+""",
+)
+T(
+    "J4",
+    "JS",
+    "shadowed binding: import {test as base}; const test = base.skip",
+    "a.test.ts",
+    JS_BASE,
+    """
+import { test as base, expect } from 'vitest'
+const test = base.skip
+test('adds', () => {
+  expect(add(1, 2)).toBe(3)
+})
+""",
+)
+T(
+    "J5",
+    "JS",
+    "it.concurrent.skip",
+    "a.test.ts",
+    JS_BASE,
+    """
+import { test, expect } from 'vitest'
+test.concurrent.skip('adds', () => {
+  expect(add(1, 2)).toBe(3)
+})
+""",
+)
+T(
+    "J6",
+    "JS",
+    "computed member test['skip']",
+    "a.test.ts",
+    JS_BASE,
+    """
+import { test, expect } from 'vitest'
+test['skip']('adds', () => {
+  expect(add(1, 2)).toBe(3)
+})
+""",
+)
+T(
+    "J7",
+    "JS",
+    "wrapper helper function",
+    "a.test.ts",
+    JS_BASE,
+    """
+import { test, expect } from 'vitest'
+const maybe = (name, fn) => test.skip(name, fn)
+maybe('adds', () => {
+  expect(add(1, 2)).toBe(3)
+})
+""",
+)
+T(
+    "J8",
+    "JS",
+    "vitest test.todo.each",
+    "a.test.ts",
+    JS_BASE,
+    """
+import { test, expect } from 'vitest'
+test.todo.each([1])('adds', () => {
+  expect(add(1, 2)).toBe(3)
+})
+""",
+)
+T(
+    "J9",
+    "JS",
+    "jest xtest",
+    "a.test.js",
+    JS_BASE,
+    """
+xtest('adds', () => {
+  expect(add(1, 2)).toBe(3)
+})
+""",
+)
+T(
+    "J10",
+    "JS",
+    "mocha it.skip inside describe.only",
+    "a.spec.js",
+    """
+describe('s', () => { it('adds', () => { expect(add(1, 2)).toBe(3) }) })
+""",
+    """
+describe.only('s', () => { it.skip('adds', () => { expect(add(1, 2)).toBe(3) }) })
+""",
+)
+T(
+    "J11",
+    "JS",
+    "node:test options {skip: true}",
+    "a.test.mjs",
+    """
+import test from 'node:test'; import assert from 'node:assert'
+test('adds', () => { assert.equal(add(1, 2), 3) })
+""",
+    """
+import test from 'node:test'; import assert from 'node:assert'
+test('adds', { skip: true }, () => { assert.equal(add(1, 2), 3) })
+""",
+)
+T(
+    "J12",
+    "JS",
+    "node:test t.skip()",
+    "a.test.mjs",
+    """
+import test from 'node:test'; import assert from 'node:assert'
+test('adds', (t) => { assert.equal(add(1, 2), 3) })
+""",
+    """
+import test from 'node:test'; import assert from 'node:assert'
+test('adds', (t) => { t.skip(); assert.equal(add(1, 2), 3) })
+""",
+)
+T(
+    "J13",
+    "JS",
+    "node:test context renamed: (tc) => tc.skip()",
+    "a.test.mjs",
+    """
+import test from 'node:test'; import assert from 'node:assert'
+test('adds', (tc) => { assert.equal(add(1, 2), 3) })
+""",
+    """
+import test from 'node:test'; import assert from 'node:assert'
+test('adds', (tc) => { tc.skip(); assert.equal(add(1, 2), 3) })
+""",
+)
+T(
+    "J14",
+    "JS",
+    "vitest options {skip: true} / node {todo: true}",
+    "a.test.ts",
+    JS_BASE,
+    """
+import { test, expect } from 'vitest'
+test('adds', { skip: true }, () => {
+  expect(add(1, 2)).toBe(3)
+})
+""",
+)
+T(
+    "J15",
+    "JS",
+    "node:test/vitest options {only: true} (focus)",
+    "a.test.ts",
+    JS_BASE,
+    """
+import { test, expect } from 'vitest'
+test('adds', { only: true }, () => {
+  expect(add(1, 2)).toBe(3)
+})
+""",
+)
+T(
+    "J16",
+    "JS",
+    "early return before expect",
+    "a.test.ts",
+    JS_BASE,
+    """
+import { test, expect } from 'vitest'
+test('adds', () => {
+  return
+  expect(add(1, 2)).toBe(3)
+})
+""",
+)
+T(
+    "J17",
+    "JS",
+    "matcher dropped: expect(x) alone",
+    "a.test.ts",
+    JS_BASE,
+    """
+import { test, expect } from 'vitest'
+test('adds', () => {
+  expect(add(1, 2))
+})
+""",
+)
+T(
+    "J18",
+    "JS",
+    "tautology swap expect(true).toBe(true)",
+    "a.test.ts",
+    JS_BASE,
+    """
+import { test, expect } from 'vitest'
+test('adds', () => {
+  expect(true).toBe(true)
+})
+""",
+)
+T(
+    "J19",
+    "JS",
+    "Playwright test.fixme(...)",
+    "a.spec.ts",
+    """
+import { test, expect } from '@playwright/test'
+test('adds', async () => { expect(add(1, 2)).toBe(3) })
+""",
+    """
+import { test, expect } from '@playwright/test'
+test.fixme('adds', async () => { expect(add(1, 2)).toBe(3) })
+""",
+)
+T(
+    "J20",
+    "JS",
+    "Playwright test.skip() inside body",
+    "a.spec.ts",
+    """
+import { test, expect } from '@playwright/test'
+test('adds', async () => { expect(add(1, 2)).toBe(3) })
+""",
+    """
+import { test, expect } from '@playwright/test'
+test('adds', async () => { test.skip(); expect(add(1, 2)).toBe(3) })
+""",
+)
+T(
+    "J21",
+    "JS",
+    "jasmine pending()",
+    "a.spec.js",
+    """
+it('adds', () => { expect(add(1, 2)).toBe(3) })
+""",
+    """
+it('adds', () => { pending('later'); expect(add(1, 2)).toBe(3) })
+""",
+)
+T(
+    "J22",
+    "JS",
+    "expect inside dead branch if (false)",
+    "a.test.ts",
+    JS_BASE,
+    """
+import { test, expect } from 'vitest'
+test('adds', () => {
+  if (false) expect(add(1, 2)).toBe(3)
+})
+""",
+)
+T(
+    "J23",
+    "JS",
+    "test.each over empty table",
+    "a.test.ts",
+    JS_BASE,
+    """
+import { test, expect } from 'vitest'
+test.each([])('adds', () => {
+  expect(add(1, 2)).toBe(3)
+})
+""",
+)
+# ---------- Python ----------
+PY_BASE = """
+import pytest
+def test_add():
+    assert add(1, 2) == 3
+"""
+
+
+def py(after):
+    return after
+
+
+T(
+    "P1",
+    "Python",
+    "alias off = pytest.mark.skipif; @off(True)",
+    "tests/test_a.py",
+    PY_BASE,
+    """
+import pytest
+off = pytest.mark.skipif
+@off(True, reason="later")
+def test_add():
+    assert add(1, 2) == 3
+""",
+)
+T(
+    "P2",
+    "Python",
+    "module pytestmark = pytest.mark.skip",
+    "tests/test_a.py",
+    PY_BASE,
+    """
+import pytest
+pytestmark = pytest.mark.skip
+def test_add():
+    assert add(1, 2) == 3
+""",
+)
+T(
+    "P3",
+    "Python",
+    "@unittest.skipIf(True, ..)",
+    "tests/test_a.py",
+    """
+import unittest
+class T(unittest.TestCase):
+    def test_add(self):
+        self.assertEqual(add(1, 2), 3)
+""",
+    """
+import unittest
+class T(unittest.TestCase):
+    @unittest.skipIf(True, "x")
+    def test_add(self):
+        self.assertEqual(add(1, 2), 3)
+""",
+)
+T(
+    "P4",
+    "Python",
+    "raise unittest.SkipTest",
+    "tests/test_a.py",
+    PY_BASE,
+    """
+import pytest, unittest
+def test_add():
+    raise unittest.SkipTest("later")
+    assert add(1, 2) == 3
+""",
+)
+T(
+    "P5",
+    "Python",
+    "class-level @unittest.skip",
+    "tests/test_a.py",
+    """
+import unittest
+class T(unittest.TestCase):
+    def test_add(self):
+        self.assertEqual(add(1, 2), 3)
+""",
+    """
+import unittest
+@unittest.skip("x")
+class T(unittest.TestCase):
+    def test_add(self):
+        self.assertEqual(add(1, 2), 3)
+""",
+)
+T(
+    "P6",
+    "Python",
+    "from pytest import skip; skip()",
+    "tests/test_a.py",
+    PY_BASE,
+    """
+from pytest import skip
+def test_add():
+    skip("later")
+    assert add(1, 2) == 3
+""",
+)
+T(
+    "P7",
+    "Python",
+    "pytest.importorskip('nope')",
+    "tests/test_a.py",
+    PY_BASE,
+    """
+import pytest
+def test_add():
+    pytest.importorskip("no_such_module")
+    assert add(1, 2) == 3
+""",
+)
+T(
+    "P8",
+    "Python",
+    "class __unittest_skip__ = True",
+    "tests/test_a.py",
+    """
+import unittest
+class T(unittest.TestCase):
+    def test_add(self):
+        self.assertEqual(add(1, 2), 3)
+""",
+    """
+import unittest
+class T(unittest.TestCase):
+    __unittest_skip__ = True
+    def test_add(self):
+        self.assertEqual(add(1, 2), 3)
+""",
+)
+T(
+    "P9",
+    "Python",
+    "__test__ = False (module)",
+    "tests/test_a.py",
+    PY_BASE,
+    """
+import pytest
+__test__ = False
+def test_add():
+    assert add(1, 2) == 3
+""",
+)
+T(
+    "P10",
+    "Python",
+    "pytest class gets __init__ (not collected)",
+    "tests/test_a.py",
+    """
+class TestA:
+    def test_add(self):
+        assert add(1, 2) == 3
+""",
+    """
+class TestA:
+    def __init__(self):
+        pass
+    def test_add(self):
+        assert add(1, 2) == 3
+""",
+)
+T(
+    "P11",
+    "Python",
+    "early return",
+    "tests/test_a.py",
+    PY_BASE,
+    """
+import pytest
+def test_add():
+    return
+    assert add(1, 2) == 3
+""",
+)
+T(
+    "P12",
+    "Python",
+    "tautology assert True",
+    "tests/test_a.py",
+    PY_BASE,
+    """
+import pytest
+def test_add():
+    assert True
+""",
+)
+T(
+    "P13",
+    "Python",
+    "setUpClass raises SkipTest",
+    "tests/test_a.py",
+    """
+import unittest
+class T(unittest.TestCase):
+    def test_add(self):
+        self.assertEqual(add(1, 2), 3)
+""",
+    """
+import unittest
+class T(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        raise unittest.SkipTest("x")
+    def test_add(self):
+        self.assertEqual(add(1, 2), 3)
+""",
+)
+# ---------- Go ----------
+GO_BASE = """
+package calc
+import "testing"
+func TestAdd(t *testing.T) {
+	if Add(1, 2) != 3 { t.Errorf("bad") }
+}
+"""
+T(
+    "G1",
+    "Go",
+    "t.SkipNow() via helper",
+    "calc_test.go",
+    GO_BASE,
+    """
+package calc
+import "testing"
+func later(t *testing.T) { t.SkipNow() }
+func TestAdd(t *testing.T) {
+	later(t)
+	if Add(1, 2) != 3 { t.Errorf("bad") }
+}
+""",
+)
+T(
+    "G2",
+    "Go",
+    "if testing.Short() { return }",
+    "calc_test.go",
+    GO_BASE,
+    """
+package calc
+import "testing"
+func TestAdd(t *testing.T) {
+	if testing.Short() || true { return }
+	if Add(1, 2) != 3 { t.Errorf("bad") }
+}
+""",
+)
+T(
+    "G3",
+    "Go",
+    "t.Errorf inside if false",
+    "calc_test.go",
+    GO_BASE,
+    """
+package calc
+import "testing"
+func TestAdd(t *testing.T) {
+	if false && Add(1, 2) != 3 { t.Errorf("bad") }
+}
+""",
+)
+T(
+    "G4",
+    "Go",
+    "testify suite method s.T().Skip()",
+    "calc_test.go",
+    """
+package calc
+import ("testing"; "github.com/stretchr/testify/suite")
+type S struct{ suite.Suite }
+func (s *S) TestAdd() { s.Equal(3, Add(1, 2)) }
+func TestS(t *testing.T) { suite.Run(t, new(S)) }
+""",
+    """
+package calc
+import ("testing"; "github.com/stretchr/testify/suite")
+type S struct{ suite.Suite }
+func (s *S) TestAdd() { s.T().SkipNow(); s.Equal(3, Add(1, 2)) }
+func TestS(t *testing.T) { suite.Run(t, new(S)) }
+""",
+)
+# ---------- Rust ----------
+RS_BASE = """
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn adds() { assert_eq!(super::add(1, 2), 3); }
+}
+"""
+T(
+    "R1",
+    "Rust",
+    '#[ignore = "reason"]',
+    "src/lib.rs",
+    RS_BASE,
+    """
+#[cfg(test)]
+mod tests {
+    #[test]
+    #[ignore = "later"]
+    fn adds() { assert_eq!(super::add(1, 2), 3); }
+}
+""",
+)
+T(
+    "R2",
+    "Rust",
+    "inner #![cfg(any())] in mod",
+    "src/lib.rs",
+    RS_BASE,
+    """
+#[cfg(test)]
+mod tests {
+    #![cfg(any())]
+    #[test]
+    fn adds() { assert_eq!(super::add(1, 2), 3); }
+}
+""",
+)
+T(
+    "R3",
+    "Rust",
+    "#[cfg_attr(all(), cfg(any()))]",
+    "src/lib.rs",
+    RS_BASE,
+    """
+#[cfg(test)]
+mod tests {
+    #[test]
+    #[cfg_attr(all(), cfg(any()))]
+    fn adds() { assert_eq!(super::add(1, 2), 3); }
+}
+""",
+)
+T(
+    "R4",
+    "Rust",
+    "#[cfg_attr(all(), should_panic)]",
+    "src/lib.rs",
+    RS_BASE,
+    """
+#[cfg(test)]
+mod tests {
+    #[test]
+    #[cfg_attr(all(), should_panic)]
+    fn adds() { assert_eq!(super::add(1, 2), 3); }
+}
+""",
+)
+T(
+    "R5",
+    "Rust",
+    "local macro_rules! assert_eq shadows std",
+    "src/lib.rs",
+    RS_BASE,
+    """
+#[cfg(test)]
+mod tests {
+    macro_rules! assert_eq { ($a:expr, $b:expr) => {}; }
+    #[test]
+    fn adds() { assert_eq!(super::add(1, 2), 3); }
+}
+""",
+)
+T(
+    "R6",
+    "Rust",
+    "early return;",
+    "src/lib.rs",
+    RS_BASE,
+    """
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn adds() { return; assert_eq!(super::add(1, 2), 3); }
+}
+""",
+)
+# ---------- Java ----------
+JV_BASE = """
+import org.junit.jupiter.api.Test;
+class CalcTest {
+    @Test void adds() { assertEquals(3, Calc.add(1, 2)); }
+}
+"""
+T(
+    "V1",
+    "Java",
+    "@Disabled via meta-annotation @Off",
+    "CalcTest.java",
+    JV_BASE,
+    """
+import org.junit.jupiter.api.Test;
+@Retention(RUNTIME) @Disabled @interface Off {}
+class CalcTest {
+    @Off @Test void adds() { assertEquals(3, Calc.add(1, 2)); }
+}
+""",
+)
+T(
+    "V2",
+    "Java",
+    "Assumptions.assumeTrue(false)",
+    "CalcTest.java",
+    JV_BASE,
+    """
+import org.junit.jupiter.api.Test;
+class CalcTest {
+    @Test void adds() { Assumptions.assumeTrue(false); assertEquals(3, Calc.add(1, 2)); }
+}
+""",
+)
+T(
+    "V3",
+    "Java",
+    '@EnabledIf("false") / @DisabledOnOs',
+    "CalcTest.java",
+    JV_BASE,
+    """
+import org.junit.jupiter.api.Test;
+class CalcTest {
+    @Test @DisabledOnOs({OS.LINUX, OS.MAC, OS.WINDOWS}) void adds() { assertEquals(3, Calc.add(1, 2)); }
+}
+""",
+)
+T(
+    "V4",
+    "Java",
+    "TestNG @Test(enabled = false)",
+    "CalcTest.java",
+    JV_BASE,
+    """
+import org.testng.annotations.Test;
+class CalcTest {
+    @Test(enabled = false) void adds() { assertEquals(3, Calc.add(1, 2)); }
+}
+""",
+)
+T(
+    "V5",
+    "Java",
+    "test method made private (JUnit 5 ignores it)",
+    "CalcTest.java",
+    JV_BASE,
+    """
+import org.junit.jupiter.api.Test;
+class CalcTest {
+    @Test private void adds() { assertEquals(3, Calc.add(1, 2)); }
+}
+""",
+)
+# ---------- PHP ----------
+PHP_BASE = """<?php
+class CalcTest extends TestCase {
+    public function testAdd(): void { $this->assertSame(3, add(1, 2)); }
+}
+"""
+T(
+    "H1",
+    "PHP",
+    "markTestSkipped via helper",
+    "CalcTest.php",
+    PHP_BASE,
+    """<?php
+class CalcTest extends TestCase {
+    private function later(): void { $this->markTestSkipped('x'); }
+    public function testAdd(): void { $this->later(); $this->assertSame(3, add(1, 2)); }
+}
+""",
+)
+T(
+    "H2",
+    "PHP",
+    "#[Group('skip')] (excluded group)",
+    "CalcTest.php",
+    PHP_BASE,
+    """<?php
+class CalcTest extends TestCase {
+    #[Group('skip')]
+    public function testAdd(): void { $this->assertSame(3, add(1, 2)); }
+}
+""",
+)
+T(
+    "H3",
+    "PHP",
+    "abstract class (PHPUnit does not run it)",
+    "CalcTest.php",
+    PHP_BASE,
+    """<?php
+abstract class CalcTest extends TestCase {
+    public function testAdd(): void { $this->assertSame(3, add(1, 2)); }
+}
+""",
+)
+T(
+    "H4",
+    "PHP",
+    "#[Depends('testMissing')] (skipped)",
+    "CalcTest.php",
+    PHP_BASE,
+    """<?php
+class CalcTest extends TestCase {
+    #[Depends('testMissing')]
+    public function testAdd(): void { $this->assertSame(3, add(1, 2)); }
+}
+""",
+)
+T(
+    "H5",
+    "PHP",
+    "throw new SkippedWithMessageException",
+    "CalcTest.php",
+    PHP_BASE,
+    """<?php
+class CalcTest extends TestCase {
+    public function testAdd(): void { throw new \\PHPUnit\\Framework\\SkippedWithMessageException('x'); $this->assertSame(3, add(1, 2)); }
+}
+""",
+)
+# ---------- false positives (ordinary edits) ----------
+F(
+    "FP1",
+    "Python",
+    "add @pytest.mark.parametrize('skip', ...) param",
+    "tests/test_a.py",
+    """
+def test_parse():
+    assert parse("a") == ["a"]
+""",
+    """
+import pytest
+@pytest.mark.parametrize("skip", [False, True])
+def test_parse(skip):
+    assert parse("a", skip=skip) == ["a"]
+""",
+)
+F(
+    "FP2",
+    "Python",
+    "with pytest.raises(E): f() -> pytest.raises(E, f)",
+    "tests/test_a.py",
+    """
+import pytest
+def test_bad():
+    with pytest.raises(ValueError):
+        parse("")
+""",
+    """
+import pytest
+def test_bad():
+    pytest.raises(ValueError, parse, "")
+""",
+)
+F(
+    "FP3",
+    "Go",
+    "xml.Decoder.Skip() in a test",
+    "dec_test.go",
+    """
+package p
+import ("testing"; "encoding/xml"; "strings")
+func TestDec(t *testing.T) {
+	d := xml.NewDecoder(strings.NewReader("<a><b/></a>"))
+	if _, err := d.Token(); err != nil { t.Fatal(err) }
+}
+""",
+    """
+package p
+import ("testing"; "encoding/xml"; "strings")
+func TestDec(t *testing.T) {
+	d := xml.NewDecoder(strings.NewReader("<a><b/></a>"))
+	if _, err := d.Token(); err != nil { t.Fatal(err) }
+	if err := d.Skip(); err != nil { t.Fatal(err) }
+}
+""",
+)
+F(
+    "FP4",
+    "JS",
+    "a Tokenizer bound to t calls t.skip(2)",
+    "lex.test.js",
+    """
+test('lexes', () => {
+  const t = new Tokenizer('abc')
+  expect(t.next()).toBe('a')
+})
+""",
+    """
+test('lexes', () => {
+  const t = new Tokenizer('abc')
+  t.skip(2)
+  expect(t.next()).toBe('c')
+})
+""",
+)
+F(
+    "FP5",
+    "JS",
+    "expect(x).toBe(y) -> expect.soft(x).toBe(y)",
+    "a.spec.ts",
+    """
+test('adds', () => { expect(add(1, 2)).toBe(3) })
+""",
+    """
+test('adds', () => { expect.soft(add(1, 2)).toBe(3) })
+""",
+)
+F(
+    "FP6",
+    "Rust",
+    "new #[should_panic] test added",
+    "src/lib.rs",
+    RS_BASE,
+    """
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn adds() { assert_eq!(super::add(1, 2), 3); }
+    #[test]
+    #[should_panic(expected = "overflow")]
+    fn overflows() { super::add(u32::MAX, 1); }
+}
+""",
+)
+F(
+    "FP7",
+    "Python",
+    "3 asserts folded into a loop over cases",
+    "tests/test_a.py",
+    """
+def test_add():
+    assert add(1, 2) == 3
+    assert add(2, 2) == 4
+""",
+    """
+CASES = [(1, 2, 3), (2, 2, 4)]
+def test_add():
+    for a, b, want in CASES:
+        assert add(a, b) == want
+""",
+)

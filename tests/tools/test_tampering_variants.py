@@ -1,0 +1,58 @@
+"""Each way to tamper with a test is found, and each ordinary edit finds nothing.
+
+The cases (tests/tampering_variants.py) came from trying to get past the readers: they stay as
+regression tests. The ones still open are strict xfails, so a fix shows as a failure to remove.
+"""
+
+from __future__ import annotations
+
+import pytest
+from tampering_variants import CASES
+
+from referee.tools.tampering import detect
+
+# Not read yet, and why: each needs more than a name (a binding, a helper's body, data flow).
+OPEN = {
+    "J4": "a test function rebound under another name",
+    "J16": "an assertion after an early return",
+    "J17": "expect() without a matcher",
+    "J18": "an assertion replaced by a tautology",
+    "J22": "an assertion in a dead branch",
+    "J23": "a table made empty",
+    "P1": "a skip mark under an alias",
+    "P10": "a test class pytest stops collecting",
+    "P11": "an assertion after an early return",
+    "P12": "an assertion replaced by a tautology",
+    "G1": "a skip through a helper",
+    "G2": "an early return on testing.Short()",
+    "G3": "an assertion in a dead branch",
+    "G4": "testify suite methods",
+    "R5": "a local macro shadowing assert_eq!",
+    "R6": "an assertion after an early return",
+    "V1": "a meta-annotation carrying @Disabled",
+    "V2": "an assumption that cannot hold",
+    "H1": "a skip through a helper",
+    "H2": "a group the run may exclude",
+    "H3": "an abstract test class",
+    "H4": "a dependency on a missing test",
+    "H5": "a thrown skip exception",
+    "FP7": "asserts folded into a loop (fewer assert statements, as many checks)",
+}
+
+
+def _param(case: tuple[str, ...]) -> object:
+    marks = [pytest.mark.xfail(strict=True, reason=OPEN[case[0]])] if case[0] in OPEN else []
+    return pytest.param(*case, id=f"{case[0]}-{case[2]}", marks=marks)
+
+
+@pytest.mark.parametrize(
+    ("case", "lang", "spelling", "path", "before", "after", "tamper"), [_param(c) for c in CASES]
+)
+def test_each_variant(
+    case: str, lang: str, spelling: str, path: str, before: str, after: str, tamper: bool
+) -> None:
+    found = detect([path], lambda p: before, lambda p: after)
+    if tamper:
+        assert found, f"{case} ({lang}): {spelling} is not found"
+    else:
+        assert found == [], f"{case} ({lang}): {spelling} is taken for tampering: {found}"
