@@ -271,6 +271,12 @@ def test_a_secret_is_reported_by_rule_and_line_never_by_value(tmp_path: Path) ->
 
 
 _KEYS_BYTES = KEYS.encode()
+
+
+def _chunks(text: str, size: int) -> list[str]:
+    return [text[i : i + size] for i in range(0, len(text), size)]
+
+
 ENCODED_FORMS = {
     "rot13": f"BLOB = {codecs.encode(KEYS, 'rot13')!r}\n",
     "rot13 of one key": f"KEY = {codecs.encode(KEY_ID, 'rot13')!r}\n",
@@ -281,6 +287,13 @@ ENCODED_FORMS = {
         f"BLOB = {base64.b64encode(codecs.encode(KEYS, 'rot13').encode()).decode()!r}\n"
     ),
     "hex of base85": f"BLOB = {base64.b85encode(_KEYS_BYTES).hex()!r}\n",
+    "a key id split over +": f"KEY = {KEY_ID[:10]!r} + {KEY_ID[10:]!r}\n",
+    "base64 split over adjacent literals": "BLOB = ("
+    + "\n    ".join(repr(c) for c in _chunks(base64.b64encode(_KEYS_BYTES).decode(), 12))
+    + ")\n",
+    "hex split over +": "BLOB = "
+    + " + ".join(repr(c) for c in _chunks(_KEYS_BYTES.hex(), 20))
+    + "\n",
 }
 
 

@@ -117,7 +117,36 @@ def decoded_lines(text: str) -> dict[int, str]:
     for start, runs in _literal_runs(raw, _DEPTH, rot13=None):
         if runs:
             lines.setdefault(bisect_right(breaks, start) + 1, []).extend(runs)
+    for start, joined in _joined_literals(raw):
+        # A value split into pieces (`"AKIA…" + "…"`, adjacent literals over lines) is whole
+        # again here: read as it is, and decoded as any literal is.
+        found = [joined.decode("ascii", "replace")]
+        found += _decoded_runs(joined, _DEPTH) if _LITERAL.fullmatch(joined) else []
+        lines.setdefault(bisect_right(breaks, start) + 1, []).extend(found)
     return {line: " ".join(runs) for line, runs in lines.items()}
+
+
+# A quoted literal without escapes or line breaks; what may stand between two pieces of one value.
+_QUOTED = re.compile(rb"([\"'`])([^\"'`\\\n]{1,4096})\1")
+_JOINER = re.compile(rb"[\s+()]*")
+_MAX_PIECES = 64
+
+
+def _joined_literals(raw: bytes) -> Iterator[tuple[int, bytes]]:
+    """Runs of two or more quoted literals joined by `+`, parentheses or white space only, each
+    with the offset of its first piece, when the whole holds 16 characters or more."""
+    group: list[bytes] = []
+    start = end = 0
+    for match in _QUOTED.finditer(raw):
+        if group and len(group) < _MAX_PIECES and _JOINER.fullmatch(raw, end, match.start()):
+            group.append(match.group(2))
+        else:
+            if len(group) > 1 and sum(map(len, group)) >= _SHORTEST_RUN:
+                yield start, b"".join(group)
+            group, start = [match.group(2)], match.start()
+        end = match.end()
+    if len(group) > 1 and sum(map(len, group)) >= _SHORTEST_RUN:
+        yield start, b"".join(group)
 
 
 def _literal_runs(
