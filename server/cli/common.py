@@ -77,9 +77,11 @@ def more(
     """Say how many items a printed list left out ("… 2 more issues: report://R1")."""
     if total <= shown:
         return
+    from referee.tools.text import counted
+
     left = total - shown
-    what = f" {noun if left == 1 else plural or noun + 's'}" if noun else ""
-    print(f"{indent}… {left} more{what}{': ' + where if where else ''}")
+    what = counted(left, f"more {noun}", f"more {plural or noun + 's'}") if noun else f"{left} more"
+    print(f"{indent}… {what}{': ' + where if where else ''}")
 
 
 def print_problems(summary: str, problems: Sequence[Problem], stream: Any = None) -> None:

@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -66,6 +67,17 @@ def contract_file(folder: Path, *criteria: dict[str, object]) -> Path:
     return path
 
 
+def judge_by_hand(draft: Path, card: dict[str, Any]) -> None:
+    """A person's completion of the signed draft: the open dimensions scored, the manual criterion
+    passed, written back to the file."""
+    card["provider"] = "person"
+    for dim in card["dimensions"].values():
+        if dim["score"] is None:
+            dim["score"], dim["evidence"] = 2, "read by hand"
+    card["criteria"][0].update({"pass": True, "evidence": "read src/calc.py"})
+    draft.write_text(json.dumps(card), encoding="utf-8")
+
+
 def created(repo: Path, capsys: pytest.CaptureFixture[str], *criteria: dict[str, object]) -> str:
     request = contract_file(repo.parent, *criteria)
     assert main(["--root", str(repo), "contract", "create", str(request), "--json"]) == 0
@@ -83,12 +95,7 @@ def test_evaluate_writes_the_signed_draft_that_then_validates(
     assert "signed draft" in printed.err and "verdict" in printed.out
     card = json.loads(draft.read_text(encoding="utf-8"))
     assert card["contract_ref"] == cid and card["run_id"] and card["signature"]
-    card["provider"] = "person"
-    for dim in card["dimensions"].values():
-        if dim["score"] is None:
-            dim["score"], dim["evidence"] = 2, "read by hand"
-    card["criteria"][0].update({"pass": True, "evidence": "read src/calc.py"})
-    draft.write_text(json.dumps(card), encoding="utf-8")
+    judge_by_hand(draft, card)
     assert main(["--root", str(repo), "validate", str(draft)]) == 0
 
 
@@ -149,12 +156,7 @@ def test_a_card_of_a_ref_run_is_judged_against_that_ref_and_names_it(
     )
     capsys.readouterr()
     card = json.loads(draft.read_text(encoding="utf-8"))
-    card["provider"] = "person"
-    for dim in card["dimensions"].values():
-        if dim["score"] is None:
-            dim["score"], dim["evidence"] = 2, "read by hand"
-    card["criteria"][0].update({"pass": True, "evidence": "read src/calc.py"})
-    draft.write_text(json.dumps(card), encoding="utf-8")
+    judge_by_hand(draft, card)
     assert main(["--root", str(repo), "validate", str(draft), "--no-store"]) == 0, (
         capsys.readouterr()
     )

@@ -281,6 +281,20 @@ async def test_jest_runs_are_measured_with_its_own_coverage(store: Store, tmp_pa
     assert not result.tree_changed.changed  # the coverage folder is referee's, outside the tree
 
 
+def vitest_project(path: Path, files: dict[str, str]) -> Path:
+    """A committed ES-module project with the shared vitest install as its node_modules."""
+    project = make_repo(
+        path,
+        {
+            "package.json": '{"name": "cart", "version": "1.0.0", "type": "module"}\n',
+            ".gitignore": "node_modules\n",
+            **files,
+        },
+    )
+    (project / "node_modules").symlink_to(JS_CACHE, target_is_directory=True)
+    return project
+
+
 VITEST_TEST = "import { test, expect } from 'vitest';\nimport { total } from '../src/cart.js';\n"
 VITEST_TEST += "test('total', () => { expect(total([1, 2])).toBe(3); });\n"
 
@@ -290,20 +304,17 @@ async def test_vitest_runs_are_measured_with_the_projects_coverage_provider(
     store: Store, tmp_path: Path
 ) -> None:
     esm = JS_BASE.replace("function total", "export function total")
-    project = make_repo(
+    project = vitest_project(
         tmp_path / "vitestcart",
         {
             "src/cart.js": esm,
             "test/cart.test.js": VITEST_TEST,
-            "package.json": '{"name": "cart", "version": "1.0.0", "type": "module"}\n',
             # A project threshold would fail the run referee measures: it is switched off.
             "vitest.config.js": (
                 "export default { test: { coverage: { thresholds: { lines: 100 } } } };\n"
             ),
-            ".gitignore": "node_modules\n",
         },
     )
-    (project / "node_modules").symlink_to(JS_CACHE, target_is_directory=True)
     changed = JS_CHANGED.replace("function ", "export function ").replace(
         "\nmodule.exports = { total, discount };\n", ""
     )
@@ -335,16 +346,9 @@ async def test_typescript_under_vitest_is_measured_and_held_to_its_minimum(
     store: Store, tmp_path: Path
 ) -> None:
     test = VITEST_TEST.replace("'../src/cart.js'", "'../src/cart'")
-    project = make_repo(
-        tmp_path / "tscart",
-        {
-            "src/cart.ts": TS_BASE,
-            "test/cart.test.ts": test,
-            "package.json": '{"name": "cart", "version": "1.0.0", "type": "module"}\n',
-            ".gitignore": "node_modules\n",
-        },
+    project = vitest_project(
+        tmp_path / "tscart", {"src/cart.ts": TS_BASE, "test/cart.test.ts": test}
     )
-    (project / "node_modules").symlink_to(JS_CACHE, target_is_directory=True)
     (project / "src" / "cart.ts").write_text(TS_CHANGED, encoding="utf-8")
     check = {"kind": "tests", "argv": ["npx", "vitest", "run"], "min_diff_coverage": 80}
     result = await run(store, project, check)

@@ -38,33 +38,30 @@ class Repeats:
 
 async def changed_sources(ctx: GradeContext) -> list[str]:
     """The changed source files (not tests) referee can measure, at task scope."""
-    if ctx.scope != "task" or ctx.base is None:
-        return []
-    changed = await ctx.changed_lines()
-    return sorted(
-        rel
-        for rel in changed
-        if rel.endswith(MEASURABLE)
-        and not is_test_path(rel)
-        and not _DEPENDENCY_PARTS.intersection(rel.split("/"))
-        and (ctx.workdir / rel).is_file()
-    )
+    return await _changed_code(ctx, measurable=True)
 
 
 async def unmeasurable_sources(ctx: GradeContext) -> list[str]:
     """The changed files of code (not tests) no coverage tool of referee's measures (Go, Rust …)."""
+    return await _changed_code(ctx, measurable=False)
+
+
+async def _changed_code(ctx: GradeContext, *, measurable: bool) -> list[str]:
     if ctx.scope != "task" or ctx.base is None:
         return []
     changed = await ctx.changed_lines()
     return sorted(
         rel
         for rel in changed
-        if language_of(rel) is not None
-        and not rel.endswith(MEASURABLE)
+        if (rel.endswith(MEASURABLE) if measurable else _unmeasurable_code(rel))
         and not is_test_path(rel)
         and not _DEPENDENCY_PARTS.intersection(rel.split("/"))
         and (ctx.workdir / rel).is_file()
     )
+
+
+def _unmeasurable_code(rel: str) -> bool:
+    return language_of(rel) is not None and not rel.endswith(MEASURABLE)
 
 
 async def assess(
