@@ -347,13 +347,14 @@ async def test_check_timeout_is_respected(pool: BrowserPool, base_url: str, tmp_
         outcome = await run(pool, check, tmp_path, base_url)
     assert outcome.status == "fail"
     last = outcome.steps[-1]
-    # Playwright's own timeout ends with the check's, so its message (what it waited for) is kept.
-    assert outcome.reason.startswith(
-        f"timed out after 4 s\nstep {last.number} (wait_for #item{last.number}) failed:"
-        " Locator.wait_for: Timeout"
-    )
-    assert f'waiting for locator("#item{last.number}")' in last.error
-    assert all(s.ok for s in outcome.steps[:-1])
+    head = f"timed out after 4 s\nstep {last.number} (wait_for #item{last.number}) failed: "
+    # The check's deadline lands inside a step (Playwright's own timeout ends with it, and its
+    # message, what it waited for, is kept) or, on a loaded machine, between two steps.
+    if outcome.reason.startswith(head + "Locator.wait_for: Timeout"):
+        assert f'waiting for locator("#item{last.number}")' in last.error
+    else:
+        assert outcome.reason.startswith(head + "not run: the check's timeout_s was used up")
+    assert last.number < 40 and all(s.ok for s in outcome.steps[:-1])
     assert outcome.expectations[0].detail == "not evaluated: the check's timeout_s was used up"
     assert 4 <= outcome.duration_s < 4 + 10  # + the capture's own bound
     assert outcome.screenshot and Path(outcome.screenshot).is_file()
