@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import base64
+import bz2
 import codecs
 import gzip
 import json
+import lzma
 import sqlite3
 import subprocess
 import sys
@@ -294,6 +296,30 @@ ENCODED_FORMS = {
     "hex split over +": "BLOB = "
     + " + ".join(repr(c) for c in _chunks(_KEYS_BYTES.hex(), 20))
     + "\n",
+    # Escapes inside a literal: every character, or one only to break the pattern.
+    "python hex escapes": 'KEY = "' + "".join(f"\\x{ord(c):02x}" for c in KEY_ID) + '"\n',
+    "one escaped character": f'KEY = "{KEY_ID[:5]}\\x{ord(KEY_ID[5]):02x}{KEY_ID[6:]}"\n',
+    "js unicode escapes": "const KEY = '" + "".join(f"\\u{ord(c):04x}" for c in KEY_ID) + "';\n",
+    "js code point escapes": "const KEY = `"
+    + "".join(f"\\u{{{ord(c):x}}}" for c in KEY_ID)
+    + "`;\n",
+    "octal escapes": 'KEY = "' + "".join(f"\\{ord(c):03o}" for c in KEY_ID) + '"\n',
+    "percent encoding": 'KEY = "' + "".join(f"%{ord(c):02X}" for c in KEY_ID) + '"\n',
+    "html entities": 'KEY = "' + "".join(f"&#{ord(c)};" for c in KEY_ID) + '"\n',
+    "quoted printable": 'KEY = "' + "".join(f"={ord(c):02X}" for c in KEY_ID) + '"\n',
+    # Numbers standing for bytes or characters, in any list or call.
+    "byte list": f"KEY = bytes({[ord(c) for c in KEY_ID]!r})\n",
+    "hex byte list": "KEY = bytes([" + ", ".join(hex(ord(c)) for c in KEY_ID) + "])\n",
+    "char codes over lines": "const KEY = String.fromCharCode("
+    + ",\n  ".join(str(ord(c)) for c in KEY_ID)
+    + "\n);\n",
+    # A literal written backwards, and bytes in other alphabets and containers.
+    "reversed": f"KEY = {KEY_ID[::-1]!r}[::-1]\n",
+    "base32hex": f"BLOB = {base64.b32hexencode(_KEYS_BYTES).decode()!r}\n",
+    "base64 of utf-16": f"BLOB = {base64.b64encode(KEYS.encode('utf-16-le')).decode()!r}\n",
+    "hex of utf-16 with a mark": f"BLOB = {KEYS.encode('utf-16').hex()!r}\n",
+    "base64 of bz2": f"BLOB = {base64.b64encode(bz2.compress(_KEYS_BYTES)).decode()!r}\n",
+    "base64 of xz": f"BLOB = {base64.b64encode(lzma.compress(_KEYS_BYTES)).decode()!r}\n",
 }
 
 
@@ -311,6 +337,10 @@ def test_code_and_prose_decode_to_no_secret(tmp_path: Path) -> None:
         "def compute_weighted_average_of_all_items(items_by_category_and_region):\n"
         "    total=(weights[a]+weights[b])*scale_factor_for_the_region;return total\n"
         "DOCUMENTATION_URL = 'https://example.org/docs/getting-started/configuration'\n"
+        "SEARCH = 'https://example.org/search?q=hello%20world%2C%20again&lang=en'\n"
+        "PATTERN = '^\\d{3}-\\w+\\s*\\x41\\u00e9$'\n"
+        "CRC_TABLE = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 255]\n"
+        "GREETING = 'dlrow olleh, dlrow olleh'\n"
     )
     repo = make_repo(tmp_path / "repo", {"app/code.py": code})
     assert run(repo, ["hardcoded_secrets"]).findings == []

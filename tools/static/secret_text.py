@@ -9,25 +9,37 @@ binary, being large or being written in another encoding:
   runs kept, line numbers unchanged;
 - a large file is scanned in chunks of whole lines, up to `SCAN_LIMIT` bytes; what lies beyond is
   reported (`beyond_limit`), never silently left out;
-- the encoded literals of the text (hex, base32, base64, base64url, base85, ascii85 between
-  `<~ ~>`, rot13, and a gzip or zlib stream inside one, inflated to a bound) are decoded, twice
-  over at most, and their printable runs scanned too, each finding on the line of the literal it
-  came from. Encodings are a class, not a list of the forms seen so far: any reversible encoding
-  in the standard library that a few characters of code undo belongs here.
+- the encoded literals of the text (hex, base32, base32hex, base64, base64url, base85, ascii85
+  between `<~ ~>`, rot13, UTF-16 inside any of them, and a gzip, zlib, bzip2 or xz stream inside
+  one, inflated to a bound) are decoded, twice over at most, and their printable runs scanned
+  too, each finding on the line of the literal it came from;
+- a string literal is read as the language would read it: its escapes (`\\x41`, `\\u0041`,
+  `\\u{41}`, octal), percent-encoding, HTML character references and quoted-printable undone,
+  its pieces joined when it is split over `+` or adjacent literals, and written backwards;
+- a list of twelve numbers or more that are all bytes (`bytes([65, 75, …])`,
+  `String.fromCharCode(…)`, `[0x41, …]`) is read as the bytes it spells.
+
+Encodings are a class, not a list of the forms seen so far: any reversible encoding in the
+standard library that a few characters of code undo belongs here. What a key of the code's own
+choosing hides (XOR, encryption) is not a cheap form: the scan cannot read it, and the safety
+section of the README says so.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import bz2
 import codecs
 import contextlib
+import html
+import lzma
 import re
 import string
 import zlib
 from bisect import bisect_right
 from collections.abc import Iterator
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 __all__ = [
     "CHUNK_BYTES",
@@ -78,8 +90,10 @@ _ROT13 = bytes.maketrans(
     b"NOPQRSTUVWXYZABCDEFGHIJKLMnopqrstuvwxyzabcdefghijklm",
 )
 _BASE32 = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+_BASE32HEX = b"0123456789ABCDEFGHIJKLMNOPQRSTUV"
 _URLSAFE = bytes.maketrans(b"-_", b"+/")
 _DEPTH = 2
+_LINE_BREAK = re.compile(rb"\n")
 
 
 class Chunk(NamedTuple):
@@ -113,40 +127,109 @@ def decoded_lines(text: str) -> dict[int, str]:
     literal (a literal inside a decoded one is decoded too, once)."""
     raw = text.encode("utf-8", "replace")
     lines: dict[int, list[str]] = {}
-    breaks = [i for i, byte in enumerate(raw) if byte == 0x0A] if b"\n" in raw else []
+    breaks = [match.start() for match in _LINE_BREAK.finditer(raw)]
     for start, runs in _literal_runs(raw, _DEPTH, rot13=None):
         if runs:
             lines.setdefault(bisect_right(breaks, start) + 1, []).extend(runs)
-    for start, joined in _joined_literals(raw):
-        # A value split into pieces (`"AKIA…" + "…"`, adjacent literals over lines) is whole
-        # again here: read as it is, and decoded as any literal is.
-        found = [joined.decode("ascii", "replace")]
-        found += _decoded_runs(joined, _DEPTH) if _LITERAL.fullmatch(joined) else []
+    for start, value in _string_values(raw):
+        # A value as the program sees it (escapes undone, pieces joined) and backwards: read as
+        # it is, and decoded as any literal is.
+        found = [value.decode("utf-8", "replace")]
+        found += _decoded_runs(value, _DEPTH) if _LITERAL.fullmatch(value) else []
         lines.setdefault(bisect_right(breaks, start) + 1, []).extend(found)
+    for match in _NUMBER_LIST.finditer(raw):
+        spelled = _spelled_bytes(match.group())
+        if spelled is not None:
+            lines.setdefault(bisect_right(breaks, match.start()) + 1, []).extend(
+                _runs_of(spelled, _DEPTH)
+            )
     return {line: " ".join(runs) for line, runs in lines.items()}
 
 
-# A quoted literal without escapes or line breaks; what may stand between two pieces of one value.
-_QUOTED = re.compile(rb"([\"'`])([^\"'`\\\n]{1,4096})\1")
+# A quoted literal on one line (escapes kept as written); what may stand between two pieces of
+# one value.
+_QUOTED = re.compile(rb"([\"'`])((?:[^\"'`\\\n]|\\[^\n]){1,4096})\1")
 _JOINER = re.compile(rb"[\s+()]*")
 _MAX_PIECES = 64
+# What a language or a format undoes inside a string: backslash escapes (hex, 4- and 8-digit and
+# braced Unicode, octal, any other character kept), percent-encoding, quoted-printable.
+_ESCAPE = re.compile(
+    rb"\\(?:x([0-9a-fA-F]{2})|u\{([0-9a-fA-F]{1,6})\}|u([0-9a-fA-F]{4})|U([0-9a-fA-F]{8})"
+    rb"|([0-7]{1,3})|(.))|[%=]([0-9a-fA-F]{2})",
+    re.DOTALL,
+)
+_BACKSLASH_LETTERS = {b"n": b"\n", b"t": b"\t", b"r": b"\r"}
+_NO_SPACE = re.compile(rb"\S{16,}")
 
 
-def _joined_literals(raw: bytes) -> Iterator[tuple[int, bytes]]:
-    """Runs of two or more quoted literals joined by `+`, parentheses or white space only, each
-    with the offset of its first piece, when the whole holds 16 characters or more."""
+def _string_values(raw: bytes) -> Iterator[tuple[int, bytes]]:
+    """What the text's string literals hold, each with the offset of its first piece: a literal
+    whose escapes change it, as the program reads it; quoted pieces joined by `+`, parentheses
+    or white space, whole; any value of 16 characters or more without spaces, reversed."""
+    for start, pieces in _literal_groups(raw):
+        values = [_unescaped(piece) for piece in pieces]
+        value = b"".join(values)
+        if len(value) < _SHORTEST_RUN:
+            continue
+        if len(pieces) > 1 or values[0] != pieces[0]:
+            yield start, value
+        if _NO_SPACE.fullmatch(value):
+            yield start, value[::-1]
+
+
+def _literal_groups(raw: bytes) -> Iterator[tuple[int, list[bytes]]]:
+    """Runs of quoted literals joined by `+`, parentheses or white space only (one literal is a
+    run of its own), each with the offset of its first piece."""
     group: list[bytes] = []
     start = end = 0
     for match in _QUOTED.finditer(raw):
         if group and len(group) < _MAX_PIECES and _JOINER.fullmatch(raw, end, match.start()):
             group.append(match.group(2))
         else:
-            if len(group) > 1 and sum(map(len, group)) >= _SHORTEST_RUN:
-                yield start, b"".join(group)
+            if group:
+                yield start, group
             group, start = [match.group(2)], match.start()
         end = match.end()
-    if len(group) > 1 and sum(map(len, group)) >= _SHORTEST_RUN:
-        yield start, b"".join(group)
+    if group:
+        yield start, group
+
+
+def _unescaped(piece: bytes) -> bytes:
+    """A literal's text with its escapes undone (see `_ESCAPE`), HTML references too."""
+    if b"\\" in piece or b"%" in piece or b"=" in piece:
+        piece = _ESCAPE.sub(_escaped_char, piece)
+    if b"&#" in piece:
+        piece = html.unescape(piece.decode("utf-8", "replace")).encode("utf-8", "replace")
+    return piece
+
+
+def _escaped_char(match: re.Match[bytes]) -> bytes:
+    hex_byte, braced, four, eight, octal, other, percent = match.groups()
+    if hex_byte or percent:
+        return bytes([int(hex_byte or percent, 16)])
+    if octal:
+        return bytes([int(octal, 8) & 0xFF])
+    if other is not None:
+        return _BACKSLASH_LETTERS.get(other, other)
+    point = int(braced or four or eight, 16)
+    return chr(point).encode("utf-8", "replace") if point <= 0x10FFFF else b""
+
+
+# Twelve or more numbers separated by commas, each a byte in decimal or hex (`_spelled_bytes`
+# tells; a pattern that says it exactly costs four times as much: it is tried at every digit).
+_NUMBER_LIST = re.compile(
+    rb"[0-9](?:[0-9a-fA-FxX]{0,3}[ \t\r\n]*,[ \t\r\n]*[0-9]){11,}[0-9a-fA-FxX]{0,3}\b"
+)
+_BYTE = re.compile(rb"\s*(?:0[xX][0-9a-fA-F]{1,2}|[0-9]{1,3})\s*")
+
+
+def _spelled_bytes(numbers: bytes) -> bytes | None:
+    """The bytes a list of numbers spells, or None when one of them is not a byte."""
+    items = numbers.split(b",")
+    if not all(_BYTE.fullmatch(item) for item in items):
+        return None
+    values = [int(item, 16) if b"x" in item or b"X" in item else int(item) for item in items]
+    return bytes(values) if max(values) <= 0xFF else None
 
 
 def _literal_runs(
@@ -183,8 +266,11 @@ def _decoded_runs(token: bytes, depth: int, rot13: bool = True) -> list[str]:
 
 
 def _runs_of(decoded: bytes, depth: int, rot13: bool = True) -> list[str]:
-    """The printable runs of decoded bytes (inflated first), and of the literals inside them."""
+    """The printable runs of decoded bytes (inflated first, and read as UTF-16 or UTF-32 when
+    they are), and of the literals inside them."""
     text = _inflated(decoded)
+    if text.count(0) * 3 > len(text):
+        text = file_text(text).encode("utf-8", "replace")
     found = [r for r in text.translate(_RUNS).split(b"\n") if len(r) >= _SHORTEST_RUN]
     if not found:
         return []
@@ -204,20 +290,34 @@ def _decodings(token: bytes) -> Iterator[bytes]:
     if not bare.translate(None, _BASE32):
         with contextlib.suppress(binascii.Error, ValueError):
             yield base64.b32decode(bare + b"=" * (-len(bare) % 8))
+    if not bare.translate(None, _BASE32HEX):
+        with contextlib.suppress(binascii.Error, ValueError):
+            yield base64.b32hexdecode(bare + b"=" * (-len(bare) % 8))
     if bare.lower() != bare and bare.upper() != bare:  # encoded bytes mix both cases
         with contextlib.suppress(binascii.Error, ValueError):
             yield base64.b64decode(bare.translate(_URLSAFE) + b"=" * (-len(bare) % 4))
 
 
 def _inflated(data: bytes) -> bytes:
-    """A gzip or zlib stream inflated (at most INFLATE_LIMIT bytes), anything else as it is."""
-    if not data.startswith((b"\x1f\x8b", b"\x78")):
+    """A gzip, zlib, bzip2 or xz stream inflated (at most INFLATE_LIMIT bytes), anything else as
+    it is."""
+    inflater: _Inflater
+    if data.startswith((b"\x1f\x8b", b"\x78")):
+        inflater = zlib.decompressobj(wbits=47)  # gzip or zlib, told by the header
+    elif data.startswith(b"BZh"):
+        inflater = bz2.BZ2Decompressor()
+    elif data.startswith((b"\xfd7zXZ\x00", b"\x5d\x00\x00")):
+        inflater = lzma.LZMADecompressor()
+    else:
         return data
-    inflater = zlib.decompressobj(wbits=47)  # gzip or zlib, told by the header
     try:
         return inflater.decompress(data, INFLATE_LIMIT)
-    except zlib.error:
+    except (zlib.error, OSError, EOFError, lzma.LZMAError):
         return data
+
+
+class _Inflater(Protocol):
+    def decompress(self, data: bytes, max_length: int = ..., /) -> bytes: ...
 
 
 def beyond_limit(size: int) -> str | None:
