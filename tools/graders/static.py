@@ -7,8 +7,8 @@ count only with `baseline: include`.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from fnmatch import fnmatch
 
+from referee.tools.globs import path_filter
 from referee.tools.graders.base import GradeContext, GradeResult, unscored
 from referee.tools.models.checks import StaticCheck
 from referee.tools.models.common import ReasonCode
@@ -59,16 +59,8 @@ async def grade_static(ctx: GradeContext, criterion: Criterion) -> GradeResult:
 
 def matches(path: str, patterns: Sequence[str]) -> bool:
     """True when the path matches one of the globs (or none are given but exclusions) and no `!`
-    exclusion; `**/` also matches the top folder."""
-    included = [p for p in patterns if not p.startswith("!")]
-    excluded = [p[1:] for p in patterns if p.startswith("!")]
-    if included and not any(_glob(path, p) for p in included):
+    exclusion, in git's glob dialect (`referee.tools.globs`)."""
+    included, excluded = path_filter(patterns)
+    if not included.empty and not included.match(path):
         return False
-    return not any(_glob(path, p) for p in excluded)
-
-
-def _glob(path: str, pattern: str) -> bool:
-    pattern = pattern.lstrip("/")
-    if pattern.endswith("/"):
-        pattern += "**"
-    return fnmatch(path, pattern) or (pattern.startswith("**/") and fnmatch(path, pattern[3:]))
+    return not excluded.match(path)

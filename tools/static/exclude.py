@@ -9,13 +9,13 @@ functions hundreds of lines long that no one can shorten. They are counted in th
 
 from __future__ import annotations
 
-import fnmatch
 import os
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from referee.tools.globs import Globs
 from referee.tools.repo.git import git_many
 
 BUILD_OUTPUT = frozenset({"dist", "build", "out", ".next", ".nuxt", ".svelte-kit", "coverage"})
@@ -66,21 +66,13 @@ def select(repo: Path, files: Sequence[str]) -> Selection:
 def in_scope(files: Sequence[str], patterns: Sequence[str]) -> list[str] | None:
     """The files a contract's `scope.in_scope` names, or None when it names none of them.
 
-    Each entry is read as a path, a folder, or a glob (`src/**/*.vue`); entries that are prose
-    ("the login form") match nothing. When no entry matches any file, the scope is prose only and
-    limits nothing (None).
+    Each entry is read in git's glob dialect (`referee.tools.globs`): a path, a folder, or a glob
+    (`src/**/*.vue`); entries that are prose ("the login form") match nothing. When no entry
+    matches any file, the scope is prose only and limits nothing (None).
     """
-    rules = [p.strip().strip("/") for p in patterns if p.strip().strip("/")]
-    chosen = [f for f in files if any(_matches(f, rule) for rule in rules)]
+    globs = Globs(patterns)
+    chosen = [f for f in files if globs.match(f)]
     return chosen or None
-
-
-def _matches(path: str, rule: str) -> bool:
-    if path == rule or path.startswith(rule + "/"):
-        return True
-    return any(ch in rule for ch in "*?[") and (
-        fnmatch.fnmatchcase(path, rule) or fnmatch.fnmatchcase(path, rule.replace("**/", ""))
-    )
 
 
 def _ignored_tracked(repo: Path) -> set[str]:
