@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -42,6 +43,16 @@ def clean_environ(monkeypatch: pytest.MonkeyPatch, data_home: Path) -> None:
     # child pytest, several per evaluation), and no sample project uses them.
     for name, value in SAMPLE_ENV.items():
         monkeypatch.setenv(name, value)
+
+
+@pytest.fixture(autouse=True)
+def own_tmpdir(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Every test has a temp folder of its own: nothing a test makes or looks for in "the" temp
+    folder meets another test's, or another referee process's on the same machine."""
+    folder = tmp_path_factory.mktemp("tmpdir")
+    monkeypatch.setenv("TMPDIR", str(folder))
+    monkeypatch.setattr(tempfile, "tempdir", None)  # gettempdir() reads TMPDIR again
+    return folder
 
 
 @pytest.fixture

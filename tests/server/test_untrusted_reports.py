@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import time
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +17,7 @@ from projects import PY, SAMPLE_ENV, calc_repo, commit_all, pytest_check
 
 from referee.server.app import build_server
 from referee.server.cli import main
+from referee.tools.runners import reports
 from referee.tools.settings import Settings
 
 pytestmark = pytest.mark.anyio
@@ -90,7 +91,7 @@ async def test_a_report_above_the_limit_is_unscored_and_the_server_keeps_answeri
     }
     async with Client(build_server(Settings.build([project], env=dict(SAMPLE_ENV)))) as client:
         contract_id = await _create(client, _criterion(check))
-        latencies: list[float] = []
+        answered = 0
         result: dict[str, Any] = {}
 
         async def evaluate() -> None:
@@ -100,21 +101,33 @@ async def test_a_report_above_the_limit_is_unscored_and_the_server_keeps_answeri
         async with anyio.create_task_group() as group:
             group.start_soon(evaluate)
             while not result:
-                started = time.perf_counter()
-                with anyio.fail_after(5):
+                # A guard against a hang, not a speed test: timings live in benchmarks/.
+                with anyio.fail_after(120):
                     listed = await client.list_tools()
-                latencies.append(time.perf_counter() - started)
                 assert listed.tools
+                answered += 0 if result else 1
                 await anyio.sleep(0.05)
     criterion = result["criteria"][0]
     assert criterion["status"] == "unscored" and "MiB limit" in criterion["reason"]
     # Written in the sandbox's overlay: referee read its exported copy; the real tree is unchanged.
     assert not (project / "out" / "r.xml").exists() and result["sandbox"] == "bubblewrap"
-    assert max(latencies) < 2, latencies
+    assert answered > 0  # the server answered while the evaluation ran
 
 
-async def test_a_large_report_is_parsed_off_the_event_loop(project: Path) -> None:
-    # 220 000 test cases (≈ 4.4 MB) take the parser a while; tools/list must not wait for it.
+async def test_a_large_report_is_parsed_off_the_event_loop(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 220 000 test cases (≈ 4.4 MB) take the parser a while; the server's loop must not wait for
+    # it. Which thread parses is a fact of the code, where a gap measured in seconds is one of
+    # the machine's load.
+    parsed_on: list[threading.Thread] = []
+    parse = reports._parse_files
+
+    def watched(*args: Any) -> Any:
+        parsed_on.append(threading.current_thread())
+        return parse(*args)
+
+    monkeypatch.setattr(reports, "_parse_files", watched)
     check = {
         "kind": "tests",
         "argv": [PY, "write_report.py", "out/r.xml", "220"],
@@ -122,26 +135,11 @@ async def test_a_large_report_is_parsed_off_the_event_loop(project: Path) -> Non
     }
     async with Client(build_server(Settings.build([project], env=dict(SAMPLE_ENV)))) as client:
         contract_id = await _create(client, _criterion(check))
-        gaps: list[float] = []
-        done = anyio.Event()
-
-        async def ticker() -> None:
-            last = time.perf_counter()
-            while not done.is_set():
-                await anyio.sleep(0.01)
-                now = time.perf_counter()
-                gaps.append(now - last)
-                last = now
-
-        async with anyio.create_task_group() as group:
-            group.start_soon(ticker)
-            answer = await client.call_tool("evaluate", {"contract_id": contract_id})
-            done.set()
+        loop_thread = threading.current_thread()
+        answer = await client.call_tool("evaluate", {"contract_id": contract_id})
     criterion = answer.structured_content["criteria"][0]
     assert criterion["status"] == "pass" and "220000 passed" in criterion["reason"]
-    # Parsing these cases takes seconds; on the loop it would show as a gap that long. Alone on
-    # 2 cores the largest gap measured 0.19 s (storing the run); 1.5 s leaves room for a busy CI.
-    assert max(gaps) < 1.5, max(gaps)
+    assert parsed_on and all(thread is not loop_thread for thread in parsed_on)
 
 
 async def test_a_stale_report_is_never_evidence(project: Path) -> None:
