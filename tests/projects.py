@@ -107,6 +107,23 @@ async def evaluated(
     return await evaluate(request, evaluate_deps(store, repo, env))
 
 
+async def sample_evaluated(
+    repo: Path, settings: Settings, test: str = "def test_adds():\n    assert 1 + 1 == 2\n"
+) -> tuple[str, str]:
+    """One pytest criterion over `test_sample.py` (holding `test`), evaluated once with the
+    server's settings: (contract id, run id)."""
+    (repo / "test_sample.py").write_text(test, encoding="utf-8")
+    store = Store(settings.home)
+    check = pytest_check("test_sample.py")
+    contract = contract_for(
+        store, repo, {"criterion": "adds", "verification_method": "test", "check": check}
+    )
+    deps = EvaluateDeps(store=store, settings=settings, now=lambda: datetime.now(UTC))
+    result = await evaluate(EvaluateInput(contract_id=contract.id), deps)
+    store.close()
+    return contract.id, result.run_id
+
+
 def commit_all(repo: Path, message: str = "change") -> str:
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", message)

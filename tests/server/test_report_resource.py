@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from mcp import Client, MCPError
-from projects import contract_for, pytest_check
+from projects import sample_evaluated
 
-from referee.tools.evaluate.entry import EvaluateDeps, EvaluateInput, evaluate
 from referee.tools.settings import Settings
-from referee.tools.store import Store
 
 pytestmark = pytest.mark.anyio
 
@@ -20,21 +17,7 @@ CALC_TEST = "def test_adds():\n    assert 1 + 1 == 2\n"
 
 @pytest.fixture
 async def evaluated(repo: Path, settings: Settings) -> tuple[str, str]:
-    (repo / "test_sample.py").write_text(CALC_TEST, encoding="utf-8")
-    store = Store(settings.home)
-    contract = contract_for(
-        store,
-        repo,
-        {
-            "criterion": "adds",
-            "verification_method": "test",
-            "check": pytest_check("test_sample.py"),
-        },
-    )
-    deps = EvaluateDeps(store=store, settings=settings, now=lambda: datetime.now(UTC))
-    result = await evaluate(EvaluateInput(contract_id=contract.id), deps)
-    store.close()
-    return contract.id, result.run_id
+    return await sample_evaluated(repo, settings, CALC_TEST)
 
 
 async def test_the_report_template_is_listed(client: Client) -> None:

@@ -605,6 +605,12 @@ async def test_an_ambiguous_or_hidden_target_fails_its_step_with_the_elements_an
     assert first.reason.startswith("step 5 (click .todo-list li label) failed: Locator.click:")
     assert "element is not visible" in second.steps[-1].error
     assert second.reason.startswith("step 1 (click .secret) failed")
+    # the evidence also keeps Playwright's own words as it printed them, for the report
+    verbatim = second.steps[-1].message
+    assert "Call log:" in verbatim and "\n  - " in verbatim
+    assert verbatim.count("element is not visible") > second.steps[-1].error.count(
+        "element is not visible"
+    )
 
 
 async def test_a_mistyped_hidden_selector_passes_with_a_warning_naming_it(

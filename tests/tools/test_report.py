@@ -4,9 +4,12 @@ calibration."""
 from __future__ import annotations
 
 import base64
+import html
 import json
 import re
 import struct
+import sys
+import tempfile
 import zlib
 from datetime import UTC, datetime
 from pathlib import Path
@@ -31,6 +34,7 @@ from referee.tools.report import (
     render_markdown,
     run_report,
 )
+from referee.tools.report.data import BrowserEvidence
 from referee.tools.rubrics import (
     builtin_rubrics,
     compute_weighted,
@@ -44,6 +48,7 @@ from referee.tools.store.calibration import insert_calibration
 
 SECTIONS = [
     "Summary",
+    "What failed",
     "Dimension scores",
     "Findings (priority-ranked)",
     "Improvement priorities",
@@ -408,7 +413,8 @@ def test_html_is_self_contained_and_embeds_the_screenshot(filled: Filled) -> Non
     page = render_html(_report(filled))
     assert page.startswith("<!DOCTYPE html>") and "<style>" in page
     assert "data:image/png;base64," + base64.b64encode(filled.png).decode("ascii") in page
-    assert not re.search(r"""\b(?:src|href|action)\s*=\s*(?!["']?data:)""", page, re.IGNORECASE)
+    # Nothing is fetched: images are data: URIs, links go to the page's own sections.
+    assert not re.search(r"""\b(?:src|href|action)\s*=\s*(?!["']?(?:data:|#))""", page, re.I)
     assert (
         "<link" not in page
         and "<script" not in page
@@ -476,3 +482,117 @@ def test_the_report_shows_agreement_with_humans_per_prompt_version(tmp_path: Pat
         )
     text = render_markdown(contract_report(store, contract.id))
     assert "Cohen's kappa" in text and "50%" in text
+
+
+# The report as a developer's page: the verdict first, a table of contents, what failed first and
+# in full, Playwright's messages as they are, the check's own command, no machine paths.
+
+PLAYWRIGHT_ERROR = (
+    "locator.click: Timeout 5000ms exceeded.\n"
+    "Call log:\n"
+    "  - waiting for locator('#buy')\n"
+    '    - locator resolved to <button id="buy" disabled>Buy</button>\n'
+    "  - attempting click action\n"
+    "    - element is not enabled\n"
+    "  - retrying click action\n"
+    "    - element is not enabled\n"
+    "  - retrying click action\n"
+    "    - element is not enabled\n"
+)
+
+
+def _browser(criterion: str, status: str, n: int, error: str = "") -> BrowserEvidence:
+    step = {"phase": "step", "number": 1, "action": "click", "target": "#buy", "ok": not error}
+    if error:
+        step["error"] = error
+    return BrowserEvidence(
+        run_id="R20990101000000-browser1",
+        iteration=2,
+        evidence_id=f"E{100 + n}",
+        criterion_id=criterion,
+        summary=f"check {n}",
+        outcome={"status": status, "reason": f"reason {n}", "steps": [step], "expectations": []},
+    )
+
+
+def test_the_page_opens_with_the_verdict_and_a_table_of_contents(filled: Filled) -> None:
+    page = render_markdown(_report(filled))
+    lines = page.splitlines()
+    assert lines[0] == f"# referee report: {filled.contract_id}"
+    assert lines[2].startswith("> **REVISE** · iteration 2 of at most")
+    contents = lines[4]
+    for title in SECTIONS:
+        assert f"[{title}](#" in contents
+    for anchor in re.findall(r"\]\(#([\w-]+)\)", contents):
+        heading = next(h for h in lines if h.startswith("## ") and _slug(h[3:]) == anchor)
+        assert heading
+    html_page = render_html(_report(filled))
+    assert '<p class="badge badge-REVISE"><strong>REVISE</strong>' in html_page
+    for anchor in re.findall(r'href="#([^"]+)"', html_page):
+        assert f'<section id="{anchor}">' in html_page
+
+
+def _slug(title: str) -> str:
+    return re.sub(r"[^\w\- ]", "", title.lower()).replace(" ", "-")
+
+
+def test_what_failed_comes_first_with_the_reason_and_the_checks_own_command(
+    filled: Filled,
+) -> None:
+    page = render_markdown(_report(filled))
+    failed = page.index("\n## What failed\n")
+    assert failed < page.index("\n## Dimension scores\n")
+    section = page[failed : page.index("\n## Dimension scores\n")]
+    assert "Check: `python -m pytest -q tests/test_more.py`" in section
+    assert "tests/test_more.py::test_wrong" in section
+    # what referee wrapped the command in is not what a developer types
+    assert "referee_coverage" not in page and "junit" not in section.lower()
+
+
+def test_every_failing_browser_check_is_shown_before_the_passing_ones(filled: Filled) -> None:
+    data = _report(filled)
+    criterion = data.contract.all_criteria()[0].id
+    passing = [_browser(criterion, "pass", n) for n in range(20)]
+    failing = [_browser(criterion, "fail", n, PLAYWRIGHT_ERROR) for n in range(20, 34)]
+    data = data.model_copy(update={"browser": passing[:10] + failing + passing[10:]})
+    page = render_markdown(data)
+    section = page[page.index("\n## Browser checks\n") : page.index("\n## Evidence index\n")]
+    for n in range(20, 34):  # all 14 failing, though more than the 12 a page shows
+        assert f"(R20990101000000-browser1 E{100 + n})" in section
+    assert "— pass" not in section and "… 20 more passing browser checks" in section
+    assert "14 failing browser checks in full under Browser checks" in page
+    data = data.model_copy(update={"browser": passing[:10] + failing[:3] + passing[10:]})
+    page = render_markdown(data)
+    section = page[page.index("\n## Browser checks\n") : page.index("\n## Evidence index\n")]
+    assert section.count("— fail") == 3 and section.count("— pass") == 9
+    assert section.rindex("— fail") < section.index("— pass")
+    assert "… 11 more passing browser checks" in section
+
+
+def test_playwrights_messages_are_kept_verbatim(filled: Filled) -> None:
+    data = _report(filled)
+    criterion = data.contract.all_criteria()[0].id
+    data = data.model_copy(update={"browser": [_browser(criterion, "fail", 1, PLAYWRIGHT_ERROR)]})
+    page = render_markdown(data)
+    assert "```text\n" + PLAYWRIGHT_ERROR.rstrip() + "\n```" in page
+    html_page = render_html(data)
+    assert "<pre><code>" + html.escape(PLAYWRIGHT_ERROR) in html_page
+
+
+def test_no_machine_path_reaches_the_page(filled: Filled) -> None:
+    data = _report(filled)
+    assert data.repo_root and data.store_home
+    for page in (render_markdown(data), render_html(data)):
+        for path in (data.repo_root, data.store_home, sys.prefix, tempfile.gettempdir() + "/"):
+            assert path not in page, path
+    # the screenshot is still embedded in the HTML page, read from where it is stored
+    assert "data:image/png;base64," in render_html(data)
+
+
+def test_markdown_keeps_html_inside_code_spans_and_escapes_it_outside(filled: Filled) -> None:
+    data = _report(filled)
+    criterion = data.contract.all_criteria()[0].id
+    row = _browser(criterion, "fail", 1)
+    row.outcome["reason"] = "`<button disabled>` is shown instead of <b>the form</b>"
+    page = render_markdown(data.model_copy(update={"browser": [row]}))
+    assert "Reason: `<button disabled>` is shown instead of &lt;b&gt;the form&lt;/b&gt;" in page

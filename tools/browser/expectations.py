@@ -22,7 +22,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Locator, Page, expect
 
 from referee.tools.browser.events import PageEvents, trim
-from referee.tools.browser.messages import error_text
+from referee.tools.browser.messages import error_text, verbatim_text
 from referee.tools.browser.outcome import A11yViolation, ExpectationResult, at_or_above
 from referee.tools.errors import RefereeError
 from referee.tools.models.browser import (
@@ -60,6 +60,7 @@ class Judged(NamedTuple):
     ok: bool
     detail: str
     warning: str = ""
+    message: str = ""
 
 
 @cache
@@ -133,13 +134,14 @@ async def evaluate(ctx: ExpectContext, exp: Expectation, number: int) -> Expecta
         try:
             judged = await _HANDLERS[type(exp)](ctx, exp, max(1, round(wait_s * 1000)))
         except PlaywrightError as exc:
-            judged = Judged(False, error_text(exc))
+            judged = Judged(False, error_text(exc), message=verbatim_text(exc))
     return ExpectationResult(
         number=number,
         type=exp.type,
         target=target_of(exp),
         ok=judged.ok,
         detail=judged.detail,
+        message=judged.message,
         warning=judged.warning,
     )
 
@@ -268,7 +270,7 @@ async def _asserted(assertion: Awaitable[None], holds: str) -> Judged:
     try:
         await assertion
     except AssertionError as exc:
-        return Judged(False, error_text(exc))
+        return Judged(False, error_text(exc), message=verbatim_text(exc))
     return Judged(True, holds)
 
 

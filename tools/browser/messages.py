@@ -1,4 +1,4 @@
-"""Playwright's messages, kept whole but without the retry noise, for reasons an agent acts on.
+"""Playwright's messages: without the retry noise for reasons an agent acts on, verbatim for people.
 
 A strict-mode violation lists the elements the selector resolved to; a click on a hidden button
 says "element is not visible" in its call log; an assertion says what it expected and what it got.
@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 MESSAGE_LIMIT = 2000
+VERBATIM_LIMIT = 8000
 _MAX_LINES = 24
 _NOISE = re.compile(r"^-?\s*(?:retrying \w+ action|waiting \d+ms|Call log:)\s*$")
 _REPEATS = re.compile(r"^(?:- )?\d+ × ")
@@ -28,6 +29,14 @@ def error_text(exc: BaseException) -> str:
     if len(lines) > _MAX_LINES:
         lines = [*lines[: _MAX_LINES - 1], f"… ({len(lines) - _MAX_LINES + 1} more lines)"]
     return clip("\n".join(lines), MESSAGE_LIMIT)
+
+
+def verbatim_text(exc: BaseException) -> str:
+    """Playwright's message exactly as it printed it (indentation, repeated retries and all), for
+    the evidence and the report: a developer reads the call log's nesting to see which wait
+    failed. Only its length is bounded."""
+    text = "\n".join(line.rstrip() for line in str(exc).splitlines()).strip("\n")
+    return clip(text, VERBATIM_LIMIT) if text else type(exc).__name__
 
 
 def clip(text: str, limit: int) -> str:

@@ -42,6 +42,9 @@ class StepResult(_Frozen):
     target: str = Field(description="The selector, or the URL of a goto")
     ok: bool
     error: str = Field(default="", description="Playwright's message, call log included")
+    message: str = Field(
+        default="", description="Playwright's message verbatim (nesting and repeated lines kept)"
+    )
     duration_s: float = 0.0
 
     @property
@@ -60,6 +63,9 @@ class ExpectationResult(_Frozen):
     target: str = ""
     ok: bool
     detail: str = ""
+    message: str = Field(
+        default="", description="Playwright's message verbatim, when it raised one"
+    )
     warning: str = Field(default="", description="Held, but perhaps not for the reason meant")
 
 

@@ -14,7 +14,7 @@ from typing import NamedTuple
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
-from referee.tools.browser.messages import error_text
+from referee.tools.browser.messages import error_text, verbatim_text
 from referee.tools.browser.outcome import StepPhase, StepResult
 from referee.tools.models.browser import (
     AnyStep,
@@ -70,7 +70,7 @@ async def run_step(
         # Playwright reads 0 as "no timeout": never hand it one.
         await _act(page, planned, max(1, round(timeout_s * 1000)), files_root)
     except (PlaywrightError, StepFailed) as exc:
-        return _result(planned, started, error_text(exc))
+        return _result(planned, started, error_text(exc), verbatim_text(exc))
     return _result(planned, started)
 
 
@@ -84,7 +84,7 @@ def interrupted(planned: PlannedStep, started: float) -> StepResult:
     return _result(planned, started, "interrupted: the check timed out")
 
 
-def _result(planned: PlannedStep, started: float, error: str = "") -> StepResult:
+def _result(planned: PlannedStep, started: float, error: str = "", message: str = "") -> StepResult:
     return StepResult(
         phase=planned.phase,
         number=planned.number,
@@ -92,6 +92,7 @@ def _result(planned: PlannedStep, started: float, error: str = "") -> StepResult
         target=step_target(planned),
         ok=not error,
         error=error,
+        message=message,
         duration_s=round(time.monotonic() - started, 3),
     )
 

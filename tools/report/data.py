@@ -119,6 +119,10 @@ class ReportData(Model):
     browser: list[BrowserEvidence] = Field(
         default_factory=list, description="Every browser check of the runs, oldest first"
     )
+    repo_root: str | None = Field(
+        default=None, description="The repository's folder (the page names paths relative to it)"
+    )
+    store_home: str | None = Field(default=None, description="The store's folder")
 
 
 def contract_report(store: Store, contract_id: str) -> ReportData:
@@ -154,6 +158,8 @@ def contract_report(store: Store, contract_id: str) -> ReportData:
         calibration=_calibration(store, [c.id for c in cards]),
         agreement=calibration_report(store, contract.id),
         warnings=warnings + _rubric_warning(contract, rubric),
+        repo_root=_repo_root(store, contract),
+        store_home=str(store.home.resolve()),
     )
 
 
@@ -191,7 +197,16 @@ def run_report(store: Store, run_id: str) -> ReportData:
         aggregate=aggregate,
         calibration=_calibration(store, [c.id for c in cards]),
         warnings=warnings + _rubric_warning(contract, rubric),
+        repo_root=_repo_root(store, contract),
+        store_home=str(store.home.resolve()),
     )
+
+
+def _repo_root(store: Store, contract: Contract) -> str | None:
+    # A contract made through the MCP server names its repository; otherwise the store usually
+    # lives in the repository's own `.referee/`.
+    home = store.home.resolve()
+    return contract.repo or (str(home.parent) if home.name == ".referee" else None)
 
 
 def build_report(store: Store, report_id: str) -> ReportData:

@@ -4,6 +4,7 @@ calibration."""
 from __future__ import annotations
 
 import re
+import shlex
 from typing import Any
 
 from pydantic import Field
@@ -11,6 +12,7 @@ from pydantic import Field
 from referee.tools.models.common import SEVERITY_ORDER, Model
 from referee.tools.models.evaluation import Evaluation
 from referee.tools.report.data import ReportData, ScorecardEntry
+from referee.tools.report.failing import check_command
 from referee.tools.report.select import (
     active,
     card_normalized,
@@ -24,6 +26,7 @@ from referee.tools.report.select import (
 
 SPARK = "▁▂▃▄▅▆▇█"
 BROWSER_SHOWN = 12
+MESSAGE_LIMIT = 8000
 _RULE = re.compile(r"^\[(?P<rule>[\w-]+)\]\s*")
 _ISSUE_RULES = (
     ("criterion", "criterion"),
@@ -83,6 +86,12 @@ class BrowserRow(Model):
     steps: list[str]
     failing: list[str] = Field(description="Failing expectations, numbered as the contract has")
     warnings: list[str] = Field(default_factory=list)
+    messages: list[str] = Field(
+        default_factory=list,
+        description="Playwright's messages of the failing steps and expectations, verbatim",
+    )
+    failed: bool = False
+    command: str = Field(default="", description="The check as the contract states it")
     screenshot: str | None = None
     trace: str | None = None
 
@@ -291,19 +300,39 @@ def sparkline(values: list[float | None], top: float) -> str:
 
 
 def evidence(data: ReportData) -> list[EvidenceRow]:
-    """Every evidence item of every run in the report, in run order."""
+    """Every evidence item of every run in the report, in run order.
+
+    A run of a criterion's check shows the check's own command, as the contract states it: what
+    referee wrapped it in (its coverage shim, the sandbox's scratch paths) is not what a developer
+    types to see the failure again."""
     return [
         EvidenceRow(
             run_id=r.run_id,
             id=e.id,
             tool=e.tool,
-            command=clip(e.command, 100),
+            command=_check_commands(data, r).get(e.id) or " ".join(e.command.split()),
             exit_code=e.exit_code,
             summary=clip(e.summary, 140),
         )
         for r in data.runs
         for e in r.evidence
     ]
+
+
+def _check_commands(data: ReportData, run: Evaluation) -> dict[str, str]:
+    """Evidence id → the contract's command of the criterion whose check it ran."""
+    tools = {e.id: e.tool for e in run.evidence}
+    found: dict[str, str] = {}
+    serve = data.contract.serve
+    if serve is not None:
+        found.update({e: shlex.join(serve.argv) for e, tool in tools.items() if tool == "serve"})
+    for result in run.criteria:
+        crit = data.contract.criterion(result.id)
+        command = check_command(crit) if crit else ""
+        for eid in result.evidence_ids:
+            if command and tools.get(eid) in ("tests", "command"):
+                found.setdefault(eid, command)
+    return found
 
 
 def browser_checks(data: ReportData) -> list[BrowserRow]:
@@ -316,6 +345,7 @@ def browser_checks(data: ReportData) -> list[BrowserRow]:
             continue
         crit = data.contract.criterion(b.criterion_id or "")
         outcome = b.outcome
+        status = str(outcome.get("status", ""))
         rows.append(
             BrowserRow(
                 run_id=b.run_id,
@@ -323,7 +353,7 @@ def browser_checks(data: ReportData) -> list[BrowserRow]:
                 criterion=f"{b.criterion_id}: {clip(crit.criterion, 120)}"
                 if crit
                 else b.evidence_id,
-                status=str(outcome.get("status", "")),
+                status=status,
                 reason=clip(str(outcome.get("reason") or b.summary), 1500),
                 steps=[_step_line(s) for s in outcome.get("steps", [])],
                 failing=[
@@ -334,11 +364,36 @@ def browser_checks(data: ReportData) -> list[BrowserRow]:
                     for e in outcome.get("expectations", [])
                     if e.get("warning")
                 ],
+                messages=_messages(outcome),
+                failed=status != "pass",
+                command=check_command(crit) if crit else "",
                 screenshot=b.screenshot,
                 trace=b.trace,
             )
         )
-    return rows
+    # Failing checks first, each of them shown; passing ones after.
+    return sorted(rows, key=lambda r: not r.failed)
+
+
+def _messages(outcome: dict[str, Any]) -> list[str]:
+    """Playwright's messages of every failing step and expectation, verbatim: its call logs are
+    nested and repeat lines on purpose ("retrying click action" per attempt)."""
+    found = [
+        str(s.get("message") or s["error"])
+        for s in outcome.get("steps", [])
+        if not s.get("ok") and (s.get("message") or s.get("error"))
+    ]
+    found += [
+        str(e.get("message") or e["detail"])
+        for e in outcome.get("expectations", [])
+        if not e.get("ok") and (e.get("message") or _longer_than_a_line(str(e.get("detail") or "")))
+    ]
+    return [m[:MESSAGE_LIMIT] for m in found]
+
+
+def _longer_than_a_line(text: str) -> bool:
+    # A one-line detail is already in its expectation's line; longer ones are shown whole.
+    return "\n" in text or len(text) > 200
 
 
 def _step_line(step: dict[str, Any]) -> str:

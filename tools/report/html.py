@@ -8,10 +8,22 @@ from __future__ import annotations
 
 import base64
 import html
+import re
 from pathlib import Path
 
 from referee.tools.report.data import ReportData
-from referee.tools.report.layout import Block, Bullets, Figure, Para, Section, Table, document
+from referee.tools.report.layout import (
+    Block,
+    Bullets,
+    Code,
+    Document,
+    Figure,
+    Para,
+    Section,
+    Table,
+    document,
+)
+from referee.tools.report.places import places
 from referee.tools.report.view import analyse
 
 MAX_IMAGE_BYTES = 4 * 1024 * 1024
@@ -33,6 +45,15 @@ tr:nth-child(even) td{background:#f8f9fc}
 figure{margin:1rem 0;display:inline-block;max-width:100%}
 figure img{max-width:100%;border:1px solid #d5d9e2}
 figcaption{font-size:12px;color:#475467}
+pre{background:#f6f8fa;border:1px solid #d5d9e2;padding:.5rem;overflow-x:auto;font-size:12px;
+white-space:pre}
+code{font-family:ui-monospace,monospace;font-size:12px}
+.badge{display:inline-block;font-size:1rem;padding:.35rem .8rem;border-radius:.4rem;color:#fff;
+background:#6b7280}
+.badge strong{margin-right:.5rem}
+.badge-DELIVER{background:#067647}.badge-REVISE{background:#b54708}
+.badge-ESCALATE{background:#b42318}
+nav ol{columns:3;font-size:13px}
 """
 
 
@@ -46,26 +67,47 @@ def render_html(data: ReportData) -> str:
         The page; browser screenshots are embedded as `data:image/png;base64,…` (a missing or
         oversized file is named instead).
     """
-    doc = document(analyse(data))
+    doc = document(analyse(data), places(data.repo_root, data.store_home))
     title = html.escape(doc.title)
     body = "\n".join(_section(s) for s in doc.sections)
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta'
         f' charset="utf-8">\n<title>{title}</title>\n'
-        f"<style>{_CSS}</style>\n</head>\n<body>\n<h1>{title}</h1>\n{body}\n</body>\n</html>\n"
+        f"<style>{_CSS}</style>\n</head>\n<body>\n<h1>{title}</h1>\n{_badge(doc)}\n"
+        f"{_contents(doc)}\n{body}\n</body>\n</html>\n"
     )
+
+
+def _badge(doc: Document) -> str:
+    verdict = html.escape(doc.verdict)
+    return (
+        f'<p class="badge badge-{verdict}"><strong>{verdict}</strong>'
+        f"{html.escape(doc.verdict_line)}</p>"
+    )
+
+
+def _contents(doc: Document) -> str:
+    items = "".join(
+        f'<li><a href="#{s.anchor}">{html.escape(s.title)}</a></li>' for s in doc.sections
+    )
+    return f'<nav aria-label="Contents"><ol>{items}</ol></nav>'
 
 
 def _section(section: Section) -> str:
     blocks = "\n".join(_block(b) for b in section.blocks)
-    return f"<section>\n<h2>{html.escape(section.title)}</h2>\n{blocks}\n</section>"
+    return (
+        f'<section id="{section.anchor}">\n<h2>{html.escape(section.title)}</h2>\n{blocks}\n'
+        "</section>"
+    )
 
 
 def _block(block: Block) -> str:
     if isinstance(block, Para):
-        return f"<p>{html.escape(block.text)}</p>"
+        return f"<p>{_text(block.text)}</p>"
+    if isinstance(block, Code):
+        return f"<pre><code>{html.escape(block.text)}</code></pre>"
     if isinstance(block, Bullets):
-        return "<ul>" + "".join(f"<li>{html.escape(item)}</li>" for item in block.items) + "</ul>"
+        return "<ul>" + "".join(f"<li>{_text(item)}</li>" for item in block.items) + "</ul>"
     if isinstance(block, Figure):
         return _figure(block)
     return _table(block)
@@ -90,12 +132,24 @@ def _cell(header: str, text: str) -> str:
     return f"<td>{html.escape(text)}</td>"
 
 
+def _text(text: str) -> str:
+    """Escaped text, its `code spans` set as code (the layout writes commands and codes so)."""
+    return "".join(_piece(p) for p in re.split(r"(`[^`]+`)", text))
+
+
+def _piece(part: str) -> str:
+    if len(part) > 2 and part[0] == part[-1] == "`":
+        return f"<code>{html.escape(part[1:-1])}</code>"
+    return html.escape(part)
+
+
 def _figure(figure: Figure) -> str:
     caption = html.escape(figure.caption)
     uri = data_uri(Path(figure.path))
     if uri is None:
         return (
-            f'<p class="empty">screenshot not available: {html.escape(figure.path)} ({caption})</p>'
+            f'<p class="empty">screenshot not available: {html.escape(figure.shown or figure.path)}'
+            f" ({caption})</p>"
         )
     return f'<figure><img src="{uri}" alt="{caption}"><figcaption>{caption}</figcaption></figure>'
 

@@ -5,12 +5,16 @@ Both renderers (Markdown and HTML) walk the same document, so the two pages neve
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import re
+from dataclasses import dataclass, field, replace
 
 from referee.tools.report.analysis import FEASIBILITY, ids_text
-from referee.tools.report.history import BROWSER_SHOWN
+from referee.tools.report.history import BROWSER_SHOWN, BrowserRow
+from referee.tools.report.places import Places
 from referee.tools.report.view import ReportView
 from referee.tools.text import counted
+
+CELL_LIMIT = 200
 
 
 @dataclass(frozen=True)
@@ -31,12 +35,20 @@ class Table:
 
 
 @dataclass(frozen=True)
+class Code:
+    """Text shown as it is: line breaks, indentation and repeated lines kept."""
+
+    text: str
+
+
+@dataclass(frozen=True)
 class Figure:
-    path: str
+    path: str  # read to embed the image; the page shows `shown`
     caption: str
+    shown: str = ""
 
 
-Block = Para | Bullets | Table | Figure
+Block = Para | Bullets | Table | Code | Figure
 
 
 @dataclass
@@ -44,11 +56,18 @@ class Section:
     title: str
     blocks: list[Block] = field(default_factory=list)
 
+    @property
+    def anchor(self) -> str:
+        """The section's fragment id, as GitHub derives it from a heading."""
+        return re.sub(r"[^\w\- ]", "", self.title.lower()).replace(" ", "-")
+
 
 @dataclass
 class Document:
     title: str
     sections: list[Section]
+    verdict: str  # the badge: DELIVER, REVISE, ESCALATE, PENDING, or NONE before any aggregate
+    verdict_line: str = ""
 
 
 def num(value: float | None, digits: int = 2) -> str:
@@ -56,8 +75,13 @@ def num(value: float | None, digits: int = 2) -> str:
     return "—" if value is None else f"{round(value, digits):g}"
 
 
-def document(view: ReportView) -> Document:
-    """Lay out every section of the report."""
+def document(view: ReportView, places: Places | None = None) -> Document:
+    """Lay out every section of the report: the verdict first, then what failed, then the rest.
+
+    Args:
+        view: The analysed report.
+        places: Machine prefixes to write as relative paths; none: texts as they are.
+    """
     s = view.summary
     title = (
         f"referee report: {s.subject}"
@@ -66,6 +90,7 @@ def document(view: ReportView) -> Document:
     )
     builders = (
         _summary,
+        _failing,
         _dimensions,
         _findings,
         _priorities,
@@ -79,7 +104,25 @@ def document(view: ReportView) -> Document:
         _browser,
         _evidence,
     )
-    return Document(title=title, sections=[build(view) for build in builders])
+    doc = Document(
+        title=title,
+        sections=[build(view) for build in builders],
+        verdict=s.decision or "NONE",
+        verdict_line=_verdict_line(view),
+    )
+    return _public(doc, places) if places is not None else doc
+
+
+def _verdict_line(view: ReportView) -> str:
+    s = view.summary
+    if s.decision is None:
+        return "no aggregate stored yet"
+    n = len(view.failing)
+    failing = counted(n, "failing criterion", "failing criteria") if n else "nothing failing"
+    return (
+        f"iteration {s.decision_iteration} of at most {s.max_iterations} ·"
+        f" normalized {num(s.normalized)}/100 · {failing}"
+    )
 
 
 def _summary(view: ReportView) -> Section:
@@ -115,6 +158,34 @@ def _decision(view: ReportView) -> str:
     if s.decision is None:
         return "Decision: none yet (no aggregate stored)"
     return f"Decision: {s.decision} (iteration {s.decision_iteration}) — {s.reason}"
+
+
+def _failing(view: ReportView) -> Section:
+    """Every criterion that did not pass, none hidden: reason in full, the check's command."""
+    if not view.failing:
+        return Section("What failed", [Para("Nothing failed in the latest iteration.")])
+    blocks: list[Block] = []
+    for f in view.failing:
+        hold = " (hold-out)" if f.holdout else ""
+        code = f" `{f.reason_code}`" if f.reason_code else ""
+        blocks.append(Para(f"{f.id}{hold} — {f.status}{code}: {f.criterion}"))
+        details = []
+        if f.command:
+            details.append(f"Check: `{f.command}`")
+        if f.evidence_ids:
+            details.append(f"Evidence: {ids_text(f.evidence_ids)} of run {f.run_id}")
+        if details:
+            blocks.append(Bullets(details))
+        blocks.append(Code(f.reason))
+    browser = [b for b in view.browser_checks if b.failed]
+    if browser:
+        blocks.append(
+            Para(
+                f"{counted(len(browser), 'failing browser check')} in full under Browser checks:"
+                f" {', '.join(b.criterion.split(':', 1)[0] for b in browser)}."
+            )
+        )
+    return Section("What failed", blocks)
 
 
 def _dimensions(view: ReportView) -> Section:
@@ -399,29 +470,72 @@ def _evidence(view: ReportView) -> Section:
 
 
 def _browser(view: ReportView) -> Section:
-    """Each browser criterion: verdict and reason, its steps, what failed, then its screenshot."""
+    """Each browser criterion, failing ones first and all of them: verdict and reason, its
+    command, steps, what failed with Playwright's messages verbatim, then its screenshot."""
     if not view.browser_checks:
         return Section("Browser checks", [Para("no browser check in this report")])
+    failing = [b for b in view.browser_checks if b.failed]
+    passing = [b for b in view.browser_checks if not b.failed]
+    shown = passing[: max(0, BROWSER_SHOWN - len(failing))]
     blocks: list[Block] = []
-    for b in view.browser_checks[:BROWSER_SHOWN]:
-        blocks.append(
-            Para(f"{b.criterion} — {b.status or 'recorded'} ({b.run_id} {b.evidence_id})")
-        )
-        blocks.append(Para(f"Reason: {b.reason}"))
-        if b.steps:
-            blocks.append(Bullets([f"Step {line}" for line in b.steps]))
-        if b.failing or b.warnings:
-            failing = [f"Failing expectation {line}" for line in b.failing]
-            blocks.append(Bullets(failing + [f"Warning on expectation {w}" for w in b.warnings]))
-        if b.screenshot:
-            blocks.append(Figure(path=b.screenshot, caption=f"{b.criterion} ({b.status})"))
-        if b.trace:
-            blocks.append(
-                Para(f"Trace: {b.trace} (open it with npx playwright show-trace {b.trace})")
-            )
-    left = len(view.browser_checks) - BROWSER_SHOWN
+    for b in failing + shown:
+        blocks += _browser_blocks(b)
+    left = len(passing) - len(shown)
     if left > 0:
         blocks.append(
-            Para(f"… {counted(left, 'more browser check')}: referee report --json lists all")
+            Para(
+                f"… {counted(left, 'more passing browser check')}: referee report --json lists all"
+            )
         )
     return Section("Browser checks", blocks)
+
+
+def _browser_blocks(b: BrowserRow) -> list[Block]:
+    blocks: list[Block] = [
+        Para(f"{b.criterion} — {b.status or 'recorded'} ({b.run_id} {b.evidence_id})"),
+        Para(f"Reason: {b.reason}"),
+    ]
+    if b.command:
+        blocks.append(Para(f"Check: `{b.command}`"))
+    if b.steps:
+        blocks.append(Bullets([f"Step {line}" for line in b.steps]))
+    if b.failing or b.warnings:
+        failing = [f"Failing expectation {line}" for line in b.failing]
+        blocks.append(Bullets(failing + [f"Warning on expectation {w}" for w in b.warnings]))
+    blocks += [Code(message) for message in b.messages]
+    if b.screenshot:
+        blocks.append(Figure(path=b.screenshot, caption=f"{b.criterion} ({b.status})"))
+    if b.trace:
+        blocks.append(Para(f"Trace: {b.trace} (open it with npx playwright show-trace {b.trace})"))
+    return blocks
+
+
+def _public(doc: Document, places: Places) -> Document:
+    """The document with every machine path written relative to what a reader knows."""
+    return replace(
+        doc,
+        title=places.public(doc.title),
+        sections=[
+            Section(places.public(sec.title), [_public_block(b, places) for b in sec.blocks])
+            for sec in doc.sections
+        ],
+    )
+
+
+def _public_block(block: Block, places: Places) -> Block:
+    p = places.public
+    if isinstance(block, Para):
+        return Para(p(block.text))
+    if isinstance(block, Code):
+        return Code(p(block.text))
+    if isinstance(block, Bullets):
+        return Bullets([p(item) for item in block.items])
+    if isinstance(block, Figure):
+        return Figure(path=block.path, caption=p(block.caption), shown=p(block.path))
+    rows = [[_cell(p(c)) for c in row] for row in block.rows]
+    return Table([p(h) for h in block.headers], rows, p(block.empty))
+
+
+def _cell(text: str) -> str:
+    # A table cell is one line; a long command is cut after its paths were made relative.
+    return text if len(text) <= CELL_LIMIT else text[: CELL_LIMIT - 1] + "…"

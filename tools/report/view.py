@@ -18,6 +18,7 @@ from referee.tools.report.analysis import (
     Summary,
 )
 from referee.tools.report.data import ReportData, contract_report
+from referee.tools.report.failing import FailingRow, failing
 from referee.tools.report.history import (
     BrowserRow,
     CalibrationRow,
@@ -33,6 +34,9 @@ class ReportView(Model):
     """What a report says, section by section (the Markdown and HTML pages render this)."""
 
     summary: Summary
+    failing: list[FailingRow] = Field(
+        default_factory=list, description="Every criterion that failed in the latest iteration"
+    )
     dimensions: list[DimensionRow]
     findings: list[FindingRow]
     baseline: dict[str, int] = Field(
@@ -74,6 +78,7 @@ def analyse(data: ReportData) -> ReportView:
     trends = history.trends(data)
     return ReportView(
         summary=analysis.summary(data, gaming),
+        failing=failing(data),
         dimensions=dimensions,
         findings=history.findings(data),
         baseline=history.baseline(data),
