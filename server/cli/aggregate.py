@@ -18,6 +18,7 @@ from referee.tools.text import counted
 from .common import (
     EXIT_OK,
     EXIT_USAGE,
+    UsageError,
     add_json,
     open_store,
     print_problems,
@@ -25,6 +26,7 @@ from .common import (
     settings_of,
     show,
 )
+from .options import add_model_options
 
 if TYPE_CHECKING:
     from referee.tools.calibration import Agreement, CalibrationReport
@@ -32,10 +34,6 @@ if TYPE_CHECKING:
     from referee.tools.store import Store
 
 EXIT_CODES = {"DELIVER": 0, "REVISE": 1, "ESCALATE": 3, "PENDING": 4}
-
-
-class UsageError(Exception):
-    """A mistake in the command line or its inputs."""
 
 
 def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -85,9 +83,9 @@ def _register_aggregate(commands: argparse._SubParsersAction) -> None:  # type: 
     parser.add_argument(
         "contract_id", help="a stored contract id, or an exported contract file (imported first)"
     )
-    parser.add_argument(
-        "--iteration", type=int, help="iteration to decide (default: the latest scored)"
-    )
+    # The tool's own options come from AggregateInput; the contract may also be a file here, and
+    # the scorecards come from files.
+    add_model_options(parser, "aggregate-input", skip=["contract_id", "scorecards"])
     parser.add_argument(
         "--scorecards",
         type=Path,
@@ -110,9 +108,6 @@ def run_aggregate(args: argparse.Namespace) -> int:
     from referee.tools.store import load_contract
     from referee.tools.validate_scorecard import contract_repo, current_tree
 
-    if args.iteration is not None and args.iteration < 1:
-        sys.stderr.write("error: --iteration starts at 1\n")
-        return EXIT_USAGE
     settings = settings_of(args)
     store = open_store(settings)
     try:

@@ -20,6 +20,11 @@ if TYPE_CHECKING:
 EXIT_OK, EXIT_NEGATIVE, EXIT_USAGE = 0, 1, 2
 
 
+class UsageError(Exception):
+    """A mistake in the command line or its inputs (a missing file, an unknown contract): the
+    command did nothing, prints `error: …` and exits 2."""
+
+
 def settings_of(args: argparse.Namespace) -> Settings:
     from referee.tools.settings import DEFAULT_MEMORY_MB, Settings
 

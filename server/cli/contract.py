@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .common import EXIT_USAGE, add_json, open_store, print_json, report_error, settings_of
+from .options import add_model_options
 
 if TYPE_CHECKING:
     from referee.tools.models import CreateContractResult
@@ -41,9 +42,15 @@ def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type
     )
     add_json(create)
     create.set_defaults(handler=run_create)
-    show = sub.add_parser("show", help="print a stored contract")
-    show.add_argument("contract_id")
-    show.add_argument("--view", choices=["evaluator", "generator"], default="evaluator")
+    show = sub.add_parser(
+        "show",
+        help="print a stored contract",
+        description=(
+            "Print a stored contract as YAML: the generator view (no hold-outs) unless --view"
+            " evaluator, as get_contract does."
+        ),
+    )
+    add_model_options(show, "get-contract-input", positional=["contract_id"])
     show.add_argument("--json", action="store_true", help="JSON instead of YAML")
     show.set_defaults(handler=run_show)
     export = sub.add_parser(
@@ -55,9 +62,8 @@ def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type
             " the hold-outs (`referee holdout export` is the way to hand them to CI)."
         ),
     )
-    export.add_argument("contract_id")
+    add_model_options(export, "get-contract-input", positional=["contract_id"])
     export.add_argument("-o", "--output", type=Path, help="file to write (default: stdout)")
-    export.add_argument("--view", choices=["evaluator", "generator"], default="generator")
     add_json(export, "the contract (instead of YAML)")
     export.set_defaults(handler=run_export)
     listing = sub.add_parser("list", help="list stored contract ids")

@@ -24,6 +24,7 @@ from .common import (
     settings_of,
     show,
 )
+from .options import add_model_options, model_arguments
 
 if TYPE_CHECKING:
     from referee.tools.models import Evaluation, StrategicAssessment
@@ -41,23 +42,8 @@ def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type
             " judge passed, 1 otherwise, 2 on usage errors."
         ),
     )
-    parser.add_argument("contract_id")
-    parser.add_argument("--evaluator", help="run only this evaluator's criteria")
-    parser.add_argument("--ref", help="commit to evaluate in a detached worktree")
-    parser.add_argument("--base", help="base commit for task scope (default: the contract's)")
-    parser.add_argument("--iteration", type=int, help="iteration number (default: the next)")
-    parser.add_argument("--scope", choices=["task", "project", "strategic"], default="task")
-    parser.add_argument("--depth", choices=["quick", "standard", "deep"], default="standard")
-    parser.add_argument(
-        "--isolation",
-        choices=["sandbox", "inplace", "worktree"],
-        default="sandbox",
-        help="sandbox (default): bubblewrap over an overlay of the tree; inplace: no sandbox",
-    )
-    parser.add_argument(
-        "--require-sandbox", action="store_true", help="refuse to run without a sandbox"
-    )
-    parser.add_argument("--evaluator-model", help="the judging model, recorded for comparability")
+    # One source for the tool's own arguments: EvaluateInput (through its generated schema).
+    add_model_options(parser, "evaluate-input", positional=["contract_id"])
     parser.add_argument(
         "--allow-host", action="append", default=[], help="let browser checks reach HOST"
     )
@@ -85,18 +71,7 @@ def run(args: argparse.Namespace) -> int:
     # readable summary says how many items each list it shortens holds.
     settings = replace(settings_of(args), result_budget=sys.maxsize)
     try:
-        request = EvaluateInput(
-            contract_id=args.contract_id,
-            evaluator=args.evaluator,
-            ref=args.ref,
-            base=args.base,
-            iteration=args.iteration,
-            scope=args.scope,
-            depth=args.depth,
-            isolation=args.isolation,
-            require_sandbox=args.require_sandbox,
-            evaluator_model=args.evaluator_model,
-        )
+        request = EvaluateInput(**model_arguments(args, EvaluateInput.model_fields))
     except ValidationError as exc:
         report_error(InvalidInput(problems_from_validation(exc)))
         return EXIT_USAGE

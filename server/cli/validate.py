@@ -18,11 +18,13 @@ from .common import (
     EXIT_NEGATIVE,
     EXIT_OK,
     EXIT_USAGE,
+    UsageError,
     add_json,
     open_store,
     print_json,
     settings_of,
 )
+from .options import add_model_options
 
 if TYPE_CHECKING:
     from referee.tools.errors import Problem
@@ -32,10 +34,6 @@ if TYPE_CHECKING:
     from referee.tools.store import Store
 
 _CONTRACT_SUFFIXES = {".yaml", ".yml", ".json"}
-
-
-class UsageError(Exception):
-    """A mistake in the command line or its inputs: nothing was validated."""
 
 
 @dataclass(frozen=True)
@@ -94,15 +92,12 @@ def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type
             " contract_ref)"
         ),
     )
-    parser.add_argument("--format", choices=["auto", "referee", "tenpoint"], default="auto")
-    add_json(parser, "the results")
-    parser.add_argument("--no-store", action="store_true", help="do not record valid scorecards")
-    parser.add_argument(
-        "--variant",
-        choices=["original", "perturbed"],
-        default="original",
-        help="perturbed: the re-scoring of the anti-gaming copy (evaluate --depth deep)",
+    # --format, --store/--no-store and --variant come from ValidateScorecardInput; the scorecards
+    # come from files and the contract from --contract (an id or an exported file).
+    add_model_options(
+        parser, "validate-scorecard-input", skip=["scorecard", "contract_id", "contract"]
     )
+    add_json(parser, "the results")
     parser.add_argument(
         "--require-evidence",
         action="store_true",
@@ -271,7 +266,7 @@ def _validate(
         format=args.format,
         evidence=evidence,
         store=store,
-        store_result=store is not None and not args.no_store,
+        store_result=store is not None and args.store,
         now=lambda: datetime.now(UTC),
         variant=args.variant,
         require_evidence=args.require_evidence,

@@ -226,5 +226,6 @@ class GetContractInput(Model):
 
     contract_id: str = Field(description="The contract id, e.g. SC-login-form-20260325")
     view: Literal["generator", "evaluator"] = Field(
-        default="generator", description="generator: hold-outs removed (safe for the generator)"
+        default="generator",
+        description="generator: hold-outs removed (safe for the generator); evaluator: all of it",
     )

@@ -46,7 +46,13 @@ class EvaluateInput(Model):
             " history only, no checks"
         ),
     )
-    depth: Depth = "standard"
+    depth: Depth = Field(
+        default="standard",
+        description=(
+            "quick and standard run the checks and the static pipeline; deep also mutates the"
+            " changed lines and offers a perturbed copy for the anti-gaming re-scoring"
+        ),
+    )
     isolation: Isolation = Field(
         default="sandbox",
         description=(

@@ -8,15 +8,20 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from referee.tools.models.aggregate import AggregateResult
-from referee.tools.models.contract import Contract, CreateContractInput, CreateContractResult
-from referee.tools.models.evaluation import Evaluation
+from referee.tools.models.aggregate import AggregateInput, AggregateResult
+from referee.tools.models.contract import (
+    Contract,
+    CreateContractInput,
+    CreateContractResult,
+    GetContractInput,
+)
+from referee.tools.models.evaluation import EvaluateInput, Evaluation
 from referee.tools.models.evidence import EvidenceItem
 from referee.tools.models.holdouts import AddHoldoutFilesResult
 from referee.tools.models.rubric import Rubric
 from referee.tools.models.scorecard import DraftScorecard, Scorecard, TenpointScorecard
 from referee.tools.models.strategy import StrategicAssessment
-from referee.tools.models.validation import ValidationResult
+from referee.tools.models.validation import ValidateScorecardInput, ValidationResult
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 
@@ -34,6 +39,11 @@ MODELS: dict[str, type[BaseModel]] = {
     "aggregate": AggregateResult,
     "validation-result": ValidationResult,
     "add-holdout-files-result": AddHoldoutFilesResult,
+    # The tools' inputs: the CLI builds its options from these (server/cli/options.py).
+    "evaluate-input": EvaluateInput,
+    "aggregate-input": AggregateInput,
+    "validate-scorecard-input": ValidateScorecardInput,
+    "get-contract-input": GetContractInput,
 }
 
 
