@@ -15,7 +15,7 @@ from referee.tools.models.reasons import FAMILY as REASON
 from referee.tools.rubrics.codes import FAMILY as RUBRIC
 from referee.tools.validate_scorecard.codes import FAMILY as VALIDATE
 
-__all__ = ["FAMILIES", "Entry", "codes_markdown", "family", "lookup"]
+__all__ = ["DOCS_PATH", "FAMILIES", "Entry", "codes_markdown", "entries", "family", "lookup"]
 
 FAMILIES: tuple[Family, ...] = (REASON, VALIDATE, INPUT, ANTIPATTERN, RUBRIC)
 
@@ -31,10 +31,25 @@ class Entry(NamedTuple):
     def anchor(self) -> str:
         return f"{self.family.key}-{self.code}"
 
+    def as_dict(self) -> dict[str, str | None]:
+        return {
+            "family": self.family.key,
+            "code": self.code,
+            "level": self.family.level_of(self.code) or None,
+            "meaning": self.meaning.meaning,
+            "fix": self.meaning.fix,
+            "docs": f"{DOCS_PATH}#{self.anchor}",
+        }
+
 
 def family(key: str) -> Family | None:
     """The family of that key (reason, validate, input, antipattern, rubric), or None."""
     return next((f for f in FAMILIES if f.key == key), None)
+
+
+def entries(fam: Family) -> list[Entry]:
+    """Every entry of a family, in its table's order."""
+    return [Entry(fam, code, meaning) for code, meaning in fam.codes.items()]
 
 
 def lookup(code: str) -> list[Entry]:
