@@ -1,5 +1,5 @@
-"""Resources: rubric://, schema://, contract://, report://, scorecard:// (evidence:// lives with
-evaluate)."""
+"""Resources: rubric://, schema://, codes://, contract://, report://, scorecard:// (evidence://
+lives with evaluate)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from typing import Any
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError
 
+from referee.tools.codes import FAMILIES, entries, family
 from referee.tools.create_contract import get_contract
 from referee.tools.errors import RefereeError
 from referee.tools.report import build_report, render_markdown
@@ -36,8 +37,16 @@ def read_schema(name: str) -> str:
     return path.read_text(encoding="utf-8")
 
 
+def read_codes(key: str) -> str:
+    found = family(key)
+    if found is None:
+        raise ResourceError(f"no code family {key!r}; known: {', '.join(f.key for f in FAMILIES)}")
+    return json.dumps([e.as_dict() for e in entries(found)], indent=2, ensure_ascii=False)
+
+
 def register(server: MCPServer[State], settings: Settings) -> None:
-    """Add rubric://, schema://, contract://, report:// and scorecard:// to the server."""
+    """Add rubric://, schema://, codes://, contract://, report:// and scorecard:// to the
+    server."""
 
     @server.resource(
         "rubric://{name}",
@@ -61,6 +70,18 @@ def register(server: MCPServer[State], settings: Settings) -> None:
     )
     def schema(name: str) -> str:
         return read_schema(name)
+
+    @server.resource(
+        "codes://{family}",
+        name="codes",
+        mime_type="application/json",
+        description=(
+            "What each code of a family means and how to fix it: reason (a criterion's"
+            " reason_code), validate, input (tool errors), antipattern, rubric"
+        ),
+    )
+    def codes(family: str) -> str:
+        return read_codes(family)
 
     @server.resource(
         "contract://{contract_id}",
@@ -156,6 +177,10 @@ def _register_listed(server: MCPServer[State]) -> None:
         server.resource(
             f"schema://{name}", name=f"schema-{name}", mime_type="application/schema+json"
         )(_schema_reader(name))
+    for fam in FAMILIES:
+        server.resource(
+            f"codes://{fam.key}", name=f"codes-{fam.key}", mime_type="application/json"
+        )(_codes_reader(fam.key))
 
 
 def _rubric_reader(name: str) -> Callable[[], str]:
@@ -168,5 +193,12 @@ def _rubric_reader(name: str) -> Callable[[], str]:
 def _schema_reader(name: str) -> Callable[[], str]:
     def read() -> str:
         return read_schema(name)
+
+    return read
+
+
+def _codes_reader(key: str) -> Callable[[], str]:
+    def read() -> str:
+        return read_codes(key)
 
     return read

@@ -27,6 +27,7 @@ COMMANDS = (
     "capture",
     "setup",
     "demo",
+    "codes",
 )
 
 EPILOG = """\

@@ -22,6 +22,7 @@ TOOLS = {
 RESOURCE_TEMPLATES = {
     "rubric://{name}",
     "schema://{name}",
+    "codes://{family}",
     "contract://{contract_id}",
     "contract://{contract_id}/generator",
     "evidence://{run_id}/{evidence_id}",
@@ -49,6 +50,7 @@ async def test_resource_templates_and_prompts_are_exactly_the_published_ones(
     assert templates == RESOURCE_TEMPLATES
     listed = {str(r.uri) for r in (await client.list_resources()).resources}
     assert "prompt://evaluator" in listed and "rubric://BUG_FIX" in listed
+    assert {"codes://reason", "codes://input", "codes://validate"} <= listed
     assert {p.name for p in (await client.list_prompts()).prompts} == PROMPTS
 
 

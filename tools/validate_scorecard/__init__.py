@@ -12,7 +12,7 @@ strict_json   the JSON text read strictly: no NaN, no duplicate keys, bounded si
 codes         every code, its severity and what to do about it
 """
 
-from referee.tools.validate_scorecard.codes import CODES, codes_table
+from referee.tools.validate_scorecard.codes import CODES
 from referee.tools.validate_scorecard.context import (
     ResolvedContract,
     contract_repo,
@@ -43,7 +43,6 @@ __all__ = [
     "EvidenceContext",
     "Parsed",
     "ResolvedContract",
-    "codes_table",
     "contract_repo",
     "current_tree",
     "detect_format",

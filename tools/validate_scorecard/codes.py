@@ -1,34 +1,18 @@
 """Every code `validate_scorecard` can report: its severity, what it means and how to fix it.
 
-The table in the README is generated from `CODES` (a test keeps them equal), so a
+docs/codes.md is generated from `CODES` (scripts/generate_docs.py; a test keeps them equal), so a
 new rule is one entry here. A code has one severity, except `evidence_unchecked`, which becomes an
 error when the caller requires evidence.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+from referee.tools.meanings import Family, Meaning, Severity
+from referee.tools.meanings import error as _e
+from referee.tools.meanings import warning as _w
+from referee.tools.models.antipatterns import ANTIPATTERNS
 
-Severity = Literal["error", "warning"]
-
-
-@dataclass(frozen=True)
-class Code:
-    severity: Severity
-    meaning: str
-    fix: str
-
-
-def _e(meaning: str, fix: str) -> Code:
-    return Code("error", meaning, fix)
-
-
-def _w(meaning: str, fix: str) -> Code:
-    return Code("warning", meaning, fix)
-
-
-CODES: dict[str, Code] = {
+CODES: dict[str, Meaning] = {
     # JSON text (the CLI's files and standard input, the gate's committed cards; MCP arguments)
     "json_invalid": _e(
         "The text is not JSON a parser can agree on: a syntax error, not UTF-8, an unpaired"
@@ -185,9 +169,7 @@ CODES: dict[str, Code] = {
     "antipattern_unknown": _e(
         "A detected antipattern id is neither in the contract's `antipatterns` nor one of referee's"
         " own.",
-        "Use an id from the contract or referee's list (test_tampering, test_deleted, test_skipped,"
-        " test_focused, assertions_removed, test_emptied, tree_modified, harness_modified,"
-        " code_under_test_patched, test_inspects_environment, environment_modified).",
+        f"Use an id from the contract or referee's list ({', '.join(ANTIPATTERNS)}).",
     ),
     # Arithmetic
     "weighted_score_mismatch": _e(
@@ -309,6 +291,7 @@ CODES: dict[str, Code] = {
 }
 
 REQUIRABLE = frozenset({"evidence_unchecked"})
+REQUIRABLE_NOTE = "warning (error when evidence is required)"
 
 OVERRIDES = frozenset({"deterministic_override", "antipattern_dismissed"})
 """Warnings where a valid card departs from referee's own evidence (a lowered deterministic score,
@@ -328,17 +311,17 @@ def severity(code: str, *, require_evidence: bool = False) -> Severity:
     if require_evidence and code in REQUIRABLE:
         return "error"
     entry = CODES.get(code)
-    return entry.severity if entry else "error"
+    return (entry.severity if entry else None) or "error"
 
 
-def codes_table() -> str:
-    """Return the Markdown table of every code, as the README shows it."""
-    lines = ["| code | severity | meaning | how to fix |", "| --- | --- | --- | --- |"]
-    for name, code in CODES.items():
-        level = "warning (error when evidence is required)" if name in REQUIRABLE else code.severity
-        lines.append(f"| `{name}` | {level} | {_cell(code.meaning)} | {_cell(code.fix)} |")
-    return "\n".join(lines) + "\n"
-
-
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|")
+FAMILY = Family(
+    key="validate",
+    title="Validate codes",
+    intro=(
+        "Each problem `validate_scorecard` and `referee validate` report, `{path, code, message}`"
+        " in `errors` or `warnings`. Errors make the scorecard invalid (`valid: false`, CLI exit"
+        " 1); warnings do not."
+    ),
+    codes=CODES,
+    notes=dict.fromkeys(REQUIRABLE, REQUIRABLE_NOTE),
+)

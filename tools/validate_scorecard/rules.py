@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from referee.tools.errors import Problem
+from referee.tools.models.antipatterns import ANTIPATTERNS
 from referee.tools.validate_scorecard.card import (
     Card,
     below_threshold,
@@ -21,21 +22,7 @@ from referee.tools.validate_scorecard.card import (
     text,
 )
 
-REFEREE_ANTIPATTERNS: frozenset[str] = frozenset(
-    {
-        "test_tampering",
-        "test_deleted",
-        "test_skipped",
-        "test_focused",
-        "assertions_removed",
-        "test_emptied",
-        "tree_modified",
-        "harness_modified",
-        "code_under_test_patched",
-        "test_inspects_environment",
-        "environment_modified",
-    }
-)
+REFEREE_ANTIPATTERNS: frozenset[str] = frozenset(ANTIPATTERNS)
 """Antipattern ids referee itself detects; a scorecard may report them whatever the contract
 lists."""
 

@@ -1,0 +1,82 @@
+"""The antipattern ids referee itself detects (evaluate's `antipatterns`, a scorecard's
+`antipatterns_detected`): a scorecard may report them whatever the contract lists."""
+
+from __future__ import annotations
+
+from referee.tools.meanings import Family, Meaning
+
+ANTIPATTERNS: dict[str, Meaning] = {
+    "test_tampering": Meaning(
+        "Tests were changed to pass rather than the code fixed: the generic id a judge reports"
+        " when none of the specific ones below fits (referee itself reports the specific ones).",
+        "Restore the tests and fix the code they check.",
+    ),
+    "test_deleted": Meaning(
+        "A test that exists at base is gone now (its file deleted, or the test removed from it);"
+        " reported at file:line.",
+        "Keep the test, or show in the contract why it no longer applies.",
+    ),
+    "test_skipped": Meaning(
+        "A test is newly skipped, disabled, ignored or marked todo (or was added already skipped):"
+        " a skip mark, a skipping call, a condition that never runs it.",
+        "Remove the skip and make the test pass.",
+    ),
+    "test_focused": Meaning(
+        "A test or suite is focused (`.only`, `fit`, `fdescribe` …), so every other test of the run"
+        " is silently skipped.",
+        "Remove the focus.",
+    ),
+    "assertions_removed": Meaning(
+        "A test keeps its name but lost assertions it had at base; the removed call and its line"
+        " at base are named.",
+        "Put the assertions back; change what they expect only where the contract changes it.",
+    ),
+    "test_emptied": Meaning(
+        "A test's body now does nothing (`pass`, `{}`), so it passes whatever the code does.",
+        "Restore the test's body.",
+    ),
+    "tree_modified": Meaning(
+        "A file of the evaluated tree was written while the checks ran (seen in the sandbox's"
+        " overlay): the code under test rewrote the project it was judged on. Reported as HIGH.",
+        "Make the tests and commands write only to temporary folders, never to the tree.",
+    ),
+    "harness_modified": Meaning(
+        "The change edits what decides what the tests report without being a test (conftest.py,"
+        " runner configuration, package.json test scripts …), or code that acts for the runner"
+        " (ends the process, writes its report). Every tests check then also runs with the base"
+        " harness.",
+        "Nothing, if it is a legitimate fixture and no criterion is `harness_flip` or"
+        " `harness_unverified` (a judge may dismiss it); otherwise revert the harness change.",
+    ),
+    "code_under_test_patched": Meaning(
+        "Test code replaces the code under test (a mock or monkeypatch of what the change wrote),"
+        " so the test passes whatever that code does; reported at file:line.",
+        "Test the real code; mock only its collaborators. A judge may dismiss an ordinary mock.",
+    ),
+    "test_inspects_environment": Meaning(
+        "Test code picks its expectation from where it runs (`.git`, `/proc`, its own path, the"
+        " source file's bytes): it can tell referee's base run or a mutant from the real code.",
+        "Make the test depend only on the code's behaviour. A judge may dismiss an ordinary"
+        " fixture read.",
+    ),
+    "environment_modified": Meaning(
+        "What the tree holds outside git changed: files of an in-tree virtualenv or node_modules"
+        " written after the contract was created, or an untracked compiled module (.pyc, .so)"
+        " that Python would import instead of the source; the checks ran with them.",
+        "Remove the untracked modules and reinstall from tracked files; a judge may dismiss a"
+        " dependency the task installed.",
+    ),
+}
+
+FAMILY = Family(
+    key="antipattern",
+    title="Antipattern ids",
+    intro=(
+        "referee's own ids in evaluate's `antipatterns` and a scorecard's"
+        " `antipatterns_detected`, allowed whatever the contract lists. A detected antipattern"
+        " turns ACCEPT into REVISE, and `referee evaluate` exits 1. A card may add antipatterns"
+        " but never drop one of referee's (`antipattern_dropped`), except the dismissable ones"
+        " (`antipattern_dismissed`)."
+    ),
+    codes=ANTIPATTERNS,
+)
