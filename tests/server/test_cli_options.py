@@ -63,7 +63,7 @@ def test_every_model_field_is_an_option_with_the_models_default_choices_and_help
 def test_the_options_say_what_they_do_and_their_default() -> None:
     helps = {a.dest: a.help or "" for a in _subparser(("evaluate",))._actions}
     assert helps["scope"].endswith("(default: task)") and "strategic" in helps["scope"]
-    assert helps["depth"].endswith("(default: standard)") and "mutates" in helps["depth"]
+    assert helps["depth"].endswith("(default: standard)") and "mutants" in helps["depth"]
 
 
 def test_a_bound_of_the_model_is_a_usage_error_at_parse_time(

@@ -227,5 +227,5 @@ class GetContractInput(Model):
     contract_id: str = Field(description="The contract id, e.g. SC-login-form-20260325")
     view: Literal["generator", "evaluator"] = Field(
         default="generator",
-        description="generator: hold-outs removed (safe for the generator); evaluator: all of it",
+        description="generator: hold-outs removed; evaluator: all of it",
     )

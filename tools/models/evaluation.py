@@ -42,16 +42,13 @@ class EvaluateInput(Model):
     scope: Scope = Field(
         default="task",
         description=(
-            "task: files changed since base; project: every file; strategic: the stored"
-            " history only, no checks"
+            "task: the change since base; project: every file; strategic: the stored history,"
+            " no checks"
         ),
     )
     depth: Depth = Field(
         default="standard",
-        description=(
-            "quick and standard run the checks and the static pipeline; deep also mutates the"
-            " changed lines and offers a perturbed copy for the anti-gaming re-scoring"
-        ),
+        description=("deep adds mutants of the changed lines and a perturbed copy to re-score"),
     )
     isolation: Isolation = Field(
         default="sandbox",

@@ -52,8 +52,7 @@ class ValidateScorecardInput(Model):
     contract: dict[str, Any] | None = Field(
         default=None,
         description=(
-            "An exported contract instead of contract_id (the scorecard is stored only when it is"
-            " the stored contract)"
+            "An exported contract instead of contract_id (stored only if it is the stored one)"
         ),
     )
     format: Literal["auto", "referee", "tenpoint"] = Field(
