@@ -9,6 +9,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from referee.tools.text import counted
+
 from .common import EXIT_USAGE, add_json, open_store, print_json, report_error, settings_of
 from .options import add_model_options
 
@@ -135,8 +137,8 @@ def _print_created(result: CreateContractResult, as_json: bool) -> None:
     print(f"created {contract.id}")
     print(
         f"  rubric {contract.rubric_ref} {contract.rubric_version}; evaluators"
-        f" {', '.join(contract.evaluators)}; {len(criteria)} criteria ({hidden} hold-out); max"
-        f" {contract.max_iterations} iterations"
+        f" {', '.join(contract.evaluators)}; {counted(len(criteria), 'criterion', 'criteria')}"
+        f" ({hidden} hold-out); max {counted(contract.max_iterations, 'iteration')}"
     )
     for w in result.warnings:
         print(f"  warning {w.path} [{w.code}] {w.message}")
