@@ -28,7 +28,7 @@ async def aggregate(
     deduplicated, ranked, LOW deferred, no hold-outs: issues revealing one go to holdout_leaks,
     for you alone; hand it to the generator) or, at max_iterations, DELIVER the best iteration
     with quality_notes. checkout names the command that restores the delivered iteration. Also
-    scores and alerts (regression, saturation, trend, not_comparable, recalibrate).
+    scores and alerts.
     """
     state = ctx.request_context.lifespan_context
     contract = load_contract(state.store, request.contract_id)

@@ -23,9 +23,8 @@ async def validate_scorecard(
     """Check a scorecard before it counts: schema, contract, arithmetic and referee's recorded
     evidence (cited evidence ids exist, no verdict contradicts a recorded check, the tree is the
     current one). Every problem is listed at once in errors and warnings (JSON pointer, code, what
-    to fix); computed gives the weighted and normalized scores and the verdict. A valid scorecard
-    is stored as its evaluator's verdict for the iteration, which aggregate uses; an invalid one is
-    a normal result with valid false.
+    to fix); computed gives the scores and the verdict. A valid scorecard is stored as its
+    evaluator's verdict for the iteration; an invalid one is a normal result with valid false.
     """
     state = ctx.request_context.lifespan_context
     card = request.scorecard
