@@ -64,7 +64,8 @@ async def _contract(agent: Client, port: int, criteria: list[dict[str, Any]], **
             "has_ui": True,
             "out_of_scope": ["routing"],
             "serve": serve_block(port),
-            "browser_setup": [{"action": "goto", "url": "/"}],
+            # Vite compiles the page on its first request after an edit: seconds when loaded.
+            "browser_setup": [{"action": "goto", "url": "/", "timeout_s": 30}],
             "functional": criteria,
             **more,
         },
@@ -232,7 +233,7 @@ def test_the_cli_evaluates_the_vite_app_and_exits_1_naming_the_broken_step(
         "has_ui": True,
         "out_of_scope": ["routing"],
         "serve": serve_block(port),
-        "browser_setup": [{"action": "goto", "url": "/"}],
+        "browser_setup": [{"action": "goto", "url": "/", "timeout_s": 30}],
         "functional": todomvc_checks()[:2],
     }
     source = tmp_path / "contract.yaml"
