@@ -131,7 +131,7 @@ async def test_six_todomvc_checks_pass_on_the_clean_app_and_name_what_a_break_br
     )
     # The page names the trace from the project's root, never by this machine's path.
     assert f"Trace: {trace[trace.index('.referee/') :]}" in browser_part
-    assert "/tmp/" not in report
+    assert str(app) not in report
 
 
 async def test_a_failing_expectation_never_eats_the_wait_of_the_next(agent: Client) -> None:
