@@ -30,7 +30,14 @@ from urllib.parse import parse_qs, urlsplit
 
 from referee.tools.errors import InvalidInput, NotFound
 from referee.tools.store import Store
-from referee.tools.view import Audience, Context, VerdictForm, page_for, record_verdict
+from referee.tools.view import (
+    Audience,
+    Context,
+    RowCache,
+    VerdictForm,
+    page_for,
+    record_verdict,
+)
 
 from .http import TokenRequired, is_loopback
 
@@ -65,6 +72,7 @@ class ViewServer(ThreadingHTTPServer):
             )
         self.store, self.audience, self.token, self.now = store, audience, token, now
         self.csrf = secrets.token_urlsafe(24)
+        self.rows = RowCache(store)
         self.bound_host = host
         super().__init__((host, port), _Handler)
 
@@ -82,8 +90,14 @@ class ViewServer(ThreadingHTTPServer):
         name = name.split("]")[0].lstrip("[") if name.startswith("[") else name
         return is_loopback(name) or name == self.bound_host
 
+    def warm(self) -> None:
+        """Gather the contracts list in the background, before the first browser asks for it."""
+        threading.Thread(
+            target=self.rows.rows, args=(self.audience,), name="referee-view-warm", daemon=True
+        ).start()
+
     def start(self) -> threading.Thread:
-        """Serve in a background thread (tests, and the CLI's foreground loop)."""
+        """Serve in a background thread (tests; the CLI serves in its own)."""
         thread = threading.Thread(target=self.serve_forever, name="referee-view", daemon=True)
         thread.start()
         return thread
@@ -167,7 +181,9 @@ class _Handler(BaseHTTPRequestHandler):
         status: HTTPStatus = HTTPStatus.OK,
     ) -> None:
         ctx = Context(live=True, csrf=self.server.csrf, message=message)
-        found = page_for(self.server.store, name, self.server.audience, ctx, query)
+        found = page_for(
+            self.server.store, name, self.server.audience, ctx, query, self.server.rows
+        )
         self._send(HTTPStatus(found.status) if found.status != 200 else status, found.body)
 
     def _redirect(self, location: str, *, cookie: bool) -> None:

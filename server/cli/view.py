@@ -80,6 +80,7 @@ def _serve(store: Store, args: argparse.Namespace) -> int:
         sys.stderr.write(f"error: cannot bind {args.host}:{args.port}: {exc.strerror or exc}\n")
         return EXIT_USAGE
     print(f"referee view at {server.url}", file=sys.stderr, flush=True)
+    server.warm()
     try:
         server.serve_forever()
     except KeyboardInterrupt:

@@ -18,6 +18,7 @@ from referee.tools.store.calibration import calibration_rows
 from referee.tools.view import (
     Context,
     Filters,
+    RowCache,
     VerdictForm,
     links,
     page_for,
@@ -26,6 +27,7 @@ from referee.tools.view import (
 )
 from referee.tools.view.compare import calibration_page, compare_page
 from referee.tools.view.gather import contract_page, contracts_page
+from referee.tools.view.pages import ContractRow
 from referee.tools.view.run import run_page, scorecard_page
 
 
@@ -71,6 +73,32 @@ def test_the_contracts_list_filters_by_decision_evaluator_date_and_words(
 ) -> None:
     page = contracts_page(viewed.store, "evaluator", filters)
     assert (len(page.rows), page.total) == (shown, 1)
+
+
+def _rows(n: int) -> list[ContractRow]:
+    return [
+        ContractRow(f"SC-c{i}-20260101", "goal", "REVISE", 1, 3, f"2026-01-{i + 1:02d}", ("a",))
+        for i in range(n)
+    ]
+
+
+@pytest.mark.parametrize(("page", "first", "shown"), [(1, 0, 2), (2, 2, 2), (3, 4, 1), (9, 4, 1)])
+def test_the_running_apps_list_comes_a_page_at_a_time(
+    viewed: Viewed, page: int, first: int, shown: int
+) -> None:
+    rows = _rows(5)
+    found = contracts_page(viewed.store, "evaluator", Filters(page=page), rows, page_size=2)
+    assert found.rows == rows[first : first + shown]
+    assert (found.pages, found.matching, found.total) == (3, 5, 5)
+
+
+def test_the_list_cache_is_kept_until_the_store_changes(viewed: Viewed) -> None:
+    cache = RowCache(viewed.store)
+    first = cache.rows("evaluator")
+    assert cache.rows("evaluator") is first
+    record_verdict(viewed.store, viewed.cards[1], VerdictForm("agree", "", ""), _now)
+    again = cache.rows("evaluator")
+    assert again is not first and again == first
 
 
 def test_a_contract_shows_iterations_by_evaluators_and_the_delivered_checkout(

@@ -20,6 +20,7 @@ from referee.tools.report.places import places
 from referee.tools.report.view import analyse
 from referee.tools.store import Store, load_scorecard
 from referee.tools.view import links
+from referee.tools.view.cache import RowCache
 from referee.tools.view.compare import calibration_page, compare_page
 from referee.tools.view.gather import contract_page, contracts_page
 from referee.tools.view.html import (
@@ -37,6 +38,9 @@ from referee.tools.view.pages import Audience, Filters
 from referee.tools.view.run import run_page, scorecard_page
 
 __all__ = ["Page", "VerdictForm", "page_for", "record_verdict"]
+
+
+PAGE_SIZE = 100
 
 
 @dataclass(frozen=True)
@@ -58,6 +62,7 @@ def page_for(
     audience: Audience,
     ctx: Context,
     query: Mapping[str, str] | None = None,
+    cache: RowCache | None = None,
 ) -> Page:
     """The page called `name` (e.g. `contract-SC-x.html`), or a 404 page.
 
@@ -67,21 +72,30 @@ def page_for(
         audience: Whose view: the generator's shows no hold-out.
         ctx: Live app or bundle.
         query: The contracts list's filters (the running app only).
+        cache: The running app's contracts list cache; None gathers the list afresh.
     """
     try:
-        return Page(200, _render(store, name, audience, ctx, query or {}))
+        return Page(200, _render(store, name, audience, ctx, query or {}, cache))
     except NotFound as exc:
         return Page(404, missing_html(str(exc), audience, ctx))
 
 
 def _render(
-    store: Store, name: str, audience: Audience, ctx: Context, query: Mapping[str, str]
+    store: Store,
+    name: str,
+    audience: Audience,
+    ctx: Context,
+    query: Mapping[str, str],
+    cache: RowCache | None,
 ) -> str:
     m = links.PAGE.match(name)
     if m is None:
         raise NoSuchPage(name)
     if m["index"]:
-        return contracts_html(contracts_page(store, audience, _filters(query)), audience, ctx)
+        rows = cache.rows(audience) if cache is not None else None
+        size = PAGE_SIZE if ctx.live else None
+        listed = contracts_page(store, audience, _filters(query), rows, size)
+        return contracts_html(listed, audience, ctx)
     if m["cmp"]:
         found = compare_page(store, m["cmp"], int(m["a"]), int(m["b"]), audience)
         return compare_html(found, ctx)
@@ -110,7 +124,15 @@ def _filters(query: Mapping[str, str]) -> Filters:
     def get(key: str) -> str:
         return str(query.get(key, ""))[:200]
 
-    return Filters(get("decision"), get("evaluator"), get("since"), get("until"), get("q"))
+    page = get("page")
+    return Filters(
+        get("decision"),
+        get("evaluator"),
+        get("since"),
+        get("until"),
+        get("q"),
+        int(page) if page.isdigit() else 1,
+    )
 
 
 def _report(store: Store, contract_id: str, ctx: Context) -> str:

@@ -57,13 +57,36 @@ def visible_criteria(contract: Contract, audience: Audience) -> list[CriterionIn
     ]
 
 
-def contracts_page(store: Store, audience: Audience, filters: Filters) -> ContractsPage:
-    """Every stored contract with its status, newest activity first, filtered."""
+def contract_rows(store: Store, audience: Audience) -> list[ContractRow]:
+    """Every stored contract with its status, newest activity first."""
     rows = [_row(store, load_contract(store, cid), audience) for cid in contract_ids(store)]
     rows.sort(key=lambda r: r.last_activity, reverse=True)
-    shown = [r for r in rows if matches(r, filters)]
-    names = sorted({e for r in rows for e in r.evaluators})
-    return ContractsPage(shown, len(rows), filters, DECISIONS, names)
+    return rows
+
+
+def contracts_page(
+    store: Store,
+    audience: Audience,
+    filters: Filters,
+    rows: list[ContractRow] | None = None,
+    page_size: int | None = None,
+) -> ContractsPage:
+    """The contracts list, filtered, one page of `page_size` rows (None: every row).
+
+    Args:
+        store: The store.
+        audience: Whose view.
+        filters: The list's filters and the page wanted.
+        rows: The rows already gathered (the running app's cache); None gathers them.
+        page_size: Rows a page.
+    """
+    every = contract_rows(store, audience) if rows is None else rows
+    shown = [r for r in every if matches(r, filters)]
+    pages = max(1, -(-len(shown) // page_size)) if page_size else 1
+    at = min(max(filters.page, 1), pages)
+    cut = shown[(at - 1) * page_size : at * page_size] if page_size else shown
+    names = sorted({e for r in every for e in r.evaluators})
+    return ContractsPage(cut, len(every), len(shown), filters, DECISIONS, names, pages)
 
 
 def _row(store: Store, contract: Contract, audience: Audience) -> ContractRow:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 from dataclasses import dataclass
+from urllib.parse import quote
 
 from referee.tools.report.html import page
 from referee.tools.report.layout import num
@@ -121,8 +122,28 @@ def contracts_html(p: ContractsPage, audience: str, ctx: Context) -> str:
         rows,
         empty="no contract matches" if p.total else "no contract is stored yet",
     )
-    shown = f'<p class="note">{len(p.rows)} of {p.total} contracts</p>'
-    return _shell("Contracts", _filters(p, ctx) + shown + table, audience, ctx)
+    shown = f'<p class="note">{p.matching} of {p.total} contracts{_page_of(p)}</p>'
+    return _shell("Contracts", _filters(p, ctx) + shown + table + _pager(p), audience, ctx)
+
+
+def _page_of(p: ContractsPage) -> str:
+    return f", page {p.filters.page} of {p.pages}" if p.pages > 1 else ""
+
+
+def _pager(p: ContractsPage) -> str:
+    if p.pages <= 1:
+        return ""
+    f = p.filters
+    keep = {"decision": f.decision, "evaluator": f.evaluator, "since": f.since, "until": f.until}
+    keep["q"] = f.q
+    base = "&".join(f"{k}={quote(v)}" for k, v in keep.items() if v)
+
+    def at(n: int, text: str) -> str:
+        return _a(f"{links.INDEX}?{base}{'&' if base else ''}page={n}", text)
+
+    steps = [at(f.page - 1, "previous page")] if f.page > 1 else []
+    steps += [at(f.page + 1, "next page")] if f.page < p.pages else []
+    return f'<nav aria-label="Pages"><p>{" · ".join(steps)}</p></nav>'
 
 
 def _options(name: str, values: list[str], chosen: str) -> str:

@@ -18,6 +18,7 @@ class Filters:
     since: str = ""  # ISO date: last activity on or after
     until: str = ""  # ISO date: last activity on or before
     q: str = ""  # words of the id or goal
+    page: int = 1  # the running app shows PAGE_SIZE rows a page; a bundle shows them all
 
 
 @dataclass(frozen=True)
@@ -34,10 +35,12 @@ class ContractRow:
 @dataclass(frozen=True)
 class ContractsPage:
     rows: list[ContractRow]
-    total: int
+    total: int  # contracts stored
+    matching: int  # contracts the filters let through
     filters: Filters
     decisions: list[str]
     evaluators: list[str]
+    pages: int = 1
 
 
 @dataclass(frozen=True)
