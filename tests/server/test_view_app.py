@@ -79,8 +79,8 @@ def test_view_bundle_writes_every_page_with_relative_links(
 
 def test_view_bundle_of_the_generator_view_has_no_scorecard(viewed: Viewed, tmp_path: Path) -> None:
     out = tmp_path / "gen"
-    assert main(["--home", str(viewed.store.home), "view", "--bundle", str(out), "--view",
-                 "generator"]) == 0  # fmt: skip
+    home = str(viewed.store.home)
+    assert main(["--home", home, "view", "--bundle", str(out), "--view", "generator"]) == 0
     assert not list(out.glob("scorecard-*.html")) and not (out / "calibration.html").exists()
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import AsyncIterator, Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from viewed import Viewed, filled_view
 from referee.server.view import ViewServer
 from referee.tools.browser import BrowserPool, find_chromium
 from referee.tools.browser.expectations import run_axe
+from referee.tools.evaluate.progress import live_progress
 from referee.tools.store.calibration import calibration_rows
 from referee.tools.view import write_bundle
 
@@ -121,6 +123,25 @@ async def test_compare_two_iterations(page: Page, app: str, viewed: Viewed) -> N
     await _shot(page, "view-compare.png")
 
 
+async def test_an_evaluation_in_progress_shows_on_its_contract_and_live(
+    page: Page, app: str, viewed: Viewed
+) -> None:
+    with live_progress(viewed.store.home, viewed.contract_id, "evaluator", _now) as live:
+        await live.relay(None)(2, 4, "AC-F-001")
+        await page.goto(app + f"contract-{viewed.contract_id}.html")
+        await expect(page.get_by_role("heading", name=re.compile("Running now"))).to_be_visible()
+        await page.get_by_role("link", name="watch live").click()
+        await expect(page.get_by_role("listitem").first).to_contain_text("2 of 4 · AC-F-001")
+        await _no_serious_violation(page)
+        await live.relay(None)(3, 4, "static")
+        await page.get_by_role("link", name="refresh every 2 seconds").click()
+        await expect(page.get_by_role("listitem").first).to_contain_text("3 of 4 · static")
+        await live.relay(None)(4, 4, "tampering")  # the page reloads itself
+        await expect(page.get_by_role("listitem").first).to_contain_text("4 of 4", timeout=15000)
+    await page.goto(app + "live.html")
+    await expect(page.get_by_text("no evaluation is running")).to_be_visible()
+
+
 async def test_the_app_is_keyboard_navigable(page: Page, app: str, viewed: Viewed) -> None:
     await page.goto(app)
     for _ in range(30):  # site links, the filters (a date input is 3 stops), the contracts
@@ -142,3 +163,7 @@ async def test_a_bundle_opened_from_disk_works(page: Page, viewed: Viewed, tmp_p
     await expect(page.locator(":target")).to_contain_text("test_sums_three")
     assert page.url.startswith("file://")
     await _no_serious_violation(page)
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)

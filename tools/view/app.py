@@ -22,19 +22,20 @@ from referee.tools.store import Store, load_scorecard
 from referee.tools.view import links
 from referee.tools.view.cache import RowCache
 from referee.tools.view.compare import calibration_page, compare_page
-from referee.tools.view.gather import contract_page, contracts_page
+from referee.tools.view.gather import contract_page, contracts_page, live_rows
 from referee.tools.view.html import (
     Context,
     calibration_html,
     compare_html,
     contract_html,
     contracts_html,
+    live_html,
     missing_html,
     report_html,
     run_html,
     scorecard_html,
 )
-from referee.tools.view.pages import Audience, Filters
+from referee.tools.view.pages import Audience, Filters, LivePage
 from referee.tools.view.run import run_page, scorecard_page
 
 __all__ = ["Page", "VerdictForm", "page_for", "record_verdict"]
@@ -96,6 +97,9 @@ def _render(
         size = PAGE_SIZE if ctx.live else None
         listed = contracts_page(store, audience, _filters(query), rows, size)
         return contracts_html(listed, audience, ctx)
+    if m["live"]:
+        refresh = 2 if ctx.live and query.get("refresh") == "2" else 0
+        return live_html(LivePage(live_rows(store, audience), refresh), audience, ctx)
     if m["cmp"]:
         found = compare_page(store, m["cmp"], int(m["a"]), int(m["b"]), audience)
         return compare_html(found, ctx)

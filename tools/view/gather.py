@@ -12,6 +12,7 @@ from typing import Any
 
 from referee.tools.aggregate import hidden_checks_text
 from referee.tools.create_contract import generator_view
+from referee.tools.evaluate.progress import running
 from referee.tools.models.contract import Contract
 from referee.tools.store import (
     Store,
@@ -34,6 +35,7 @@ from referee.tools.view.pages import (
     CriterionInfo,
     Filters,
     IterationRow,
+    LiveRow,
     Plot,
     RunLink,
     Series,
@@ -86,7 +88,31 @@ def contracts_page(
     at = min(max(filters.page, 1), pages)
     cut = shown[(at - 1) * page_size : at * page_size] if page_size else shown
     names = sorted({e for r in every for e in r.evaluators})
-    return ContractsPage(cut, len(every), len(shown), filters, DECISIONS, names, pages)
+    live = live_rows(store, audience)
+    return ContractsPage(cut, len(every), len(shown), filters, DECISIONS, names, pages, live)
+
+
+def live_rows(store: Store, audience: Audience, contract_id: str | None = None) -> list[LiveRow]:
+    """The evaluations running now (of one contract, or all)."""
+    found = [r for r in running(store.home) if contract_id in (None, r.contract_id)]
+    if audience == "evaluator":
+        return [
+            LiveRow(
+                r.contract_id,
+                r.evaluator,
+                r.started_at,
+                r.updated_at,
+                r.done,
+                r.total,
+                r.message,
+                r.recent,
+            )
+            for r in found
+        ]
+    return [
+        LiveRow(r.contract_id, None, r.started_at, r.updated_at, None, None, "running")
+        for r in found
+    ]
 
 
 def _row(store: Store, contract: Contract, audience: Audience) -> ContractRow:
@@ -148,6 +174,7 @@ def contract_page(store: Store, contract_id: str, audience: Audience) -> Contrac
         alerts=_alerts(latest),
         plots=plots(numbers, cards),
         pairs=[(a, b) for i, a in enumerate(numbers) for b in numbers[i + 1 :]],
+        running=live_rows(store, audience, contract.id),
     )
 
 

@@ -23,6 +23,8 @@ from referee.tools.view.pages import (
     ContractsPage,
     FindingLine,
     HumanVerdict,
+    LivePage,
+    LiveRow,
     Log,
     Plot,
     RunPage,
@@ -76,7 +78,7 @@ def _v(value: object) -> str:
     return f'<span class="v v-{_e(text)}">{_e(text)}</span>'
 
 
-def _shell(title: str, body: str, audience: str, ctx: Context) -> str:
+def _shell(title: str, body: str, audience: str, ctx: Context, head: str = "") -> str:
     top = (
         f'<nav class="top" aria-label="Site">{_a(links.INDEX, "Contracts")}'
         f"{_a(links.CALIBRATION, 'Calibration') if audience == 'evaluator' else ''}"
@@ -84,7 +86,7 @@ def _shell(title: str, body: str, audience: str, ctx: Context) -> str:
         "</nav>"
     )
     flash = f'<p class="flash" role="status">{_e(ctx.message)}</p>' if ctx.message else ""
-    return page(title, f"{top}\n<h1>{_e(title)}</h1>\n{flash}{body}", css=CSS, head=HEAD)
+    return page(title, f"{top}\n<h1>{_e(title)}</h1>\n{flash}{body}", css=CSS, head=HEAD + head)
 
 
 def missing_html(message: str, audience: str, ctx: Context) -> str:
@@ -123,7 +125,45 @@ def contracts_html(p: ContractsPage, audience: str, ctx: Context) -> str:
         empty="no contract matches" if p.total else "no contract is stored yet",
     )
     shown = f'<p class="note">{p.matching} of {p.total} contracts{_page_of(p)}</p>'
-    return _shell("Contracts", _filters(p, ctx) + shown + table + _pager(p), audience, ctx)
+    body = _running(p.running, ctx) + _filters(p, ctx) + shown + table + _pager(p)
+    return _shell("Contracts", body, audience, ctx)
+
+
+def _running(rows: list[LiveRow], ctx: Context, heading: bool = True) -> str:
+    """The evaluations running now, each with its latest progress message."""
+    if not rows:
+        return ""
+    items = "".join(
+        f"<li>{_a(links.contract(r.contract_id), r.contract_id)}"
+        + (f" · {_e(r.evaluator)}" if r.evaluator else "")
+        + (f" · {_e(num(r.done, 0))} of {_e(num(r.total, 0))}" if r.total else "")
+        + f" · {_e(r.message)} · since {_e(r.started_at[11:19])}</li>"
+        for r in rows
+    )
+    watch = f" ({_a(links.LIVE, 'watch live')})" if ctx.live else ""
+    title = f"<h2>Running now{watch}</h2>" if heading else ""
+    return f'{title}<ul aria-live="polite">{items}</ul>'
+
+
+def live_html(p: LivePage, audience: str, ctx: Context) -> str:
+    """The evaluations running now; reloaded every few seconds only when the reader asks (an
+    unasked refresh is what axe's meta-refresh rule forbids)."""
+    if p.refresh:
+        toggle = _a(links.LIVE, "stop refreshing")
+        head = f'<meta http-equiv="refresh" content="{p.refresh}">\n'
+    else:
+        toggle, head = _a(f"{links.LIVE}?refresh=2", "refresh every 2 seconds"), ""
+    recent = "".join(
+        f"<h2>{_e(r.contract_id)}</h2><ol>{''.join(f'<li>{_e(m)}</li>' for m in r.recent)}</ol>"
+        for r in p.rows
+        if r.recent
+    )
+    body = (
+        f"<p>{toggle}</p>"
+        + (_running(p.rows, ctx, heading=False) or _none("no evaluation is running"))
+        + recent
+    )
+    return _shell("Running now", body, audience, ctx, head=head)
 
 
 def _page_of(p: ContractsPage) -> str:
@@ -172,6 +212,7 @@ def _filters(p: ContractsPage, ctx: Context) -> str:
 def contract_html(p: ContractPage, ctx: Context) -> str:
     """A contract: the matrix, decisions and briefs per iteration, the delivered one, plots."""
     parts = [
+        _running(p.running, ctx),
         f"<p>{_e(p.goal)}</p>",
         f"<p>Decision: {_v(p.decision)} · rubric {_e(p.rubric)} · at most"
         f" {p.max_iterations} iterations"

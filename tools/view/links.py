@@ -12,6 +12,7 @@ SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,120}$")
 
 INDEX = "index.html"
 CALIBRATION = "calibration.html"
+LIVE = "live.html"
 
 
 def _name(prefix: str, ident: str) -> str:
@@ -39,7 +40,7 @@ def compare(contract_id: str, a: int, b: int) -> str:
 
 
 PAGE = re.compile(
-    r"^(?:(?P<index>index)|(?P<calibration>calibration)"
+    r"^(?:(?P<index>index)|(?P<calibration>calibration)|(?P<live>live)"
     r"|(?P<kind>contract|report|run|scorecard)-(?P<id>[A-Za-z0-9._-]+)"
     r"|compare-(?P<cmp>[A-Za-z0-9._-]+?)--(?P<a>\d{1,3})-(?P<b>\d{1,3}))\.html$"
 )

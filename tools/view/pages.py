@@ -33,6 +33,27 @@ class ContractRow:
 
 
 @dataclass(frozen=True)
+class LiveRow:
+    """An evaluation running now; for the generator only that it runs (the count of checks and
+    their names would tell of hold-outs)."""
+
+    contract_id: str
+    evaluator: str | None
+    started_at: str
+    updated_at: str
+    done: float | None
+    total: float | None
+    message: str
+    recent: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class LivePage:
+    rows: list[LiveRow]
+    refresh: int  # seconds between reloads the reader asked for; 0: none
+
+
+@dataclass(frozen=True)
 class ContractsPage:
     rows: list[ContractRow]
     total: int  # contracts stored
@@ -41,6 +62,7 @@ class ContractsPage:
     decisions: list[str]
     evaluators: list[str]
     pages: int = 1
+    running: list[LiveRow] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -119,6 +141,7 @@ class ContractPage:
     alerts: list[Alert]
     plots: list[Plot]
     pairs: list[tuple[int, int]]
+    running: list[LiveRow] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
