@@ -6,10 +6,13 @@ Security decisions, each against a named attack:
 - The token is accepted as a bearer header, or once as `?token=` which becomes an HttpOnly,
   SameSite=Strict cookie (a browser cannot send a header from a link) and is dropped from the
   address at once, so it stays out of history and Referer.
-- The Host header must name this server (DNS rebinding: a page elsewhere resolving its own name to
-  127.0.0.1 would otherwise read the store through the user's browser).
-- A POST needs the form's per-process secret and, when the browser sends one, an Origin of this
-  server (cross-site request forgery: any page may post a form to 127.0.0.1).
+- Without a token, the Host header must name this server (DNS rebinding: a page elsewhere
+  resolving its own name to 127.0.0.1 would otherwise read the store through the user's browser);
+  with one, the token is what admits a request, whatever name reached the machine.
+- A POST needs the form's per-process secret and, when the browser sends one, an Origin equal to
+  the Host it asked (cross-site request forgery: any page may post a form to 127.0.0.1).
+- The only redirect (dropping `?token=` from the address) goes to a page of this server, never to
+  a path the request names (`//elsewhere.example` would leave the site).
 - Every page is sent with a Content-Security-Policy that allows no script at all: the pages need
   none, so text from the store that escaped escaping still could not run.
 """
@@ -17,6 +20,7 @@ Security decisions, each against a named attack:
 from __future__ import annotations
 
 import hmac
+import re
 import secrets
 import sys
 import threading
@@ -48,6 +52,7 @@ CSP = (
     " frame-ancestors 'none'; base-uri 'none'"
 )
 _SCORECARD_PAGE = "scorecard-"
+SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*\.html$")
 
 
 class ViewServer(ThreadingHTTPServer):
@@ -116,7 +121,8 @@ class _Handler(BaseHTTPRequestHandler):
         url = urlsplit(self.path)
         query = {k: v[0] for k, v in parse_qs(url.query).items()}
         if "token" in query:  # the cookie now carries it; keep it out of the address bar
-            self._redirect(url.path or "/", cookie=True)
+            name = _name(url.path)
+            self._redirect("/" + name if SAFE_NAME.match(name) else "/", cookie=True)
             return
         self._page(_name(url.path), query)
 
@@ -141,13 +147,15 @@ class _Handler(BaseHTTPRequestHandler):
         self._page(name, {}, message=said)
 
     def _admitted(self) -> bool:
+        if self.server.token is not None:
+            if self._has_token():
+                return True
+            self._send(HTTPStatus.UNAUTHORIZED, "open the address with ?token=TOKEN once")
+            return False
         if not self.server.allowed_host(self.headers.get("Host", "")):
             self._send(HTTPStatus.MISDIRECTED_REQUEST, "refused: unknown Host")
             return False
-        if self.server.token is None or self._has_token():
-            return True
-        self._send(HTTPStatus.UNAUTHORIZED, "open the address with ?token=TOKEN once")
-        return False
+        return True
 
     def _has_token(self) -> bool:
         expected = self.server.token or ""
@@ -159,7 +167,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _same_site(self, form: dict[str, str]) -> bool:
         origin = self.headers.get("Origin")
-        if origin and origin != "null" and not self.server.allowed_host(urlsplit(origin).netloc):
+        if origin and origin != "null" and urlsplit(origin).netloc != self.headers.get("Host"):
             return False
         return hmac.compare_digest(form.get("csrf", "").encode(), self.server.csrf.encode())
 

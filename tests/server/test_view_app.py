@@ -114,11 +114,17 @@ def test_with_a_token_every_request_needs_it_once_then_the_cookie(viewed: Viewed
         assert _get(server, "/").status == 401
         assert _get(server, "/?token=wrong").status == 401
         first = _get(server, "/?token=s3cret-token")
-        assert first.status == 303 and first.getheader("Location") == "/"
+        assert first.status == 303 and first.getheader("Location") == "/index.html"
         cookie = first.getheader("Set-Cookie") or ""
         assert "HttpOnly" in cookie and "SameSite=Strict" in cookie
         assert _get(server, "/", Cookie=cookie.split(";")[0]).status == 200
         assert _get(server, "/", Authorization="Bearer s3cret-token").status == 200
+        # No open redirect: the address after the token is a page of this server.
+        away = _get(server, "//evil.example/x?token=s3cret-token")
+        assert away.status == 303 and away.getheader("Location") == "/"
+        # With a token, the name the machine was reached by does not matter; the token does.
+        named = _get(server, "/", Host="viewer.lan:8766", Authorization="Bearer s3cret-token")
+        assert named.status == 200
     finally:
         server.shutdown()
         server.server_close()
