@@ -4,6 +4,7 @@ sees."""
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -16,8 +17,11 @@ from projects import calc_repo, command_check, contract_for, evaluate_deps, pyte
 
 from referee.tools.aggregate import aggregate
 from referee.tools.evaluate.entry import EvaluateInput, evaluate
+from referee.tools.evidence.recorder import EvidenceRecorder
+from referee.tools.evidence.redact import Redactor
+from referee.tools.models.evidence import EvidenceSummary
 from referee.tools.rubrics import load_rubrics
-from referee.tools.store import Store
+from referee.tools.store import Store, load_run, save_run
 
 FAILING = "def test_sums_three():\n    assert sum([1, 2, 3]) == 7, 'sum is off'\n"
 FIXED = "def test_sums_three():\n    assert sum([1, 2, 3]) == 6\n"
@@ -104,3 +108,47 @@ def filled_view(factory: pytest.TempPathFactory, data_home: Path) -> Iterator[Vi
         found = viewed_store(factory.mktemp("view"))
         yield found
         found.store.close()
+
+
+# A 1×1 PNG: a screenshot as the browser grader keeps one.
+PNG = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC"
+)
+PLAYWRIGHT_MESSAGE = (
+    "Locator expected to be visible\nCall log:\n  - waiting for get_by_text('Saved')\n"
+    "    - waiting for get_by_text('Saved')"
+)
+
+
+def browser_run(store: Store, base_run_id: str, folder: Path, criterion: str = "AC-F-001") -> str:
+    """A copy of a stored run with one failing browser check of `criterion` (its screenshot and
+    Playwright's message), as the browser grader records it."""
+    base = load_run(store, base_run_id).evaluation
+    run_id = f"R20991231000000-{criterion[-3:]}{base_run_id[-5:]}"
+    shot = folder / "shot.png"
+    shot.write_bytes(PNG)
+    recorder = EvidenceRecorder(run_id, store.run_artifacts(run_id), Redactor(), _now)
+    for _ in base.evidence:  # the browser item follows the copied run's evidence ids
+        recorder.next_id()
+    outcome = {
+        "status": "fail",
+        "reason": "expectation 1 failed: 'Saved' is not visible",
+        "steps": [{"action": "click", "selector": "#save", "ok": True}],
+        "expectations": [
+            {"type": "visible", "text": "Saved", "ok": False, "message": PLAYWRIGHT_MESSAGE}
+        ],
+    }
+    item = recorder.record(
+        tool="browser",
+        summary="'Saved' is not visible",
+        command="browser http://127.0.0.1:8000/",
+        exit_code=1,
+        criterion_id=criterion,
+        extra_artifacts=[shot],
+        details=outcome,
+    )
+    evaluation = base.model_copy(
+        update={"run_id": run_id, "evidence": [*base.evidence, EvidenceSummary.of(item)]}
+    )
+    save_run(store, evaluation, [item], "unsigned-test", created_at="2099-12-31T00:00:00+00:00")
+    return run_id

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from viewed import HOLDOUT_TEXT, HOSTILE, Viewed, filled_view
+from viewed import HOLDOUT_TEXT, HOSTILE, PLAYWRIGHT_MESSAGE, Viewed, browser_run, filled_view
 
 from referee.tools.calibration import calibration_report
 from referee.tools.errors import InvalidInput
@@ -226,6 +226,26 @@ def test_the_bundle_links_only_to_pages_it_has(viewed: Viewed) -> None:
     for name, body in pages.items():
         for href in re.findall(r'href="(?!data:)([^"#]+)', body):
             assert href in pages, f"{name} links to {href}"
+
+
+def test_a_runs_failing_browser_check_is_shown_in_full(viewed: Viewed, tmp_path: Path) -> None:
+    run_id = browser_run(viewed.store, viewed.runs[2], tmp_path)
+    page = run_page(viewed.store, run_id, "evaluator")
+    assert page.browser is not None
+    body = page_for(viewed.store, links.run(run_id), "evaluator", Context()).body
+    assert html.escape(PLAYWRIGHT_MESSAGE) in body
+    assert '<img src="data:image/png;base64,' in body and str(tmp_path) not in body
+    assert run_page(viewed.store, run_id, "generator").browser is not None
+
+
+def test_a_hold_outs_browser_check_is_not_shown_to_the_generator(
+    viewed: Viewed, tmp_path: Path
+) -> None:
+    run_id = browser_run(viewed.store, viewed.runs[2], tmp_path, criterion="AC-F-002")
+    assert run_page(viewed.store, run_id, "evaluator").browser is not None
+    assert run_page(viewed.store, run_id, "generator").browser is None
+    body = page_for(viewed.store, links.run(run_id), "generator", Context()).body
+    assert PLAYWRIGHT_MESSAGE.splitlines()[0] not in body
 
 
 def _now() -> datetime:

@@ -90,7 +90,7 @@ def page(title: str, body: str, *, css: str = "", head: str = "") -> str:
 
 def document_html(doc: Document) -> str:
     """A report document as markup: its title, verdict badge, contents and sections."""
-    body = "\n".join(_section(s) for s in doc.sections)
+    body = "\n".join(section_html(s) for s in doc.sections)
     return f"<h1>{html.escape(doc.title)}</h1>\n{_badge(doc)}\n{_contents(doc)}\n{body}"
 
 
@@ -109,7 +109,8 @@ def _contents(doc: Document) -> str:
     return f'<nav aria-label="Contents"><ol>{items}</ol></nav>'
 
 
-def _section(section: Section) -> str:
+def section_html(section: Section) -> str:
+    """One section of a report document as markup (the viewer shows some of them too)."""
     blocks = "\n".join(_block(b) for b in section.blocks)
     return (
         f'<section id="{section.anchor}">\n<h2>{html.escape(section.title)}</h2>\n{blocks}\n'

@@ -12,7 +12,7 @@ import html
 from dataclasses import dataclass
 from urllib.parse import quote
 
-from referee.tools.report.html import page
+from referee.tools.report.html import page, section_html
 from referee.tools.report.layout import num
 from referee.tools.view import links
 from referee.tools.view.pages import (
@@ -362,6 +362,8 @@ def run_html(p: RunPage, ctx: Context) -> str:
     ]
     if p.audience == "evaluator":
         parts += ["<h2>Issues</h2>", _findings(p.issues), "<h2>Scorecards</h2>", _cards(p)]
+    if p.browser is not None:
+        parts.append(section_html(p.browser))
     parts += ["<h2>Logs</h2>", "".join(_log(log) for log in p.logs) or _none("no output")]
     return _shell(f"Run {p.run_id}", "\n".join(parts), p.audience, ctx)
 

@@ -4,7 +4,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from referee.tools.report.layout import Section
 
 Audience = Literal["generator", "evaluator"]
 
@@ -220,6 +223,7 @@ class RunPage:
     findings: list[FindingLine]
     issues: list[FindingLine]
     cards: list[CardLink]
+    browser: Section | None = None  # the report's own section: every failing check in full
 
 
 @dataclass(frozen=True)

@@ -15,8 +15,10 @@ from referee.tools.errors import NotFound
 from referee.tools.models.contract import Contract
 from referee.tools.models.evaluation import CriterionResult, Evaluation
 from referee.tools.models.evidence import EvidenceItem
-from referee.tools.report.data import report_places
+from referee.tools.report.data import report_places, run_report
 from referee.tools.report.failing import check_command
+from referee.tools.report.history import browser_checks
+from referee.tools.report.layout import Section, browser_section, public_section
 from referee.tools.report.places import Places
 from referee.tools.store import (
     Store,
@@ -101,7 +103,17 @@ def run_page(store: Store, run_id: str, audience: Audience) -> RunPage:
         # referee's own issues name failing criteria, hold-outs among them: the evaluator's.
         issues=_issues(ev, p) if audience == "evaluator" else [],
         cards=_cards(store, ev) if audience == "evaluator" else [],
+        browser=_browser(store, run_id, {i.id for i in items if i.tool == "browser"}, p),
     )
+
+
+def _browser(store: Store, run_id: str, shown: set[str], p: Places) -> Section | None:
+    """The run's browser checks as the report lays them out, all of them, failing first; only
+    those whose evidence the audience sees."""
+    if not shown:
+        return None
+    rows = [b for b in browser_checks(run_report(store, run_id)) if b.evidence_id in shown]
+    return public_section(browser_section(rows, most=len(rows)), p)
 
 
 def _issues(ev: Evaluation, p: Places) -> list[FindingLine]:
