@@ -101,6 +101,13 @@ class ViewServer(ThreadingHTTPServer):
             target=self.rows.rows, args=(self.audience,), name="referee-view-warm", daemon=True
         ).start()
 
+    def close(self) -> None:
+        """Stop serving (when started with `start`) and wait for any gathering of the list, so
+        the store can be closed after."""
+        self.shutdown()
+        self.rows.wait()
+        self.server_close()
+
     def start(self) -> threading.Thread:
         """Serve in a background thread (tests; the CLI serves in its own)."""
         thread = threading.Thread(target=self.serve_forever, name="referee-view", daemon=True)

@@ -86,5 +86,6 @@ def _serve(store: Store, args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         pass
     finally:
+        server.rows.wait()  # the store is closed next
         server.server_close()
     return EXIT_OK

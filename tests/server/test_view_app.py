@@ -29,8 +29,7 @@ def served(viewed: Viewed) -> Iterator[ViewServer]:
     server = ViewServer(viewed.store, "127.0.0.1", 0)
     server.start()
     yield server
-    server.shutdown()
-    server.server_close()
+    server.close()
 
 
 class Reply(NamedTuple):
@@ -126,8 +125,7 @@ def test_with_a_token_every_request_needs_it_once_then_the_cookie(viewed: Viewed
         named = _get(server, "/", Host="viewer.lan:8766", Authorization="Bearer s3cret-token")
         assert named.status == 200
     finally:
-        server.shutdown()
-        server.server_close()
+        server.close()
 
 
 def _csrf(server: ViewServer, card: int) -> str:
@@ -167,5 +165,4 @@ def test_the_generator_view_takes_no_verdict(viewed: Viewed) -> None:
         form = {"csrf": server.csrf, "choice": "agree"}
         assert _post(server, f"/scorecard-{viewed.cards[1]}.html", form).status == 404
     finally:
-        server.shutdown()
-        server.server_close()
+        server.close()

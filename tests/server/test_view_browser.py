@@ -42,8 +42,7 @@ def app(viewed: Viewed) -> Iterator[str]:
     server = ViewServer(viewed.store, "127.0.0.1", 0)
     server.start()
     yield server.url
-    server.shutdown()
-    server.server_close()
+    server.close()
 
 
 @pytest.fixture

@@ -93,10 +93,11 @@ def _render(
     if m is None:
         raise NoSuchPage(name)
     if m["index"]:
-        rows = cache.rows(audience) if cache is not None else None
+        cached = cache.rows(audience) if cache is not None else None
         size = PAGE_SIZE if ctx.live else None
+        rows = cached.rows if cached is not None else None
         listed = contracts_page(store, audience, _filters(query), rows, size)
-        return contracts_html(listed, audience, ctx)
+        return contracts_html(listed, audience, ctx, updating=bool(cached and cached.updating))
     if m["live"]:
         refresh = 2 if ctx.live and query.get("refresh") == "2" else 0
         return live_html(LivePage(live_rows(store, audience), refresh), audience, ctx)

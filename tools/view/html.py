@@ -106,7 +106,7 @@ def _tr(*cells: str, cls: str = "") -> str:
     return f"<tr{attr}>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>"
 
 
-def contracts_html(p: ContractsPage, audience: str, ctx: Context) -> str:
+def contracts_html(p: ContractsPage, audience: str, ctx: Context, updating: bool = False) -> str:
     """The contracts list with its filters (a GET form the running app answers)."""
     rows = [
         _tr(
@@ -124,7 +124,8 @@ def contracts_html(p: ContractsPage, audience: str, ctx: Context) -> str:
         rows,
         empty="no contract matches" if p.total else "no contract is stored yet",
     )
-    shown = f'<p class="note">{p.matching} of {p.total} contracts{_page_of(p)}</p>'
+    fresh = " (the store changed: the list is being brought up to date)" if updating else ""
+    shown = f'<p class="note">{p.matching} of {p.total} contracts{_page_of(p)}{fresh}</p>'
     body = _running(p.running, ctx) + _filters(p, ctx) + shown + table + _pager(p)
     return _shell("Contracts", body, audience, ctx)
 
