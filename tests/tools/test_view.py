@@ -10,10 +10,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from projects import contract_for
+from runs import record_run
 from viewed import HOLDOUT_TEXT, HOSTILE, PLAYWRIGHT_MESSAGE, Viewed, browser_run, filled_view
 
 from referee.tools.calibration import calibration_report
 from referee.tools.errors import InvalidInput
+from referee.tools.store import Store
 from referee.tools.store.calibration import calibration_rows
 from referee.tools.view import (
     Context,
@@ -167,6 +170,23 @@ def test_the_generator_view_shows_no_hold_out_anywhere(viewed: Viewed) -> None:
         assert "AC-F-002" not in body and "hidden check ran" not in body, name
     run = run_page(viewed.store, viewed.runs[1], "generator")
     assert [c.id for c in run.criteria] == ["AC-F-001"] and run.cards == []
+
+
+def test_a_run_of_an_evaluator_with_only_hold_outs_is_not_the_generators(tmp_path: Path) -> None:
+    store = Store(tmp_path / ".referee")
+    seen = {"criterion": "adds", "verification_method": "manual", "evaluator": "judge"}
+    hidden = {"criterion": "a hidden rule", "verification_method": "manual", "evaluator": "secret"}
+    contract = contract_for(
+        store, tmp_path, seen, {**hidden, "holdout": True}, evaluators=["judge", "secret"]
+    )
+    run_id = record_run(store, contract, "secret", 1)["run_id"]
+    shown = contract_page(store, contract.id, "generator")
+    assert "secret" not in shown.evaluators
+    assert all(r.run_id != run_id for it in shown.iterations for r in it.runs)
+    assert page_for(store, links.run(run_id), "generator", Context()).status == 404
+    assert links.run(run_id) not in page_names(store, "generator")
+    assert links.run(run_id) in page_names(store, "evaluator")
+    store.close()
 
 
 @pytest.mark.parametrize("name", ["scorecard-1.html", "calibration.html", "report-SC-x.html"])

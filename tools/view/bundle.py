@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from referee.tools.store import Store, contract_ids, runs_for, scorecards_for
+from referee.tools.store import Store, contract_ids, load_contract, runs_for, scorecards_for
 from referee.tools.view import links
 from referee.tools.view.app import page_for
+from referee.tools.view.gather import run_visible
 from referee.tools.view.html import Context
 from referee.tools.view.pages import Audience
 
@@ -20,7 +21,8 @@ def page_names(store: Store, audience: Audience) -> list[str]:
         names.append(links.CALIBRATION)
     for cid in contract_ids(store):
         names.append(links.contract(cid))
-        runs = runs_for(store, cid)
+        contract = load_contract(store, cid)
+        runs = [r for r in runs_for(store, cid) if run_visible(r.evaluation, contract, audience)]
         names += [links.run(r.run_id) for r in runs]
         numbers = sorted({r.evaluation.iteration for r in runs})
         names += [links.compare(cid, a, b) for i, a in enumerate(numbers) for b in numbers[i + 1 :]]

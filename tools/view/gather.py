@@ -14,6 +14,7 @@ from referee.tools.aggregate import hidden_checks_text
 from referee.tools.create_contract import generator_view
 from referee.tools.evaluate.progress import running
 from referee.tools.models.contract import Contract
+from referee.tools.models.evaluation import Evaluation
 from referee.tools.store import (
     Store,
     StoredRun,
@@ -49,6 +50,14 @@ def visible_evaluators(contract: Contract, audience: Audience) -> list[str]:
     if audience == "generator":
         return list(generator_view(contract)["evaluators"])
     return list(contract.evaluators)
+
+
+def run_visible(evaluation: Evaluation, contract: Contract, audience: Audience) -> bool:
+    """Whether the audience may see a run: not, for the generator, a run of an evaluator that
+    owns only hold-outs (its very name would tell that hidden criteria exist)."""
+    if audience == "evaluator" or evaluation.evaluator is None:
+        return True
+    return evaluation.evaluator in visible_evaluators(contract, audience)
 
 
 def visible_criteria(contract: Contract, audience: Audience) -> list[CriterionInfo]:
@@ -213,7 +222,11 @@ def _iteration(
 ) -> IterationRow:
     mine = {c.evaluator: c for c in cards if c.iteration == number}
     cells = {n: _cell(mine.get(n)) for n in names}
-    links = [_run_link(r, contract, audience) for r in runs if r.evaluation.iteration == number]
+    links = [
+        _run_link(r, contract, audience)
+        for r in runs
+        if r.evaluation.iteration == number and run_visible(r.evaluation, contract, audience)
+    ]
     body = decided.body if decided else {}
     brief = body.get("revision_brief") or {}
     return IterationRow(

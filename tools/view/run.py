@@ -30,6 +30,7 @@ from referee.tools.store import (
     scorecards_for,
 )
 from referee.tools.store.calibration import calibration_rows
+from referee.tools.view.gather import run_visible
 from referee.tools.view.pages import (
     Audience,
     CardLink,
@@ -73,6 +74,8 @@ def run_page(store: Store, run_id: str, audience: Audience) -> RunPage:
     stored = load_run(store, run_id)
     ev = stored.evaluation
     contract = load_contract(store, ev.contract_ref)
+    if not run_visible(ev, contract, audience):
+        raise NotFound("run", run_id, path="/run_id", hint="see the contract's page")
     p = report_places(store, contract)
     hidden = _hidden(contract) if audience == "generator" else set()
     items = visible_evidence(stored, contract, audience)
