@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 import anyio
 import pytest
 from aggregate_cards import store_card
-from projects import calc_repo, command_check, contract_for, evaluate_deps, pytest_check
+from projects import BUG_HEADER, calc_repo, command_check, contract_for, evaluate_deps, pytest_check
 
 from referee.tools.aggregate import aggregate
 from referee.tools.evaluate.entry import EvaluateInput, evaluate
@@ -24,7 +24,11 @@ from referee.tools.rubrics import load_rubrics
 from referee.tools.store import Store, load_run, save_run
 
 FAILING = "def test_sums_three():\n    assert sum([1, 2, 3]) == 7, 'sum is off'\n"
-FIXED = "def test_sums_three():\n    assert sum([1, 2, 3]) == 6\n"
+FIXED = BUG_HEADER + "from calc import add\n\n\ndef test_sums_three():\n    assert add(3, 3) == 6\n"
+# The fix also changes the code under test, whose changed lines the tests then cover (or not).
+CALC_FIXED = (
+    "def add(a, b):\n    total = a + b\n    if total < 0:\n        return -1\n    return total\n"
+)
 HOLDOUT_TEXT = "the secret rounding rule holds"
 # A judge's evidence that tries to break out of the page: the viewer escapes every stored text.
 HOSTILE = "<script>document.title='pwned'</script><img src=x onerror=alert(1)>"
@@ -92,6 +96,8 @@ def viewed_store(folder: Path) -> Viewed:
     runs, cards = {}, {}
     for it, (text, score) in enumerate(((FAILING, 1), (FIXED, 2)), 1):
         (repo / "tests" / "test_sum.py").write_text(text, encoding="utf-8")
+        if it == 2:
+            (repo / "src" / "calc.py").write_text(CALC_FIXED, encoding="utf-8")
         request = EvaluateInput(contract_id=contract.id)
         result = anyio.run(evaluate, request, evaluate_deps(store, repo))
         runs[it] = result.run_id

@@ -143,6 +143,14 @@ def test_a_failing_criterion_leads_to_the_log_line_of_its_failing_test(viewed: V
     assert marked.marked and "test_sums_three" in marked.text
 
 
+def test_a_run_shows_how_far_its_tests_pin_the_change(viewed: Viewed) -> None:
+    page = run_page(viewed.store, viewed.runs[2], "evaluator")
+    assert page.adequacy is not None and page.adequacy.title == "Test adequacy"
+    body = page_for(viewed.store, links.run(viewed.runs[2]), "evaluator", Context()).body
+    assert '<section id="test-adequacy">' in body and "src/calc.py" in body
+    assert "not executed: 4" in body  # `return -1`: no test takes a negative total
+
+
 def test_a_scorecard_stands_beside_its_draft_with_overrides_marked(viewed: Viewed) -> None:
     page = scorecard_page(viewed.store, viewed.cards[1])
     rows = {d.dimension: d for d in page.dimensions}
@@ -158,7 +166,9 @@ def test_comparing_two_iterations_shows_what_changed(viewed: Viewed) -> None:
     assert criteria["AC-F-001"].changed and not criteria["AC-F-002"].changed
     dims = {d.name: d for d in page.dimensions}
     assert dims["correctness"].changed
-    assert [f.name for f in page.files] == ["tests/test_sum.py"]
+    files = {f.name: f for f in page.files}
+    assert (files["src/calc.py"].before, files["src/calc.py"].after) == ("—", "changed")
+    assert files["tests/test_sum.py"].before == "changed"
 
 
 def test_the_generator_view_shows_no_hold_out_anywhere(viewed: Viewed) -> None:

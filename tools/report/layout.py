@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
+from referee.tools.report.adequacy import AdequacyRow
 from referee.tools.report.analysis import FEASIBILITY, ids_text
 from referee.tools.report.history import BROWSER_SHOWN, BrowserRow
 from referee.tools.report.places import Places
@@ -349,10 +350,12 @@ def _criteria(view: ReportView) -> Section:
 
 
 def _adequacy(view: ReportView) -> Section:
+    return adequacy_section(view.adequacy)
+
+
+def adequacy_section(found: list[AdequacyRow]) -> Section:
     """Do the tests pin the change: uncovered changed lines, surviving mutants, flaky tests."""
-    rows = [
-        [r.criterion, r.kind, r.location, r.detail, r.evidence_id or "—"] for r in view.adequacy
-    ]
+    rows = [[r.criterion, r.kind, r.location, r.detail, r.evidence_id or "—"] for r in found]
     headers = ["Criterion", "What", "Where", "Detail", "Evidence"]
     empty = "not measured (task scope, Python tests checks; mutants at depth deep)"
     return Section("Test adequacy", [Table(headers, rows, empty=empty)])

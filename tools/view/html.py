@@ -363,8 +363,7 @@ def run_html(p: RunPage, ctx: Context) -> str:
     ]
     if p.audience == "evaluator":
         parts += ["<h2>Issues</h2>", _findings(p.issues), "<h2>Scorecards</h2>", _cards(p)]
-    if p.browser is not None:
-        parts.append(section_html(p.browser))
+    parts += [section_html(sec) for sec in (p.adequacy, p.browser) if sec is not None]
     parts += ["<h2>Logs</h2>", "".join(_log(log) for log in p.logs) or _none("no output")]
     return _shell(f"Run {p.run_id}", "\n".join(parts), p.audience, ctx)
 

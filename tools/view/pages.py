@@ -224,6 +224,7 @@ class RunPage:
     issues: list[FindingLine]
     cards: list[CardLink]
     browser: Section | None = None  # the report's own section: every failing check in full
+    adequacy: Section | None = None  # the report's own section: diff coverage, mutants, flaky
 
 
 @dataclass(frozen=True)

@@ -15,10 +15,16 @@ from referee.tools.errors import NotFound
 from referee.tools.models.contract import Contract
 from referee.tools.models.evaluation import CriterionResult, Evaluation
 from referee.tools.models.evidence import EvidenceItem
+from referee.tools.report.adequacy import adequacy_rows
 from referee.tools.report.data import report_places, run_report
 from referee.tools.report.failing import check_command
 from referee.tools.report.history import browser_checks
-from referee.tools.report.layout import Section, browser_section, public_section
+from referee.tools.report.layout import (
+    Section,
+    adequacy_section,
+    browser_section,
+    public_section,
+)
 from referee.tools.report.places import Places
 from referee.tools.store import (
     Store,
@@ -106,17 +112,28 @@ def run_page(store: Store, run_id: str, audience: Audience) -> RunPage:
         # referee's own issues name failing criteria, hold-outs among them: the evaluator's.
         issues=_issues(ev, p) if audience == "evaluator" else [],
         cards=_cards(store, ev) if audience == "evaluator" else [],
-        browser=_browser(store, run_id, {i.id for i in items if i.tool == "browser"}, p),
+        **_report_sections(store, ev, {i.id for i in items if i.tool == "browser"}, hidden, p),
     )
 
 
-def _browser(store: Store, run_id: str, shown: set[str], p: Places) -> Section | None:
-    """The run's browser checks as the report lays them out, all of them, failing first; only
-    those whose evidence the audience sees."""
-    if not shown:
-        return None
-    rows = [b for b in browser_checks(run_report(store, run_id)) if b.evidence_id in shown]
-    return public_section(browser_section(rows, most=len(rows)), p)
+def _report_sections(
+    store: Store, ev: Evaluation, browser: set[str], hidden: set[str], p: Places
+) -> dict[str, Section | None]:
+    """The report's own sections of what the run measured, only what the audience sees: its
+    browser checks (all of them, failing first) and its test adequacy (uncovered changed lines,
+    surviving mutants, flaky tests)."""
+    measured = any(c.adequacy is not None and c.id not in hidden for c in ev.criteria)
+    if not browser and not measured:
+        return {"browser": None, "adequacy": None}
+    data = run_report(store, ev.run_id)
+    checks = [b for b in browser_checks(data) if b.evidence_id in browser]
+    rows = [r for r in adequacy_rows(data) if r.criterion not in hidden]
+    return {
+        "browser": public_section(browser_section(checks, most=len(checks)), p)
+        if browser
+        else None,
+        "adequacy": public_section(adequacy_section(rows), p) if measured else None,
+    }
 
 
 def _issues(ev: Evaluation, p: Places) -> list[FindingLine]:
