@@ -20,6 +20,7 @@ Security decisions, each against a named attack:
 from __future__ import annotations
 
 import hmac
+import logging
 import re
 import secrets
 import sys
@@ -45,6 +46,7 @@ from referee.tools.view import (
 
 from .http import TokenRequired, is_loopback
 
+logger = logging.getLogger("referee.view")
 COOKIE = "referee_view"
 MAX_FORM = 16 * 1024
 CSP = (
@@ -196,9 +198,14 @@ class _Handler(BaseHTTPRequestHandler):
         status: HTTPStatus = HTTPStatus.OK,
     ) -> None:
         ctx = Context(live=True, csrf=self.server.csrf, message=message)
-        found = page_for(
-            self.server.store, name, self.server.audience, ctx, query, self.server.rows
-        )
+        try:
+            found = page_for(
+                self.server.store, name, self.server.audience, ctx, query, self.server.rows
+            )
+        except Exception:  # the adapter's boundary: no request brings the viewer down
+            logger.exception("referee view: %s", name)
+            self._send(HTTPStatus.INTERNAL_SERVER_ERROR, "internal error: see the viewer's log")
+            return
         self._send(HTTPStatus(found.status) if found.status != 200 else status, found.body)
 
     def _redirect(self, location: str, *, cookie: bool) -> None:

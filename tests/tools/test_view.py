@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import re
+import sqlite3
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -196,6 +197,17 @@ def test_a_run_of_an_evaluator_with_only_hold_outs_is_not_the_generators(tmp_pat
     assert page_for(store, links.run(run_id), "generator", Context()).status == 404
     assert links.run(run_id) not in page_names(store, "generator")
     assert links.run(run_id) in page_names(store, "evaluator")
+    store.close()
+
+
+def test_a_store_written_outside_referee_is_refused_on_every_page(tmp_path: Path) -> None:
+    store = Store(tmp_path / ".referee")
+    contract = contract_for(store, tmp_path, {"criterion": "adds", "verification_method": "manual"})
+    with sqlite3.connect(tmp_path / ".referee" / "referee.db") as conn:
+        conn.execute("UPDATE contracts SET goal = 'rewritten' WHERE id = ?", (contract.id,))
+    for name in (links.INDEX, links.contract(contract.id)):
+        page = page_for(store, name, "evaluator", Context())
+        assert page.status == 500 and "store_tampered" in page.body and "Store refused" in page.body
     store.close()
 
 

@@ -18,7 +18,7 @@ from referee.tools.report.html import document_html
 from referee.tools.report.layout import document
 from referee.tools.report.places import places
 from referee.tools.report.view import analyse
-from referee.tools.store import Store, load_scorecard
+from referee.tools.store import Store, StoreTampered, load_scorecard
 from referee.tools.view import links
 from referee.tools.view.cache import RowCache
 from referee.tools.view.compare import calibration_page, compare_page
@@ -79,6 +79,8 @@ def page_for(
         return Page(200, _render(store, name, audience, ctx, query or {}, cache))
     except NotFound as exc:
         return Page(404, missing_html(str(exc), audience, ctx))
+    except StoreTampered as exc:  # refused as every command refuses it: say so, show nothing
+        return Page(500, missing_html(exc.summary, audience, ctx, title="Store refused"))
 
 
 def _render(

@@ -89,8 +89,8 @@ def _shell(title: str, body: str, audience: str, ctx: Context, head: str = "") -
     return page(title, f"{top}\n<h1>{_e(title)}</h1>\n{flash}{body}", css=CSS, head=HEAD + head)
 
 
-def missing_html(message: str, audience: str, ctx: Context) -> str:
-    return _shell("Not found", f"<p>{_e(message)}</p>", audience, ctx)
+def missing_html(message: str, audience: str, ctx: Context, title: str = "Not found") -> str:
+    return _shell(title, f"<p>{_e(message)}</p>", audience, ctx)
 
 
 def _table(headers: list[str], rows: list[str], empty: str = "none", caption: str = "") -> str:
