@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .common import EXIT_OK, EXIT_USAGE, open_store, settings_of
+from .common import EXIT_OK, EXIT_USAGE, add_json, open_store, print_json, settings_of
 
 if TYPE_CHECKING:
     from referee.tools.store import Store
@@ -41,6 +41,7 @@ def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type
         help="whose view: the generator's shows no hold-out, scorecard or calibration",
     )
     parser.add_argument("--bundle", metavar="DIR", help="write every page to DIR and exit")
+    add_json(parser, "the pages --bundle wrote")
     parser.set_defaults(handler=run)
 
 
@@ -48,13 +49,13 @@ def run(args: argparse.Namespace) -> int:
     store = open_store(settings_of(args))
     try:
         if args.bundle:
-            return _bundle(store, Path(args.bundle), args.view)
+            return _bundle(store, Path(args.bundle), args.view, args.json)
         return _serve(store, args)
     finally:
         store.close()
 
 
-def _bundle(store: Store, folder: Path, audience: Audience) -> int:
+def _bundle(store: Store, folder: Path, audience: Audience, as_json: bool) -> int:
     from referee.tools.view import write_bundle
 
     try:
@@ -62,7 +63,10 @@ def _bundle(store: Store, folder: Path, audience: Audience) -> int:
     except OSError as exc:
         sys.stderr.write(f"error: cannot write {folder}: {exc.strerror or exc}\n")
         return EXIT_USAGE
-    print(f"{written[0].resolve()} ({len(written)} pages)")
+    if as_json:
+        print_json({"index": str(written[0].resolve()), "pages": [p.name for p in written]})
+    else:
+        print(f"{written[0].resolve()} ({len(written)} pages)")
     return EXIT_OK
 
 

@@ -4,6 +4,7 @@ token) and the HTTP app (token, Host check, form secret, Origin, headers)."""
 from __future__ import annotations
 
 import http.client
+import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -74,6 +75,16 @@ def test_view_bundle_writes_every_page_with_relative_links(
     for page in out.iterdir():
         for href in re.findall(r'(?:href|src|action)="(?!data:)([^"#]+)', page.read_text("utf-8")):
             assert "/" not in href and href in names, f"{page.name}: {href}"
+
+
+def test_view_bundle_json_lists_the_pages(
+    viewed: Viewed, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "site"
+    assert main(["--home", str(viewed.store.home), "view", "--bundle", str(out), "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["index"] == str((out / "index.html").resolve())
+    assert sorted(printed["pages"]) == sorted(p.name for p in out.iterdir())
 
 
 def test_view_bundle_of_the_generator_view_has_no_scorecard(viewed: Viewed, tmp_path: Path) -> None:

@@ -50,11 +50,9 @@ class Page:
     body: str
 
 
-class NoSuchPage(NotFound):
+def _no_such_page(name: str) -> NotFound:
     """A page name the viewer does not have (or not for this audience)."""
-
-    def __init__(self, name: str) -> None:
-        super().__init__("page", name, path="/", hint="start at index.html")
+    return NotFound("page", name, path="/", hint="start at index.html")
 
 
 def page_for(
@@ -93,7 +91,7 @@ def _render(
 ) -> str:
     m = links.PAGE.match(name)
     if m is None:
-        raise NoSuchPage(name)
+        raise _no_such_page(name)
     if m["index"]:
         cached = cache.rows(audience) if cache is not None else None
         size = PAGE_SIZE if ctx.live else None
@@ -114,7 +112,7 @@ def _render(
     kind = "calibration" if m["calibration"] else m["kind"]
     if kind in evaluator_only:
         if audience != "evaluator":
-            raise NoSuchPage(name)
+            raise _no_such_page(name)
         return evaluator_only[kind]()
     if kind == "contract":
         return contract_html(contract_page(store, m["id"], audience), ctx)
@@ -123,7 +121,7 @@ def _render(
 
 def _int(text: str) -> int:
     if not text.isdigit():
-        raise NoSuchPage(text)
+        raise _no_such_page(text)
     return int(text)
 
 
