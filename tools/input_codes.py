@@ -274,6 +274,15 @@ _NOT_FOUND: dict[str, Meaning] = {
         "A report id that is neither a stored contract (SC-…) nor a run (R…).",
         "Use a contract id or a run id from evaluate.",
     ),
+    "unknown_iteration": _e(
+        "`referee view` was asked to compare an iteration of the contract that has no run.",
+        "Follow a compare link of the contract's page: it lists the iterations that have runs.",
+    ),
+    "unknown_page": _e(
+        "`referee view` has no page of that name (or not in this view: the generator's has no"
+        " scorecard, report or calibration page).",
+        "Start at index.html and follow its links.",
+    ),
 }
 
 INPUT_CODES: dict[str, Meaning] = {

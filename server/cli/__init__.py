@@ -24,6 +24,7 @@ COMMANDS = (
     "ci",
     "checkout",
     "report",
+    "view",
     "capture",
     "setup",
     "demo",

@@ -9,6 +9,7 @@ health      PROJECT_HEALTH at project scope
 static      the static pipeline as evidence
 compact     the result cut to its budget (full outputs stay behind evidence://)
 adequacy    test adequacy as issues and as one sentence per criterion (adequacy_text)
+progress    the evaluations running now, published while they run (for `referee view`)
 """
 
 from referee.tools.evaluate.adequacy import adequacy_text

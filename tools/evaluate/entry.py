@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -22,6 +22,7 @@ from referee.tools.errors import InvalidInput, Problem
 from referee.tools.evaluate.compact import compact
 from referee.tools.evaluate.isolation import choose_isolation
 from referee.tools.evaluate.iteration import iteration_for
+from referee.tools.evaluate.progress import live_progress
 from referee.tools.evaluate.result import assemble
 from referee.tools.evaluate.run import Progress, RunPlan, run_checks
 from referee.tools.evaluate.secrets import learn_tree_secrets, redact_run
@@ -77,6 +78,12 @@ async def evaluate(request: EvaluateInput, deps: EvaluateDeps) -> Evaluation:
                 )
             ]
         )
+    # `referee view` shows the evaluations running now: the same messages as MCP's progress.
+    with live_progress(deps.store.home, request.contract_id, request.evaluator, deps.now) as live:
+        return await _evaluate(request, replace(deps, on_progress=live.relay(deps.on_progress)))
+
+
+async def _evaluate(request: EvaluateInput, deps: EvaluateDeps) -> Evaluation:
     contract = load_contract(deps.store, request.contract_id)
     criteria = _criteria(contract, request.evaluator)
     repo = _repo_of(contract, deps.settings)

@@ -15,6 +15,7 @@ from referee.tools.models.common import Model
 from referee.tools.models.contract import Contract
 from referee.tools.models.evaluation import Evaluation
 from referee.tools.models.rubric import Rubric
+from referee.tools.report.places import Places, places
 from referee.tools.store import (
     Store,
     StoredRun,
@@ -200,6 +201,11 @@ def run_report(store: Store, run_id: str) -> ReportData:
         repo_root=_repo_root(store, contract),
         store_home=str(store.home.resolve()),
     )
+
+
+def report_places(store: Store, contract: Contract) -> Places:
+    """The machine prefixes a page about `contract` writes as relative paths."""
+    return places(_repo_root(store, contract), str(store.home.resolve()))
 
 
 def _repo_root(store: Store, contract: Contract) -> str | None:

@@ -68,14 +68,30 @@ def render_html(data: ReportData) -> str:
         oversized file is named instead).
     """
     doc = document(analyse(data), places(data.repo_root, data.store_home))
-    title = html.escape(doc.title)
-    body = "\n".join(_section(s) for s in doc.sections)
+    return page(doc.title, document_html(doc))
+
+
+def page(title: str, body: str, *, css: str = "", head: str = "") -> str:
+    """The one page shell of the report and the viewer: inline CSS, nothing fetched.
+
+    Args:
+        title: The page's title (escaped here).
+        body: The markup inside `<main>`, already escaped.
+        css: More style rules (the viewer's).
+        head: More markup in `<head>`, already escaped.
+    """
     return (
-        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta'
-        f' charset="utf-8">\n<title>{title}</title>\n'
-        f"<style>{_CSS}</style>\n</head>\n<body>\n<h1>{title}</h1>\n{_badge(doc)}\n"
-        f"{_contents(doc)}\n{body}\n</body>\n</html>\n"
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>{html.escape(title)}</title>\n<style>{_CSS}{css}</style>\n{head}</head>\n"
+        f"<body>\n<main>\n{body}\n</main>\n</body>\n</html>\n"
     )
+
+
+def document_html(doc: Document) -> str:
+    """A report document as markup: its title, verdict badge, contents and sections."""
+    body = "\n".join(section_html(s) for s in doc.sections)
+    return f"<h1>{html.escape(doc.title)}</h1>\n{_badge(doc)}\n{_contents(doc)}\n{body}"
 
 
 def _badge(doc: Document) -> str:
@@ -93,7 +109,8 @@ def _contents(doc: Document) -> str:
     return f'<nav aria-label="Contents"><ol>{items}</ol></nav>'
 
 
-def _section(section: Section) -> str:
+def section_html(section: Section) -> str:
+    """One section of a report document as markup (the viewer shows some of them too)."""
     blocks = "\n".join(_block(b) for b in section.blocks)
     return (
         f'<section id="{section.anchor}">\n<h2>{html.escape(section.title)}</h2>\n{blocks}\n'

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
+from referee.tools.report.adequacy import AdequacyRow
 from referee.tools.report.analysis import FEASIBILITY, ids_text
 from referee.tools.report.history import BROWSER_SHOWN, BrowserRow
 from referee.tools.report.places import Places
@@ -349,10 +350,12 @@ def _criteria(view: ReportView) -> Section:
 
 
 def _adequacy(view: ReportView) -> Section:
+    return adequacy_section(view.adequacy)
+
+
+def adequacy_section(found: list[AdequacyRow]) -> Section:
     """Do the tests pin the change: uncovered changed lines, surviving mutants, flaky tests."""
-    rows = [
-        [r.criterion, r.kind, r.location, r.detail, r.evidence_id or "—"] for r in view.adequacy
-    ]
+    rows = [[r.criterion, r.kind, r.location, r.detail, r.evidence_id or "—"] for r in found]
     headers = ["Criterion", "What", "Where", "Detail", "Evidence"]
     empty = "not measured (task scope, Python tests checks; mutants at depth deep)"
     return Section("Test adequacy", [Table(headers, rows, empty=empty)])
@@ -470,13 +473,18 @@ def _evidence(view: ReportView) -> Section:
 
 
 def _browser(view: ReportView) -> Section:
+    return browser_section(view.browser_checks)
+
+
+def browser_section(checks: list[BrowserRow], most: int = BROWSER_SHOWN) -> Section:
     """Each browser criterion, failing ones first and all of them: verdict and reason, its
-    command, steps, what failed with Playwright's messages verbatim, then its screenshot."""
-    if not view.browser_checks:
+    command, steps, what failed with Playwright's messages verbatim, then its screenshot; passing
+    ones fill the section up to `most`."""
+    if not checks:
         return Section("Browser checks", [Para("no browser check in this report")])
-    failing = [b for b in view.browser_checks if b.failed]
-    passing = [b for b in view.browser_checks if not b.failed]
-    shown = passing[: max(0, BROWSER_SHOWN - len(failing))]
+    failing = [b for b in checks if b.failed]
+    passing = [b for b in checks if not b.failed]
+    shown = passing[: max(0, most - len(failing))]
     blocks: list[Block] = []
     for b in failing + shown:
         blocks += _browser_blocks(b)
@@ -515,11 +523,13 @@ def _public(doc: Document, places: Places) -> Document:
     return replace(
         doc,
         title=places.public(doc.title),
-        sections=[
-            Section(places.public(sec.title), [_public_block(b, places) for b in sec.blocks])
-            for sec in doc.sections
-        ],
+        sections=[public_section(sec, places) for sec in doc.sections],
     )
+
+
+def public_section(sec: Section, places: Places) -> Section:
+    """A section with every machine path written relative to what a reader knows."""
+    return Section(places.public(sec.title), [_public_block(b, places) for b in sec.blocks])
 
 
 def _public_block(block: Block, places: Places) -> Block:
