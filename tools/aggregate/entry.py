@@ -60,8 +60,9 @@ from referee.tools.models.common import BLOCK, REVISE
 from referee.tools.models.contract import Contract
 from referee.tools.repo import checkout_command
 from referee.tools.rubrics import RubricSet
-from referee.tools.store import Store, latest_iteration, load_contract, runs_for
+from referee.tools.store import Store, latest_iteration, load_contract
 from referee.tools.store.aggregates import latest_decided, save_aggregate
+from referee.tools.store.canaries import real_runs
 from referee.tools.text import agrees, counted
 
 __all__ = ["aggregate", "decision_at_bound", "latest_brief"]
@@ -316,7 +317,7 @@ def _leak_notes(leaks: list[HoldoutLeak]) -> list[str]:
 
 def _alerts(ctx: _Context, scores: list[IterationScore]) -> list[Alert]:
     series = series_of(ctx.history)
-    runs = runs_for(ctx.store, ctx.contract.id)
+    runs = real_runs(ctx.store, ctx.contract.id)
     return [
         *not_comparable_alerts(version_changes(series, ctx.iteration)),
         *regression_alerts(series, ctx.iteration),

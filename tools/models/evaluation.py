@@ -63,6 +63,10 @@ class EvaluateInput(Model):
     evaluator_model: str | None = Field(
         default=None, description="The judging model (for the comparability guard)"
     )
+    canary: bool = Field(
+        default=False,
+        description="Orchestrator only: plant a defect in a copy of the iteration",
+    )
 
 
 class EvaluationTarget(Target):

@@ -1,0 +1,126 @@
+"""Canary iterations through MCP: a defect planted in a copy of an iteration, judged as an
+ordinary iteration, recorded as caught or missed, and never a verdict."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from judges import CHANGE, catch_all, judge_iteration, miss_all
+from mcp import Client
+from mcp_calls import call
+from projects import SAMPLE_ENV, calc_repo, pytest_check
+
+from referee.server.app import build_server
+from referee.tools.settings import Settings
+from referee.tools.store import Store
+from referee.tools.store.canaries import canaries_for
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    repo = calc_repo(tmp_path / "calc")
+    (repo / "src" / "calc.py").write_text(CHANGE, encoding="utf-8")
+    return repo
+
+
+@pytest.fixture
+async def agent(repo: Path) -> AsyncIterator[Client]:
+    async with Client(build_server(Settings.build([repo], env=dict(SAMPLE_ENV)))) as client:
+        yield client
+
+
+async def contract(agent: Client) -> str:
+    created = await call(
+        agent,
+        "create_contract",
+        goal="Add, clamp and parse numbers.",
+        task_type="bug",
+        out_of_scope=["ui"],
+        functional=[
+            {
+                "criterion": "adds",
+                "verification_method": "test",
+                "check": pytest_check("tests/test_calc.py"),
+            }
+        ],
+    )
+    return str(created["contract"]["id"])
+
+
+def shape(evaluation: dict[str, Any]) -> Any:
+    """The result with what differs between any two runs made equal: ids, tree, signature,
+    timestamps, durations and the sandbox's temporary folders."""
+    text = json.dumps(evaluation, sort_keys=True)
+    for value in (evaluation["run_id"], evaluation["target"]["tree"], evaluation["signature"]):
+        text = text.replace(value, "X")
+    text = re.sub(r'"(duration_s|timestamp)": [^,}]+', r'"\1": 0', text)
+    return json.loads(re.sub(r"referee-run-[^/]+/runs/[0-9a-f]+", "RUN", text))
+
+
+async def test_a_canary_run_looks_like_a_real_run_of_the_same_iteration(agent: Client) -> None:
+    cid = await contract(agent)
+    real, _ = await judge_iteration(agent, miss_all, cid, 1)
+    canary = await call(agent, "evaluate", contract_id=cid, evaluator="evaluator", canary=True)
+    assert canary["run_id"] != real["run_id"] and canary["iteration"] == 1
+    assert canary["target"]["tree"] != real["target"]["tree"]
+    assert shape(canary) == shape(real)
+    text = (await agent.call_tool("evaluate", {"contract_id": cid, "canary": True})).content
+    assert "canary" not in json.dumps([c.model_dump() for c in text]).lower()
+
+
+async def test_the_judge_gets_the_canary_when_it_evaluates_the_iteration_again(
+    agent: Client, repo: Path
+) -> None:
+    cid = await contract(agent)
+    await judge_iteration(agent, miss_all, cid, 1)
+    canary = await call(agent, "evaluate", contract_id=cid, evaluator="evaluator", canary=True)
+    served, checked = await judge_iteration(agent, catch_all, cid, 1)
+    assert served["run_id"] == canary["run_id"]
+    assert checked["valid"] and not checked["stale"] and not checked["replaced"]
+    # Judged: the next evaluation of the iteration is a real one again.
+    again = await call(agent, "evaluate", contract_id=cid, evaluator="evaluator", iteration=1)
+    assert again["run_id"] != canary["run_id"]
+    store = Store(repo / ".referee")
+    (stored,) = canaries_for(store, cid)
+    assert stored.outcome is not None and stored.outcome["caught"] is True
+    store.close()
+
+
+async def test_a_canary_card_never_decides_the_iteration(agent: Client) -> None:
+    cid = await contract(agent)
+    await judge_iteration(agent, miss_all, cid, 1)
+    before = await call(agent, "aggregate", contract_id=cid)
+    await call(agent, "evaluate", contract_id=cid, evaluator="evaluator", canary=True)
+    await judge_iteration(agent, catch_all, cid, 1)  # REVISE on the canary
+    after = await call(agent, "aggregate", contract_id=cid)
+    assert before["decision"] == after["decision"] == "DELIVER"
+    assert after["evaluator_verdicts"] == before["evaluator_verdicts"]
+
+
+async def test_the_change_resource_shows_the_planted_defect_only_on_the_canary(
+    agent: Client,
+) -> None:
+    cid = await contract(agent)
+    real, _ = await judge_iteration(agent, miss_all, cid, 1)
+    canary = await call(agent, "evaluate", contract_id=cid, evaluator="evaluator", canary=True)
+    texts = []
+    for run in (real, canary):
+        read = await agent.read_resource(f"change://{run['run_id']}")
+        texts.append("".join(getattr(c, "text", "") for c in read.contents))
+    assert (
+        texts[0] != texts[1] and "+++ b/src/calc.py" in texts[0] and "+++ b/src/calc.py" in texts[1]
+    )
+
+
+async def test_a_canary_before_any_iteration_is_refused_with_the_next_step(agent: Client) -> None:
+    cid = await contract(agent)
+    result = await agent.call_tool("evaluate", {"contract_id": cid, "canary": True})
+    assert result.is_error
+    assert "canary_needs_run" in str(result.content)
