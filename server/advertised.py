@@ -78,6 +78,7 @@ _DOCUMENTS = {
     "TestAdequacy": "diff coverage, mutants, repeats: schema://evaluation ($defs TestAdequacy)",
     "GamingIndicator": "schema://aggregate ($defs GamingIndicator)",
     "DimensionChange": "schema://aggregate ($defs DimensionChange)",
+    "JudgeReliability": "canary recall, stability, humans: schema://judge-reliability",
 }
 # The contract's other nested shapes, in an input: named, their fields checked by the core.
 _INPUT_SHAPES = {"Serve": "its fields: schema://contract ($defs Serve)"}

@@ -18,6 +18,8 @@ from referee.tools.models import (
     AggregateResult,
     CreateContractResult,
     Evaluation,
+    JudgeReliability,
+    Rate,
     StrategicAssessment,
     ValidationResult,
 )
@@ -316,12 +318,43 @@ def human_verdict(record: CalibrationRecord) -> str:
 
 def calibration(report: CalibrationReport) -> str:
     if report.overall is None:
-        return "no human verdict is logged yet (record_human_verdict)"
-    lines = [f"overall: {_agreement(report.overall)}"]
-    lines += listed(
-        [f"prompt {v.evaluator_prompt_version}: {_agreement(v)}" for v in report.versions], 5, ""
-    )
-    return fit(lines)
+        lines = ["no human verdict is logged yet (record_human_verdict)"]
+    else:
+        lines = [f"overall: {_agreement(report.overall)}"]
+        lines += listed(
+            [f"prompt {v.evaluator_prompt_version}: {_agreement(v)}" for v in report.versions],
+            5,
+            "",
+        )
+    return fit([*lines, *judge_lines(report.judges)])
+
+
+def judge_lines(judges: Sequence[JudgeReliability]) -> list[str]:
+    """One line per judge: recall, stability and human agreement, each with its cases."""
+    lines = []
+    for j in judges:
+        parts = [
+            _rated("canary recall", j.canary),
+            _rated("stability", j.stability),
+            _rated("human agreement", j.human),
+        ]
+        kinds = ", ".join(
+            f"{k} {_share(r)}" for k, r in (j.canary.by_kind if j.canary else {}).items()
+        )
+        head = f"judge {j.evaluator} ({j.evaluator_model}, prompt {j.evaluator_prompt_version}): "
+        lines.append(head + "; ".join(p for p in parts if p) + (f" [{kinds}]" if kinds else ""))
+        if j.flagged:
+            lines.append(f"  FLAGGED: {j.flagged}")
+    return lines
+
+
+def _share(rate: Rate) -> str:
+    shown = "n/a" if rate.rate is None else f"{rate.rate:.0%}"
+    return f"{shown} of {rate.cases}"
+
+
+def _rated(name: str, rate: Rate | None) -> str:
+    return f"{name} {_share(rate)}" if rate is not None else ""
 
 
 def _agreement(a: Agreement) -> str:

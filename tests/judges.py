@@ -13,10 +13,12 @@ from __future__ import annotations
 import copy
 import re
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 from mcp import Client
 from mcp_calls import call
+from projects import calc_repo, pytest_check
 
 # The sample change (`CHANGE`) and the shapes every planted defect takes in it.
 CHANGE = (
@@ -142,3 +144,29 @@ async def judge_iteration(
     checked = await call(agent, "validate_scorecard", scorecard=card)
     assert checked["valid"], checked["errors"]
     return evaluation, checked
+
+
+def change_repo(path: Path) -> Path:
+    """The sample project with `CHANGE` as its uncommitted change."""
+    repo = calc_repo(path)
+    (repo / "src" / "calc.py").write_text(CHANGE, encoding="utf-8")
+    return repo
+
+
+async def change_contract(agent: Client) -> str:
+    """A one-evaluator contract whose tests pass on `CHANGE` (and on every canary of it)."""
+    created = await call(
+        agent,
+        "create_contract",
+        goal="Add, clamp and parse numbers.",
+        task_type="bug",
+        out_of_scope=["ui"],
+        functional=[
+            {
+                "criterion": "adds",
+                "verification_method": "test",
+                "check": pytest_check("tests/test_calc.py"),
+            }
+        ],
+    )
+    return str(created["contract"]["id"])

@@ -297,9 +297,10 @@ def _print_record(record: Any) -> None:
 def run_calibration(args: argparse.Namespace) -> int:
     from referee.tools.calibration import calibration_report
 
-    store = open_store(settings_of(args))
+    settings = settings_of(args)
+    store = open_store(settings)
     try:
-        report = calibration_report(store, args.contract_id)
+        report = calibration_report(store, args.contract_id, settings.min_canary_recall)
     finally:
         store.close()
     show(args, report, print_report)
@@ -307,7 +308,16 @@ def run_calibration(args: argparse.Namespace) -> int:
 
 
 def print_report(report: CalibrationReport) -> None:
-    """Print agreement per evaluator prompt version, then per evaluator within it."""
+    """Print agreement per evaluator prompt version, then per evaluator within it, then each
+    judge's reliability."""
+    _print_agreement(report)
+    from referee.server.summaries import judge_lines
+
+    for line in judge_lines(report.judges):
+        print(line)
+
+
+def _print_agreement(report: CalibrationReport) -> None:
     if report.overall is None:
         print(
             "no human verdict is logged"

@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from judges import CHANGE, catch_all, judge_iteration, miss_all
+from judges import catch_all, change_contract, change_repo, judge_iteration, miss_all
 from mcp import Client
 from mcp_calls import call
-from projects import SAMPLE_ENV, calc_repo, pytest_check
+from projects import SAMPLE_ENV
 
 from referee.server.app import build_server
 from referee.tools.settings import Settings
@@ -25,9 +25,7 @@ pytestmark = pytest.mark.anyio
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    repo = calc_repo(tmp_path / "calc")
-    (repo / "src" / "calc.py").write_text(CHANGE, encoding="utf-8")
-    return repo
+    return change_repo(tmp_path / "calc")
 
 
 @pytest.fixture
@@ -36,22 +34,7 @@ async def agent(repo: Path) -> AsyncIterator[Client]:
         yield client
 
 
-async def contract(agent: Client) -> str:
-    created = await call(
-        agent,
-        "create_contract",
-        goal="Add, clamp and parse numbers.",
-        task_type="bug",
-        out_of_scope=["ui"],
-        functional=[
-            {
-                "criterion": "adds",
-                "verification_method": "test",
-                "check": pytest_check("tests/test_calc.py"),
-            }
-        ],
-    )
-    return str(created["contract"]["id"])
+contract = change_contract
 
 
 def shape(evaluation: dict[str, Any]) -> Any:

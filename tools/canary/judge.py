@@ -9,8 +9,9 @@ a judge that asks for revision of everything without naming the defect has not s
 
 The judge is measured on what it added: an issue of the run's own draft (referee's, which a card
 may not drop) is not the judge's finding. When referee's evidence already shows the defect (a
-criterion the copy passed fails on the canary, or a draft issue lies at the defect), the canary
-is `evidence_caught`: recorded, but no measure of the judge, so recall leaves it out.
+criterion the copy passed fails on the canary, or an issue the copy's draft did not have lies at
+the defect, such as a secret the scan found), the canary is `evidence_caught`: recorded, but no
+measure of the judge, so recall leaves it out.
 """
 
 from __future__ import annotations
@@ -63,6 +64,7 @@ def judge_card(
     reference: Mapping[str, Any] | None,
     passed_before: Sequence[str],
     draft: Mapping[str, Any],
+    draft_before: Mapping[str, Any],
 ) -> CanaryOutcome:
     """How a validated card for a canary's run fared against its defect.
 
@@ -73,11 +75,14 @@ def judge_card(
         reference: The computed values of the judge's card for the copied iteration, if any.
         passed_before: Criteria ids the copied iteration's run passed.
         draft: The canary run's draft scorecard (what referee itself found).
+        draft_before: The copied run's draft.
     """
     before = set(passed_before)
     given = {_key(i) for i in _items(draft.get("issues"))}
+    old = {_key(i) for i in _items(draft_before.get("issues"))}
+    new = [i for i in _items(draft.get("issues")) if _key(i) not in old]
     shown = {c.get("id") for c in _items(draft.get("criteria")) if c.get("pass") is False}
-    evidence = bool(shown & before) or any(_near(defect, i) for i in _items(draft.get("issues")))
+    evidence = bool(shown & before) or any(_near(defect, i) for i in new)
     failed = {c.get("id") for c in _items(card.get("criteria")) if c.get("pass") is False} & before
     added = [i for i in _items(card.get("issues")) if _key(i) not in given]
     near = any(_near(defect, issue) for issue in added)

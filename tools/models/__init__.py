@@ -10,6 +10,7 @@ scorecard   the canonical, tenpoint and draft scorecards
 validation  what validate_scorecard accepts and returns
 aggregate   what aggregate accepts and returns
 strategy    what evaluate returns at strategic scope
+reliability how far a judge can be trusted (canary recall, stability, human agreement)
 rubric      rubrics and their scored examples
 schemas     schemas/*.schema.json generated from the models above
 """
@@ -75,6 +76,7 @@ from referee.tools.models.holdouts import (
     HoldoutContent,
     HoldoutFileInfo,
 )
+from referee.tools.models.reliability import JudgeReliability, Rate
 from referee.tools.models.rubric import Rubric
 from referee.tools.models.scorecard import DraftScorecard, Scorecard, Target, TenpointScorecard
 from referee.tools.models.strategy import EvaluateResult, StrategicAssessment
@@ -124,7 +126,9 @@ __all__ = [
     "HoldoutContent",
     "HoldoutFileInfo",
     "Isolation",
+    "JudgeReliability",
     "Model",
+    "Rate",
     "ReasonCode",
     "RevisionBrief",
     "Rubric",

@@ -33,10 +33,15 @@ def record_catch(
     """Record whether the card caught the canary's defect."""
     d = canary.defect
     defect = PlantedDefect(str(d["kind"]), str(d["path"]), int(d["line"]), str(d["dimension"]))
-    run = load_run(store, canary.run_id).evaluation
-    draft = run.draft_scorecard.model_dump(mode="json", by_alias=True)
+    draft, draft_before = _draft(store, canary.run_id), _draft(store, canary.source_run_id)
     outcome = judge_card(
-        defect, data, computed, _reference(store, canary), _passed_before(store, canary), draft
+        defect,
+        data,
+        computed,
+        _reference(store, canary),
+        _passed_before(store, canary),
+        draft,
+        draft_before,
     )
     judged = {
         **outcome.as_dict(),
@@ -56,6 +61,15 @@ def _reference(store: Store, canary: StoredCanary) -> dict[str, Any] | None:
         if canary.evaluator in (None, s.evaluator)
     ]
     return own[-1].computed if own else None
+
+
+def _draft(store: Store, run_id: str) -> dict[str, Any]:
+    try:
+        return load_run(store, run_id).evaluation.draft_scorecard.model_dump(
+            mode="json", by_alias=True
+        )
+    except NotFound:
+        return {}
 
 
 def _passed_before(store: Store, canary: StoredCanary) -> list[str]:
