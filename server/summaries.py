@@ -16,8 +16,10 @@ from referee.tools.errors import Problem
 from referee.tools.models import (
     AddHoldoutFilesResult,
     AggregateResult,
+    Budget,
     CreateContractResult,
     Evaluation,
+    IterationCost,
     JudgeReliability,
     Rate,
     StrategicAssessment,
@@ -278,8 +280,33 @@ def aggregate(result: AggregateResult) -> str:
     lines += [f"alert {a.kind}: {a.message}" for a in result.alerts[:3]]
     if len(result.alerts) > 3:
         lines.append(f"… {counted(len(result.alerts) - 3, 'more alert')}")
+    lines += budget_lines(result.budget)[-3:]
     lines.append("next: " + _next_step(result))
     return fit(lines)
+
+
+def budget_lines(budget: Budget | None) -> list[str]:
+    """The cost per iteration, the loop's total, the solo baseline and the overhead note."""
+    if budget is None:
+        return []
+    lines = [f"iteration {c.iteration}: {_cost(c)}" for c in budget.iterations]
+    if budget.total is not None:
+        lines.append(f"loop total: {_cost(budget.total)}")
+    if budget.solo:
+        lines.append(budget.solo)
+    if budget.note:
+        lines.append(f"note: {budget.note}")
+    return lines
+
+
+def _cost(c: IterationCost) -> str:
+    generator = f", generator {c.generator_s:g}" if c.generator_s is not None else ""
+    parts = [f"{c.wall_s:g} s (checks {c.checks_s:g}, judging {c.judging_s:g}{generator})"]
+    if c.tokens is not None:
+        parts.append(f"{c.tokens:,} tokens")
+    if c.cost_usd is not None:
+        parts.append(f"${c.cost_usd:.2f}")
+    return ", ".join(parts)
 
 
 def _next_step(result: AggregateResult) -> str:

@@ -45,6 +45,7 @@ async def aggregate(
         tree=tree,
         holdout_files=hidden.names(contract.id),
         holdout_texts=hidden.texts(contract.id),
+        usage=request.usage,
     )
 
 

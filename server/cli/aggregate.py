@@ -84,8 +84,13 @@ def _register_aggregate(commands: argparse._SubParsersAction) -> None:  # type: 
         "contract_id", help="a stored contract id, or an exported contract file (imported first)"
     )
     # The tool's own options come from AggregateInput; the contract may also be a file here, and
-    # the scorecards come from files.
-    add_model_options(parser, "aggregate-input", skip=["contract_id", "scorecards"])
+    # the scorecards come from files, the generator's usage as one JSON object.
+    add_model_options(parser, "aggregate-input", skip=["contract_id", "scorecards", "usage"])
+    parser.add_argument(
+        "--usage",
+        metavar="JSON",
+        help='the generator\'s usage for the iteration: {"tokens": N, "cost_usd": X, "seconds": S}',
+    )
     parser.add_argument(
         "--scorecards",
         type=Path,
@@ -131,6 +136,7 @@ def run_aggregate(args: argparse.Namespace) -> int:
             tree=tree,
             holdout_files=hidden.names(args.contract_id),
             holdout_texts=hidden.texts(args.contract_id),
+            usage=_usage(args.usage),
         )
     except UsageError as exc:
         sys.stderr.write(f"error: {exc}\n")
@@ -216,6 +222,9 @@ def print_result(result: AggregateResult) -> None:
         "alerts",
         [f"{a.kind}{' ' + a.dimension if a.dimension else ''}: {a.message}" for a in result.alerts],
     )
+    from referee.server.summaries import budget_lines
+
+    _print_list("budget", budget_lines(result.budget))
 
 
 def _print_scores(result: AggregateResult) -> None:
@@ -255,6 +264,20 @@ def _print_brief(brief: RevisionBrief) -> None:
 def _issue_line(item: BriefIssue) -> str:
     where = f"  @ {item.location}" if item.location else ""
     return f"  {item.text}{where}"
+
+
+def _usage(text: str | None) -> Any:
+    """--usage as the model, or a UsageError saying what is wrong with it."""
+    if text is None:
+        return None
+    from pydantic import ValidationError
+
+    from referee.tools.models import Usage
+
+    try:
+        return Usage.model_validate_json(text)
+    except ValidationError as exc:
+        raise UsageError(f"--usage: {exc.errors()[0]['msg']}") from exc
 
 
 def _print_list(title: str, lines: list[str]) -> None:

@@ -5,18 +5,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from judges import catch_all, change_contract, change_repo, judge_iteration, miss_all
+from judges import catch_all, change_contract, judge_iteration, miss_all
 from mcp import Client
 from mcp_calls import call
-from projects import SAMPLE_ENV
 
-from referee.server.app import build_server
-from referee.tools.settings import Settings
 from referee.tools.store import Store
 from referee.tools.store.canaries import canaries_for
 
@@ -24,14 +20,13 @@ pytestmark = pytest.mark.anyio
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    return change_repo(tmp_path / "calc")
+def repo(change_project: Path) -> Path:
+    return change_project
 
 
 @pytest.fixture
-async def agent(repo: Path) -> AsyncIterator[Client]:
-    async with Client(build_server(Settings.build([repo], env=dict(SAMPLE_ENV)))) as client:
-        yield client
+def agent(change_agent: Client) -> Client:
+    return change_agent
 
 
 contract = change_contract

@@ -4,7 +4,6 @@ reliability calibration_report reads from their canaries and re-judgements."""
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -14,30 +13,25 @@ from judges import (
     Judge,
     catch_all,
     change_contract,
-    change_repo,
     judge_iteration,
     miss_all,
 )
 from mcp import Client
 from mcp_calls import call
-from projects import SAMPLE_ENV
 
-from referee.server.app import build_server
 from referee.server.cli import main
-from referee.tools.settings import Settings
 
 pytestmark = pytest.mark.anyio
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    return change_repo(tmp_path / "calc")
+def repo(change_project: Path) -> Path:
+    return change_project
 
 
 @pytest.fixture
-async def agent(repo: Path) -> AsyncIterator[Client]:
-    async with Client(build_server(Settings.build([repo], env=dict(SAMPLE_ENV)))) as client:
-        yield client
+def agent(change_agent: Client) -> Client:
+    return change_agent
 
 
 contract = change_contract

@@ -9,6 +9,7 @@ evidence    evidence items and test outcomes
 scorecard   the canonical, tenpoint and draft scorecards
 validation  what validate_scorecard accepts and returns
 aggregate   what aggregate accepts and returns
+budget      what the loop cost: usage a client reports, cost per iteration, the solo baseline
 strategy    what evaluate returns at strategic scope
 reliability how far a judge can be trusted (canary recall, stability, human agreement)
 rubric      rubrics and their scored examples
@@ -25,6 +26,7 @@ from referee.tools.models.aggregate import (
     RevisionBrief,
     Scores,
 )
+from referee.tools.models.budget import Budget, IterationCost, Usage
 from referee.tools.models.checks import (
     BrowserCheck,
     BrowserStep,
@@ -97,6 +99,7 @@ __all__ = [
     "BriefIssue",
     "BrowserCheck",
     "BrowserStep",
+    "Budget",
     "Check",
     "CheckKind",
     "CommandCheck",
@@ -126,6 +129,7 @@ __all__ = [
     "HoldoutContent",
     "HoldoutFileInfo",
     "Isolation",
+    "IterationCost",
     "JudgeReliability",
     "Model",
     "Rate",
@@ -144,6 +148,7 @@ __all__ = [
     "TestOutcome",
     "TestsCheck",
     "Thresholds",
+    "Usage",
     "ValidateScorecardInput",
     "ValidationResult",
 ]

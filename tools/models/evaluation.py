@@ -53,8 +53,7 @@ class EvaluateInput(Model):
     isolation: Isolation = Field(
         default="sandbox",
         description=(
-            "sandbox: bubblewrap over an overlay of the tree; inplace: no sandbox; worktree: a"
-            " detached checkout of ref"
+            "sandbox: bubblewrap over an overlay; inplace: none; worktree: a checkout of ref"
         ),
     )
     require_sandbox: bool = Field(
