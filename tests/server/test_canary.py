@@ -8,11 +8,13 @@ import re
 from pathlib import Path
 from typing import Any
 
+import anyio.to_thread
 import pytest
 from judges import catch_all, change_contract, judge_iteration, miss_all
 from mcp import Client
 from mcp_calls import call
 
+from referee.server.cli import main
 from referee.tools.store import Store
 from referee.tools.store.canaries import canaries_for
 
@@ -102,3 +104,47 @@ async def test_a_canary_before_any_iteration_is_refused_with_the_next_step(agent
     result = await agent.call_tool("evaluate", {"contract_id": cid, "canary": True})
     assert result.is_error
     assert "canary_needs_run" in str(result.content)
+
+
+async def test_the_cli_plants_a_canary_and_serves_it_to_the_judges_next_evaluate(
+    agent: Client, repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cid = await contract(agent)
+    await judge_iteration(agent, miss_all, cid, 1)
+    capsys.readouterr()
+    command = ["--root", str(repo), "evaluate", cid, "--evaluator", "evaluator", "--json"]
+    # The CLI runs its own event loop: in a thread of its own, as a separate process would.
+    assert await anyio.to_thread.run_sync(main, [*command, "--canary"]) == 0
+    planted = json.loads(capsys.readouterr().out)
+    assert planted["iteration"] == 1 and planted["target"]["ref"] is None
+    assert await anyio.to_thread.run_sync(main, command) == 0
+    assert json.loads(capsys.readouterr().out)["run_id"] == planted["run_id"]
+    report = await agent.read_resource(f"report://{cid}")
+    assert planted["run_id"] not in "".join(getattr(c, "text", "") for c in report.contents)
+
+
+async def test_the_judges_other_channels_answer_a_canary_as_they_answer_a_real_run(
+    agent: Client,
+) -> None:
+    cid = await contract(agent)
+    real, real_checked = await judge_iteration(agent, miss_all, cid, 1)
+    await call(agent, "evaluate", contract_id=cid, evaluator="evaluator", canary=True)
+    canary, canary_checked = await judge_iteration(agent, miss_all, cid, 1)
+    # validate_scorecard: the same fields and codes (a first card of its run replaces nothing).
+    for key in ("valid", "format", "stored", "replaced", "stale", "evaluator", "iteration"):
+        assert canary_checked[key] == real_checked[key], key
+    codes = [[w["code"] for w in c["warnings"]] for c in (canary_checked, real_checked)]
+    assert codes[0] == codes[1]
+    # report://RUN and evidence://RUN/E1: the same sections and the same kind of item.
+    sections = []
+    for run in (canary, real):
+        read = await agent.read_resource(f"report://{run['run_id']}")
+        text = "".join(getattr(c, "text", "") for c in read.contents)
+        sections.append(re.findall(r"^## .*$", text, re.M))
+        item = await agent.read_resource(f"evidence://{run['run_id']}/E1")
+        assert json.loads(item.contents[0].text)["tool"] == real["evidence"][0]["tool"]
+    assert sections[0] == sections[1]
+    # The prior scorecard, the prompt and the report link are the run's as for any iteration.
+    assert (
+        canary["prior_scorecard"] == real["prior_scorecard"] and canary["prompt"] == real["prompt"]
+    )
