@@ -89,7 +89,11 @@ def _register_aggregate(commands: argparse._SubParsersAction) -> None:  # type: 
     parser.add_argument(
         "--usage",
         metavar="JSON",
-        help='the generator\'s usage for the iteration: {"tokens": N, "cost_usd": X, "seconds": S}',
+        # The model's description (the tool's), then the JSON shape the option takes.
+        help=(
+            "The generator's usage for this iteration, where known, as JSON:"
+            ' {"tokens": N, "cost_usd": X, "seconds": S}'
+        ),
     )
     parser.add_argument(
         "--scorecards",
