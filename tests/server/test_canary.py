@@ -148,3 +148,20 @@ async def test_the_judges_other_channels_answer_a_canary_as_they_answer_a_real_r
     assert (
         canary["prior_scorecard"] == real["prior_scorecard"] and canary["prompt"] == real["prompt"]
     )
+
+
+async def test_the_served_canary_names_the_judges_model_and_waits_for_the_depth_it_was_run_at(
+    agent: Client,
+) -> None:
+    cid = await contract(agent)
+    await judge_iteration(agent, miss_all, cid, 1)
+    canary = await call(agent, "evaluate", contract_id=cid, evaluator="evaluator", canary=True)
+    asked = {"contract_id": cid, "evaluator": "evaluator", "iteration": 1}
+    deeper = await call(agent, "evaluate", **asked, depth="deep")
+    assert deeper["run_id"] != canary["run_id"] and deeper["depth"] == "deep"
+    served = await call(agent, "evaluate", **asked, evaluator_model="judge-model-7")
+    assert served["run_id"] == canary["run_id"]
+    assert served["draft_scorecard"]["evaluator_model"] == "judge-model-7"
+    card = await miss_all(agent, served)
+    card["evaluator_model"] = "judge-model-7"
+    assert (await call(agent, "validate_scorecard", scorecard=card))["valid"]

@@ -202,10 +202,16 @@ async def _served_canary(
     if pending is None:
         return None
     source = load_run(deps.store, pending.source_run_id).evaluation
+    planted = load_run(deps.store, pending.run_id).evaluation
+    if planted.depth != request.depth:
+        return None  # it would answer another depth than asked: the orchestrator's to match
     tree = await anyio.to_thread.run_sync(working_tree_hash, repo)
     if tree != source.target.tree:
         return None  # the working tree moved on: this is another iteration's evaluation
-    return compact(load_run(deps.store, pending.run_id).evaluation, deps.settings.result_budget)
+    # The draft names the model the judge said it is, as its own evaluate would have (the
+    # signature does not cover it: it is the judge's claim).
+    planted.draft_scorecard.evaluator_model = request.evaluator_model
+    return compact(planted, deps.settings.result_budget)
 
 
 def _disguise(workspace: Workspace, disguise: Disguise) -> None:
