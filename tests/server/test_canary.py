@@ -165,3 +165,13 @@ async def test_the_served_canary_names_the_judges_model_and_waits_for_the_depth_
     card = await miss_all(agent, served)
     card["evaluator_model"] = "judge-model-7"
     assert (await call(agent, "validate_scorecard", scorecard=card))["valid"]
+
+
+async def test_a_canary_card_cannot_be_slipped_into_aggregate_inline(agent: Client) -> None:
+    cid = await contract(agent)
+    await judge_iteration(agent, miss_all, cid, 1)
+    await call(agent, "evaluate", contract_id=cid, evaluator="evaluator", canary=True)
+    served = await call(agent, "evaluate", contract_id=cid, evaluator="evaluator", iteration=1)
+    card = await catch_all(agent, served)
+    result = await agent.call_tool("aggregate", {"contract_id": cid, "scorecards": [card]})
+    assert result.is_error and "run_unknown" in str(result.content)
