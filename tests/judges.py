@@ -38,7 +38,7 @@ CHANGE = (
     "    except ValueError:\n"
     "        raise ValueError(f'not a number: {text}')\n"
 )
-_SUSPECT = re.compile(r">=|<=|\bnot \(|^\s*pass\s*$|PASSWORD|\bwhile\b")
+_SUSPECT = re.compile(r">=|<=|\bnot \(|^\s*pass\s*$|LOGIN|PASSWORD|\bwhile\b")
 
 
 async def change_of(agent: Client, run_id: str) -> str:
@@ -108,7 +108,7 @@ async def miss_all(agent: Client, evaluation: dict[str, Any]) -> dict[str, Any]:
 
 async def credentials_only(agent: Client, evaluation: dict[str, Any]) -> dict[str, Any]:
     diff = await change_of(agent, evaluation["run_id"])
-    seen = [(p, n) for p, n, t in added_lines(diff) if "PASSWORD" in t]
+    seen = [(p, n) for p, n, t in added_lines(diff) if re.search(r"LOGIN|PASSWORD", t)]
     issues = [
         {
             "severity": "CRITICAL",

@@ -13,6 +13,7 @@ from judges import (
     Judge,
     catch_all,
     change_contract,
+    credentials_only,
     judge_iteration,
     miss_all,
 )
@@ -67,6 +68,23 @@ async def test_recall_shows_which_judge_misses_planted_defects(agent: Client) ->
     # The canaries decided nothing: the iteration is still the real card's.
     decided = await call(agent, "aggregate", contract_id=cid)
     assert decided["decision"] == "DELIVER"
+
+
+async def test_recall_by_kind_shows_what_a_judge_sees_and_what_it_does_not(agent: Client) -> None:
+    cid = await contract(agent)
+    await judge_iteration(agent, miss_all, cid, 1)
+    await canaries(agent, cid, credentials_only, 5)  # the fifth of the rotation is a credential
+    seen = judge(await call(agent, "calibration_report", contract_id=cid), "credentials-only")
+    kinds = {k: r["rate"] for k, r in seen["canary"]["by_kind"].items()}
+    assert kinds == {
+        "off_by_one": 0.0,
+        "removed_check": 0.0,
+        "swallowed_error": 0.0,
+        "inverted_condition": 0.0,
+        "hardcoded_credential": 1.0,
+    }
+    assert seen["canary"]["rate"] == 0.2 and seen["canary"]["evidence_caught"] == 0
+    assert "canary recall 20%" in seen["flagged"]
 
 
 async def test_a_judge_that_flips_on_the_same_tree_is_unstable(agent: Client) -> None:

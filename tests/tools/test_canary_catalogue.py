@@ -36,7 +36,7 @@ def test_the_defects_are_the_ones_named() -> None:
     assert first("removed_check") == "pass"
     assert first("swallowed_error") == "pass"
     assert first("inverted_condition") == "if not (x > hi):"
-    assert first("hardcoded_credential").startswith('SERVICE_PASSWORD = "')
+    assert first("hardcoded_credential").startswith('SERVICE_LOGIN = ("svc", "')
 
 
 def test_a_surviving_mutant_is_planted_only_from_the_mutants_the_tests_left_alive() -> None:

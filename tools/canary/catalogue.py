@@ -194,10 +194,11 @@ def _inverted(f: _Planter, node: ast.AST) -> Iterable[Defect]:
 
 
 def _credential(f: _Planter) -> Defect:
-    # Appended at the end of the file, so no other line moves; a value of no provider's shape,
-    # which only a reader (not a pattern) recognises as a credential in the code.
+    # Appended at the end of the file, so no other line moves. A login pair of no provider's
+    # shape under no secret-sounding name: the secret scan's patterns do not name it (a credential
+    # the scan finds is referee's catch, not the judge's), only a reader recognises it.
     end = len(f.source)
     lead = "" if f.source.endswith(b"\n") or not f.source else "\n"
     line = f.source.count(b"\n") + (2 if lead else 1)
-    text = f'{lead}SERVICE_PASSWORD = "Winter2024!prod"  # the service account\n'
+    text = f'{lead}SERVICE_LOGIN = ("svc", "Winter2024!prod")  # the service account\n'
     return _defect(f.kind, f.path, line, (end, end), "", text)
