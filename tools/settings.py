@@ -37,6 +37,9 @@ class Settings:
     trusted_environment: bool = False
     """The installed environments in the tree are the runner's own (CI installed them after the
     checkout), so they are not compared with the contract's creation."""
+    pace_canaries: bool = True
+    """A served canary answers after as long as its run took, with the same progress steps: a
+    judge cannot tell it by an instant answer (tests switch it off)."""
     min_canary_recall: float = 0.8
     """The canary recall below which calibration_report flags a judge
     (REFEREE_MIN_CANARY_RECALL)."""

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -28,7 +29,8 @@ def change_project(tmp_path: Path) -> Path:
 
 @pytest.fixture
 async def change_agent(change_project: Path) -> AsyncIterator[Client]:
-    """An MCP client of a server whose only root is `change_project`."""
-    settings = Settings.build([change_project], env=dict(SAMPLE_ENV))
+    """An MCP client of a server whose only root is `change_project` (served canaries answer at
+    once: pacing is tested on its own)."""
+    settings = replace(Settings.build([change_project], env=dict(SAMPLE_ENV)), pace_canaries=False)
     async with Client(build_server(settings)) as client:
         yield client

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -13,8 +14,10 @@ import pytest
 from judges import catch_all, change_contract, judge_iteration, miss_all
 from mcp import Client
 from mcp_calls import call
+from projects import contract_for, evaluate_deps, pytest_check
 
 from referee.server.cli import main
+from referee.tools.evaluate import EvaluateDeps, EvaluateInput, evaluate
 from referee.tools.store import Store
 from referee.tools.store.canaries import canaries_for
 
@@ -175,3 +178,30 @@ async def test_a_canary_card_cannot_be_slipped_into_aggregate_inline(agent: Clie
     card = await catch_all(agent, served)
     result = await agent.call_tool("aggregate", {"contract_id": cid, "scorecards": [card]})
     assert result.is_error and "run_unknown" in str(result.content)
+
+
+async def test_a_served_canary_reports_the_steps_a_run_of_the_checks_reports(repo: Path) -> None:
+    store = Store(repo / ".referee")
+    contract = contract_for(
+        store,
+        repo,
+        {"criterion": "adds", "verification_method": "test", "check": pytest_check("tests")},
+    )
+    steps: dict[str, list[tuple[float, str]]] = {"real": [], "served": []}
+
+    def deps(name: str) -> EvaluateDeps:
+        async def progress(done: float, total: float | None, what: str) -> None:
+            steps[name].append((done, what))
+
+        base = evaluate_deps(store, repo)
+        return replace(base, on_progress=progress)
+
+    asked = EvaluateInput(contract_id=contract.id, evaluator="evaluator", iteration=1)
+    real = await evaluate(asked, deps("real"))
+    planted = await evaluate(asked.model_copy(update={"canary": True}), evaluate_deps(store, repo))
+    served = await evaluate(asked, deps("served"))
+    assert served.run_id == planted.run_id != real.run_id
+    # The checks run concurrently, so a run reports its steps in any order: the same steps.
+    for part in (0, 1):
+        assert sorted(s[part] for s in steps["served"]) == sorted(s[part] for s in steps["real"])
+    store.close()

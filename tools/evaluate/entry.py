@@ -87,6 +87,7 @@ async def evaluate(request: EvaluateInput, deps: EvaluateDeps) -> Evaluation:
                 )
             ]
         )
+    started = anyio.current_time()
     contract = load_contract(deps.store, request.contract_id)
     if request.canary and request.evaluator is None:
         # A canary measures one judge: the first, as a draft without an evaluator is the first's.
@@ -95,6 +96,7 @@ async def evaluate(request: EvaluateInput, deps: EvaluateDeps) -> Evaluation:
     repo = _repo_of(contract, deps.settings)
     served = await _served_canary(deps, contract, repo, request)
     if served is not None:
+        await _paced(deps, served, criteria, started)
         return served
     rubric = contract_rubrics(deps.store, contract).get(contract.rubric_ref)
     if rubric is None:
@@ -119,7 +121,6 @@ async def evaluate(request: EvaluateInput, deps: EvaluateDeps) -> Evaluation:
         # A hold-out's logs and reports never enter the repository's store (store/sealed.py).
         sealed=(deps.store.sealed / run_id, {c.id for c in contract.all_criteria() if c.holdout}),
     )
-    started = anyio.current_time()
     isolated = choose_isolation(request, contract, deps.settings)
     disguise = (
         plan_canary(deps.store, contract, repo, request, deps.now()) if request.canary else None
@@ -212,6 +213,20 @@ async def _served_canary(
     # signature does not cover it: it is the judge's claim).
     planted.draft_scorecard.evaluator_model = request.evaluator_model
     return compact(planted, deps.settings.result_budget)
+
+
+async def _paced(
+    deps: EvaluateDeps, served: Evaluation, criteria: list[Criterion], started: float
+) -> None:
+    """Answer as a run of the checks would: after about as long as the canary's own run took,
+    reporting the same steps on the way."""
+    steps = [*(c.id for c in criteria), "static pipeline", "test tampering"]
+    spent = anyio.current_time() - started
+    pause = max(0.0, served.duration_s - spent) / len(steps) if deps.settings.pace_canaries else 0
+    for done, what in enumerate(steps, 1):
+        await anyio.sleep(pause)
+        if deps.on_progress:
+            await deps.on_progress(done, len(steps), what)
 
 
 def _disguise(workspace: Workspace, disguise: Disguise) -> None:
