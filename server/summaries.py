@@ -362,7 +362,12 @@ def judge_lines(judges: Sequence[JudgeReliability]) -> list[str]:
     for j in judges:
         parts = [
             _rated("canary recall", j.canary),
-            _rated("stability", j.stability),
+            _rated("stability", j.stability)
+            + (
+                f" comparisons ({counted(j.stability.pairs, 'tree')} re-judged)"
+                if j.stability
+                else ""
+            ),
             _rated("human agreement", j.human),
         ]
         kinds = ", ".join(
