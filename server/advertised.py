@@ -78,9 +78,14 @@ _DOCUMENTS = {
     "TestAdequacy": "diff coverage, mutants, repeats: schema://evaluation ($defs TestAdequacy)",
     "GamingIndicator": "schema://aggregate ($defs GamingIndicator)",
     "DimensionChange": "schema://aggregate ($defs DimensionChange)",
+    "Budget": "cost per iteration, total, solo baseline: schema://aggregate ($defs Budget)",
+    "JudgeReliability": "canary recall, stability, humans: schema://judge-reliability",
 }
 # The contract's other nested shapes, in an input: named, their fields checked by the core.
-_INPUT_SHAPES = {"Serve": "its fields: schema://contract ($defs Serve)"}
+_INPUT_SHAPES = {
+    "Serve": "its fields: schema://contract ($defs Serve)",
+    "Usage": "tokens, cost_usd, seconds: schema://aggregate-input ($defs Usage)",
+}
 
 
 @cache

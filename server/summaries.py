@@ -16,8 +16,12 @@ from referee.tools.errors import Problem
 from referee.tools.models import (
     AddHoldoutFilesResult,
     AggregateResult,
+    Budget,
     CreateContractResult,
     Evaluation,
+    IterationCost,
+    JudgeReliability,
+    Rate,
     StrategicAssessment,
     ValidationResult,
 )
@@ -276,8 +280,33 @@ def aggregate(result: AggregateResult) -> str:
     lines += [f"alert {a.kind}: {a.message}" for a in result.alerts[:3]]
     if len(result.alerts) > 3:
         lines.append(f"… {counted(len(result.alerts) - 3, 'more alert')}")
+    lines += budget_lines(result.budget)[-3:]
     lines.append("next: " + _next_step(result))
     return fit(lines)
+
+
+def budget_lines(budget: Budget | None) -> list[str]:
+    """The cost per iteration, the loop's total, the solo baseline and the overhead note."""
+    if budget is None:
+        return []
+    lines = [f"iteration {c.iteration}: {_cost(c)}" for c in budget.iterations]
+    if budget.total is not None:
+        lines.append(f"loop total: {_cost(budget.total)}")
+    if budget.solo:
+        lines.append(budget.solo)
+    if budget.note:
+        lines.append(f"note: {budget.note}")
+    return lines
+
+
+def _cost(c: IterationCost) -> str:
+    generator = f", generator {c.generator_s:g}" if c.generator_s is not None else ""
+    parts = [f"{c.wall_s:g} s (checks {c.checks_s:g}, judging {c.judging_s:g}{generator})"]
+    if c.tokens is not None:
+        parts.append(f"{c.tokens:,} tokens")
+    if c.cost_usd is not None:
+        parts.append(f"${c.cost_usd:.2f}")
+    return ", ".join(parts)
 
 
 def _next_step(result: AggregateResult) -> str:
@@ -316,12 +345,48 @@ def human_verdict(record: CalibrationRecord) -> str:
 
 def calibration(report: CalibrationReport) -> str:
     if report.overall is None:
-        return "no human verdict is logged yet (record_human_verdict)"
-    lines = [f"overall: {_agreement(report.overall)}"]
-    lines += listed(
-        [f"prompt {v.evaluator_prompt_version}: {_agreement(v)}" for v in report.versions], 5, ""
-    )
-    return fit(lines)
+        lines = ["no human verdict is logged yet (record_human_verdict)"]
+    else:
+        lines = [f"overall: {_agreement(report.overall)}"]
+        lines += listed(
+            [f"prompt {v.evaluator_prompt_version}: {_agreement(v)}" for v in report.versions],
+            5,
+            "",
+        )
+    return fit([*lines, *judge_lines(report.judges)])
+
+
+def judge_lines(judges: Sequence[JudgeReliability]) -> list[str]:
+    """One line per judge: recall, stability and human agreement, each with its cases."""
+    lines = []
+    for j in judges:
+        parts = [
+            _rated("canary recall", j.canary),
+            _rated("stability", j.stability)
+            + (
+                f" comparisons ({counted(j.stability.pairs, 'tree')} re-judged)"
+                if j.stability
+                else ""
+            ),
+            _rated("human agreement", j.human),
+        ]
+        kinds = ", ".join(
+            f"{k} {_share(r)}" for k, r in (j.canary.by_kind if j.canary else {}).items()
+        )
+        head = f"judge {j.evaluator} ({j.evaluator_model}, prompt {j.evaluator_prompt_version}): "
+        lines.append(head + "; ".join(p for p in parts if p) + (f" [{kinds}]" if kinds else ""))
+        if j.flagged:
+            lines.append(f"  FLAGGED: {j.flagged}")
+    return lines
+
+
+def _share(rate: Rate) -> str:
+    shown = "n/a" if rate.rate is None else f"{rate.rate:.0%}"
+    return f"{shown} of {rate.cases}"
+
+
+def _rated(name: str, rate: Rate | None) -> str:
+    return f"{name} {_share(rate)}" if rate is not None else ""
 
 
 def _agreement(a: Agreement) -> str:

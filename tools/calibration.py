@@ -18,6 +18,8 @@ from pydantic import Field
 
 from referee.tools.errors import InvalidInput, Problem
 from referee.tools.models.common import ACCEPT, BLOCK, REVISE, Model, Verdict
+from referee.tools.models.reliability import JudgeReliability
+from referee.tools.reliability import HumanPair, Judge, judge_of, reliability
 from referee.tools.store import Store, load_scorecard
 from referee.tools.store.calibration import CalibrationRow, calibration_rows, insert_calibration
 from referee.tools.store.scorecards import StoredScorecard
@@ -95,6 +97,10 @@ class CalibrationReport(Model):
         description="Across every prompt version; null when nothing is logged"
     )
     versions: list[VersionAgreement]
+    judges: list[JudgeReliability] = Field(
+        default_factory=list,
+        description="Per evaluator, prompt version and model: canary recall, stability, humans",
+    )
 
 
 def record_human_verdict(
@@ -175,26 +181,40 @@ class _Pair(NamedTuple):
     evaluator: str
     evaluator_verdict: Verdict
     human_verdict: Verdict
+    judge: Judge
 
 
-def calibration_report(store: Store, contract_id: str | None = None) -> CalibrationReport:
-    """Report how often evaluators agree with humans, per evaluator prompt version.
+DEFAULT_MIN_RECALL = 0.8
+
+
+def calibration_report(
+    store: Store, contract_id: str | None = None, min_recall: float = DEFAULT_MIN_RECALL
+) -> CalibrationReport:
+    """Report how often evaluators agree with humans, per evaluator prompt version, and each
+    judge's reliability (tools/reliability.py).
 
     When a scorecard was judged more than once, the latest human verdict counts.
 
     Args:
         store: The store.
         contract_id: Only this contract's scorecards; None for all.
+        min_recall: The canary recall below which a judge is flagged.
 
     Returns:
-        Overall agreement, and agreement per prompt version with a per-evaluator breakdown.
+        Overall agreement, agreement per prompt version with a per-evaluator breakdown, and the
+        reliability of every judge with a case.
     """
     pairs = _pairs(calibration_rows(store, contract_id), store)
     versions = sorted({p.version for p in pairs})
+    humans = [HumanPair(p.judge, p.evaluator_verdict, p.human_verdict) for p in pairs]
+    kappa = {
+        j: agreement([p for p in pairs if p.judge == j]).kappa for j in {p.judge for p in pairs}
+    }
     return CalibrationReport(
         contract_ref=contract_id,
         overall=agreement(pairs) if pairs else None,
         versions=[_version(v, [p for p in pairs if p.version == v]) for v in versions],
+        judges=reliability(store, contract_id, humans, kappa, min_recall),
     )
 
 
@@ -206,7 +226,8 @@ def _pairs(rows: Sequence[CalibrationRow], store: Store) -> list[_Pair]:
         mine = _evaluator_verdict(card)
         if mine is not None and row.verdict in _VERDICTS:
             version = _stated(card, "evaluator_prompt_version") or UNVERSIONED
-            pairs.append(_Pair(version, card.evaluator, mine, row.verdict))
+            judge = judge_of(card.evaluator, card.body, card.computed)
+            pairs.append(_Pair(version, card.evaluator, mine, row.verdict, judge))
     return pairs
 
 

@@ -165,6 +165,16 @@ _EVALUATE: dict[str, Meaning] = {
         "evaluate: a new tree would start an iteration beyond the contract's `max_iterations`.",
         "Call `aggregate`: at the bound it delivers the best iteration.",
     ),
+    "canary_needs_run": _e(
+        "evaluate with `canary`: no iteration of the contract (or not the one named) has been"
+        " evaluated at task scope, and a canary copies an evaluated tree.",
+        "Evaluate the iteration first, then ask for its canary.",
+    ),
+    "canary_unavailable": _e(
+        "evaluate with `canary`: no defect of the catalogue can be planted in the iteration's"
+        " files (the catalogue plants in Python source first; other languages have no kind yet).",
+        "Leave canaries out for this contract; docs/reliability.md lists the kinds.",
+    ),
     "no_checks_at_strategic_scope": _e(
         "evaluate: scope 'strategic' runs no checks.", "Read it with strategic_assessment."
     ),

@@ -17,7 +17,8 @@ and you must not run anything that writes to the repository. Your only output is
 
 ## Start from distrust
 - The implementer's summary, commit message or "all tests pass" is a claim, not evidence.
-- Read the code and the diff yourself. Follow the logic; tidy structure is not correctness.
+- Read the code and the diff yourself: `change://{run_id}` is the change the run judged (the
+  working tree may hold other work by now). Follow the logic; tidy structure is not correctness.
 - A passing check proves only what it exercises. Ask what the tests do not cover, and look there.
 - Probe the edge cases an implementer skips: empty input, bounds, errors, concurrency, security.
 

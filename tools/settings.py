@@ -37,6 +37,12 @@ class Settings:
     trusted_environment: bool = False
     """The installed environments in the tree are the runner's own (CI installed them after the
     checkout), so they are not compared with the contract's creation."""
+    pace_canaries: bool = True
+    """A served canary answers after as long as its run took, with the same progress steps: a
+    judge cannot tell it by an instant answer (tests switch it off)."""
+    min_canary_recall: float = 0.8
+    """The canary recall below which calibration_report flags a judge
+    (REFEREE_MIN_CANARY_RECALL)."""
 
     @property
     def holdout_base(self) -> Path:
@@ -87,4 +93,14 @@ class Settings:
             max_concurrency=max(1, os.cpu_count() or 1),
             env=env,
             key=KeySource.from_env(env),
+            min_canary_recall=_fraction(env.get("REFEREE_MIN_CANARY_RECALL"), 0.8),
         )
+
+
+def _fraction(text: str | None, default: float) -> float:
+    """A share between 0 and 1 from the environment; anything else leaves the default."""
+    try:
+        value = float(text) if text else default
+    except ValueError:
+        return default
+    return value if 0.0 <= value <= 1.0 else default

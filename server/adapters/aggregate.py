@@ -27,8 +27,7 @@ async def aggregate(
     BLOCK → ESCALATE; all ACCEPT → DELIVER; any REVISE → REVISE with revision_brief (issues merged,
     deduplicated, ranked, LOW deferred, no hold-outs: issues revealing one go to holdout_leaks,
     for you alone; hand it to the generator) or, at max_iterations, DELIVER the best iteration
-    with quality_notes. checkout names the command that restores the delivered iteration. Also
-    scores and alerts.
+    with quality_notes. checkout restores the delivered iteration. Also scores and alerts.
     """
     state = ctx.request_context.lifespan_context
     contract = load_contract(state.store, request.contract_id)
@@ -46,6 +45,7 @@ async def aggregate(
         tree=tree,
         holdout_files=hidden.names(contract.id),
         holdout_texts=hidden.texts(contract.id),
+        usage=request.usage,
     )
 
 
@@ -73,10 +73,11 @@ async def calibration_report(
     roots: types.ListRootsResult,
     request: calibration.CalibrationReportInput,
 ) -> calibration.CalibrationReport:
-    """Agreement of evaluators with humans per evaluator prompt version: count, rate and
-    Cohen's kappa (null, with a note, when undefined)."""
+    """Agreement with humans per prompt version (rate, Cohen's kappa), and per judge: canary
+    recall, stability, human agreement; flagged when recall is low."""
+    state = ctx.request_context.lifespan_context
     return calibration.calibration_report(
-        ctx.request_context.lifespan_context.store, request.contract_id
+        state.store, request.contract_id, state.settings.min_canary_recall
     )
 
 

@@ -12,7 +12,7 @@ from mcp.server.mcpserver.exceptions import ResourceError
 from referee.tools.errors import RefereeError
 from referee.tools.evaluate import EvaluateDeps, EvaluateInput
 from referee.tools.evaluate import evaluate as evaluate_core
-from referee.tools.evidence import full_evidence, screenshot_of
+from referee.tools.evidence import full_evidence, run_change, screenshot_of
 from referee.tools.models import EvaluateResult, Evaluation, StrategicAssessment
 from referee.tools.report import strategic_assessment
 
@@ -27,10 +27,10 @@ async def evaluate(
     ctx: Context[State, Any], roots: types.ListRootsResult, request: EvaluateInput
 ) -> Annotated[Evaluation | StrategicAssessment, EvaluateResult]:
     """Ground verdicts in evidence: referee runs the contract's checks itself (tests, commands,
-    browser, static analysis, test-tampering detection) and returns each criterion's verdict citing
-    evidence ids (full output: evidence://{run_id}/{id}), derived dimension scores, what needs
-    judgement and a signed draft scorecard to complete for validate_scorecard. scope "strategic"
-    runs nothing: trends, regression risks and improvement priorities from the stored history.
+    browser, static analysis, tamper detection) and returns each criterion's verdict citing
+    evidence ids (evidence://{run_id}/{id}; the change judged: change://{run_id}), derived
+    scores, what needs judgement and a signed draft scorecard for validate_scorecard. scope
+    "strategic" runs nothing: trends, risks and priorities from the stored history.
     """
     state = ctx.request_context.lifespan_context
     if request.scope == "strategic":
@@ -62,7 +62,20 @@ TOOLS: list[ToolSpec[Any]] = [
 
 
 def register_resources(server: MCPServer[State]) -> None:
-    """evidence://{run_id}/{evidence_id} and screenshot://{run_id}/{evidence_id}."""
+    """evidence://{run_id}/{evidence_id}, screenshot://{run_id}/{evidence_id} and
+    change://{run_id}."""
+
+    @server.resource(
+        "change://{run_id}",
+        name="change",
+        mime_type="text/x-diff",
+        description="The change a run judged: its changed files, base against the evaluated tree",
+    )
+    def change(run_id: str, ctx: Context[State, Any]) -> str:
+        try:
+            return run_change(ctx.request_context.lifespan_context.store, run_id)
+        except RefereeError as exc:
+            raise ResourceError(str(exc)) from exc
 
     @server.resource(
         "evidence://{run_id}/{evidence_id}",

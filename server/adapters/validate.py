@@ -21,10 +21,10 @@ async def validate_scorecard(
     ctx: Context[State, Any], roots: types.ListRootsResult, request: ValidateScorecardInput
 ) -> ValidationResult:
     """Check a scorecard before it counts: schema, contract, arithmetic and referee's recorded
-    evidence (cited evidence ids exist, no verdict contradicts a recorded check, the tree is the
-    current one). Every problem is listed at once in errors and warnings (JSON pointer, code, what
-    to fix); computed gives the scores and the verdict. A valid scorecard is stored as its
-    evaluator's verdict for the iteration; an invalid one is a normal result with valid false.
+    evidence (cited ids exist, no verdict contradicts a recorded check, the tree is current).
+    Every problem is listed at once (JSON pointer, code, what to fix); computed gives the scores
+    and the verdict. A valid scorecard is stored as its evaluator's verdict for the iteration; an
+    invalid one is a normal result with valid false.
     """
     state = ctx.request_context.lifespan_context
     card = request.scorecard

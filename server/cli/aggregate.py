@@ -84,8 +84,17 @@ def _register_aggregate(commands: argparse._SubParsersAction) -> None:  # type: 
         "contract_id", help="a stored contract id, or an exported contract file (imported first)"
     )
     # The tool's own options come from AggregateInput; the contract may also be a file here, and
-    # the scorecards come from files.
-    add_model_options(parser, "aggregate-input", skip=["contract_id", "scorecards"])
+    # the scorecards come from files, the generator's usage as one JSON object.
+    add_model_options(parser, "aggregate-input", skip=["contract_id", "scorecards", "usage"])
+    parser.add_argument(
+        "--usage",
+        metavar="JSON",
+        # The model's description (the tool's), then the JSON shape the option takes.
+        help=(
+            "The generator's usage for this iteration, where known, as JSON:"
+            ' {"tokens": N, "cost_usd": X, "seconds": S}'
+        ),
+    )
     parser.add_argument(
         "--scorecards",
         type=Path,
@@ -131,6 +140,7 @@ def run_aggregate(args: argparse.Namespace) -> int:
             tree=tree,
             holdout_files=hidden.names(args.contract_id),
             holdout_texts=hidden.texts(args.contract_id),
+            usage=_usage(args.usage),
         )
     except UsageError as exc:
         sys.stderr.write(f"error: {exc}\n")
@@ -216,6 +226,9 @@ def print_result(result: AggregateResult) -> None:
         "alerts",
         [f"{a.kind}{' ' + a.dimension if a.dimension else ''}: {a.message}" for a in result.alerts],
     )
+    from referee.server.summaries import budget_lines
+
+    _print_list("budget", budget_lines(result.budget))
 
 
 def _print_scores(result: AggregateResult) -> None:
@@ -255,6 +268,20 @@ def _print_brief(brief: RevisionBrief) -> None:
 def _issue_line(item: BriefIssue) -> str:
     where = f"  @ {item.location}" if item.location else ""
     return f"  {item.text}{where}"
+
+
+def _usage(text: str | None) -> Any:
+    """--usage as the model, or a UsageError saying what is wrong with it."""
+    if text is None:
+        return None
+    from pydantic import ValidationError
+
+    from referee.tools.models import Usage
+
+    try:
+        return Usage.model_validate_json(text)
+    except ValidationError as exc:
+        raise UsageError(f"--usage: {exc.errors()[0]['msg']}") from exc
 
 
 def _print_list(title: str, lines: list[str]) -> None:
@@ -297,9 +324,10 @@ def _print_record(record: Any) -> None:
 def run_calibration(args: argparse.Namespace) -> int:
     from referee.tools.calibration import calibration_report
 
-    store = open_store(settings_of(args))
+    settings = settings_of(args)
+    store = open_store(settings)
     try:
-        report = calibration_report(store, args.contract_id)
+        report = calibration_report(store, args.contract_id, settings.min_canary_recall)
     finally:
         store.close()
     show(args, report, print_report)
@@ -307,7 +335,16 @@ def run_calibration(args: argparse.Namespace) -> int:
 
 
 def print_report(report: CalibrationReport) -> None:
-    """Print agreement per evaluator prompt version, then per evaluator within it."""
+    """Print agreement per evaluator prompt version, then per evaluator within it, then each
+    judge's reliability."""
+    _print_agreement(report)
+    from referee.server.summaries import judge_lines
+
+    for line in judge_lines(report.judges):
+        print(line)
+
+
+def _print_agreement(report: CalibrationReport) -> None:
     if report.overall is None:
         print(
             "no human verdict is logged"

@@ -1,9 +1,13 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from dataclasses import replace
+from pathlib import Path
 
 import pytest
+from judges import change_repo
 from mcp import Client
+from projects import SAMPLE_ENV
 
 from referee.server.app import build_server
 from referee.tools.settings import Settings
@@ -15,3 +19,18 @@ async def client(request: pytest.FixtureRequest, settings: Settings) -> AsyncIte
     handshake)."""
     async with Client(build_server(settings), mode=request.param) as c:
         yield c
+
+
+@pytest.fixture
+def change_project(tmp_path: Path) -> Path:
+    """The sample project with judges.CHANGE as its uncommitted change (canaries plant in it)."""
+    return change_repo(tmp_path / "calc")
+
+
+@pytest.fixture
+async def change_agent(change_project: Path) -> AsyncIterator[Client]:
+    """An MCP client of a server whose only root is `change_project` (served canaries answer at
+    once: pacing is tested on its own)."""
+    settings = replace(Settings.build([change_project], env=dict(SAMPLE_ENV)), pace_canaries=False)
+    async with Client(build_server(settings)) as client:
+        yield client

@@ -27,6 +27,7 @@ RESOURCE_TEMPLATES = {
     "contract://{contract_id}/generator",
     "evidence://{run_id}/{evidence_id}",
     "screenshot://{run_id}/{evidence_id}",
+    "change://{run_id}",
     "report://{report_id}",
     "scorecard://{scorecard_id}",
 }

@@ -21,6 +21,7 @@ from referee.tools.aggregate.alerts import (
     trend_alerts,
 )
 from referee.tools.aggregate.brief import build_brief
+from referee.tools.aggregate.budget import loop_budget
 from referee.tools.aggregate.correlation import recalibrate_alerts
 from referee.tools.aggregate.history import (
     Gaming,
@@ -56,12 +57,15 @@ from referee.tools.models.aggregate import (
     RevisionBrief,
     Scores,
 )
+from referee.tools.models.budget import Usage
 from referee.tools.models.common import BLOCK, REVISE
 from referee.tools.models.contract import Contract
 from referee.tools.repo import checkout_command
 from referee.tools.rubrics import RubricSet
-from referee.tools.store import Store, latest_iteration, load_contract, runs_for
+from referee.tools.store import Store, latest_iteration, load_contract
 from referee.tools.store.aggregates import latest_decided, save_aggregate
+from referee.tools.store.budget import save_usage
+from referee.tools.store.canaries import real_runs
 from referee.tools.text import agrees, counted
 
 __all__ = ["aggregate", "decision_at_bound", "latest_brief"]
@@ -78,6 +82,7 @@ def aggregate(
     tree: str | None = None,
     holdout_files: Sequence[str] = (),
     holdout_texts: Sequence[str] = (),
+    usage: Usage | None = None,
 ) -> AggregateResult:
     """Turn the evaluators' scorecards for one iteration into a decision, and store it (unless
     inline scorecards took part: that result is for this call only).
@@ -95,6 +100,7 @@ def aggregate(
             skips that check (a warning of validation, not an error).
         holdout_files: The contract's hold-out files, whose names the brief must not reveal.
         holdout_texts: What those files say, which the brief must not quote.
+        usage: The generator's usage for the iteration, as the client reports it (the budget).
 
     Returns:
         The decision with its reason, verdicts, brief or escalation, scores, notes and alerts.
@@ -124,6 +130,16 @@ def aggregate(
     target = _target_iteration(store, contract.id, iteration, inline)
     context = _context(store, contract, target, inline, _Hidden(holdout_files, holdout_texts))
     result = _result(context)
+    if usage is not None and not inline:
+        save_usage(
+            store,
+            contract_id=contract.id,
+            iteration=target,
+            role="generator",
+            body=usage.model_dump(mode="json", exclude_none=True),
+            at=now().astimezone(UTC).isoformat(),
+        )
+    result.budget = loop_budget(store, contract, target, result.decision)
     if inline:
         return result  # a what-if for this call: never a decision reports, briefs or prompts use
     save_aggregate(
@@ -316,7 +332,7 @@ def _leak_notes(leaks: list[HoldoutLeak]) -> list[str]:
 
 def _alerts(ctx: _Context, scores: list[IterationScore]) -> list[Alert]:
     series = series_of(ctx.history)
-    runs = runs_for(ctx.store, ctx.contract.id)
+    runs = real_runs(ctx.store, ctx.contract.id)
     return [
         *not_comparable_alerts(version_changes(series, ctx.iteration)),
         *regression_alerts(series, ctx.iteration),

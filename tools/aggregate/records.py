@@ -14,7 +14,8 @@ from referee.tools.errors import InvalidInput, Problem, pointer
 from referee.tools.models.common import ACCEPT, BLOCK, REVISE, ScorecardFormat, Verdict
 from referee.tools.models.contract import Contract
 from referee.tools.rubrics import RubricSet
-from referee.tools.store import Store, StoredRun, runs_for, scorecards_for
+from referee.tools.store import Store, StoredRun, scorecards_for
+from referee.tools.store.canaries import real_runs
 from referee.tools.validate_scorecard.arithmetic import compute
 from referee.tools.validate_scorecard.binding import BindingContext, bind
 from referee.tools.validate_scorecard.card import Card, build_card
@@ -147,7 +148,7 @@ def verified_records(store: Store, contract_id: str, variant: str = "original") 
     above it, no antipattern dropped): a scorecard stored before those rules existed, or whose run
     was replaced, never decides anything.
     """
-    context = BindingContext(runs=runs_for(store, contract_id), tree=None, key=store.key)
+    context = BindingContext(runs=real_runs(store, contract_id), tree=None, key=store.key)
     records, refused = [], []
     for s in scorecards_for(store, contract_id, variant=variant):
         fmt: ScorecardFormat = "tenpoint" if s.format == "tenpoint" else "referee"
@@ -203,7 +204,7 @@ def inline_records(
     Raises:
         InvalidInput: Every problem of every scorecard, with pointers under /scorecards/<i>.
     """
-    evidence = EvidenceContext(runs=runs_for(store, contract.id), tree=tree, key=store.key)
+    evidence = EvidenceContext(runs=real_runs(store, contract.id), tree=tree, key=store.key)
     validated: list[tuple[int, CardRecord]] = []
     problems: list[Problem] = []
     for index, card in enumerate(cards):

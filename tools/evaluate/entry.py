@@ -19,6 +19,7 @@ import anyio.to_thread
 
 from referee.tools.create_contract import contract_rubrics
 from referee.tools.errors import InvalidInput, Problem
+from referee.tools.evaluate.canary import Disguise, plan_canary, record_canary
 from referee.tools.evaluate.compact import compact
 from referee.tools.evaluate.isolation import choose_isolation
 from referee.tools.evaluate.iteration import iteration_for
@@ -26,7 +27,7 @@ from referee.tools.evaluate.progress import live_progress
 from referee.tools.evaluate.result import assemble
 from referee.tools.evaluate.run import Progress, RunPlan, run_checks
 from referee.tools.evaluate.secrets import learn_tree_secrets, redact_run
-from referee.tools.evaluate.target import TargetRequest, open_workspace, tree_changed
+from referee.tools.evaluate.target import TargetRequest, Workspace, open_workspace, tree_changed
 from referee.tools.evidence import (
     EvidenceRecorder,
     Redactor,
@@ -38,9 +39,18 @@ from referee.tools.holdouts import holdout_source
 from referee.tools.models.contract import Contract, Criterion
 from referee.tools.models.evaluation import EvaluateInput, Evaluation
 from referee.tools.paths import confine
-from referee.tools.repo import GitError, pin_tree
+from referee.tools.repo import GitError, pin_tree, working_tree_hash
 from referee.tools.settings import Settings
-from referee.tools.store import Store, load_config, load_contract, save_run, scorecards_for
+from referee.tools.store import (
+    Store,
+    latest_iteration,
+    load_config,
+    load_contract,
+    load_run,
+    save_run,
+    scorecards_for,
+)
+from referee.tools.store.canaries import pending_canary
 
 if TYPE_CHECKING:
     from referee.tools.browser.pool import BrowserPool
@@ -84,9 +94,17 @@ async def evaluate(request: EvaluateInput, deps: EvaluateDeps) -> Evaluation:
 
 
 async def _evaluate(request: EvaluateInput, deps: EvaluateDeps) -> Evaluation:
+    started = anyio.current_time()
     contract = load_contract(deps.store, request.contract_id)
+    if request.canary and request.evaluator is None:
+        # A canary measures one judge: the first, as a draft without an evaluator is the first's.
+        request = request.model_copy(update={"evaluator": contract.evaluators[0]})
     criteria = _criteria(contract, request.evaluator)
     repo = _repo_of(contract, deps.settings)
+    served = await _served_canary(deps, contract, repo, request)
+    if served is not None:
+        await _paced(deps, served, criteria, started)
+        return served
     rubric = contract_rubrics(deps.store, contract).get(contract.rubric_ref)
     if rubric is None:
         raise InvalidInput(
@@ -110,14 +128,23 @@ async def _evaluate(request: EvaluateInput, deps: EvaluateDeps) -> Evaluation:
         # A hold-out's logs and reports never enter the repository's store (store/sealed.py).
         sealed=(deps.store.sealed / run_id, {c.id for c in contract.all_criteria() if c.holdout}),
     )
-    started = anyio.current_time()
     isolated = choose_isolation(request, contract, deps.settings)
+    disguise = (
+        plan_canary(deps.store, contract, repo, request, deps.now()) if request.canary else None
+    )
     wanted = TargetRequest(
-        ref=request.ref, base=request.base, scope=request.scope, isolation=isolated.isolation
+        ref=disguise.commit if disguise else request.ref,
+        base=request.base,
+        scope=request.scope,
+        isolation="worktree" if disguise else isolated.isolation,
     )
     async with open_workspace(repo, wanted, contract) as workspace:
         # Decided once the tree is fixed and before anything runs: a refused loop runs nothing.
-        iteration = iteration_for(deps.store, contract, workspace.target.tree, request.iteration)
+        iteration = (
+            disguise.iteration
+            if disguise
+            else iteration_for(deps.store, contract, workspace.target.tree, request.iteration)
+        )
         outcomes = await run_checks(
             RunPlan(
                 contract=contract,
@@ -142,6 +169,8 @@ async def _evaluate(request: EvaluateInput, deps: EvaluateDeps) -> Evaluation:
         outcomes.tree_changed = observed.changed
         outcomes.tampering += observed.modified
         workspace.warnings += isolated.warnings
+    if disguise:
+        _disguise(workspace, disguise)
     evaluation = assemble(
         contract,
         rubric,
@@ -158,9 +187,60 @@ async def _evaluate(request: EvaluateInput, deps: EvaluateDeps) -> Evaluation:
     evaluation.sandbox = isolated.sandbox
     evaluation.duration_s = round(anyio.current_time() - started, 3)
     evaluation.generator_evidence = [s["run_id"] for s in sessions(deps.store, str(repo))]
-    await anyio.to_thread.run_sync(_pin, repo, evaluation, deps.now())
+    if disguise:
+        evaluation.isolation, evaluation.pin = disguise.isolation, disguise.pin
+    else:
+        await anyio.to_thread.run_sync(_pin, repo, evaluation, deps.now())
     evaluation = await anyio.to_thread.run_sync(redact_run, evaluation, recorder, redactor)
-    return _store_and_sign(deps, evaluation, recorder)
+    result = _store_and_sign(deps, evaluation, recorder)
+    if disguise:
+        record_canary(deps.store, result, disguise, deps.now())
+    return result
+
+
+async def _served_canary(
+    deps: EvaluateDeps, contract: Contract, repo: Path, request: EvaluateInput
+) -> Evaluation | None:
+    """The canary the orchestrator asked for, when its judge now evaluates the iteration it
+    copies: the judge calls evaluate as for any iteration and gets the canary's stored run."""
+    if request.canary or request.ref or request.scope != "task" or request.evaluator is None:
+        return None
+    iteration = request.iteration or latest_iteration(deps.store, contract.id)
+    pending = pending_canary(deps.store, contract.id, request.evaluator, iteration)
+    if pending is None:
+        return None
+    source = load_run(deps.store, pending.source_run_id).evaluation
+    planted = load_run(deps.store, pending.run_id).evaluation
+    if planted.depth != request.depth:
+        return None  # it would answer another depth than asked: the orchestrator's to match
+    tree = await anyio.to_thread.run_sync(working_tree_hash, repo)
+    if tree != source.target.tree:
+        return None  # the working tree moved on: this is another iteration's evaluation
+    # The draft names the model the judge said it is, as its own evaluate would have (the
+    # signature does not cover it: it is the judge's claim).
+    planted.draft_scorecard.evaluator_model = request.evaluator_model
+    return compact(planted, deps.settings.result_budget)
+
+
+async def _paced(
+    deps: EvaluateDeps, served: Evaluation, criteria: list[Criterion], started: float
+) -> None:
+    """Answer as a run of the checks would: after about as long as the canary's own run took,
+    reporting the same steps on the way."""
+    steps = [*(c.id for c in criteria), "static pipeline", "test tampering"]
+    spent = anyio.current_time() - started
+    pause = max(0.0, served.duration_s - spent) / len(steps) if deps.settings.pace_canaries else 0
+    for done, what in enumerate(steps, 1):
+        await anyio.sleep(pause)
+        if deps.on_progress:
+            await deps.on_progress(done, len(steps), what)
+
+
+def _disguise(workspace: Workspace, disguise: Disguise) -> None:
+    """Show a canary's run as the iteration it copies: its commit, ref and isolation (the
+    evaluated tree stays the canary's own, which its card must name)."""
+    workspace.target = disguise.shown.model_copy(update={"tree": workspace.target.tree})
+    workspace.isolation = disguise.isolation
 
 
 def _criteria(contract: Contract, evaluator: str | None) -> list[Criterion]:

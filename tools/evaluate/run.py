@@ -284,7 +284,9 @@ def _bytecode_folders(plan: RunPlan, ws: Workspace, run_root: Path) -> tuple[str
 def _scope_files(plan: RunPlan, ws: Workspace) -> list[str]:
     """Task scope: the files changed since base; project scope (and outside git): every file.
     (`scope.in_scope` tells the judge what the task is about; it hides nothing from the checks.)"""
-    if not is_git_repo(ws.workdir):
+    # The repository's, not the workdir's: a commit written out into a folder (`ref`, a canary)
+    # is still the change since base.
+    if not is_git_repo(ws.repo):
         return static_files(ws.workdir, "project", None)
     if plan.scope == "task":
         return ws.changed

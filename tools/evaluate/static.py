@@ -20,6 +20,7 @@ from referee.tools.repo import (
     is_git_repo,
     list_files,
     store_dir_changes,
+    tree_files,
 )
 from referee.tools.static import StaticFinding, StaticReport, run_pipeline
 from referee.tools.static.allowlist import Allowlist, parse_allowlist
@@ -40,7 +41,7 @@ async def run_static(ctx: GradeContext, scope: str, home: Path) -> StaticRun:
     the run's `baseline`.
     """
     scoped = [*ctx.scope_files, *await anyio.to_thread.run_sync(_store_dir_files, ctx, scope)]
-    everything = list_files(ctx.workdir) if is_git_repo(ctx.workdir) else scoped
+    everything = list_files(ctx.workdir) if is_git_repo(ctx.workdir) else _tree_files(ctx, scoped)
     files = _with_criterion_paths(ctx, scoped, everything)
     baseline: list[StaticFinding] = []
     compared = scope == "task" and ctx.base and ctx.tree and not ctx.tree.startswith("dir:")
@@ -73,6 +74,14 @@ async def run_static(ctx: GradeContext, scope: str, home: Path) -> StaticRun:
         details={**_details(report), **({"baseline": len(baseline)} if baseline else {})},
     )
     return StaticRun(report=report, evidence_ids=[item.id], baseline=baseline)
+
+
+def _tree_files(ctx: GradeContext, scoped: list[str]) -> list[str]:
+    """A commit written out into a folder (`ref`, a canary) has no git of its own: its files are
+    the evaluated tree's, so a test beside the change is found as it is in the working tree."""
+    if ctx.tree and not ctx.tree.startswith("dir:") and is_git_repo(ctx.repo):
+        return tree_files(ctx.repo, ctx.tree)
+    return scoped
 
 
 def _with_criterion_paths(ctx: GradeContext, files: list[str], everything: list[str]) -> list[str]:

@@ -15,7 +15,7 @@ from referee.tools.evidence.capture import evidence_pack, parse_hook, record_cal
 from referee.tools.evidence.recorder import EvidenceRecorder, cap_text, read_log
 from referee.tools.evidence.redact import Redactor, secret_env_values
 from referee.tools.evidence.signing import sign, verify
-from referee.tools.evidence.view import full_evidence, screenshot_of
+from referee.tools.evidence.view import full_evidence, run_change, screenshot_of
 
 __all__ = [
     "EvidenceRecorder",
@@ -26,6 +26,7 @@ __all__ = [
     "parse_hook",
     "read_log",
     "record_call",
+    "run_change",
     "screenshot_of",
     "secret_env_values",
     "sessions",

@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from referee.tools.errors import NotFound
-from referee.tools.store import Store, load_evidence
+from referee.tools.repo import GitError, change_diff
+from referee.tools.store import Store, load_evidence, load_run
 from referee.tools.store.integrity import StoreTampered
 
 FULL_LIMIT = 8 * 1024 * 1024
@@ -47,3 +48,15 @@ def screenshot_of(store: Store, run_id: str, evidence_id: str) -> bytes:
             "screenshot", f"{run_id}/{evidence_id}", hint="only browser evidence has one"
         )
     return shot.read_bytes()
+
+
+def run_change(store: Store, run_id: str) -> str:
+    """The change a run judged (its changed files, base against the evaluated tree) as a
+    unified diff: what the judge reads, rather than a working tree that may have moved on."""
+    target = load_run(store, run_id).evaluation.target
+    if target.tree.startswith("dir:"):
+        raise NotFound("run", run_id, hint="change:// needs a run of a git repository")
+    try:
+        return change_diff(Path(target.repo), target.base, target.tree, target.changed_files)
+    except (GitError, OSError) as exc:
+        raise NotFound("run", run_id, hint=f"change:// cannot read its objects ({exc})") from exc

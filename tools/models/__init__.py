@@ -9,7 +9,9 @@ evidence    evidence items and test outcomes
 scorecard   the canonical, tenpoint and draft scorecards
 validation  what validate_scorecard accepts and returns
 aggregate   what aggregate accepts and returns
+budget      what the loop cost: usage a client reports, cost per iteration, the solo baseline
 strategy    what evaluate returns at strategic scope
+reliability how far a judge can be trusted (canary recall, stability, human agreement)
 rubric      rubrics and their scored examples
 schemas     schemas/*.schema.json generated from the models above
 """
@@ -24,6 +26,7 @@ from referee.tools.models.aggregate import (
     RevisionBrief,
     Scores,
 )
+from referee.tools.models.budget import Budget, IterationCost, Usage
 from referee.tools.models.checks import (
     BrowserCheck,
     BrowserStep,
@@ -75,6 +78,7 @@ from referee.tools.models.holdouts import (
     HoldoutContent,
     HoldoutFileInfo,
 )
+from referee.tools.models.reliability import JudgeReliability, Rate
 from referee.tools.models.rubric import Rubric
 from referee.tools.models.scorecard import DraftScorecard, Scorecard, Target, TenpointScorecard
 from referee.tools.models.strategy import EvaluateResult, StrategicAssessment
@@ -95,6 +99,7 @@ __all__ = [
     "BriefIssue",
     "BrowserCheck",
     "BrowserStep",
+    "Budget",
     "Check",
     "CheckKind",
     "CommandCheck",
@@ -124,7 +129,10 @@ __all__ = [
     "HoldoutContent",
     "HoldoutFileInfo",
     "Isolation",
+    "IterationCost",
+    "JudgeReliability",
     "Model",
+    "Rate",
     "ReasonCode",
     "RevisionBrief",
     "Rubric",
@@ -140,6 +148,7 @@ __all__ = [
     "TestOutcome",
     "TestsCheck",
     "Thresholds",
+    "Usage",
     "ValidateScorecardInput",
     "ValidationResult",
 ]

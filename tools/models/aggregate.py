@@ -6,6 +6,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from referee.tools.models.budget import Budget, Usage
 from referee.tools.models.common import Decision, Model, Severity, Verdict
 
 
@@ -112,6 +113,7 @@ class AggregateResult(Model):
         default_factory=list,
         description="Dimensions that moved since each evaluator's previous comparable scorecard",
     )
+    budget: Budget | None = Field(default=None, description="What the loop cost")
     checkout: str | None = Field(
         default=None,
         description="DELIVER: the command that writes the delivered iteration's content back",
@@ -130,7 +132,9 @@ class AggregateInput(Model):
     scorecards: list[dict[str, Any]] | None = Field(
         default=None,
         description=(
-            "For this call only (a what-if): validated, never stored; each replaces the stored"
-            " one of its evaluator"
+            "A what-if for this call: validated, never stored, each replacing its evaluator's"
         ),
+    )
+    usage: Usage | None = Field(
+        default=None, description="The generator's usage for this iteration, where known"
     )

@@ -53,8 +53,7 @@ class EvaluateInput(Model):
     isolation: Isolation = Field(
         default="sandbox",
         description=(
-            "sandbox: bubblewrap over an overlay of the tree; inplace: no sandbox; worktree: a"
-            " detached checkout of ref"
+            "sandbox: bubblewrap over an overlay; inplace: none; worktree: a checkout of ref"
         ),
     )
     require_sandbox: bool = Field(
@@ -62,6 +61,10 @@ class EvaluateInput(Model):
     )
     evaluator_model: str | None = Field(
         default=None, description="The judging model (for the comparability guard)"
+    )
+    canary: bool = Field(
+        default=False,
+        description="Orchestrator only: plant a defect in a copy of the iteration",
     )
 
 

@@ -18,6 +18,7 @@ from referee.tools.models.contract import (
 from referee.tools.models.evaluation import EvaluateInput, Evaluation
 from referee.tools.models.evidence import EvidenceItem
 from referee.tools.models.holdouts import AddHoldoutFilesResult
+from referee.tools.models.reliability import JudgeReliability
 from referee.tools.models.rubric import Rubric
 from referee.tools.models.scorecard import DraftScorecard, Scorecard, TenpointScorecard
 from referee.tools.models.strategy import StrategicAssessment
@@ -39,6 +40,7 @@ MODELS: dict[str, type[BaseModel]] = {
     "aggregate": AggregateResult,
     "validation-result": ValidationResult,
     "add-holdout-files-result": AddHoldoutFilesResult,
+    "judge-reliability": JudgeReliability,
     # The tools' inputs: the CLI builds its options from these (server/cli/options.py).
     "evaluate-input": EvaluateInput,
     "aggregate-input": AggregateInput,

@@ -6,6 +6,7 @@ from typing import Literal
 
 from pydantic import ConfigDict, Field
 
+from referee.tools.models.budget import Usage
 from referee.tools.models.common import Model, Severity, Verdict
 
 
@@ -89,6 +90,9 @@ class Scorecard(Model):
     signature: str | None = Field(
         default=None, description="HMAC of that evaluation, as evaluate returned it"
     )
+    usage: Usage | None = Field(
+        default=None, description="What judging cost, where the client reports it (the budget)"
+    )
 
 
 class TenpointDimension(Model):
@@ -129,6 +133,7 @@ class TenpointScorecard(Model):
     target: Target | None = None
     run_id: str | None = None
     signature: str | None = None
+    usage: Usage | None = None
 
 
 class DraftDimension(Model):

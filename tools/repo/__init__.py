@@ -7,9 +7,11 @@ tree      tree hashes of the working tree (hashed from disk), of commits, of fol
 files     files changed since base, every file, a file's text at a commit
 views     another tree shown at the repository's own path (what to lay over, what to hide)
 objects   commits, trees and blobs read by referee itself, each checked against its name
+diff      the change a run judged, as a unified diff of verified objects
 pins      evaluated trees kept under refs/referee/<contract>/<iteration>, and restored from there
 """
 
+from referee.tools.repo.diff import change_diff
 from referee.tools.repo.files import (
     blobs_at,
     changed_files,
@@ -75,6 +77,7 @@ __all__ = [
     "TreeView",
     "blob_texts",
     "blobs_at",
+    "change_diff",
     "changed_files",
     "changed_lines",
     "checkout_command",

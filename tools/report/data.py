@@ -22,11 +22,11 @@ from referee.tools.store import (
     StoredScorecard,
     load_contract,
     load_run,
-    runs_for,
     scorecards_for,
 )
 from referee.tools.store.aggregates import aggregates_for
 from referee.tools.store.calibration import calibration_rows
+from referee.tools.store.canaries import real_runs
 
 
 class ScorecardEntry(Model):
@@ -142,11 +142,14 @@ def contract_report(store: Store, contract_id: str) -> ReportData:
     """
     contract = load_contract(store, contract_id, path="/report_id")
     rubric = _rubric(store, contract)
+    # Canaries measure the judge (calibration_report), they are no part of the contract's history.
     cards = [
-        _entry(s, rubric) for s in scorecards_for(store, contract.id, history=True, variant=None)
+        _entry(s, rubric)
+        for s in scorecards_for(store, contract.id, history=True, variant=None)
+        if not s.variant.startswith("canary:")
     ]
     aggregate, warnings = _latest_aggregate(store, contract.id, None)
-    stored = runs_for(store, contract.id)
+    stored = real_runs(store, contract.id)
     return ReportData(
         kind="contract",
         subject=contract.id,

@@ -97,6 +97,7 @@ def document(view: ReportView, places: Places | None = None) -> Document:
         _priorities,
         _gaming,
         _alerts,
+        _budget,
         _criteria,
         _adequacy,
         _trends,
@@ -321,6 +322,30 @@ def _alerts(view: ReportView) -> Section:
     if view.quality_notes:
         blocks.append(Bullets([f"Quality note: {n}" for n in view.quality_notes]))
     return Section("Alerts", blocks)
+
+
+def _budget(view: ReportView) -> Section:
+    """What the loop cost, and what the solo attempt (the first iteration) already did."""
+    b = view.budget
+    if b is None or not b.iterations:
+        return Section("Budget", [Para("no aggregate stored yet")])
+    costs = [*b.iterations, *([b.total] if b.total else [])]
+    rows = [
+        [
+            str(c.iteration) if c.iteration else "total",
+            num(c.wall_s, 1),
+            num(c.checks_s, 1),
+            num(c.judging_s, 1),
+            num(c.generator_s, 1),
+            f"{c.tokens:,}" if c.tokens is not None else "—",
+            f"${c.cost_usd:.2f}" if c.cost_usd is not None else "—",
+        ]
+        for c in costs
+    ]
+    headers = ["Iteration", "Wall s", "Checks s", "Judging s", "Generator s", "Tokens", "Cost"]
+    blocks: list[Block] = [Table(headers, rows)]
+    blocks += [Para(text) for text in (b.solo, b.note) if text]
+    return Section("Budget", blocks)
 
 
 def _criteria(view: ReportView) -> Section:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from referee.tools.calibration import CalibrationReport
+from referee.tools.models.budget import Budget
 from referee.tools.models.common import Model
 from referee.tools.models.strategy import StrategicAssessment
 from referee.tools.report import analysis, history, strategy
@@ -47,6 +48,7 @@ class ReportView(Model):
     perturbations: list[PerturbationRow]
     alerts: list[AlertRow]
     quality_notes: list[str] = Field(default_factory=list)
+    budget: Budget | None = None
     criteria: list[CriterionRow]
     trends: Trends
     strategy: StrategicAssessment | None = Field(
@@ -87,6 +89,7 @@ def analyse(data: ReportData) -> ReportView:
         perturbations=analysis.perturbations(data),
         alerts=analysis.alerts(data),
         quality_notes=list(data.aggregate.quality_notes) if data.aggregate else [],
+        budget=data.aggregate.budget if data.aggregate else None,
         criteria=history.criteria(data),
         trends=trends,
         strategy=(

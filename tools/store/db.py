@@ -89,6 +89,25 @@ CREATE TABLE IF NOT EXISTS captures (
     last_at TEXT NOT NULL,
     items INTEGER NOT NULL DEFAULT 0
 );
+CREATE TABLE IF NOT EXISTS canaries (
+    run_id TEXT PRIMARY KEY,
+    contract_id TEXT NOT NULL,
+    evaluator TEXT,
+    iteration INTEGER NOT NULL,
+    source_run_id TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    defect TEXT NOT NULL,
+    scorecard_id INTEGER,
+    outcome TEXT
+);
+CREATE TABLE IF NOT EXISTS usage (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    contract_id TEXT NOT NULL,
+    iteration INTEGER NOT NULL,
+    role TEXT NOT NULL,
+    body TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 

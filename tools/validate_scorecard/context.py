@@ -17,6 +17,7 @@ from referee.tools.models.contract import Contract
 from referee.tools.paths import confine
 from referee.tools.repo import GitError, commit_tree_hash, resolve_commit, working_tree_hash
 from referee.tools.store import Store, load_contract, runs_for
+from referee.tools.store.canaries import canary_run_ids
 from referee.tools.store.runs import StoredRun, captured_evidence_ids
 from referee.tools.validate_scorecard.evidence import EvidenceContext
 
@@ -122,7 +123,18 @@ def evidence_context(
     """
     target = scorecard.get("target")
     wants_tree = isinstance(target, dict) and isinstance(target.get("tree"), str)
-    runs = runs_for(store, contract_id)
+    runs, canaries = runs_for(store, contract_id), canary_run_ids(store, contract_id)
+    named = scorecard.get("run_id")
+    if named in canaries:
+        # A canary's tree exists only as git objects: it is the tree its card must judge.
+        run = next(r for r in runs if r.run_id == named)
+        return EvidenceContext(
+            runs=runs,
+            tree=run.evaluation.target.tree,
+            key=store.key,
+            captured=captured_evidence_ids(store),
+        )
+    runs = [r for r in runs if r.run_id not in canaries]
     ref = evaluated_ref(runs, scorecard)
     return EvidenceContext(
         runs=runs,

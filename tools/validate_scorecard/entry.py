@@ -20,6 +20,7 @@ from referee.tools.models.validation import Computed, ValidationResult
 from referee.tools.rubrics import RubricSet
 from referee.tools.store import Store, save_scorecard
 from referee.tools.validate_scorecard.arithmetic import Arithmetic, arithmetic_problems, compute
+from referee.tools.validate_scorecard.canary import canary_for_card, record_catch
 from referee.tools.validate_scorecard.card import Card, FormatChoice, build_card, detect_format, obj
 from referee.tools.validate_scorecard.codes import CODES, severity
 from referee.tools.validate_scorecard.evidence import EvidenceContext, evidence_problems
@@ -227,6 +228,8 @@ def _store(
     contract = card.contract
     # A valid scorecard checked against a contract has a known evaluator and iteration.
     assert contract is not None and result.evaluator is not None and result.iteration is not None
+    canary = canary_for_card(store, card.data)
+    computed = stored_computed(card, arithmetic)
     ident, replaced = save_scorecard(
         store,
         contract_id=contract.id,
@@ -234,11 +237,15 @@ def _store(
         iteration=result.iteration,
         format=card.format,
         body=card.data,
-        computed=stored_computed(card, arithmetic),
+        computed=computed,
         run_id=card.data.get("run_id") if isinstance(card.data.get("run_id"), str) else None,
         stored_at=now().astimezone(UTC).isoformat(),
-        variant=variant,
+        # A canary's card is kept apart (never a verdict, a decision or history), and replaces
+        # only an earlier card for the same run, as a resubmission does.
+        variant=f"canary:{canary.run_id}" if canary else variant,
     )
+    if canary:
+        record_catch(store, canary, card.data, {**computed, "evaluator": result.evaluator}, ident)
     stored = result.model_copy(
         update={"stored": True, "replaced": replaced, "scorecard_id": str(ident)}
     )
