@@ -11,7 +11,10 @@ their JSON Schemas, never hand-written. What changes on the way:
   loosely typed objects, with their discriminator and a pointer to `schema://contract`; the core
   still validates them fully and reports every problem with a JSON pointer;
 - in an output, a document with a schema resource of its own (a contract, the draft scorecard,
-  the strategic assessment) is an object naming that resource;
+  the strategic assessment) is an object naming that resource, and a code enum a string naming
+  its codes:// table;
+- in an input, an optional field whose default is null is advertised without null (leaving it
+  out says the same);
 - spellings that say the same thing shorter: no null or empty defaults, `type: [X, "null"]` for
   nullable values, no `type: string` beside a string enum.
 
@@ -81,6 +84,9 @@ _DOCUMENTS = {
     "Budget": "cost per iteration, total, solo baseline: schema://aggregate ($defs Budget)",
     "JudgeReliability": "canary recall, stability, humans: schema://judge-reliability",
 }
+# Code enums, in an output: a string naming its family's table (the codes:// resource lists
+# every code with its meaning and fix, which an enum of bare names never said).
+_CODES = {"ReasonCode": "codes://reason"}
 # The contract's other nested shapes, in an input: named, their fields checked by the core.
 _INPUT_SHAPES = {
     "Serve": "its fields: schema://contract ($defs Serve)",
@@ -136,6 +142,8 @@ def _compact(schema: Schema, keep_prose: bool) -> Schema:
         name = str(node.get("$ref", "")).rpartition("/")[2]
         if name in named:
             return {"type": "object", "description": named[name]}
+        if name in _CODES and not keep_prose:
+            return {"type": "string", "description": _CODES[name]}
         if "discriminator" in node and not keep_prose:
             return _named_union(node, defs, named, visit)
         out = {
@@ -196,6 +204,7 @@ def _union_group(node: Schema, groups: dict[frozenset[str], str]) -> str | None:
 
 def _simplify(node: Schema, keep_prose: bool) -> Schema:
     default = node.get("default", 0)
+    optional = "default" in node and default is None
     if default is None or default == [] or default == {} or (not keep_prose and "default" in node):
         del node["default"]  # omitted is the same as null or empty
     if node.get("additionalProperties") is True:
@@ -213,7 +222,28 @@ def _simplify(node: Schema, keep_prose: bool) -> Schema:
         elif set(other) == {"enum"}:
             del node["anyOf"]
             node["enum"] = [*other["enum"], None]
+    if keep_prose and optional:
+        _not_null(node)
     return node
+
+
+def _not_null(node: Schema) -> None:
+    """An optional input whose default is null is advertised without null: leaving it out says
+    the same, and a client never needs to send null (the core still accepts one)."""
+    kind = node.get("type")
+    if isinstance(kind, list) and "null" in kind:
+        rest = [t for t in kind if t != "null"]
+        node["type"] = rest[0] if len(rest) == 1 else rest
+    if isinstance(node.get("enum"), list) and None in node["enum"]:
+        node["enum"] = [v for v in node["enum"] if v is not None]
+    options = node.get("anyOf")
+    if isinstance(options, list) and {"type": "null"} in options:
+        rest = [o for o in options if o != {"type": "null"}]
+        if len(rest) == 1:
+            del node["anyOf"]
+            node.update({k: v for k, v in rest[0].items() if k not in node})
+        else:
+            node["anyOf"] = rest
 
 
 _NOT_MERGED = frozenset({"$ref", "anyOf", "oneOf", "allOf", "enum", "const", "not"})

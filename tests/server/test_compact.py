@@ -77,6 +77,21 @@ async def test_contract_shapes_are_named_by_reference_not_inlined(agent: Client)
     assert "prior_scorecard" in fields and "pin" in fields
 
 
+async def test_optional_inputs_say_no_null_and_codes_name_their_table(agent: Client) -> None:
+    tools = {t.name: t for t in (await agent.list_tools()).tools}
+    evaluate = tools["evaluate"]
+    # Left out is null: the advertised type is the value's own, and null is still accepted.
+    assert evaluate.input_schema["properties"]["ref"]["type"] == "string"
+    assert evaluate.input_schema["properties"]["iteration"]["type"] == "integer"
+    code = evaluate.output_schema["$defs"]["CriterionResult"]["properties"]["reason_code"]
+    assert code == {"type": ["string", "null"], "description": "codes://reason"}
+    sent = {"goal": "Keep it working.", "out_of_scope": ["ui"], "slug": None, "rubric_ref": None}
+    created = await agent.call_tool("create_contract", sent)
+    assert created.is_error is False, created.content
+    codes = await agent.read_resource("codes://reason")
+    assert "harness_flip" in codes.contents[0].text  # type: ignore[union-attr]
+
+
 async def test_a_loose_check_is_still_validated_fully_with_every_problem(agent: Client) -> None:
     result = await agent.call_tool(
         "create_contract",
