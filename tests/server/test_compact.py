@@ -85,7 +85,8 @@ async def test_optional_inputs_say_no_null_and_codes_name_their_table(agent: Cli
     assert evaluate.input_schema["properties"]["iteration"]["type"] == "integer"
     code = evaluate.output_schema["$defs"]["CriterionResult"]["properties"]["reason_code"]
     assert code == {"type": ["string", "null"], "description": "codes://reason"}
-    sent = {"goal": "Keep it working.", "out_of_scope": ["ui"], "slug": None, "rubric_ref": None}
+    manual = {"criterion": "reads well", "verification_method": "manual", "evaluator": None}
+    sent = {"goal": "Keep it.", "out_of_scope": ["ui"], "slug": None, "functional": [manual]}
     created = await agent.call_tool("create_contract", sent)
     assert created.is_error is False, created.content
     codes = await agent.read_resource("codes://reason")
