@@ -184,6 +184,17 @@ _EVALUATE: dict[str, Meaning] = {
         " never creates: the store was modified outside referee.",
         "Evaluate again into a fresh store (REFEREE_HOME) and find out who wrote to it.",
     ),
+    "store_unavailable": _e(
+        "The team store's database (PostgreSQL) cannot be reached, or the connection was lost"
+        " during the call; its transaction was rolled back, so nothing of the call was stored."
+        " Also a store URL that is not postgresql://.",
+        "Check that the database is up and the URL (--store, REFEREE_STORE_URL) is right, then"
+        " call again.",
+    ),
+    "store_wrong_key": _e(
+        "The store's rows were sealed with another key than the one referee was given.",
+        "Give referee the key the store's writers share (REFEREE_KEY, e.g. the team's CI secret).",
+    ),
     "type": _e(
         "`referee capture`: the hook payload is not a JSON object.",
         "Pass the PostToolUse hook's JSON payload on standard input.",

@@ -1,4 +1,4 @@
-"""referee's embedded storage (SQLite in WAL mode plus an artifacts folder)."""
+"""referee's storage: the embedded SQLite (WAL) or a team's PostgreSQL, plus an artifacts folder."""
 
 from referee.tools.store.contracts import (
     contract_exists,
@@ -9,9 +9,10 @@ from referee.tools.store.contracts import (
     replace_contract,
 )
 from referee.tools.store.db import Store
-from referee.tools.store.integrity import StoreTampered
+from referee.tools.store.integrity import StoreKeyMismatch, StoreTampered, StoreUnavailable
 from referee.tools.store.keys import KeySource
 from referee.tools.store.location import store_home
+from referee.tools.store.migrations import MIGRATIONS, SCHEMA_VERSION
 from referee.tools.store.runs import (
     StoredRun,
     evaluated_trees,
@@ -30,9 +31,13 @@ from referee.tools.store.scorecards import (
 )
 
 __all__ = [
+    "MIGRATIONS",
+    "SCHEMA_VERSION",
     "KeySource",
     "Store",
+    "StoreKeyMismatch",
     "StoreTampered",
+    "StoreUnavailable",
     "StoredRun",
     "StoredScorecard",
     "contract_exists",

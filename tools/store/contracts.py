@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
-import sqlite3
+
+from sqlalchemy.exc import SQLAlchemyError
 
 from referee.tools.errors import NotFound
 from referee.tools.models.contract import Contract, ContractConfig
-from referee.tools.store.db import Store
+from referee.tools.store.db import Store, Tx
 
 
 def insert_contract(
@@ -74,12 +75,12 @@ def replace_contract(
             conn.execute("DELETE FROM contract_config WHERE contract_id = ?", (contract.id,))
             store.insert(conn, "contracts", _columns(contract))
             _insert_config(store, conn, contract, config)
-    except sqlite3.Error as exc:  # pragma: no cover - disk full or locked for too long
+    except SQLAlchemyError as exc:  # pragma: no cover - disk full or locked for too long
         raise RuntimeError(f"could not store contract {contract.id}: {exc}") from exc
 
 
 def _insert_config(
-    store: Store, conn: sqlite3.Connection, contract: Contract, config: ContractConfig | None
+    store: Store, conn: Tx, contract: Contract, config: ContractConfig | None
 ) -> None:
     if config is None or contract.config_digest is None:
         return
