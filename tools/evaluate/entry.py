@@ -39,7 +39,16 @@ from referee.tools.models.evaluation import EvaluateInput, Evaluation
 from referee.tools.paths import confine
 from referee.tools.repo import GitError, pin_tree
 from referee.tools.settings import Settings
-from referee.tools.store import Store, load_config, load_contract, save_run, scorecards_for
+from referee.tools.store import (
+    Store,
+    clone_of,
+    load_config,
+    load_contract,
+    release_claim,
+    save_run,
+    scorecards_for,
+    url_secrets,
+)
 
 if TYPE_CHECKING:
     from referee.tools.browser.pool import BrowserPool
@@ -67,6 +76,19 @@ async def evaluate(request: EvaluateInput, deps: EvaluateDeps) -> Evaluation:
             an `iteration` that is not the tree's (`iteration_mismatch`); a new tree past
             `max_iterations` (`loop_exhausted`).
     """
+    claimed: list[tuple[str, str]] = []
+    try:
+        return await _evaluate(request, deps, claimed)
+    except BaseException:
+        # An evaluation that stored no run gives its iteration back, so the next tree takes it.
+        for contract_id, tree in claimed:
+            release_claim(deps.store, contract_id, tree)
+        raise
+
+
+async def _evaluate(
+    request: EvaluateInput, deps: EvaluateDeps, claimed: list[tuple[str, str]]
+) -> Evaluation:
     if request.scope == "strategic":
         raise InvalidInput(
             [
@@ -79,7 +101,7 @@ async def evaluate(request: EvaluateInput, deps: EvaluateDeps) -> Evaluation:
         )
     contract = load_contract(deps.store, request.contract_id)
     criteria = _criteria(contract, request.evaluator)
-    repo = _repo_of(contract, deps.settings)
+    repo = _repo_of(contract, deps.settings, deps.store)
     rubric = contract_rubrics(deps.store, contract).get(contract.rubric_ref)
     if rubric is None:
         raise InvalidInput(
@@ -110,7 +132,10 @@ async def evaluate(request: EvaluateInput, deps: EvaluateDeps) -> Evaluation:
     )
     async with open_workspace(repo, wanted, contract) as workspace:
         # Decided once the tree is fixed and before anything runs: a refused loop runs nothing.
-        iteration = iteration_for(deps.store, contract, workspace.target.tree, request.iteration)
+        claim = iteration_for(deps.store, contract, workspace.target.tree, request.iteration)
+        iteration = claim.iteration
+        if claim.new:
+            claimed.append((contract.id, workspace.target.tree))
         outcomes = await run_checks(
             RunPlan(
                 contract=contract,
@@ -170,8 +195,11 @@ def _criteria(contract: Contract, evaluator: str | None) -> list[Criterion]:
     return contract.criteria_for(evaluator)
 
 
-def _repo_of(contract: Contract, settings: Settings) -> Path:
-    repo = confine(contract.repo or ".", settings.roots, at="/contract_id")
+def _repo_of(contract: Contract, settings: Settings, store: Store) -> Path:
+    # A clone of the contract's history here (another machine, a CI job), when it has one; the
+    # clone is confined to the roots as the contract's own path would be.
+    clone = clone_of(store, contract, settings.roots)
+    repo = confine(str(clone or contract.repo or "."), settings.roots, at="/contract_id")
     if not repo.is_dir():
         raise InvalidInput(
             [
@@ -187,8 +215,10 @@ def _repo_of(contract: Contract, settings: Settings) -> Path:
 
 def _redactor(settings: Settings, contract: Contract, key: bytes) -> Redactor:
     """Every secret the checks could print: the server's and the checks' secret-looking env values,
-    and the signing key itself (out of reach in the sandbox; redacted should it ever leak)."""
+    the signing key itself and the team store's URL and password (out of reach in the sandbox;
+    redacted should they ever leak)."""
     known = [key.decode("utf-8", "replace"), *secret_env_values(settings.env)]
+    known += url_secrets(settings.store_url)
     for criterion in contract.all_criteria():
         known += secret_env_values(getattr(criterion.check, "env", None) or {})
     if contract.serve:

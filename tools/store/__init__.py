@@ -1,5 +1,7 @@
 """referee's storage: the embedded SQLite (WAL) or a team's PostgreSQL, plus an artifacts folder."""
 
+from referee.tools.store.backend import url_secrets
+from referee.tools.store.clones import clone_of
 from referee.tools.store.contracts import (
     contract_exists,
     contract_ids,
@@ -15,10 +17,13 @@ from referee.tools.store.location import store_home
 from referee.tools.store.migrations import MIGRATIONS, SCHEMA_VERSION
 from referee.tools.store.runs import (
     StoredRun,
+    claim_iteration,
+    claimed_iteration,
     evaluated_trees,
     latest_iteration,
     load_evidence,
     load_run,
+    release_claim,
     runs_for,
     save_run,
     tree_iteration,
@@ -40,6 +45,9 @@ __all__ = [
     "StoreUnavailable",
     "StoredRun",
     "StoredScorecard",
+    "claim_iteration",
+    "claimed_iteration",
+    "clone_of",
     "contract_exists",
     "contract_ids",
     "evaluated_trees",
@@ -50,6 +58,7 @@ __all__ = [
     "load_evidence",
     "load_run",
     "load_scorecard",
+    "release_claim",
     "replace_contract",
     "runs_for",
     "save_run",
@@ -57,4 +66,5 @@ __all__ = [
     "scorecards_for",
     "store_home",
     "tree_iteration",
+    "url_secrets",
 ]

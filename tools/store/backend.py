@@ -29,6 +29,7 @@ __all__ = [
     "display_url",
     "open_backend",
     "parse_store_url",
+    "url_secrets",
 ]
 
 STORE_URL_ENV = "REFEREE_STORE_URL"
@@ -78,6 +79,17 @@ def parse_store_url(raw: str) -> URL:
 def display_url(url: URL) -> str:
     """The URL without its password (and with the plain scheme the user wrote)."""
     return url.set(drivername="postgresql").render_as_string(hide_password=True)
+
+
+def url_secrets(raw: str | None) -> list[str]:
+    """What of a store URL evidence must never show: the URL itself and its password."""
+    if not raw:
+        return []
+    try:
+        password = make_url(raw).password
+    except ArgumentError:
+        password = None
+    return [raw, *([str(password)] if password else [])]
 
 
 def open_backend(home: Path, url: str | None) -> Backend:

@@ -154,12 +154,39 @@ def evidence_of(store: Store, run_id: str) -> list[EvidenceItem]:
 
 
 def tree_iteration(store: Store, contract_id: str, tree: str) -> int | None:
-    """The iteration a tree was evaluated in (the latest, should it appear in several), or None."""
+    """The iteration a tree was evaluated in (the latest, should it appear in several), or the
+    one an evaluation of it running now claimed, or None."""
     row = store.query_one(
-        "SELECT MAX(iteration) AS i FROM runs WHERE contract_id = ? AND tree = ?",
-        (contract_id, tree),
+        "SELECT MAX(i) AS i FROM (SELECT MAX(iteration) AS i FROM runs WHERE contract_id = ?"
+        " AND tree = ? UNION ALL SELECT MAX(iteration) FROM iteration_claims"
+        " WHERE contract_id = ? AND tree = ?) AS found",
+        (contract_id, tree, contract_id, tree),
     )
     return int(row["i"]) if row and row["i"] is not None else None
+
+
+def claimed_iteration(store: Store, contract_id: str) -> int:
+    """The highest iteration claimed by an evaluation that started (0 when none)."""
+    row = store.query_one(
+        "SELECT MAX(iteration) AS i FROM iteration_claims WHERE contract_id = ?", (contract_id,)
+    )
+    return int(row["i"]) if row and row["i"] is not None else 0
+
+
+def claim_iteration(store: Store, conn: Tx, contract_id: str, tree: str, iteration: int) -> None:
+    """Claim `iteration` for a new tree, inside the transaction that chose it."""
+    row = {"contract_id": contract_id, "tree": tree, "iteration": iteration}
+    store.insert(conn, "iteration_claims", row)
+
+
+def release_claim(store: Store, contract_id: str, tree: str) -> None:
+    """Give back the claim of an evaluation that stored no run (it failed or was cancelled)."""
+    with store.transaction() as conn:
+        conn.execute(
+            "DELETE FROM iteration_claims WHERE contract_id = ? AND tree = ? AND NOT EXISTS"
+            " (SELECT 1 FROM runs WHERE contract_id = ? AND tree = ?)",
+            (contract_id, tree, contract_id, tree),
+        )
 
 
 def evaluated_trees(store: Store, contract_id: str) -> dict[int, set[str]]:

@@ -153,6 +153,16 @@ sealed_evidence = Table(
     _text("body"),
     _mac(),
 )
+# Schema 3. The iteration a tree was given when its evaluation started, before its run is stored:
+# two evaluations of new trees running at once (two CI jobs) get two iterations, not one each.
+iteration_claims = Table(
+    "iteration_claims",
+    METADATA,
+    _text("contract_id", key=True),
+    _text("tree", key=True),
+    Column("iteration", Integer, nullable=False),
+    _mac(),
+)
 # The schema version, the key check and nothing else: no row MAC, nothing a verdict rests on.
 meta = Table("meta", METADATA, _text("key", key=True), _text("value"))
 

@@ -1,0 +1,137 @@
+"""A team store as a team uses it: several clones and CI jobs on one PostgreSQL database, through
+the CLI and the MCP server."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import anyio
+import pytest
+from gitrepo import git, make_repo
+from mcp import Client
+from mcp_calls import call
+from projects import SAMPLE_ENV, calc_repo, commit_all
+
+from referee.server.app import build_server
+from referee.server.cli import main
+from referee.tools.settings import Settings
+from referee.tools.store import Store, runs_for
+
+TEAM_KEY = "the team's key, a CI secret of 32+ chars"
+
+CONTRACT = """\
+goal: Keep the calculator adding.
+task_type: feature
+out_of_scope: [subtraction]
+evaluators: [judge]
+max_iterations: 5
+functional:
+  - criterion: the tests pass
+    verification_method: test
+    check: {kind: tests, argv: [python, -m, pytest, -q, tests]}
+"""
+
+
+@pytest.fixture
+def team(monkeypatch: pytest.MonkeyPatch, postgres_url: str) -> str:
+    monkeypatch.setenv("REFEREE_KEY", TEAM_KEY)
+    monkeypatch.setenv("REFEREE_STORE_URL", postgres_url)
+    return postgres_url
+
+
+def clone(origin: Path, where: Path) -> Path:
+    subprocess.run(["git", "clone", "-q", str(origin), str(where)], check=True)
+    git(where, "config", "user.email", "dev@example.com")
+    git(where, "config", "user.name", "dev")
+    return where
+
+
+def create(repo: Path, folder: Path, capsys: pytest.CaptureFixture[str]) -> str:
+    source = folder / "contract.yaml"
+    source.write_text(CONTRACT, encoding="utf-8")
+    assert main(["--root", str(repo), "contract", "create", str(source)]) == 0
+    return capsys.readouterr().out.split()[1]
+
+
+def test_a_contract_created_in_one_clone_evaluates_in_another(
+    team: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    first = calc_repo(tmp_path / "alice" / "calc")
+    second = clone(first, tmp_path / "bob" / "calc")
+    cid = create(first, tmp_path, capsys)
+    assert main(["--root", str(second), "evaluate", cid, "--json"]) == 0
+    ran = json.loads(capsys.readouterr().out)
+    assert ran["iteration"] == 1
+    store = Store(second / ".referee", url=team)
+    [run] = runs_for(store, cid)
+    assert Path(run.evaluation.target.repo) == second.resolve()  # bob's clone, not alice's path
+    store.close()
+    # A repository of another history is not a clone of it, whatever its path.
+    other = make_repo(tmp_path / "carol" / "calc", {"src/calc.py": "def add(a, b): ...\n"})
+    assert main(["--root", str(other), "evaluate", cid]) == 1
+    assert "path_outside_roots" in capsys.readouterr().err
+
+
+def test_eight_writers_at_once_lose_no_row_and_agree_on_iterations(
+    team: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    origin = calc_repo(tmp_path / "origin")
+    cid = create(origin, tmp_path, capsys)
+    clones = [clone(origin, tmp_path / f"job{n}") for n in range(6)]
+    for n, repo in enumerate(clones[3:]):  # three jobs see a change of their own: new trees
+        (repo / "src" / "calc.py").write_text(
+            f"def add(a, b):\n    return a + b  # job {n}\n", encoding="utf-8"
+        )
+        commit_all(repo, f"job {n}")
+    env = {**os.environ, "REFEREE_KEY": TEAM_KEY, "REFEREE_STORE_URL": team}
+    cli = [sys.executable, "-m", "referee.server.cli"]
+    jobs = [
+        subprocess.Popen(
+            [*cli, "--root", str(repo), "evaluate", cid, "--json", "--isolation", "worktree"],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for repo in clones
+    ]
+
+    async def through_mcp(repo: Path) -> dict[str, object]:
+        env = {**SAMPLE_ENV, "REFEREE_KEY": TEAM_KEY}
+        settings = replace(Settings.build([repo], env=env), store_url=team)
+        async with Client(build_server(settings)) as agent:
+            return await call(agent, "evaluate", contract_id=cid, isolation="worktree")
+
+    async def two_agents() -> list[dict[str, object]]:
+        found: list[dict[str, object]] = []
+
+        async def one(repo: Path) -> None:
+            found.append(await through_mcp(repo))
+
+        async with anyio.create_task_group() as group:
+            for repo in (clones[0], clones[3]):
+                group.start_soon(one, repo)
+        return found
+
+    agents = anyio.run(two_agents)
+    results = []
+    for job in jobs:
+        out, err = job.communicate(timeout=600)
+        assert job.returncode == 0, err
+        results.append(json.loads(out))
+    store = Store(origin / ".referee", url=team)
+    runs = runs_for(store, cid)
+    store.close()
+    assert len(runs) == len(jobs) + len(agents)  # no run lost
+    by_tree: dict[str, set[int]] = {}
+    for run in runs:
+        by_tree.setdefault(run.evaluation.target.tree, set()).add(run.evaluation.iteration)
+    # One iteration per tree, a different one for each tree: 1 for the common tree, 2..4 for the
+    # three changed ones, in whatever order the jobs reached the store.
+    assert all(len(found) == 1 for found in by_tree.values())
+    assert sorted(min(found) for found in by_tree.values()) == [1, 2, 3, 4]
