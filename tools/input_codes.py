@@ -195,6 +195,16 @@ _EVALUATE: dict[str, Meaning] = {
         "The store's rows were sealed with another key than the one referee was given.",
         "Give referee the key the store's writers share (REFEREE_KEY, e.g. the team's CI secret).",
     ),
+    "import_conflict": _e(
+        "`referee store import`: the store holds a different row under the key of one in the"
+        " export (another contract with that id, another run with that run id).",
+        "Import into a store that does not hold another version of those rows; nothing was"
+        " imported.",
+    ),
+    "invalid_export": _e(
+        "`referee store import`: the file is not an export of `referee store export`.",
+        "Pass the file `referee store export` wrote.",
+    ),
     "type": _e(
         "`referee capture`: the hook payload is not a JSON object.",
         "Pass the PostToolUse hook's JSON payload on standard input.",

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
@@ -16,6 +17,7 @@ from gitrepo import git, make_repo
 from mcp import Client
 from mcp_calls import call
 from projects import SAMPLE_ENV, calc_repo, commit_all
+from runs import judged
 
 from referee.server.app import build_server
 from referee.server.cli import main
@@ -135,3 +137,84 @@ def test_eight_writers_at_once_lose_no_row_and_agree_on_iterations(
     # three changed ones, in whatever order the jobs reached the store.
     assert all(len(found) == 1 for found in by_tree.values())
     assert sorted(min(found) for found in by_tree.values()) == [1, 2, 3, 4]
+
+
+GATE_CONTRACT = ".referee/contracts/calc.yaml"
+SUB = "\ndef sub(a, b):\n    return a - b\n"
+SUB_TEST = (
+    "import os, sys\n"
+    "sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..', 'src'))\n"
+    "from calc import sub\n\n"
+    "def test_sub():\n    assert sub(5, 3) == 2\n"
+)
+
+
+def scored(draft: dict[str, Any], score: int) -> dict[str, Any]:
+    """A judge's card for the draft, every dimension the draft left open scored `score`."""
+    open_ = {name for name, dim in draft["dimensions"].items() if dim.get("score") is None}
+    card = judged(draft)
+    for name in open_:
+        card["dimensions"][name]["score"] = score
+    if score < 3:
+        card["guidance"] = "Split the module into one function per operation and test each one."
+    return card
+
+
+def alice_iterates(repo: Path, tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Alice, on her machine and the team store: the contract on main, then two iterations of the
+    change, the first scored high (stored in the team store), the second low (committed)."""
+    source = tmp / "contract-source.yaml"
+    source.write_text(CONTRACT.replace("tests]}", "tests]}\n"), encoding="utf-8")
+    assert main(["--root", str(repo), "contract", "create", str(source)]) == 0
+    cid = capsys.readouterr().out.split()[1]
+    (repo / GATE_CONTRACT).parent.mkdir(parents=True)
+    assert (
+        main(["--root", str(repo), "contract", "export", cid, "-o", str(repo / GATE_CONTRACT)]) == 0
+    )
+    commit_all(repo, "the contract")
+    git(repo, "checkout", "-q", "-b", "feature")
+    with (repo / "src" / "calc.py").open("a", encoding="utf-8") as out:
+        out.write(SUB)
+    (repo / "tests" / "test_sub.py").write_text(SUB_TEST, encoding="utf-8")
+    commit_all(repo, "sub")
+    first = tmp / "first.json"
+    for iteration, score, card in ((1, 3, first), (2, 0, repo / ".referee/scorecards/judge.json")):
+        if iteration == 2:
+            with (repo / "src" / "calc.py").open("a", encoding="utf-8") as out:
+                out.write("\n# the second attempt\n")
+            commit_all(repo, "second attempt")
+        capsys.readouterr()
+        assert main(["--root", str(repo), "evaluate", cid, "--json"]) == 0
+        draft = json.loads(capsys.readouterr().out)["draft_scorecard"]
+        assert draft["iteration"] == iteration
+        card.parent.mkdir(parents=True, exist_ok=True)
+        card.write_text(json.dumps(scored(draft, score)), encoding="utf-8")
+        if iteration == 1:  # into the team's history
+            assert main(["--root", str(repo), "validate", str(first)]) == 0, capsys.readouterr()
+    git(repo, "add", "-f", ".referee/scorecards")
+    commit_all(repo, "the second attempt's scorecard")
+
+
+def ci(repo: Path, tmp: Path, capsys: pytest.CaptureFixture[str], *store: str) -> str:
+    summary = tmp / "summary.md"
+    summary.unlink(missing_ok=True)
+    args = ["--root", str(repo), "--home", str(tmp / "ci-home"), "ci", *store]
+    capsys.readouterr()
+    main([*args, "--contract-ref", f"origin/main:{GATE_CONTRACT}", "--summary", str(summary)])
+    return summary.read_text(encoding="utf-8")
+
+
+def test_the_gate_on_the_team_store_alerts_on_a_regression_only_the_shared_history_shows(
+    team: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    alice = calc_repo(tmp_path / "alice" / "calc")
+    alice_iterates(alice, tmp_path, capsys)
+    runner = clone(alice, tmp_path / "ci" / "calc")  # CI's checkout of the pull request
+    git(runner, "checkout", "-q", "feature")
+    monkeypatch.delenv("REFEREE_STORE_URL")
+    alone = ci(runner, tmp_path, capsys)  # a store of the gate's own: no history
+    assert "## referee:" in alone and "regression" not in alone
+    shared = ci(runner, tmp_path, capsys, "--store", team)
+    assert "### Alerts from the history" in shared, shared
+    assert "**regression**" in shared and "iteration 2" in shared
+    assert team not in shared and "127.0.0.1" not in shared  # the URL stays out of the summary

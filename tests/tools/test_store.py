@@ -1,14 +1,18 @@
 from __future__ import annotations
 
+import json
 import sqlite3
 import subprocess
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import pytest
 from postgres import Cluster
 from runs import CORPUS
 
+from referee.server.cli import main
 from referee.tools.create_contract.files import load_contract_file
 from referee.tools.models import Contract, EvidenceItem
 from referee.tools.settings import Settings
@@ -17,9 +21,13 @@ from referee.tools.store import (
     StoreKeyMismatch,
     StoreTampered,
     StoreUnavailable,
+    export_store,
+    import_store,
     insert_contract,
     load_contract,
+    load_run,
     runs_for,
+    save_run,
     save_scorecard,
     scorecards_for,
     store_home,
@@ -27,6 +35,7 @@ from referee.tools.store import (
 from referee.tools.store.aggregates import aggregates_for, save_aggregate
 from referee.tools.store.db import SCHEMA_VERSION, Tx
 from referee.tools.store.integrity import row_mac
+from referee.tools.store.schema import AUTO_IDS
 
 
 def test_store_lives_at_the_repository_root_even_from_a_subfolder(repo: Path) -> None:
@@ -285,3 +294,112 @@ def test_the_url_names_no_password_in_messages(repo: Path, postgres: Cluster) ->
         Store(repo / ".referee", url=url)
     assert "hunter2" not in caught.value.summary
     assert "no_such_database" in caught.value.summary
+
+
+def rich_store(repo: Path, url: str | None) -> Store:
+    """A store holding a row of every kind: a contract, runs with evidence (one item sealed),
+    a superseded and an active scorecard, a human verdict, an aggregate, a captured session."""
+    from runs import corpus_run
+
+    from referee.tools.calibration import record_human_verdict
+    from referee.tools.evidence.capture import CapturedCall, record_call
+    from referee.tools.evidence.redact import Redactor
+
+    store = Store(repo / ".referee", url=url)
+    contract = insert_contract(store, sample_contract(repo))
+    run_id, _ = corpus_run(store, "4b825dc642cb6eb9a060e54bf8d69288fbee4904")
+    stored = load_run(store, run_id)
+    item = next(iter(stored.evidence.values())).model_copy(
+        update={"id": "E99", "holdout": True, "stdout": "the hold-out's own words"}
+    )
+    evaluation = stored.evaluation.model_copy(update={"run_id": "R-sealed"})
+    save_run(store, evaluation, [item], stored.signature, "2026-03-25T12:06:00+00:00")
+    save_scorecard(store, **card_fields(store, 1))
+    second, _ = save_scorecard(store, **card_fields(store, 1))
+    record_human_verdict(second, "accept", "fine", store=store, now=lambda: datetime.now(UTC))
+    save_aggregate(
+        store,
+        contract_id=contract.id,
+        iteration=1,
+        decision="REVISE",
+        body={"why": "é"},
+        created_at="2026-03-25T12:00:00Z",
+    )
+    call = CapturedCall(
+        session_id="s1",
+        cwd=str(repo),
+        tool="Bash",
+        command="ls",
+        stdout="a",
+        stderr="",
+        exit_code=0,
+    )
+    record_call(store, call, Redactor([]), lambda: datetime.now(UTC))
+    return store
+
+
+def content(document: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """An export's rows without what a store assigns itself (ids and the MACs over them)."""
+    found = {}
+    for table, rows in document["tables"].items():
+        drop = {"mac", "id", "superseded_by", "scorecard_id"} if table in AUTO_IDS else set()
+        found[table] = [{k: v for k, v in r.items() if k not in drop} for r in rows]
+    return found
+
+
+def test_a_local_store_moves_to_the_team_store_and_back_without_loss(
+    repo: Path,
+    tmp_path: Path,
+    postgres_url: str,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("REFEREE_KEY", "the team's key, a CI secret of 32+ chars")
+    local = rich_store(repo, None)
+    before = export_store(local)
+    local.close()
+    assert {t: len(r) for t, r in before["tables"].items() if r}.keys() >= {
+        "contracts",
+        "runs",
+        "evidence",
+        "scorecards",
+        "calibration",
+        "aggregates",
+        "captures",
+        "sealed_evidence",
+        "contract_repos",
+    }
+    dump, back = tmp_path / "local.json", tmp_path / "team.json"
+    cli = ["--root", str(repo)]
+    assert main([*cli, "store", "export", str(dump)]) == 0
+    assert main([*cli, "--store", postgres_url, "store", "import", str(dump)]) == 0
+    assert main([*cli, "--store", postgres_url, "store", "import", str(dump)]) == 0  # idempotent
+    assert "0 rows" in capsys.readouterr().out.splitlines()[-1]
+    assert main([*cli, "--store", postgres_url, "store", "export", str(back)]) == 0
+    team = json.loads(back.read_text(encoding="utf-8"))
+    assert content(team) == content(before)
+    fresh = tmp_path / "fresh"
+    assert main([*cli, "--home", str(fresh), "store", "import", str(back)]) == 0
+    again = Store(fresh)
+    assert content(export_store(again)) == content(before)
+    assert load_run(again, "R-sealed").evidence["E99"].stdout == "the hold-out's own words"
+    [active] = scorecards_for(again, CID)
+    assert [c.superseded_by for c in scorecards_for(again, CID, history=True)] == [active.id, None]
+    again.close()
+
+
+def test_an_export_edited_on_the_way_is_refused(
+    repo: Path, tmp_path: Path, postgres_url: str
+) -> None:
+    store = rich_store(repo, None)
+    document = export_store(store)
+    store.close()
+    document["tables"]["aggregates"][0]["decision"] = "DELIVER"
+    team = Store(tmp_path / "team", key=store.key, url=postgres_url)
+    with pytest.raises(StoreTampered, match="does not verify"):
+        import_store(team, document)
+    other = Store(tmp_path / "other", key=b"another key of sixteen+")
+    with pytest.raises(StoreKeyMismatch):
+        import_store(other, document)
+    team.close()
+    other.close()

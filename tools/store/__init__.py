@@ -34,6 +34,7 @@ from referee.tools.store.scorecards import (
     save_scorecard,
     scorecards_for,
 )
+from referee.tools.store.transfer import export_store, import_store
 
 __all__ = [
     "MIGRATIONS",
@@ -51,6 +52,8 @@ __all__ = [
     "contract_exists",
     "contract_ids",
     "evaluated_trees",
+    "export_store",
+    "import_store",
     "insert_contract",
     "latest_iteration",
     "load_config",

@@ -36,7 +36,7 @@ from referee.tools.store.keys import KeySource
 from referee.tools.store.location import vault_root
 from referee.tools.store.migrations import SCHEMA_VERSION, migrate, schema_version, set_meta
 
-__all__ = ["SCHEMA_VERSION", "Row", "Store", "Tx"]
+__all__ = ["KEY_CHECK", "SCHEMA_VERSION", "Row", "Store", "Tx"]
 
 # Everything here is local state (database, artifacts, signing key, vault), except the two folders
 # a team commits for `referee ci`: the exported contracts and the evaluators' scorecards. Both stay
@@ -48,7 +48,7 @@ _GITIGNORE = (
 )
 # What the meta table keeps to tell a wrong key from tampered rows: an HMAC of a fixed text, which
 # says nothing about the key but whether it is the one the store's rows were sealed with.
-_KEY_CHECK = b"referee store key check"
+KEY_CHECK = b"referee store key check"
 
 
 class Row:
@@ -171,7 +171,7 @@ class Store:
 
     def _open(self) -> None:
         """Migrate when behind and check the key; a store already current is only read."""
-        check = hmac.new(self.key, _KEY_CHECK, hashlib.sha256).hexdigest()
+        check = hmac.new(self.key, KEY_CHECK, hashlib.sha256).hexdigest()
         with self._connected() as conn:
             self._check_objects(conn)
             current = schema_version(conn) == SCHEMA_VERSION
