@@ -218,3 +218,37 @@ def test_the_gate_on_the_team_store_alerts_on_a_regression_only_the_shared_histo
     assert "### Alerts from the history" in shared, shared
     assert "**regression**" in shared and "iteration 2" in shared
     assert team not in shared and "127.0.0.1" not in shared  # the URL stays out of the summary
+
+
+def test_eight_validators_and_aggregators_at_once_keep_one_active_card_and_every_row(
+    team: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from referee.tools.store import scorecards_for
+    from referee.tools.store.aggregates import aggregates_for
+
+    repo = calc_repo(tmp_path / "calc")
+    cid = create(repo, tmp_path, capsys)
+    assert main(["--root", str(repo), "evaluate", cid, "--json"]) == 0
+    draft = json.loads(capsys.readouterr().out)["draft_scorecard"]
+    card = tmp_path / "card.json"
+    card.write_text(json.dumps(judged(draft)), encoding="utf-8")
+    env = {**os.environ, "REFEREE_KEY": TEAM_KEY, "REFEREE_STORE_URL": team}
+    cli = [sys.executable, "-m", "referee.server.cli", "--root", str(repo)]
+    for command in (["validate", str(card)], ["aggregate", cid]):
+        writers = [
+            subprocess.Popen([*cli, *command], env=env, stdout=subprocess.PIPE, text=True)
+            for _ in range(8)
+        ]
+        for writer in writers:
+            writer.communicate(timeout=600)
+            assert writer.returncode in (0, 1, 4), command  # a verdict, whichever it is
+    store = Store(repo / ".referee", url=team)
+    cards = scorecards_for(store, cid, history=True)
+    aggregates = aggregates_for(store, cid)
+    store.close()
+    assert len(cards) == 8 and len(aggregates) == 8  # no row lost
+    # Each card replaced the one before it: a single chain, one card active at the end.
+    active = [c for c in cards if c.superseded_by is None]
+    assert len(active) == 1
+    successors = sorted(c.superseded_by for c in cards if c.superseded_by is not None)
+    assert successors == sorted(c.id for c in cards)[1:]
