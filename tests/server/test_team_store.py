@@ -16,6 +16,7 @@ import pytest
 from gitrepo import git, make_repo
 from mcp import Client
 from mcp_calls import call
+from postgres import Cluster
 from projects import SAMPLE_ENV, calc_repo, commit_all
 from runs import judged
 
@@ -252,3 +253,31 @@ def test_eight_validators_and_aggregators_at_once_keep_one_active_card_and_every
     assert len(active) == 1
     successors = sorted(c.superseded_by for c in cards if c.superseded_by is not None)
     assert successors == sorted(c.id for c in cards)[1:]
+
+
+async def _calls_while_the_database_is_closed(
+    settings: Settings, database: str, admin: Any
+) -> None:
+    async with Client(build_server(settings)) as agent:
+        assert (await agent.call_tool("get_contract", {"contract_id": "SC-none-20260101"})).is_error
+        admin.execute(f'ALTER DATABASE "{database}" ALLOW_CONNECTIONS false')
+        admin.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s",
+            (database,),
+        )
+        refused = await agent.call_tool("get_contract", {"contract_id": "SC-none-20260101"})
+        assert refused.is_error and "store_unavailable" in str(refused.content)
+        assert "nothing of this call was stored" in str(refused.content)
+        admin.execute(f'ALTER DATABASE "{database}" ALLOW_CONNECTIONS true')
+        again = await agent.call_tool("get_contract", {"contract_id": "SC-none-20260101"})
+        assert again.is_error and "unknown_contract" in str(again.content)  # served again
+
+
+def test_a_database_that_goes_away_is_a_tool_error_and_the_server_keeps_serving(
+    team: str, postgres: Cluster, repo: Path
+) -> None:
+    settings = replace(
+        Settings.build([repo], env={**SAMPLE_ENV, "REFEREE_KEY": TEAM_KEY}), store_url=team
+    )
+    with postgres.admin() as admin:
+        anyio.run(_calls_while_the_database_is_closed, settings, team.rsplit("/", 1)[1], admin)
