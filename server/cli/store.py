@@ -41,6 +41,7 @@ def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type
         ),
     )
     export.add_argument("file", type=Path, metavar="FILE")
+    add_json(export, "how many rows of each table were written")
     export.set_defaults(handler=run_export)
     load = sub.add_parser(
         "import",
@@ -84,7 +85,11 @@ def run_export(args: argparse.Namespace) -> int:
     finally:
         store.close()
     args.file.write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
-    rows = sum(len(r) for r in document["tables"].values())
+    counts = {table: len(rows) for table, rows in document["tables"].items()}
+    if args.json:
+        print_json({"store": store.where, "file": str(args.file), "rows": counts})
+        return 0
+    rows = sum(counts.values())
     print(f"wrote {rows} rows of {store.where} to {args.file}")
     return 0
 
