@@ -1,6 +1,6 @@
 """referee's storage: the embedded SQLite (WAL) or a team's PostgreSQL, plus an artifacts folder."""
 
-from referee.tools.store.backend import url_secrets
+from referee.tools.store.backend import shown_url, url_secrets
 from referee.tools.store.clones import clone_of
 from referee.tools.store.contracts import (
     contract_exists,
@@ -67,6 +67,7 @@ __all__ = [
     "save_run",
     "save_scorecard",
     "scorecards_for",
+    "shown_url",
     "store_home",
     "tree_iteration",
     "url_secrets",

@@ -29,6 +29,7 @@ __all__ = [
     "display_url",
     "open_backend",
     "parse_store_url",
+    "shown_url",
     "url_secrets",
 ]
 
@@ -79,6 +80,14 @@ def parse_store_url(raw: str) -> URL:
 def display_url(url: URL) -> str:
     """The URL without its password (and with the plain scheme the user wrote)."""
     return url.set(drivername="postgresql").render_as_string(hide_password=True)
+
+
+def shown_url(raw: str) -> str:
+    """A store URL as referee shows it (no password), or why it is not one."""
+    try:
+        return display_url(parse_store_url(raw))
+    except ValueError as exc:
+        return f"not a store URL: {exc}"
 
 
 def url_secrets(raw: str | None) -> list[str]:
