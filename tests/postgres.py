@@ -57,7 +57,7 @@ class Cluster:
 
     def stop(self) -> None:
         self._pg("pg_ctl", "-D", str(self.folder / "data"), "-m", "immediate", "stop")
-        shutil.rmtree(self.folder, ignore_errors=True)
+        shutil.rmtree(self.folder.parent, ignore_errors=True)  # the temp folder it was made in
 
     def _pg(self, program: str, *args: str) -> None:
         command = [str(self.bin / program), *args]
