@@ -66,6 +66,8 @@ if [[ "$EXTRAS" == *test* ]]; then
     command -v mvn >/dev/null 2>&1 || missing+=(maven)
     command -v gradle >/dev/null 2>&1 || missing+=(gradle)
     [ -d /usr/share/maven-repo/junit/junit ] || missing+=(junit4)
+    # The store's tests run against a real PostgreSQL too (a throwaway cluster, tests/postgres.py).
+    compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || missing+=(postgresql)
     [ -d /usr/share/maven-repo/org/apache/maven/plugins/maven-surefire-plugin/2.22.3 ] \
         || missing+=(libsurefire-java libmaven-compiler-plugin-java libmaven-resources-plugin-java)
     if [ "${#missing[@]}" -gt 0 ]; then

@@ -55,7 +55,12 @@ class State:
 @asynccontextmanager
 async def open_state(settings: Settings) -> AsyncIterator[State]:
     """Open the store (and, lazily, the browser) for the server's lifetime; close them after."""
-    store = Store(settings.home, key=settings.key_source.load(), vault=settings.vault_root)
+    store = Store(
+        settings.home,
+        key=settings.key_source.load(),
+        vault=settings.vault_root,
+        url=settings.store_url,
+    )
     state = State(settings=settings, store=store)
     try:
         async with state.exit_stack:

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from gitrepo import make_repo
+from postgres import Cluster, postgres_bin, start_cluster
 from projects import SAMPLE_ENV
 
 from referee.tools.settings import Settings
@@ -15,6 +17,9 @@ from referee.tools.settings import Settings
 # CI sets this: a test that would skip (no Chromium, no node, no go …) fails instead, so no gap
 # hides behind a missing tool. Read once, before `clean_environ` clears REFEREE_* for each test.
 NO_SKIP = os.environ.get("REFEREE_NO_SKIP") == "1"
+# The machine's temp folder, before each test gets its own: the PostgreSQL cluster lives there,
+# in a folder its server user can enter (pytest's own temp folders are the tester's only).
+SESSION_TMP = tempfile.gettempdir()
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -53,6 +58,31 @@ def own_tmpdir(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPat
     monkeypatch.setenv("TMPDIR", str(folder))
     monkeypatch.setattr(tempfile, "tempdir", None)  # gettempdir() reads TMPDIR again
     return folder
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[Cluster]:
+    """A throwaway PostgreSQL cluster for the session (tests/postgres.py)."""
+    if postgres_bin() is None:
+        pytest.skip("PostgreSQL is not installed: scripts/setup.sh with EXTRAS=[test] installs it")
+    cluster = start_cluster(Path(tempfile.mkdtemp(prefix="referee-pg-", dir=SESSION_TMP)))
+    yield cluster
+    cluster.stop()
+
+
+@pytest.fixture
+def postgres_url(postgres: Cluster) -> str:
+    """A fresh database of the session's cluster."""
+    return postgres.database()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store_url(request: pytest.FixtureRequest) -> str | None:
+    """The store's database, once per backend: None (the embedded SQLite) or a PostgreSQL URL."""
+    if request.param == "sqlite":
+        return None
+    url: str = request.getfixturevalue("postgres_url")
+    return url
 
 
 @pytest.fixture

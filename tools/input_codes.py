@@ -194,6 +194,27 @@ _EVALUATE: dict[str, Meaning] = {
         " never creates: the store was modified outside referee.",
         "Evaluate again into a fresh store (REFEREE_HOME) and find out who wrote to it.",
     ),
+    "store_unavailable": _e(
+        "The team store's database (PostgreSQL) cannot be reached, or the connection was lost"
+        " during the call; its transaction was rolled back, so nothing of the call was stored."
+        " Also a store URL that is not postgresql://.",
+        "Check that the database is up and the URL (--store, REFEREE_STORE_URL) is right, then"
+        " call again.",
+    ),
+    "store_wrong_key": _e(
+        "The store's rows were sealed with another key than the one referee was given.",
+        "Give referee the key the store's writers share (REFEREE_KEY, e.g. the team's CI secret).",
+    ),
+    "import_conflict": _e(
+        "`referee store import`: the store holds a different row under the key of one in the"
+        " export (another contract with that id, another run with that run id).",
+        "Import into a store that does not hold another version of those rows; nothing was"
+        " imported.",
+    ),
+    "invalid_export": _e(
+        "`referee store import`: the file is not an export of `referee store export`.",
+        "Pass the file `referee store export` wrote.",
+    ),
     "type": _e(
         "`referee capture`: the hook payload is not a JSON object.",
         "Pass the PostToolUse hook's JSON payload on standard input.",

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from referee.tools.repo.info import repository_root
+from referee.tools.store.backend import STORE_URL_ENV
 from referee.tools.store.keys import KeySource
 from referee.tools.store.location import holdout_base, store_home, vault_root
 
@@ -43,6 +44,10 @@ class Settings:
     min_canary_recall: float = 0.8
     """The canary recall below which calibration_report flags a judge
     (REFEREE_MIN_CANARY_RECALL)."""
+    store_url: str | None = None
+    """A team store (`postgresql://…`, `--store` or REFEREE_STORE_URL) instead of the embedded
+    SQLite in `home`. A secret: it never reaches a check's environment (sandbox/profile.py,
+    process/run.py), a report or a log (messages name `Store.where`, without the password)."""
 
     @property
     def holdout_base(self) -> Path:
@@ -78,8 +83,10 @@ class Settings:
         env: Mapping[str, str] | None = None,
         cwd: Path | None = None,
         memory_mb: int | None = DEFAULT_MEMORY_MB,
+        store: str | None = None,
     ) -> Settings:
-        """Settings from flags and an environment (REFEREE_HOME; the rest is passed on as `env`)."""
+        """Settings from flags and an environment (REFEREE_HOME, REFEREE_STORE_URL; the rest is
+        passed on as `env`)."""
         env = dict(os.environ if env is None else env)
         resolved = tuple(Path(r).expanduser().resolve() for r in roots) or (
             (cwd or Path.cwd()).resolve(),
@@ -94,6 +101,7 @@ class Settings:
             env=env,
             key=KeySource.from_env(env),
             min_canary_recall=_fraction(env.get("REFEREE_MIN_CANARY_RECALL"), 0.8),
+            store_url=store or env.get(STORE_URL_ENV) or None,
         )
 
 

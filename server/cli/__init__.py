@@ -29,6 +29,7 @@ COMMANDS = (
     "setup",
     "demo",
     "codes",
+    "store",
 )
 
 EPILOG = """\
@@ -73,6 +74,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--home", metavar="DIR", help="store folder (default: $REFEREE_HOME or <repo>/.referee)"
     )
+    parser.add_argument(
+        "--store",
+        dest="store_url",
+        metavar="URL",
+        help="a team store, postgresql://… (default: $REFEREE_STORE_URL, else the embedded one)",
+    )
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug messages to stderr")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
@@ -82,7 +89,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _accept_common_options(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """Let --root and --home also follow the command (`referee serve --root DIR`)."""
+    """Let --root, --home and --store also follow the command (`referee ci --store URL`)."""
     for sub in set(commands.choices.values()):
         sub.add_argument(
             "--root",
@@ -92,6 +99,14 @@ def _accept_common_options(commands: argparse._SubParsersAction) -> None:  # typ
             help="allowed root folder (repeatable)",
         )
         sub.add_argument("--home", default=argparse.SUPPRESS, metavar="DIR", help="store folder")
+        if "--store" not in sub._option_string_actions:  # validate's --store keeps the scorecard
+            sub.add_argument(
+                "--store",
+                dest="store_url",
+                default=argparse.SUPPRESS,
+                metavar="URL",
+                help="team store (postgresql://…)",
+            )
         for action in sub._actions:
             if isinstance(action, argparse._SubParsersAction):
                 _accept_common_options(action)
@@ -121,12 +136,13 @@ def _main(argv: Sequence[str] | None) -> int:
     if not getattr(args, "handler", None):
         parser.print_help(sys.stderr)
         return 2
-    from referee.tools.store import StoreTampered
+    from referee.tools.store import StoreKeyMismatch, StoreTampered, StoreUnavailable
 
     try:
         return int(args.handler(args) or 0)
-    except StoreTampered as exc:
-        # A store with a row that does not verify, or a trigger in its database: refuse, say why.
+    except (StoreTampered, StoreUnavailable, StoreKeyMismatch) as exc:
+        # A store with a row that does not verify or a trigger in its database, a team store out
+        # of reach or sealed with another key: refuse in one line, saying why.
         sys.stderr.write(f"error: {exc.summary}\n")
         return 2
 

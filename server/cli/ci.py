@@ -72,6 +72,7 @@ def run(args: argparse.Namespace) -> int:
         scorecards=tuple(Path(p) for p in args.scorecards),
         holdout_dir=Path(args.holdout_dir) if args.holdout_dir else None,
         env=dict(os.environ),
+        store_url=getattr(args, "store_url", None) or os.environ.get("REFEREE_STORE_URL") or None,
     )
     try:
         import asyncio  # only when the gate runs: every command's start-up imports this module

@@ -32,6 +32,7 @@ def settings_of(args: argparse.Namespace) -> Settings:
     return Settings.build(
         args.root,
         home=args.home,
+        store=getattr(args, "store_url", None),
         allow_hosts=getattr(args, "allow_host", None) or (),
         memory_mb=DEFAULT_MEMORY_MB if limit is None else limit,
     )
@@ -51,7 +52,12 @@ def add_memory_limit(parser: argparse.ArgumentParser) -> None:
 def open_store(settings: Settings) -> Store:
     from referee.tools.store import Store
 
-    return Store(settings.home, key=settings.key_source.load(), vault=settings.vault_root)
+    return Store(
+        settings.home,
+        key=settings.key_source.load(),
+        vault=settings.vault_root,
+        url=settings.store_url,
+    )
 
 
 def add_json(parser: argparse.ArgumentParser, what: str = "the result") -> None:

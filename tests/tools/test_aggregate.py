@@ -34,8 +34,8 @@ CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "scorecards"
 
 
 @pytest.fixture
-def store(repo: Path) -> Store:
-    return Store(repo / ".referee")
+def store(repo: Path, store_url: str | None) -> Store:
+    return Store(repo / ".referee", url=store_url)
 
 
 @pytest.fixture

@@ -15,8 +15,8 @@ from referee.tools.store import Store
 
 
 @pytest.fixture
-def store(repo: Path) -> Store:
-    return Store(repo / ".referee")
+def store(repo: Path, store_url: str | None) -> Store:
+    return Store(repo / ".referee", url=store_url)
 
 
 @pytest.fixture

@@ -22,8 +22,8 @@ def project(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def store(project: Path) -> Store:
-    return Store(project / ".referee")
+def store(project: Path, store_url: str | None) -> Store:
+    return Store(project / ".referee", url=store_url)
 
 
 async def run(store: Store, project: Path, contract_id: str, **kw: object):

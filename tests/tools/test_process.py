@@ -320,3 +320,20 @@ async def test_only_http_urls_are_polled() -> None:
     assert (
         ready.reason == "cannot poll 'file:///etc/passwd': only absolute http(s) URLs can be polled"
     )
+
+
+def test_the_store_url_and_libpq_variables_never_reach_a_check(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from referee.tools.process.run import child_env
+    from referee.tools.sandbox.profile import SandboxProfile
+
+    secret = "postgresql://referee:hunter2@db.example/referee"
+    server_env = {"PATH": "/usr/bin", "REFEREE_STORE_URL": secret, "PGPASSWORD": "hunter2"}
+    for name, value in {**server_env, "PGSERVICEFILE": "/etc/pg", "PGHOST": "db"}.items():
+        monkeypatch.setenv(name, value)
+    unsandboxed = child_env({}, "R1")
+    sandboxed = SandboxProfile.build(server_env, hidden=()).env
+    for env in (unsandboxed, sandboxed):
+        assert not any(k.startswith("PG") for k in env)
+        assert "REFEREE_STORE_URL" not in env and "hunter2" not in repr(env)

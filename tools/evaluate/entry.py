@@ -43,12 +43,15 @@ from referee.tools.repo import GitError, pin_tree, working_tree_hash
 from referee.tools.settings import Settings
 from referee.tools.store import (
     Store,
+    clone_of,
     latest_iteration,
     load_config,
     load_contract,
     load_run,
+    release_claim,
     save_run,
     scorecards_for,
+    url_secrets,
 )
 from referee.tools.store.canaries import pending_canary
 
@@ -78,6 +81,19 @@ async def evaluate(request: EvaluateInput, deps: EvaluateDeps) -> Evaluation:
             an `iteration` that is not the tree's (`iteration_mismatch`); a new tree past
             `max_iterations` (`loop_exhausted`).
     """
+    claimed: list[tuple[str, str]] = []
+    try:
+        return await _evaluate(request, deps, claimed)
+    except BaseException:
+        # An evaluation that stored no run gives its iteration back, so the next tree takes it.
+        for contract_id, tree in claimed:
+            release_claim(deps.store, contract_id, tree)
+        raise
+
+
+async def _evaluate(
+    request: EvaluateInput, deps: EvaluateDeps, claimed: list[tuple[str, str]]
+) -> Evaluation:
     if request.scope == "strategic":
         raise InvalidInput(
             [
@@ -90,17 +106,20 @@ async def evaluate(request: EvaluateInput, deps: EvaluateDeps) -> Evaluation:
         )
     # `referee view` shows the evaluations running now: the same messages as MCP's progress.
     with live_progress(deps.store.home, request.contract_id, request.evaluator, deps.now) as live:
-        return await _evaluate(request, replace(deps, on_progress=live.relay(deps.on_progress)))
+        relayed = replace(deps, on_progress=live.relay(deps.on_progress))
+        return await _evaluate_live(request, relayed, claimed)
 
 
-async def _evaluate(request: EvaluateInput, deps: EvaluateDeps) -> Evaluation:
+async def _evaluate_live(
+    request: EvaluateInput, deps: EvaluateDeps, claimed: list[tuple[str, str]]
+) -> Evaluation:
     started = anyio.current_time()
     contract = load_contract(deps.store, request.contract_id)
     if request.canary and request.evaluator is None:
         # A canary measures one judge: the first, as a draft without an evaluator is the first's.
         request = request.model_copy(update={"evaluator": contract.evaluators[0]})
     criteria = _criteria(contract, request.evaluator)
-    repo = _repo_of(contract, deps.settings)
+    repo = _repo_of(contract, deps.settings, deps.store)
     served = await _served_canary(deps, contract, repo, request)
     if served is not None:
         await _paced(deps, served, criteria, started)
@@ -140,11 +159,13 @@ async def _evaluate(request: EvaluateInput, deps: EvaluateDeps) -> Evaluation:
     )
     async with open_workspace(repo, wanted, contract) as workspace:
         # Decided once the tree is fixed and before anything runs: a refused loop runs nothing.
-        iteration = (
-            disguise.iteration
-            if disguise
-            else iteration_for(deps.store, contract, workspace.target.tree, request.iteration)
-        )
+        if disguise:
+            iteration = disguise.iteration
+        else:
+            claim = iteration_for(deps.store, contract, workspace.target.tree, request.iteration)
+            iteration = claim.iteration
+            if claim.new:
+                claimed.append((contract.id, workspace.target.tree))
         outcomes = await run_checks(
             RunPlan(
                 contract=contract,
@@ -257,8 +278,11 @@ def _criteria(contract: Contract, evaluator: str | None) -> list[Criterion]:
     return contract.criteria_for(evaluator)
 
 
-def _repo_of(contract: Contract, settings: Settings) -> Path:
-    repo = confine(contract.repo or ".", settings.roots, at="/contract_id")
+def _repo_of(contract: Contract, settings: Settings, store: Store) -> Path:
+    # A clone of the contract's history here (another machine, a CI job), when it has one; the
+    # clone is confined to the roots as the contract's own path would be.
+    clone = clone_of(store, contract, settings.roots)
+    repo = confine(str(clone or contract.repo or "."), settings.roots, at="/contract_id")
     if not repo.is_dir():
         raise InvalidInput(
             [
@@ -274,8 +298,10 @@ def _repo_of(contract: Contract, settings: Settings) -> Path:
 
 def _redactor(settings: Settings, contract: Contract, key: bytes) -> Redactor:
     """Every secret the checks could print: the server's and the checks' secret-looking env values,
-    and the signing key itself (out of reach in the sandbox; redacted should it ever leak)."""
+    the signing key itself and the team store's URL and password (out of reach in the sandbox;
+    redacted should they ever leak)."""
     known = [key.decode("utf-8", "replace"), *secret_env_values(settings.env)]
+    known += url_secrets(settings.store_url)
     for criterion in contract.all_criteria():
         known += secret_env_values(getattr(criterion.check, "env", None) or {})
     if contract.serve:

@@ -7,28 +7,52 @@ contract's `max_iterations` is refused (`loop_exhausted`), naming what aggregate
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from referee.tools.aggregate import decision_at_bound
 from referee.tools.errors import InvalidInput, Problem
 from referee.tools.models.contract import Contract
-from referee.tools.store import Store, latest_iteration, tree_iteration
+from referee.tools.store import (
+    Store,
+    claim_iteration,
+    claimed_iteration,
+    latest_iteration,
+    tree_iteration,
+)
 from referee.tools.text import counted
 
-__all__ = ["iteration_for"]
+__all__ = ["Claimed", "iteration_for"]
 
 
-def iteration_for(store: Store, contract: Contract, tree: str, requested: int | None) -> int:
-    """The iteration of `tree`: the one it was evaluated in, else the next.
+def iteration_for(store: Store, contract: Contract, tree: str, requested: int | None) -> Claimed:
+    """The iteration of `tree`: the one it was evaluated in (or is being), else the next, claimed
+    for it in the same write transaction, so that concurrent evaluations of new trees (several CI
+    jobs on one team store) never share an iteration.
 
     Raises:
         InvalidInput: `iteration_mismatch` when `requested` is not that iteration;
             `loop_exhausted` when a new tree would go past `max_iterations`.
     """
-    seen = tree_iteration(store, contract.id, tree)
-    if seen is not None:
-        if requested not in (None, seen):
-            raise _mismatch(tree, seen, requested, "was evaluated in")
-        return seen
-    fresh = latest_iteration(store, contract.id) + 1
+    with store.transaction() as conn:
+        seen = tree_iteration(store, contract.id, tree)
+        if seen is not None:
+            if requested not in (None, seen):
+                raise _mismatch(tree, seen, requested, "was evaluated in")
+            return Claimed(seen, False)
+        fresh = _fresh(store, contract, requested, tree)
+        claim_iteration(store, conn, contract.id, tree, fresh)
+        return Claimed(fresh, True)
+
+
+class Claimed(NamedTuple):
+    iteration: int
+    new: bool
+    """This evaluation claimed the iteration (to give back should it store no run)."""
+
+
+def _fresh(store: Store, contract: Contract, requested: int | None, tree: str) -> int:
+    latest = max(latest_iteration(store, contract.id), claimed_iteration(store, contract.id))
+    fresh = latest + 1
     if fresh > contract.max_iterations:
         raise InvalidInput(
             [

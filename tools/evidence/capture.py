@@ -91,9 +91,7 @@ def record_call(
     stdout, stderr, command = redactor.redact_all([call.stdout, call.stderr, call.command])
     stamp = now().isoformat()
     with store.transaction() as conn:
-        row = conn.execute(
-            "SELECT rowid, items FROM captures WHERE run_id = ?", (run_id,)
-        ).fetchone()
+        row = conn.execute("SELECT items FROM captures WHERE run_id = ?", (run_id,)).fetchone()
         number = (row["items"] if row else 0) + 1
         item = _item(run_id, number, stamp, call, command, stdout, stderr)
         if row is None:
@@ -114,7 +112,7 @@ def record_call(
                 "UPDATE captures SET items = ?, last_at = ? WHERE run_id = ?",
                 (number, stamp, run_id),
             )
-            store.reseal(conn, "captures", row["rowid"])
+            store.reseal(conn, "captures", run_id)
         save_evidence(store, conn, run_id, item)
     return item
 

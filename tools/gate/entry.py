@@ -33,7 +33,7 @@ from referee.tools.create_contract import (
     load_contract_file,
     rubrics_at,
 )
-from referee.tools.errors import RefereeError
+from referee.tools.errors import InvalidInput, RefereeError
 from referee.tools.evaluate.entry import EvaluateDeps, evaluate
 from referee.tools.gate.cards import CommittedCard, read_cards, rebind
 from referee.tools.holdouts import BUNDLE_CONTRACT, BUNDLE_FILES, FolderSource
@@ -45,7 +45,14 @@ from referee.tools.repo import GitError, git, qualified_ref
 from referee.tools.rubrics import RubricSet
 from referee.tools.sandbox import sandbox_support
 from referee.tools.settings import Settings
-from referee.tools.store import KeySource, Store, load_run, runs_for
+from referee.tools.store import (
+    KeySource,
+    Store,
+    contract_exists,
+    load_contract,
+    load_run,
+    runs_for,
+)
 from referee.tools.text import agrees, counted
 from referee.tools.validate_scorecard import unreadable, validate_and_store, validate_scorecard
 from referee.tools.validate_scorecard.entry import EvidenceContext
@@ -70,6 +77,8 @@ class GateRequest:
         scorecards: Files or folders of committed scorecards (default .referee/scorecards/).
         holdout_dir: A hold-out bundle from outside the repository (`referee holdout export`).
         env: The CI runner's environment (passed to the sandbox through its allowlist).
+        store_url: The team store (`--store`, REFEREE_STORE_URL): CI's runs join the team's
+            history, sealed with the team's key (REFEREE_KEY); None: a store of the gate's own.
     """
 
     repo: Path
@@ -77,6 +86,7 @@ class GateRequest:
     scorecards: tuple[Path, ...] = ()
     holdout_dir: Path | None = None
     env: Mapping[str, str] = field(default_factory=dict)
+    store_url: str | None = None
 
 
 @dataclass(frozen=True)
@@ -131,17 +141,33 @@ async def run_gate(request: GateRequest, now: Callable[[], datetime] | None = No
     contract = contract.model_copy(update={"repo": str(repo)})
     rubrics = _rubrics(repo, ref, contract, config, notes)
     with tempfile.TemporaryDirectory(prefix="referee-ci-") as scratch:
-        settings = _settings(repo, Path(scratch), request.env, holdout_files)
-        store = Store(settings.home, key=settings.key_source.load(), vault=Path(scratch) / "vault")
+        settings = _settings(repo, Path(scratch), request, holdout_files)
+        store = Store(
+            settings.home,
+            key=settings.key_source.load(),
+            vault=Path(scratch) / "vault",
+            url=settings.store_url,
+        )
         try:
-            import_contract(contract, store=store, config=config)
+            stored = _team_contract(store, contract, notes)
+            if stored is None:
+                import_contract(contract, store=store, config=config)
+            else:  # the team's own copy, found in this checkout by its history (store/clones.py)
+                contract = stored
             return await _judge(request, contract, settings, store, clock, notes, rubrics)
         except RefereeError as exc:
             # The base branch's contract cannot be evaluated here (a sandbox it requires, a
             # check the core refuses): nothing was judged, and the runner's owner must act.
-            raise GateError(f"the checks could not run: {exc}") from exc
+            raise GateError(f"the checks could not run: {_problems(exc)}") from exc
         finally:
             store.close()
+
+
+def _problems(exc: RefereeError) -> str:
+    """What went wrong, every problem named (a bare count tells the runner's owner nothing)."""
+    if isinstance(exc, InvalidInput) and exc.problems:
+        return "; ".join(f"{p.code}: {p.message}" for p in exc.problems)
+    return str(exc)
 
 
 def _base_ref(repo: Path, reference: str, notes: list[str]) -> tuple[str, str]:
@@ -243,18 +269,43 @@ def _with_holdouts(
     return full, files
 
 
-def _settings(repo: Path, scratch: Path, env: Mapping[str, str], holdouts: Path | None) -> Settings:
-    """A store of the gate's own, with a key made for this run: nothing committed counts."""
+# Not passed on: the key and the store are the gate's (the URL is a secret of its own, too).
+_REFEREE_OWN = ("REFEREE_KEY", "REFEREE_HOME", "REFEREE_STORE_URL")
+
+
+def _team_contract(store: Store, contract: Contract, notes: list[str]) -> Contract | None:
+    """The team store's copy of the base branch's contract (with its hold-out criteria, which an
+    exported generator view leaves out), when it is the same contract; None otherwise."""
+    if not store.shared or not contract_exists(store, contract.id):
+        return None
+    stored = load_contract(store, contract.id)
+    if generator_view(stored) != generator_view(contract.model_copy(update={"repo": stored.repo})):
+        notes.append(
+            f"the team store's contract {contract.id} differs from the base branch's; the gate"
+            " uses the base branch's"
+        )
+        return None
+    return stored
+
+
+def _settings(repo: Path, scratch: Path, request: GateRequest, holdouts: Path | None) -> Settings:
+    """A store of the gate's own, with a key made for this run: nothing committed counts. With a
+    team store, the team's: the rows CI writes verify on every member's machine, and theirs here.
+    """
+    env = request.env
     key = KeySource(file=scratch / "key" / "signing.key", value=secrets.token_hex(32))
+    if request.store_url:
+        key = KeySource.from_env(env)
     base = Settings.build([repo], home=scratch / "store", env=dict(env))
     return Settings(
         roots=base.roots,
         home=base.home,
         max_concurrency=base.max_concurrency,
-        env={k: v for k, v in env.items() if k not in ("REFEREE_KEY", "REFEREE_HOME")},
+        env={k: v for k, v in env.items() if k not in _REFEREE_OWN},
         key=key,
         holdout_dir=holdouts,
         trusted_environment=True,
+        store_url=request.store_url,
     )
 
 

@@ -30,7 +30,8 @@ _PLACE = re.compile(r"^(?P<file>[^:\s]+?)(?::(?P<line>\d+))?(?:[-:]\d+)?$")
 
 
 def markdown(gate: GateResult) -> str:
-    """The job summary: outcome, per-evaluator verdicts, failed checks, invalid cards, notes."""
+    """The job summary: outcome, per-evaluator verdicts, failed checks, invalid cards, the
+    history's alerts, notes."""
     secret = _hidden(gate)
     lines = [
         f"## referee: {gate.outcome}",
@@ -78,6 +79,10 @@ def markdown(gate: GateResult) -> str:
         if issues:
             lines += ["", "### To address", ""]
             lines += [f"- {i.text}" for i in issues]
+    if gate.aggregate and gate.aggregate.alerts:
+        # The stored history's word: with a team store (`--store`), what the team's main saw.
+        lines += ["", "### Alerts from the history", ""]
+        lines += [f"- **{a.kind}**: {a.message}" for a in gate.aggregate.alerts]
     if gate.notes:
         lines += ["", "### Notes", ""]
         lines += [f"- {note}" for note in gate.notes]

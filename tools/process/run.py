@@ -79,14 +79,20 @@ def child_env(env: Mapping[str, str] | None, run_id: str) -> dict[str, str]:
 
     This is the one place referee reads ``os.environ``: a command needs PATH, HOME and the locale
     just as it would in a shell, and the check's own ``env`` overrides them. referee's own
-    variables (REFEREE_HOME, REFEREE_KEY …) never reach the evaluated code; only the run cookie
-    does, so that a referee run inside a check is still cleaned up by the outer one.
+    variables (REFEREE_HOME, REFEREE_KEY, REFEREE_STORE_URL …) never reach the evaluated code, nor
+    libpq's (PGPASSWORD, PGHOST, PGSERVICEFILE …: they would hand a test the team store's
+    database); only the run cookie does, so that a referee run inside a check is still cleaned up
+    by the outer one.
     """
-    ours = {k: v for k, v in os.environ.items() if not k.startswith("REFEREE_") or k == COOKIE}
+    ours = {k: v for k, v in os.environ.items() if not _secret(k) or k == COOKIE}
     merged = {**ours, **(env or {})}
     outer = merged.get(COOKIE)
     merged[COOKIE] = f"{outer}:{run_id}" if outer else run_id
     return merged
+
+
+def _secret(name: str) -> bool:
+    return name.startswith(("REFEREE_", "PG"))
 
 
 def tagged_pids(run_id: str) -> list[int]:

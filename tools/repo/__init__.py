@@ -31,6 +31,7 @@ from referee.tools.repo.info import (
     is_git_repo,
     repository_root,
     resolve_commit,
+    root_commits,
 )
 from referee.tools.repo.objects import BadObject
 from referee.tools.repo.pins import (
@@ -102,6 +103,7 @@ __all__ = [
     "repository_root",
     "resolve_commit",
     "restore_tree",
+    "root_commits",
     "start_branch",
     "store_dir_changes",
     "tree_entry_map",

@@ -57,6 +57,16 @@ def head_commit(repo: Path) -> str | None:
         return None
 
 
+def root_commits(repo: Path) -> tuple[str, ...]:
+    """The root commits of HEAD's history, sorted: what every clone of a repository shares,
+    wherever it is checked out (empty outside git or before the first commit)."""
+    try:
+        out = git(repo, "rev-list", "--max-parents=0", "HEAD", "--")
+    except GitError:
+        return ()
+    return tuple(sorted(line for line in out.split() if line))
+
+
 def resolve_commit(repo: Path, ref: str, at: str = "/ref") -> str:
     """The full SHA of a ref (a short name read as the branch it names: see `refs`), or
     InvalidInput naming the ref."""

@@ -264,7 +264,12 @@ def start(workdir: Path, say: Say) -> Loop:
     repo = prepare_repo(workdir)
     say("repository", f"sample shop copied to {repo} and committed as the base")
     settings = Settings.build([repo])
-    store = Store(settings.home, key=settings.key_source.load(), vault=settings.vault_root)
+    store = Store(
+        settings.home,
+        key=settings.key_source.load(),
+        vault=settings.vault_root,
+        url=settings.store_url,
+    )
     with_browser = chromium_available()
     if not with_browser:
         say(

@@ -1,5 +1,7 @@
-"""referee's embedded storage (SQLite in WAL mode plus an artifacts folder)."""
+"""referee's storage: the embedded SQLite (WAL) or a team's PostgreSQL, plus an artifacts folder."""
 
+from referee.tools.store.backend import shown_url, url_secrets
+from referee.tools.store.clones import clone_of
 from referee.tools.store.contracts import (
     contract_exists,
     contract_ids,
@@ -9,15 +11,19 @@ from referee.tools.store.contracts import (
     replace_contract,
 )
 from referee.tools.store.db import Store
-from referee.tools.store.integrity import StoreTampered
+from referee.tools.store.integrity import StoreKeyMismatch, StoreTampered, StoreUnavailable
 from referee.tools.store.keys import KeySource
 from referee.tools.store.location import store_home
+from referee.tools.store.migrations import MIGRATIONS, SCHEMA_VERSION
 from referee.tools.store.runs import (
     StoredRun,
+    claim_iteration,
+    claimed_iteration,
     evaluated_trees,
     latest_iteration,
     load_evidence,
     load_run,
+    release_claim,
     runs_for,
     save_run,
     tree_iteration,
@@ -28,16 +34,26 @@ from referee.tools.store.scorecards import (
     save_scorecard,
     scorecards_for,
 )
+from referee.tools.store.transfer import export_store, import_store
 
 __all__ = [
+    "MIGRATIONS",
+    "SCHEMA_VERSION",
     "KeySource",
     "Store",
+    "StoreKeyMismatch",
     "StoreTampered",
+    "StoreUnavailable",
     "StoredRun",
     "StoredScorecard",
+    "claim_iteration",
+    "claimed_iteration",
+    "clone_of",
     "contract_exists",
     "contract_ids",
     "evaluated_trees",
+    "export_store",
+    "import_store",
     "insert_contract",
     "latest_iteration",
     "load_config",
@@ -45,11 +61,14 @@ __all__ = [
     "load_evidence",
     "load_run",
     "load_scorecard",
+    "release_claim",
     "replace_contract",
     "runs_for",
     "save_run",
     "save_scorecard",
     "scorecards_for",
+    "shown_url",
     "store_home",
     "tree_iteration",
+    "url_secrets",
 ]

@@ -8,11 +8,10 @@ read it.
 from __future__ import annotations
 
 import json
-import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
-from referee.tools.store.db import Store
+from referee.tools.store.db import Row, Store
 from referee.tools.store.runs import StoredRun, runs_for
 
 __all__ = [
@@ -70,17 +69,14 @@ def save_canary(
 def record_outcome(store: Store, run_id: str, scorecard_id: int, outcome: dict[str, Any]) -> None:
     """The latest valid card for the canary's run, and whether it caught the defect."""
     with store.transaction() as conn:
-        row = conn.execute("SELECT rowid FROM canaries WHERE run_id = ?", (run_id,)).fetchone()
-        if row is None:
-            return
         conn.execute(
             "UPDATE canaries SET scorecard_id = ?, outcome = ? WHERE run_id = ?",
             (scorecard_id, json.dumps(outcome), run_id),
         )
-        store.reseal(conn, "canaries", int(row[0]))
+        store.reseal(conn, "canaries", run_id)  # no row: nothing to reseal
 
 
-def _stored(store: Store, row: sqlite3.Row) -> StoredCanary:
+def _stored(store: Store, row: Row) -> StoredCanary:
     store.verified("canaries", row, f"canary {row['run_id']}")
     return StoredCanary(
         run_id=row["run_id"],
@@ -105,7 +101,7 @@ def canaries_for(store: Store, contract_id: str | None = None) -> list[StoredCan
     sql, params = "SELECT * FROM canaries", []
     if contract_id is not None:
         sql, params = sql + " WHERE contract_id = ?", [contract_id]
-    return [_stored(store, r) for r in store.query(sql + " ORDER BY created_at, rowid", params)]
+    return [_stored(store, r) for r in store.query(sql + " ORDER BY created_at, run_id", params)]
 
 
 def canary_run_ids(store: Store, contract_id: str) -> set[str]:
@@ -126,7 +122,7 @@ def pending_canary(
     """The oldest canary of this evaluator and iteration no valid card has judged yet."""
     rows = store.query(
         "SELECT * FROM canaries WHERE contract_id = ? AND evaluator = ? AND iteration = ?"
-        " AND outcome IS NULL ORDER BY created_at, rowid",
+        " AND outcome IS NULL ORDER BY created_at, run_id",
         (contract_id, evaluator, iteration),
     )
     return _stored(store, rows[0]) if rows else None

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
-import sqlite3
+
+from sqlalchemy.exc import SQLAlchemyError
 
 from referee.tools.errors import NotFound
 from referee.tools.models.contract import Contract, ContractConfig
-from referee.tools.store.db import Store
+from referee.tools.store.clones import record_roots, roots_of
+from referee.tools.store.db import Store, Tx
 
 
 def insert_contract(
@@ -16,6 +18,7 @@ def insert_contract(
     """Store a new contract (and the configuration it is judged with); an id already taken gets
     -2, -3 … appended."""
     base = contract.id
+    roots = roots_of(contract)
     with store.transaction() as conn:
         taken = {
             row[0]
@@ -30,6 +33,7 @@ def insert_contract(
         stored = contract.model_copy(update={"id": ident})
         store.insert(conn, "contracts", _columns(stored))
         _insert_config(store, conn, stored, config)
+        record_roots(store, conn, ident, roots)
     return stored
 
 
@@ -68,18 +72,20 @@ def replace_contract(
     store: Store, contract: Contract, config: ContractConfig | None = None
 ) -> None:
     """Overwrite a stored contract (import of an exported YAML with the same id)."""
+    roots = roots_of(contract)
     try:
         with store.transaction() as conn:
             conn.execute("DELETE FROM contracts WHERE id = ?", (contract.id,))
             conn.execute("DELETE FROM contract_config WHERE contract_id = ?", (contract.id,))
             store.insert(conn, "contracts", _columns(contract))
             _insert_config(store, conn, contract, config)
-    except sqlite3.Error as exc:  # pragma: no cover - disk full or locked for too long
+            record_roots(store, conn, contract.id, roots)
+    except SQLAlchemyError as exc:  # pragma: no cover - disk full or locked for too long
         raise RuntimeError(f"could not store contract {contract.id}: {exc}") from exc
 
 
 def _insert_config(
-    store: Store, conn: sqlite3.Connection, contract: Contract, config: ContractConfig | None
+    store: Store, conn: Tx, contract: Contract, config: ContractConfig | None
 ) -> None:
     if config is None or contract.config_digest is None:
         return

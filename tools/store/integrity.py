@@ -3,7 +3,8 @@
 The key lives outside the store (store/keys.py), so a row written or edited by anyone but referee
 (a hostile test in a run without sandbox, a hand-edited database) does not verify and is refused
 with the code `store_tampered`. On open, and before every write, the database is checked for
-objects referee did not create: a trigger could rewrite every verdict stored after it.
+objects referee did not create: a trigger could rewrite every verdict stored after it
+(store/backend.py lists them for each database).
 """
 
 from __future__ import annotations
@@ -11,15 +12,27 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-import sqlite3
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from referee.tools.errors import InvalidInput, Problem
 
-__all__ = ["MAC_COLUMN", "StoreTampered", "row_mac", "unexpected_objects"]
+__all__ = [
+    "MAC_COLUMN",
+    "Columns",
+    "StoreKeyMismatch",
+    "StoreTampered",
+    "StoreUnavailable",
+    "row_mac",
+]
 
 MAC_COLUMN = "mac"
+
+
+class Columns(Protocol):
+    """A stored row, read by column name."""
+
+    def __getitem__(self, name: str, /) -> Any: ...
 
 
 class StoreTampered(InvalidInput):
@@ -38,7 +51,7 @@ class StoreTampered(InvalidInput):
 
 
 def row_mac(
-    key: bytes, table: str, columns: Sequence[str], row: Mapping[str, Any] | sqlite3.Row
+    key: bytes, table: str, columns: Sequence[str], row: Mapping[str, Any] | Columns
 ) -> str:
     """The HMAC-SHA256 of one row: its table name and every column but the MAC itself, in order."""
     payload = json.dumps(
@@ -47,13 +60,31 @@ def row_mac(
     return hmac.new(key, payload.encode("utf-8"), hashlib.sha256).hexdigest()
 
 
-def unexpected_objects(conn: sqlite3.Connection, tables: set[str], indexes: set[str]) -> list[str]:
-    """Triggers, views and unknown tables or indexes in the database (referee creates none)."""
-    found = []
-    for kind, name in conn.execute("SELECT type, name FROM sqlite_master"):
-        if name.startswith("sqlite_"):  # sqlite_sequence, sqlite_autoindex_*: sqlite's own
-            continue
-        if (kind == "table" and name in tables) or (kind == "index" and name in indexes):
-            continue
-        found.append(f"{kind} {name!r}")
-    return found
+class StoreUnavailable(InvalidInput):
+    """The store's database cannot be reached, or the connection was lost during a call; the
+    call's transaction was rolled back, so nothing of it is stored."""
+
+    def __init__(self, where: str, detail: str) -> None:
+        self.where = where
+        message = (
+            f"the store {where} {detail}; nothing of this call was stored: check that the"
+            " database is up and reachable, then call again"
+        )
+        super().__init__(
+            [Problem(path="", code="store_unavailable", message=message)],
+            summary=f"store_unavailable: {message}",
+        )
+
+
+class StoreKeyMismatch(InvalidInput):
+    """The store's rows were sealed with another key than the one referee was given."""
+
+    def __init__(self, where: str) -> None:
+        message = (
+            f"the store {where} was sealed with another key: give referee the key its writers"
+            " share (REFEREE_KEY, e.g. the team's CI secret)"
+        )
+        super().__init__(
+            [Problem(path="", code="store_wrong_key", message=message)],
+            summary=f"store_wrong_key: {message}",
+        )

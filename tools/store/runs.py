@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from dataclasses import dataclass
 
 from referee.tools.errors import NotFound
 from referee.tools.models.evaluation import Evaluation
 from referee.tools.models.evidence import EvidenceItem
-from referee.tools.store.db import Store
-from referee.tools.store.sealed import seal, unseal
+from referee.tools.store.db import Row, Store, Tx
+from referee.tools.store.integrity import StoreTampered
+from referee.tools.store.schema import SEALED
+from referee.tools.store.sealed import opened, seal, stub_of, unseal
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,7 @@ def save_run(
 ) -> None:
     """Store an evaluation with every evidence item, in one transaction."""
     with store.transaction() as conn:
+        last = conn.execute("SELECT MAX(seq) AS n FROM runs").fetchone()
         store.insert(
             conn,
             "runs",
@@ -46,16 +48,39 @@ def save_run(
                 "commit_sha": evaluation.target.commit,
                 "body": evaluation.model_dump_json(by_alias=True),
                 "signature": signature,
+                "seq": int(last["n"] or 0) + 1 if last else 1,
             },
         )
         holdouts = {c.id for c in evaluation.criteria if c.holdout}
         for item in evidence:
             if item.holdout or item.criterion_id in holdouts:  # it may quote the hold-out test
-                item = seal(item, store.sealed / evaluation.run_id)
+                item = _seal(store, conn, evaluation.run_id, item)
             save_evidence(store, conn, evaluation.run_id, item)
 
 
-def save_evidence(store: Store, conn: sqlite3.Connection, run_id: str, item: EvidenceItem) -> None:
+def _seal(store: Store, conn: Tx, run_id: str, item: EvidenceItem) -> EvidenceItem:
+    if not store.shared:
+        return seal(item, store.sealed / run_id)
+    stub, body = stub_of(item)
+    row = {"run_id": run_id, "evidence_id": item.id, "body": body.decode("utf-8")}
+    store.insert(conn, SEALED, row)
+    return stub
+
+
+def _unseal(store: Store, run_id: str, stub: EvidenceItem) -> EvidenceItem:
+    if not store.shared:
+        return unseal(stub, store.sealed / run_id)
+    what = f"sealed evidence {run_id}/{stub.id}"
+    row = store.query_one(
+        "SELECT * FROM sealed_evidence WHERE run_id = ? AND evidence_id = ?", (run_id, stub.id)
+    )
+    if row is None:
+        raise StoreTampered(what, "is missing from the store")
+    store.verified(SEALED, row, what)
+    return opened(stub, str(row["body"]).encode("utf-8"), what)
+
+
+def save_evidence(store: Store, conn: Tx, run_id: str, item: EvidenceItem) -> None:
     """Store one evidence item (inside the caller's transaction)."""
     store.insert(
         conn,
@@ -71,7 +96,7 @@ def load_run(store: Store, run_id: str, path: str = "/run_id") -> StoredRun:
     return _stored(store, row)
 
 
-def _stored(store: Store, row: sqlite3.Row) -> StoredRun:
+def _stored(store: Store, row: Row) -> StoredRun:
     store.verified("runs", row, f"stored run {row['run_id']}")
     evaluation = Evaluation.model_validate(json.loads(row["body"]))
     rows = store.query("SELECT * FROM evidence WHERE run_id = ?", (evaluation.run_id,))
@@ -81,10 +106,10 @@ def _stored(store: Store, row: sqlite3.Row) -> StoredRun:
     )
 
 
-def _evidence(store: Store, row: sqlite3.Row) -> EvidenceItem:
+def _evidence(store: Store, row: Row) -> EvidenceItem:
     store.verified("evidence", row, f"stored evidence {row['run_id']}/{row['evidence_id']}")
     item = EvidenceItem.model_validate(json.loads(row["body"]))
-    return unseal(item, store.sealed / row["run_id"]) if item.sealed else item
+    return _unseal(store, row["run_id"], item) if item.sealed else item
 
 
 def runs_for(store: Store, contract_id: str, iteration: int | None = None) -> list[StoredRun]:
@@ -94,7 +119,7 @@ def runs_for(store: Store, contract_id: str, iteration: int | None = None) -> li
     if iteration is not None:
         sql += " AND iteration = ?"
         params.append(iteration)
-    rows = store.query(sql + " ORDER BY created_at, rowid", params)
+    rows = store.query(sql + " ORDER BY created_at, seq", params)
     return [_stored(store, r) for r in rows]
 
 
@@ -102,7 +127,7 @@ def latest_iteration(store: Store, contract_id: str) -> int:
     """The highest iteration with a run or a scorecard, 0 when there is none."""
     row = store.query_one(
         "SELECT MAX(i) AS m FROM (SELECT MAX(iteration) AS i FROM runs WHERE contract_id = ?"
-        " UNION ALL SELECT MAX(iteration) FROM scorecards WHERE contract_id = ?)",
+        " UNION ALL SELECT MAX(iteration) FROM scorecards WHERE contract_id = ?) AS latest",
         (contract_id, contract_id),
     )
     return int(row["m"] or 0) if row else 0
@@ -129,12 +154,39 @@ def evidence_of(store: Store, run_id: str) -> list[EvidenceItem]:
 
 
 def tree_iteration(store: Store, contract_id: str, tree: str) -> int | None:
-    """The iteration a tree was evaluated in (the latest, should it appear in several), or None."""
+    """The iteration a tree was evaluated in (the latest, should it appear in several), or the
+    one an evaluation of it running now claimed, or None."""
     row = store.query_one(
-        "SELECT MAX(iteration) AS i FROM runs WHERE contract_id = ? AND tree = ?",
-        (contract_id, tree),
+        "SELECT MAX(i) AS i FROM (SELECT MAX(iteration) AS i FROM runs WHERE contract_id = ?"
+        " AND tree = ? UNION ALL SELECT MAX(iteration) FROM iteration_claims"
+        " WHERE contract_id = ? AND tree = ?) AS found",
+        (contract_id, tree, contract_id, tree),
     )
     return int(row["i"]) if row and row["i"] is not None else None
+
+
+def claimed_iteration(store: Store, contract_id: str) -> int:
+    """The highest iteration claimed by an evaluation that started (0 when none)."""
+    row = store.query_one(
+        "SELECT MAX(iteration) AS i FROM iteration_claims WHERE contract_id = ?", (contract_id,)
+    )
+    return int(row["i"]) if row and row["i"] is not None else 0
+
+
+def claim_iteration(store: Store, conn: Tx, contract_id: str, tree: str, iteration: int) -> None:
+    """Claim `iteration` for a new tree, inside the transaction that chose it."""
+    row = {"contract_id": contract_id, "tree": tree, "iteration": iteration}
+    store.insert(conn, "iteration_claims", row)
+
+
+def release_claim(store: Store, contract_id: str, tree: str) -> None:
+    """Give back the claim of an evaluation that stored no run (it failed or was cancelled)."""
+    with store.transaction() as conn:
+        conn.execute(
+            "DELETE FROM iteration_claims WHERE contract_id = ? AND tree = ? AND NOT EXISTS"
+            " (SELECT 1 FROM runs WHERE contract_id = ? AND tree = ?)",
+            (contract_id, tree, contract_id, tree),
+        )
 
 
 def evaluated_trees(store: Store, contract_id: str) -> dict[int, set[str]]:
