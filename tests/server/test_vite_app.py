@@ -1,5 +1,6 @@
 """Browser checks on a real Vite dev server, over MCP and on the CLI, as a frontend developer uses
-them: six TodoMVC checks on the clean app and on a break, a busy port (in the sandbox's private
+them: six TodoMVC checks on the clean app and on a break, one in Playwright Test's locator and
+matcher vocabulary, a busy port (in the sandbox's private
 network and without it), a server that dies mid-run, a failing check's trace."""
 
 from __future__ import annotations
@@ -245,3 +246,61 @@ def test_the_cli_evaluates_the_vite_app_and_exits_1_naming_the_broken_step(
     assert main(["--root", str(app), "evaluate", cid]) == 1
     shown = capsys.readouterr().out
     assert "expectation 1 (count .todo-list li) failed: 0 elements match" in shown
+
+
+def _vocabulary_check() -> dict[str, Any]:
+    """One TodoMVC check in Playwright Test's own words: locators by placeholder, role and
+    label, chained and filtered; typing key by key; toHaveClass, toContainText, toBeFocused."""
+    new_todo = {"placeholder": "What needs to be done?"}
+    item = [{"css": ".todo-list"}, {"role": "listitem", "has_text": "walk the dog"}]
+    return browser(
+        "a todo typed key by key can be completed",
+        [
+            {"action": "press_sequentially", "selector": new_todo, "value": "walk the dog"},
+            {"action": "press", "selector": new_todo, "key": "Enter"},
+            {"action": "check", "selector": [*item, {"label": "done"}]},
+            {"action": "focus", "selector": {"role": "textbox", "name": "New todo"}},
+        ],
+        [
+            {"type": "class", "selector": item, "matches": r"\bcompleted\b", "timeout_s": 2},
+            {"type": "text", "selector": ".todo-count", "contains": "0 items", "timeout_s": 2},
+            {"type": "focused", "selector": new_todo},
+            {"type": "title", "matches": "TodoMVC"},
+            {"type": "url", "equals": "/"},
+        ],
+    )
+
+
+async def test_playwright_test_vocabulary_over_mcp_passes_clean_and_names_the_locator_broken(
+    agent: Client, app: Path
+) -> None:
+    cid = await _contract(agent, free_port(), [_vocabulary_check()])
+    [clean] = (await _evaluate(agent, cid))["criteria"]
+    assert clean["status"] == "pass", clean["reason"]
+    _break(app, *BREAK_ENTER)
+    [broken] = (await _evaluate(agent, cid))["criteria"]
+    assert broken["status"] == "fail"
+    assert broken["reason"].startswith(
+        "step 3 (check locator('.todo-list').getByRole('listitem')"
+        ".filter({ hasText: 'walk the dog' }).getByLabel('done'))"
+    ), broken["reason"]
+
+
+def test_the_cli_takes_locator_objects_and_reports_a_bad_one_at_its_field(
+    app: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    check = _vocabulary_check()
+    check["check"]["steps"][2]["selector"] = {"role": "checkbox", "label": "done"}
+    contract = {
+        "goal": "A todo list that works like TodoMVC.",
+        "has_ui": True,
+        "out_of_scope": ["routing"],
+        "serve": serve_block(free_port()),
+        "functional": [check],
+    }
+    source = tmp_path / "contract.yaml"
+    source.write_text(yaml.safe_dump(contract), encoding="utf-8")
+    assert main(["--root", str(app), "contract", "create", str(source)]) != 0
+    said = capsys.readouterr()
+    assert "/functional/0/check/steps/2/selector" in said.out + said.err
+    assert "give exactly one of role, label" in said.out + said.err

@@ -3,25 +3,20 @@ found)."""
 
 from __future__ import annotations
 
-import functools
-import http.server
 import os
 import signal
 import socket
 import stat
-import threading
 import time
 import zipfile
-from collections.abc import AsyncIterator, Iterator
 from contextlib import suppress
 from pathlib import Path
-from typing import Any
 
 import anyio
 import pytest
+from browser_pages import FIXTURES, browser_check, run
 from viteapp import add
 
-from referee.tools.browser.check import run_browser_check
 from referee.tools.browser.chromium import (
     ChromiumNotFound,
     clear_cache,
@@ -39,7 +34,6 @@ except ChromiumNotFound as exc:
     pytest.skip(f"no Chromium to drive ({exc})", allow_module_level=True)
 
 pytestmark = [pytest.mark.anyio, pytest.mark.browser]
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "browser"
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
@@ -49,65 +43,9 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-class _FixtureHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-    def do_GET(self) -> None:
-        if self.path == "/redirect-out":
-            self.send_response(302)
-            self.send_header("Location", "http://203.0.113.9/pixel.gif")
-            self.end_headers()
-            return
-        super().do_GET()
-
-
 @pytest.fixture(scope="module")
 def anyio_backend() -> str:
     return "asyncio"
-
-
-@pytest.fixture(scope="module")
-def base_url() -> Iterator[str]:
-    handler = functools.partial(_FixtureHandler, directory=str(FIXTURES))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/"
-    server.shutdown()
-    server.server_close()
-    thread.join(timeout=5)
-
-
-@pytest.fixture(scope="module")
-async def pool(anyio_backend: str) -> AsyncIterator[BrowserPool]:
-    async with BrowserPool(CHROMIUM) as shared:
-        yield shared
-
-
-def browser_check(
-    url: str,
-    steps: list[dict[str, Any]] | None = None,
-    expect: list[dict[str, Any]] | None = None,
-    timeout_s: float = 20,
-) -> BrowserCheck:
-    return BrowserCheck.model_validate(
-        {
-            "kind": "browser",
-            "url": url,
-            "steps": steps or [],
-            "expect": expect or [],
-            "timeout_s": timeout_s,
-        }
-    )
-
-
-async def run(
-    pool: BrowserPool, check: BrowserCheck, out: Path, base: str | None, **kw: Any
-) -> BrowserOutcome:
-    return await run_browser_check(
-        pool, check, base_url=base, artifacts_dir=out, name=kw.pop("name", "E1"), **kw
-    )
 
 
 async def test_button_flow_passes_every_expectation_and_keeps_screenshot_and_aria(

@@ -40,7 +40,7 @@ from referee.tools.browser.outcome import (
     StepPhase,
     StepResult,
 )
-from referee.tools.browser.policy import UrlPolicy, UrlRefused, checked_url
+from referee.tools.browser.policy import UrlPolicy, UrlRefused, checked_url, url_pattern
 from referee.tools.browser.pool import BrowserPool, BrowserUnavailable
 from referee.tools.browser.steps import PlannedStep, interrupted, run_step
 from referee.tools.models.browser import (
@@ -50,6 +50,7 @@ from referee.tools.models.browser import (
     GotoStep,
     NoConsoleErrorsExpect,
     NoFailedRequestsExpect,
+    WaitForUrlStep,
 )
 
 CAPTURE_TIMEOUT_S = 10.0
@@ -68,6 +69,7 @@ class _Run:
     """What a check has found so far; filled in as it goes, so a timeout keeps what was seen."""
 
     url: str
+    base_url: str | None = None
     steps: list[StepResult] = field(default_factory=list)
     expectations: list[ExpectationResult] = field(default_factory=list)
     violations: list[A11yViolation] = field(default_factory=list)
@@ -137,7 +139,7 @@ async def run_browser_check(
         plan = _plan(check, setup, base_url, policy)
     except UrlRefused as exc:
         return _unscored(exc.url, exc.reason, asked)
-    run = _Run(url=next(p.url or "" for p in plan if p.phase == "open"))
+    run = _Run(url=next(p.url or "" for p in plan if p.phase == "open"), base_url=base_url)
     files = _Files(artifacts_dir / f"{name}.png", artifacts_dir / f"{name}.trace.zip", repo_root)
     try:
         await _run_in_browser(pool, check, plan, policy, run, files, asked)
@@ -155,7 +157,11 @@ def _plan(
     """Setup steps, the check's URL as a goto, then its steps; every URL resolved up front."""
 
     def planned(step: AnyStep, phase: StepPhase, number: int) -> PlannedStep:
-        url = checked_url(step.url, base_url, policy) if isinstance(step, GotoStep) else None
+        url = None
+        if isinstance(step, GotoStep):
+            url = checked_url(step.url, base_url, policy)
+        elif isinstance(step, WaitForUrlStep) and step.url is not None:
+            url = url_pattern(step.url, base_url)
         return PlannedStep(step, url, phase, number)
 
     return [
@@ -240,6 +246,7 @@ async def _drive(
         run.started + check.timeout_s,
         check.expect_timeout_s,
         action_timeout_s=check.action_timeout_s,
+        base_url=run.base_url,
     )
     expecting.watch(check.expect)
     try:
