@@ -101,7 +101,7 @@ async def test_form_fill_select_and_enter_show_the_result(
     assert 'textbox "Name": Ada' in outcome.aria_snapshot
 
 
-async def test_missing_selector_fails_its_step_stops_the_rest_and_still_judges(
+async def test_a_missing_selector_fails_its_step_and_ends_the_check(
     pool: BrowserPool, base_url: str, tmp_path: Path
 ) -> None:
     check = browser_check(
@@ -122,13 +122,22 @@ async def test_missing_selector_fails_its_step_stops_the_rest_and_still_judges(
         ("goto", base_url + "button.html", True),
         ("click", "#missing", False),
     ]
-    assert outcome.steps[1].error.splitlines() == [
+    assert outcome.steps[1].error.splitlines()[:2] == [
         "Locator.click: Timeout 1000ms exceeded.",
         '- waiting for locator("#missing")',
     ]
+    assert (
+        outcome.steps[1]
+        .error.splitlines()[2]
+        .startswith(
+            "no element matched #missing in the 1 s waited, nor 2 s later; the page ('Button page'"
+        )
+    )
     # Numbered as the contract lists the steps: opening the check's url is not "step 1".
     assert outcome.reason.startswith("step 1 (click #missing) failed: Locator.click: Timeout")
-    assert [e.ok for e in outcome.expectations] == [False, True]
+    # Playwright Test's order: a failing step ends the test, its expectations are not judged.
+    assert [e.detail for e in outcome.expectations] == ["not evaluated: step 1 failed"] * 2
+    assert outcome.reason.splitlines()[-1] == "expectations 1–2 not evaluated: step 1 failed"
     assert outcome.screenshot and Path(outcome.screenshot).is_file()
 
 
@@ -567,7 +576,7 @@ async def test_a_mistyped_hidden_selector_passes_with_a_warning_naming_it(
     typo, real, missing = outcome.expectations
     assert typo.ok and ".todo-lsit li never matched any element" in typo.warning
     assert real.ok and real.warning == ""  # it exists, it is just not visible
-    assert not missing.ok and "at all, visible or not: is the selector right?" in missing.detail
+    assert not missing.ok and "nor 2 s later; the page ('Fixture • TodoMVC' at" in missing.detail
     assert "warning on expectation 1 (hidden .todo-lsit li)" in outcome.reason
 
 

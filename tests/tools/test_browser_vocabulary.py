@@ -157,3 +157,38 @@ def test_a_bad_locator_or_step_is_a_problem_at_its_field(
         browser_check("/", steps=[step])
     problems = problems_from_validation(caught.value)
     assert any(p.path == pointer and says in p.message for p in problems), problems
+
+
+async def test_a_selector_that_matched_late_is_told_apart_from_one_that_never_matched(
+    pool: BrowserPool, base_url: str, tmp_path: Path
+) -> None:
+    late = browser_check(
+        "/late.html",
+        steps=[{"action": "fill", "selector": ".new-todo", "value": "milk", "timeout_s": 0.5}],
+        expect=[{"type": "value", "selector": ".new-todo", "equals": "milk"}],
+    )
+    outcome = await run(pool, late, tmp_path, base_url)
+    assert outcome.status == "fail"
+    said = outcome.steps[1].error.splitlines()[-1]
+    assert said.startswith("no element matched .new-todo in the 0.5 s waited; one appeared ")
+    assert said.endswith("s later: the page is slower than this wait (raise its timeout_s),"
+                         " the selector is right")  # fmt: skip
+    # The failing step ended the check: its expectation is not a second bug.
+    assert outcome.reason.splitlines()[-1] == "expectation 1 not evaluated: step 1 failed"
+    assert "expectation 1 (" not in outcome.reason
+
+    never = browser_check(
+        "/late.html",
+        expect=[
+            {"type": "visible", "selector": "#new-todo", "timeout_s": 0.5},
+            {"type": "visible", "selector": {"role": "textbox", "name": "New todo"}},
+        ],
+    )
+    outcome = await run(pool, never, tmp_path, base_url)
+    assert [e.ok for e in outcome.expectations] == [False, True]
+    # What the page showed instead names the input the selector missed.
+    assert outcome.expectations[0].detail == (
+        "no element matched #new-todo in the 0.5 s waited, nor 2 s later; the page"
+        f" ('Late todos' at {base_url}late.html) showed:"
+        ' - main: | - heading "todos" [level=1] | - textbox "New todo"'
+    )

@@ -21,9 +21,10 @@ import anyio
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Locator, Page, expect
 
+from referee.tools.browser.absence import absence
 from referee.tools.browser.events import PageEvents, trim
 from referee.tools.browser.locators import describe, locate
-from referee.tools.browser.messages import error_text, verbatim_text
+from referee.tools.browser.messages import error_text, is_timeout, verbatim_text
 from referee.tools.browser.outcome import A11yViolation, ExpectationResult, at_or_above
 from referee.tools.browser.policy import url_pattern
 from referee.tools.errors import RefereeError
@@ -55,7 +56,8 @@ from referee.tools.models.browser import (
 from referee.tools.text import agrees, counted
 
 Expectation = AnyExpectation
-OUT_OF_TIME = "not evaluated: the check's timeout_s was used up"
+UNEVALUATED = "not evaluated: "
+OUT_OF_TIME = f"{UNEVALUATED}the check's timeout_s was used up"
 _AXE_RUN = "() => axe.run(document, {resultTypes: ['violations']})"
 _SHOWN = 3
 _TARGETS_SHOWN = 5
@@ -180,28 +182,29 @@ def _locator(page: Page, exp: VisibleExpect | HiddenExpect) -> Locator:
     return locate(page, exp.selector)
 
 
-def _is_timeout(exc: PlaywrightError) -> bool:
-    return exc.name == "TimeoutError" or "Timeout" in exc.message
-
-
 async def _visible(ctx: ExpectContext, exp: VisibleExpect, wait_ms: float) -> Judged:
     matching = _locator(ctx.page, exp)
     try:
         await matching.filter(visible=True).first.wait_for(state="attached", timeout=wait_ms)
     except PlaywrightError as exc:
-        if not _is_timeout(exc):
+        if not is_timeout(exc):
             raise
-        return Judged(False, await _why_not_visible(ctx, exp, matching))
+        return Judged(False, await _why_not_visible(ctx, exp, matching, wait_ms / 1000))
     return Judged(True, "a visible element matches")
 
 
-async def _why_not_visible(ctx: ExpectContext, exp: VisibleExpect, matching: Locator) -> str:
+async def _why_not_visible(
+    ctx: ExpectContext, exp: VisibleExpect, matching: Locator, waited_s: float
+) -> str:
     target = target_of(exp)
     attached = await matching.count()
     if attached:
         which = f"{counted(attached, 'element')} {agrees(attached, 'matches', 'match')}"
         return f"{which} {target}, but none is visible"
-    return f"no element matches {target} at all, visible or not: is the selector right?"
+    left_s = ctx.deadline - time.monotonic()
+    return await absence(ctx.page, matching, target, waited_s, left_s) or (
+        f"no element matches {target}"
+    )
 
 
 async def _hidden(ctx: ExpectContext, exp: HiddenExpect, wait_ms: float) -> Judged:

@@ -15,8 +15,9 @@ from typing import NamedTuple
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
+from referee.tools.browser.absence import absence
 from referee.tools.browser.locators import describe, locate
-from referee.tools.browser.messages import error_text, verbatim_text
+from referee.tools.browser.messages import error_text, is_timeout, verbatim_text
 from referee.tools.browser.outcome import StepPhase, StepResult
 from referee.tools.models.browser import (
     AnyStep,
@@ -81,8 +82,21 @@ async def run_step(
         # Playwright reads 0 as "no timeout": never hand it one.
         await _act(page, planned, max(1, round(timeout_s * 1000)), files_root)
     except (PlaywrightError, StepFailed) as exc:
-        return _result(planned, started, error_text(exc), verbatim_text(exc))
+        note = await _absent(page, planned, exc, timeout_s, deadline)
+        return _result(planned, started, error_text(exc) + note, verbatim_text(exc))
     return _result(planned, started)
+
+
+async def _absent(
+    page: Page, planned: PlannedStep, exc: Exception, waited_s: float, deadline: float
+) -> str:
+    """A line on a step that timed out on a locator matching no element: late, or never."""
+    step = planned.step
+    if not (isinstance(step, ElementStep) and is_timeout(exc)):
+        return ""
+    left_s = deadline - time.monotonic()
+    said = await absence(page, locate(page, step.selector), step_target(planned), waited_s, left_s)
+    return f"\n{said}" if said else ""
 
 
 def step_target(planned: PlannedStep) -> str:
