@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import AsyncIterator, Collection, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Sequence
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -69,6 +69,7 @@ _SETTLE_S = 2.0
 # hangs past it, so Playwright's message (what it waited for) arrives first.
 _GRACE_S = 2.0
 _DEADLINE_SLACK_S = 0.05
+Gate = Callable[[], Awaitable[str | None]]
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,120}$")
 
 
@@ -94,6 +95,7 @@ class _Run:
     ended: float = 0.0
     queued_s: float = 0.0
     retry_note: str = ""
+    not_run: bool = False
 
     @property
     def failing(self) -> bool:
@@ -121,6 +123,7 @@ async def run_browser_check(
     repo_root: Path | None = None,
     allow_hosts: Collection[str] = (),
     setup: Sequence[AnyStep] = (),
+    gate: Gate | None = None,
 ) -> BrowserOutcome:
     """Drive a page in the pool's Chromium and judge the check's expectations.
 
@@ -133,6 +136,8 @@ async def run_browser_check(
         repo_root: ``file://`` URLs and ``set_input_files`` files are allowed inside it only.
         allow_hosts: Non-loopback hosts the server was started with ``--allow-host``.
         setup: The contract's ``browser_setup`` steps, run first.
+        gate: Asked once the check has its page (and again before a traced re-run): a reason
+            not to run it (the served app has exited), or None.
 
     Returns:
         ``pass`` or ``fail`` with the evidence, or ``unscored`` (passed None) with a reason when
@@ -152,7 +157,7 @@ async def run_browser_check(
     run = _Run(url=next(p.url or "" for p in plan if p.phase == "open"), base_url=base_url)
     files = _Files(artifacts_dir / f"{name}.png", artifacts_dir / f"{name}.trace.zip", repo_root)
     try:
-        job = _Job(pool, check, plan, policy, files)
+        job = _Job(pool, check, plan, policy, files, gate)
         await _run_in_browser(job, run, asked)
         run.ended = time.monotonic()
         if run.failing and not run.unscored:
@@ -194,6 +199,7 @@ class _Job:
     plan: Sequence[PlannedStep]
     policy: UrlPolicy
     files: _Files
+    gate: Gate | None = None
 
 
 async def _run_in_browser(job: _Job, run: _Run, asked: float, trace: Path | None = None) -> None:
@@ -206,6 +212,10 @@ async def _run_in_browser(job: _Job, run: _Run, asked: float, trace: Path | None
     async with contexts as ctx:
         run.started = time.monotonic()
         run.queued_s = round(run.started - asked, 3)
+        # The wait for a page may have outlasted the app: then the check is not run at all.
+        if job.gate is not None and (refused := await job.gate()):
+            run.unscored, run.not_run = refused, True
+            return
         events = run.events = PageEvents(job.policy, track_inflight=_needs_settling(check))
         page = await _open_page(ctx, events)
         tracing = trace is not None and await _start_trace(ctx)
@@ -432,6 +442,7 @@ def _outcome(check: BrowserCheck, run: _Run) -> BrowserOutcome:
         aria_snapshot=run.aria,
         screenshot=run.screenshot,
         trace=run.trace,
+        ran=not run.not_run,
         duration_s=round((run.ended or time.monotonic()) - run.started, 3),
         queued_s=run.queued_s,
     )
