@@ -192,3 +192,29 @@ async def test_a_selector_that_matched_late_is_told_apart_from_one_that_never_ma
         f" ('Late todos' at {base_url}late.html) showed:"
         ' - main: | - heading "todos" [level=1] | - textbox "New todo"'
     )
+
+
+@pytest.mark.parametrize(
+    ("scope", "holds", "says"),
+    [
+        ({"include": ["main"]}, False, "1 violation at or above critical, on 1 node (max 0): im"),
+        ({"exclude": ["main"]}, False, "critical, on 2 nodes (max 0): button-name"),
+        ({"include": ["header"], "max_violations": 1}, True, "button-name (critical, 2 nodes"),
+        ({"rules": ["button-name"], "max_nodes": 1}, False, "on 2 nodes (max 1 nodes)"),
+        ({"rules": ["button-name"], "max_nodes": 2}, True, "button-name"),
+        ({"disable_rules": ["button-name", "image-alt"]}, True, "0 violations at or above"),
+        ({"rules": ["no-such-rule"]}, False, "axe could not run: "),
+    ],
+)  # fmt: skip
+async def test_a11y_is_scoped_by_selectors_and_rules_and_counts_nodes(
+    pool: BrowserPool,
+    base_url: str,
+    tmp_path: Path,
+    scope: dict[str, Any],
+    holds: bool,
+    says: str,
+) -> None:
+    exp = {"type": "a11y", "min_impact": "critical", **scope}
+    outcome = await run(pool, browser_check("/a11y-debt.html", expect=[exp]), tmp_path, base_url)
+    [judged] = outcome.expectations
+    assert judged.ok is holds and says in judged.detail, judged.detail

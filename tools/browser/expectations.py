@@ -7,6 +7,7 @@ never beyond the check's budget. One that fails therefore never shortens the nex
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from collections.abc import Awaitable, Callable
@@ -58,7 +59,7 @@ from referee.tools.text import agrees, counted
 Expectation = AnyExpectation
 UNEVALUATED = "not evaluated: "
 OUT_OF_TIME = f"{UNEVALUATED}the check's timeout_s was used up"
-_AXE_RUN = "() => axe.run(document, {resultTypes: ['violations']})"
+_AXE_RUN = "([context, options]) => axe.run(context === 'document' ? document : context, options)"
 _SHOWN = 3
 _TARGETS_SHOWN = 5
 _POLL_S = 0.1
@@ -105,6 +106,7 @@ class ExpectContext:
     action_timeout_s: float | None = None
     base_url: str | None = None
     violations: list[A11yViolation] | None = None
+    axe_runs: dict[str, list[A11yViolation]] = field(default_factory=dict)
     watched: dict[str, Locator] = field(default_factory=dict)
     seen: set[str] = field(default_factory=set)
 
@@ -168,7 +170,11 @@ def target_of(exp: Expectation) -> str:
     if isinstance(exp, TitleExpect | UrlExpect):
         return exp.equals if exp.equals is not None else f"/{exp.matches}/"
     if isinstance(exp, A11yExpect):
-        return f"max {exp.max_violations} at or above {exp.min_impact}"
+        bound = f"max {exp.max_violations}" if exp.bounds_rules else f"max {exp.max_nodes} nodes"
+        scoped = [f"in {', '.join(exp.include)}"] if exp.include else []
+        scoped += [f"without {', '.join(exp.exclude)}"] if exp.exclude else []
+        scoped += [f"rules {', '.join(exp.rules)}"] if exp.rules else []
+        return " ".join([f"{bound} at or above {exp.min_impact}", *scoped])
     if isinstance(exp, AttributeExpect | CssExpect):
         return f"{describe(exp.selector)} [{exp.name}]"
     return describe(getattr(exp, "selector", None))
@@ -423,27 +429,59 @@ def _matching(found: int) -> str:
 
 
 async def _a11y(ctx: ExpectContext, exp: A11yExpect, wait_ms: float) -> Judged:
+    scope = axe_scope(exp)
+    if scope not in ctx.axe_runs:
+        try:
+            ctx.axe_runs[scope] = await run_axe(ctx.page, *json.loads(scope))
+        except PlaywrightError as exc:
+            # axe refuses an unknown rule id or a selector it cannot parse: the contract's error.
+            return Judged(False, f"axe could not run: {error_text(exc)}")
+    found = ctx.axe_runs[scope]
     if ctx.violations is None:
-        ctx.violations = await run_axe(ctx.page)
-    serious = at_or_above(ctx.violations, exp.min_impact)
+        ctx.violations = found
+    serious = at_or_above(found, exp.min_impact)
     listed = "; ".join(
         f"{v.id} ({v.impact}, {v.nodes} node{'s' if v.nodes != 1 else ''}: "
         + ", ".join(v.targets)
         + ")"
         for v in serious
     )
+    nodes = sum(v.nodes for v in serious)
+    bounds = [f"max {exp.max_violations}"] if exp.bounds_rules else []
+    bounds += [f"max {exp.max_nodes} nodes"] if exp.max_nodes is not None else []
     detail = (
-        f"{counted(len(serious), 'violation')} at or above {exp.min_impact}"
-        f" (max {exp.max_violations})"
+        f"{counted(len(serious), 'violation')} at or above {exp.min_impact}, on"
+        f" {counted(nodes, 'node')} ({', '.join(bounds)})"
     )
     text = trim(f"{detail}: {listed}" if serious else detail, 1500)
-    return Judged(len(serious) <= exp.max_violations, text)
+    holds = (not exp.bounds_rules or len(serious) <= exp.max_violations) and (
+        exp.max_nodes is None or nodes <= exp.max_nodes
+    )
+    return Judged(holds, text)
 
 
-async def run_axe(page: Page) -> list[A11yViolation]:
-    """Inject axe-core into ``page`` and return its violations, one per rule."""
-    await page.add_script_tag(path=axe_script())
-    result = await page.evaluate(_AXE_RUN)
+def axe_scope(exp: A11yExpect) -> str:
+    """axe.run's context and options for ``exp``, as one key (the same scope runs axe once)."""
+    context: dict[str, Any] | str = "document"
+    if exp.include or exp.exclude:
+        context = {"exclude": [[s] for s in exp.exclude]}
+        if exp.include:
+            context["include"] = [[s] for s in exp.include]
+    options: dict[str, Any] = {"resultTypes": ["violations"]}
+    if exp.rules:
+        options["runOnly"] = {"type": "rule", "values": exp.rules}
+    if exp.disable_rules:
+        options["rules"] = {r: {"enabled": False} for r in exp.disable_rules}
+    return json.dumps([context, options], sort_keys=True)
+
+
+async def run_axe(
+    page: Page, context: dict[str, Any] | str = "document", options: dict[str, Any] | None = None
+) -> list[A11yViolation]:
+    """Inject axe-core into ``page`` (once) and return its violations, one per rule."""
+    if not await page.evaluate("() => typeof axe !== 'undefined'"):
+        await page.add_script_tag(path=axe_script())
+    result = await page.evaluate(_AXE_RUN, [context, options or {"resultTypes": ["violations"]}])
     return [
         A11yViolation(
             id=v["id"],

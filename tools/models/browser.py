@@ -398,10 +398,32 @@ class NoFailedRequestsExpect(Model):
     type: Literal["no_failed_requests"]
 
 
+_Selectors = Annotated[list[Annotated[str, Field(min_length=1)]], Field(max_length=50)]
+_RuleIds = Annotated[list[Annotated[str, Field(pattern=r"^[a-z0-9-]+$")]], Field(max_length=100)]
+
+
 class A11yExpect(Model):
+    """axe-core finds at most `max_violations` rules (or `max_nodes` elements) violated at or
+    above `min_impact`, in the part of the page and with the rules given."""
+
     type: Literal["a11y"]
-    max_violations: int = Field(default=0, ge=0)
+    max_violations: int = Field(default=0, ge=0, description="Rules violated, at most")
+    max_nodes: int | None = Field(
+        default=None,
+        ge=0,
+        description="Offending elements, at most (summed over rules); alone, it replaces"
+        " max_violations",
+    )
     min_impact: Impact = "serious"
+    include: _Selectors = Field(default_factory=list, description="CSS selectors: check only these")
+    exclude: _Selectors = Field(default_factory=list, description="CSS selectors: leave these out")
+    rules: _RuleIds = Field(default_factory=list, description="axe rule ids: run only these")
+    disable_rules: _RuleIds = Field(default_factory=list, description="axe rule ids: skip these")
+
+    @property
+    def bounds_rules(self) -> bool:
+        """Whether `max_violations` applies: given, or no `max_nodes` to replace it."""
+        return self.max_nodes is None or "max_violations" in self.model_fields_set
 
 
 AnyExpectation = (
