@@ -9,7 +9,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from referee.tools.browser.check import run_browser_check
 from referee.tools.browser.outcome import BrowserOutcome
@@ -20,10 +20,24 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures" / "browser"
 
 
 class _FixtureHandler(http.server.SimpleHTTPRequestHandler):
+    # /flaky?key=K: broken the first time K is asked for, right every time after (state an app
+    # keeps on its server, which a second run of a check meets changed).
+    flaky_seen: ClassVar[set[str]] = set()
+
     def log_message(self, format: str, *args: Any) -> None:
         pass
 
     def do_GET(self) -> None:
+        if self.path.startswith("/flaky?key="):
+            first = self.path not in self.flaky_seen
+            self.flaky_seen.add(self.path)
+            body = b"<title>Flaky</title><p>" + (b"broken" if first else b"ready") + b"</p>"
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            return
         if self.path == "/redirect-out":
             self.send_response(302)
             self.send_header("Location", "http://203.0.113.9/pixel.gif")

@@ -218,3 +218,19 @@ async def test_a11y_is_scoped_by_selectors_and_rules_and_counts_nodes(
     outcome = await run(pool, browser_check("/a11y-debt.html", expect=[exp]), tmp_path, base_url)
     [judged] = outcome.expectations
     assert judged.ok is holds and says in judged.detail, judged.detail
+
+
+async def test_a_failing_check_that_passes_when_traced_keeps_its_verdict_and_says_it_may_be_flaky(
+    pool: BrowserPool, base_url: str, tmp_path: Path
+) -> None:
+    check = browser_check(
+        f"/flaky?key={tmp_path.name}", expect=[{"type": "visible", "text": "ready", "timeout_s": 1}]
+    )
+    outcome = await run(pool, check, tmp_path, base_url, name="AC-F-009")
+    assert outcome.status == "fail"
+    assert outcome.reason.splitlines()[-1] == (
+        "the check passed when run again to record its trace: the failure may be flaky"
+        " (timing, or state the app kept)"
+    )
+    assert outcome.trace == str(tmp_path / "AC-F-009.trace.zip")
+    assert "broken" in outcome.aria_snapshot  # the evidence is the first run's
