@@ -193,6 +193,7 @@ _UNION_TAGS = {
     "accessible_description",
     "focused",
     "editable",
+    "aria_snapshot",
 }
 
 

@@ -234,3 +234,22 @@ async def test_a_failing_check_that_passes_when_traced_keeps_its_verdict_and_say
     )
     assert outcome.trace == str(tmp_path / "AC-F-009.trace.zip")
     assert "broken" in outcome.aria_snapshot  # the evidence is the first run's
+
+
+async def test_an_aria_snapshot_template_matches_the_page_or_says_how_it_differs(
+    pool: BrowserPool, base_url: str, tmp_path: Path
+) -> None:
+    template = '- region "To do":\n  - list:\n    - listitem: Fix login\n    - listitem: /Write/'
+    wrong = '- region "To do":\n  - list:\n    - listitem: Fix logout'
+    check = browser_check(
+        "/vocab.html",
+        expect=[
+            {"type": "aria_snapshot", "snapshot": template},
+            {"type": "aria_snapshot", "selector": {"role": "region", "name": "To do"},
+             "snapshot": "- list:\n  - listitem: Fix login"},
+            {"type": "aria_snapshot", "snapshot": wrong, "timeout_s": 0.3},
+        ],
+    )  # fmt: skip
+    outcome = await run(pool, check, tmp_path, base_url)
+    assert [e.ok for e in outcome.expectations] == [True, True, False], outcome.reason
+    assert "Fix logout" in outcome.expectations[2].detail

@@ -34,6 +34,7 @@ from referee.tools.models.browser import (
     AccessibleDescriptionExpect,
     AccessibleNameExpect,
     AnyExpectation,
+    AriaSnapshotExpect,
     AttributeExpect,
     CheckedExpect,
     ClassExpect,
@@ -385,6 +386,12 @@ async def _disabled(ctx: ExpectContext, exp: DisabledExpect, wait_ms: float) -> 
     return await _asserted(assertion, "disabled")
 
 
+async def _aria_snapshot(ctx: ExpectContext, exp: AriaSnapshotExpect, wait_ms: float) -> Judged:
+    target = expect(locate(ctx.page, exp.selector))
+    assertion = target.to_match_aria_snapshot(exp.snapshot, timeout=wait_ms)
+    return await _asserted(assertion, "the ARIA snapshot matches")
+
+
 async def _focused(ctx: ExpectContext, exp: FocusedExpect, wait_ms: float) -> Judged:
     assertion = expect(locate(ctx.page, exp.selector)).to_be_focused(timeout=wait_ms)
     return await _asserted(assertion, "focused")
@@ -520,6 +527,7 @@ _HANDLERS: dict[type, _Handler] = {
     AccessibleNameExpect: _accessible,
     AccessibleDescriptionExpect: _accessible,
     FocusedExpect: _focused,
+    AriaSnapshotExpect: _aria_snapshot,
     EditableExpect: _editable,
     NoConsoleErrorsExpect: _no_console_errors,
     NoFailedRequestsExpect: _no_failed_requests,

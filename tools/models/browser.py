@@ -349,6 +349,15 @@ class EditableExpect(_Waiting):
     editable: bool = True
 
 
+class AriaSnapshotExpect(_Waiting):
+    """The element's accessibility tree matches a snapshot (`toMatchAriaSnapshot`): Playwright's
+    YAML template, where a name may be a `/regex/` and unlisted children are allowed."""
+
+    type: Literal["aria_snapshot"]
+    selector: Selector = "body"
+    snapshot: str = Field(min_length=1, description='The template: - heading "todos" [level=1]')
+
+
 class ValueExpect(_EqualsOrMatches):
     """The value of an input, textarea or select (`toHaveValue`): `equals` or `matches`."""
 
@@ -449,6 +458,7 @@ AnyExpectation = (
     | AccessibleDescriptionExpect
     | FocusedExpect
     | EditableExpect
+    | AriaSnapshotExpect
 )
 Expectation = Annotated[AnyExpectation, Field(discriminator="type")]
 
