@@ -13,17 +13,13 @@ shared warm browser.
 from __future__ import annotations
 
 import argparse
-import functools
-import http.server
 import json
 import os
 import statistics
 import sys
 import tempfile
-import threading
 import time
-from collections.abc import Awaitable, Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +32,11 @@ from referee.tools.models.checks import BrowserCheck
 from referee.tools.process import wait_for_url
 from referee.tools.sandbox.network import private_network
 
-FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "browser"
+TESTS = Path(__file__).resolve().parent.parent / "tests"
+FIXTURES = TESTS / "fixtures" / "browser"
+sys.path.insert(0, str(TESTS))  # the tests' fixture server: the pages the tests drive
+from browser_pages import served_fixtures  # noqa: E402
+
 CHECK = {
     "kind": "browser",
     "url": "/button.html",
@@ -46,25 +46,6 @@ CHECK = {
         {"type": "title_contains", "value": "Button"},
     ],
 }
-
-
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-
-@contextmanager
-def serve_fixtures() -> Iterator[str]:
-    """Serve the browser fixtures on a free loopback port; yields the base URL."""
-    handler = functools.partial(_QuietHandler, directory=str(FIXTURES))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 async def referee_check(pool: BrowserPool, base: str, out: Path, name: str = "bench") -> None:
@@ -258,7 +239,7 @@ async def memory(pool: BrowserPool, base: str, out: Path) -> dict[str, float]:
 
 
 async def main(runs: int) -> dict[str, Any]:
-    with serve_fixtures() as base, tempfile.TemporaryDirectory() as tmp:
+    with served_fixtures() as base, tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp)
         cold = await cold_start(base, out, runs)
         async with BrowserPool() as pool:

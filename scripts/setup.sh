@@ -122,3 +122,13 @@ if [[ "$EXTRAS" == *test* ]] && [ ! -f "$TEST_NODE/node_modules/vite/bin/vite.js
         echo "no npm: the Vite browser tests cannot run" >&2
     fi
 fi
+# React for the browser tests' React app (tests/reactapp.py), in a prefix of its own: an install
+# into .cache/node could prune the Vite installed there.
+TEST_REACT=".cache/react"
+if [[ "$EXTRAS" == *test* ]] && [ ! -f "$TEST_REACT/node_modules/react-dom/package.json" ] \
+    && command -v npm >/dev/null 2>&1; then
+    echo "installing react and react-dom 19.3.1 into $TEST_REACT for the browser tests" >&2
+    mkdir -p "$TEST_REACT"
+    npm install --prefix "$TEST_REACT" --no-save --no-audit --no-fund --loglevel=error \
+        react@19.3.1 react-dom@19.3.1 >&2
+fi

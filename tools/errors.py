@@ -94,10 +94,15 @@ def problems_from_validation(exc: ValidationError, prefix: Iterable[Any] = ()) -
 
 
 def _without_other_branches(problems: list[Problem]) -> list[Problem]:
-    """At a pointer where a union's branches all failed (`str | list[str]` given a bad regex),
-    keep what the value's own validator said; "should be a valid list" only adds noise."""
-    said = {p.path for p in problems if not p.code.endswith("_type")}
-    return [p for p in problems if p.path not in said or not p.code.endswith("_type")]
+    """At a pointer where a union's branches all failed (`str | list[str]` given a bad regex, a
+    selector string or locator object given a bad object), keep what the value's own validators
+    said, there or inside it; "should be a valid list" only adds noise."""
+    said = [p.path for p in problems if not p.code.endswith("_type")]
+
+    def explained(path: str) -> bool:
+        return any(s == path or s.startswith(path + "/") for s in said)
+
+    return [p for p in problems if not (p.code.endswith("_type") and explained(p.path))]
 
 
 def _pointer_parts(loc: Sequence[Any]) -> tuple[Any, ...]:
@@ -118,7 +123,9 @@ def _pointer_parts(loc: Sequence[Any]) -> tuple[Any, ...]:
 def _is_union_branch(part: Any, previous: Any, before: Any) -> bool:
     if not isinstance(part, str):
         return False
-    if part in _model_names() or "[" in part or part.startswith("function-"):
+    if part in _model_names() or part in _SCALAR_BRANCHES or "[" in part:
+        return True
+    if part.startswith(("function-", "constrained-")):
         return True
     at_union = previous in _UNION_FIELDS or (isinstance(previous, int) and before in _UNION_LISTS)
     return at_union and part in _UNION_TAGS
@@ -134,6 +141,8 @@ def _model_names() -> set[str]:
     return names
 
 
+# A scalar branch of an untagged union (a selector is a string, a locator object or a list).
+_SCALAR_BRANCHES = {"str", "int", "float", "bool"}
 # Fields holding a tagged union, and lists of tagged-union items.
 _UNION_FIELDS = {"check"}
 _UNION_LISTS = {"steps", "expect", "browser_setup"}
@@ -155,6 +164,13 @@ _UNION_TAGS = {
     "select",
     "wait_for",
     "set_input_files",
+    "press_sequentially",
+    "drag_to",
+    "focus",
+    "reload",
+    "go_back",
+    "go_forward",
+    "wait_for_url",
     "visible",
     "hidden",
     "title_contains",
@@ -169,6 +185,15 @@ _UNION_TAGS = {
     "no_console_errors",
     "no_failed_requests",
     "a11y",
+    "title",
+    "url",
+    "css",
+    "class",
+    "accessible_name",
+    "accessible_description",
+    "focused",
+    "editable",
+    "aria_snapshot",
 }
 
 

@@ -190,6 +190,10 @@ async def test_a_server_that_never_gets_ready_leaves_browser_criteria_unscored(
         and crit["pass"] is False
         and "never became ready" in crit["reason"]
     )
+    # The contract's own command, its exit code and last words; never the sandbox's wrapper.
+    assert "the served app exited with code 3, its last line: boom" in crit["reason"]
+    assert f"(its command: `{sys.executable} -c 'import sys;" in crit["reason"]
+    assert "unshare" not in crit["reason"] and "bwrap" not in crit["reason"]
     item = json.loads(
         (await agent.read_resource(f"evidence://{ev['run_id']}/{crit['evidence_ids'][0]}"))
         .contents[0]

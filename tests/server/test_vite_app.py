@@ -1,6 +1,8 @@
 """Browser checks on a real Vite dev server, over MCP and on the CLI, as a frontend developer uses
-them: six TodoMVC checks on the clean app and on a break, a busy port (in the sandbox's private
-network and without it), a server that dies mid-run, a failing check's trace."""
+them: six TodoMVC checks on the clean app and on a break, one in Playwright Test's locator and
+matcher vocabulary, a busy port (in the sandbox's private network and without it, said once), a
+server that dies mid-run (what passed stands, what was left is not run), a failing check's
+trace."""
 
 from __future__ import annotations
 
@@ -195,17 +197,23 @@ async def test_without_a_sandbox_a_busy_port_leaves_the_browser_criteria_unscore
     assert reason.startswith(f"port {other_server} is already in use by another process")
     served = await _evidence(agent, ev["run_id"], ev["criteria"][0]["evidence_ids"][0])
     assert served["tool"] == "serve" and served["summary"] == reason
+    # A condition of the run, said once: one issue naming both criteria.
+    [busy] = [i for i in ev["issues"] if "already in use" in i["description"]]
+    assert busy["description"].startswith("criteria AC-F-001, AC-F-002 could not be checked: port")
     # No page was seen: the checks say nothing about the app's UX.
     assert ev["dimensions"]["ux_quality"]["source"] == "judgment"
 
 
-async def test_a_dev_server_that_dies_mid_run_leaves_the_rest_unscored_in_its_own_words(
+async def test_a_dev_server_that_dies_mid_run_keeps_what_passed_and_runs_nothing_after(
     tmp_path: Path,
 ) -> None:
     app = vite_app(tmp_path / "crashy", crash=True)
+    loads = browser("the page loads", [], [{"type": "visible", "selector": "h1"}])
+    # Typed slowly, so the first check has its page before the app goes down.
+    slowly = {"action": "press_sequentially", "selector": ".new-todo", "value": "x" * 8}
     crashes = browser(
         "the crash button crashes",
-        [{"action": "click", "selector": "#crash"}],
+        [{**slowly, "delay_s": 0.5, "timeout_s": 10}, {"action": "click", "selector": "#crash"}],
         [{"type": "visible", "selector": "#never", "timeout_s": 3}],
     )
     waits = browser(
@@ -213,12 +221,27 @@ async def test_a_dev_server_that_dies_mid_run_leaves_the_rest_unscored_in_its_ow
         [{"action": "wait_for", "selector": "#never-appears", "timeout_s": 8}],
         [],
     )
+    later = browser("the list is empty", [], [{"type": "count", "selector": "li", "equals": 0}])
     async for agent in _agent(app):
-        ev = await _evaluate(agent, await _contract(agent, free_port(), [crashes, waits]))
-        for crit in ev["criteria"]:
+        cid = await _contract(agent, free_port(), [loads, crashes, waits, later])
+        ev = await _evaluate(agent, cid)
+        first, *gone = ev["criteria"]
+        assert first["status"] == "pass", first["reason"]
+        said = (
+            "the served app exited with code 3 during the checks, its last line: fatal: the todo"
+            " store is corrupt (simulated crash) (its command: `node "
+        )
+        for crit in gone:
             assert (crit["status"], crit["reason_code"]) == ("unscored", "serve_exited"), crit
-            assert crit["reason"].startswith("the served app exited with code 3 during the checks")
-            assert "fatal: the todo store is corrupt (simulated crash)" in crit["reason"]
+        # The last check waited for a page until after the crash: it never ran.
+        assert gone[-1]["reason"].startswith(f"not run: {said}")
+        report = (await agent.read_resource(f"report://{ev['run_id']}")).contents[0].text
+        assert said in report and "vite.js --port" in report and "unshare" not in report
+        assert gone[-1]["evidence_ids"] == first["evidence_ids"][-1:]  # the app's log only
+        # Said once: one issue for the app's exit, naming every criterion it left unscored.
+        exits = [i for i in ev["issues"] if "exited with code 3" in i["description"]]
+        assert len(exits) == 1, ev["issues"]
+        assert all(c["id"] in exits[0]["description"] for c in gone)
         served = await _evidence(agent, ev["run_id"], ev["criteria"][0]["evidence_ids"][-1])
         assert served["exit_code"] == 3 and served["details"]["exited_on_its_own"] is True
         assert "fatal: the todo store is corrupt" in served["stderr"]
@@ -246,3 +269,61 @@ def test_the_cli_evaluates_the_vite_app_and_exits_1_naming_the_broken_step(
     assert main(["--root", str(app), "evaluate", cid]) == 1
     shown = capsys.readouterr().out
     assert "expectation 1 (count .todo-list li) failed: 0 elements match" in shown
+
+
+def _vocabulary_check() -> dict[str, Any]:
+    """One TodoMVC check in Playwright Test's own words: locators by placeholder, role and
+    label, chained and filtered; typing key by key; toHaveClass, toContainText, toBeFocused."""
+    new_todo = {"placeholder": "What needs to be done?"}
+    item = [{"css": ".todo-list"}, {"role": "listitem", "has_text": "walk the dog"}]
+    return browser(
+        "a todo typed key by key can be completed",
+        [
+            {"action": "press_sequentially", "selector": new_todo, "value": "walk the dog"},
+            {"action": "press", "selector": new_todo, "key": "Enter"},
+            {"action": "check", "selector": [*item, {"label": "done"}]},
+            {"action": "focus", "selector": {"role": "textbox", "name": "New todo"}},
+        ],
+        [
+            {"type": "class", "selector": item, "matches": r"\bcompleted\b", "timeout_s": 2},
+            {"type": "text", "selector": ".todo-count", "contains": "0 items", "timeout_s": 2},
+            {"type": "focused", "selector": new_todo},
+            {"type": "title", "matches": "TodoMVC"},
+            {"type": "url", "equals": "/"},
+        ],
+    )
+
+
+async def test_playwright_test_vocabulary_over_mcp_passes_clean_and_names_the_locator_broken(
+    agent: Client, app: Path
+) -> None:
+    cid = await _contract(agent, free_port(), [_vocabulary_check()])
+    [clean] = (await _evaluate(agent, cid))["criteria"]
+    assert clean["status"] == "pass", clean["reason"]
+    _break(app, *BREAK_ENTER)
+    [broken] = (await _evaluate(agent, cid))["criteria"]
+    assert broken["status"] == "fail"
+    assert broken["reason"].startswith(
+        "step 3 (check locator('.todo-list').getByRole('listitem')"
+        ".filter({ hasText: 'walk the dog' }).getByLabel('done'))"
+    ), broken["reason"]
+
+
+def test_the_cli_takes_locator_objects_and_reports_a_bad_one_at_its_field(
+    app: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    check = _vocabulary_check()
+    check["check"]["steps"][2]["selector"] = {"role": "checkbox", "label": "done"}
+    contract = {
+        "goal": "A todo list that works like TodoMVC.",
+        "has_ui": True,
+        "out_of_scope": ["routing"],
+        "serve": serve_block(free_port()),
+        "functional": [check],
+    }
+    source = tmp_path / "contract.yaml"
+    source.write_text(yaml.safe_dump(contract), encoding="utf-8")
+    assert main(["--root", str(app), "contract", "create", str(source)]) != 0
+    said = capsys.readouterr()
+    assert "/functional/0/check/steps/2/selector" in said.out + said.err
+    assert "give exactly one of role, label" in said.out + said.err

@@ -3,25 +3,20 @@ found)."""
 
 from __future__ import annotations
 
-import functools
-import http.server
 import os
 import signal
 import socket
 import stat
-import threading
 import time
 import zipfile
-from collections.abc import AsyncIterator, Iterator
 from contextlib import suppress
 from pathlib import Path
-from typing import Any
 
 import anyio
 import pytest
+from browser_pages import FIXTURES, browser_check, run
 from viteapp import add
 
-from referee.tools.browser.check import run_browser_check
 from referee.tools.browser.chromium import (
     ChromiumNotFound,
     clear_cache,
@@ -39,7 +34,6 @@ except ChromiumNotFound as exc:
     pytest.skip(f"no Chromium to drive ({exc})", allow_module_level=True)
 
 pytestmark = [pytest.mark.anyio, pytest.mark.browser]
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "browser"
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
@@ -49,65 +43,9 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-class _FixtureHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-    def do_GET(self) -> None:
-        if self.path == "/redirect-out":
-            self.send_response(302)
-            self.send_header("Location", "http://203.0.113.9/pixel.gif")
-            self.end_headers()
-            return
-        super().do_GET()
-
-
 @pytest.fixture(scope="module")
 def anyio_backend() -> str:
     return "asyncio"
-
-
-@pytest.fixture(scope="module")
-def base_url() -> Iterator[str]:
-    handler = functools.partial(_FixtureHandler, directory=str(FIXTURES))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/"
-    server.shutdown()
-    server.server_close()
-    thread.join(timeout=5)
-
-
-@pytest.fixture(scope="module")
-async def pool(anyio_backend: str) -> AsyncIterator[BrowserPool]:
-    async with BrowserPool(CHROMIUM) as shared:
-        yield shared
-
-
-def browser_check(
-    url: str,
-    steps: list[dict[str, Any]] | None = None,
-    expect: list[dict[str, Any]] | None = None,
-    timeout_s: float = 20,
-) -> BrowserCheck:
-    return BrowserCheck.model_validate(
-        {
-            "kind": "browser",
-            "url": url,
-            "steps": steps or [],
-            "expect": expect or [],
-            "timeout_s": timeout_s,
-        }
-    )
-
-
-async def run(
-    pool: BrowserPool, check: BrowserCheck, out: Path, base: str | None, **kw: Any
-) -> BrowserOutcome:
-    return await run_browser_check(
-        pool, check, base_url=base, artifacts_dir=out, name=kw.pop("name", "E1"), **kw
-    )
 
 
 async def test_button_flow_passes_every_expectation_and_keeps_screenshot_and_aria(
@@ -163,7 +101,7 @@ async def test_form_fill_select_and_enter_show_the_result(
     assert 'textbox "Name": Ada' in outcome.aria_snapshot
 
 
-async def test_missing_selector_fails_its_step_stops_the_rest_and_still_judges(
+async def test_a_missing_selector_fails_its_step_and_ends_the_check(
     pool: BrowserPool, base_url: str, tmp_path: Path
 ) -> None:
     check = browser_check(
@@ -184,13 +122,22 @@ async def test_missing_selector_fails_its_step_stops_the_rest_and_still_judges(
         ("goto", base_url + "button.html", True),
         ("click", "#missing", False),
     ]
-    assert outcome.steps[1].error.splitlines() == [
+    assert outcome.steps[1].error.splitlines()[:2] == [
         "Locator.click: Timeout 1000ms exceeded.",
         '- waiting for locator("#missing")',
     ]
+    assert (
+        outcome.steps[1]
+        .error.splitlines()[2]
+        .startswith(
+            "no element matched #missing in the 1 s waited, nor 2 s later; the page ('Button page'"
+        )
+    )
     # Numbered as the contract lists the steps: opening the check's url is not "step 1".
     assert outcome.reason.startswith("step 1 (click #missing) failed: Locator.click: Timeout")
-    assert [e.ok for e in outcome.expectations] == [False, True]
+    # Playwright Test's order: a failing step ends the test, its expectations are not judged.
+    assert [e.detail for e in outcome.expectations] == ["not evaluated: step 1 failed"] * 2
+    assert outcome.reason.splitlines()[-1] == "expectations 1–2 not evaluated: step 1 failed"
     assert outcome.screenshot and Path(outcome.screenshot).is_file()
 
 
@@ -629,7 +576,7 @@ async def test_a_mistyped_hidden_selector_passes_with_a_warning_naming_it(
     typo, real, missing = outcome.expectations
     assert typo.ok and ".todo-lsit li never matched any element" in typo.warning
     assert real.ok and real.warning == ""  # it exists, it is just not visible
-    assert not missing.ok and "at all, visible or not: is the selector right?" in missing.detail
+    assert not missing.ok and "nor 2 s later; the page ('Fixture • TodoMVC' at" in missing.detail
     assert "warning on expectation 1 (hidden .todo-lsit li)" in outcome.reason
 
 

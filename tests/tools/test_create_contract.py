@@ -312,7 +312,9 @@ def test_bad_browser_vocabulary_is_reported_field_by_field(store: Store, repo: P
     assert problems[f"{at}/steps/0/selector"].code == "required"
     assert "without '..'" in problems[f"{at}/steps/1/files"].message
     assert problems[f"{at}/expect/0"].message == "min 3 is above max 1"
-    assert problems[f"{at}/expect/1"].message == "give exactly one of `equals` or `matches`"
+    assert problems[f"{at}/expect/1"].message == (
+        "give exactly one of `equals`, `contains` or `matches`"
+    )
     assert "not a valid regular expression" in problems[f"{at}/expect/2/matches"].message
     assert f"{at}/expect/3/checked" in problems
     assert problems["/browser_setup/0"].code == "setup_without_goto"

@@ -10,7 +10,9 @@ what is left of it, unless it sets a shorter ``timeout_s``; Playwright gets that
 so a step that cannot complete fails with Playwright's own message. Each expectation waits on its
 own (``timeout_s``, else ``check.expect_timeout_s``), never past the check's end. The screenshot,
 ARIA snapshot, title and final URL are taken afterwards (even after a failing step or a
-timeout) within ``CAPTURE_TIMEOUT_S``; a failing check also keeps a Playwright trace.
+timeout) within ``CAPTURE_TIMEOUT_S``. A failing check is run once more with Playwright's tracing
+on, as Playwright Test's `on-first-retry` does, and keeps that trace: tracing every run so that a
+failing one could keep its trace made every passing check pay for it.
 
 What counts as a console error or a failed request is decided in ``events.py``.
 """
@@ -19,7 +21,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import AsyncIterator, Collection, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Sequence
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,7 +32,13 @@ from playwright.async_api import Error as PlaywrightError
 
 from referee.tools.browser.chromium import ChromiumNotFound
 from referee.tools.browser.events import PageEvents
-from referee.tools.browser.expectations import AxeUnavailable, ExpectContext, evaluate
+from referee.tools.browser.expectations import (
+    UNEVALUATED,
+    AxeUnavailable,
+    ExpectContext,
+    evaluate,
+    target_of,
+)
 from referee.tools.browser.messages import clip, error_text
 from referee.tools.browser.outcome import (
     A11yViolation,
@@ -40,7 +48,7 @@ from referee.tools.browser.outcome import (
     StepPhase,
     StepResult,
 )
-from referee.tools.browser.policy import UrlPolicy, UrlRefused, checked_url
+from referee.tools.browser.policy import UrlPolicy, UrlRefused, checked_url, url_pattern
 from referee.tools.browser.pool import BrowserPool, BrowserUnavailable
 from referee.tools.browser.steps import PlannedStep, interrupted, run_step
 from referee.tools.models.browser import (
@@ -50,6 +58,7 @@ from referee.tools.models.browser import (
     GotoStep,
     NoConsoleErrorsExpect,
     NoFailedRequestsExpect,
+    WaitForUrlStep,
 )
 
 CAPTURE_TIMEOUT_S = 10.0
@@ -60,6 +69,7 @@ _SETTLE_S = 2.0
 # hangs past it, so Playwright's message (what it waited for) arrives first.
 _GRACE_S = 2.0
 _DEADLINE_SLACK_S = 0.05
+Gate = Callable[[], Awaitable[str | None]]
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,120}$")
 
 
@@ -68,6 +78,7 @@ class _Run:
     """What a check has found so far; filled in as it goes, so a timeout keeps what was seen."""
 
     url: str
+    base_url: str | None = None
     steps: list[StepResult] = field(default_factory=list)
     expectations: list[ExpectationResult] = field(default_factory=list)
     violations: list[A11yViolation] = field(default_factory=list)
@@ -81,7 +92,10 @@ class _Run:
     events: PageEvents | None = None
     running: tuple[PlannedStep, float] | None = None
     started: float = 0.0
+    ended: float = 0.0
     queued_s: float = 0.0
+    retry_note: str = ""
+    not_run: bool = False
 
     @property
     def failing(self) -> bool:
@@ -109,6 +123,7 @@ async def run_browser_check(
     repo_root: Path | None = None,
     allow_hosts: Collection[str] = (),
     setup: Sequence[AnyStep] = (),
+    gate: Gate | None = None,
 ) -> BrowserOutcome:
     """Drive a page in the pool's Chromium and judge the check's expectations.
 
@@ -121,6 +136,8 @@ async def run_browser_check(
         repo_root: ``file://`` URLs and ``set_input_files`` files are allowed inside it only.
         allow_hosts: Non-loopback hosts the server was started with ``--allow-host``.
         setup: The contract's ``browser_setup`` steps, run first.
+        gate: Asked once the check has its page (and again before a traced re-run): a reason
+            not to run it (the served app has exited), or None.
 
     Returns:
         ``pass`` or ``fail`` with the evidence, or ``unscored`` (passed None) with a reason when
@@ -137,10 +154,14 @@ async def run_browser_check(
         plan = _plan(check, setup, base_url, policy)
     except UrlRefused as exc:
         return _unscored(exc.url, exc.reason, asked)
-    run = _Run(url=next(p.url or "" for p in plan if p.phase == "open"))
+    run = _Run(url=next(p.url or "" for p in plan if p.phase == "open"), base_url=base_url)
     files = _Files(artifacts_dir / f"{name}.png", artifacts_dir / f"{name}.trace.zip", repo_root)
     try:
-        await _run_in_browser(pool, check, plan, policy, run, files, asked)
+        job = _Job(pool, check, plan, policy, files, gate)
+        await _run_in_browser(job, run, asked)
+        run.ended = time.monotonic()
+        if run.failing and not run.unscored:
+            await _traced_retry(job, run)
     except (ChromiumNotFound, BrowserUnavailable) as exc:
         return _unscored(run.url, f"no browser: {exc}", asked)
     except PlaywrightError as exc:
@@ -155,7 +176,11 @@ def _plan(
     """Setup steps, the check's URL as a goto, then its steps; every URL resolved up front."""
 
     def planned(step: AnyStep, phase: StepPhase, number: int) -> PlannedStep:
-        url = checked_url(step.url, base_url, policy) if isinstance(step, GotoStep) else None
+        url = None
+        if isinstance(step, GotoStep):
+            url = checked_url(step.url, base_url, policy)
+        elif isinstance(step, WaitForUrlStep) and step.url is not None:
+            url = url_pattern(step.url, base_url)
         return PlannedStep(step, url, phase, number)
 
     return [
@@ -165,31 +190,58 @@ def _plan(
     ]
 
 
-async def _run_in_browser(
-    pool: BrowserPool,
-    check: BrowserCheck,
-    plan: Sequence[PlannedStep],
-    policy: UrlPolicy,
-    run: _Run,
-    files: _Files,
-    asked: float,
-) -> None:
+@dataclass(frozen=True)
+class _Job:
+    """What a run of the check needs, the same for its first run and its traced re-run."""
+
+    pool: BrowserPool
+    check: BrowserCheck
+    plan: Sequence[PlannedStep]
+    policy: UrlPolicy
+    files: _Files
+    gate: Gate | None = None
+
+
+async def _run_in_browser(job: _Job, run: _Run, asked: float, trace: Path | None = None) -> None:
+    """Run the check once on a fresh context: with a screenshot and the rest of the evidence,
+    or (``trace``) only to record Playwright's trace of it there."""
+    check = job.check
     wants_axe = any(isinstance(e, A11yExpect) for e in check.expect)
     # axe is injected as a script tag, which a page's CSP would refuse; bypass it only when needed.
-    async with pool.context(check.viewport, bypass_csp=wants_axe, service_workers="block") as ctx:
+    contexts = job.pool.context(check.viewport, bypass_csp=wants_axe, service_workers="block")
+    async with contexts as ctx:
         run.started = time.monotonic()
         run.queued_s = round(run.started - asked, 3)
-        events = run.events = PageEvents(policy, track_inflight=_needs_settling(check))
+        # The wait for a page may have outlasted the app: then the check is not run at all.
+        if job.gate is not None and (refused := await job.gate()):
+            run.unscored, run.not_run = refused, True
+            return
+        events = run.events = PageEvents(job.policy, track_inflight=_needs_settling(check))
         page = await _open_page(ctx, events)
-        tracing = await _start_trace(ctx)
+        tracing = trace is not None and await _start_trace(ctx)
         with anyio.move_on_after(check.timeout_s + _GRACE_S) as scope:
-            await _drive(ctx, page, check, plan, run, files.root)
+            await _drive(ctx if tracing else None, page, check, job.plan, run, job.files.root)
         run.timed_out = run.timed_out or scope.cancelled_caught
-        await _capture(page, run, files.shot)
-        if tracing:
-            run.trace = await _stop_trace(ctx, files.trace if run.failing else None)
+        if trace is None:
+            await _capture(page, run, job.files.shot)
+        elif tracing:
+            run.trace = await _stop_trace(ctx, trace)
         if not (ctx.browser and ctx.browser.is_connected()):
             run.unscored = "the browser disconnected during the check"
+
+
+async def _traced_retry(job: _Job, run: _Run) -> None:
+    """Run a failing check again, recording its trace (Playwright's `on-first-retry`): a passing
+    check pays nothing for tracing, and the verdict stays the first run's."""
+    retry = _Run(url=run.url, base_url=run.base_url)
+    with suppress(PlaywrightError):
+        await _run_in_browser(job, retry, time.monotonic(), trace=job.files.trace)
+    run.trace = retry.trace
+    if retry.trace is not None and not retry.failing and not retry.unscored:
+        run.retry_note = (
+            "the check passed when run again to record its trace: the failure may be flaky"
+            " (timing, or state the app kept)"
+        )
 
 
 async def _open_page(ctx: BrowserContext, events: PageEvents) -> Page:
@@ -226,7 +278,7 @@ async def _stop_trace(ctx: BrowserContext, keep: Path | None) -> str | None:
 
 
 async def _drive(
-    ctx: BrowserContext,
+    ctx: BrowserContext | None,
     page: Page,
     check: BrowserCheck,
     plan: Sequence[PlannedStep],
@@ -240,6 +292,7 @@ async def _drive(
         run.started + check.timeout_s,
         check.expect_timeout_s,
         action_timeout_s=check.action_timeout_s,
+        base_url=run.base_url,
     )
     expecting.watch(check.expect)
     try:
@@ -253,7 +306,10 @@ async def _drive(
                 run.timed_out = time.monotonic() >= expecting.deadline - _DEADLINE_SLACK_S
                 break
             await expecting.observe()
-        await _judge(ctx, page, check, run, expecting)
+        else:
+            # A failing step ends its check, as in Playwright Test: what it was to lead to is
+            # not judged, so its expectations never read as further bugs.
+            await _judge(ctx, page, check, run, expecting)
     except AxeUnavailable as exc:
         run.unscored = str(exc)
     finally:
@@ -261,8 +317,12 @@ async def _drive(
 
 
 @asynccontextmanager
-async def _group(ctx: BrowserContext, name: str) -> AsyncIterator[None]:
-    """Group what runs inside in the trace under the name the reason uses (``step 2: click``)."""
+async def _group(ctx: BrowserContext | None, name: str) -> AsyncIterator[None]:
+    """Group what runs inside in the trace under the name the reason uses (``step 2: click``);
+    nothing without a trace (``ctx`` None): each group is a round trip to the browser."""
+    if ctx is None:
+        yield
+        return
     grouped = False
     with suppress(PlaywrightError):
         await ctx.tracing.group(name)
@@ -276,7 +336,7 @@ async def _group(ctx: BrowserContext, name: str) -> AsyncIterator[None]:
 
 
 async def _traced_step(
-    ctx: BrowserContext,
+    ctx: BrowserContext | None,
     page: Page,
     planned: PlannedStep,
     expecting: ExpectContext,
@@ -290,7 +350,7 @@ async def _traced_step(
 
 
 async def _judge(
-    ctx: BrowserContext, page: Page, check: BrowserCheck, run: _Run, expecting: ExpectContext
+    ctx: BrowserContext | None, page: Page, check: BrowserCheck, run: _Run, expecting: ExpectContext
 ) -> None:
     if _needs_settling(check) and run.events is not None:
         left = expecting.deadline - time.monotonic()
@@ -309,14 +369,23 @@ def _needs_settling(check: BrowserCheck) -> bool:
 
 
 def _mark_unjudged(check: BrowserCheck, run: _Run) -> None:
-    """A step a timeout interrupted failed; expectations it left unevaluated count as not held."""
+    """A step a timeout interrupted failed; expectations left unevaluated (after a failing
+    step, or out of time) count as not held, and say why."""
     if run.running is not None:
         run.steps.append(interrupted(*run.running))
         run.running = None
+    failed = next((s for s in run.steps if not s.ok), None)
+    why = f"{failed.label} failed" if failed else "the check timed out"
+    if run.timed_out:
+        why = "the check's timeout_s was used up"
     for number, exp in enumerate(check.expect[len(run.expectations) :], len(run.expectations) + 1):
         run.expectations.append(
             ExpectationResult(
-                number=number, type=exp.type, ok=False, detail="not evaluated: the check timed out"
+                number=number,
+                type=exp.type,
+                target=target_of(exp),
+                ok=False,
+                detail=f"{UNEVALUATED}{why}",
             )
         )
 
@@ -373,7 +442,8 @@ def _outcome(check: BrowserCheck, run: _Run) -> BrowserOutcome:
         aria_snapshot=run.aria,
         screenshot=run.screenshot,
         trace=run.trace,
-        duration_s=round(time.monotonic() - run.started, 3),
+        ran=not run.not_run,
+        duration_s=round((run.ended or time.monotonic()) - run.started, 3),
         queued_s=run.queued_s,
     )
 
@@ -389,15 +459,21 @@ def _verdict(check: BrowserCheck, run: _Run) -> tuple[BrowserStatus, str]:
     problems += [
         f"expectation {e.number} ({e.type} {e.target}".rstrip() + f") failed: {e.detail}"
         for e in run.expectations
-        if not e.ok
+        if not e.ok and not e.detail.startswith(UNEVALUATED)
     ]
+    if skipped := [e for e in run.expectations if e.detail.startswith(UNEVALUATED)]:
+        which = f"expectation {skipped[0].number}"
+        if len(skipped) > 1:
+            which = f"expectations {skipped[0].number}–{skipped[-1].number}"
+        problems.append(f"{which} {skipped[0].detail}")
     warnings = [
         f"warning on expectation {e.number} ({e.type} {e.target}): {e.warning}"
         for e in run.expectations
         if e.warning
     ]
     if problems:
-        return "fail", clip("\n".join([*problems, *warnings]), REASON_LIMIT)
+        notes = [run.retry_note] if run.retry_note else []
+        return "fail", clip("\n".join([*problems, *warnings, *notes]), REASON_LIMIT)
     held = len(run.expectations)
     verdict = f"all {held} expectations held" if held else "every step ran; no expectations"
     return "pass", clip("\n".join([verdict, *warnings]), REASON_LIMIT)

@@ -1,12 +1,13 @@
 """Evaluate a browser check's expectations against the page and what it logged.
 
-Each expectation that waits (visible, hidden, title, URL, count, text, value, attribute, checked,
-enabled, disabled) has a wait of its own: its `timeout_s`, else the check's `expect_timeout_s`,
+Each expectation that waits (all but no_console_errors, no_failed_requests and a11y) has a wait
+of its own: its `timeout_s`, else the check's `expect_timeout_s`,
 never beyond the check's budget. One that fails therefore never shortens the next one's wait.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from collections.abc import Awaitable, Callable
@@ -21,23 +22,35 @@ import anyio
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Locator, Page, expect
 
+from referee.tools.browser.absence import absence
 from referee.tools.browser.events import PageEvents, trim
-from referee.tools.browser.messages import error_text, verbatim_text
+from referee.tools.browser.locators import describe, locate
+from referee.tools.browser.messages import error_text, is_timeout, verbatim_text
 from referee.tools.browser.outcome import A11yViolation, ExpectationResult, at_or_above
+from referee.tools.browser.policy import url_pattern
 from referee.tools.errors import RefereeError
 from referee.tools.models.browser import (
     A11yExpect,
+    AccessibleDescriptionExpect,
+    AccessibleNameExpect,
     AnyExpectation,
+    AriaSnapshotExpect,
     AttributeExpect,
     CheckedExpect,
+    ClassExpect,
     CountExpect,
+    CssExpect,
     DisabledExpect,
+    EditableExpect,
     EnabledExpect,
+    FocusedExpect,
     HiddenExpect,
     NoConsoleErrorsExpect,
     NoFailedRequestsExpect,
     TextExpect,
     TitleContainsExpect,
+    TitleExpect,
+    UrlExpect,
     UrlMatchesExpect,
     ValueExpect,
     VisibleExpect,
@@ -45,8 +58,9 @@ from referee.tools.models.browser import (
 from referee.tools.text import agrees, counted
 
 Expectation = AnyExpectation
-OUT_OF_TIME = "not evaluated: the check's timeout_s was used up"
-_AXE_RUN = "() => axe.run(document, {resultTypes: ['violations']})"
+UNEVALUATED = "not evaluated: "
+OUT_OF_TIME = f"{UNEVALUATED}the check's timeout_s was used up"
+_AXE_RUN = "([context, options]) => axe.run(context === 'document' ? document : context, options)"
 _SHOWN = 3
 _TARGETS_SHOWN = 5
 _POLL_S = 0.1
@@ -91,7 +105,9 @@ class ExpectContext:
     deadline: float
     default_timeout_s: float
     action_timeout_s: float | None = None
+    base_url: str | None = None
     violations: list[A11yViolation] | None = None
+    axe_runs: dict[str, list[A11yViolation]] = field(default_factory=dict)
     watched: dict[str, Locator] = field(default_factory=dict)
     seen: set[str] = field(default_factory=set)
 
@@ -147,25 +163,30 @@ async def evaluate(ctx: ExpectContext, exp: Expectation, number: int) -> Expecta
 
 
 def target_of(exp: Expectation) -> str:
-    """What an expectation is about: a selector, a text, a title, a pattern."""
+    """What an expectation is about: a selector or locator, a text, a title, a pattern."""
     if isinstance(exp, VisibleExpect | HiddenExpect):
-        return f"text={exp.text!r}" if exp.text is not None else exp.selector or ""
+        return f"text={exp.text!r}" if exp.text is not None else describe(exp.selector)
     if isinstance(exp, TitleContainsExpect | UrlMatchesExpect):
         return exp.value
+    if isinstance(exp, TitleExpect | UrlExpect):
+        return exp.equals if exp.equals is not None else f"/{exp.matches}/"
     if isinstance(exp, A11yExpect):
-        return f"max {exp.max_violations} at or above {exp.min_impact}"
-    if isinstance(exp, AttributeExpect):
-        return f"{exp.selector} [{exp.name}]"
-    return str(getattr(exp, "selector", ""))
+        bound = f"max {exp.max_violations}" if exp.bounds_rules else f"max {exp.max_nodes} nodes"
+        scoped = [f"in {', '.join(exp.include)}"] if exp.include else []
+        scoped += [f"without {', '.join(exp.exclude)}"] if exp.exclude else []
+        scoped += [f"rules {', '.join(exp.rules)}"] if exp.rules else []
+        return " ".join([f"{bound} at or above {exp.min_impact}", *scoped])
+    if isinstance(exp, AttributeExpect | CssExpect):
+        return f"{describe(exp.selector)} [{exp.name}]"
+    return describe(getattr(exp, "selector", None))
 
 
 def _locator(page: Page, exp: VisibleExpect | HiddenExpect) -> Locator:
-    # Substring, case-insensitive, whitespace-normalised: Playwright's get_by_text default.
-    return page.get_by_text(exp.text) if exp.text is not None else page.locator(exp.selector or "")
-
-
-def _is_timeout(exc: PlaywrightError) -> bool:
-    return exc.name == "TimeoutError" or "Timeout" in exc.message
+    # Unless `exact`: substring, case-insensitive, whitespace-normalised (get_by_text's default).
+    if exp.text is not None:
+        return page.get_by_text(exp.text, exact=exp.exact or None)
+    assert exp.selector is not None  # the model asks for one of the two
+    return locate(page, exp.selector)
 
 
 async def _visible(ctx: ExpectContext, exp: VisibleExpect, wait_ms: float) -> Judged:
@@ -173,19 +194,24 @@ async def _visible(ctx: ExpectContext, exp: VisibleExpect, wait_ms: float) -> Ju
     try:
         await matching.filter(visible=True).first.wait_for(state="attached", timeout=wait_ms)
     except PlaywrightError as exc:
-        if not _is_timeout(exc):
+        if not is_timeout(exc):
             raise
-        return Judged(False, await _why_not_visible(ctx, exp, matching))
+        return Judged(False, await _why_not_visible(ctx, exp, matching, wait_ms / 1000))
     return Judged(True, "a visible element matches")
 
 
-async def _why_not_visible(ctx: ExpectContext, exp: VisibleExpect, matching: Locator) -> str:
+async def _why_not_visible(
+    ctx: ExpectContext, exp: VisibleExpect, matching: Locator, waited_s: float
+) -> str:
     target = target_of(exp)
     attached = await matching.count()
     if attached:
         which = f"{counted(attached, 'element')} {agrees(attached, 'matches', 'match')}"
         return f"{which} {target}, but none is visible"
-    return f"no element matches {target} at all, visible or not: is the selector right?"
+    left_s = ctx.deadline - time.monotonic()
+    return await absence(ctx.page, matching, target, waited_s, left_s) or (
+        f"no element matches {target}"
+    )
 
 
 async def _hidden(ctx: ExpectContext, exp: HiddenExpect, wait_ms: float) -> Judged:
@@ -230,16 +256,16 @@ async def _url(ctx: ExpectContext, exp: UrlMatchesExpect, wait_ms: float) -> Jud
 
 
 async def _count(ctx: ExpectContext, exp: CountExpect, wait_ms: float) -> Judged:
-    matching = ctx.page.locator(exp.selector)
+    matching = locate(ctx.page, exp.selector)
     wanted = _count_wanted(exp)
     end = time.monotonic() + wait_ms / 1000
     while True:
         found = await matching.count()
         if _count_holds(exp, found):
-            return Judged(True, f"{_matching(found)} {exp.selector} ({wanted})")
+            return Judged(True, f"{_matching(found)} {target_of(exp)} ({wanted})")
         left = end - time.monotonic()
         if left <= 0:
-            return Judged(False, f"{_matching(found)} {exp.selector}; expected {wanted}")
+            return Judged(False, f"{_matching(found)} {target_of(exp)}; expected {wanted}")
         await anyio.sleep(min(_POLL_S, left))
 
 
@@ -275,19 +301,24 @@ async def _asserted(assertion: Awaitable[None], holds: str) -> Judged:
 
 
 async def _text(ctx: ExpectContext, exp: TextExpect, wait_ms: float) -> Judged:
+    target = expect(locate(ctx.page, exp.selector))
+    options: dict[str, Any] = {"ignore_case": exp.ignore_case, "use_inner_text": exp.use_inner_text}
+    if exp.contains is not None:
+        assertion = target.to_contain_text(exp.contains, timeout=wait_ms, **options)
+        return await _asserted(assertion, f"text contains {exp.contains!r}")
     wanted = _pattern(exp.equals, exp.matches)
-    assertion = expect(ctx.page.locator(exp.selector)).to_have_text(wanted, timeout=wait_ms)
+    assertion = target.to_have_text(wanted, timeout=wait_ms, **options)
     return await _asserted(assertion, f"text is {_shown(exp.equals, exp.matches)}")
 
 
 async def _value(ctx: ExpectContext, exp: ValueExpect, wait_ms: float) -> Judged:
     wanted = _pattern(exp.equals, exp.matches)
-    assertion = expect(ctx.page.locator(exp.selector)).to_have_value(wanted, timeout=wait_ms)
+    assertion = expect(locate(ctx.page, exp.selector)).to_have_value(wanted, timeout=wait_ms)
     return await _asserted(assertion, f"value is {_shown(exp.equals, exp.matches)}")
 
 
 async def _attribute(ctx: ExpectContext, exp: AttributeExpect, wait_ms: float) -> Judged:
-    target = expect(ctx.page.locator(exp.selector))
+    target = expect(locate(ctx.page, exp.selector))
     if exp.equals is None and exp.matches is None:
         # Any value at all, the empty one included: the attribute is present.
         assertion = target.to_have_attribute(exp.name, re.compile(r"^[\s\S]*$"), timeout=wait_ms)
@@ -297,20 +328,79 @@ async def _attribute(ctx: ExpectContext, exp: AttributeExpect, wait_ms: float) -
     return await _asserted(assertion, f"{exp.name} is {_shown(exp.equals, exp.matches)}")
 
 
+async def _css(ctx: ExpectContext, exp: CssExpect, wait_ms: float) -> Judged:
+    wanted = _pattern(exp.equals, exp.matches)
+    assertion = expect(locate(ctx.page, exp.selector)).to_have_css(
+        exp.name, wanted, timeout=wait_ms
+    )
+    return await _asserted(assertion, f"{exp.name} is {_shown(exp.equals, exp.matches)}")
+
+
+async def _class(ctx: ExpectContext, exp: ClassExpect, wait_ms: float) -> Judged:
+    wanted = _pattern(exp.equals, exp.matches)
+    assertion = expect(locate(ctx.page, exp.selector)).to_have_class(wanted, timeout=wait_ms)
+    return await _asserted(assertion, f"class is {_shown(exp.equals, exp.matches)}")
+
+
+async def _accessible(
+    ctx: ExpectContext, exp: AccessibleNameExpect | AccessibleDescriptionExpect, wait_ms: float
+) -> Judged:
+    target = expect(locate(ctx.page, exp.selector))
+    wanted = _pattern(exp.equals, exp.matches)
+    options: dict[str, Any] = {"ignore_case": exp.ignore_case, "timeout": wait_ms}
+    if isinstance(exp, AccessibleNameExpect):
+        assertion = target.to_have_accessible_name(wanted, **options)
+    else:
+        assertion = target.to_have_accessible_description(wanted, **options)
+    what = exp.type.replace("_", " ")
+    return await _asserted(assertion, f"{what} is {_shown(exp.equals, exp.matches)}")
+
+
+async def _title_is(ctx: ExpectContext, exp: TitleExpect, wait_ms: float) -> Judged:
+    wanted = _pattern(exp.equals, exp.matches)
+    assertion = expect(ctx.page).to_have_title(wanted, timeout=wait_ms)
+    return await _asserted(assertion, f"title is {_shown(exp.equals, exp.matches)}")
+
+
+async def _url_is(ctx: ExpectContext, exp: UrlExpect, wait_ms: float) -> Judged:
+    equals = url_pattern(exp.equals, ctx.base_url) if exp.equals is not None else None
+    assertion = expect(ctx.page).to_have_url(
+        _pattern(equals, exp.matches), ignore_case=exp.ignore_case, timeout=wait_ms
+    )
+    return await _asserted(assertion, f"URL is {_shown(equals, exp.matches)}")
+
+
 async def _checked(ctx: ExpectContext, exp: CheckedExpect, wait_ms: float) -> Judged:
-    target = expect(ctx.page.locator(exp.selector))
+    target = expect(locate(ctx.page, exp.selector))
     assertion = target.to_be_checked(checked=exp.checked, timeout=wait_ms)
     return await _asserted(assertion, "checked" if exp.checked else "not checked")
 
 
 async def _enabled(ctx: ExpectContext, exp: EnabledExpect, wait_ms: float) -> Judged:
-    assertion = expect(ctx.page.locator(exp.selector)).to_be_enabled(timeout=wait_ms)
+    assertion = expect(locate(ctx.page, exp.selector)).to_be_enabled(timeout=wait_ms)
     return await _asserted(assertion, "enabled")
 
 
 async def _disabled(ctx: ExpectContext, exp: DisabledExpect, wait_ms: float) -> Judged:
-    assertion = expect(ctx.page.locator(exp.selector)).to_be_disabled(timeout=wait_ms)
+    assertion = expect(locate(ctx.page, exp.selector)).to_be_disabled(timeout=wait_ms)
     return await _asserted(assertion, "disabled")
+
+
+async def _aria_snapshot(ctx: ExpectContext, exp: AriaSnapshotExpect, wait_ms: float) -> Judged:
+    target = expect(locate(ctx.page, exp.selector))
+    assertion = target.to_match_aria_snapshot(exp.snapshot, timeout=wait_ms)
+    return await _asserted(assertion, "the ARIA snapshot matches")
+
+
+async def _focused(ctx: ExpectContext, exp: FocusedExpect, wait_ms: float) -> Judged:
+    assertion = expect(locate(ctx.page, exp.selector)).to_be_focused(timeout=wait_ms)
+    return await _asserted(assertion, "focused")
+
+
+async def _editable(ctx: ExpectContext, exp: EditableExpect, wait_ms: float) -> Judged:
+    target = expect(locate(ctx.page, exp.selector))
+    assertion = target.to_be_editable(editable=exp.editable, timeout=wait_ms)
+    return await _asserted(assertion, "editable" if exp.editable else "not editable")
 
 
 def _shown(equals: str | list[str] | None, matches: str | list[str] | None) -> str:
@@ -346,27 +436,59 @@ def _matching(found: int) -> str:
 
 
 async def _a11y(ctx: ExpectContext, exp: A11yExpect, wait_ms: float) -> Judged:
+    scope = axe_scope(exp)
+    if scope not in ctx.axe_runs:
+        try:
+            ctx.axe_runs[scope] = await run_axe(ctx.page, *json.loads(scope))
+        except PlaywrightError as exc:
+            # axe refuses an unknown rule id or a selector it cannot parse: the contract's error.
+            return Judged(False, f"axe could not run: {error_text(exc)}")
+    found = ctx.axe_runs[scope]
     if ctx.violations is None:
-        ctx.violations = await run_axe(ctx.page)
-    serious = at_or_above(ctx.violations, exp.min_impact)
+        ctx.violations = found
+    serious = at_or_above(found, exp.min_impact)
     listed = "; ".join(
         f"{v.id} ({v.impact}, {v.nodes} node{'s' if v.nodes != 1 else ''}: "
         + ", ".join(v.targets)
         + ")"
         for v in serious
     )
+    nodes = sum(v.nodes for v in serious)
+    bounds = [f"max {exp.max_violations}"] if exp.bounds_rules else []
+    bounds += [f"max {exp.max_nodes} nodes"] if exp.max_nodes is not None else []
     detail = (
-        f"{counted(len(serious), 'violation')} at or above {exp.min_impact}"
-        f" (max {exp.max_violations})"
+        f"{counted(len(serious), 'violation')} at or above {exp.min_impact}, on"
+        f" {counted(nodes, 'node')} ({', '.join(bounds)})"
     )
     text = trim(f"{detail}: {listed}" if serious else detail, 1500)
-    return Judged(len(serious) <= exp.max_violations, text)
+    holds = (not exp.bounds_rules or len(serious) <= exp.max_violations) and (
+        exp.max_nodes is None or nodes <= exp.max_nodes
+    )
+    return Judged(holds, text)
 
 
-async def run_axe(page: Page) -> list[A11yViolation]:
-    """Inject axe-core into ``page`` and return its violations, one per rule."""
-    await page.add_script_tag(path=axe_script())
-    result = await page.evaluate(_AXE_RUN)
+def axe_scope(exp: A11yExpect) -> str:
+    """axe.run's context and options for ``exp``, as one key (the same scope runs axe once)."""
+    context: dict[str, Any] | str = "document"
+    if exp.include or exp.exclude:
+        context = {"exclude": [[s] for s in exp.exclude]}
+        if exp.include:
+            context["include"] = [[s] for s in exp.include]
+    options: dict[str, Any] = {"resultTypes": ["violations"]}
+    if exp.rules:
+        options["runOnly"] = {"type": "rule", "values": exp.rules}
+    if exp.disable_rules:
+        options["rules"] = {r: {"enabled": False} for r in exp.disable_rules}
+    return json.dumps([context, options], sort_keys=True)
+
+
+async def run_axe(
+    page: Page, context: dict[str, Any] | str = "document", options: dict[str, Any] | None = None
+) -> list[A11yViolation]:
+    """Inject axe-core into ``page`` (once) and return its violations, one per rule."""
+    if not await page.evaluate("() => typeof axe !== 'undefined'"):
+        await page.add_script_tag(path=axe_script())
+    result = await page.evaluate(_AXE_RUN, [context, options or {"resultTypes": ["violations"]}])
     return [
         A11yViolation(
             id=v["id"],
@@ -398,6 +520,15 @@ _HANDLERS: dict[type, _Handler] = {
     CheckedExpect: _checked,
     EnabledExpect: _enabled,
     DisabledExpect: _disabled,
+    TitleExpect: _title_is,
+    UrlExpect: _url_is,
+    CssExpect: _css,
+    ClassExpect: _class,
+    AccessibleNameExpect: _accessible,
+    AccessibleDescriptionExpect: _accessible,
+    FocusedExpect: _focused,
+    AriaSnapshotExpect: _aria_snapshot,
+    EditableExpect: _editable,
     NoConsoleErrorsExpect: _no_console_errors,
     NoFailedRequestsExpect: _no_failed_requests,
     A11yExpect: _a11y,

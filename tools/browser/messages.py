@@ -42,3 +42,9 @@ def verbatim_text(exc: BaseException) -> str:
 def clip(text: str, limit: int) -> str:
     """Cut ``text`` to ``limit`` characters, marking the cut."""
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def is_timeout(exc: BaseException) -> bool:
+    """Whether a Playwright error is a wait that ran out (not a page or protocol failure)."""
+    name, message = getattr(exc, "name", ""), getattr(exc, "message", "")
+    return name == "TimeoutError" or "Timeout" in str(message)

@@ -134,6 +134,7 @@ class BrowserOutcome(_Frozen):
     trace: str | None = Field(
         default=None, description="Path of the Playwright trace (failing checks only)"
     )
+    ran: bool = Field(default=True, description="False: not run (the served app had exited)")
     duration_s: float = Field(default=0.0, description="The check's own time")
     queued_s: float = Field(default=0.0, description="Time spent waiting for a page slot")
 

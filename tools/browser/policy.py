@@ -110,6 +110,14 @@ def resolve_url(url: str, base_url: str | None) -> str:
     return urljoin(base_url, url)
 
 
+def url_pattern(url: str, base_url: str | None) -> str:
+    """What a page's URL is compared with: a path joined to ``base_url`` (Playwright's baseURL);
+    an absolute URL or a glob (`**/done`) as it is."""
+    if url.startswith("/") and not url.startswith("//") and base_url:
+        return urljoin(base_url, url)
+    return url
+
+
 def checked_url(url: str, base_url: str | None, policy: UrlPolicy) -> str:
     """Resolve ``url`` and make sure the policy allows it.
 

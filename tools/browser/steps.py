@@ -7,6 +7,7 @@ own message (what it waited for, what it found) rather than being cut off by the
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 from typing import NamedTuple
@@ -14,28 +15,39 @@ from typing import NamedTuple
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
-from referee.tools.browser.messages import error_text, verbatim_text
+from referee.tools.browser.absence import absence
+from referee.tools.browser.locators import describe, locate
+from referee.tools.browser.messages import error_text, is_timeout, verbatim_text
 from referee.tools.browser.outcome import StepPhase, StepResult
 from referee.tools.models.browser import (
     AnyStep,
     CheckStep,
     ClickStep,
     DblclickStep,
+    DragToStep,
+    ElementStep,
     FillStep,
+    FocusStep,
+    GoBackStep,
+    GoForwardStep,
     GotoStep,
     HoverStep,
+    PressSequentiallyStep,
     PressStep,
+    ReloadStep,
     SelectStep,
     SetInputFilesStep,
     UncheckStep,
     WaitForStep,
+    WaitForUrlStep,
 )
 
 OUT_OF_TIME = "not run: the check's timeout_s was used up"
 
 
 class PlannedStep(NamedTuple):
-    """A step with its place in the check and its URL already resolved and allowed (goto)."""
+    """A step with its place in the check and its URL already resolved (and, for a goto,
+    allowed)."""
 
     step: AnyStep
     url: str | None = None
@@ -70,13 +82,29 @@ async def run_step(
         # Playwright reads 0 as "no timeout": never hand it one.
         await _act(page, planned, max(1, round(timeout_s * 1000)), files_root)
     except (PlaywrightError, StepFailed) as exc:
-        return _result(planned, started, error_text(exc), verbatim_text(exc))
+        note = await _absent(page, planned, exc, timeout_s, deadline)
+        return _result(planned, started, error_text(exc) + note, verbatim_text(exc))
     return _result(planned, started)
 
 
+async def _absent(
+    page: Page, planned: PlannedStep, exc: Exception, waited_s: float, deadline: float
+) -> str:
+    """A line on a step that timed out on a locator matching no element: late, or never."""
+    step = planned.step
+    if not (isinstance(step, ElementStep) and is_timeout(exc)):
+        return ""
+    left_s = deadline - time.monotonic()
+    said = await absence(page, locate(page, step.selector), step_target(planned), waited_s, left_s)
+    return f"\n{said}" if said else ""
+
+
 def step_target(planned: PlannedStep) -> str:
-    """The URL of a goto, else the step's selector."""
-    return planned.url or str(getattr(planned.step, "selector", ""))
+    """The URL of a goto or wait_for_url, else the step's selector or locator."""
+    step = planned.step
+    if isinstance(step, WaitForUrlStep) and step.matches is not None:
+        return f"/{step.matches}/"
+    return planned.url or describe(getattr(step, "selector", None))
 
 
 def interrupted(planned: PlannedStep, started: float) -> StepResult:
@@ -99,10 +127,24 @@ def _result(planned: PlannedStep, started: float, error: str = "", message: str 
 
 async def _act(page: Page, planned: PlannedStep, timeout: float, root: Path | None) -> None:
     step = planned.step
-    if isinstance(step, GotoStep):
-        await page.goto(planned.url or step.url, timeout=timeout)
-        return
-    target = page.locator(step.selector)
+    match step:
+        case GotoStep():
+            await page.goto(planned.url or step.url, timeout=timeout)
+        case ReloadStep():
+            await page.reload(timeout=timeout)
+        case GoBackStep():
+            await page.go_back(timeout=timeout)
+        case GoForwardStep():
+            await page.go_forward(timeout=timeout)
+        case WaitForUrlStep():
+            wanted = re.compile(step.matches) if step.matches is not None else planned.url
+            await page.wait_for_url(wanted or "", timeout=timeout)
+        case ElementStep():
+            await _on_element(page, step, timeout, root)
+
+
+async def _on_element(page: Page, step: ElementStep, timeout: float, root: Path | None) -> None:
+    target = locate(page, step.selector)
     match step:
         case ClickStep():
             await target.click(timeout=timeout)
@@ -120,6 +162,13 @@ async def _act(page: Page, planned: PlannedStep, timeout: float, root: Path | No
             await target.press(step.key, timeout=timeout)
         case SelectStep():
             await target.select_option(step.value, timeout=timeout)
+        case PressSequentiallyStep():
+            delay = step.delay_s * 1000 if step.delay_s is not None else None
+            await target.press_sequentially(step.value, delay=delay, timeout=timeout)
+        case DragToStep():
+            await target.drag_to(locate(page, step.target), timeout=timeout)
+        case FocusStep():
+            await target.focus(timeout=timeout)
         case SetInputFilesStep():
             await target.set_input_files(input_files(root, step.files), timeout=timeout)
         case WaitForStep():

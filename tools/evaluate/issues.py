@@ -16,10 +16,13 @@ from referee.tools.models.evaluation import (
     EvaluationIssue,
     Finding,
 )
+from referee.tools.models.reasons import REASONS
 
 __all__ = ["MAX_STATIC_ISSUES", "antipatterns_of", "issues_of"]
 
 MAX_STATIC_ISSUES = 15
+# Reasons that are the run's, not a criterion's: every browser criterion shares the served app.
+RUN_LEVEL = (ReasonCode.PORT_IN_USE, ReasonCode.SERVE_FAILED, ReasonCode.SERVE_EXITED)
 
 
 def issues_of(
@@ -52,9 +55,10 @@ def issues_of(
 
 
 def _criterion_issues(results: list[CriterionResult], holdouts: set[str]) -> list[EvaluationIssue]:
-    issues = []
-    for r in results:
-        if r.id in holdouts or r.pass_ is None:
+    visible = [r for r in results if r.id not in holdouts and r.pass_ is not None]
+    issues = _run_level_issues(visible)
+    for r in visible:
+        if r.status == "unscored" and r.reason_code in RUN_LEVEL:
             continue
         # PASS_TO_PASS broken: named before the criterion itself.
         issues += [
@@ -85,6 +89,28 @@ def _criterion_issues(results: list[CriterionResult], holdouts: set[str]) -> lis
                     "make the check runnable",
                 )
             )
+    return issues
+
+
+def _run_level_issues(results: list[CriterionResult]) -> list[EvaluationIssue]:
+    """One issue per condition of the whole run (a busy port, the served app gone), naming every
+    criterion it left unscored: the same cause, said once."""
+    issues = []
+    for code in RUN_LEVEL:
+        hit = [r for r in results if r.status == "unscored" and r.reason_code == code]
+        if not hit:
+            continue
+        ids = ", ".join(r.id for r in hit)
+        reason = hit[0].reason.removeprefix("not run: ")
+        issues.append(
+            EvaluationIssue(
+                severity="MEDIUM",
+                description=f"{'criteria' if len(hit) > 1 else 'criterion'} {ids} could not be"
+                f" checked: {reason}",
+                suggestion=REASONS[code].fix,
+                evidence_ids=sorted({e for r in hit for e in r.evidence_ids}),
+            )
+        )
     return issues
 
 

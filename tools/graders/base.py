@@ -87,6 +87,8 @@ class ServeState:
     """The private network the app runs in, which the browser joins; None: the host's."""
     network_note: str = ""
     """Why the app shares the host's network, when it does."""
+    command: str = ""
+    """The contract's own serve command, as reasons name it (never the sandbox's wrapper)."""
 
 
 @dataclass

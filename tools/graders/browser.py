@@ -37,7 +37,12 @@ async def grade_browser(ctx: GradeContext, criterion: Criterion) -> GradeResult:
     if serve.problem:
         return unscored(serve.code, serve.problem, list(serve.evidence_ids))
     if gone := await exit_problem(serve):
-        return unscored(gone_code(serve), gone, list(serve.evidence_ids))
+        return unscored(gone_code(serve), f"not run: {gone}", list(serve.evidence_ids))
+
+    async def serving() -> str | None:
+        gone = await exit_problem(serve)
+        return f"not run: {gone}" if gone else None
+
     outcome = await run_browser_check(
         await ctx.browser_pool(),
         check,
@@ -47,7 +52,10 @@ async def grade_browser(ctx: GradeContext, criterion: Criterion) -> GradeResult:
         repo_root=ctx.workdir,
         allow_hosts=ctx.settings.allow_hosts,
         setup=ctx.contract.browser_setup,
+        gate=serving if serve.process is not None else None,
     )
+    if not outcome.ran:
+        return unscored(gone_code(serve), outcome.reason, list(serve.evidence_ids))
     item = ctx.recorder.record(
         tool="browser",
         summary=outcome.summary(),
@@ -60,7 +68,9 @@ async def grade_browser(ctx: GradeContext, criterion: Criterion) -> GradeResult:
         details=_details(outcome),
     )
     ids = [item.id, *serve.evidence_ids]
-    if gone := await exit_problem(serve, settle=outcome.status != "pass"):
+    # A check that passed stands: every expectation held on a page the app served. A failing one
+    # may have failed because the app went down under it.
+    if outcome.status != "pass" and (gone := await exit_problem(serve, settle=True)):
         return unscored(gone_code(serve), gone, ids)
     trace = next((a for a in item.artifacts if a.endswith(".trace.zip")), None)
     hint = f"\n{TRACE_HINT.format(path=trace)}" if trace else ""

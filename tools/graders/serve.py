@@ -73,6 +73,7 @@ async def start_serve(ctx: GradeContext, stack: AsyncExitStack) -> ServeState:
         holdout=hidden,
         network=private,
         network_note=network if isinstance(network, str) else "",
+        command=command_line(serve.argv),
     )
     log = _ServeLog(ctx, serve, state)
     stack.push_async_callback(log.record)  # runs after the process below is stopped
@@ -83,9 +84,12 @@ async def start_serve(ctx: GradeContext, stack: AsyncExitStack) -> ServeState:
     )
     log.ready_s = ready.elapsed_s if ready.ready else None
     if not ready.ready:
-        state.problem = f"the app never became ready at {serve.url}: {ready.reason}" + _said(
-            state.process
-        )
+        # The process is the sandbox's wrapper: its name is not what the contract runs.
+        if state.process.running or state.process.error is not None:
+            why = f"{ready.reason}{_said(state.process)}"
+        else:
+            why = _gone(state)
+        state.problem = f"the app never became ready at {serve.url}: {why}"
         state.code = gone_code(state) if state.process.killed else ReasonCode.SERVE_FAILED
     return state
 
@@ -132,10 +136,21 @@ async def exit_problem(state: ServeState, *, settle: bool = False) -> str | None
                 await anyio.sleep(0.02)
     if proc.running:
         return None
+    return _gone(state, " during the checks")
+
+
+def _gone(state: ServeState, when: str = "") -> str:
+    """How the app ended, first (a shortened reason keeps it), then its last words and the
+    contract's own command (the process is the sandbox's wrapper, whose name says nothing)."""
+    proc = state.process
+    assert proc is not None
     if proc.killed is not None:
-        return f"the served app was killed during the checks: {proc.killed.message}"
-    said = "" if state.holdout else _said(proc)
-    return f"the served app exited with code {proc.returncode} during the checks" + said
+        head = f"the served app was killed{when}: {proc.killed.message}"
+    else:
+        head = f"the served app exited with code {proc.returncode}{when}"
+    last = "" if state.holdout else _last_line(proc)
+    said = f", its last line: {last}" if last else ""
+    return f"{head}{said} (its command: `{state.command}`)" if state.command else head + said
 
 
 def gone_code(state: ServeState) -> ReasonCode:
@@ -154,6 +169,14 @@ def _said(proc: BackgroundProcess) -> str:
         tail = _tail(path)
         if tail:
             return f"; its output ends:\n{tail}"
+    return ""
+
+
+def _last_line(proc: BackgroundProcess) -> str:
+    """The last line the app printed, stderr first (where servers say why they stop)."""
+    for path in (proc.stderr_path, proc.stdout_path):
+        if tail := _tail(path):
+            return tail.splitlines()[-1][-_TAIL_CHARS // 4 :]
     return ""
 
 

@@ -15,10 +15,22 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, Field, field_validator, model_validator
 
 from referee.tools.models.common import Model
+from referee.tools.models.locator import Target
 
 DEFAULT_EXPECT_TIMEOUT_S = 5.0
 Impact = Literal["minor", "moderate", "serious", "critical"]
-Selector = Annotated[str, Field(min_length=1, description="A Playwright selector")]
+Selector = Target
+
+
+def _compiles(pattern: str) -> str:
+    try:
+        re.compile(pattern)
+    except re.error as exc:
+        raise ValueError(f"{pattern!r} is not a valid regular expression: {exc}") from exc
+    return pattern
+
+
+Pattern = Annotated[str, AfterValidator(_compiles)]
 
 
 class Viewport(Model):
@@ -35,7 +47,7 @@ class _Step(Model):
     )
 
 
-class _OnElement(_Step):
+class ElementStep(_Step):
     selector: Selector
 
 
@@ -44,49 +56,93 @@ class GotoStep(_Step):
     url: str = Field(description="Absolute loopback URL, or a path joined to serve.url")
 
 
-class ClickStep(_OnElement):
+class ClickStep(ElementStep):
     action: Literal["click"]
 
 
-class DblclickStep(_OnElement):
+class DblclickStep(ElementStep):
     action: Literal["dblclick"]
 
 
-class HoverStep(_OnElement):
+class HoverStep(ElementStep):
     action: Literal["hover"]
 
 
-class CheckStep(_OnElement):
+class CheckStep(ElementStep):
     """Check a checkbox or radio button (a no-op when it is already checked)."""
 
     action: Literal["check"]
 
 
-class UncheckStep(_OnElement):
+class UncheckStep(ElementStep):
     action: Literal["uncheck"]
 
 
-class FillStep(_OnElement):
+class FillStep(ElementStep):
     action: Literal["fill"]
     value: str
 
 
-class PressStep(_OnElement):
+class PressStep(ElementStep):
     action: Literal["press"]
     key: str = Field(min_length=1, description="A key name as Playwright spells it: Enter, a …")
 
 
-class SelectStep(_OnElement):
+class SelectStep(ElementStep):
     action: Literal["select"]
     value: str
 
 
-class WaitForStep(_OnElement):
+class WaitForStep(ElementStep):
     action: Literal["wait_for"]
     state: Literal["attached", "detached", "visible", "hidden"] = "visible"
 
 
-class SetInputFilesStep(_OnElement):
+class PressSequentiallyStep(ElementStep):
+    """Type text key by key (Playwright's pressSequentially, formerly `type`), for inputs that
+    react to each key."""
+
+    action: Literal["press_sequentially"]
+    value: str
+    delay_s: float | None = Field(default=None, ge=0, le=10, description="Pause between keys")
+
+
+class DragToStep(ElementStep):
+    action: Literal["drag_to"]
+    target: Selector = Field(description="Where to drop: a selector or locator, as `selector`")
+
+
+class FocusStep(ElementStep):
+    action: Literal["focus"]
+
+
+class ReloadStep(_Step):
+    action: Literal["reload"]
+
+
+class GoBackStep(_Step):
+    action: Literal["go_back"]
+
+
+class GoForwardStep(_Step):
+    action: Literal["go_forward"]
+
+
+class WaitForUrlStep(_Step):
+    """Wait until the page's URL is `url` (a glob, or a path joined to serve.url) or `matches`."""
+
+    action: Literal["wait_for_url"]
+    url: str | None = Field(default=None, description="A URL or glob (`**/done`)")
+    matches: Pattern | None = Field(default=None, description="Regular expression searched in it")
+
+    @model_validator(mode="after")
+    def _one_of(self) -> WaitForUrlStep:
+        if (self.url is None) == (self.matches is None):
+            raise ValueError("give exactly one of `url` or `matches`")
+        return self
+
+
+class SetInputFilesStep(ElementStep):
     """Choose files in an `<input type=file>`; an empty list clears the choice."""
 
     action: Literal["set_input_files"]
@@ -118,6 +174,13 @@ AnyStep = (
     | SelectStep
     | WaitForStep
     | SetInputFilesStep
+    | PressSequentiallyStep
+    | DragToStep
+    | FocusStep
+    | ReloadStep
+    | GoBackStep
+    | GoForwardStep
+    | WaitForUrlStep
 )
 BrowserStep = Annotated[AnyStep, Field(discriminator="action")]
 
@@ -134,7 +197,8 @@ class _Waiting(Model):
 
 class _TextOrSelector(_Waiting):
     text: str | None = None
-    selector: str | None = None
+    selector: Selector | None = None
+    exact: bool = Field(default=False, description="With `text`: whole and case-sensitive")
 
     @model_validator(mode="after")
     def _one_target(self) -> _TextOrSelector:
@@ -180,52 +244,125 @@ class CountExpect(_Waiting):
         return self
 
 
-def _compiles(pattern: str) -> str:
-    try:
-        re.compile(pattern)
-    except re.error as exc:
-        raise ValueError(f"{pattern!r} is not a valid regular expression: {exc}") from exc
-    return pattern
-
-
-Pattern = Annotated[str, AfterValidator(_compiles)]
-
-
 def _exactly_one(equals: object, matches: object) -> None:
     if (equals is None) == (matches is None):
         raise ValueError("give exactly one of `equals` or `matches`")
 
 
+class _EqualsOrMatches(_Waiting):
+    equals: str | None = None
+    matches: Pattern | None = Field(default=None, description="Regular expression searched in it")
+
+    @model_validator(mode="after")
+    def _one_of(self) -> _EqualsOrMatches:
+        _exactly_one(self.equals, self.matches)
+        return self
+
+
+class _IgnoreCase(_EqualsOrMatches):
+    ignore_case: bool | None = Field(default=None, description="Compare case-insensitively")
+
+
 class TextExpect(_Waiting):
-    """The text of one element, or of every element in order when given a list (`toHaveText`)."""
+    """The text of one element, or of every element in order when given a list: `equals`
+    (`toHaveText`), `contains` (`toContainText`) or `matches`."""
 
     type: Literal["text"]
     selector: Selector
     equals: str | list[str] | None = Field(
         default=None, description="The whole text (a list: one per matching element, in order)"
     )
+    contains: str | list[str] | None = Field(
+        default=None, description="A substring of the text (a list: in order)"
+    )
     matches: Pattern | list[Pattern] | None = Field(
         default=None, description="Regular expression(s) searched in the text (a list: in order)"
+    )
+    ignore_case: bool | None = Field(default=None, description="Compare case-insensitively")
+    use_inner_text: bool | None = Field(
+        default=None, description="Read innerText (as rendered) instead of textContent"
     )
 
     @model_validator(mode="after")
     def _one_of(self) -> TextExpect:
-        _exactly_one(self.equals, self.matches)
+        if sum(v is not None for v in (self.equals, self.contains, self.matches)) != 1:
+            raise ValueError("give exactly one of `equals`, `contains` or `matches`")
         return self
 
 
-class ValueExpect(_Waiting):
+class TitleExpect(_EqualsOrMatches):
+    """The page's title (`toHaveTitle`)."""
+
+    type: Literal["title"]
+
+
+class UrlExpect(_IgnoreCase):
+    """The page's URL (`toHaveURL`); `equals` is absolute, or a path joined to serve.url."""
+
+    type: Literal["url"]
+
+
+class CssExpect(_EqualsOrMatches):
+    """A computed CSS property (`toHaveCSS`)."""
+
+    type: Literal["css"]
+    selector: Selector
+    name: str = Field(min_length=1, description="The property, as CSS spells it: color, display")
+
+
+class ClassExpect(_EqualsOrMatches):
+    """The class attribute (`toHaveClass`): `equals` the whole of it, or `matches`; a list: one
+    per matching element, in order."""
+
+    type: Literal["class"]
+    selector: Selector
+    equals: str | list[str] | None = None  # type: ignore[assignment]
+    matches: Pattern | list[Pattern] | None = Field(  # type: ignore[assignment]
+        default=None, description="Regular expression(s) searched in it"
+    )
+
+
+class AccessibleNameExpect(_IgnoreCase):
+    """The accessible name (`toHaveAccessibleName`)."""
+
+    type: Literal["accessible_name"]
+    selector: Selector
+
+
+class AccessibleDescriptionExpect(_IgnoreCase):
+    """The accessible description (`toHaveAccessibleDescription`)."""
+
+    type: Literal["accessible_description"]
+    selector: Selector
+
+
+class FocusedExpect(_Waiting):
+    type: Literal["focused"]
+    selector: Selector
+
+
+class EditableExpect(_Waiting):
+    """An input can be typed into (`toBeEditable`); `editable: false`: it cannot."""
+
+    type: Literal["editable"]
+    selector: Selector
+    editable: bool = True
+
+
+class AriaSnapshotExpect(_Waiting):
+    """The element's accessibility tree matches a snapshot (`toMatchAriaSnapshot`): Playwright's
+    YAML template, where a name may be a `/regex/` and unlisted children are allowed."""
+
+    type: Literal["aria_snapshot"]
+    selector: Selector = "body"
+    snapshot: str = Field(min_length=1, description='The template: - heading "todos" [level=1]')
+
+
+class ValueExpect(_EqualsOrMatches):
     """The value of an input, textarea or select (`toHaveValue`): `equals` or `matches`."""
 
     type: Literal["value"]
     selector: Selector
-    equals: str | None = None
-    matches: Pattern | None = Field(default=None, description="Regular expression searched in it")
-
-    @model_validator(mode="after")
-    def _one_of(self) -> ValueExpect:
-        _exactly_one(self.equals, self.matches)
-        return self
 
 
 class AttributeExpect(_Waiting):
@@ -270,10 +407,32 @@ class NoFailedRequestsExpect(Model):
     type: Literal["no_failed_requests"]
 
 
+_Selectors = Annotated[list[Annotated[str, Field(min_length=1)]], Field(max_length=50)]
+_RuleIds = Annotated[list[Annotated[str, Field(pattern=r"^[a-z0-9-]+$")]], Field(max_length=100)]
+
+
 class A11yExpect(Model):
+    """axe-core finds at most `max_violations` rules (or `max_nodes` elements) violated at or
+    above `min_impact`, in the part of the page and with the rules given."""
+
     type: Literal["a11y"]
-    max_violations: int = Field(default=0, ge=0)
+    max_violations: int = Field(default=0, ge=0, description="Rules violated, at most")
+    max_nodes: int | None = Field(
+        default=None,
+        ge=0,
+        description="Offending elements, at most (summed over rules); alone, it replaces"
+        " max_violations",
+    )
     min_impact: Impact = "serious"
+    include: _Selectors = Field(default_factory=list, description="CSS selectors: check only these")
+    exclude: _Selectors = Field(default_factory=list, description="CSS selectors: leave these out")
+    rules: _RuleIds = Field(default_factory=list, description="axe rule ids: run only these")
+    disable_rules: _RuleIds = Field(default_factory=list, description="axe rule ids: skip these")
+
+    @property
+    def bounds_rules(self) -> bool:
+        """Whether `max_violations` applies: given, or no `max_nodes` to replace it."""
+        return self.max_nodes is None or "max_violations" in self.model_fields_set
 
 
 AnyExpectation = (
@@ -291,6 +450,15 @@ AnyExpectation = (
     | NoConsoleErrorsExpect
     | NoFailedRequestsExpect
     | A11yExpect
+    | TitleExpect
+    | UrlExpect
+    | CssExpect
+    | ClassExpect
+    | AccessibleNameExpect
+    | AccessibleDescriptionExpect
+    | FocusedExpect
+    | EditableExpect
+    | AriaSnapshotExpect
 )
 Expectation = Annotated[AnyExpectation, Field(discriminator="type")]
 

@@ -107,8 +107,9 @@ REASONS: dict[R, Meaning] = {
         "Stop what listens on that port, or use another port.",
     ),
     R.SERVE_EXITED: _unscored(
-        "The served app exited while the browser checks ran; the reason gives its exit code and"
-        " last lines.",
+        "The served app exited while the browser checks ran; the reason gives its exit code, its"
+        " last line and its command. The checks that passed before stand; those it left are not"
+        " run.",
         "Fix the crash shown in the serve evidence and " + _RUN_AGAIN,
     ),
     R.BROWSER_FAILED: _unscored(
