@@ -20,6 +20,7 @@ from projects import (
 )
 
 from referee.tools.errors import InvalidInput
+from referee.tools.evaluate.compact import compact, size_of
 from referee.tools.evaluate.draft import DRAFT_ISSUES, drafted_issues
 from referee.tools.evaluate.entry import EvaluateDeps, EvaluateInput, evaluate
 from referee.tools.evidence.signing import verify
@@ -414,6 +415,15 @@ async def test_result_stays_within_the_compact_budget(store: Store, project: Pat
     assert f"findings: {cut} more in report://{result.run_id}" in result.omitted
     assert json.loads(result.model_dump_json())["run_id"] == result.run_id
     assert tagged_pids(result.run_id) == []
+    # A deeper machine path (a CI runner's temp folder) lengthens every artifact path and command:
+    # the result still fits, and says where the cut parts are.
+    deep = "/" + "d" * 1500
+    for item in result.evidence:
+        item.command = f"{deep}/bin/python -m pytest {deep}/tests"
+        item.artifacts = [f"{deep}/.referee/artifacts/{result.run_id}/{item.id}.{n}" for n in "abc"]
+    again = compact(result, 16 * 1024)
+    assert size_of(again) <= 16 * 1024, again.omitted
+    assert f"evidence.artifacts: in evidence://{result.run_id}/{{id}}" in again.omitted
 
 
 async def test_project_scope_scores_project_health(store: Store, project: Path) -> None:

@@ -27,6 +27,9 @@ _TRIMS = (
     ("issues", 0),
     ("changed_files", 10),
     ("tree_paths", 3),
+    # Last: what a machine's paths make long (artifact paths under the store, commands).
+    ("artifacts", 0),
+    ("evidence_text", 60),
 )
 
 
@@ -67,6 +70,10 @@ def _trim(ev: Evaluation, what: str, keep: int, totals: dict[str, int]) -> None:
         _keep_coverage_files(ev, keep)
     elif what == "evidence_text":
         _shorten_texts(ev, keep)
+    elif what == "artifacts" and any(item.artifacts for item in ev.evidence):
+        for item in ev.evidence:
+            item.artifacts = []
+        _note(ev, "evidence.artifacts", f"in evidence://{ev.run_id}/{{id}}")
     elif what == "tree_paths":
         _keep_tree_paths(ev, keep)
     elif what == "changed_files" and len(ev.target.changed_files) > keep:
@@ -114,7 +121,7 @@ def _shorten_texts(ev: Evaluation, limit: int) -> None:
         return text if len(text) <= limit else text[: limit - 1] + "…"
 
     for item in ev.evidence:
-        item.summary = cut(item.summary)
+        item.summary, item.command = cut(item.summary), cut(item.command)
     for c in ev.criteria:
         c.reason, c.evidence = cut(c.reason), cut(c.evidence)
     for d in ev.draft_scorecard.criteria:
