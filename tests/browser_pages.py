@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import http.server
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -32,6 +33,16 @@ class _FixtureHandler(http.server.SimpleHTTPRequestHandler):
             first = self.path not in self.flaky_seen
             self.flaky_seen.add(self.path)
             body = b"<title>Flaky</title><p>" + (b"broken" if first else b"ready") + b"</p>"
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            return
+        if self.path.startswith("/late?ms="):
+            # A page that answers late, as a dev server compiling its first request does.
+            time.sleep(int(self.path.split("=", 1)[1].split("&")[0]) / 1000)
+            body = b"<title>Late</title><p>arrived</p><button>go</button>"
             self.send_response(200)
             self.send_header("Content-Type", "text/html")
             self.send_header("Content-Length", str(len(body)))

@@ -284,6 +284,25 @@ async def test_file_urls_are_allowed_inside_the_repository_only(
     assert outside.status == "unscored" and "outside the repository" in outside.reason
 
 
+async def test_action_timeout_bounds_actions_not_navigations(
+    pool: BrowserPool, base_url: str, tmp_path: Path
+) -> None:
+    # As Playwright Test's actionTimeout: the page that takes 1.5 s to answer is waited for
+    # (opening, a goto, a reload), a click on what never appears is not.
+    steps = [
+        {"action": "goto", "url": "/late?ms=1500&n=2"},
+        {"action": "reload"},
+        {"action": "click", "selector": "#never"},
+    ]
+    check = browser_check(
+        "/late?ms=1500&n=1", steps=steps, expect=[{"type": "visible", "text": "arrived"}]
+    )
+    check.action_timeout_s = 0.5
+    outcome = await run(pool, check, tmp_path, base_url)
+    assert [s.ok for s in outcome.steps] == [True, True, True, False], outcome.steps
+    assert "#never" in outcome.steps[-1].error and "500ms" in outcome.steps[-1].message
+
+
 async def test_check_timeout_is_respected(pool: BrowserPool, base_url: str, tmp_path: Path) -> None:
     # Each wait_for succeeds (an item appears every 0.3 s, a step may take 1 s), but 40 of them
     # outlast the check's 4 s.

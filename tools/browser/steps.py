@@ -59,10 +59,20 @@ class StepFailed(Exception):
     """A step that cannot run as written (a file outside the repository, a missing file)."""
 
 
+# Playwright Test's actionTimeout does not bound a navigation (navigationTimeout does, and it
+# defaults to the test's own bound): a dev server compiling its first page may take seconds that
+# a click never should.
+_NAVIGATIONS = frozenset({"goto", "reload", "go_back", "go_forward", "wait_for_url"})
+
+
 def step_timeout_s(step: AnyStep, deadline: float, default_s: float | None = None) -> float:
-    """What is left of the check's budget, or the step's own (else the check's) shorter one."""
+    """What is left of the check's budget, or the step's own (else, for an action, the check's
+    action_timeout_s) shorter one."""
     left = deadline - time.monotonic()
-    own = step.timeout_s if step.timeout_s is not None else default_s
+    if step.timeout_s is not None:
+        own: float | None = step.timeout_s
+    else:
+        own = None if step.action in _NAVIGATIONS else default_s
     return left if own is None else min(own, left)
 
 

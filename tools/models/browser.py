@@ -480,8 +480,8 @@ class BrowserCheck(Model):
         default=None,
         gt=0,
         le=3600,
-        description="How long each step may wait, unless it sets its own timeout_s; default: what"
-        " is left of timeout_s (Playwright's actionTimeout)",
+        description="How long each action may wait, unless it sets its own timeout_s (a"
+        " navigation waits for what is left of timeout_s, as under Playwright's actionTimeout)",
     )
     expect_timeout_s: float = Field(
         default=DEFAULT_EXPECT_TIMEOUT_S,
