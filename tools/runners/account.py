@@ -37,6 +37,7 @@ __all__ = [
     "account_env",
     "go_bypassed",
     "go_event",
+    "is_account",
     "libtest_account",
     "libtest_bypassed",
     "wrapper",
@@ -51,6 +52,11 @@ _MAX_LINE = 4096
 RESULT = re.compile(r"test (\S(?:.*\S)?) \.\.\. (ok|FAILED|ignored(?:, .*)?)")
 RUNNING = re.compile(r"\s*Running (?:unittests )?(\S+)(?: \([^)]*\))?")
 DOC_TESTS = re.compile(r"\s*Doc-tests \S+")
+
+
+def is_account(text: str) -> bool:
+    """A wrapper's account line (kept out of a test's failure message)."""
+    return _LINE.fullmatch(text.strip()) is not None
 
 
 def account_env(reports: Path) -> dict[str, str]:

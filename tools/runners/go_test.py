@@ -15,7 +15,13 @@ from functools import partial
 from typing import Any, Literal
 
 from referee.tools.models.evidence import TestOutcome
-from referee.tools.runners.account import account_env, go_bypassed, go_event, wrapper
+from referee.tools.runners.account import (
+    account_env,
+    go_bypassed,
+    go_event,
+    is_account,
+    wrapper,
+)
 from referee.tools.runners.base import Call, Plan, Report, Runner, base_name
 from referee.tools.runners.junit import RAW_MESSAGE_LIMIT, trim_message
 
@@ -109,7 +115,9 @@ _BUILD_FAILED = re.compile(rb"^FAIL\t(\S+) \[(build|setup) failed\]\s*$")
 def _apply(event: dict[str, Any], state: _Test) -> None:
     action = event.get("Action")
     if action == "output":
-        state.add(str(event.get("Output") or ""))
+        text = str(event.get("Output") or "")
+        if not is_account(text):  # the wrapper's line after a binary that ended mid-test
+            state.add(text)
     elif action in _ENDS:
         state.outcome = _ENDS[str(action)]
         elapsed = event.get("Elapsed")

@@ -145,3 +145,16 @@ def test_cargo_test_runs_every_binary_under_the_runner_for_the_host_and_named_ta
     assert "CARGO_TARGET_AARCH64_UNKNOWN_LINUX_MUSL_RUNNER" in runners
     assert len(runners) == 2 and all(v.endswith("cargo_runner.sh") for v in runners.values())
     assert plan.env["REFEREE_ACCOUNT"] == str(reports / "account")
+
+
+def test_the_wrappers_line_stays_out_of_a_failing_tests_message() -> None:
+    from referee.tools.runners.go_test import parse_go_json
+
+    data = _go(
+        ("run", "TestAdd", ""),
+        ("output", "TestAdd", "panic: boom\n"),
+        ("output", "TestAdd", "referee-account go 2 0\n"),
+        ("fail", "TestAdd", ""),
+    )
+    (outcome,) = parse_go_json(data)
+    assert "boom" in outcome.message and "referee-account" not in outcome.message
