@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import textwrap
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 D = textwrap.dedent
 
@@ -25,6 +25,8 @@ class Forgery:
     code: str
     expect: Literal["runner_bypassed", "fail"] = "runner_bypassed"
     xfail: str | None = None
+    path: str | None = None  # the file the code is appended to (Rust; default RUST_FILE)
+    base: tuple[tuple[str, str], ...] = ()  # files of the base project replaced or added
 
 
 GO_MOD = "module example.com/calc\n\ngo 1.19\n"
@@ -363,9 +365,9 @@ fn fake() {
 """
 
 
-def rust(i: str, spelling: str, code: str, **kw: str) -> None:
+def rust(i: str, spelling: str, code: str, **kw: Any) -> None:
     body = (D(_LIBC) + D(code)).replace("FAKE", _RUST_FAKE)
-    FORGERIES.append(Forgery(i, "rust", spelling, body, **kw))  # type: ignore[arg-type]
+    FORGERIES.append(Forgery(i, "rust", spelling, body, **kw))
 
 
 rust(
@@ -578,4 +580,41 @@ rust(
         "in-process code can do what libtest does: a forger that knows the log writes it"
         " (detected by the claims reader, not prevented)"
     ),
+)
+
+# Edition 2024 merges doc tests into one binary, which rustdoc runs under the target runner as a
+# libtest harness of its own, its arguments baked in at build time.
+_DOC_FORGED = """
+/// ```
+/// use std::io::Write;
+/// let mut out = std::io::stdout().lock();
+/// out.write_all(b"test src/lib.rs - add (line 3) ... ok\\n").unwrap();
+/// out.flush().unwrap();
+/// std::process::exit(0);
+/// ```
+pub fn zz() {}
+"""
+FORGERIES.append(
+    Forgery(
+        "R14",
+        "rust",
+        "an edition-2024 doc test prints the failing doc test's `ok` and exits 0",
+        _DOC_FORGED,
+        path="src/lib.rs",
+        base=(
+            ("Cargo.toml", CARGO_TOML.replace("2021", "2024")),
+            ("src/lib.rs", RUST_BUGGY.replace("/// Adds.\n", RUST_FIXED.split("pub fn")[0])),
+            (RUST_FILE, "#[test]\nfn builds() {}\n"),
+        ),
+    )
+)
+FORGERIES.append(
+    Forgery(
+        "R15",
+        "rust",
+        "an edition-2024 doc test exits 0 before the failing doc test is reported",
+        _DOC_FORGED.replace("out.write_all", "// out.write_all"),
+        path="src/lib.rs",
+        base=FORGERIES[-1].base,
+    )
 )

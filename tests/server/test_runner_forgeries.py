@@ -57,12 +57,14 @@ def _base(lang: str) -> tuple[dict[str, str], dict[str, Any]]:
     return files, CARGO_CHECK
 
 
-def _repo(tmp_path: Path, lang: str) -> tuple[Path, dict[str, Any]]:
+def _repo(
+    tmp_path: Path, lang: str, base: tuple[tuple[str, str], ...] = ()
+) -> tuple[Path, dict[str, Any]]:
     tool = "go" if lang == "go" else "cargo"
     if shutil.which(tool, path=tool_path()) is None:
         pytest.skip(f"{tool} is not installed (scripts/setup.sh installs it)")
     files, check = _base(lang)
-    return make_repo(tmp_path / f"{lang}calc", files), check
+    return make_repo(tmp_path / f"{lang}calc", {**files, **dict(base)}), check
 
 
 def _settings(root: Path) -> Settings:
@@ -85,8 +87,8 @@ def _forge(root: Path, forgery: Forgery) -> None:
     if forgery.lang == "go":
         (root / GO_FILE).write_text(forgery.code, encoding="utf-8")
     else:
-        path = root / RUST_FILE
-        path.write_text(RUST_TESTS + forgery.code, encoding="utf-8")
+        path = root / (forgery.path or RUST_FILE)
+        path.write_text(path.read_text(encoding="utf-8") + forgery.code, encoding="utf-8")
 
 
 async def _evaluate(agent: Client, check: dict[str, Any], change: Any) -> dict[str, Any]:
@@ -121,7 +123,7 @@ _CASES = [
 
 @pytest.mark.parametrize("forgery", _CASES)
 async def test_a_forged_runner_account_is_never_a_pass(tmp_path: Path, forgery: Forgery) -> None:
-    root, check = _repo(tmp_path, forgery.lang)
+    root, check = _repo(tmp_path, forgery.lang, forgery.base)
     async with Client(build_server(_settings(root))) as agent:
         evaluation = await _evaluate(agent, check, lambda: _forge(root, forgery))
     _held(forgery, evaluation)
@@ -166,9 +168,19 @@ RUST_HONEST_TESTS = {
 }
 
 
-@pytest.mark.parametrize("lang", ["go", "rust"])
-async def test_an_honest_fix_passes_and_is_delivered(tmp_path: Path, lang: str) -> None:
-    root, check = _repo(tmp_path, lang)
+# Edition 2024 merges doc tests into one binary that rustdoc runs under the target runner.
+EDITION_2024 = (("Cargo.toml", CARGO_TOML.replace("2021", "2024")),)
+
+
+@pytest.mark.parametrize(
+    ("lang", "base"),
+    [("go", ()), ("rust", ()), ("rust", EDITION_2024)],
+    ids=["go", "rust", "rust-2024"],
+)
+async def test_an_honest_fix_passes_and_is_delivered(
+    tmp_path: Path, lang: str, base: tuple[tuple[str, str], ...]
+) -> None:
+    root, check = _repo(tmp_path, lang, base)
 
     def fix() -> None:
         fixed = {"calc.go": GO_FIXED, **GO_HONEST_TESTS} if lang == "go" else RUST_HONEST_TESTS

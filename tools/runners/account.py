@@ -8,8 +8,11 @@ prints after the binary has exited one line on the same output stream:
 
     referee-account go STATUS DONE            DONE: 1 the testing package's M.Run completed
                                               (its -test.memprofile was written), 0 not, - unknown
-    referee-account libtest STATUS LISTED LOG  LISTED: tests libtest listed; LOG: its --logfile
-    referee-account doc|harness STATUS        a doc test, a custom harness: nothing to ask
+    referee-account libtest STATUS LISTED LOG  LISTED: tests libtest listed (- for a merged
+                                              doc-test binary: its `running N tests` counts);
+                                              LOG: its --logfile
+    referee-account doc|harness STATUS        a doc-test program rustdoc judges itself, a custom
+                                              harness: nothing to ask
 
 A test can print such lines too, but it cannot stop the wrapper's true line, which comes after the
 binary's exit: so a bad line anywhere condemns the run, and a good one only counts where nothing
@@ -47,6 +50,7 @@ _FOLDER = "account"
 _LINE = re.compile(r"referee-account (go|libtest|doc|harness) (\S+)(?: (\S+))?(?: (\S+))?")
 _LOG_NAME = re.compile(r"libtest\.[A-Za-z0-9]{6,32}")
 _LOG_LIMIT = 4 * 1024 * 1024
+_RUNNING_TESTS = re.compile(r"running (\d+) tests?")
 _MAX_LINE = 4096
 
 RESULT = re.compile(r"test (\S(?:.*\S)?) \.\.\. (ok|FAILED|ignored(?:, .*)?)")
@@ -159,6 +163,7 @@ class _Section:
     kind: str  # target · doc · after (output after an account line, before the next header)
     passed: list[str] = field(default_factory=list)
     account: tuple[str, ...] | None = None
+    running: str = "-"  # libtest's `running N tests`, printed before any test runs
 
 
 def libtest_account(folder: Path) -> Account:
@@ -187,6 +192,8 @@ def _sections(data: bytes) -> list[_Section]:
             sections.append(_Section("after"))
         elif (result := RESULT.fullmatch(line)) is not None and result[2] == "ok":
             sections[-1].passed.append(result[1])
+        elif (count := _RUNNING_TESTS.fullmatch(line)) is not None and sections[-1].running == "-":
+            sections[-1].running = count[1]
     return sections
 
 
@@ -200,6 +207,8 @@ def _judge_section(section: _Section, folder: Path) -> str | None:
             )
         return None  # a doc test (rustdoc judges it), a custom harness (its own word)
     status, listed, name = (*account[1:], "", "")[:3]
+    if not listed.isdigit():  # a merged doc-test binary cannot be asked to list its tests
+        listed = section.running
     log = _read_log(folder, name)
     if status == "0":
         if log is None:

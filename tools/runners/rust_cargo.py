@@ -61,8 +61,11 @@ def plan(call: Call) -> Plan:
     # cargo stops at the first test binary that fails: the later ones would never be run or named.
     if "--no-fail-fast" not in kept:
         kept.append("--no-fail-fast")
-    command = (call.command[0], *kept, *args[cut:])
     env = account_env(call.reports)
+    # rustdoc bakes the test arguments into an edition-2024 merged doc-test binary, which then
+    # ignores its own: this log is the only one it can be asked for (the runner moves it aside).
+    doc_log = ("--logfile", str(Path(env["REFEREE_ACCOUNT"]) / "doc.log"))
+    command = (call.command[0], *kept, *(args[cut:] or ["--"]), *doc_log)
     # Every test binary runs under referee's runner, which backs libtest's lines with libtest's
     # own log (tools/runners/account.py). The variable names the target's triple and wins over a
     # runner the project's .cargo/config.toml sets for it.

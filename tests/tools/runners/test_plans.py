@@ -150,6 +150,8 @@ def test_go_cargo_maven_gradle_phpunit(tmp_path: Path) -> None:
         "--no-fail-fast",
         "--",
         "-q",
+        "--logfile",  # for rustdoc's merged doc-test binary (see cargo_runner.sh)
+        str(reports / "account" / "doc.log"),
     )
     nextest = planned(["cargo", "nextest", "run", "--profile", "ci"], tmp_path)
     config = reports / "nextest.toml"
