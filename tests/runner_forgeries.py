@@ -284,6 +284,22 @@ go(
     """,
 )
 go(
+    "G15",
+    "TestMain returns 0 without m.Run and prints nothing: the package's tests vanish",
+    """
+    package calc
+
+    import (
+        "os"
+        "testing"
+    )
+
+    func TestMain(m *testing.M) {
+        os.Exit(0)
+    }
+    """,
+)
+go(
     "G13",
     "TestMain silences m.Run's output, then prints a pass and exits 0",
     """
