@@ -68,7 +68,8 @@ A tests criterion's `adequacy` says how far its tests pin the change (task scope
   standing for a source); keep it unless it is a dependency the task plainly needed.
 - A criterion with reason `base_test_failed` failed because a test that passed at base fails in
   its base form: the change edited the test so that its own copy passes. `runner_bypassed`: the
-  test process wrote pytest's report itself or ended under it; neither run counts.
+  test process wrote its runner's report or result lines itself, or ended under the runner (pytest's
+  guard, a Go or Rust test binary's own account saw it); neither run counts.
 - Hold-out criteria are scored like the others; judge the result on its merits, without assuming
   the implementer knew the criterion. Never describe a hold-out criterion in `issues` or
   `guidance`: those reach the generator.

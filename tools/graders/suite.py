@@ -41,7 +41,7 @@ from referee.tools.runners import (
     snapshot,
     summarize_tests,
 )
-from referee.tools.runners.guard import GuardLog, read_guard
+from referee.tools.runners.guard import read_guard
 from referee.tools.runners.shell_line import SEGMENT_FAILED
 
 __all__ = ["Launch", "Refused", "SuiteCall", "launch_suite", "suite_verdict"]
@@ -154,7 +154,9 @@ async def launch_suite(ctx: GradeContext, call: SuiteCall) -> Launch | GradeResu
     if verdict.code == ReasonCode.NO_REPORT and result.exit_code not in (0, None):
         verdict.reason += stopped_before_report(result.stderr_path, plan.segments if plan else ())
     if plan is not None and plan.runner == "pytest":
-        verdict = _guarded(verdict, read_guard(reports, root), plan.report.files)
+        log = read_guard(reports, root)
+        verdict = _bypassed(verdict, log.bypassed(next(iter(plan.report.files), None)))
+    verdict = _bypassed(verdict, read.bypassed)
     if instrumented and result.timed_out:
         verdict.reason += (
             " while measuring diff coverage (line tracing slows Python 3.11 and older by up to"
@@ -195,9 +197,9 @@ def _environment(ctx: GradeContext, plan: Plan | None, check: TestsCheck) -> dic
     return env
 
 
-def _guarded(verdict: GradeResult, log: GuardLog, files: tuple[Path, ...]) -> GradeResult:
-    """A run the guard saw bypass pytest is unscored: its report says nothing about the tests."""
-    why = log.bypassed(files[0] if files else None)
+def _bypassed(verdict: GradeResult, why: str | None) -> GradeResult:
+    """A run that bypassed its runner (pytest's guard saw it, or the test binaries' own account
+    does not back the report) is unscored: its report says nothing about the tests."""
     if why is None or verdict.status == "unscored":
         return verdict
     return unscored(

@@ -188,8 +188,10 @@ REASONS: dict[R, Meaning] = {
     ),
     R.RUNNER_BYPASSED: _unscored(
         "The test process did not end through the runner (os._exit, a signal), or test code"
-        " wrote or rewrote the runner's report: the report cannot be trusted.",
-        "Remove the code that ends the process or writes the report.",
+        " wrote or rewrote the runner's report, or a Go or Rust test binary's own account (its"
+        " completion mark, libtest's log) does not back the result lines it printed: the report"
+        " cannot be trusted.",
+        "Remove the code that ends the process or prints or writes the runner's results.",
     ),
     R.MEMORY_LIMIT: _unscored(
         "referee's watchdog killed the command (or the served app): it used more memory than"

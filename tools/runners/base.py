@@ -19,6 +19,7 @@ from referee.tools.models.evidence import TestOutcome
 
 __all__ = [
     "JUNIT_HINT",
+    "Account",
     "Advice",
     "Call",
     "Parse",
@@ -32,6 +33,10 @@ __all__ = [
 
 Parse = Callable[[bytes], list[TestOutcome]]
 """Reads one report's bytes (untrusted: written by the code under test) into outcomes."""
+
+Account = Callable[[bytes], str | None]
+"""Reads the same bytes for the test binaries' own account of the run: why it does not back the
+outcomes (the runner was bypassed), or None."""
 
 JUNIT_HINT = "and name that file in the check's `junit` field"
 
@@ -112,6 +117,8 @@ class Report:
         stdout: The report is the command's standard output (go -json, libtest).
         optional: The runner writes no report when it runs no test (Surefire, Gradle), so none
             means zero tests rather than a run that broke.
+        account: Checks the report against the test binaries' own account of the run (go test,
+            cargo test: tools/runners/account.py).
     """
 
     format: str
@@ -120,6 +127,7 @@ class Report:
     search: tuple[Search, ...] = ()
     stdout: bool = False
     optional: bool = False
+    account: Account | None = None
 
 
 @dataclass(frozen=True)

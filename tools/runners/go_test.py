@@ -8,13 +8,20 @@ cached test results never are.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Literal
 
 from referee.tools.models.evidence import TestOutcome
+from referee.tools.runners.account import (
+    account_env,
+    go_bypassed,
+    go_event,
+    is_account,
+    wrapper,
+)
 from referee.tools.runners.base import Call, Plan, Report, Runner, base_name
 from referee.tools.runners.junit import RAW_MESSAGE_LIMIT, trim_message
 
@@ -23,7 +30,6 @@ _ENDS: dict[str, Literal["passed", "failed", "skipped"]] = {
     "fail": "failed",
     "skip": "skipped",
 }
-_MAX_LINE = 1024 * 1024
 
 
 def matches(command: Sequence[str]) -> bool:
@@ -36,13 +42,31 @@ def plan(call: Call) -> Plan:
         args.insert(0, "-json")
     # The build cache is the user's, warm and read through a throwaway overlay; its test results
     # must not stand for a run: `-count=1` makes every test run now (a command's own -count wins).
-    if not any(a == "-count" or a.startswith(("-count=", "--count")) for a in args):
+    repeats = any(a == "-count" or a.startswith(("-count=", "--count")) for a in args)
+    if not repeats:
         args.insert(1, "-count=1")
+    # Every test binary runs under referee's wrapper, which says after the binary's exit whether
+    # the testing package completed its run (tools/runners/account.py). First, so that a
+    # command's own -exec wins (and the account then says its binaries ran without one).
+    args.insert(0, f"-exec=/bin/sh {_quoted(wrapper('go_exec.sh', call.reports))}")
     return Plan(
         runner="go test",
         argv=call.argv((call.command[0], "test", *args)),
-        report=Report("go-json", parse_go_json, stdout=True),
+        report=Report(
+            "go-json",
+            parse_go_json,
+            stdout=True,
+            account=partial(go_bypassed, repeats=repeats),
+        ),
+        env=account_env(call.reports),
     )
+
+
+def _quoted(path: str) -> str:
+    """A path as the go command splits -exec: quoted when it holds a space or a quote."""
+    if re.fullmatch(r"[\w./+@:,=-]+", path):
+        return path
+    return f"'{path}'" if '"' in path else f'"{path}"'
 
 
 @dataclass
@@ -69,7 +93,7 @@ def parse_go_json(data: bytes) -> list[TestOutcome]:
             state.outcome = "failed"
             state.add(f"{broken[2].decode()} failed (the compiler's messages are on stderr)")
             continue
-        event = _event(line)
+        event = go_event(line)
         if event is None:
             continue
         package, test = str(event.get("Package") or ""), event.get("Test")
@@ -88,20 +112,12 @@ def parse_go_json(data: bytes) -> list[TestOutcome]:
 _BUILD_FAILED = re.compile(rb"^FAIL\t(\S+) \[(build|setup) failed\]\s*$")
 
 
-def _event(line: bytes) -> dict[str, Any] | None:
-    if len(line) > _MAX_LINE or not line.startswith(b"{"):
-        return None
-    try:
-        event = json.loads(line)
-    except ValueError:
-        return None
-    return event if isinstance(event, dict) else None
-
-
 def _apply(event: dict[str, Any], state: _Test) -> None:
     action = event.get("Action")
     if action == "output":
-        state.add(str(event.get("Output") or ""))
+        text = str(event.get("Output") or "")
+        if not is_account(text):  # the wrapper's line after a binary that ended mid-test
+            state.add(text)
     elif action in _ENDS:
         state.outcome = _ENDS[str(action)]
         elapsed = event.get("Elapsed")

@@ -49,6 +49,7 @@ class ReportRead:
     problem: str | None = None
     code: ReasonCode | None = None
     size: int = 0
+    bypassed: str | None = None
 
 
 async def snapshot(report: Report) -> Snapshot:
@@ -121,14 +122,18 @@ async def _parse_all(
 
 def _parse_files(report: Report, files: list[Path], size: int, limit: int) -> ReportRead:
     outcomes: list[TestOutcome] = []
+    bypassed: str | None = None
     for path in files:
         try:
-            outcomes.extend(report.parse(_read(path, limit)))
+            data = _read(path, limit)
+            outcomes.extend(report.parse(data))
+            if report.account is not None and bypassed is None:
+                bypassed = report.account(data)
         except JunitError as exc:
             return _unreadable(files, size, path, exc.reason)
         except (ValueError, OSError) as exc:  # JSON, UTF-8, a file gone meanwhile
             return _unreadable(files, size, path, f"not a {report.format} report ({exc})")
-    return ReportRead(outcomes=outcomes, files=files, size=size)
+    return ReportRead(outcomes=outcomes, files=files, size=size, bypassed=bypassed)
 
 
 def _unreadable(files: list[Path], size: int, path: Path, reason: str) -> ReportRead:

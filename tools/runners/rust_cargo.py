@@ -10,15 +10,29 @@ dots instead of names) and `--no-fail-fast` added, so that every binary runs.
 
 from __future__ import annotations
 
+import functools
+import itertools
+import platform
 import re
+import shutil
+import subprocess
+import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Literal
 
 from referee.tools.models.evidence import TestOutcome
+from referee.tools.runners.account import (
+    DOC_TESTS,
+    RESULT,
+    RUNNING,
+    account_env,
+    libtest_account,
+    wrapper,
+)
 from referee.tools.runners.base import Call, Plan, Report, Runner, base_name
 from referee.tools.runners.junit import RAW_MESSAGE_LIMIT, trim_message
 
-_RESULT = re.compile(r"test (\S(?:.*\S)?) \.\.\. (ok|FAILED|ignored(?:, .*)?)")
 _SECTION = re.compile(r"---- (\S(?:.*\S)?) std(?:out|err) ----")
 _OUTCOMES: dict[str, Literal["passed", "failed", "skipped"]] = {
     "ok": "passed",
@@ -47,14 +61,57 @@ def plan(call: Call) -> Plan:
     # cargo stops at the first test binary that fails: the later ones would never be run or named.
     if "--no-fail-fast" not in kept:
         kept.append("--no-fail-fast")
-    command = (call.command[0], *kept, *args[cut:])
+    env = account_env(call.reports)
+    # rustdoc bakes the test arguments into an edition-2024 merged doc-test binary, which then
+    # ignores its own: this log is the only one it can be asked for (the runner moves it aside).
+    doc_log = ("--logfile", str(Path(env["REFEREE_ACCOUNT"]) / "doc.log"))
+    command = (call.command[0], *kept, *(args[cut:] or ["--"]), *doc_log)
+    # Every test binary runs under referee's runner, which backs libtest's lines with libtest's
+    # own log (tools/runners/account.py). The variable names the target's triple and wins over a
+    # runner the project's .cargo/config.toml sets for it.
+    runner = f"/bin/sh {wrapper('cargo_runner.sh', call.reports)}"
+    for triple in {host_triple(call.path), *_targets(kept)}:
+        env[f"CARGO_TARGET_{re.sub(r'[^A-Z0-9]', '_', triple.upper())}_RUNNER"] = runner
     return Plan(
         runner="cargo test",
         # cargo names each test binary on stderr (`Running unittests src/lib.rs (…)`), its tests'
         # lines go to stdout: one stream keeps each test with its target.
         argv=call.argv(("sh", "-c", 'exec "$0" "$@" 2>&1', *command)),
-        report=Report("libtest", parse_libtest, stdout=True),
+        report=Report(
+            "libtest",
+            parse_libtest,
+            stdout=True,
+            account=libtest_account(Path(env["REFEREE_ACCOUNT"])),
+        ),
+        env=env,
     )
+
+
+def _targets(args: Sequence[str]) -> list[str]:
+    """The triples a command names with `--target` (a cross build runs under their runner)."""
+    found = [b for a, b in itertools.pairwise(args) if a == "--target"]
+    return found + [a.split("=", 1)[1] for a in args if a.startswith("--target=")]
+
+
+@functools.cache
+def host_triple(path: str | None) -> str:
+    """The host's target triple as rustc says (`x86_64-unknown-linux-gnu`), else a guess from
+    the platform (rustc missing: the run will say so itself)."""
+    rustc = shutil.which("rustc", path=path)
+    if rustc is not None:
+        try:
+            done = subprocess.run(
+                [rustc, "-vV"], capture_output=True, text=True, encoding="utf-8", timeout=30
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            done = None
+        host = re.search(r"^host: (\S+)$", done.stdout, re.M) if done else None
+        if host is not None:
+            return host[1]
+    machine = platform.machine().lower().replace("amd64", "x86_64").replace("arm64", "aarch64")
+    if sys.platform == "darwin":
+        return f"{machine}-apple-darwin"
+    return f"{machine}-unknown-linux-gnu"
 
 
 def parse_libtest(data: bytes) -> list[TestOutcome]:
@@ -67,13 +124,13 @@ def parse_libtest(data: bytes) -> list[TestOutcome]:
     names = _Names()
     for raw in data.decode("utf-8", errors="replace").splitlines():
         line = raw[:_MAX_LINE].rstrip()
-        if (target := _RUNNING.fullmatch(line)) is not None:
+        if (target := RUNNING.fullmatch(line)) is not None:
             names.enter(target.group(1))
             current = None
-        elif _DOC_TESTS.fullmatch(line) is not None:
+        elif DOC_TESTS.fullmatch(line) is not None:
             names.enter(None)
             current = None
-        elif (found := _RESULT.fullmatch(line)) is not None:
+        elif (found := RESULT.fullmatch(line)) is not None:
             word = found.group(2).split(",")[0]
             name = names.of(found.group(1))
             results[name] = TestOutcome(name=name, outcome=_OUTCOMES[word])
@@ -90,8 +147,6 @@ def parse_libtest(data: bytes) -> list[TestOutcome]:
     ]
 
 
-_RUNNING = re.compile(r"\s*Running (?:unittests )?(\S+)(?: \([^)]*\))?")
-_DOC_TESTS = re.compile(r"\s*Doc-tests \S+")
 _DOC_LINE = re.compile(r"(.* - .*) \(line \d+\)")
 
 

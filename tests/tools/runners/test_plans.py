@@ -9,6 +9,8 @@ import pytest
 
 from referee.tools.runners import Advice, Plan, plan_command
 
+GO_EXEC = Path(__file__).resolve().parents[3] / "tools" / "runners" / "go_exec.sh"
+
 
 def plan(argv: list[str], tmp_path: Path, *, shell: bool = False) -> Plan | Advice:
     reports = tmp_path / "reports"
@@ -131,6 +133,7 @@ def test_go_cargo_maven_gradle_phpunit(tmp_path: Path) -> None:
     assert planned(["go", "test", "-race", "./..."], tmp_path).argv == (
         "go",
         "test",
+        f"-exec=/bin/sh {GO_EXEC}",
         "-json",
         "-count=1",
         "-race",
@@ -147,6 +150,8 @@ def test_go_cargo_maven_gradle_phpunit(tmp_path: Path) -> None:
         "--no-fail-fast",
         "--",
         "-q",
+        "--logfile",  # for rustdoc's merged doc-test binary (see cargo_runner.sh)
+        str(reports / "account" / "doc.log"),
     )
     nextest = planned(["cargo", "nextest", "run", "--profile", "ci"], tmp_path)
     config = reports / "nextest.toml"
@@ -244,7 +249,8 @@ def stops(segment: str, index: int = 1) -> str:
 
 def test_a_shell_check_is_planned_segment_by_segment(tmp_path: Path) -> None:
     result = planned(["cd web &&", "go test ./..."], tmp_path, shell=True)
-    assert result.argv == (f"{stops('cd web')} && go test -json -count=1 ./...",) and result.shell
+    line = f"{stops('cd web')} && go test '-exec=/bin/sh {GO_EXEC}' -json -count=1 ./..."
+    assert result.argv == (line,) and result.shell
     assert result.segments == ("cd web",)
 
 
