@@ -424,6 +424,7 @@ async def test_result_stays_within_the_compact_budget(store: Store, project: Pat
     again = compact(result, 16 * 1024)
     assert size_of(again) <= 16 * 1024, again.omitted
     assert f"evidence.artifacts: in evidence://{result.run_id}/{{id}}" in again.omitted
+    assert [c.reason for c in again.criteria] == [c.reason for c in result.criteria]
 
 
 async def test_project_scope_scores_project_health(store: Store, project: Path) -> None:

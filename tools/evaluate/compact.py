@@ -28,8 +28,9 @@ _TRIMS = (
     ("changed_files", 10),
     ("tree_paths", 3),
     # Last: what a machine's paths make long (artifact paths under the store, commands).
+    # A criterion's reason stays at 120 characters: it is what the judge acts on.
     ("artifacts", 0),
-    ("evidence_text", 60),
+    ("evidence_items", 60),
 )
 
 
@@ -70,6 +71,8 @@ def _trim(ev: Evaluation, what: str, keep: int, totals: dict[str, int]) -> None:
         _keep_coverage_files(ev, keep)
     elif what == "evidence_text":
         _shorten_texts(ev, keep)
+    elif what == "evidence_items":
+        _shorten_items(ev, keep)
     elif what == "artifacts" and any(item.artifacts for item in ev.evidence):
         for item in ev.evidence:
             item.artifacts = []
@@ -116,9 +119,20 @@ def _keep_tree_paths(ev: Evaluation, keep: int) -> None:
         _note(ev, "tree_changed", f"{counted(more, 'more written path')} in the stored run")
 
 
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _shorten_items(ev: Evaluation, limit: int) -> None:
+    """The inline evidence list's summaries and commands (each item is whole in evidence://)."""
+    for item in ev.evidence:
+        item.summary, item.command = _cut(item.summary, limit), _cut(item.command, limit)
+    _note(ev, "evidence", f"summaries and commands shortened to {limit} characters")
+
+
 def _shorten_texts(ev: Evaluation, limit: int) -> None:
     def cut(text: str) -> str:
-        return text if len(text) <= limit else text[: limit - 1] + "…"
+        return _cut(text, limit)
 
     for item in ev.evidence:
         item.summary, item.command = cut(item.summary), cut(item.command)
