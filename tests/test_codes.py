@@ -9,6 +9,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import get_args
 
+import pytest
+
 from referee.tools.claims import model as claims
 from referee.tools.codes import DOCS_PATH, FAMILIES, codes_markdown, family, lookup
 from referee.tools.environment import ENVIRONMENT_MODIFIED
@@ -96,11 +98,13 @@ def test_the_codes_a_watchdog_kill_gives_are_reason_codes() -> None:
     assert set(get_args(KilledCode)) <= set(ReasonCode)
 
 
+@pytest.mark.slow
 def test_every_code_the_source_writes_has_a_table_entry() -> None:
     documented = set().union(*(f.codes for f in FAMILIES))
     assert produced_codes() - documented == set()
 
 
+@pytest.mark.slow
 def test_every_input_and_rubric_entry_is_a_code_the_source_writes() -> None:
     produced = produced_codes()
     assert set(INPUT_CODES) - produced == set()

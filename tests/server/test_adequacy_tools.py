@@ -21,7 +21,7 @@ from referee.server.app import build_server
 from referee.server.cli import main as cli
 from referee.tools.settings import Settings
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 # A second changed function that no test calls: its body is what diff coverage names.
 UNCALLED = "\n\ndef refund(amount):\n    return -amount\n"

@@ -65,6 +65,7 @@ async def test_without_reports_the_generator_time_comes_from_the_runs(agent: Cli
     assert first["generator_s"] is not None and first["generator_s"] >= 0
 
 
+@pytest.mark.slow
 async def test_a_kind_whose_first_iteration_keeps_delivering_gets_the_overhead_note(
     agent: Client,
 ) -> None:

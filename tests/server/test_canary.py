@@ -21,7 +21,7 @@ from referee.tools.evaluate import EvaluateDeps, EvaluateInput, evaluate
 from referee.tools.store import Store
 from referee.tools.store.canaries import canaries_for
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 
 @pytest.fixture

@@ -269,6 +269,7 @@ def _call(ident: int, tool: str, arguments: str) -> str:
 RAW = ["NaN", "Infinity", "-Infinity", "1e999", "-1e999"]
 
 
+@pytest.mark.slow
 def test_non_finite_numbers_sent_raw_over_stdio_are_refused_by_both_tools(
     repo: Path, contract: Contract
 ) -> None:

@@ -23,6 +23,7 @@ from referee.tools.sandbox import sandbox_support
 from referee.tools.settings import Settings
 
 pytestmark = [
+    pytest.mark.slow,
     pytest.mark.anyio,
     pytest.mark.skipif(not sandbox_support().available, reason="no sandbox here"),
 ]

@@ -16,6 +16,8 @@ from runs import judged
 
 from referee.server.cli import main as cli
 
+pytestmark = pytest.mark.slow
+
 CONTRACT_PATH = ".referee/contracts/calc.yaml"
 REF = f"main:{CONTRACT_PATH}"
 SUB = "\ndef sub(a, b):\n    return a - b\n"

@@ -17,7 +17,7 @@ from runs import judged
 from referee.server.app import build_server
 from referee.tools.settings import Settings
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 BUGGY = "def add(a, b):\n    return a - b\n"
 PATH = "import os, sys\nsys.path.insert(0, os.path.join(os.path.dirname(__file__), '..', 'src'))\n"

@@ -102,6 +102,7 @@ def test_a_failing_run_reads_failure_first_without_machine_paths(
         assert machine not in page
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 @pytest.mark.skipif(NO_BROWSER is not None, reason=f"no Chromium: {NO_BROWSER}")
 def test_the_html_page_opens_in_chromium_on_its_verdict_and_its_contents_lead_to_the_sections(

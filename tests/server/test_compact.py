@@ -136,6 +136,7 @@ def _large_project(project: Path) -> None:
         )
 
 
+@pytest.mark.slow
 async def test_a_large_evaluation_gives_a_short_text_and_a_result_within_budget(
     agent: Client, project: Path
 ) -> None:

@@ -42,7 +42,7 @@ from referee.tools.create_contract.seal import contract_seal
 from referee.tools.models.contract import ContractConfig
 from referee.tools.repo import qualified_ref, resolve_commit
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 
 def suite() -> dict[str, Any]:

@@ -245,6 +245,7 @@ def test_referee_validate_refuses_a_card_that_raises_what_the_run_decided(
     assert_refused(name, result["errors"])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(RAISES))
 async def test_validate_scorecard_refuses_a_card_that_raises_what_the_run_decided(
     name: str, client: Client, repo: Path, contract: Contract, store: Store

@@ -37,7 +37,7 @@ from edits import (
 from gitrepo import make_repo
 from runner_projects import JS_CACHE
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 # Rebinds the test module's `add` (imported from calc) to a correct sum as the module is imported:
 # the base's tests then pass on the broken code, and nothing the base had is edited.

@@ -29,7 +29,7 @@ from edits import (
 )
 from gitrepo import make_repo
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 SNAPSHOT_TEST = (
     PY_HEADER + "from pathlib import Path\nfrom calc import add\n\n\n"

@@ -31,7 +31,7 @@ from referee.server.app import build_server
 from referee.server.cli import main as cli
 from referee.tools.settings import Settings
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 
 def write(repo: Path, path: str, text: str) -> None:

@@ -29,7 +29,7 @@ from referee.server.app import build_server
 from referee.server.cli import main as cli
 from referee.tools.settings import Settings
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 Plant = Callable[[Path, Path], None]
 

@@ -355,6 +355,7 @@ HEAD_GONE: dict[str, Callable[[Path], None]] = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", sorted(HEAD_GONE))
 async def test_a_repository_without_head_is_not_judged_as_a_plain_folder(
     how: str, tmp_path: Path

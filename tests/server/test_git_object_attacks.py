@@ -74,6 +74,7 @@ def hashed(data: bytes, kind: str = "blob") -> str:
 # --- through evaluate ------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 async def test_a_rewritten_base_tree_is_refused(tmp_path: Path) -> None:
     """The base's `tests` tree rewritten to name the edited test file's blob (a real object):
     the blobs are honest, the tree lies."""

@@ -17,7 +17,7 @@ from runs import judged
 from referee.server.app import build_server
 from referee.tools.settings import Settings
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 BUGGY = "def add(a, b):\n    return a - b\n"
 # Finds the report path the runner was given, writes a green report there, ends the process.

@@ -270,6 +270,7 @@ def replaced_runner(repo: Path) -> None:
     fake.chmod(0o755)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not (JS_CACHE / "vitest").is_dir(), reason="scripts/setup.sh installs vitest")
 async def test_a_replaced_runner_under_node_modules_bin_is_not_run(tmp_path: Path) -> None:
     repo = make_repo(

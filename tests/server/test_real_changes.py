@@ -59,6 +59,7 @@ def green(check: dict[str, Any], **fields: Any) -> dict[str, Any]:
     return {"criterion": "the tests pass", "verification_method": "test", "check": check, **fields}
 
 
+@pytest.mark.slow
 async def test_a_bug_fix_next_to_old_debt_over_mcp(client: Client, repo: Path) -> None:
     base = git(repo, "rev-parse", "HEAD")
     git(repo, "commit", "-q", "--allow-empty", "-m", "later work")  # HEAD is not the base
@@ -85,6 +86,7 @@ async def test_a_bug_fix_next_to_old_debt_over_mcp(client: Client, repo: Path) -
     assert ev["target"]["base"] == base
 
 
+@pytest.mark.slow
 async def test_a_fix_proven_by_nothing_or_breaking_a_test_is_correctness_0(
     client: Client, repo: Path
 ) -> None:
@@ -123,6 +125,7 @@ async def test_create_contract_names_a_base_that_is_no_commit(client: Client) ->
     assert "no-such-branch" in problem["message"]
 
 
+@pytest.mark.slow
 async def test_iterations_agree_for_every_evaluator_up_to_the_bound(
     client: Client, repo: Path
 ) -> None:
@@ -216,6 +219,7 @@ async def test_an_inline_what_if_never_feeds_the_brief_or_the_report(tmp_path: P
         assert stored["decision"] == "PENDING"
 
 
+@pytest.mark.slow
 def test_the_cli_shows_the_bug_fix_verdicts_and_refuses_past_the_bound(
     tmp_path: Path, repo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

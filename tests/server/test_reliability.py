@@ -22,7 +22,7 @@ from mcp_calls import call
 
 from referee.server.cli import main
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 
 @pytest.fixture

@@ -22,6 +22,8 @@ from projects import PY, SAMPLE_ENV, calc_repo, pytest_check
 from referee.server.app import build_server
 from referee.tools.settings import Settings
 
+pytestmark = pytest.mark.slow
+
 TOOLS = [
     "create_contract",
     "get_contract",

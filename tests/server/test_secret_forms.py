@@ -189,6 +189,7 @@ test(t.split('').reverse().join(''), () => { expect(Buffer.from(t).toString('hex
 """
 
 
+@pytest.mark.slow
 async def test_a_jest_test_named_after_the_secret_is_redacted(
     agent: Client, settings: Settings, project: Path
 ) -> None:

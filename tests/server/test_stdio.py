@@ -12,7 +12,7 @@ from mcp import Client, StdioServerParameters
 
 from referee.server.advertised import size
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 
 def referee_command() -> tuple[str, list[str]]:

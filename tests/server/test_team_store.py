@@ -25,6 +25,8 @@ from referee.server.cli import main
 from referee.tools.settings import Settings
 from referee.tools.store import Store, runs_for
 
+pytestmark = pytest.mark.slow
+
 TEAM_KEY = "the team's key, a CI secret of 32+ chars"
 
 CONTRACT = """\

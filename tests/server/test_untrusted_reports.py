@@ -114,6 +114,7 @@ async def test_a_report_above_the_limit_is_unscored_and_the_server_keeps_answeri
     assert answered > 0  # the server answered while the evaluation ran
 
 
+@pytest.mark.slow
 async def test_a_large_report_is_parsed_off_the_event_loop(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -33,6 +33,7 @@ except ChromiumNotFound as exc:
     NO_BROWSER = str(exc)
 
 pytestmark = [
+    pytest.mark.slow,
     pytest.mark.anyio,
     pytest.mark.browser,
     pytest.mark.skipif(NO_BROWSER is not None, reason=f"no Chromium: {NO_BROWSER}"),

@@ -20,6 +20,7 @@ from referee.server.cli import main
 from referee.tools.settings import Settings
 
 pytestmark = [
+    pytest.mark.slow,
     pytest.mark.anyio,
     *needs_browser,
     pytest.mark.skipif(NO_VITE is not None, reason=str(NO_VITE)),

@@ -106,6 +106,7 @@ async def test_min_diff_coverage_on_an_and_line_measures_the_runners_segment(
     assert criterion.adequacy.diff_coverage.percent == 25.0
 
 
+@pytest.mark.slow
 async def test_a_test_that_asserts_nothing_leaves_surviving_mutants(
     store: Store, project: Path
 ) -> None:
@@ -135,6 +136,7 @@ async def test_a_test_that_asserts_nothing_leaves_surviving_mutants(
     assert "| surviving mutant | src/cart.py:7 | the tests still pass when `>=` becomes" in page
 
 
+@pytest.mark.slow
 async def test_a_well_pinned_change_kills_every_mutant(store: Store, project: Path) -> None:
     change(project, PINNED)
     result = await run(store, project, pytest_check("tests"), depth="deep")
@@ -157,6 +159,7 @@ async def test_below_min_mutation_score_fails_naming_each_survivor(
     assert "the tests still pass when: `" in criterion.reason and "src/cart.py:" in criterion.reason
 
 
+@pytest.mark.slow
 async def test_min_mutation_score_is_met_by_a_pinned_change(store: Store, project: Path) -> None:
     change(project, PINNED)
     check = pytest_check("tests", min_mutation_score=0.8, max_mutants=4)
@@ -176,6 +179,7 @@ async def test_min_mutation_score_with_no_source_change_is_unscored(
     assert "no mutants" in criterion.reason, criterion.reason
 
 
+@pytest.mark.slow
 async def test_a_flaky_test_makes_the_criterion_unscored_never_passed(
     store: Store, project: Path, tmp_path: Path
 ) -> None:

@@ -101,6 +101,7 @@ async def test_form_fill_select_and_enter_show_the_result(
     assert 'textbox "Name": Ada' in outcome.aria_snapshot
 
 
+@pytest.mark.slow
 async def test_a_missing_selector_fails_its_step_and_ends_the_check(
     pool: BrowserPool, base_url: str, tmp_path: Path
 ) -> None:
@@ -170,6 +171,7 @@ async def test_404_fetch_fails_no_failed_requests(
     assert [e.ok for e in outcome.expectations] == [False, True]
 
 
+@pytest.mark.slow
 async def test_a11y_violations_are_counted_from_min_impact(
     pool: BrowserPool, base_url: str, tmp_path: Path
 ) -> None:
@@ -189,6 +191,7 @@ async def test_a11y_violations_are_counted_from_min_impact(
     assert "2 violations at or above critical" in outcome.expectations[0].detail
 
 
+@pytest.mark.slow
 async def test_a11y_runs_on_a_page_whose_csp_forbids_injected_scripts(
     pool: BrowserPool, base_url: str, tmp_path: Path
 ) -> None:
@@ -284,6 +287,7 @@ async def test_file_urls_are_allowed_inside_the_repository_only(
     assert outside.status == "unscored" and "outside the repository" in outside.reason
 
 
+@pytest.mark.slow
 async def test_action_timeout_bounds_actions_not_navigations(
     pool: BrowserPool, base_url: str, tmp_path: Path
 ) -> None:
@@ -303,6 +307,7 @@ async def test_action_timeout_bounds_actions_not_navigations(
     assert "#never" in outcome.steps[-1].error and "500ms" in outcome.steps[-1].message
 
 
+@pytest.mark.slow
 async def test_check_timeout_is_respected(pool: BrowserPool, base_url: str, tmp_path: Path) -> None:
     # Each wait_for succeeds (an item appears every 0.3 s, a step may take 1 s), but 40 of them
     # outlast the check's 4 s.
@@ -327,6 +332,7 @@ async def test_check_timeout_is_respected(pool: BrowserPool, base_url: str, tmp_
     assert outcome.screenshot and Path(outcome.screenshot).is_file()
 
 
+@pytest.mark.slow
 async def test_four_concurrent_checks_on_one_pool_are_all_correct(
     pool: BrowserPool, base_url: str, tmp_path: Path
 ) -> None:
@@ -380,6 +386,7 @@ async def test_pool_never_opens_more_pages_than_its_limit(tmp_path: Path) -> Non
     assert peak == 2
 
 
+@pytest.mark.slow
 async def test_pool_relaunches_after_the_browser_is_closed_underneath(
     base_url: str, tmp_path: Path
 ) -> None:
@@ -450,6 +457,7 @@ def test_resolver_rules_exempt_loopback_and_allowed_hosts_only() -> None:
     )
 
 
+@pytest.mark.slow
 async def test_each_expectation_waits_on_its_own_so_one_failure_does_not_fail_the_next(
     pool: BrowserPool, base_url: str, tmp_path: Path
 ) -> None:
@@ -522,6 +530,7 @@ async def test_playwright_test_steps_and_assertions_hold_on_a_todo_list(
     assert outcome.trace is None  # a passing check keeps no trace
 
 
+@pytest.mark.slow
 async def test_a_disabled_button_and_a_wrong_list_fail_with_playwrights_own_words(
     pool: BrowserPool, base_url: str, tmp_path: Path
 ) -> None:
@@ -553,6 +562,7 @@ async def test_a_disabled_button_and_a_wrong_list_fail_with_playwrights_own_word
     )
 
 
+@pytest.mark.slow
 async def test_an_ambiguous_or_hidden_target_fails_its_step_with_the_elements_and_the_cause(
     pool: BrowserPool, base_url: str, tmp_path: Path
 ) -> None:
@@ -579,6 +589,7 @@ async def test_an_ambiguous_or_hidden_target_fails_its_step_with_the_elements_an
     )
 
 
+@pytest.mark.slow
 async def test_a_mistyped_hidden_selector_passes_with_a_warning_naming_it(
     pool: BrowserPool, base_url: str, tmp_path: Path
 ) -> None:
@@ -643,6 +654,7 @@ async def test_page_errors_carry_message_stack_and_source_location(
     assert f"TypeError: {error.message} (at {error.location})" in outcome.reason
 
 
+@pytest.mark.slow
 async def test_a11y_reason_names_rules_and_the_offending_nodes(
     pool: BrowserPool, base_url: str, tmp_path: Path
 ) -> None:
@@ -653,6 +665,7 @@ async def test_a11y_reason_names_rules_and_the_offending_nodes(
     assert f"image-alt (critical, 1 node: {image.targets[0]})" in outcome.reason
 
 
+@pytest.mark.slow
 async def test_a_failing_check_keeps_a_playwright_trace(
     pool: BrowserPool, base_url: str, tmp_path: Path
 ) -> None:
@@ -672,6 +685,7 @@ async def test_a_failing_check_keeps_a_playwright_trace(
     assert "trace" in outcome.summary()
 
 
+@pytest.mark.slow
 async def test_duration_counts_the_checks_own_time_not_the_wait_for_a_page(
     base_url: str, tmp_path: Path
 ) -> None:
@@ -696,6 +710,7 @@ async def test_duration_counts_the_checks_own_time_not_the_wait_for_a_page(
     assert all(o.duration_s >= 1 for o, _ in outcomes)
 
 
+@pytest.mark.slow
 async def test_setup_steps_run_first_and_are_numbered_apart(
     pool: BrowserPool, base_url: str, tmp_path: Path
 ) -> None:

@@ -19,7 +19,7 @@ try:
 except ChromiumNotFound as exc:
     pytest.skip(f"no Chromium to drive ({exc})", allow_module_level=True)
 
-pytestmark = [pytest.mark.anyio, pytest.mark.browser]
+pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.browser]
 
 SEARCH = {"label": "Search cards"}
 FIX_LOGIN = [{"role": "region", "name": "To do"}, {"role": "listitem", "has_text": "login"}]

@@ -131,6 +131,7 @@ async def test_missing_runner_is_unscored_never_passed(store: Store, project: Pa
     assert result.dimensions["correctness"].score is None
 
 
+@pytest.mark.slow
 async def test_hanging_command_with_a_grandchild_times_out_and_leaves_nothing(
     store: Store, project: Path
 ) -> None:
@@ -461,6 +462,7 @@ async def test_a_repository_that_ignores_referee_itself_is_hashed(
     assert by_id(result, "AC-F-001").status == "pass" and not result.tree_changed.changed
 
 
+@pytest.mark.slow
 async def test_deep_depth_offers_a_perturbed_copy_whose_tests_still_pass(
     store: Store, project: Path
 ) -> None:

@@ -189,6 +189,7 @@ async def test_a_runner_missing_at_base_only_is_unscored(store: Store, project: 
     assert crit.status == "unscored" and crit.reason_code == ReasonCode.BASE_NOT_RUN
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not JS_CACHE.is_dir(), reason=f"{JS_CACHE} missing (scripts/setup.sh)")
 async def test_a_js_base_checkout_without_node_modules_still_runs_vitest(tmp_path: Path) -> None:
     # node_modules is ignored by git and, as often, a symlink to a shared install: the base
@@ -245,6 +246,7 @@ async def test_a_fix_whose_new_tests_are_skipped_says_so(
     assert "1 passed" in crit.reason and "1 skipped" in crit.reason  # one run's counts, quoted
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not JS_CACHE.is_dir(), reason=f"{JS_CACHE} missing (scripts/setup.sh)")
 @pytest.mark.parametrize(
     ("old", "new"),

@@ -90,6 +90,7 @@ async def test_a_failing_command_reports_its_exit_code(tmp_path: Path, mark: str
     assert (result.exit_code, result.timed_out, result.error) == (3, False, None)
 
 
+@pytest.mark.slow
 async def test_a_hanging_tree_is_killed_at_the_timeout_with_every_descendant(
     tmp_path: Path, mark: str
 ) -> None:
@@ -126,6 +127,7 @@ async def test_a_background_child_left_behind_after_exit_is_stopped(
     assert survivors(mark) == []
 
 
+@pytest.mark.slow
 async def test_cancellation_from_outside_leaves_nothing_running(tmp_path: Path, mark: str) -> None:
     pidfile = tmp_path / "pids"
     with anyio.move_on_after(2.0) as scope:

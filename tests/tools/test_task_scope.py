@@ -11,7 +11,7 @@ from projects import BUG_HEADER, commit_all, contract_for, evaluated, pytest_che
 
 from referee.tools.store import Store
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 HEADER = BUG_HEADER  # the tests import src/ without an install
 LONG_BODY = "\n".join(f"    total += {i}" for i in range(60))

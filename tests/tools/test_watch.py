@@ -61,6 +61,7 @@ async def test_a_stopped_process_outside_a_sandbox_is_left_to_the_timeout(tmp_pa
     assert result.killed is None and result.exit_code == 0
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not sandbox_support().available, reason="no user namespaces here")
 async def test_a_private_network_reaches_only_itself() -> None:
     with socket.socket() as host:
