@@ -28,26 +28,23 @@ class _FixtureHandler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         pass
 
+    def _html(self, body: bytes) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
     def do_GET(self) -> None:
         if self.path.startswith("/flaky?key="):
             first = self.path not in self.flaky_seen
             self.flaky_seen.add(self.path)
-            body = b"<title>Flaky</title><p>" + (b"broken" if first else b"ready") + b"</p>"
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+            self._html(b"<title>Flaky</title><p>" + (b"broken" if first else b"ready") + b"</p>")
             return
         if self.path.startswith("/late?ms="):
             # A page that answers late, as a dev server compiling its first request does.
             time.sleep(int(self.path.split("=", 1)[1].split("&")[0]) / 1000)
-            body = b"<title>Late</title><p>arrived</p><button>go</button>"
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+            self._html(b"<title>Late</title><p>arrived</p><button>go</button>")
             return
         if self.path == "/redirect-out":
             self.send_response(302)

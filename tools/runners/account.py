@@ -71,12 +71,11 @@ def account_env(reports: Path) -> dict[str, str]:
 
 
 def wrapper(name: str, reports: Path) -> str:
-    """The path of a wrapper script of referee's package, read-only in the sandbox as the whole
-    host is; copied into the run's reports only where its path has a space (cargo splits its
-    runner setting on spaces)."""
+    """A copy of a wrapper script of referee's package in the run's reports folder, as the pytest
+    guard plugin is: the package itself may live where the sandbox shows nothing of the host (a
+    checkout under /tmp, whose /tmp is the sandbox's own), and cargo splits its runner setting on
+    spaces, which a package path may hold."""
     with as_file(files("referee.tools.runners").joinpath(name)) as path:
-        if not any(c.isspace() for c in str(path)):
-            return str(path)
         copy = reports / _FOLDER / name
         copy.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(path, copy)
