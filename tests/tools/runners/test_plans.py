@@ -9,7 +9,10 @@ import pytest
 
 from referee.tools.runners import Advice, Plan, plan_command
 
-GO_EXEC = Path(__file__).resolve().parents[3] / "tools" / "runners" / "go_exec.sh"
+
+def go_exec(tmp_path: Path) -> Path:
+    """Where a plan puts referee's go test -exec wrapper: a copy in the run's reports folder."""
+    return tmp_path / "reports" / "account" / "go_exec.sh"
 
 
 def plan(argv: list[str], tmp_path: Path, *, shell: bool = False) -> Plan | Advice:
@@ -133,7 +136,7 @@ def test_go_cargo_maven_gradle_phpunit(tmp_path: Path) -> None:
     assert planned(["go", "test", "-race", "./..."], tmp_path).argv == (
         "go",
         "test",
-        f"-exec=/bin/sh {GO_EXEC}",
+        f"-exec=/bin/sh {go_exec(tmp_path)}",
         "-json",
         "-count=1",
         "-race",
@@ -249,7 +252,8 @@ def stops(segment: str, index: int = 1) -> str:
 
 def test_a_shell_check_is_planned_segment_by_segment(tmp_path: Path) -> None:
     result = planned(["cd web &&", "go test ./..."], tmp_path, shell=True)
-    line = f"{stops('cd web')} && go test '-exec=/bin/sh {GO_EXEC}' -json -count=1 ./..."
+    wrapper = go_exec(tmp_path)
+    line = f"{stops('cd web')} && go test '-exec=/bin/sh {wrapper}' -json -count=1 ./..."
     assert result.argv == (line,) and result.shell
     assert result.segments == ("cd web",)
 
