@@ -21,6 +21,7 @@ __all__ = [
     "MAC_COLUMN",
     "Columns",
     "StoreKeyMismatch",
+    "StoreProblem",
     "StoreTampered",
     "StoreUnavailable",
     "row_mac",
@@ -35,18 +36,26 @@ class Columns(Protocol):
     def __getitem__(self, name: str, /) -> Any: ...
 
 
-class StoreTampered(InvalidInput):
+class StoreProblem(InvalidInput):
+    """One problem with the store as a whole (not with the caller's input): its code and message.
+
+    `code` is keyword-only, so the codes table's finder reads it at every call."""
+
+    def __init__(self, message: str, *, code: str) -> None:
+        super().__init__(
+            [Problem(path="", code=code, message=message)], summary=f"{code}: {message}"
+        )
+
+
+class StoreTampered(StoreProblem):
     """A stored row does not verify, or the database holds objects referee did not create."""
 
     def __init__(self, what: str, detail: str) -> None:
         self.what = what
-        message = (
-            f"{what} {detail}: referee's store was modified outside referee, so it is refused; "
-            "evaluate again into a fresh store (REFEREE_HOME) and investigate who wrote it"
-        )
         super().__init__(
-            [Problem(path="", code="store_tampered", message=message)],
-            summary=f"store_tampered: {message}",
+            f"{what} {detail}: referee's store was modified outside referee, so it is refused; "
+            "evaluate again into a fresh store (REFEREE_HOME) and investigate who wrote it",
+            code="store_tampered",
         )
 
 
@@ -60,31 +69,25 @@ def row_mac(
     return hmac.new(key, payload.encode("utf-8"), hashlib.sha256).hexdigest()
 
 
-class StoreUnavailable(InvalidInput):
+class StoreUnavailable(StoreProblem):
     """The store's database cannot be reached, or the connection was lost during a call; the
     call's transaction was rolled back, so nothing of it is stored."""
 
     def __init__(self, where: str, detail: str) -> None:
         self.where = where
-        message = (
-            f"the store {where} {detail}; nothing of this call was stored: check that the"
-            " database is up and reachable, then call again"
-        )
         super().__init__(
-            [Problem(path="", code="store_unavailable", message=message)],
-            summary=f"store_unavailable: {message}",
+            f"the store {where} {detail}; nothing of this call was stored: check that the"
+            " database is up and reachable, then call again",
+            code="store_unavailable",
         )
 
 
-class StoreKeyMismatch(InvalidInput):
+class StoreKeyMismatch(StoreProblem):
     """The store's rows were sealed with another key than the one referee was given."""
 
     def __init__(self, where: str) -> None:
-        message = (
-            f"the store {where} was sealed with another key: give referee the key its writers"
-            " share (REFEREE_KEY, e.g. the team's CI secret)"
-        )
         super().__init__(
-            [Problem(path="", code="store_wrong_key", message=message)],
-            summary=f"store_wrong_key: {message}",
+            f"the store {where} was sealed with another key: give referee the key its writers"
+            " share (REFEREE_KEY, e.g. the team's CI secret)",
+            code="store_wrong_key",
         )
