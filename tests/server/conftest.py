@@ -22,15 +22,16 @@ async def client(request: pytest.FixtureRequest, settings: Settings) -> AsyncIte
 
 
 @pytest.fixture
-def change_project(tmp_path: Path) -> Path:
-    """The sample project with judges.CHANGE as its uncommitted change (canaries plant in it)."""
+def project(tmp_path: Path) -> Path:
+    """The sample project with judges.CHANGE as its uncommitted change (canaries plant in it); a
+    module that needs another project defines its own `project`, and `agent` serves that one."""
     return change_repo(tmp_path / "calc")
 
 
 @pytest.fixture
-async def change_agent(change_project: Path) -> AsyncIterator[Client]:
-    """An MCP client of a server whose only root is `change_project` (served canaries answer at
-    once: pacing is tested on its own)."""
-    settings = replace(Settings.build([change_project], env=dict(SAMPLE_ENV)), pace_canaries=False)
+async def agent(project: Path) -> AsyncIterator[Client]:
+    """An MCP client of the real server whose only root is `project`, its checks given the sample
+    environment (served canaries answer at once: pacing is tested on its own)."""
+    settings = replace(Settings.build([project], env=dict(SAMPLE_ENV)), pace_canaries=False)
     async with Client(build_server(settings)) as client:
         yield client

@@ -5,7 +5,6 @@ an evidence id; a flaky criterion's pass is refused."""
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -17,9 +16,7 @@ from mcp_calls import call
 from projects import pytest_check
 from runs import judged
 
-from referee.server.app import build_server
 from referee.server.cli import main as cli
-from referee.tools.settings import Settings
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
@@ -34,12 +31,6 @@ def project(tmp_path: Path) -> Path:
     with (repo / "src" / "cart.py").open("a", encoding="utf-8") as f:
         f.write(UNCALLED)
     return repo
-
-
-@pytest.fixture
-async def agent(project: Path) -> AsyncIterator[Client]:
-    async with Client(build_server(Settings.build([project]))) as client:
-        yield client
 
 
 def contract(check: dict[str, Any]) -> dict[str, Any]:

@@ -18,16 +18,6 @@ from referee.server.cli import main
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def repo(change_project: Path) -> Path:
-    return change_project
-
-
-@pytest.fixture
-def agent(change_agent: Client) -> Client:
-    return change_agent
-
-
 async def judged_with_usage(agent: Client, cid: str) -> dict[str, Any]:
     evaluation = await call(agent, "evaluate", contract_id=cid, evaluator="evaluator")
     card = await miss_all(agent, evaluation)
@@ -82,17 +72,17 @@ async def test_a_kind_whose_first_iteration_keeps_delivering_gets_the_overhead_n
 
 
 async def test_the_cli_prints_the_budget_and_takes_the_generators_usage(
-    agent: Client, repo: Path, capsys: pytest.CaptureFixture[str]
+    agent: Client, project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     cid = await change_contract(agent)
     await judged_with_usage(agent, cid)
     capsys.readouterr()
     usage = json.dumps({"tokens": 100, "cost_usd": 1.5})
-    assert main(["--root", str(repo), "aggregate", cid, "--usage", usage]) == 0
+    assert main(["--root", str(project), "aggregate", cid, "--usage", usage]) == 0
     out = capsys.readouterr().out
     assert "budget:" in out and "1,300 tokens, $1.52" in out and "solo attempt" in out
-    assert main(["--root", str(repo), "aggregate", cid, "--usage", '{"tokens": -1}']) == 2
+    assert main(["--root", str(project), "aggregate", cid, "--usage", '{"tokens": -1}']) == 2
     report = capsys.readouterr()
     assert "--usage" in report.err
-    assert main(["--root", str(repo), "report", cid]) == 0
+    assert main(["--root", str(project), "report", cid]) == 0
     assert "## Budget" in capsys.readouterr().out

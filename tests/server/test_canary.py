@@ -24,16 +24,6 @@ from referee.tools.store.canaries import canaries_for
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 
-@pytest.fixture
-def repo(change_project: Path) -> Path:
-    return change_project
-
-
-@pytest.fixture
-def agent(change_agent: Client) -> Client:
-    return change_agent
-
-
 contract = change_contract
 
 
@@ -59,7 +49,7 @@ async def test_a_canary_run_looks_like_a_real_run_of_the_same_iteration(agent: C
 
 
 async def test_the_judge_gets_the_canary_when_it_evaluates_the_iteration_again(
-    agent: Client, repo: Path
+    agent: Client, project: Path
 ) -> None:
     cid = await contract(agent)
     await judge_iteration(agent, miss_all, cid, 1)
@@ -70,7 +60,7 @@ async def test_the_judge_gets_the_canary_when_it_evaluates_the_iteration_again(
     # Judged: the next evaluation of the iteration is a real one again.
     again = await call(agent, "evaluate", contract_id=cid, evaluator="evaluator", iteration=1)
     assert again["run_id"] != canary["run_id"]
-    store = Store(repo / ".referee")
+    store = Store(project / ".referee")
     (stored,) = canaries_for(store, cid)
     assert stored.outcome is not None and stored.outcome["caught"] is True
     store.close()
@@ -110,12 +100,12 @@ async def test_a_canary_before_any_iteration_is_refused_with_the_next_step(agent
 
 
 async def test_the_cli_plants_a_canary_and_serves_it_to_the_judges_next_evaluate(
-    agent: Client, repo: Path, capsys: pytest.CaptureFixture[str]
+    agent: Client, project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     cid = await contract(agent)
     await judge_iteration(agent, miss_all, cid, 1)
     capsys.readouterr()
-    command = ["--root", str(repo), "evaluate", cid, "--evaluator", "evaluator", "--json"]
+    command = ["--root", str(project), "evaluate", cid, "--evaluator", "evaluator", "--json"]
     # The CLI runs its own event loop: in a thread of its own, as a separate process would.
     assert await anyio.to_thread.run_sync(main, [*command, "--canary"]) == 0
     planted = json.loads(capsys.readouterr().out)
@@ -180,11 +170,11 @@ async def test_a_canary_card_cannot_be_slipped_into_aggregate_inline(agent: Clie
     assert result.is_error and "run_unknown" in str(result.content)
 
 
-async def test_a_served_canary_reports_the_steps_a_run_of_the_checks_reports(repo: Path) -> None:
-    store = Store(repo / ".referee")
+async def test_a_served_canary_reports_the_steps_a_run_of_the_checks_reports(project: Path) -> None:
+    store = Store(project / ".referee")
     contract = contract_for(
         store,
-        repo,
+        project,
         {"criterion": "adds", "verification_method": "test", "check": pytest_check("tests")},
     )
     steps: dict[str, list[tuple[float, str]]] = {"real": [], "served": []}
@@ -193,12 +183,14 @@ async def test_a_served_canary_reports_the_steps_a_run_of_the_checks_reports(rep
         async def progress(done: float, total: float | None, what: str) -> None:
             steps[name].append((done, what))
 
-        base = evaluate_deps(store, repo)
+        base = evaluate_deps(store, project)
         return replace(base, on_progress=progress)
 
     asked = EvaluateInput(contract_id=contract.id, evaluator="evaluator", iteration=1)
     real = await evaluate(asked, deps("real"))
-    planted = await evaluate(asked.model_copy(update={"canary": True}), evaluate_deps(store, repo))
+    planted = await evaluate(
+        asked.model_copy(update={"canary": True}), evaluate_deps(store, project)
+    )
     served = await evaluate(asked, deps("served"))
     assert served.run_id == planted.run_id != real.run_id
     # The checks run concurrently, so a run reports its steps in any order: the same steps.

@@ -5,7 +5,6 @@ that completes the draft, and an honest change with ordinary test code gets no f
 from __future__ import annotations
 
 import textwrap
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -132,12 +131,6 @@ ATTACKS: dict[str, tuple[str, dict[str, str]]] = {
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     return calc_repo(tmp_path / "calc", {"src/calc.py": BUGGY})
-
-
-@pytest.fixture
-async def agent(project: Path) -> AsyncIterator[Client]:
-    async with Client(build_server(Settings.build([project], env=dict(SAMPLE_ENV)))) as client:
-        yield client
 
 
 async def evaluate_after(agent: Client, project: Path, files: dict[str, str]) -> dict[str, Any]:

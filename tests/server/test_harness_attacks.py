@@ -5,17 +5,13 @@ from __future__ import annotations
 
 import json
 import textwrap
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from mcp import Client
-from projects import SAMPLE_ENV, calc_repo, pytest_check
+from projects import calc_repo, pytest_check
 from runs import judged
-
-from referee.server.app import build_server
-from referee.tools.settings import Settings
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
@@ -105,12 +101,6 @@ ATTACKS = {
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     return calc_repo(tmp_path / "calc", {"src/calc.py": BUGGY})
-
-
-@pytest.fixture
-async def agent(project: Path) -> AsyncIterator[Client]:
-    async with Client(build_server(Settings.build([project], env=dict(SAMPLE_ENV)))) as client:
-        yield client
 
 
 async def evaluate_after(agent: Client, project: Path, files: dict[str, str]) -> dict[str, Any]:

@@ -4,7 +4,6 @@ long it took stays in the evaluator view; the generator hears only how many hidd
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -37,12 +36,6 @@ pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     return calc_repo(tmp_path / "calc")
-
-
-@pytest.fixture
-async def agent(project: Path) -> AsyncIterator[Client]:
-    async with Client(build_server(Settings.build([project]))) as client:
-        yield client
 
 
 @pytest.mark.parametrize("channel", sorted(NAME_CHANNELS))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -46,12 +46,6 @@ def test_snoop():
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     return calc_repo(tmp_path / "calc")
-
-
-@pytest.fixture
-async def agent(project: Path) -> AsyncIterator[Client]:
-    async with Client(build_server(Settings.build([project]))) as client:
-        yield client
 
 
 async def refused(agent: Client, tool: str, **arguments: Any) -> set[str]:

@@ -25,16 +25,6 @@ from referee.server.cli import main
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 
-@pytest.fixture
-def repo(change_project: Path) -> Path:
-    return change_project
-
-
-@pytest.fixture
-def agent(change_agent: Client) -> Client:
-    return change_agent
-
-
 contract = change_contract
 
 
@@ -117,16 +107,16 @@ async def test_a_steady_judge_is_stable_and_a_resubmission_is_no_second_judgemen
 
 
 async def test_the_cli_reports_each_judge_with_its_cases(
-    agent: Client, repo: Path, capsys: pytest.CaptureFixture[str]
+    agent: Client, project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     cid = await contract(agent)
     await judge_iteration(agent, miss_all, cid, 1)
     await canaries(agent, cid, miss_all, 3)
     capsys.readouterr()
-    assert main(["--root", str(repo), "calibration", cid]) == 0
+    assert main(["--root", str(project), "calibration", cid]) == 0
     out = capsys.readouterr().out
     assert "judge evaluator (miss-all, prompt" in out and "canary recall 0% of 3" in out
     assert "FLAGGED" in out
-    assert main(["--root", str(repo), "calibration", cid, "--json"]) == 0
+    assert main(["--root", str(project), "calibration", cid, "--json"]) == 0
     (listed,) = json.loads(capsys.readouterr().out)["judges"]
     assert listed["canary"]["cases"] == 3
