@@ -13,6 +13,7 @@ from postgres import Cluster, postgres_bin, start_cluster
 from projects import SAMPLE_ENV
 
 from referee.tools.settings import Settings
+from referee.tools.store import Store
 
 # CI sets this: a test that would skip (no Chromium, no node, no go …) fails instead, so no gap
 # hides behind a missing tool. Read once, before `clean_environ` clears REFEREE_* for each test.
@@ -98,3 +99,9 @@ def repo(tmp_path: Path) -> Path:
 @pytest.fixture
 def settings(repo: Path) -> Settings:
     return Settings.build([repo], env=dict(SAMPLE_ENV))
+
+
+@pytest.fixture
+def store(settings: Settings) -> Store:
+    """The store `settings` names (a module with another layout defines its own `store`)."""
+    return Store(settings.home)

@@ -14,17 +14,11 @@ from runs import bound
 
 from referee.tools.models import Contract
 from referee.tools.repo import working_tree_hash
-from referee.tools.settings import Settings
 from referee.tools.store import Store, scorecards_for
 
 pytestmark = pytest.mark.anyio
 
 TOOLS = {"aggregate", "record_human_verdict", "calibration_report"}
-
-
-@pytest.fixture
-def store(settings: Settings) -> Store:
-    return Store(settings.home)
 
 
 @pytest.fixture

@@ -17,7 +17,6 @@ from runs import CORPUS, corpus_contract, corpus_run
 from referee.server.cli import main
 from referee.tools.models import Contract
 from referee.tools.repo import working_tree_hash
-from referee.tools.settings import Settings
 from referee.tools.store import Store, save_scorecard
 
 pytestmark = pytest.mark.anyio
@@ -190,11 +189,6 @@ def raised(store: Store, tree: str, name: str) -> dict[str, Any]:
     change, value, _, _ = RAISES[name]
     change(card, value)
     return card
-
-
-@pytest.fixture
-def store(settings: Settings) -> Store:
-    return Store(settings.home)
 
 
 @pytest.fixture

@@ -34,11 +34,6 @@ def case(name: str) -> dict[str, Any]:
 
 
 @pytest.fixture
-def store(settings: Settings) -> Store:
-    return Store(settings.home)
-
-
-@pytest.fixture
 def contract(store: Store, repo: Path) -> Contract:
     return corpus_contract(store, repo)
 

@@ -10,7 +10,6 @@ from referee.tools.create_contract.entry import create_contract, generator_view,
 from referee.tools.errors import InvalidInput
 from referee.tools.repo import describe_repo
 from referee.tools.rubrics import load_rubrics
-from referee.tools.settings import Settings
 from referee.tools.store import Store
 
 FIXED = datetime(2026, 3, 25, 12, 0, tzinfo=UTC)
@@ -21,11 +20,6 @@ def make(store: Store, repo: Path, **args: Any):
     return create_contract(
         args, store=store, rubrics=load_rubrics(repo), repo=describe_repo(repo), now=lambda: FIXED
     )
-
-
-@pytest.fixture
-def store(settings: Settings) -> Store:
-    return Store(settings.home)
 
 
 def test_id_is_slug_of_goal_and_date(store: Store, repo: Path) -> None:
