@@ -12,7 +12,7 @@ from referee.tools import calibration
 from referee.tools.holdouts import holdout_source
 from referee.tools.models import AggregateInput, AggregateResult
 from referee.tools.store import load_contract
-from referee.tools.validate_scorecard import contract_repo, current_tree
+from referee.tools.validate_scorecard import current_tree, stored_repo
 
 from .. import summaries
 from ..annotations import READ_ONLY, RECORDS
@@ -31,7 +31,7 @@ async def aggregate(
     """
     state = ctx.request_context.lifespan_context
     contract = load_contract(state.store, request.contract_id)
-    repo = contract_repo(contract, None)
+    repo = stored_repo(state.store, contract, state.settings.roots)
     cards = request.scorecards
     tree = current_tree(repo) if cards and _states_a_tree(cards) else None
     hidden = holdout_source(state.settings, state.store.key)

@@ -30,7 +30,11 @@ async def validate_scorecard(
     card = request.scorecard
     resolved = core.resolve_contract(state.store, card, request.contract_id, request.contract)
     # An inline contract's repo comes from the client: git only runs inside the allowed roots.
-    repo = core.contract_repo(resolved.contract, None if resolved.stored else state.settings.roots)
+    repo = (
+        core.stored_repo(state.store, resolved.contract, state.settings.roots)
+        if resolved.stored
+        else core.contract_repo(resolved.contract, state.settings.roots)
+    )
     evidence = core.evidence_context(
         state.store, state.settings.home, repo, resolved.contract.id, card
     )

@@ -115,7 +115,7 @@ def run_aggregate(args: argparse.Namespace) -> int:
     from referee.tools.errors import InvalidInput, NotFound
     from referee.tools.holdouts import holdout_source
     from referee.tools.store import load_contract
-    from referee.tools.validate_scorecard import contract_repo, current_tree
+    from referee.tools.validate_scorecard import current_tree, stored_repo
 
     settings = settings_of(args)
     store = open_store(settings)
@@ -127,7 +127,7 @@ def run_aggregate(args: argparse.Namespace) -> int:
             else None
         )
         contract = load_contract(store, args.contract_id)
-        repo = contract_repo(contract, None)
+        repo = stored_repo(store, contract, settings.roots)
         tree = current_tree(repo) if cards else None
         hidden = holdout_source(settings, store.key)
         result = aggregate(

@@ -248,13 +248,23 @@ def _checked(
 def _validate(
     session: Session, item: Item, contract: Contract | None, args: argparse.Namespace
 ) -> ValidationResult:
-    from referee.tools.validate_scorecard import contract_repo, evidence_context, validate_and_store
+    from referee.tools.validate_scorecard import (
+        contract_repo,
+        evidence_context,
+        stored_repo,
+        validate_and_store,
+    )
 
     stored = contract is not None and (session.contract is None or session.contract_stored)
     store = session.store if stored else None
     evidence = None
     # The person running the CLI chose the contract file: its repo needs no confinement.
-    repo = contract_repo(contract, None) if contract is not None else None
+    if contract is None:
+        repo = None
+    elif stored and session.store is not None:
+        repo = stored_repo(session.store, contract, session.settings.roots)
+    else:
+        repo = contract_repo(contract, None)
     if session.store is not None and contract is not None and isinstance(item.scorecard, dict):
         evidence = evidence_context(
             session.store, session.settings.home, repo, contract.id, item.scorecard

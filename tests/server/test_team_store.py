@@ -82,6 +82,41 @@ def test_a_contract_created_in_one_clone_evaluates_in_another(
     assert "path_outside_roots" in capsys.readouterr().err
 
 
+def test_a_card_from_another_clone_is_judged_against_that_clone(
+    team: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """validate and aggregate read the tree of the clone that holds the contract's history under
+    the server's roots, as evaluate does, not the path the contract was created at (which, on
+    another machine, is missing or someone else's work in progress)."""
+    alice = calc_repo(tmp_path / "alice" / "calc")
+    bob = clone(alice, tmp_path / "bob" / "calc")
+    cid = create(alice, tmp_path, capsys)
+    with (alice / "src" / "calc.py").open("a", encoding="utf-8") as out:
+        out.write("\n# alice keeps working\n")  # her tree is no longer the one bob evaluated
+    assert main(["--root", str(bob), "evaluate", cid, "--json"]) == 0
+    draft = json.loads(capsys.readouterr().out)["draft_scorecard"]
+    card = tmp_path / "bob-card.json"
+    card.write_text(json.dumps(judged(draft)), encoding="utf-8")
+    assert main(["--root", str(bob), "validate", str(card), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["valid"] is True
+    assert main(["--root", str(bob), "aggregate", cid, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["decision"] == "DELIVER"
+
+    async def through_mcp() -> tuple[dict[str, Any], dict[str, Any]]:
+        settings = Settings.build([bob], env={**SAMPLE_ENV, **os.environ})
+        async with Client(build_server(settings)) as agent:
+            checked = await call(agent, "validate_scorecard", scorecard=judged(draft))
+            return checked, await call(agent, "aggregate", contract_id=cid)
+
+    checked, decided = anyio.run(through_mcp)
+    assert checked["valid"] is True and decided["decision"] == "DELIVER"
+    # Bob's own tree moving on does make his card stale.
+    with (bob / "src" / "calc.py").open("a", encoding="utf-8") as out:
+        out.write("\n# bob edits after judging\n")
+    assert main(["--root", str(bob), "validate", str(card), "--json"]) == 1
+    assert "stale" in capsys.readouterr().out
+
+
 def test_eight_writers_at_once_lose_no_row_and_agree_on_iterations(
     team: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

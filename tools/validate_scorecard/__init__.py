@@ -19,6 +19,7 @@ from referee.tools.validate_scorecard.context import (
     current_tree,
     evidence_context,
     resolve_contract,
+    stored_repo,
 )
 from referee.tools.validate_scorecard.entry import (
     REFEREE_ANTIPATTERNS,
@@ -51,6 +52,7 @@ __all__ = [
     "read_json",
     "resolve_contract",
     "stored_computed",
+    "stored_repo",
     "unreadable",
     "validate_and_store",
     "validate_scorecard",

@@ -16,7 +16,7 @@ from referee.tools.errors import InvalidInput, NotFound, Problem
 from referee.tools.models.contract import Contract
 from referee.tools.paths import confine
 from referee.tools.repo import GitError, commit_tree_hash, resolve_commit, working_tree_hash
-from referee.tools.store import Store, load_contract, runs_for
+from referee.tools.store import Store, clone_of, load_contract, runs_for
 from referee.tools.store.canaries import canary_run_ids
 from referee.tools.store.runs import StoredRun, captured_evidence_ids
 from referee.tools.validate_scorecard.evidence import EvidenceContext
@@ -28,6 +28,7 @@ __all__ = [
     "evaluated_ref",
     "evidence_context",
     "resolve_contract",
+    "stored_repo",
 ]
 
 logger = logging.getLogger("referee.tools.validate_scorecard")
@@ -111,6 +112,16 @@ def contract_repo(contract: Contract, roots: Sequence[Path] | None) -> Path | No
     except InvalidInput:
         return None
     return repo if repo.is_dir() else None
+
+
+def stored_repo(store: Store, contract: Contract, roots: Sequence[Path]) -> Path | None:
+    """The folder a stored contract's cards are judged in: the clone of its history under the
+    server's roots, as evaluate chooses it, else the contract's own path.
+
+    On a team store the path a contract was created at is another machine's (missing here, or a
+    colleague's work in progress), so the freshness of a card follows the clone that evaluated it.
+    """
+    return clone_of(store, contract, roots) or contract_repo(contract, None)
 
 
 def evidence_context(
