@@ -3,6 +3,7 @@ plain dicts as a contract spells it: what the browser tests share."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import http.server
 import threading
@@ -45,6 +46,16 @@ class _FixtureHandler(http.server.SimpleHTTPRequestHandler):
             # A page that answers late, as a dev server compiling its first request does.
             time.sleep(int(self.path.split("=", 1)[1].split("&")[0]) / 1000)
             self._html(b"<title>Late</title><p>arrived</p><button>go</button>")
+            return
+        if self.path.startswith("/stall/"):
+            # A resource that answers only after ms (longer than any check waits): what holds
+            # a page's load event up.
+            time.sleep(int(self.path.split("ms=", 1)[1]) / 1000)
+            with contextlib.suppress(OSError):  # the browser has long gone
+                self.send_response(200)
+                self.send_header("Content-Type", "text/css")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
             return
         if self.path == "/redirect-out":
             self.send_response(302)

@@ -253,3 +253,19 @@ async def test_an_aria_snapshot_template_matches_the_page_or_says_how_it_differs
     outcome = await run(pool, check, tmp_path, base_url)
     assert [e.ok for e in outcome.expectations] == [True, True, False], outcome.reason
     assert "Fix logout" in outcome.expectations[2].detail
+
+
+async def test_a_page_that_never_loads_names_the_request_holding_it_up(
+    pool: BrowserPool, base_url: str, tmp_path: Path
+) -> None:
+    check = browser_check(
+        "/stalled.html", expect=[{"type": "visible", "text": "Stalled"}], timeout_s=2
+    )
+    outcome = await run(pool, check, tmp_path, base_url)
+    assert outcome.status == "fail"
+    opening = outcome.steps[0]
+    assert not opening.ok
+    assert 'waiting until "load"' in opening.error  # Playwright's own words stay
+    pending = opening.error.split("still loading when it gave up", 1)[1]
+    assert "GET " in pending and "/stall/theme.css?ms=15000 (stylesheet, sent " in pending
+    assert "/stall/theme.css" in outcome.reason

@@ -50,7 +50,7 @@ from referee.tools.browser.outcome import (
 )
 from referee.tools.browser.policy import UrlPolicy, UrlRefused, checked_url, url_pattern
 from referee.tools.browser.pool import BrowserPool, BrowserUnavailable
-from referee.tools.browser.steps import PlannedStep, interrupted, run_step
+from referee.tools.browser.steps import NAVIGATIONS, PlannedStep, interrupted, run_step
 from referee.tools.models.browser import (
     A11yExpect,
     AnyStep,
@@ -95,6 +95,7 @@ class _Run:
     ended: float = 0.0
     queued_s: float = 0.0
     retry_note: str = ""
+    pending: list[str] = field(default_factory=list)
     not_run: bool = False
 
     @property
@@ -216,7 +217,10 @@ async def _run_in_browser(job: _Job, run: _Run, asked: float, trace: Path | None
         if job.gate is not None and (refused := await job.gate()):
             run.unscored, run.not_run = refused, True
             return
-        events = run.events = PageEvents(job.policy, track_inflight=_needs_settling(check))
+        # The traced re-run also follows every request, to name what a page that never loaded
+        # was waiting for: the passing checks' first run pays nothing for it.
+        inflight = _needs_settling(check) or trace is not None
+        events = run.events = PageEvents(job.policy, track_inflight=inflight)
         page = await _open_page(ctx, events)
         tracing = trace is not None and await _start_trace(ctx)
         with anyio.move_on_after(check.timeout_s + _GRACE_S) as scope:
@@ -237,11 +241,28 @@ async def _traced_retry(job: _Job, run: _Run) -> None:
     with suppress(PlaywrightError):
         await _run_in_browser(job, retry, time.monotonic(), trace=job.files.trace)
     run.trace = retry.trace
+    _name_pending(run, retry)
     if retry.trace is not None and not retry.failing and not retry.unscored:
         run.retry_note = (
             "the check passed when run again to record its trace: the failure may be flaky"
             " (timing, or state the app kept)"
         )
+
+
+def _name_pending(run: _Run, retry: _Run) -> None:
+    """When a navigation failed in both runs, add to the first run's step what the re-run saw
+    still loading as it failed: the request that held the page up, not only Playwright's
+    `waiting until "load"`."""
+    first = next((i for i, s in enumerate(run.steps) if not s.ok), None)
+    again = next((s for s in retry.steps if not s.ok), None)
+    if first is None or again is None or not retry.pending:
+        return
+    failed = run.steps[first]
+    if (failed.phase, failed.number, failed.action) != (again.phase, again.number, again.action):
+        return
+    said = "; ".join(retry.pending)
+    note = f"\nstill loading when it gave up (seen when the check ran again): {said}"
+    run.steps[first] = failed.model_copy(update={"error": failed.error + note})
 
 
 async def _open_page(ctx: BrowserContext, events: PageEvents) -> Page:
@@ -302,6 +323,8 @@ async def _drive(
             run.running = None
             run.steps.append(result)
             if not result.ok:
+                if planned.step.action in NAVIGATIONS and run.events.track_inflight:
+                    run.pending = run.events.pending()
                 # Playwright's timeout ended with the check's budget: the check timed out.
                 run.timed_out = time.monotonic() >= expecting.deadline - _DEADLINE_SLACK_S
                 break

@@ -15,6 +15,7 @@ Counting rules (what ``no_console_errors`` and ``no_failed_requests`` judge):
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Mapping
 from contextlib import suppress
 from dataclasses import dataclass, field
@@ -40,6 +41,7 @@ from referee.tools.browser.policy import UrlPolicy
 T = TypeVar("T")
 MAX_EVENTS = 200
 MAX_TEXT = 500
+MAX_PENDING = 5
 _ERROR_TYPES = frozenset({"error", "assert"})
 _NETWORK_LINE = "Failed to load resource"
 _ABORTED = "net::ERR_ABORTED"
@@ -73,7 +75,8 @@ class PageEvents:
     blocked_requests: list[BlockedRequest] = field(default_factory=list)
     dropped: int = 0
     track_inflight: bool = False
-    _inflight: set[Request] = field(default_factory=set)
+    # Each request in flight, with when it was sent: what a page that never loads is waiting for.
+    _inflight: dict[Request, float] = field(default_factory=dict)
     _navigation: str = ""
 
     async def attach(self, ctx: BrowserContext) -> None:
@@ -120,8 +123,18 @@ class PageEvents:
         except PlaywrightError:
             pass  # the page or context went away meanwhile; nothing left to guard
 
+    def pending(self, most: int = MAX_PENDING) -> list[str]:
+        """The requests still in flight, oldest first (needs ``track_inflight``): ``GET url
+        (stylesheet, sent 3.0 s ago)``."""
+        now = time.monotonic()
+        oldest = sorted(self._inflight.items(), key=lambda item: item[1])[:most]
+        return [
+            f"{r.method} {trim(r.url)} ({r.resource_type}, sent {now - sent:.1f} s ago)"
+            for r, sent in oldest
+        ]
+
     def _on_request(self, request: Request) -> None:
-        self._inflight.add(request)
+        self._inflight[request] = time.monotonic()
         if request.is_navigation_request():
             self._navigation = request.url
 
@@ -143,7 +156,7 @@ class PageEvents:
         )
 
     def _on_request_finished(self, request: Request) -> None:
-        self._inflight.discard(request)
+        self._inflight.pop(request, None)
 
     def _on_console(self, message: ConsoleMessage) -> None:
         if message.type in _ERROR_TYPES and not message.text.startswith(_NETWORK_LINE):
@@ -166,7 +179,7 @@ class PageEvents:
         )
 
     def _on_request_failed(self, request: Request) -> None:
-        self._inflight.discard(request)
+        self._inflight.pop(request, None)
         failure = request.failure or "failed"
         if _BLOCKED_BY_US in failure or _ABORTED in failure:
             return

@@ -62,7 +62,7 @@ class StepFailed(Exception):
 # Playwright Test's actionTimeout does not bound a navigation (navigationTimeout does, and it
 # defaults to the test's own bound): a dev server compiling its first page may take seconds that
 # a click never should.
-_NAVIGATIONS = frozenset({"goto", "reload", "go_back", "go_forward", "wait_for_url"})
+NAVIGATIONS = frozenset({"goto", "reload", "go_back", "go_forward", "wait_for_url"})
 
 
 def step_timeout_s(step: AnyStep, deadline: float, default_s: float | None = None) -> float:
@@ -72,7 +72,7 @@ def step_timeout_s(step: AnyStep, deadline: float, default_s: float | None = Non
     if step.timeout_s is not None:
         own: float | None = step.timeout_s
     else:
-        own = None if step.action in _NAVIGATIONS else default_s
+        own = None if step.action in NAVIGATIONS else default_s
     return left if own is None else min(own, left)
 
 
