@@ -205,10 +205,8 @@ async def test_without_a_sandbox_a_busy_port_leaves_the_browser_criteria_unscore
     assert ev["dimensions"]["ux_quality"]["source"] == "judgment"
 
 
-async def test_a_dev_server_that_dies_mid_run_keeps_what_passed_and_runs_nothing_after(
-    tmp_path: Path,
-) -> None:
-    app = vite_app(tmp_path / "crashy", crash=True)
+def _crash_checks() -> list[dict[str, Any]]:
+    """A check that passes, one that crashes the app, one still waiting then, one after."""
     loads = browser("the page loads", [], [{"type": "visible", "selector": "h1"}])
     # Typed slowly, so the first check has its page before the app goes down.
     slowly = {"action": "press_sequentially", "selector": ".new-todo", "value": "x" * 8}
@@ -223,15 +221,26 @@ async def test_a_dev_server_that_dies_mid_run_keeps_what_passed_and_runs_nothing
         [],
     )
     later = browser("the list is empty", [], [{"type": "count", "selector": "li", "equals": 0}])
+    return [loads, crashes, waits, later]
+
+
+# What the app's exit is reported as: its own command, never the sandbox's wrapper.
+CRASH_SAID = (
+    "the served app exited with code 3 during the checks, its last line: fatal: the todo"
+    " store is corrupt (simulated crash) (its command: `node "
+)
+
+
+async def test_a_dev_server_that_dies_mid_run_keeps_what_passed_and_runs_nothing_after(
+    tmp_path: Path,
+) -> None:
+    app = vite_app(tmp_path / "crashy", crash=True)
     async for agent in _agent(app):
-        cid = await _contract(agent, free_port(), [loads, crashes, waits, later])
+        cid = await _contract(agent, free_port(), _crash_checks())
         ev = await _evaluate(agent, cid)
         first, *gone = ev["criteria"]
         assert first["status"] == "pass", first["reason"]
-        said = (
-            "the served app exited with code 3 during the checks, its last line: fatal: the todo"
-            " store is corrupt (simulated crash) (its command: `node "
-        )
+        said = CRASH_SAID
         for crit in gone:
             assert (crit["status"], crit["reason_code"]) == ("unscored", "serve_exited"), crit
         # The last check waited for a page until after the crash: it never ran.
@@ -270,6 +279,39 @@ def test_the_cli_evaluates_the_vite_app_and_exits_1_naming_the_broken_step(
     assert main(["--root", str(app), "evaluate", cid]) == 1
     shown = capsys.readouterr().out
     assert "expectation 1 (count .todo-list li) failed: 0 elements match" in shown
+
+
+def test_the_cli_reports_a_dev_server_that_died_once_with_its_own_command(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    app = vite_app(tmp_path / "crashy", crash=True)
+    contract = {
+        "goal": "A todo list that works like TodoMVC.",
+        "has_ui": True,
+        "out_of_scope": ["routing"],
+        "serve": serve_block(free_port()),
+        "browser_setup": [{"action": "goto", "url": "/", "timeout_s": 30}],
+        "functional": _crash_checks(),
+    }
+    source = tmp_path / "contract.yaml"
+    source.write_text(yaml.safe_dump(contract), encoding="utf-8")
+    assert main(["--root", str(app), "contract", "create", str(source)]) == 0
+    cid = capsys.readouterr().out.split()[1]
+    code = main(["--root", str(app), "evaluate", cid])
+    shown = capsys.readouterr().out
+    assert code != 0, shown  # three criteria could not be judged: not a pass
+    assert "AC-F-001" in shown and "pass" in shown
+    assert CRASH_SAID in shown and "vite.js --port" in shown
+    assert "unshare" not in shown and "bwrap" not in shown
+    # The exit is one issue of the run, not one per criterion it left unscored.
+    issues = shown.split("\nissues:\n", 1)[1]
+    assert issues.count("exited with code 3") == 1
+    assert "criteria AC-F-002, AC-F-003, AC-F-004 could not be checked: the served app" in issues
+    assert "UNSC  AC-F-004   not run: the served app exited" in shown
+    assert main(["--root", str(app), "evaluate", cid, "--json"]) in (1, 2)
+    ev = json.loads(capsys.readouterr().out)
+    assert [c["status"] for c in ev["criteria"]][1:] == ["unscored"] * 3
+    assert len([i for i in ev["issues"] if "exited with code 3" in i["description"]]) == 1
 
 
 def _vocabulary_check() -> dict[str, Any]:
