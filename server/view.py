@@ -23,6 +23,7 @@ import hmac
 import logging
 import re
 import secrets
+import shutil
 import sys
 import threading
 from collections.abc import Callable
@@ -36,12 +37,14 @@ from urllib.parse import parse_qs, urlsplit
 from referee.tools.errors import InvalidInput, NotFound
 from referee.tools.store import Store
 from referee.tools.view import (
+    TRACE_PREFIX,
     Audience,
     Context,
     RowCache,
     VerdictForm,
     page_for,
     record_verdict,
+    trace_file,
 )
 
 from .http import TokenRequired, is_loopback
@@ -52,6 +55,15 @@ MAX_FORM = 16 * 1024
 CSP = (
     "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self';"
     " frame-ancestors 'none'; base-uri 'none'"
+)
+# Playwright's trace viewer is a script application (a page and a service worker, from the
+# `playwright` package's own files), so its files get a policy of their own: scripts, workers and
+# fetches from this server only, nothing from elsewhere. The trace it reads was recorded without
+# DOM snapshots, so no page of the app under test is ever rendered on this origin.
+TRACE_CSP = (
+    "default-src 'self'; script-src 'self'; worker-src 'self'; connect-src 'self';"
+    " style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; font-src 'self' data:;"
+    " frame-src 'self'; frame-ancestors 'self'; base-uri 'none'; form-action 'none'"
 )
 _SCORECARD_PAGE = "scorecard-"
 SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*\.html$")
@@ -133,7 +145,32 @@ class _Handler(BaseHTTPRequestHandler):
             name = _name(url.path)
             self._redirect("/" + name if SAFE_NAME.match(name) else "/", cookie=True)
             return
-        self._page(_name(url.path), query)
+        name = _name(url.path)
+        if name.startswith(TRACE_PREFIX):
+            self._trace(name)
+            return
+        self._page(name, query)
+
+    def _trace(self, name: str) -> None:
+        try:
+            found = trace_file(self.server.store, name, self.server.audience)
+        except NotFound as exc:
+            self._send(HTTPStatus.NOT_FOUND, str(exc))
+            return
+        except Exception:  # the adapter's boundary, as for a page
+            logger.exception("referee view: %s", name)
+            self._send(HTTPStatus.INTERNAL_SERVER_ERROR, "internal error: see the viewer's log")
+            return
+        with found.path.open("rb") as source:
+            self.send_response(HTTPStatus.OK)
+            self.send_header("Content-Type", found.content_type)
+            self.send_header("Content-Length", str(found.path.stat().st_size))
+            self.send_header("Content-Security-Policy", TRACE_CSP)
+            self.send_header("X-Content-Type-Options", "nosniff")
+            self.send_header("Referrer-Policy", "no-referrer")
+            self.send_header("Cache-Control", "no-store")
+            self.end_headers()
+            shutil.copyfileobj(source, self.wfile)
 
     def do_POST(self) -> None:
         if not self._admitted():

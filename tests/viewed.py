@@ -5,6 +5,7 @@ sees."""
 from __future__ import annotations
 
 import base64
+import hashlib
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -126,11 +127,18 @@ PLAYWRIGHT_MESSAGE = (
 )
 
 
-def browser_run(store: Store, base_run_id: str, folder: Path, criterion: str = "AC-F-001") -> str:
+def browser_run(
+    store: Store,
+    base_run_id: str,
+    folder: Path,
+    criterion: str = "AC-F-001",
+    trace: Path | None = None,
+) -> str:
     """A copy of a stored run with one failing browser check of `criterion` (its screenshot and
-    Playwright's message), as the browser grader records it."""
+    Playwright's message, and `trace` if given), as the browser grader records it."""
     base = load_run(store, base_run_id).evaluation
-    run_id = f"R20991231000000-{criterion[-3:]}{base_run_id[-5:]}"
+    # One run a folder: each test that adds a browser run to a module's store gets its own.
+    run_id = f"R20991231000000-{criterion[-3:]}{hashlib.sha1(str(folder).encode()).hexdigest()[:5]}"
     shot = folder / "shot.png"
     shot.write_bytes(PNG)
     recorder = EvidenceRecorder(run_id, store.run_artifacts(run_id), Redactor(), _now)
@@ -150,7 +158,7 @@ def browser_run(store: Store, base_run_id: str, folder: Path, criterion: str = "
         command="browser http://127.0.0.1:8000/",
         exit_code=1,
         criterion_id=criterion,
-        extra_artifacts=[shot],
+        extra_artifacts=[shot, *([trace] if trace else [])],
         details=outcome,
     )
     evaluation = base.model_copy(

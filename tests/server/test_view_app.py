@@ -12,11 +12,11 @@ from typing import NamedTuple
 from urllib.parse import urlencode
 
 import pytest
-from viewed import Viewed, filled_view
+from viewed import Viewed, browser_run, filled_view
 
 from referee.server.cli import main
 from referee.server.http import TokenRequired
-from referee.server.view import CSP, ViewServer
+from referee.server.view import CSP, TRACE_CSP, ViewServer
 from referee.tools.store.calibration import calibration_rows
 
 
@@ -37,6 +37,7 @@ class Reply(NamedTuple):
     status: int
     headers: dict[str, str]
     body: str
+    raw: bytes = b""
 
     def getheader(self, name: str) -> str | None:
         return self.headers.get(name.lower())
@@ -49,7 +50,8 @@ def _call(server: ViewServer, method: str, path: str, body: str | None, **header
         conn.request(method, path, body=body, headers=headers)
         response = conn.getresponse()
         found = {k.lower(): v for k, v in response.getheaders()}
-        return Reply(response.status, found, response.read().decode("utf-8"))
+        raw = response.read()
+        return Reply(response.status, found, raw.decode("utf-8", "replace"), raw)
     finally:
         conn.close()
 
@@ -177,3 +179,81 @@ def test_the_generator_view_takes_no_verdict(viewed: Viewed) -> None:
         assert _post(server, f"/scorecard-{viewed.cards[1]}.html", form).status == 404
     finally:
         server.close()
+
+
+def _traced_run(viewed: Viewed, folder: Path, criterion: str = "AC-F-001") -> tuple[str, bytes]:
+    trace = folder / f"{criterion}.trace.zip"
+    trace.write_bytes(b"PK\x03\x04 a trace as Playwright writes one")
+    run_id = browser_run(viewed.store, viewed.runs[2], folder, criterion, trace=trace)
+    return run_id, trace.read_bytes()
+
+
+def _trace_link(body: str) -> str:
+    found = re.search(r'href="(/trace/viewer/index\.html\?trace=(/trace/[^"]+))"', body)
+    assert found, "no trace link on the run page"
+    return found.group(2)
+
+
+def test_a_kept_trace_opens_in_playwrights_viewer_served_by_the_app(
+    served: ViewServer, viewed: Viewed, tmp_path: Path
+) -> None:
+    run_id, kept = _traced_run(viewed, tmp_path)
+    page = _get(served, f"/run-{run_id}.html")
+    assert "open the trace of AC-F-001</a> in Playwright's trace viewer" in page.body
+    trace = _get(served, _trace_link(page.body))
+    assert (trace.status, trace.raw) == (200, kept)
+    assert trace.getheader("Content-Type") == "application/zip"
+    viewer = _get(served, "/trace/viewer/index.html")
+    assert viewer.status == 200 and "Playwright Trace Viewer" in viewer.body
+    assert viewer.getheader("Content-Security-Policy") == TRACE_CSP
+    worker = _get(served, "/trace/viewer/sw.bundle.js")
+    assert worker.getheader("Content-Type") == "text/javascript"
+    # The pages themselves still run no script.
+    assert page.getheader("Content-Security-Policy") == CSP
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/trace/viewer/../../../../etc/passwd",
+        "/trace/viewer/%2e%2e/%2e%2e/index.html",
+        "/trace/viewer/assets/../../../pyvenv.cfg",
+        "/trace/viewer/.hidden",
+        "/trace/viewer/",
+        "/trace/R1/E1.zip",
+        "/trace/../../etc/passwd.zip",
+        "/trace/R20991231000000-001x/E999.zip",
+    ],
+)
+def test_a_trace_name_reads_nothing_but_a_kept_trace_or_a_viewer_file(
+    served: ViewServer, path: str
+) -> None:
+    assert _get(served, path).status == 404
+
+
+def test_a_trace_artifact_leading_out_of_its_run_folder_is_not_served(
+    served: ViewServer, viewed: Viewed, tmp_path: Path
+) -> None:
+    run_id, _ = _traced_run(viewed, tmp_path)
+    link = _trace_link(_get(served, f"/run-{run_id}.html").body)
+    [kept] = (viewed.store.artifacts / run_id).glob("*.trace.zip")
+    outside = tmp_path / "secret.trace.zip"
+    outside.write_bytes(b"not the run's")
+    kept.unlink()
+    kept.symlink_to(outside)
+    reply = _get(served, link)
+    assert reply.status == 404 and b"not the run's" not in reply.raw
+
+
+def test_the_generator_view_serves_no_trace_of_a_hold_out(viewed: Viewed, tmp_path: Path) -> None:
+    run_id, _ = _traced_run(viewed, tmp_path, criterion="AC-F-002")
+    evaluator = ViewServer(viewed.store, "127.0.0.1", 0)
+    generator = ViewServer(viewed.store, "127.0.0.1", 0, audience="generator")
+    evaluator.start(), generator.start()
+    try:
+        link = _trace_link(_get(evaluator, f"/run-{run_id}.html").body)
+        assert _get(evaluator, link).status == 200
+        assert "/trace/" not in _get(generator, f"/run-{run_id}.html").body
+        assert _get(generator, link).status == 404
+    finally:
+        evaluator.close(), generator.close()

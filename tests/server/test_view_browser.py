@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from browsers import needs_browser
 from playwright.async_api import Page, expect
-from viewed import Viewed, filled_view
+from viewed import Viewed, browser_run, filled_view
 
 from referee.server.view import ViewServer
 from referee.tools.browser import BrowserPool, find_chromium
@@ -166,3 +166,28 @@ async def test_a_bundle_opened_from_disk_works(page: Page, viewed: Viewed, tmp_p
 
 def _now() -> datetime:
     return datetime.now(UTC)
+
+
+async def test_a_failing_checks_trace_opens_in_playwrights_trace_viewer(
+    app: str, viewed: Viewed, tmp_path: Path
+) -> None:
+    trace = tmp_path / "AC-F-001.trace.zip"
+    async with BrowserPool(find_chromium()) as pool:
+        # A trace as a failing check keeps one (no DOM snapshots), of a click on "Save".
+        async with pool.context() as recording:
+            await recording.tracing.start(snapshots=False)
+            shown = await recording.new_page()
+            await shown.set_content("<button onclick=\"this.textContent='Saving'\">Save</button>")
+            await shown.get_by_role("button", name="Save").click()
+            await recording.tracing.stop(path=trace)
+        run_id = browser_run(viewed.store, viewed.runs[2], tmp_path, trace=trace)
+        # The viewer's own policy is enforced here (no bypass): its scripts and worker must run.
+        async with pool.context() as ctx:
+            page = await ctx.new_page()
+            await page.goto(app + f"run-{run_id}.html")
+            await page.get_by_role("link", name="open the trace of AC-F-001").click()
+            await expect(page).to_have_title("Playwright Trace Viewer")
+            await expect(page.get_by_text(re.compile("Click")).first).to_be_visible(timeout=30_000)
+            called = page.get_by_text(re.compile("get_by_role|getByRole")).first
+            await expect(called).to_be_visible()
+            await _shot(page, "view-trace.png")

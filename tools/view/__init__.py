@@ -11,6 +11,7 @@ cache    the running app's contracts list, kept while the store is unchanged
 links    the flat page names every link uses (the same in the app and in a bundle)
 app      page names to pages; recording a human verdict
 bundle   every page written to a folder
+traces   a kept trace and Playwright's own trace viewer, served by the running app
 """
 
 from referee.tools.view.app import Page, VerdictForm, page_for, record_verdict
@@ -19,9 +20,12 @@ from referee.tools.view.cache import RowCache
 from referee.tools.view.html import Context
 from referee.tools.view.links import SAFE_ID
 from referee.tools.view.pages import Audience, Filters
+from referee.tools.view.traces import PREFIX as TRACE_PREFIX
+from referee.tools.view.traces import trace_file
 
 __all__ = [
     "SAFE_ID",
+    "TRACE_PREFIX",
     "Audience",
     "Context",
     "Filters",
@@ -31,5 +35,6 @@ __all__ = [
     "page_for",
     "page_names",
     "record_verdict",
+    "trace_file",
     "write_bundle",
 ]

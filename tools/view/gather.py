@@ -15,6 +15,7 @@ from referee.tools.create_contract import generator_view
 from referee.tools.evaluate.progress import running
 from referee.tools.models.contract import Contract
 from referee.tools.models.evaluation import Evaluation
+from referee.tools.models.evidence import EvidenceItem
 from referee.tools.store import (
     Store,
     StoredRun,
@@ -58,6 +59,22 @@ def run_visible(evaluation: Evaluation, contract: Contract, audience: Audience) 
     if audience == "evaluator" or evaluation.evaluator is None:
         return True
     return evaluation.evaluator in visible_evaluators(contract, audience)
+
+
+def hidden_criteria(contract: Contract) -> set[str]:
+    """The ids of the contract's hold-out criteria."""
+    return {c.id for c in contract.all_criteria() if c.holdout}
+
+
+def visible_evidence(
+    stored: StoredRun, contract: Contract, audience: Audience
+) -> list[EvidenceItem]:
+    """A run's evidence in id order; for the generator, none a hold-out produced."""
+    hidden = hidden_criteria(contract)
+    items = sorted(stored.evidence.values(), key=lambda e: int(e.id.lstrip("EG") or 0))
+    if audience == "evaluator":
+        return items
+    return [e for e in items if not (e.holdout or e.sealed or e.criterion_id in hidden)]
 
 
 def visible_criteria(contract: Contract, audience: Audience) -> list[CriterionInfo]:

@@ -364,8 +364,29 @@ def run_html(p: RunPage, ctx: Context) -> str:
     if p.audience == "evaluator":
         parts += ["<h2>Issues</h2>", _findings(p.issues), "<h2>Scorecards</h2>", _cards(p)]
     parts += [section_html(sec) for sec in (p.adequacy, p.browser) if sec is not None]
+    parts += _traces(p, ctx)
     parts += ["<h2>Logs</h2>", "".join(_log(log) for log in p.logs) or _none("no output")]
     return _shell(f"Run {p.run_id}", "\n".join(parts), p.audience, ctx)
+
+
+def _traces(p: RunPage, ctx: Context) -> list[str]:
+    """Each kept trace: opened in Playwright's trace viewer by the running app; a bundle on disk
+    (where a service worker cannot run) says how to open the run's own file."""
+    if not p.traces:
+        return []
+    if ctx.live:
+        items = [
+            _a(t.href, f"open the trace of {t.criterion or t.evidence_id}")
+            + f" in Playwright's trace viewer ({_e(t.evidence_id)})"
+            for t in p.traces
+        ]
+    else:
+        items = [
+            f"{_e(t.criterion or t.evidence_id)}: <code>npx playwright show-trace"
+            f" {_e(t.file)}</code>, the run's artifact (<code>referee view</code> opens it here)"
+            for t in p.traces
+        ]
+    return ["<h2>Traces</h2>", _list(items, "")]
 
 
 def _list(items: list[str], empty: str) -> str:

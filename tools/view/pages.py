@@ -225,6 +225,17 @@ class RunPage:
     cards: list[CardLink]
     browser: Section | None = None  # the report's own section: every failing check in full
     adequacy: Section | None = None  # the report's own section: diff coverage, mutants, flaky
+    traces: list[TraceLink] = field(default_factory=list)  # opened in Playwright's viewer
+
+
+@dataclass(frozen=True)
+class TraceLink:
+    """A failing browser check's kept trace, and where the app opens it."""
+
+    criterion: str
+    evidence_id: str
+    href: str
+    file: str  # the trace's file name in the run's artifacts, no folder
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,6 @@ from referee.tools.report.layout import (
 from referee.tools.report.places import Places
 from referee.tools.store import (
     Store,
-    StoredRun,
     StoredScorecard,
     load_contract,
     load_run,
@@ -36,7 +35,8 @@ from referee.tools.store import (
     scorecards_for,
 )
 from referee.tools.store.calibration import calibration_rows
-from referee.tools.view.gather import run_visible
+from referee.tools.view.gather import hidden_criteria as _hidden
+from referee.tools.view.gather import run_visible, visible_evidence
 from referee.tools.view.pages import (
     Audience,
     CardLink,
@@ -51,24 +51,10 @@ from referee.tools.view.pages import (
     TestLine,
     VerdictRow,
 )
+from referee.tools.view.traces import traced_items
 
 _FAILED = ("failed", "error")
 _ORDER = {"fail": 0, "unscored": 1, "pass": 2}
-
-
-def _hidden(contract: Contract) -> set[str]:
-    return {c.id for c in contract.all_criteria() if c.holdout}
-
-
-def visible_evidence(
-    stored: StoredRun, contract: Contract, audience: Audience
-) -> list[EvidenceItem]:
-    """A run's evidence in id order; for the generator, none a hold-out produced."""
-    hidden = _hidden(contract)
-    items = sorted(stored.evidence.values(), key=lambda e: int(e.id.lstrip("EG") or 0))
-    if audience == "evaluator":
-        return items
-    return [e for e in items if not (e.holdout or e.sealed or e.criterion_id in hidden)]
 
 
 def run_page(store: Store, run_id: str, audience: Audience) -> RunPage:
@@ -113,6 +99,7 @@ def run_page(store: Store, run_id: str, audience: Audience) -> RunPage:
         issues=_issues(ev, p) if audience == "evaluator" else [],
         cards=_cards(store, ev) if audience == "evaluator" else [],
         **_report_sections(store, ev, {i.id for i in items if i.tool == "browser"}, hidden, p),
+        traces=traced_items(store, stored, items),
     )
 
 
