@@ -252,6 +252,15 @@ def test_a_human_verdict_is_stored_as_record_human_verdict_stores_it(viewed: Vie
     assert scorecard_page(viewed.store, card).humans[-1].agrees is False
 
 
+def test_calibration_is_split_by_the_judges_model(viewed: Viewed) -> None:
+    record_verdict(viewed.store, viewed.cards[2], VerdictForm("agree", "", ""), _now)
+    page = calibration_page(viewed.store)
+    [judge] = [m for m in page.models if m.model == "judge-v1"]
+    assert judge.cases >= 1 and judge.rate is not None
+    body = page_for(viewed.store, links.CALIBRATION, "evaluator", Context()).body
+    assert '<th scope="col">Model</th>' in body and "<td>judge-v1</td>" in body
+
+
 def test_agreeing_records_the_scorecards_own_verdict(viewed: Viewed) -> None:
     record_verdict(viewed.store, viewed.cards[1], VerdictForm("agree", "", ""), _now)
     row = [r for r in calibration_rows(viewed.store) if r.scorecard_id == viewed.cards[1]][-1]

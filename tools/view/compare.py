@@ -18,6 +18,7 @@ from referee.tools.view.pages import (
     Change,
     ComparePage,
     FindingLine,
+    ModelAgreement,
 )
 
 
@@ -102,4 +103,16 @@ def calibration_page(store: Store, contract_id: str | None = None) -> Calibratio
         for v in report.versions
         for name, a in v.evaluators.items()
     ]
-    return CalibrationPage(bars=bars)
+    models = [
+        ModelAgreement(
+            j.evaluator,
+            j.evaluator_prompt_version,
+            j.evaluator_model,
+            j.human.cases,
+            j.human.rate,
+            j.human.kappa,
+        )
+        for j in report.judges
+        if j.human is not None and j.human.cases
+    ]
+    return CalibrationPage(bars=bars, models=models)

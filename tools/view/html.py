@@ -585,7 +585,22 @@ def calibration_html(p: CalibrationPage, ctx: Context) -> str:
         rows,
         empty="no human verdict recorded yet",
     )
-    return _shell("Calibration", figure + table, "evaluator", ctx)
+    by_model = _table(
+        ["Evaluator", "Prompt version", "Model", "Verdicts", "Agreement", "Cohen's kappa"],
+        [
+            _tr(
+                _e(m.evaluator),
+                _e(m.prompt_version),
+                _e(m.model),
+                _e(m.cases),
+                _e("—" if m.rate is None else f"{m.rate:.0%}"),
+                _e("—" if m.kappa is None else f"{m.kappa:.2f}"),
+            )
+            for m in p.models
+        ],
+        empty="no human verdict on a scorecard that names its model",
+    )
+    return _shell("Calibration", figure + table + "<h2>By model</h2>" + by_model, "evaluator", ctx)
 
 
 def report_html(doc_html: str, title: str, ctx: Context) -> str:

@@ -320,6 +320,19 @@ class AgreementBar:
 
 
 @dataclass(frozen=True)
+class ModelAgreement:
+    """One judge (an evaluator with one prompt version and one model) against humans."""
+
+    evaluator: str
+    prompt_version: str
+    model: str
+    cases: int
+    rate: float | None
+    kappa: float | None
+
+
+@dataclass(frozen=True)
 class CalibrationPage:
     bars: list[AgreementBar]
     entries: list[HumanVerdict] = field(default_factory=list)
+    models: list[ModelAgreement] = field(default_factory=list)
