@@ -1,0 +1,11 @@
+"""Tests that live in source files (a Rust `#[cfg(test)]` module, an in-source vitest block),
+spliced into the base's version of their file for a fail-before/pass-after run.
+
+splice.py   the pure core: the base text with the current test blocks in place
+plan.py     which changed files of an evaluation splice, read from the repository
+"""
+
+from referee.tools.insource.plan import spliced_sources
+from referee.tools.insource.splice import Spliced, splice
+
+__all__ = ["Spliced", "splice", "spliced_sources"]
