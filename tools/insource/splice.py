@@ -34,6 +34,15 @@ class Spliced:
     changed_tests: tuple[str, ...]
     """Tests (`tests::name`) new in the change or edited by it: the ones a base build that does
     not compile keeps from running. Rust only; empty for vitest blocks."""
+    modules: tuple[str, ...] = ()
+    """The spliced Rust test modules' names (`tests`): which of the file's tests the base run
+    has in their current version. Empty for vitest, whose in-source tests are all in blocks."""
+    docs_unchanged: bool = False
+    """Rust: the file's doc comments are the same at base and now, so its doc tests ran at base
+    in their current version (a doc comment is not spliced: it documents the base's item)."""
+    lines: tuple[tuple[int, int], ...] = ()
+    """The 1-based line spans of the spliced blocks in `text`: a build error there comes from
+    the change's tests, anywhere else from the splice itself."""
 
 
 def splice(path: str, base: str, now: str) -> Spliced | None:
@@ -54,13 +63,15 @@ def _rust(base: str, now: str) -> Spliced | None:
     if before is None or after is None or before.has_error or after.has_error:
         return None
     old, new = _rust_modules(before), _rust_modules(after)
-    if not old and not new:
+    docs = _doc_lines(before), _doc_lines(after)
+    if not old and not new and not any(docs):
         return None
     edits = [(_span(m), _span(new[name]) if name in new else None) for name, m in old.items()]
     tail = [_span(m) for name, m in new.items() if name not in old]
     was, now_tests = _module_tests(old), _module_tests(new)
     changed = tuple(sorted(n for n, body in now_tests.items() if was.get(n) != body))
-    return Spliced(_apply(base, now, edits, tail), changed)
+    made, lines = _apply(base, now, edits, tail)
+    return Spliced(made, changed, tuple(sorted(new)), docs[0] == docs[1], lines)
 
 
 def _rust_modules(root: ts.Node) -> dict[str, tuple[ts.Node, ts.Node]]:
@@ -78,6 +89,15 @@ def _rust_modules(root: ts.Node) -> dict[str, tuple[ts.Node, ts.Node]]:
             found[text(child.child_by_field_name("name"))] = (attributes[0], child)
         lead = []
     return found
+
+
+def _doc_lines(root: ts.Node) -> list[str]:
+    """The file's doc comments (`///`, `//!`, `/** */`), in order, as written."""
+    return [
+        text(node).strip()
+        for node in descendants(root, frozenset({"line_comment", "block_comment"}))
+        if text(node).startswith(("///", "//!", "/**", "/*!"))
+    ]
 
 
 def _span(module: tuple[ts.Node, ts.Node]) -> tuple[int, int]:
@@ -107,7 +127,8 @@ def _vitest(language: str, base: str, now: str) -> Spliced | None:
     if not old and not new:
         return None
     edits = [(span, new[i] if i < len(new) else None) for i, span in enumerate(old)]
-    return Spliced(_apply(base, now, edits, new[len(old) :]), ())
+    made, lines = _apply(base, now, edits, new[len(old) :])
+    return Spliced(made, (), (), False, lines)
 
 
 def _vitest_blocks(root: ts.Node) -> list[tuple[int, int]]:
@@ -125,16 +146,26 @@ def _apply(
     now: str,
     edits: list[tuple[tuple[int, int], tuple[int, int] | None]],
     tail: list[tuple[int, int]],
-) -> str:
+) -> tuple[str, tuple[tuple[int, int], ...]]:
     """`base` with each span replaced by the current text of its match (None: removed) and the
-    `tail` spans of `now` appended."""
+    `tail` spans of `now` appended, with the lines each moved block spans there."""
     old, new = base.encode("utf-8", errors="replace"), now.encode("utf-8", errors="replace")
-    out, at = bytearray(), 0
+    out, at, lines = bytearray(), 0, []
     for (start, end), match in sorted(edits):
-        out += old[at:start] + (new[match[0] : match[1]] if match else b"")
+        out += old[at:start]
+        if match:
+            lines.append(_put(out, new[match[0] : match[1]]))
         at = end
     out += old[at:]
     for start, end in tail:
         out += b"" if out.endswith(b"\n\n") else b"\n" if out.endswith(b"\n") else b"\n\n"
-        out += new[start:end] + b"\n"
-    return out.decode("utf-8", "replace")
+        lines.append(_put(out, new[start:end]))
+        out += b"\n"
+    return out.decode("utf-8", "replace"), tuple(lines)
+
+
+def _put(out: bytearray, block: bytes) -> tuple[int, int]:
+    """Appends `block` to `out`: the 1-based lines it spans there."""
+    first = out.count(b"\n") + 1
+    out += block
+    return first, first + block.count(b"\n")

@@ -150,6 +150,8 @@ def parse_libtest(data: bytes) -> list[TestOutcome]:
     ] + build.outcomes()
 
 
+BUILD_ERROR = "does not compile: "
+"""How a build error's outcome message starts (its first error, `… at src/lib.rs:26:20`)."""
 _BUILD_ERROR = re.compile(r"error(?:\[E\d+\])?: (.+)")
 _LOCATION = re.compile(r"\s*--> (\S+?):(\d+):(\d+)")
 
@@ -177,7 +179,7 @@ class _BuildErrors:
 
     def outcomes(self) -> list[TestOutcome]:
         return [
-            TestOutcome(name=path, outcome="error", message=f"does not compile: {message}")
+            TestOutcome(name=path, outcome="error", message=BUILD_ERROR + message)
             for path, message in self._found.items()
         ]
 
