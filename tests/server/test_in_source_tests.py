@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from gitrepo import make_repo
 from mcp import Client
+from mcp_calls import judged_criterion
 from projects import SAMPLE_ENV
 from runner_projects import tool_path
 
@@ -69,22 +70,8 @@ async def judged(agent: Client, project: Path, lib: str) -> dict[str, Any]:
     """The must_fail_at_base criterion's result once src/lib.rs holds `lib` (uncommitted)."""
     (project / "src" / "lib.rs").write_text(lib, encoding="utf-8")
     check = {"kind": "tests", "argv": ["cargo", "test"], "must_fail_at_base": True}
-    criterion = {"criterion": "the fix is proven", "verification_method": "test", "check": check}
-    created = await agent.call_tool(
-        "create_contract",
-        {
-            "goal": "Adding a negative number adds it.",
-            "out_of_scope": ["ui"],
-            "task_type": "bug",
-            "functional": [criterion],
-        },
-    )
-    assert created.structured_content is not None, created.content
-    contract = created.structured_content["contract"]["id"]
-    result = await agent.call_tool("evaluate", {"contract_id": contract, "isolation": "sandbox"})
-    assert result.structured_content is not None, result.content
-    judged: dict[str, Any] = result.structured_content["criteria"][0]
-    return judged
+    goal = "Adding a negative number adds it."
+    return await judged_criterion(agent, check, goal, task_type="bug")
 
 
 async def test_a_fix_with_its_assertion_in_the_in_file_module_fails_at_base(
