@@ -16,8 +16,7 @@ from dataclasses import dataclass, field
 
 from referee.tools.adequacy import Instrumented
 from referee.tools.graders.base import GradeResult
-from referee.tools.insource import Spliced, holds
-from referee.tools.insource.base_build import read_base_build
+from referee.tools.insource import Spliced, holds, read_base_build
 from referee.tools.models.common import ReasonCode
 from referee.tools.models.evidence import TestOutcome
 from referee.tools.static.paths import is_test_path
