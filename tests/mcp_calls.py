@@ -13,3 +13,24 @@ async def call(agent: Client, tool: str, **arguments: Any) -> dict[str, Any]:
     assert result.is_error is False, result.content
     assert result.structured_content is not None
     return result.structured_content
+
+
+async def judged_criterion(
+    agent: Client, check: dict[str, Any], goal: str, **fields: Any
+) -> dict[str, Any]:
+    """The one criterion of a contract made for `check` (contract `fields` besides), as a
+    sandboxed evaluate judges it."""
+    criterion = {"criterion": goal, "verification_method": "test", "check": check}
+    created = await call(
+        agent,
+        "create_contract",
+        goal=goal,
+        out_of_scope=["ui"],
+        functional=[criterion],
+        **fields,
+    )
+    result = await call(
+        agent, "evaluate", contract_id=created["contract"]["id"], isolation="sandbox"
+    )
+    judged: dict[str, Any] = result["criteria"][0]
+    return judged

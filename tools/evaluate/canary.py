@@ -20,7 +20,7 @@ from referee.tools.errors import InvalidInput, Problem
 from referee.tools.models.common import Isolation
 from referee.tools.models.contract import Contract
 from referee.tools.models.evaluation import EvaluateInput, Evaluation, EvaluationTarget
-from referee.tools.repo import compose_tree, git, tree_entry_map, tree_files
+from referee.tools.repo import compose_tree, git, tree_entry_map, tree_files, write_blob
 from referee.tools.repo.objects import read_blobs
 from referee.tools.store import Store, StoredRun, runs_for
 from referee.tools.store.canaries import canaries_for, canary_run_ids, save_canary
@@ -172,7 +172,7 @@ def _sources(repo: Path, tree: str, files: list[str]) -> dict[str, bytes]:
 def _planted_tree(repo: Path, tree: str, defect: Defect) -> str:
     mode, sha = tree_entry_map(repo, tree, [defect.path])[defect.path]
     source = read_blobs(repo, [sha])[sha]
-    blob = git(repo, "hash-object", "-w", "--stdin", input_data=defect.apply(source)).strip()
+    blob = write_blob(repo, defect.apply(source))
     return compose_tree(repo, tree, {defect.path: (mode, blob)})
 
 

@@ -1,7 +1,7 @@
 """The trees an evaluation shows at the place its checks run, besides the evaluated one.
 
-- `base`: the base code with the change's test files (SWE-bench's test patch), for
-  fail-before/pass-after;
+- `base`: the base code with the change's test files (SWE-bench's test patch) and the test
+  blocks of its edited source files spliced into their base versions, for fail-before/pass-after;
 - `base-tests`: the evaluated code with the base's own versions of the test files the change
   edited or deleted (and their snapshots), so a test the change rewrote is still checked as it was;
 - `base-only`: the base as it was, to tell which of those tests passed before the change;
@@ -18,6 +18,7 @@ from pathlib import Path
 from referee.tools.evaluate.change_tests import change_tests
 from referee.tools.evaluate.target import Workspace
 from referee.tools.graders.base import ViewName, installed_dependencies
+from referee.tools.insource import spliced_sources
 from referee.tools.repo import (
     Entry,
     TreeView,
@@ -27,6 +28,7 @@ from referee.tools.repo import (
     is_git_repo,
     tree_entry_map,
     view_of,
+    write_blob,
 )
 from referee.tools.tampering.additive import only_adds_tests
 from referee.tools.tampering.inert import inert_new_file
@@ -50,7 +52,8 @@ def named_view(ws: Workspace, name: ViewName, run_root: Path, folder: Path) -> T
     tests = change_tests(ws.repo, ws.changed, [base, evaluated])
     if name == "base":
         now = tree_entry_map(ws.repo, evaluated, tests) if tests else {}
-        shown = compose_tree(ws.repo, base, {p: now.get(p) for p in tests})
+        spliced = _spliced(ws, base, evaluated, tests)
+        shown = compose_tree(ws.repo, base, {**{p: now.get(p) for p in tests}, **spliced})
     elif name == "base-tests":
         shown = compose_tree(ws.repo, evaluated, _base_tests(ws, base, evaluated, tests))
     else:
@@ -58,6 +61,19 @@ def named_view(ws: Workspace, name: ViewName, run_root: Path, folder: Path) -> T
     # An installed environment in the tree (a virtualenv, node_modules) that git does not ignore
     # stays in every view: it is not the change, and the environment check watches it.
     return view_of(ws.repo, _tree_at(ws, run_root), shown, folder, installed_dependencies(run_root))
+
+
+def _spliced(ws: Workspace, base: str, evaluated: str, tests: list[str]) -> dict[str, Entry]:
+    """The changed source files that hold tests, as the base's code with the change's test
+    blocks (tools/insource): the change's tests run at base without the fix coming along."""
+    sources = [p for p in ws.changed if p not in tests]
+    spliced = spliced_sources(ws.repo, base, evaluated, sources)
+    if not spliced:
+        return {}
+    modes = tree_entry_map(ws.repo, base, list(spliced))
+    return {
+        p: (modes[p][0], write_blob(ws.repo, s.text.encode("utf-8"))) for p, s in spliced.items()
+    }
 
 
 def edited_base_tests(ws: Workspace) -> list[str]:

@@ -11,11 +11,12 @@ base and fail now are regressions (PASS_TO_PASS broken), named first.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from referee.tools.adequacy import Instrumented
 from referee.tools.graders.base import GradeResult
+from referee.tools.insource import Spliced, holds, read_base_build
 from referee.tools.models.common import ReasonCode
 from referee.tools.models.evidence import TestOutcome
 from referee.tools.static.paths import is_test_path
@@ -82,6 +83,7 @@ def judge_fail_to_pass(
     before: SuiteRun,
     touched: Collection[str] = (),
     sources: Collection[str] = (),
+    spliced: Mapping[str, Spliced] | None = None,
 ) -> GradeResult:
     """The criterion's verdict from the run now and the run of the current tests at base.
 
@@ -91,9 +93,22 @@ def judge_fail_to_pass(
         sources: The source files the change edited. Tests that live in them (a Rust
             `#[cfg(test)]` module, a doctest, an in-source vitest block) ran at base in the
             base's version, so they are compared with nothing: neither a regression nor a proof.
+        spliced: The source files whose test blocks the base run had in their current version
+            (tools/insource): their tests are compared as a test file's are.
     """
     ids = [*now.verdict.evidence_ids, *before.verdict.evidence_ids]
-    in_source = sorted({t.name for t in [*now.outcomes, *before.outcomes] if _in(t.name, sources)})
+    spliced = spliced or {}
+    build = read_base_build(before.outcomes, now.outcomes, spliced, touched)
+    before = SuiteRun(
+        before.verdict, build.outcomes, before.evidence_id, before.duration_s, before.coverage
+    )
+    in_source = sorted(
+        {
+            t.name
+            for t in [*now.outcomes, *before.outcomes]
+            if _in(t.name, sources) and not any(holds(p, s, t.name) for p, s in spliced.items())
+        }
+    )
     now, before = _without(now, in_source), _without(before, in_source)
     broken = regressions(before, now)
 
@@ -119,12 +134,13 @@ def judge_fail_to_pass(
         )
     if now.verdict.status != "pass":
         return grade("fail", ReasonCode.FAILS_NOW, f"{lead}fails now: {now.verdict.reason}")
-    unloaded = _unloaded_at_base(before, now, touched)
+    unloaded = build.broken or _unloaded_at_base(before, now, touched)
     if unloaded:
         return grade("unscored", ReasonCode.BASE_NOT_RUN, unloaded)
     proof = _proof(before, now)
     if proof.fail_to_pass:
-        note = f"; {_in_source_note(in_source)}" if in_source else ""
+        note = f"; at base, {_names(build.caused)} did not compile" if build.caused else ""
+        note += f"; {_in_source_note(in_source)}" if in_source else ""
         return grade("pass", ReasonCode.PASSED, _passed_text(proof, now) + note)
     skipped = sorted(
         t.name for t in now.outcomes if t.outcome == "skipped" and _in(t.name, touched)

@@ -24,10 +24,11 @@ from referee.tools.graders.base_tests import edited_tests_verdict, suspects
 from referee.tools.graders.fail_to_pass import SuiteRun, judge_fail_to_pass, test_patch
 from referee.tools.graders.harness import judge_harness
 from referee.tools.graders.suite import Launch, Refused, SuiteCall, launch_suite
+from referee.tools.insource import Spliced, spliced_sources
 from referee.tools.models.checks import TestsCheck
 from referee.tools.models.common import ReasonCode
 from referee.tools.models.contract import Criterion
-from referee.tools.repo import TreeView, commit_tree_hash, tree_entry_map
+from referee.tools.repo import TreeView, commit_tree_hash, is_git_repo, tree_entry_map
 from referee.tools.runners import Advice, Plan, ReportRead
 
 _ARTIFACT_LIMIT = 16 * 1024 * 1024  # larger reports are read, not copied into the store
@@ -243,4 +244,13 @@ async def _fail_before_pass_after(
         )
     tests = test_patch(ctx.scope_files)
     sources = [p for p in ctx.scope_files if p not in tests]
-    return judge_fail_to_pass(now, before, tests, sources)
+    return judge_fail_to_pass(now, before, tests, sources, _spliced(ctx, sources))
+
+
+def _spliced(ctx: GradeContext, sources: list[str]) -> dict[str, Spliced]:
+    """The edited source files whose test blocks the base view spliced (evaluate/views.py)."""
+    if ctx.base is None or ctx.tree is None or ctx.tree.startswith("dir:"):
+        return {}
+    if not is_git_repo(ctx.repo):
+        return {}
+    return spliced_sources(ctx.repo, commit_tree_hash(ctx.repo, ctx.base), ctx.tree, sources)

@@ -62,6 +62,7 @@ from referee.tools.repo.views import (
     compose_tree,
     tree_entry_map,
     view_of,
+    write_blob,
     write_tree,
 )
 
@@ -110,5 +111,6 @@ __all__ = [
     "tree_files",
     "view_of",
     "working_tree_hash",
+    "write_blob",
     "write_tree",
 ]

@@ -139,6 +139,12 @@ def blob_texts(repo: Path, shas: list[str]) -> dict[str, str]:
     return {sha: data.decode("utf-8", "replace") for sha, data in read_blobs(repo, shas).items()}
 
 
+def write_blob(repo: Path, data: bytes) -> str:
+    """The sha of a new blob holding `data`, written into the repository's objects (a tree
+    that no commit of the repository has, such as a base with a file rewritten, needs it)."""
+    return git(repo, "hash-object", "-w", "--stdin", input_data=data).strip()
+
+
 def _write_one(target: Path, mode: str, data: bytes) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     if mode == "120000":

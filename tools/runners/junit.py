@@ -23,6 +23,7 @@ from referee.tools.text import strip_ansi
 
 __all__ = [
     "RAW_MESSAGE_LIMIT",
+    "RISKY",
     "CaseName",
     "JunitError",
     "TestSummary",
@@ -42,6 +43,12 @@ _OUTCOME_TAGS: dict[str, Literal["failed", "error", "skipped"]] = {
     "error": "error",
     "skipped": "skipped",
 }
+# PHPUnit (9 and before) reports a risky test, one that ran and proved nothing (no assertion, or
+# output under beStrictAboutOutputDuringTests), as an <error> of these types, although it exits 0
+# for it: neither a pass nor an error, it is read as skipped and named risky in the run's counts.
+_RISKY_TYPES = frozenset({"PHPUnit\\Framework\\RiskyTestError", "PHPUnit\\Framework\\OutputError"})
+RISKY = "risky: "
+"""How a risky test's message starts."""
 _UNNAMED_SUITES = (None, "", "pytest")  # pytest's single suite adds nothing to a test's name
 _PLAIN_CLASSNAMES = ("", "test")  # node writes classname="test" for every case
 
@@ -161,6 +168,13 @@ def _walk(top: Iterable[Element], out: list[TestOutcome], name: CaseName) -> Non
 
 def _outcome(case: Element, suites: list[str], name: CaseName) -> TestOutcome:
     marker = next((sub for tag in _OUTCOME_TAGS for sub in case if sub.tag == tag), None)
+    if marker is not None and marker.get("type") in _RISKY_TYPES:
+        return TestOutcome(
+            name=name(case, suites),
+            outcome="skipped",
+            duration_s=_seconds(case.get("time")),
+            message=RISKY + _risk(_message(marker)),
+        )
     return TestOutcome(
         name=name(case, suites),
         outcome="passed" if marker is None else _OUTCOME_TAGS[marker.tag],
@@ -175,6 +189,13 @@ def _seconds(value: str | None) -> float:
     except ValueError:
         return 0.0
     return seconds if 0 <= seconds < 1e9 else 0.0
+
+
+def _risk(message: str) -> str:
+    """PHPUnit's reason (`This test did not perform any assertions`), without the test's name
+    and place around it."""
+    lines = [line.strip() for line in message.splitlines() if line.strip()]
+    return lines[1] if len(lines) > 1 else (lines[0] if lines else "risky")
 
 
 def _message(marker: Element) -> str:
@@ -200,12 +221,15 @@ def summarize_tests(outcomes: Iterable[TestOutcome]) -> TestSummary:
         The counts and a line like '12 passed, 1 failed, 0 errors, 2 skipped'.
     """
     counts = {"passed": 0, "failed": 0, "error": 0, "skipped": 0}
+    risky: list[TestOutcome] = []
     for outcome in outcomes:
         counts[outcome.outcome] += 1
+        if outcome.outcome == "skipped" and outcome.message.startswith(RISKY):
+            risky.append(outcome)
     text = (
         f"{counts['passed']} passed, {counts['failed']} failed, {counts['error']} errors, "
         f"{counts['skipped']} skipped"
-    )
+    ) + _risky_text(risky)
     return TestSummary(
         sum(counts.values()),
         counts["passed"],
@@ -214,3 +238,15 @@ def summarize_tests(outcomes: Iterable[TestOutcome]) -> TestSummary:
         counts["skipped"],
         text,
     )
+
+
+_RISKY_SHOWN = 3
+
+
+def _risky_text(risky: list[TestOutcome]) -> str:
+    """` (2 of them risky: A::testX, this test did not perform any assertions; …)`."""
+    if not risky:
+        return ""
+    shown = "; ".join(f"{t.name}, {t.message.removeprefix(RISKY)}" for t in risky[:_RISKY_SHOWN])
+    more = f" and {len(risky) - _RISKY_SHOWN} more" if len(risky) > _RISKY_SHOWN else ""
+    return f" ({len(risky)} of them risky, ran and proved nothing: {shown}{more})"

@@ -122,8 +122,11 @@ def parse_libtest(data: bytes) -> list[TestOutcome]:
     messages: dict[str, list[str]] = {}
     current: list[str] | None = None
     names = _Names()
+    build = _BuildErrors()
     for raw in data.decode("utf-8", errors="replace").splitlines():
         line = raw[:_MAX_LINE].rstrip()
+        if not names.started and build.read(line):
+            continue
         if (target := RUNNING.fullmatch(line)) is not None:
             names.enter(target.group(1))
             current = None
@@ -144,7 +147,41 @@ def parse_libtest(data: bytes) -> list[TestOutcome]:
     return [
         o.model_copy(update={"message": trim_message("\n".join(messages.get(o.name, [])).strip())})
         for o in results.values()
-    ]
+    ] + build.outcomes()
+
+
+BUILD_ERROR = "does not compile: "
+"""How a build error's outcome message starts (its first error, `… at src/lib.rs:26:20`)."""
+_BUILD_ERROR = re.compile(r"error(?:\[E\d+\])?: (.+)")
+_LOCATION = re.compile(r"\s*--> (\S+?):(\d+):(\d+)")
+
+
+class _BuildErrors:
+    """rustc's errors before any test binary ran (the build failed, so none will): one error
+    outcome per file they point into, named by the file as a collection error is (`src/lib.rs`),
+    with the first error and its place (`cannot find function `negate` … at src/lib.rs:26:20`)."""
+
+    def __init__(self) -> None:
+        self._pending: str | None = None
+        self._found: dict[str, str] = {}
+
+    def read(self, line: str) -> bool:
+        if (error := _BUILD_ERROR.fullmatch(line)) is not None:
+            self._pending = error.group(1)
+            return True
+        where = _LOCATION.fullmatch(line)
+        if where is not None and self._pending is not None:
+            path = where.group(1)
+            self._found.setdefault(path, f"{self._pending} at {path}:{where[2]}:{where[3]}")
+            self._pending = None
+            return True
+        return False
+
+    def outcomes(self) -> list[TestOutcome]:
+        return [
+            TestOutcome(name=path, outcome="error", message=BUILD_ERROR + message)
+            for path, message in self._found.items()
+        ]
 
 
 _DOC_LINE = re.compile(r"(.* - .*) \(line \d+\)")
@@ -157,9 +194,12 @@ class _Names:
         self._target: str | None = None
         self._seen: dict[tuple[str | None, str], str] = {}
         self._taken: set[str] = set()
+        self.started = False
+        """A test binary has run: what follows is no build output."""
 
     def enter(self, target: str | None) -> None:
         self._target = target
+        self.started = True
 
     def of(self, raw: str, *, again: bool = False) -> str:
         key = (self._target, raw)

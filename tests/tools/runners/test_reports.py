@@ -238,3 +238,28 @@ def test_libtest_ids_name_their_target_and_keep_no_line_number() -> None:
         "src/lib.rs - jaro #2": ("passed", ""),
         "src/lib.rs - hamming": ("passed", ""),
     }
+
+
+def test_a_build_that_fails_before_any_test_ran_is_one_error_per_file() -> None:
+    """cargo stops at rustc's errors: no test line follows, so each file an error points into
+    is an error outcome with its first error and place (a later error is not the cause)."""
+    output = (
+        "   Compiling calc v0.1.0 (/repo)\n"
+        "error[E0425]: cannot find function `negate` in this scope\n"
+        "  --> src/lib.rs:26:20\n   |\n26 |         assert_eq!(negate(2), -2);\n"
+        "   |                    ^^^^^^ not found in this scope\n\n"
+        "error[E0308]: mismatched types\n  --> src/lib.rs:30:9\n\n"
+        "error: cannot find macro `nope` in this scope\n  --> tests/cli.rs:4:5\n\n"
+        "error: could not compile `calc` (lib test) due to 2 previous errors\n"
+    )
+    outcomes = {o.name: (o.outcome, o.message) for o in parse_libtest(output.encode())}
+    assert outcomes == {
+        "src/lib.rs": (
+            "error",
+            "does not compile: cannot find function `negate` in this scope at src/lib.rs:26:20",
+        ),
+        "tests/cli.rs": (
+            "error",
+            "does not compile: cannot find macro `nope` in this scope at tests/cli.rs:4:5",
+        ),
+    }

@@ -1,0 +1,102 @@
+"""Tests in source files at base: the splice keeps every byte of the base's code and moves only
+the test blocks; a base build that fails outside the spliced module proves nothing."""
+
+from __future__ import annotations
+
+from referee.tools.graders.base import GradeResult
+from referee.tools.graders.fail_to_pass import SuiteRun, judge_fail_to_pass
+from referee.tools.insource import edited, holds, splice
+from referee.tools.models.common import ReasonCode
+from referee.tools.models.evidence import TestOutcome as Outcome
+
+CODE = "/// Adds.\npub fn add(a: i32, b: i32) -> i32 {\n    a - b\n}\n"
+FIXED = "/// Adds.\npub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n"
+TESTS = (
+    "\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n"
+    "    #[test]\n    fn adds() {\n        assert_eq!(add(1, 1), 2);\n    }\n}\n"
+)
+HELPER = "\nfn helper() -> i32 {\n    1\n}\n"
+
+
+def test_the_base_code_gets_the_current_test_module_and_nothing_of_the_fix() -> None:
+    base = CODE + TESTS.replace("add(1, 1), 2", "add(0, 0), 0") + HELPER
+    made = splice("src/lib.rs", base, FIXED + TESTS + HELPER)
+    assert made is not None
+    assert made.text == CODE + TESTS + HELPER
+    assert made.changed_tests == ("tests::adds",) and made.modules == ("tests",)
+    first, last = made.lines[0]
+    assert made.text.splitlines()[first - 1] == "#[cfg(test)]"
+    assert made.text.splitlines()[last - 1] == "}"
+    assert made.docs_unchanged
+
+
+def test_a_module_new_in_the_change_is_appended_and_one_it_deleted_removed() -> None:
+    added = splice("src/lib.rs", CODE, FIXED + TESTS)
+    assert added is not None and added.text == CODE + TESTS
+    removed = splice("src/lib.rs", CODE + TESTS, FIXED)
+    assert removed is not None and removed.text.rstrip() + "\n" == CODE and removed.modules == ()
+
+
+def test_an_in_source_vitest_block_is_spliced_in_order() -> None:
+    block = (
+        "if (import.meta.vitest) {\n  const { it, expect } = import.meta.vitest\n"
+        "  it('adds', () => expect(add(1, 1)).toBe(2))\n}\n"
+    )
+    base = "export const add = (a, b) => a - b\n\n" + block.replace("toBe(2)", "toBe(0)")
+    made = splice("src/add.js", base, "export const add = (a, b) => a + b\n\n" + block)
+    assert made is not None
+    assert made.text == "export const add = (a, b) => a - b\n\n" + block
+    assert holds("src/add.js", made, "src/add.js > adds")
+
+
+def test_ids_follow_the_module_a_file_is_in_its_crate() -> None:
+    made = splice("src/parse.rs", CODE + TESTS, FIXED + TESTS.replace("(1, 1), 2", "(2, 2), 4"))
+    assert made is not None
+    assert holds("src/parse.rs", made, "src/lib.rs::parse::tests::adds")
+    assert edited("src/parse.rs", made, "src/lib.rs::parse::tests::adds")
+    assert not holds("src/parse.rs", made, "src/lib.rs::tests::adds")
+    assert not holds("src/parse.rs", made, "tests/cli.rs::parse::tests::adds")
+    assert holds("src/parse.rs", made, "src/parse.rs - parse::add")  # docs unchanged
+
+
+def test_a_file_whose_doc_comments_changed_keeps_its_doc_tests_uncompared() -> None:
+    made = splice("src/lib.rs", CODE + TESTS, "/// Adds, now right.\n" + FIXED[10:] + TESTS)
+    assert made is not None and not made.docs_unchanged
+    assert not holds("src/lib.rs", made, "src/lib.rs - add")
+
+
+def run(status: str, outcomes: list[tuple[str, str, str]]) -> SuiteRun:
+    verdict = GradeResult(status=status, code=ReasonCode.PASSED, reason=f"{status} run")  # type: ignore[arg-type]
+    return SuiteRun(verdict, [Outcome(name=n, outcome=o, message=m) for n, o, m in outcomes])  # type: ignore[arg-type]
+
+
+NEW = TESTS.replace(
+    "\n}\n", "\n\n    #[test]\n    fn negates() {\n        assert_eq!(negate(1), -1);\n    }\n}\n"
+)
+NOW = run(
+    "pass",
+    [("src/lib.rs::tests::adds", "passed", ""), ("src/lib.rs::tests::negates", "passed", "")],
+)
+
+
+def test_a_base_build_failing_in_the_spliced_module_fails_its_new_tests_only() -> None:
+    made = splice("src/lib.rs", CODE + TESTS, FIXED + NEW)
+    assert made is not None
+    line = next(i for i, t in enumerate(made.text.splitlines(), 1) if "negate(1)" in t)
+    error = f"does not compile: cannot find function `negate` at src/lib.rs:{line}:20"
+    before = run("fail", [("src/lib.rs", "error", error)])
+    grade = judge_fail_to_pass(NOW, before, [], ["src/lib.rs"], {"src/lib.rs": made})
+    assert (grade.status, grade.code) == ("pass", ReasonCode.PASSED), grade.reason
+    assert "at base and passes now: src/lib.rs::tests::negates (" in grade.reason
+    assert "did not compile" in grade.reason
+
+
+def test_a_base_build_failing_outside_the_spliced_module_leaves_the_criterion_unscored() -> None:
+    made = splice("src/lib.rs", CODE + TESTS, FIXED + NEW)
+    assert made is not None
+    error = "does not compile: mismatched types at src/lib.rs:3:5"
+    before = run("fail", [("src/lib.rs", "error", error)])
+    grade = judge_fail_to_pass(NOW, before, [], ["src/lib.rs"], {"src/lib.rs": made})
+    assert (grade.status, grade.code) == ("unscored", ReasonCode.BASE_NOT_RUN), grade.reason
+    assert "outside that module (mismatched types at src/lib.rs:3:5)" in grade.reason
+    assert "the splice cannot be made" in grade.reason
