@@ -309,6 +309,17 @@ _NOT_FOUND: dict[str, Meaning] = {
         "`referee view` was asked to compare an iteration of the contract that has no run.",
         "Follow a compare link of the contract's page: it lists the iterations that have runs.",
     ),
+    "unknown_trace": _e(
+        "`referee view` has no kept trace by that name: the run kept none for that evidence, or"
+        " the path is not `trace/<run>/<evidence>.zip` (the generator's view serves none of a"
+        " hold-out criterion).",
+        "Open a trace from its run's page.",
+    ),
+    "unknown_trace_viewer_file": _e(
+        "`referee view` cannot serve that file of Playwright's trace viewer: the playwright"
+        " package is not installed, or the name is not a file of its viewer.",
+        "Install playwright, and open the trace from its run's page.",
+    ),
     "unknown_page": _e(
         "`referee view` has no page of that name (or not in this view: the generator's has no"
         " scorecard, report or calibration page).",
