@@ -60,3 +60,53 @@ def go_shop(path: Path, *, tested: bool) -> Path:
         (repo / "checkout").mkdir()
         (repo / "checkout" / "discount_test.go").write_text(GO_DISCOUNT_TEST, encoding="utf-8")
     return repo
+
+
+PHP_CART = (
+    "<?php\n\nnamespace Shop;\n\n"
+    "class Cart\n{\n"
+    "    /** Sum of the prices. */\n"
+    "    public static function total(array $prices): int\n"
+    "    {\n"
+    "        $sum = 0;\n"
+    "        foreach ($prices as $p) {\n"
+    "            $sum += $p;\n"
+    "        }\n"
+    "        return $sum;\n"
+    "    }\n"
+)
+# Lines 16-23 of src/Cart.php: its statements are 19, 20 and 22.
+PHP_DISCOUNT = (
+    "\n"
+    "    public static function discount(int $total, int $pct): int\n"
+    "    {\n"
+    "        if ($pct <= 0) {\n"
+    "            return $total;\n"
+    "        }\n"
+    "        return $total - intdiv($total * $pct, 100);\n"
+    "    }\n"
+)
+PHP_TEST = (
+    "<?php\nuse PHPUnit\\Framework\\TestCase;\n"
+    "require_once __DIR__ . '/../src/Cart.php';\n\n"
+    "final class CartTest extends TestCase\n{\n"
+    "    public function testTotal(): void\n    {\n"
+    "        $this->assertSame(3, \\Shop\\Cart::total([1, 2]));\n    }\n"
+)
+PHP_DISCOUNT_TEST = (
+    "\n    public function testDiscount(): void\n    {\n"
+    "        $this->assertSame(180, \\Shop\\Cart::discount(200, 10));\n"
+    "        $this->assertSame(5, \\Shop\\Cart::discount(5, 0));\n    }\n"
+)
+
+
+def php_cart(path: Path, *, tested: bool) -> Path:
+    """The PHP project with Cart::discount added, tested or not."""
+    repo = make_repo(
+        path, {"src/Cart.php": PHP_CART + "}\n", "tests/CartTest.php": PHP_TEST + "}\n"}
+    )
+    (repo / "src" / "Cart.php").write_text(PHP_CART + PHP_DISCOUNT + "}\n", encoding="utf-8")
+    if tested:
+        test = PHP_TEST + PHP_DISCOUNT_TEST + "}\n"
+        (repo / "tests" / "CartTest.php").write_text(test, encoding="utf-8")
+    return repo

@@ -1,6 +1,6 @@
 """Which coverage tool measures a planned test command (coverage.py for pytest and unittest, V8 for
-node --test and mocha, jest's and vitest's own, the go command's `-coverprofile` for go test),
-and reading what it wrote."""
+node --test and mocha, jest's and vitest's own, the go command's `-coverprofile` for go test,
+PHPUnit's clover report for phpunit), and reading what it wrote."""
 
 from __future__ import annotations
 
@@ -18,6 +18,8 @@ from referee.tools.adequacy.coverage_istanbul import (
     instrument_vitest,
     measure_istanbul,
 )
+from referee.tools.adequacy.coverage_php import PHP_SUFFIXES, instrument_phpunit, measure_clover
+from referee.tools.adequacy.coverage_php import TOOL as PHP_TOOL
 from referee.tools.adequacy.coverage_py import TOOL, instrument_python, measure_python, unavailable
 from referee.tools.adequacy.coverage_v8 import JS_SUFFIXES, instrument_node, measure_v8
 from referee.tools.models.adequacy import DiffCoverage
@@ -25,10 +27,10 @@ from referee.tools.runners import Plan
 
 __all__ = ["MEASURABLE", "Instrumented", "instrument", "measure"]
 
-MEASURABLE = (".py", *JS_SUFFIXES, *TRANSFORMED_SUFFIXES, *GO_SUFFIXES)
-_Kind = Literal["coverage.py", "v8", "istanbul", "vitest", "go"]
+MEASURABLE = (".py", *JS_SUFFIXES, *TRANSFORMED_SUFFIXES, *GO_SUFFIXES, *PHP_SUFFIXES)
+_Kind = Literal["coverage.py", "v8", "istanbul", "vitest", "go", "clover"]
 # The tool a note names when a run is not measured: its kind's own (see `Instrumented.note`).
-_TOOLS: dict[_Kind, str] = {"go": GO_TOOL}
+_TOOLS: dict[_Kind, str] = {"go": GO_TOOL, "clover": PHP_TOOL}
 
 
 @dataclass(frozen=True)
@@ -74,6 +76,11 @@ def instrument(
         if isinstance(done_go, str):
             return Instrumented(plan, reports / "go-cover.out", "go", go, note=done_go)
         return Instrumented(done_go[0], done_go[1], "go", go)
+    php = tuple(s for s in sources if s.endswith(PHP_SUFFIXES))
+    if php and where and (done_php := instrument_phpunit(plan, reports, php, *where, path)):
+        if isinstance(done_php, str):
+            return Instrumented(plan, reports / "phpunit-clover.xml", "clover", php, note=done_php)
+        return Instrumented(done_php[0], done_php[1], "clover", php)
     return None
 
 
@@ -97,4 +104,6 @@ def measure(
         return measure_istanbul(data, tree, changed, sources, VITEST_TOOL)
     if instrumented.kind == "go":
         return measure_go(instrumented.data, tree, changed, instrumented.sources)
+    if instrumented.kind == "clover":
+        return measure_clover(instrumented.data, tree, changed, instrumented.sources)
     return measure_v8(instrumented.data, tree, changed, instrumented.sources)

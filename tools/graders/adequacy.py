@@ -3,7 +3,7 @@ gate, and (at depth `deep` or with `mutation: true`) mutants of the changed line
 
 Diff coverage and mutants are about the change, so they exist at task scope only, on the changed
 source files (test files are what does the covering, not what is covered): coverage for Python,
-JavaScript and TypeScript, and Go, mutants for Python.
+JavaScript and TypeScript, Go and PHP, mutants for Python.
 """
 
 from __future__ import annotations
@@ -171,7 +171,8 @@ def _gate(
             f" measure this command's coverage of {_named(unmeasured) or 'the change'}"
             " (Python: pytest or unittest; JavaScript: node --test or mocha; JavaScript and"
             " TypeScript: jest, and vitest with a coverage provider installed; directly or"
-            f" through a package.json script; Go: go test){_no_tool(unmeasured)}",
+            f" through a package.json script; Go: go test; PHP: phpunit with pcov or Xdebug)"
+            f"{_no_tool(unmeasured)}",
             grade.evidence_ids,
         )
     if found.note and found.percent is None:
