@@ -193,3 +193,43 @@ async def test_a_command_writing_its_own_profile_keeps_it_and_is_unscored(
     graded = result.criteria[0]
     assert (graded.status, graded.reason_code) == ("unscored", "diff_coverage_low"), graded
     assert "writes its own -coverprofile" in graded.reason
+
+
+def test_each_test_binary_reports_every_covered_package_and_one_run_is_enough(
+    tmp_path: Path,
+) -> None:
+    # As go 1.19 writes it for `-coverpkg=…/tool,…/lib,…/untested ./...`: each test binary has
+    # counters for every listed package, a package without tests included (all 0).
+    profile = tmp_path / "cover.out"
+    profile.write_text(
+        "mode: set\n"
+        "example.com/m/lib/lib.go:3.16,5.2 1 0\n"
+        "example.com/m/untested/u.go:3.19,5.2 1 0\n"
+        "example.com/m/lib/lib.go:3.16,5.2 1 1\n"
+        "example.com/m/untested/u.go:3.19,5.2 1 0\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "go.mod").write_text("module example.com/m\n", encoding="utf-8")
+    changed: dict[str, set[int] | None] = {"lib/lib.go": {3, 4, 5}, "untested/u.go": {3, 4}}
+    found = measure_go(profile, tmp_path, changed, ["lib/lib.go", "untested/u.go"])
+    assert [(f.path, f.covered, f.uncovered) for f in found.files] == [
+        ("lib/lib.go", 3, []),
+        ("untested/u.go", 0, ["3-4"]),
+    ]
+    # A file no test binary was built with (a build constraint, another module): not covered,
+    # not dropped either.
+    found = measure_go(profile, tmp_path, {"gen/gen.go": {1}}, ["gen/gen.go"])
+    assert (found.percent, found.unmeasured) == (None, ["gen/gen.go"])
+
+
+def test_a_profile_of_many_small_blocks_is_read_whole(tmp_path: Path) -> None:
+    # 200,000 one-line blocks (a test can write the file) against 2,000 changed lines: merged
+    # before they are matched, so every line is looked up once.
+    (tmp_path / "go.mod").write_text("module example.com/m\n", encoding="utf-8")
+    blocks = "".join(
+        f"example.com/m/a.go:{1 + i % 1000}.1,{1 + i % 1000}.9 1 0\n" for i in range(200_000)
+    )
+    profile = tmp_path / "cover.out"
+    profile.write_text("mode: set\n" + blocks, encoding="utf-8")
+    found = measure_go(profile, tmp_path, {"a.go": set(range(1, 2001))}, ["a.go"])
+    assert [(f.changed, f.covered, f.uncovered) for f in found.files] == [(1000, 0, ["1-1000"])]
