@@ -61,6 +61,8 @@ if [[ "$EXTRAS" == *test* ]]; then
     command -v go >/dev/null 2>&1 || missing+=(golang-go)
     command -v php >/dev/null 2>&1 || missing+=(php-cli)
     command -v phpunit >/dev/null 2>&1 || missing+=(phpunit)
+    # PHPUnit's coverage driver: PHP diff coverage is measured with it (tools/adequacy/coverage_php.py).
+    { command -v php >/dev/null 2>&1 && php -m 2>/dev/null | grep -qix pcov; } || missing+=(php-pcov)
     command -v cargo >/dev/null 2>&1 || missing+=(cargo)
     command -v javac >/dev/null 2>&1 || missing+=(default-jdk-headless)
     command -v mvn >/dev/null 2>&1 || missing+=(maven)

@@ -371,10 +371,14 @@ async def test_a_change_in_a_language_no_tool_measures_is_never_a_silent_pass(
     (project / "tools" / "count.go").write_text(
         "package tools\n\nfunc Count(n int) int {\n\treturn n + 1\n}\n", encoding="utf-8"
     )
+    (project / "tools" / "count.rs").write_text("pub fn count() {}\n", encoding="utf-8")
     result = await run(store, project, pytest_check("tests", min_diff_coverage=80))
     criterion = result.criteria[0]
     assert (criterion.status, criterion.reason_code) == ("unscored", "diff_coverage_low")
-    assert "tools/count.go (go)" in criterion.reason, criterion.reason
+    # pytest does not run Go: go test would measure it; Rust has no tool here, named as such.
+    assert "tools/count.go (go), tools/count.rs (rust)" in criterion.reason, criterion.reason
+    assert "Go: go test" in criterion.reason
+    assert "no coverage tool for rust here (cargo-llvm-cov would measure it)" in criterion.reason
 
 
 async def test_files_the_runs_tool_does_not_measure_are_named_beside_the_percent(

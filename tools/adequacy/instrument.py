@@ -1,5 +1,6 @@
 """Which coverage tool measures a planned test command (coverage.py for pytest and unittest, V8 for
-node --test and mocha, jest's own for jest), and reading what it wrote."""
+node --test and mocha, jest's and vitest's own, the go command's `-coverprofile` for go test,
+PHPUnit's clover report for phpunit), and reading what it wrote."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
+from referee.tools.adequacy.coverage_go import GO_SUFFIXES, instrument_go, measure_go
+from referee.tools.adequacy.coverage_go import TOOL as GO_TOOL
 from referee.tools.adequacy.coverage_istanbul import (
     TRANSFORMED_SUFFIXES,
     VITEST_TOOL,
@@ -15,6 +18,8 @@ from referee.tools.adequacy.coverage_istanbul import (
     instrument_vitest,
     measure_istanbul,
 )
+from referee.tools.adequacy.coverage_php import PHP_SUFFIXES, instrument_phpunit, measure_clover
+from referee.tools.adequacy.coverage_php import TOOL as PHP_TOOL
 from referee.tools.adequacy.coverage_py import TOOL, instrument_python, measure_python, unavailable
 from referee.tools.adequacy.coverage_v8 import JS_SUFFIXES, instrument_node, measure_v8
 from referee.tools.models.adequacy import DiffCoverage
@@ -22,7 +27,10 @@ from referee.tools.runners import Plan
 
 __all__ = ["MEASURABLE", "Instrumented", "instrument", "measure"]
 
-MEASURABLE = (".py", *JS_SUFFIXES, *TRANSFORMED_SUFFIXES)
+MEASURABLE = (".py", *JS_SUFFIXES, *TRANSFORMED_SUFFIXES, *GO_SUFFIXES, *PHP_SUFFIXES)
+_Kind = Literal["coverage.py", "v8", "istanbul", "vitest", "go", "clover"]
+# The tool a note names when a run is not measured: its kind's own (see `Instrumented.note`).
+_TOOLS: dict[_Kind, str] = {"go": GO_TOOL, "clover": PHP_TOOL}
 
 
 @dataclass(frozen=True)
@@ -31,8 +39,10 @@ class Instrumented:
 
     plan: Plan
     data: Path
-    kind: Literal["coverage.py", "v8", "istanbul", "vitest"]
+    kind: _Kind
     sources: tuple[str, ...]
+    # Why this run is not measured though its runner could be (the tests run as written).
+    note: str | None = None
 
 
 def instrument(
@@ -61,6 +71,16 @@ def instrument(
     # `where` is (cwd, tree root): vitest measures only with a provider package installed there.
     if mapped and where and (vitest := instrument_vitest(plan, reports, *where)):
         return Instrumented(vitest[0], vitest[1], "vitest", mapped)
+    go = tuple(s for s in sources if s.endswith(GO_SUFFIXES))
+    if go and where and (done_go := instrument_go(plan, reports, go, *where)):
+        if isinstance(done_go, str):
+            return Instrumented(plan, reports / "go-cover.out", "go", go, note=done_go)
+        return Instrumented(done_go[0], done_go[1], "go", go)
+    php = tuple(s for s in sources if s.endswith(PHP_SUFFIXES))
+    if php and where and (done_php := instrument_phpunit(plan, reports, php, *where, path)):
+        if isinstance(done_php, str):
+            return Instrumented(plan, reports / "phpunit-clover.xml", "clover", php, note=done_php)
+        return Instrumented(done_php[0], done_php[1], "clover", php)
     return None
 
 
@@ -68,6 +88,9 @@ def measure(
     instrumented: Instrumented, tree: Path, changed: Mapping[str, set[int] | None]
 ) -> DiffCoverage | None:
     """What the run executed of its sources' changed lines (None: it wrote nothing)."""
+    if instrumented.note:
+        tool, note = _TOOLS[instrumented.kind], instrumented.note
+        return DiffCoverage(tool=tool, unmeasured=list(instrumented.sources), note=note)
     if instrumented.kind == "coverage.py" and (why := unavailable(instrumented.data)):
         return DiffCoverage(tool=TOOL, unmeasured=list(instrumented.sources), note=why)
     if not instrumented.data.exists():
@@ -79,4 +102,8 @@ def measure(
     if instrumented.kind == "vitest":
         data, sources = instrumented.data, instrumented.sources
         return measure_istanbul(data, tree, changed, sources, VITEST_TOOL)
+    if instrumented.kind == "go":
+        return measure_go(instrumented.data, tree, changed, instrumented.sources)
+    if instrumented.kind == "clover":
+        return measure_clover(instrumented.data, tree, changed, instrumented.sources)
     return measure_v8(instrumented.data, tree, changed, instrumented.sources)

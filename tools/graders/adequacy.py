@@ -2,8 +2,8 @@
 gate, and (at depth `deep` or with `mutation: true`) mutants of the changed lines.
 
 Diff coverage and mutants are about the change, so they exist at task scope only, on the changed
-source files (test files are what does the covering, not what is covered): coverage for Python
-and node-run JavaScript, mutants for Python.
+source files (test files are what does the covering, not what is covered): coverage for Python,
+JavaScript and TypeScript, Go and PHP, mutants for Python.
 """
 
 from __future__ import annotations
@@ -171,7 +171,8 @@ def _gate(
             f" measure this command's coverage of {_named(unmeasured) or 'the change'}"
             " (Python: pytest or unittest; JavaScript: node --test or mocha; JavaScript and"
             " TypeScript: jest, and vitest with a coverage provider installed; directly or"
-            " through a package.json script)",
+            f" through a package.json script; Go: go test; PHP: phpunit with pcov or Xdebug)"
+            f"{_no_tool(unmeasured)}",
             grade.evidence_ids,
         )
     if found.note and found.percent is None:
@@ -186,13 +187,13 @@ def _gate(
         return unscored(
             ReasonCode.DIFF_COVERAGE_LOW,
             f"{grade.reason}; min_diff_coverage {minimum:g}% is set, but no changed statement"
-            f" was measured (not measurable: {left})",
+            f" was measured (not measurable: {left}){_no_tool(found.unmeasured)}",
             grade.evidence_ids,
         )
     if found.percent is None or found.percent >= minimum:
         if found.unmeasured:
             grade.reason += f"; diff coverage {found.percent:g}% of the measured files only"
-            grade.reason += f" (not measurable: {left})"
+            grade.reason += f" (not measurable: {left}){_no_tool(found.unmeasured)}"
         return grade
     return GradeResult(
         status="fail",
@@ -203,6 +204,19 @@ def _gate(
         regressions=grade.regressions,
         details=grade.details,
         tests=grade.tests,
+    )
+
+
+# What would measure the languages referee has no coverage tool for (none is installed here).
+_WOULD_MEASURE = {"rust": "cargo-llvm-cov", "java": "JaCoCo", "kotlin": "JaCoCo"}
+
+
+def _no_tool(paths: Sequence[str]) -> str:
+    """`; no coverage tool for rust here (cargo-llvm-cov would measure it)`, per such language."""
+    wanted = sorted({lang for p in paths if (lang := language_of(p)) in _WOULD_MEASURE})
+    return "".join(
+        f"; no coverage tool for {lang} here ({_WOULD_MEASURE[lang]} would measure it)"
+        for lang in wanted
     )
 
 
