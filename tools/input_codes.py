@@ -95,8 +95,9 @@ _CONTRACT: dict[str, Meaning] = {
         "The contract's repository path is not a directory.", "Pass the project's folder."
     ),
     "not_a_repository": _e(
-        "create_contract: a `base_commit` was given, but the repository is not a git repository.",
-        "Run in a git repository, or leave base_commit out.",
+        "create_contract's `base_commit`, or evaluate's `ref`, `base` or `isolation: worktree`,"
+        " was given, but the repository is not a git repository.",
+        "Run in a git repository (`--root` at the repository), or leave the option out.",
     ),
     "id_taken": _e(
         "create_contract / contract import: a different contract is already stored under that id.",

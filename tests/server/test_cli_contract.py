@@ -142,3 +142,29 @@ def test_a_files_repo_outside_the_roots_is_refused_by_name(
     assert run(repo, "contract", "create", str(source)) == 1
     err = capsys.readouterr().err
     assert "/repo" in err and "path_outside_roots" in err
+
+
+@pytest.mark.parametrize(
+    ("option", "field"),
+    [
+        (["--ref", "HEAD"], "/ref"),
+        (["--base", "HEAD"], "/base"),
+        (["--isolation", "worktree"], "/isolation"),
+    ],
+)
+def test_a_git_option_on_a_folder_that_is_no_repository_is_refused_by_name(
+    option: list[str], field: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A ref, a base or a worktree of a plain folder would be silently dropped or crash in git;
+    the user is told which option needs a repository instead."""
+    root = tmp_path / "plain"
+    make_repo(root / "inner")  # a repository below the root does not make the root one
+    source = tmp_path / "contract.yaml"
+    source.write_text(CONTRACT_YAML, encoding="utf-8")
+    home = ["--root", str(root), "--home", str(tmp_path / "home")]
+    assert main([*home, "contract", "create", str(source), "--json"]) == 0
+    cid = json.loads(capsys.readouterr().out)["contract"]["id"]
+    # Invalid input, as every refused call of evaluate: exit 1 with the problems listed.
+    assert main([*home, "evaluate", cid, "--scope", "task", *option]) == 1
+    err = capsys.readouterr().err
+    assert field in err and "not_a_repository" in err and "Traceback" not in err, err

@@ -20,6 +20,7 @@ from pathlib import Path
 import anyio
 import anyio.to_thread
 
+from referee.tools.errors import InvalidInput, Problem
 from referee.tools.models.common import Isolation, Scope
 from referee.tools.models.contract import Contract
 from referee.tools.models.evaluation import EvaluationTarget, TreeChanged
@@ -98,6 +99,8 @@ async def open_workspace(
         The workspace: the target (tree hash, commit, base, changed files) and where to run.
     """
     git = is_git_repo(repo)
+    if not git:
+        _refuse_git_options(repo, request)
     base = request.base or contract.base_commit
     if base and git:
         base = resolve_commit(repo, base, at="/base")
@@ -117,6 +120,28 @@ async def open_workspace(
         dirty=commit is not None and tree != commit_tree_hash(repo, commit),
     )
     yield Workspace(target=target, workdir=repo, isolation=request.isolation)
+
+
+def _refuse_git_options(repo: Path, request: TargetRequest) -> None:
+    """A commit, a base or a worktree of a plain folder cannot be had: said by the option that
+    asked for it, rather than dropped (the working tree judged as if it were the commit) or left
+    to fail inside git halfway through the run."""
+    asked = [
+        ("/ref", request.ref),
+        ("/base", request.base),
+        ("/isolation", "worktree" if request.isolation == "worktree" and not request.ref else None),
+    ]
+    problems = [
+        Problem(
+            path=path,
+            code="not_a_repository",
+            message=f"{value!r} needs a git repository, and {repo} is not inside one",
+        )
+        for path, value in asked
+        if value
+    ]
+    if problems:
+        raise InvalidInput(problems)
 
 
 @asynccontextmanager
