@@ -304,3 +304,66 @@ def test_a_hold_outs_browser_check_is_not_shown_to_the_generator(
 
 def _now() -> datetime:
     return datetime.now(UTC)
+
+
+def test_a_runs_change_is_shown_line_by_line_with_what_its_tests_did_not_run(
+    viewed: Viewed,
+) -> None:
+    page = run_page(viewed.store, viewed.runs[2], "evaluator")
+    files = {f.path: f for f in page.change.files}
+    calc = files["src/calc.py"]
+    assert calc.state == "modified" and calc.coverage and "AC-F-001" in calc.coverage[0]
+    added = {line.new: line for line in calc.lines if line.kind == "+"}
+    assert "return -1" in added[4].text
+    assert added[4].marks == [("uncovered", "not executed by AC-F-001's tests")]
+    assert added[2].marks == []  # `total = a + b` ran
+    removed = [line for line in calc.lines if line.kind == "-"]
+    assert removed and all(line.new is None and line.old for line in removed)
+    body = page_for(viewed.store, links.run(viewed.runs[2]), "evaluator", Context()).body
+    row = re.search(r'<tr class="add m-uncovered">.*?</tr>', body)
+    assert row and "return -1" in row.group(0) and "not executed" in row.group(0)
+
+
+def test_a_surviving_mutant_and_a_finding_stand_at_their_lines(viewed: Viewed) -> None:
+    from referee.tools.models.adequacy import Mutant, Mutation
+    from referee.tools.models.evaluation import Finding
+    from referee.tools.report.places import places
+    from referee.tools.store import load_run
+    from referee.tools.view.change import change_view
+
+    ev = load_run(viewed.store, viewed.runs[2]).evaluation
+    mutant = Mutant(
+        location="src/calc.py:3",
+        original="<",
+        replacement="<=",
+        operator="boundary",
+        status="survived",
+    )
+    criterion = ev.criteria[0]
+    adequacy = criterion.adequacy.model_copy(
+        update={"mutation": Mutation(score=0.5, run=2, killed=1, survived=[mutant])}
+    )
+    shown = [criterion.model_copy(update={"adequacy": adequacy})]
+    finding = Finding(rule="S101", severity="HIGH", location="src/calc.py:5:4", message="look")
+    ev = ev.model_copy(update={"findings": [finding]})
+    change = change_view(ev, shown, places(None, None))
+    calc = next(f for f in change.files if f.path == "src/calc.py")
+    marks = {line.new: line.marks for line in calc.lines if line.kind == "+"}
+    assert [k for k, _ in marks[3]] == ["mutant"] and "<=" in marks[3][0][1]
+    assert marks[5] == [("finding", "HIGH [S101] look")]
+    # A criterion the audience may not see marks nothing: a hold-out's coverage stays hidden.
+    hidden = change_view(ev, [], places(None, None))
+    calc = next(f for f in hidden.files if f.path == "src/calc.py")
+    assert all(k == "finding" for line in calc.lines if line.kind == "+" for k, _ in line.marks)
+    assert calc.coverage == []
+
+
+def test_a_change_whose_objects_are_gone_is_said_not_shown(viewed: Viewed, tmp_path: Path) -> None:
+    from referee.tools.report.places import places
+    from referee.tools.store import load_run
+    from referee.tools.view.change import change_view
+
+    ev = load_run(viewed.store, viewed.runs[2]).evaluation
+    gone = ev.model_copy(update={"target": ev.target.model_copy(update={"repo": str(tmp_path)})})
+    change = change_view(gone, ev.criteria, places(None, None))
+    assert change.files == [] and "cannot be shown" in change.note

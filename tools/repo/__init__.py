@@ -11,7 +11,7 @@ diff      the change a run judged, as a unified diff of verified objects
 pins      evaluated trees kept under refs/referee/<contract>/<iteration>, and restored from there
 """
 
-from referee.tools.repo.diff import change_diff
+from referee.tools.repo.diff import DiffLine, FileChange, change_diff, change_files
 from referee.tools.repo.files import (
     blobs_at,
     changed_files,
@@ -69,7 +69,9 @@ from referee.tools.repo.views import (
 __all__ = [
     "STORE_DIR",
     "BadObject",
+    "DiffLine",
     "Entry",
+    "FileChange",
     "GitError",
     "Pin",
     "QualifiedRef",
@@ -80,6 +82,7 @@ __all__ = [
     "blob_texts",
     "blobs_at",
     "change_diff",
+    "change_files",
     "changed_files",
     "changed_lines",
     "checkout_command",

@@ -18,9 +18,11 @@ from referee.tools.view import links
 from referee.tools.view.pages import (
     CalibrationPage,
     Change,
+    ChangeView,
     ComparePage,
     ContractPage,
     ContractsPage,
+    DiffFile,
     FindingLine,
     HumanVerdict,
     LivePage,
@@ -49,6 +51,12 @@ form.filters label,form.verdict label{display:flex;flex-direction:column;font-si
 form.verdict fieldset{border:1px solid #d5d9e2;margin:.4rem 0}
 button{padding:.35rem .8rem}.note{color:#475467}.flash{background:#e7f6ec;padding:.4rem}
 .delivered{background:#e7f6ec}
+table.diff{font-size:12px}table.diff td{padding:0 .4rem;white-space:pre-wrap}
+table.diff td:nth-child(-n+2){color:#475467;text-align:right}
+.diff .add td{background:#e7f6ec}.diff .del td{background:#fdeceb}.diff .gap td{color:#475467}
+.diff .m-uncovered td{background:#fff4d6}.diff .m-mutant td,.diff .m-finding td{background:#fde2e1}
+.diff .why td{font-size:11px;color:#5a3e00}.diff .mk{margin-left:.6rem;font-weight:600;
+font-size:11px;color:#5a3e00}
 """
 
 
@@ -358,6 +366,8 @@ def run_html(p: RunPage, ctx: Context) -> str:
         ),
         "<h2>Files changed since base</h2>",
         _list([f"<code>{_e(f)}</code>" for f in p.changed_files], "none"),
+        "<h2>The change</h2>",
+        _change(p.change),
         "<h2>Findings</h2>",
         _findings(p.findings),
     ]
@@ -367,6 +377,47 @@ def run_html(p: RunPage, ctx: Context) -> str:
     parts += _traces(p, ctx)
     parts += ["<h2>Logs</h2>", "".join(_log(log) for log in p.logs) or _none("no output")]
     return _shell(f"Run {p.run_id}", "\n".join(parts), p.audience, ctx)
+
+
+_MARKED = {"uncovered": "not executed", "mutant": "mutant survived", "finding": "finding"}
+
+
+def _change(change: ChangeView) -> str:
+    """The diff as a table per file: base and new line numbers, the line, and under an added
+    line what the run said of it. Marked lines carry a class and a word, never colour alone."""
+    if not change.files:
+        return _none(change.note or "no change")
+    return "".join(_diff_file(f) for f in change.files)
+
+
+def _diff_file(f: DiffFile) -> str:
+    cover = "".join(f"<li>{_e(c)}</li>" for c in f.coverage)
+    head = f"<h3><code>{_e(f.path)}</code> ({_e(f.state)})</h3>" + (
+        f'<ul class="note">{cover}</ul>' if cover else ""
+    )
+    rows = []
+    for line in f.lines:
+        cls = {"+": "add", "-": "del", "…": "gap"}.get(line.kind, "ctx")
+        kinds = sorted({k for k, _ in line.marks})
+        if kinds:
+            cls += " " + " ".join(f"m-{k}" for k in kinds)
+        label = "".join(f'<span class="mk">{_e(_MARKED[k])}</span>' for k in kinds)
+        rows.append(
+            f'<tr class="{cls}"><td>{_e(line.old or "")}</td><td>{_e(line.new or "")}</td>'
+            f"<td><code>{_e(line.kind)} {_e(line.text)}</code>{label}</td></tr>"
+        )
+        rows += [
+            f'<tr class="why m-{_e(k)}"><td></td><td></td><td>{_e(text)}</td></tr>'
+            for k, text in line.marks
+        ]
+    table = (
+        '<table class="diff"><thead><tr><th scope="col">Base</th><th scope="col">Now</th>'
+        f'<th scope="col">Line</th></tr></thead><tbody>{"".join(rows)}</tbody></table>'
+        if rows
+        else ""
+    )
+    note = f'<p class="note">{_e(f.note)}</p>' if f.note else ""
+    return head + table + note
 
 
 def _traces(p: RunPage, ctx: Context) -> list[str]:

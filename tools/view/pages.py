@@ -207,6 +207,35 @@ class CardLink:
 
 
 @dataclass(frozen=True)
+class ChangeLine:
+    """A diff line: kept, removed or added (`…` between hunks), with what the run said of it:
+    (kind, text) pairs, kind one of uncovered, mutant, finding."""
+
+    kind: str
+    old: int | None
+    new: int | None
+    text: str
+    marks: list[tuple[str, str]]
+
+
+@dataclass(frozen=True)
+class DiffFile:
+    path: str
+    state: str  # added, modified or deleted
+    coverage: list[str]  # per criterion: how much of its changed statements the tests ran
+    lines: list[ChangeLine] = field(default_factory=list)
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class ChangeView:
+    """The change a run judged, or why it cannot be shown."""
+
+    files: list[DiffFile] = field(default_factory=list)
+    note: str = ""
+
+
+@dataclass(frozen=True)
 class RunPage:
     run_id: str
     contract_id: str
@@ -226,6 +255,7 @@ class RunPage:
     browser: Section | None = None  # the report's own section: every failing check in full
     adequacy: Section | None = None  # the report's own section: diff coverage, mutants, flaky
     traces: list[TraceLink] = field(default_factory=list)  # opened in Playwright's viewer
+    change: ChangeView = field(default_factory=ChangeView)  # the diff, marked line by line
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,7 @@ from referee.tools.store import (
     scorecards_for,
 )
 from referee.tools.store.calibration import calibration_rows
+from referee.tools.view.change import change_view
 from referee.tools.view.gather import hidden_criteria as _hidden
 from referee.tools.view.gather import run_visible, visible_evidence
 from referee.tools.view.pages import (
@@ -100,6 +101,7 @@ def run_page(store: Store, run_id: str, audience: Audience) -> RunPage:
         cards=_cards(store, ev) if audience == "evaluator" else [],
         **_report_sections(store, ev, {i.id for i in items if i.tool == "browser"}, hidden, p),
         traces=traced_items(store, stored, items),
+        change=change_view(ev, results, p),
     )
 
 
