@@ -257,3 +257,15 @@ def test_the_generator_view_serves_no_trace_of_a_hold_out(viewed: Viewed, tmp_pa
         assert _get(generator, link).status == 404
     finally:
         evaluator.close(), generator.close()
+
+
+def test_the_app_compares_any_two_runs_it_is_asked_for(served: ViewServer, viewed: Viewed) -> None:
+    from referee.tools.view import links
+
+    # The running app links every other run, the bundle only the previous one.
+    later, earlier = viewed.runs[2], viewed.runs[1]
+    page = _get(served, "/" + links.run(earlier))
+    assert page.status == 200 and links.compare_runs(later, earlier) in page.body
+    shown = _get(served, "/" + links.compare_runs(later, earlier))
+    assert shown.status == 200 and shown.getheader("Content-Security-Policy") == CSP
+    assert _get(served, "/runs-R1--R2.html").status == 404

@@ -191,3 +191,20 @@ async def test_a_failing_checks_trace_opens_in_playwrights_trace_viewer(
             called = page.get_by_text(re.compile("get_by_role|getByRole")).first
             await expect(called).to_be_visible()
             await _shot(page, "view-trace.png")
+
+
+async def test_read_a_runs_change_then_compare_it_with_the_previous_run(
+    page: Page, app: str, viewed: Viewed
+) -> None:
+    await page.goto(app + f"run-{viewed.runs[2]}.html")
+    unrun = page.locator("table.diff tr.add.m-uncovered")
+    await expect(unrun).to_contain_text("return -1")
+    await expect(unrun).to_contain_text("not executed")
+    await expect(page.get_by_text("not executed by AC-F-001's tests")).to_be_visible()
+    await _no_serious_violation(page)
+    await page.locator("table.diff").first.screenshot(path=str(IMAGES / "view-change.png"))
+    await page.get_by_role("link", name=f"compare with run {viewed.runs[1]}").click()
+    changed = page.get_by_role("row", name=re.compile("AC-F-001 \\(changed\\)"))
+    await expect(changed).to_contain_text("fail")
+    await expect(changed).to_contain_text("pass")
+    await _no_serious_violation(page)

@@ -367,3 +367,36 @@ def test_a_change_whose_objects_are_gone_is_said_not_shown(viewed: Viewed, tmp_p
     gone = ev.model_copy(update={"target": ev.target.model_copy(update={"repo": str(tmp_path)})})
     change = change_view(gone, ev.criteria, places(None, None))
     assert change.files == [] and "cannot be shown" in change.note
+
+
+def test_two_runs_are_compared_side_by_side(viewed: Viewed) -> None:
+    from referee.tools.view.compare import compare_runs_page
+
+    first, second = viewed.runs[1], viewed.runs[2]
+    page = compare_runs_page(viewed.store, first, second, "evaluator")
+    assert page.runs == (first, second)
+    criteria = {c.name: c for c in page.criteria}
+    assert (criteria["AC-F-001"].before, criteria["AC-F-001"].after) == ("fail", "pass")
+    assert {f.name for f in page.files} == {"src/calc.py", "tests/test_sum.py"}
+    dims = {d.name: d for d in page.dimensions}
+    assert dims["correctness"].changed
+    body = page_for(viewed.store, links.compare_runs(first, second), "evaluator", Context()).body
+    assert f"Run {first} → {second}" in html.unescape(body)
+    assert links.run(first) in body and links.run(second) in body
+    # The generator sees the same comparison without the hold-out.
+    hidden = compare_runs_page(viewed.store, first, second, "generator")
+    assert "AC-F-002" not in {c.name for c in hidden.criteria}
+
+
+def test_a_run_page_links_its_comparison_with_the_previous_run(viewed: Viewed) -> None:
+    first, second = viewed.runs[1], viewed.runs[2]
+    assert run_page(viewed.store, second, "evaluator").previous == first
+    assert run_page(viewed.store, first, "evaluator").previous is None
+    bundle = page_for(viewed.store, links.run(second), "evaluator", Context()).body
+    assert links.compare_runs(first, second) in bundle
+    assert links.compare_runs(first, second) in page_names(viewed.store, "evaluator")
+
+
+def test_comparing_with_a_run_that_is_not_stored_is_not_found(viewed: Viewed) -> None:
+    name = links.compare_runs(viewed.runs[1], "R20200101000000-00000000")
+    assert page_for(viewed.store, name, "evaluator", Context()).status == 404

@@ -123,6 +123,17 @@ def runs_for(store: Store, contract_id: str, iteration: int | None = None) -> li
     return [_stored(store, r) for r in rows]
 
 
+def run_index(store: Store, contract_id: str) -> list[tuple[str, int, str | None]]:
+    """(run id, iteration, evaluator) of each run of a contract, oldest first: enough to link
+    to runs without reading their bodies (the page a link opens reads and verifies its run)."""
+    rows = store.query(
+        "SELECT run_id, iteration, evaluator FROM runs WHERE contract_id = ?"
+        " ORDER BY created_at, seq",
+        (contract_id,),
+    )
+    return [(str(r["run_id"]), int(r["iteration"]), r["evaluator"]) for r in rows]
+
+
 def latest_iteration(store: Store, contract_id: str) -> int:
     """The highest iteration with a run or a scorecard, 0 when there is none."""
     row = store.query_one(

@@ -21,7 +21,7 @@ from referee.tools.report.view import analyse
 from referee.tools.store import Store, StoreTampered, load_scorecard
 from referee.tools.view import links
 from referee.tools.view.cache import RowCache
-from referee.tools.view.compare import calibration_page, compare_page
+from referee.tools.view.compare import calibration_page, compare_page, compare_runs_page
 from referee.tools.view.gather import contract_page, contracts_page, live_rows
 from referee.tools.view.html import (
     Context,
@@ -104,6 +104,8 @@ def _render(
     if m["cmp"]:
         found = compare_page(store, m["cmp"], int(m["a"]), int(m["b"]), audience)
         return compare_html(found, ctx)
+    if m["ra"]:
+        return compare_html(compare_runs_page(store, m["ra"], m["rb"], audience), ctx)
     evaluator_only: dict[str, Callable[[], str]] = {
         "calibration": lambda: calibration_html(calibration_page(store), ctx),
         "scorecard": lambda: scorecard_html(scorecard_page(store, _int(m["id"])), ctx),

@@ -8,7 +8,7 @@ from pathlib import Path
 from referee.tools.store import Store, contract_ids, load_contract, runs_for, scorecards_for
 from referee.tools.view import links
 from referee.tools.view.app import page_for
-from referee.tools.view.gather import run_visible
+from referee.tools.view.gather import previous_run, run_visible
 from referee.tools.view.html import Context
 from referee.tools.view.pages import Audience
 
@@ -24,6 +24,12 @@ def page_names(store: Store, audience: Audience) -> list[str]:
         contract = load_contract(store, cid)
         runs = [r for r in runs_for(store, cid) if run_visible(r.evaluation, contract, audience)]
         names += [links.run(r.run_id) for r in runs]
+        index = [(r.run_id, r.evaluation.iteration, r.evaluation.evaluator) for r in runs]
+        names += [
+            links.compare_runs(previous, run_id)
+            for run_id, _, evaluator in index
+            if (previous := previous_run(index, run_id, evaluator)) is not None
+        ]
         numbers = sorted({r.evaluation.iteration for r in runs})
         names += [links.compare(cid, a, b) for i, a in enumerate(numbers) for b in numbers[i + 1 :]]
         if audience == "evaluator":

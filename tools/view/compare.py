@@ -9,8 +9,15 @@ from referee.tools.models.evaluation import Evaluation, Finding
 from referee.tools.report.data import report_places
 from referee.tools.report.layout import num
 from referee.tools.report.places import Places
-from referee.tools.store import Store, StoredScorecard, load_contract, runs_for, scorecards_for
-from referee.tools.view.gather import visible_criteria, visible_evaluators
+from referee.tools.store import (
+    Store,
+    StoredScorecard,
+    load_contract,
+    load_run,
+    runs_for,
+    scorecards_for,
+)
+from referee.tools.view.gather import run_visible, visible_criteria, visible_evaluators
 from referee.tools.view.pages import (
     AgreementBar,
     Audience,
@@ -53,6 +60,59 @@ def compare_page(store: Store, contract_id: str, a: int, b: int, audience: Audie
     )
 
 
+def compare_runs_page(store: Store, a: str, b: str, audience: Audience) -> ComparePage:
+    """Run `a` against run `b`, of one contract or two: each run's own statuses, referee's
+    dimension values, findings and changed files (no scorecard: a run may have none yet).
+
+    Raises:
+        NotFound: no such run, or one the audience may not see.
+    """
+    runs = [load_run(store, a).evaluation, load_run(store, b).evaluation]
+    contracts = {r.contract_ref: load_contract(store, r.contract_ref) for r in runs}
+    for r in runs:
+        if not run_visible(r, contracts[r.contract_ref], audience):
+            raise NotFound("run", r.run_id, path="/run_id", hint="see the contract's page")
+    shown = {c.id for k in contracts.values() for c in visible_criteria(k, audience)}
+    first, second = runs
+    p = report_places(store, contracts[first.contract_ref])
+    before, after = _run_findings(first), _run_findings(second)
+    dims = sorted({*first.dimensions, *second.dimensions})
+    return ComparePage(
+        contract_id=first.contract_ref,
+        audience=audience,
+        a=first.iteration,
+        b=second.iteration,
+        criteria=[
+            Change(c, _run_status(first, c), _run_status(second, c))
+            for c in sorted(shown)
+            if any(x.id == c for r in runs for x in r.criteria)
+        ],
+        dimensions=[Change(d, _score(first, d), _score(second, d)) for d in dims],
+        findings_added=[_line(f, p) for k, f in after.items() if k not in before],
+        findings_removed=[_line(f, p) for k, f in before.items() if k not in after],
+        files=_run_files(first, second),
+        runs=(first.run_id, second.run_id),
+        contracts=(first.contract_ref, second.contract_ref),
+    )
+
+
+def _run_status(run: Evaluation, criterion: str) -> str:
+    return next((c.status for c in run.criteria if c.id == criterion), "—")
+
+
+def _score(run: Evaluation, dim: str) -> str:
+    found = run.dimensions.get(dim)
+    return "—" if found is None or found.score is None else num(found.score)
+
+
+def _run_findings(run: Evaluation) -> dict[tuple[str, str, str], Finding]:
+    return {(f.rule, f.location, f.message): f for f in run.findings}
+
+
+def _run_files(a: Evaluation, b: Evaluation) -> list[Change]:
+    return _file_changes(set(a.target.changed_files), set(b.target.changed_files))
+
+
 def _status(runs: list[Evaluation], n: int, criterion: str) -> str:
     found = "—"
     for r in runs:  # oldest first: the latest run of the iteration stands
@@ -73,9 +133,7 @@ def _mean(cards: list[StoredScorecard], n: int, dim: str) -> float | None:
 
 
 def _findings(runs: list[Evaluation], n: int) -> dict[tuple[str, str, str], Finding]:
-    return {
-        (f.rule, f.location, f.message): f for r in runs if r.iteration == n for f in r.findings
-    }
+    return {k: f for r in runs if r.iteration == n for k, f in _run_findings(r).items()}
 
 
 def _line(f: Finding, p: Places) -> FindingLine:
@@ -84,9 +142,12 @@ def _line(f: Finding, p: Places) -> FindingLine:
 
 def _files(runs: list[Evaluation], a: int, b: int) -> list[Change]:
     at = {n: {f for r in runs if r.iteration == n for f in r.target.changed_files} for n in (a, b)}
-    every = sorted(at[a] | at[b])
+    return _file_changes(at[a], at[b])
+
+
+def _file_changes(before: set[str], after: set[str]) -> list[Change]:
     mark = {True: "changed", False: "—"}
-    return [Change(f, mark[f in at[a]], mark[f in at[b]]) for f in every]
+    return [Change(f, mark[f in before], mark[f in after]) for f in sorted(before | after)]
 
 
 def calibration_page(store: Store, contract_id: str | None = None) -> CalibrationPage:

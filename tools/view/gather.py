@@ -56,9 +56,26 @@ def visible_evaluators(contract: Contract, audience: Audience) -> list[str]:
 def run_visible(evaluation: Evaluation, contract: Contract, audience: Audience) -> bool:
     """Whether the audience may see a run: not, for the generator, a run of an evaluator that
     owns only hold-outs (its very name would tell that hidden criteria exist)."""
-    if audience == "evaluator" or evaluation.evaluator is None:
+    return evaluator_visible(evaluation.evaluator, contract, audience)
+
+
+def evaluator_visible(evaluator: str | None, contract: Contract, audience: Audience) -> bool:
+    """Whether the audience may see a run of `evaluator` (None: every evaluator's run)."""
+    if audience == "evaluator" or evaluator is None:
         return True
-    return evaluation.evaluator in visible_evaluators(contract, audience)
+    return evaluator in visible_evaluators(contract, audience)
+
+
+RunEntry = tuple[str, int, str | None]  # run id, iteration, evaluator
+
+
+def previous_run(index: list[RunEntry], run_id: str, evaluator: str | None) -> str | None:
+    """The run a run is compared with first: its evaluator's previous run, else the run just
+    before it (`index` oldest first, as the run page and the bundle both read it)."""
+    at = next((n for n, r in enumerate(index) if r[0] == run_id), len(index))
+    earlier = index[:at]
+    same = [r[0] for r in earlier if r[2] == evaluator]
+    return same[-1] if same else earlier[-1][0] if earlier else None
 
 
 def hidden_criteria(contract: Contract) -> set[str]:

@@ -375,6 +375,7 @@ def run_html(p: RunPage, ctx: Context) -> str:
         parts += ["<h2>Issues</h2>", _findings(p.issues), "<h2>Scorecards</h2>", _cards(p)]
     parts += [section_html(sec) for sec in (p.adequacy, p.browser) if sec is not None]
     parts += _traces(p, ctx)
+    parts += _compare_with(p, ctx)
     parts += ["<h2>Logs</h2>", "".join(_log(log) for log in p.logs) or _none("no output")]
     return _shell(f"Run {p.run_id}", "\n".join(parts), p.audience, ctx)
 
@@ -418,6 +419,18 @@ def _diff_file(f: DiffFile) -> str:
     )
     note = f'<p class="note">{_e(f.note)}</p>' if f.note else ""
     return head + table + note
+
+
+def _compare_with(p: RunPage, ctx: Context) -> list[str]:
+    """Links to this run beside another: the previous one everywhere; in the running app, any
+    other run of the contract (a bundle holds only the pages it links)."""
+    others = ([p.previous] if p.previous else []) + (p.others if ctx.live else [])
+    items = [
+        _a(links.compare_runs(o, p.run_id), f"compare with run {o}")
+        + (" (the previous run)" if o == p.previous else "")
+        for o in others
+    ]
+    return ["<h2>Compare</h2>", _list(items, "no other run to compare with")]
 
 
 def _traces(p: RunPage, ctx: Context) -> list[str]:
@@ -578,24 +591,45 @@ def _verdict_form(p: ScorecardPage, ctx: Context) -> str:
 
 
 def compare_html(p: ComparePage, ctx: Context) -> str:
-    """Iteration a beside iteration b; rows that differ first."""
+    """Iteration a beside iteration b (or run a beside run b); rows that differ first."""
     title = f"{p.contract_id}: iteration {p.a} → {p.b}"
     heads = ["", f"Iteration {p.a}", f"Iteration {p.b}"]
+    where = f"<p>{_a(links.contract(p.contract_id), p.contract_id)}</p>"
+    if p.runs is not None:
+        title = f"Run {p.runs[0]} → {p.runs[1]}"
+        heads = ["", f"Run {p.runs[0]}", f"Run {p.runs[1]}"]
+        contracts = p.contracts or (p.contract_id, p.contract_id)
+        where = (
+            "<p>"
+            + " · ".join(
+                f"{_a(links.run(r), r)} ({_a(links.contract(c), c)}, iteration {n})"
+                for r, c, n in zip(p.runs, contracts, (p.a, p.b), strict=True)
+            )
+            + "</p>"
+        )
     parts = [
-        f"<p>{_a(links.contract(p.contract_id), p.contract_id)}</p>",
+        where,
         "<h2>Criteria</h2>",
         _changes(p.criteria, ["Criterion", *heads[1:]]),
-        "<h2>Dimensions (mean over evaluators)</h2>",
+        "<h2>Dimensions (referee's values)</h2>"
+        if p.runs
+        else "<h2>Dimensions (mean over evaluators)</h2>",
         _changes(p.dimensions, ["Dimension", *heads[1:]]),
         "<h2>Findings</h2>",
-        f"<h3>New at iteration {p.b}</h3>",
+        f"<h3>New at {_side(heads[2])}</h3>",
         _findings(p.findings_added),
-        f"<h3>Gone since iteration {p.a}</h3>",
+        f"<h3>Gone since {_side(heads[1])}</h3>",
         _findings(p.findings_removed),
         "<h2>Files changed since base</h2>",
         _changes(p.files, ["File", *heads[1:]]),
     ]
     return _shell(title, "\n".join(parts), p.audience, ctx)
+
+
+def _side(head: str) -> str:
+    """`Iteration 2` as a sentence says it (`iteration 2`); a run id keeps its case."""
+    word, _, rest = head.partition(" ")
+    return f"{_e(word.lower())} {_e(rest)}"
 
 
 def _changes(found: list[Change], headers: list[str]) -> str:

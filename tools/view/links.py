@@ -39,8 +39,15 @@ def compare(contract_id: str, a: int, b: int) -> str:
     return f"compare-{quote(contract_id, safe='')}--{a}-{b}.html"
 
 
+def compare_runs(a: str, b: str) -> str:
+    """Two runs side by side (run ids hold no `--`)."""
+    return f"runs-{quote(a, safe='')}--{quote(b, safe='')}.html"
+
+
 PAGE = re.compile(
     r"^(?:(?P<index>index)|(?P<calibration>calibration)|(?P<live>live)"
     r"|(?P<kind>contract|report|run|scorecard)-(?P<id>[A-Za-z0-9._-]+)"
-    r"|compare-(?P<cmp>[A-Za-z0-9._-]+?)--(?P<a>\d{1,3})-(?P<b>\d{1,3}))\.html$"
+    r"|compare-(?P<cmp>[A-Za-z0-9._-]+?)--(?P<a>\d{1,3})-(?P<b>\d{1,3})"
+    r"|runs-(?P<ra>[A-Za-z0-9._]+(?:-[A-Za-z0-9._]+)*)--(?P<rb>[A-Za-z0-9._]+(?:-[A-Za-z0-9._]+)*))"
+    r"\.html$"
 )

@@ -256,6 +256,8 @@ class RunPage:
     adequacy: Section | None = None  # the report's own section: diff coverage, mutants, flaky
     traces: list[TraceLink] = field(default_factory=list)  # opened in Playwright's viewer
     change: ChangeView = field(default_factory=ChangeView)  # the diff, marked line by line
+    previous: str | None = None  # the run this one is compared with first (its evaluator's last)
+    others: list[str] = field(default_factory=list)  # the contract's other runs, newest first
 
 
 @dataclass(frozen=True)
@@ -338,6 +340,8 @@ class ComparePage:
     findings_added: list[FindingLine]
     findings_removed: list[FindingLine]
     files: list[Change]
+    runs: tuple[str, str] | None = None  # two runs compared, rather than two iterations
+    contracts: tuple[str, str] | None = None  # the runs' contracts
 
 
 @dataclass(frozen=True)

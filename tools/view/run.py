@@ -32,12 +32,18 @@ from referee.tools.store import (
     load_contract,
     load_run,
     load_scorecard,
+    run_index,
     scorecards_for,
 )
 from referee.tools.store.calibration import calibration_rows
 from referee.tools.view.change import change_view
+from referee.tools.view.gather import (
+    evaluator_visible,
+    previous_run,
+    run_visible,
+    visible_evidence,
+)
 from referee.tools.view.gather import hidden_criteria as _hidden
-from referee.tools.view.gather import run_visible, visible_evidence
 from referee.tools.view.pages import (
     Audience,
     CardLink,
@@ -79,6 +85,7 @@ def run_page(store: Store, run_id: str, audience: Audience) -> RunPage:
     criteria.sort(key=lambda c: _ORDER.get(c.status, 1))
     tests = [t for i in items for t in _tests(i, anchors, p)]
     tests.sort(key=lambda t: t.outcome not in _FAILED)
+    previous, others = _neighbours(store, ev, contract, audience)
     return RunPage(
         run_id=ev.run_id,
         contract_id=ev.contract_ref,
@@ -102,7 +109,25 @@ def run_page(store: Store, run_id: str, audience: Audience) -> RunPage:
         **_report_sections(store, ev, {i.id for i in items if i.tool == "browser"}, hidden, p),
         traces=traced_items(store, stored, items),
         change=change_view(ev, results, p),
+        previous=previous,
+        others=others,
     )
+
+
+_OTHERS = 20
+
+
+def _neighbours(
+    store: Store, ev: Evaluation, contract: Contract, audience: Audience
+) -> tuple[str | None, list[str]]:
+    """The runs this one can be compared with: its evaluator's previous run (else the run just
+    before it) first, then the contract's other visible runs, newest first."""
+    index = [
+        r for r in run_index(store, ev.contract_ref) if evaluator_visible(r[2], contract, audience)
+    ]
+    previous = previous_run(index, ev.run_id, ev.evaluator)
+    others = [r[0] for r in reversed(index) if r[0] not in (ev.run_id, previous)]
+    return previous, others[:_OTHERS]
 
 
 def _report_sections(
