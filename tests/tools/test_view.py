@@ -7,6 +7,7 @@ import html
 import re
 import sqlite3
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -400,3 +401,25 @@ def test_a_run_page_links_its_comparison_with_the_previous_run(viewed: Viewed) -
 def test_comparing_with_a_run_that_is_not_stored_is_not_found(viewed: Viewed) -> None:
     name = links.compare_runs(viewed.runs[1], "R20200101000000-00000000")
     assert page_for(viewed.store, name, "evaluator", Context()).status == 404
+
+
+def test_the_contracts_list_plots_the_history_across_contracts(viewed: Viewed) -> None:
+    from referee.tools.view.gather import HISTORY, history
+    from referee.tools.view.html import contracts_html
+
+    def row(n: int, weighted: float | None, iteration: int) -> ContractRow:
+        stamp = f"2026-11-{n:02d}T10:00:00"
+        return ContractRow(f"SC-task-{n}", "goal", "DELIVER", iteration, 3, stamp, ("e",), weighted)
+
+    rows = [row(n, 3.0 - n / 20, 1 + n % 3) for n in range(1, 26)]
+    plot = history(list(reversed(rows)))
+    assert plot is not None and len(plot.xs) == HISTORY
+    assert plot.columns[0] == "SC-task-6" and plot.columns[-1] == "SC-task-25"  # oldest first
+    scores = next(s for s in plot.series if s.label == "weighted score").values
+    assert scores[0] == 3.0 - 6 / 20 and scores[-1] == 3.0 - 25 / 20
+    assert history(rows[:1]) is None  # one contract is no history
+    page = contracts_page(viewed.store, "evaluator", Filters())
+    body = contracts_html(replace(page, history=plot), "evaluator", Context())
+    assert 'id="history-figure"' in body and ">contract</text>" in body and "SC-task-25" in body
+    # The store's own row carries its latest weighted score, from the evaluators' cards.
+    assert page.rows[0].weighted is not None

@@ -132,7 +132,32 @@ def contracts_page(
     cut = shown[(at - 1) * page_size : at * page_size] if page_size else shown
     names = sorted({e for r in every for e in r.evaluators})
     live = live_rows(store, audience)
-    return ContractsPage(cut, len(every), len(shown), filters, DECISIONS, names, pages, live)
+    return ContractsPage(
+        cut, len(every), len(shown), filters, DECISIONS, names, pages, live, history(shown)
+    )
+
+
+HISTORY = 20
+
+
+def history(rows: list[ContractRow]) -> Plot | None:
+    """The last contracts by activity, oldest first: each one's latest weighted score and the
+    iterations it took, so a trend across tasks shows (scores falling, loops lengthening)."""
+    recent = sorted(rows, key=lambda r: r.last_activity)[-HISTORY:]
+    if len(recent) < 2:
+        return None
+    top = max([*(r.scale_max for r in recent), *(float(r.iteration) for r in recent)])
+    return Plot(
+        f"The last {len(recent)} contracts, oldest first",
+        list(range(1, len(recent) + 1)),
+        [
+            Series("weighted score", [r.weighted for r in recent]),
+            Series("iterations used", [float(r.iteration) for r in recent]),
+        ],
+        top,
+        x_label="contract",
+        columns=[r.id for r in recent],
+    )
 
 
 def live_rows(store: Store, audience: Audience, contract_id: str | None = None) -> list[LiveRow]:
@@ -162,14 +187,20 @@ def _row(store: Store, contract: Contract, audience: Audience) -> ContractRow:
     decided = aggregates_for(store, contract.id)
     cards = scorecards_for(store, contract.id)
     times = [contract.created_at, *(a.created_at for a in decided), *(c.stored_at for c in cards)]
+    names = visible_evaluators(contract, audience)
+    iteration = latest_iteration(store, contract.id)
+    last = [c for c in cards if c.iteration == iteration and c.evaluator in names]
+    weights = [w for c in last if (w := _number(c.computed.get("weighted_score"))) is not None]
     return ContractRow(
         id=contract.id,
         goal=contract.goal,
         decision=decided[-1].decision if decided else None,
-        iteration=latest_iteration(store, contract.id),
+        iteration=iteration,
         max_iterations=contract.max_iterations,
         last_activity=max(times),
-        evaluators=tuple(visible_evaluators(contract, audience)),
+        evaluators=tuple(names),
+        weighted=round(sum(weights) / len(weights), 3) if weights else None,
+        scale_max=max([3.0, *(_number(c.computed.get("scale_max")) or 3.0 for c in last)]),
     )
 
 

@@ -134,7 +134,8 @@ def contracts_html(p: ContractsPage, audience: str, ctx: Context, updating: bool
     )
     fresh = " (the store changed: the list is being brought up to date)" if updating else ""
     shown = f'<p class="note">{p.matching} of {p.total} contracts{_page_of(p)}{fresh}</p>'
-    body = _running(p.running, ctx) + _filters(p, ctx) + shown + table + _pager(p)
+    trend = f"<h2>History</h2>{_plot(p.history, 'history-figure')}" if p.history else ""
+    body = _running(p.running, ctx) + _filters(p, ctx) + shown + table + _pager(p) + trend
     return _shell("Contracts", body, audience, ctx)
 
 
@@ -317,7 +318,7 @@ def _pairs(p: ContractPage) -> str:
 
 
 def _plot(plot: Plot, ident: str) -> str:
-    headers = ["Series", *(f"Iteration {x}" for x in plot.xs)]
+    headers = ["Series", *(plot.columns or [f"Iteration {x}" for x in plot.xs])]
     rows = [_tr(_e(s.label), *(_e(num(v)) for v in s.values)) for s in plot.series]
     return (
         f'<figure class="chart"><figcaption>{_e(plot.title)}'

@@ -33,6 +33,8 @@ class ContractRow:
     max_iterations: int
     last_activity: str
     evaluators: tuple[str, ...]
+    weighted: float | None = None  # the latest iteration's weighted score, over its evaluators
+    scale_max: float = 3.0
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,7 @@ class ContractsPage:
     evaluators: list[str]
     pages: int = 1
     running: list[LiveRow] = field(default_factory=list)
+    history: Plot | None = None  # across the contracts the filters let through
 
 
 @dataclass(frozen=True)
@@ -126,6 +129,8 @@ class Plot:
     xs: list[int]
     series: list[Series]
     y_max: float
+    x_label: str = "iteration"
+    columns: list[str] = field(default_factory=list)  # the table's column names; none: Iteration N
 
 
 @dataclass(frozen=True)

@@ -44,7 +44,8 @@ def _axes(plot: Plot) -> str:
         f' text-anchor="end">{v:g}</text>'
         for v in (0, plot.y_max / 2, plot.y_max)
     )
-    return levels + ticks + f'<text x="{W / 2}" y="{H - 4}" text-anchor="middle">iteration</text>'
+    label = html.escape(plot.x_label)
+    return levels + ticks + f'<text x="{W / 2}" y="{H - 4}" text-anchor="middle">{label}</text>'
 
 
 def _line(plot: Plot, k: int) -> str:
