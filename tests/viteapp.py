@@ -7,7 +7,6 @@ The app is the browser fixture `todos.html` split as a Vite project is: `index.h
 from __future__ import annotations
 
 import re
-import socket
 from pathlib import Path
 from typing import Any
 
@@ -33,12 +32,6 @@ export default {
   }],
 };
 """
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def vite_app(path: Path, *, crash: bool = False, main_js: str | None = None) -> Path:

@@ -296,8 +296,15 @@ _NOT_FOUND: dict[str, Meaning] = {
         "An evidence id that the run does not have.", "Use ids from evaluate's `evidence` list."
     ),
     "unknown_screenshot": _e(
-        "The evidence has no screenshot: only browser evidence has one.",
-        "Ask for the screenshot of a browser check's evidence.",
+        "The evidence has no screenshot: only browser evidence has one. `referee baseline"
+        " accept`: the run took no image for that criterion (or `--name`), or the name is not"
+        " one of its screenshot expectations.",
+        "Ask for the screenshot of a browser check's evidence; accept a run that took one.",
+    ),
+    "unknown_criterion": _e(
+        "`referee baseline accept`: the run's contract has no criterion of that id with"
+        " screenshot expectations.",
+        "Name a browser criterion whose check has a `screenshot` expectation.",
     ),
     "unknown_scorecard": _e(
         "A scorecard id that is not stored.", "Use an id validate_scorecard returned."

@@ -23,6 +23,7 @@ COMMANDS = (
     "aggregate",
     "ci",
     "checkout",
+    "baseline",
     "report",
     "view",
     "capture",

@@ -7,41 +7,27 @@ import base64
 import json
 import os
 import shutil
-import socket
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+from browsers import free_port, needs_browser
 from gitrepo import make_repo
 from mcp import Client
 from mcp_calls import call
 from runs import judged
 
 from referee.server.app import build_server
-from referee.tools.browser.chromium import ChromiumNotFound, find_chromium
 from referee.tools.settings import Settings
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "browser"
 
-try:
-    find_chromium()
-    NO_BROWSER = None
-except ChromiumNotFound as exc:
-    NO_BROWSER = str(exc)
-
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.anyio,
-    pytest.mark.browser,
-    pytest.mark.skipif(NO_BROWSER is not None, reason=f"no Chromium: {NO_BROWSER}"),
+    *needs_browser,
 ]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @pytest.fixture

@@ -18,25 +18,18 @@ from typing import Any
 
 import pytest
 import yaml
+from browsers import free_port, needs_browser
 from mcp import Client
-from viteapp import NO_VITE, browser, free_port, main_js, serve_block, todomvc_checks, vite_app
+from viteapp import NO_VITE, browser, main_js, serve_block, todomvc_checks, vite_app
 
 from referee.server.app import build_server
 from referee.server.cli import main
-from referee.tools.browser.chromium import ChromiumNotFound, find_chromium
 from referee.tools.settings import Settings
-
-try:
-    find_chromium()
-    NO_BROWSER = None
-except ChromiumNotFound as exc:
-    NO_BROWSER = str(exc)
 
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.anyio,
-    pytest.mark.browser,
-    pytest.mark.skipif(NO_BROWSER is not None, reason=f"no Chromium: {NO_BROWSER}"),
+    *needs_browser,
     pytest.mark.skipif(NO_VITE is not None, reason=str(NO_VITE)),
 ]
 # A generator's bug: Enter no longer adds the todo.

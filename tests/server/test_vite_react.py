@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 import yaml
-from browsers import needs_browser
+from browsers import free_port, needs_browser
 from mcp import Client
 from reactapp import BREAK_ADD, NO_REACT, react_app
-from viteapp import NO_VITE, free_port, main_js, serve_block, todomvc_checks
+from viteapp import NO_VITE, main_js, serve_block, todomvc_checks
 
 from referee.server.app import build_server
 from referee.server.cli import main

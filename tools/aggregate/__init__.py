@@ -11,9 +11,18 @@ history      comparability segments, gaming indicator, iteration scores, best it
 alerts       regression, saturation, trend, not_comparable; per-dimension changes
 correlation  proxy-true correlation (recalibrate)
 notes        escalation reasons and quality notes for the person running the loop
+baselines    a delivered iteration's screenshots become its baselines; accepted by hand; listed
 """
 
+from referee.tools.aggregate.baselines import accept_baselines, list_baselines
 from referee.tools.aggregate.brief import hidden_checks_text
 from referee.tools.aggregate.entry import aggregate, decision_at_bound, latest_brief
 
-__all__ = ["aggregate", "decision_at_bound", "hidden_checks_text", "latest_brief"]
+__all__ = [
+    "accept_baselines",
+    "aggregate",
+    "decision_at_bound",
+    "hidden_checks_text",
+    "latest_brief",
+    "list_baselines",
+]

@@ -20,6 +20,7 @@ from referee.tools.aggregate.alerts import (
     saturation_alerts,
     trend_alerts,
 )
+from referee.tools.aggregate.baselines import keep_delivered_baselines
 from referee.tools.aggregate.brief import build_brief
 from referee.tools.aggregate.budget import loop_budget
 from referee.tools.aggregate.correlation import recalibrate_alerts
@@ -150,6 +151,9 @@ def aggregate(
         body=result.model_dump(mode="json", by_alias=True),
         created_at=now().astimezone(UTC).isoformat(),
     )
+    if result.decision == "DELIVER":
+        delivered = result.delivered_iteration or target
+        keep_delivered_baselines(store, contract, delivered, now().astimezone(UTC).isoformat())
     return result
 
 

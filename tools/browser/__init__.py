@@ -11,6 +11,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from referee.tools.browser.baselines import Baseline
     from referee.tools.browser.check import run_browser_check
     from referee.tools.browser.chromium import (
         ChromiumInfo,
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
     from referee.tools.browser.pool import NO_DNS, BrowserPool, BrowserUnavailable
 
 _EXPORTS = {
+    "Baseline": ".baselines",
     "run_browser_check": ".check",
     "ChromiumInfo": ".chromium",
     "ChromiumNotFound": ".chromium",
@@ -38,6 +40,7 @@ _EXPORTS = {
 }
 __all__ = [
     "NO_DNS",
+    "Baseline",
     "BrowserOutcome",
     "BrowserPool",
     "BrowserUnavailable",

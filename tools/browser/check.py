@@ -23,7 +23,7 @@ import re
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Sequence
 from contextlib import asynccontextmanager, suppress
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import anyio
@@ -50,6 +50,7 @@ from referee.tools.browser.outcome import (
 )
 from referee.tools.browser.policy import UrlPolicy, UrlRefused, checked_url, url_pattern
 from referee.tools.browser.pool import BrowserPool, BrowserUnavailable
+from referee.tools.browser.shots import ShotSource
 from referee.tools.browser.steps import NAVIGATIONS, PlannedStep, interrupted, run_step
 from referee.tools.models.browser import (
     A11yExpect,
@@ -125,6 +126,7 @@ async def run_browser_check(
     allow_hosts: Collection[str] = (),
     setup: Sequence[AnyStep] = (),
     gate: Gate | None = None,
+    baselines: Callable[[str], bytes | None] | None = None,
 ) -> BrowserOutcome:
     """Drive a page in the pool's Chromium and judge the check's expectations.
 
@@ -139,6 +141,8 @@ async def run_browser_check(
         setup: The contract's ``browser_setup`` steps, run first.
         gate: Asked once the check has its page (and again before a traced re-run): a reason
             not to run it (the served app has exited), or None.
+        baselines: The criterion's screenshot baselines by name (None without one); None:
+            screenshot expectations cannot be judged here.
 
     Returns:
         ``pass`` or ``fail`` with the evidence, or ``unscored`` (passed None) with a reason when
@@ -157,8 +161,9 @@ async def run_browser_check(
         return _unscored(exc.url, exc.reason, asked)
     run = _Run(url=next(p.url or "" for p in plan if p.phase == "open"), base_url=base_url)
     files = _Files(artifacts_dir / f"{name}.png", artifacts_dir / f"{name}.trace.zip", repo_root)
+    shots = ShotSource(artifacts_dir, name, baselines) if baselines is not None else None
     try:
-        job = _Job(pool, check, plan, policy, files, gate)
+        job = _Job(pool, check, plan, policy, files, gate, shots)
         await _run_in_browser(job, run, asked)
         run.ended = time.monotonic()
         if run.failing and not run.unscored:
@@ -168,7 +173,7 @@ async def run_browser_check(
     except PlaywrightError as exc:
         # Opening the page itself failed (the browser died between checks): not the page's fault.
         return _unscored(run.url, f"the browser failed: {error_text(exc)}", asked)
-    return _outcome(check, run)
+    return _outcome(check, run, shots.images if shots else [])
 
 
 def _plan(
@@ -201,6 +206,7 @@ class _Job:
     policy: UrlPolicy
     files: _Files
     gate: Gate | None = None
+    shots: ShotSource | None = None
 
 
 async def _run_in_browser(job: _Job, run: _Run, asked: float, trace: Path | None = None) -> None:
@@ -223,8 +229,14 @@ async def _run_in_browser(job: _Job, run: _Run, asked: float, trace: Path | None
         events = run.events = PageEvents(job.policy, track_inflight=inflight)
         page = await _open_page(ctx, events)
         tracing = trace is not None and await _start_trace(ctx)
+        # The traced re-run's images are not the verdict's: they go where nothing keeps them.
+        shots = job.shots
+        if shots is not None and trace is not None:
+            shots = replace(shots, folder=shots.folder / "traced-run", images=[])
         with anyio.move_on_after(check.timeout_s + _GRACE_S) as scope:
-            await _drive(ctx if tracing else None, page, check, job.plan, run, job.files.root)
+            await _drive(
+                ctx if tracing else None, page, check, job.plan, run, job.files.root, shots
+            )
         run.timed_out = run.timed_out or scope.cancelled_caught
         if trace is None:
             await _capture(page, run, job.files.shot)
@@ -305,6 +317,7 @@ async def _drive(
     plan: Sequence[PlannedStep],
     run: _Run,
     files_root: Path | None,
+    shots: ShotSource | None = None,
 ) -> None:
     assert run.events is not None
     expecting = ExpectContext(
@@ -314,6 +327,7 @@ async def _drive(
         check.expect_timeout_s,
         action_timeout_s=check.action_timeout_s,
         base_url=run.base_url,
+        shots=shots,
     )
     expecting.watch(check.expect)
     try:
@@ -444,7 +458,7 @@ def _cap(text: str) -> str:
     return text if len(text) <= ARIA_LIMIT else text[:ARIA_LIMIT] + "\n… (truncated)"
 
 
-def _outcome(check: BrowserCheck, run: _Run) -> BrowserOutcome:
+def _outcome(check: BrowserCheck, run: _Run, images: list[str]) -> BrowserOutcome:
     events = run.events
     status, reason = _verdict(check, run)
     return BrowserOutcome(
@@ -465,6 +479,7 @@ def _outcome(check: BrowserCheck, run: _Run) -> BrowserOutcome:
         aria_snapshot=run.aria,
         screenshot=run.screenshot,
         trace=run.trace,
+        images=list(images),
         ran=not run.not_run,
         duration_s=round((run.ended or time.monotonic()) - run.started, 3),
         queued_s=run.queued_s,
@@ -494,9 +509,13 @@ def _verdict(check: BrowserCheck, run: _Run) -> tuple[BrowserStatus, str]:
         for e in run.expectations
         if e.warning
     ]
+    pending = [e.pending for e in run.expectations if e.pending]
     if problems:
         notes = [run.retry_note] if run.retry_note else []
-        return "fail", clip("\n".join([*problems, *warnings, *notes]), REASON_LIMIT)
+        return "fail", clip("\n".join([*problems, *warnings, *pending, *notes]), REASON_LIMIT)
+    if pending:
+        # Nothing failed, and an image has no baseline to be held to: the judge decides.
+        return "unscored", clip("\n".join([*pending, *warnings]), REASON_LIMIT)
     held = len(run.expectations)
     verdict = f"all {held} expectations held" if held else "every step ran; no expectations"
     return "pass", clip("\n".join([verdict, *warnings]), REASON_LIMIT)

@@ -28,6 +28,7 @@ from referee.tools.browser.locators import describe, locate
 from referee.tools.browser.messages import error_text, is_timeout, verbatim_text
 from referee.tools.browser.outcome import A11yViolation, ExpectationResult, at_or_above
 from referee.tools.browser.policy import url_pattern
+from referee.tools.browser.shots import ShotSource, judge_screenshot
 from referee.tools.errors import RefereeError
 from referee.tools.models.browser import (
     A11yExpect,
@@ -47,6 +48,7 @@ from referee.tools.models.browser import (
     HiddenExpect,
     NoConsoleErrorsExpect,
     NoFailedRequestsExpect,
+    ScreenshotExpect,
     TextExpect,
     TitleContainsExpect,
     TitleExpect,
@@ -75,6 +77,7 @@ class Judged(NamedTuple):
     detail: str
     warning: str = ""
     message: str = ""
+    pending: str = ""
 
 
 @cache
@@ -110,6 +113,7 @@ class ExpectContext:
     axe_runs: dict[str, list[A11yViolation]] = field(default_factory=dict)
     watched: dict[str, Locator] = field(default_factory=dict)
     seen: set[str] = field(default_factory=set)
+    shots: ShotSource | None = None
 
     def watch(self, expectations: list[Expectation]) -> None:
         """Remember the `hidden` targets, whose absence could pass for a typo (see `observe`)."""
@@ -159,6 +163,7 @@ async def evaluate(ctx: ExpectContext, exp: Expectation, number: int) -> Expecta
         detail=judged.detail,
         message=judged.message,
         warning=judged.warning,
+        pending=judged.pending,
     )
 
 
@@ -176,6 +181,9 @@ def target_of(exp: Expectation) -> str:
         scoped += [f"without {', '.join(exp.exclude)}"] if exp.exclude else []
         scoped += [f"rules {', '.join(exp.rules)}"] if exp.rules else []
         return " ".join([f"{bound} at or above {exp.min_impact}", *scoped])
+    if isinstance(exp, ScreenshotExpect):
+        part = f" of {describe(exp.selector)}" if exp.selector is not None else ""
+        return f"{exp.name}{part}"
     if isinstance(exp, AttributeExpect | CssExpect):
         return f"{describe(exp.selector)} [{exp.name}]"
     return describe(getattr(exp, "selector", None))
@@ -403,6 +411,13 @@ async def _editable(ctx: ExpectContext, exp: EditableExpect, wait_ms: float) -> 
     return await _asserted(assertion, "editable" if exp.editable else "not editable")
 
 
+async def _screenshot(ctx: ExpectContext, exp: ScreenshotExpect, wait_ms: float) -> Judged:
+    if ctx.shots is None:
+        return Judged(False, "no baseline store: screenshots are compared only by evaluate")
+    found = await judge_screenshot(ctx.page, exp, wait_ms, ctx.shots)
+    return Judged(found.ok, found.detail, pending=found.pending)
+
+
 def _shown(equals: str | list[str] | None, matches: str | list[str] | None) -> str:
     return f"{equals!r}" if matches is None else f"matching {matches!r}"
 
@@ -532,5 +547,6 @@ _HANDLERS: dict[type, _Handler] = {
     NoConsoleErrorsExpect: _no_console_errors,
     NoFailedRequestsExpect: _no_failed_requests,
     A11yExpect: _a11y,
+    ScreenshotExpect: _screenshot,
 }
 _WAITING = frozenset(_HANDLERS) - {NoConsoleErrorsExpect, NoFailedRequestsExpect, A11yExpect}

@@ -67,6 +67,9 @@ class ExpectationResult(_Frozen):
         default="", description="Playwright's message verbatim, when it raised one"
     )
     warning: str = Field(default="", description="Held, but perhaps not for the reason meant")
+    pending: str = Field(
+        default="", description="Not judged yet: why (a screenshot with no baseline)"
+    )
 
 
 class PageError(_Frozen):
@@ -131,6 +134,10 @@ class BrowserOutcome(_Frozen):
     a11y_violations: list[A11yViolation] = Field(default_factory=list)
     aria_snapshot: str = ""
     screenshot: str | None = Field(default=None, description="Path of the full-page PNG")
+    images: list[str] = Field(
+        default_factory=list,
+        description="Paths of the screenshot expectations' images (actual, and diff)",
+    )
     trace: str | None = Field(
         default=None, description="Path of the Playwright trace (failing checks only)"
     )

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import anyio
 import anyio.to_thread
 
+from referee.tools.browser.baselines import store_baselines
 from referee.tools.create_contract import contract_rubrics
 from referee.tools.errors import InvalidInput, Problem
 from referee.tools.evaluate.canary import Disguise, plan_canary, record_canary
@@ -181,6 +182,7 @@ async def _evaluate_live(
                 on_progress=deps.on_progress,
                 holdouts=holdout_source(deps.settings, deps.store.key),
                 config=load_config(deps.store, contract),
+                baselines=store_baselines(deps.store),
             )
         )
         observed = await anyio.to_thread.run_sync(tree_changed, workspace, isolated.launcher)

@@ -35,6 +35,10 @@ __all__ = ["PROMPT_URI", "assemble", "baseline_of", "criterion_result", "finding
 
 PROMPT_URI = "prompt://evaluator"
 _BASELINE_SHOWN = 5
+# Checks that ran and left the verdict to the judge on purpose (a screenshot with no baseline
+# yet: the judge reads the image), rather than failing to judge: the criterion waits for the
+# judge as a manual one does, where any other unscored check fails it.
+JUDGE_DECIDES = frozenset({ReasonCode.NO_BASELINE})
 
 
 def criterion_result(criterion: Criterion, result: GradeResult | None) -> CriterionResult:
@@ -56,7 +60,7 @@ def criterion_result(criterion: Criterion, result: GradeResult | None) -> Criter
     return CriterionResult(
         id=criterion.id,
         evaluator=criterion.evaluator,
-        pass_=result.passed,
+        pass_=None if result.code in JUDGE_DECIDES else result.passed,
         status=result.status,
         reason_code=result.code,
         reason=result.reason,

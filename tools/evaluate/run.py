@@ -61,6 +61,7 @@ from referee.tools.tampering.harness import harness_changes
 from referee.tools.text import counted
 
 if TYPE_CHECKING:
+    from referee.tools.browser.baselines import BaselineStore
     from referee.tools.browser.pool import BrowserPool
 
 __all__ = ["Outcomes", "Progress", "RunPlan", "run_checks"]
@@ -98,6 +99,7 @@ class RunPlan:
     on_progress: Progress | None = None
     holdouts: HoldoutSource | None = None
     config: ContractConfig | None = None
+    baselines: BaselineStore | None = None
 
 
 class _Once(Generic[T]):
@@ -245,6 +247,7 @@ async def _context(plan: RunPlan, scratch: Path) -> AsyncIterator[GradeContext]:
                 evaluated_view, ws, run_root, anonymous_folder(scratch)
             ),
             network=_Once(lambda: private_network(ctx, stack)).get,
+            baselines=plan.baselines,
         )
         yield ctx
 

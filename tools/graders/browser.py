@@ -4,6 +4,7 @@ seen."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -14,7 +15,7 @@ from referee.tools.browser.outcome import at_or_above, lowest_impact
 from referee.tools.errors import RefereeError
 from referee.tools.graders.base import GradeContext, GradeResult, ServeState, unscored
 from referee.tools.graders.serve import exit_problem, gone_code
-from referee.tools.models.browser import A11yExpect, BrowserCheck
+from referee.tools.models.browser import A11yExpect, BrowserCheck, ScreenshotExpect
 from referee.tools.models.common import ReasonCode
 from referee.tools.models.contract import Criterion
 
@@ -53,6 +54,7 @@ async def grade_browser(ctx: GradeContext, criterion: Criterion) -> GradeResult:
         allow_hosts=ctx.settings.allow_hosts,
         setup=ctx.contract.browser_setup,
         gate=serving if serve.process is not None else None,
+        baselines=_baselines(ctx, criterion) if _takes_screenshots(check) else None,
     )
     if not outcome.ran:
         return unscored(gone_code(serve), outcome.reason, list(serve.evidence_ids))
@@ -64,7 +66,7 @@ async def grade_browser(ctx: GradeContext, criterion: Criterion) -> GradeResult:
         exit_code=None if outcome.passed is None else int(not outcome.passed),
         duration_s=outcome.duration_s,
         criterion_id=criterion.id,
-        extra_artifacts=_files(outcome.screenshot, outcome.trace),
+        extra_artifacts=_files(outcome.screenshot, outcome.trace, *outcome.images),
         details=_details(outcome),
     )
     ids = [item.id, *serve.evidence_ids]
@@ -100,9 +102,25 @@ async def _serve_with_a_browser(ctx: GradeContext) -> ServeState:
     return served
 
 
+def _takes_screenshots(check: BrowserCheck) -> bool:
+    return any(isinstance(e, ScreenshotExpect) for e in check.expect)
+
+
+def _baselines(ctx: GradeContext, criterion: Criterion) -> Callable[[str], bytes | None]:
+    store = ctx.baselines
+
+    def baseline(name: str) -> bytes | None:
+        found = store.load(ctx.contract.id, criterion.id, name) if store else None
+        return found.png if found else None
+
+    return baseline
+
+
 def _code(outcome: BrowserOutcome) -> ReasonCode:
     if outcome.status == "pass":
         return ReasonCode.PASSED
+    if outcome.status == "unscored" and any(e.pending for e in outcome.expectations):
+        return ReasonCode.NO_BASELINE
     return ReasonCode.EXPECTATION_FAILED if outcome.status == "fail" else ReasonCode.BROWSER_FAILED
 
 

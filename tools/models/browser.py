@@ -358,6 +358,33 @@ class AriaSnapshotExpect(_Waiting):
     snapshot: str = Field(min_length=1, description='The template: - heading "todos" [level=1]')
 
 
+_ShotName = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,59}$")]
+
+
+class ScreenshotExpect(_Waiting):
+    """The page, or one element, looks as its baseline does (`toHaveScreenshot`): at most
+    `max_diff_pixels` pixels (and at most `max_diff_pixel_ratio` of them) differ by more than
+    `threshold`. The baseline lives in referee's store, never in the tree: the delivered
+    iteration's image, or one accepted by hand (`referee baseline accept`); until there is one,
+    the check is unscored and the judge reads this run's image."""
+
+    type: Literal["screenshot"]
+    name: _ShotName = Field(description="The baseline's name within the criterion: home, cart")
+    selector: Selector | None = Field(default=None, description="One element; default the page")
+    full_page: bool = False
+    mask: list[Selector] = Field(
+        default_factory=list, max_length=20, description="Painted over in both images (a clock)"
+    )
+    threshold: float = Field(
+        default=0.2,
+        ge=0,
+        le=1,
+        description="How far a pixel's colour may move (0-1 of the widest channel) and match",
+    )
+    max_diff_pixels: int = Field(default=0, ge=0)
+    max_diff_pixel_ratio: float | None = Field(default=None, ge=0, le=1)
+
+
 class ValueExpect(_EqualsOrMatches):
     """The value of an input, textarea or select (`toHaveValue`): `equals` or `matches`."""
 
@@ -459,6 +486,7 @@ AnyExpectation = (
     | FocusedExpect
     | EditableExpect
     | AriaSnapshotExpect
+    | ScreenshotExpect
 )
 Expectation = Annotated[AnyExpectation, Field(discriminator="type")]
 
@@ -489,3 +517,13 @@ class BrowserCheck(Model):
         le=600,
         description="How long each expectation may wait to hold, unless it sets its own timeout_s",
     )
+
+    @model_validator(mode="after")
+    def _one_baseline_per_name(self) -> BrowserCheck:
+        # A name is the baseline's key within the criterion: two images under one name would
+        # each be held to the other's baseline.
+        names = [e.name for e in self.expect if isinstance(e, ScreenshotExpect)]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise ValueError(f"screenshot names must differ within a check: {', '.join(twice)}")
+        return self

@@ -53,6 +53,7 @@ class ReasonCode(StrEnum):
     PORT_IN_USE = "port_in_use"
     SERVE_EXITED = "serve_exited"
     BROWSER_FAILED = "browser_failed"
+    NO_BASELINE = "no_baseline"
     NO_BASE = "no_base"
     BASE_NOT_RUN = "base_not_run"
     NOT_RUN_AT_BASE = "not_run_at_base"

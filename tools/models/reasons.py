@@ -117,6 +117,13 @@ REASONS: dict[R, Meaning] = {
         " the URL was refused, or axe was unavailable for an a11y expectation.",
         "Install Chromium (`referee doctor`), or fix the URL the reason names.",
     ),
+    R.NO_BASELINE: _unscored(
+        "A `screenshot` expectation has no baseline yet, and nothing else in the check failed:"
+        " the judge reads this run's image (kept as evidence). The delivered iteration's image"
+        " becomes the baseline.",
+        "Judge the image; or accept a run's image by hand with"
+        " `referee baseline accept RUN CRITERION`.",
+    ),
     R.NO_BASE: _unscored(
         "`must_fail_at_base` needs a base commit to compare with, and the contract has none.",
         "Create the contract in a git repository with a `base_commit`.",
