@@ -32,6 +32,7 @@ from referee.tools.view import (
 )
 from referee.tools.view.compare import calibration_page, compare_page
 from referee.tools.view.gather import contract_page, contracts_page
+from referee.tools.view.html import calibration_html
 from referee.tools.view.pages import ContractRow
 from referee.tools.view.run import run_page, scorecard_page
 
@@ -107,6 +108,20 @@ def test_the_list_cache_is_kept_until_the_store_changes(viewed: Viewed) -> None:
     cache.wait()
     again = cache.rows("evaluator")
     assert not again.updating and again.rows is not first.rows and again.rows == first.rows
+
+
+def test_the_calibration_page_is_kept_until_the_store_changes(viewed: Viewed) -> None:
+    cache = RowCache(viewed.store)
+    first = cache.calibration()
+    assert cache.calibration().page is first.page and not first.updating
+    record_verdict(viewed.store, viewed.cards[1], VerdictForm("agree", "", ""), _now)
+    stale = cache.calibration()
+    assert stale.updating and stale.page is first.page
+    assert "being brought up to date" in calibration_html(stale.page, Context(), updating=True)
+    cache.wait()
+    again = cache.calibration()
+    assert not again.updating and again.page is not first.page
+    assert again.page == calibration_page(viewed.store)
 
 
 def test_a_contract_shows_iterations_by_evaluators_and_the_delivered_checkout(

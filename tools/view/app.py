@@ -107,7 +107,7 @@ def _render(
     if m["ra"]:
         return compare_html(compare_runs_page(store, m["ra"], m["rb"], audience), ctx)
     evaluator_only: dict[str, Callable[[], str]] = {
-        "calibration": lambda: calibration_html(calibration_page(store), ctx),
+        "calibration": lambda: _calibration(store, ctx, cache),
         "scorecard": lambda: scorecard_html(scorecard_page(store, _int(m["id"])), ctx),
         "report": lambda: _report(store, m["id"], ctx),
     }
@@ -119,6 +119,13 @@ def _render(
     if kind == "contract":
         return contract_html(contract_page(store, m["id"], audience), ctx)
     return run_html(run_page(store, m["id"], audience), ctx)
+
+
+def _calibration(store: Store, ctx: Context, cache: RowCache | None) -> str:
+    if cache is None:
+        return calibration_html(calibration_page(store), ctx)
+    kept = cache.calibration()
+    return calibration_html(kept.page, ctx, updating=kept.updating)
 
 
 def _int(text: str) -> int:

@@ -647,7 +647,7 @@ def _changes(found: list[Change], headers: list[str]) -> str:
     return _table(headers, rows)
 
 
-def calibration_html(p: CalibrationPage, ctx: Context) -> str:
+def calibration_html(p: CalibrationPage, ctx: Context, updating: bool = False) -> str:
     """How often each evaluator agrees with humans, with Cohen's kappa."""
     rows = [
         _tr(
@@ -686,7 +686,13 @@ def calibration_html(p: CalibrationPage, ctx: Context) -> str:
         ],
         empty="no human verdict on a scorecard that names its model",
     )
-    return _shell("Calibration", figure + table + "<h2>By model</h2>" + by_model, "evaluator", ctx)
+    fresh = (
+        '<p class="note">The store changed: these figures are being brought up to date.</p>'
+        if updating
+        else ""
+    )
+    body = fresh + figure + table + "<h2>By model</h2>" + by_model
+    return _shell("Calibration", body, "evaluator", ctx)
 
 
 def report_html(doc_html: str, title: str, ctx: Context) -> str:
