@@ -59,6 +59,8 @@ def instrument_vitest(plan: Plan, reports: Path, cwd: Path, root: Path) -> tuple
         f"--coverage.provider={provider}",
         "--coverage.reporter=json",
         f"--coverage.reportsDirectory={folder}",
+        # vitest writes no report when a test fails unless told to: a wrong fix is measured too.
+        "--coverage.reportOnFailure=true",
         *(f"--coverage.thresholds.{k}=0" for k in ("lines", "functions", "branches", "statements")),
     )
     return replace(plan, argv=(*plan.argv, *extra)), folder / "coverage-final.json"

@@ -109,7 +109,9 @@ async def open_workspace(
             yield workspace
         return
     tree = await anyio.to_thread.run_sync(working_tree_hash, repo)
-    changed = changed_files(repo, base, tree) if git and request.scope == "task" else []
+    # The change since base is the change at every scope: project scope widens what the static
+    # pipeline reads, while a bug-fix criterion still proves its tests against the base.
+    changed = changed_files(repo, base, tree) if git and (request.scope == "task" or base) else []
     commit = head_commit(repo) if git else None
     target = EvaluationTarget(
         repo=str(repo),
@@ -155,7 +157,7 @@ async def _worktree(
         tree = commit_tree_hash(repo, commit)
         await anyio.to_thread.run_sync(write_tree, repo, tree, folder)
         disk = await anyio.to_thread.run_sync(working_tree_hash, repo)
-        changed = changed_files(repo, base, tree) if base and request.scope == "task" else []
+        changed = changed_files(repo, base, tree) if base else []
         target = EvaluationTarget(
             repo=str(repo),
             ref=request.ref,

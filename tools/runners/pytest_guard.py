@@ -79,7 +79,10 @@ def _hook(event: str, args: tuple[Any, ...]) -> None:
         _write(f"ctypes {file}:{line} {event} {args[0] if args else ''}")
     elif event in ("os.kill", "os.killpg", "signal.pthread_kill"):
         target = args[0] if args else None
-        if target in (os.getpid(), os.getpgrp(), 0, -1):
+        # Signal 0 delivers nothing: it only asks whether the process exists (a lock file's
+        # liveness probe of its own pid), so it cannot end or stop the run.
+        signal_number = args[1] if len(args) > 1 else None
+        if signal_number != 0 and target in (os.getpid(), os.getpgrp(), 0, -1):
             file, line, _trusted = _caller()
             _write(f"signal {file}:{line} {event} {target}")
 
