@@ -158,12 +158,6 @@ def _cli(capsys: pytest.CaptureFixture[str], repo: Path, *args: str) -> str:
     return capsys.readouterr().out
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="report/history.py _check_commands maps only the evidence ids a criterion cites; the "
-    "base-tests run (recorded for the criterion, not cited) shows referee's coverage shim and "
-    "$TMPDIR paths instead of the check's command",
-)
 def test_the_report_shows_the_checks_command_for_every_run_of_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -201,11 +195,6 @@ def test_the_report_shows_the_checks_command_for_every_run_of_it(
     assert not any("$TMPDIR" in row or "referee_coverage" in row for row in rows), rows
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="suite_verdict says 'no test ran (exit code 4)' and never quotes the runner's stderr "
-    "when a report was written: pytest's 'file or directory not found' is left out",
-)
 async def test_a_check_naming_a_test_file_the_change_lacks_says_which(tmp_path: Path) -> None:
     # tox-dev/filelock f093ee0 (the fix without its new test file): the criterion names
     # tests/test_lifetime_validation.py; the reason was "fails now: no test ran (exit code 4);

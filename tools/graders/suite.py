@@ -153,6 +153,10 @@ async def launch_suite(ctx: GradeContext, call: SuiteCall) -> Launch | GradeResu
     verdict = suite_verdict(result, read, None if isinstance(planned, Plan) else planned)
     if verdict.code == ReasonCode.NO_REPORT and result.exit_code not in (0, None):
         verdict.reason += stopped_before_report(result.stderr_path, plan.segments if plan else ())
+    if verdict.code == ReasonCode.NO_TESTS and result.exit_code not in (0, None):
+        # Why nothing ran is on stderr (pytest's "file or directory not found: …", a collection
+        # error, a bad option), not in the empty report.
+        verdict.reason += stopped_before_report(result.stderr_path, plan.segments if plan else ())
     if plan is not None and plan.runner == "pytest":
         log = read_guard(reports, root)
         verdict = _bypassed(verdict, log.bypassed(next(iter(plan.report.files), None)))

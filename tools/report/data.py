@@ -124,6 +124,10 @@ class ReportData(Model):
         default=None, description="The repository's folder (the page names paths relative to it)"
     )
     store_home: str | None = Field(default=None, description="The store's folder")
+    evidence_criteria: dict[str, str] = Field(
+        default_factory=dict,
+        description="`RUN/E…` → the criterion whose check the evidence ran (cited or not)",
+    )
 
 
 def contract_report(store: Store, contract_id: str) -> ReportData:
@@ -157,6 +161,7 @@ def contract_report(store: Store, contract_id: str) -> ReportData:
         rubric=rubric,
         runs=[r.evaluation for r in stored],
         browser=[b for r in stored for b in browser_evidence(r)],
+        evidence_criteria=_evidence_criteria(stored),
         scorecards=cards,
         aggregate=aggregate,
         calibration=_calibration(store, [c.id for c in cards]),
@@ -197,6 +202,7 @@ def run_report(store: Store, run_id: str) -> ReportData:
         rubric=rubric,
         runs=[evaluation],
         browser=browser_evidence(run),
+        evidence_criteria=_evidence_criteria([run]),
         scorecards=cards,
         aggregate=aggregate,
         calibration=_calibration(store, [c.id for c in cards]),
@@ -204,6 +210,17 @@ def run_report(store: Store, run_id: str) -> ReportData:
         repo_root=_repo_root(store, contract),
         store_home=str(store.home.resolve()),
     )
+
+
+def _evidence_criteria(runs: list[StoredRun]) -> dict[str, str]:
+    # A criterion's base run and base-tests run are its evidence too, though it may cite only
+    # the run of the current code: each shows the check's own command rather than referee's.
+    return {
+        f"{r.run_id}/{e.id}": e.criterion_id
+        for r in runs
+        for e in r.evidence.values()
+        if e.criterion_id
+    }
 
 
 def report_places(store: Store, contract: Contract) -> Places:

@@ -326,12 +326,13 @@ def _check_commands(data: ReportData, run: Evaluation) -> dict[str, str]:
     serve = data.contract.serve
     if serve is not None:
         found.update({e: shlex.join(serve.argv) for e, tool in tools.items() if tool == "serve"})
-    for result in run.criteria:
-        crit = data.contract.criterion(result.id)
+    cited = {eid: result.id for result in run.criteria for eid in result.evidence_ids}
+    for eid, tool in tools.items():
+        owner = cited.get(eid) or data.evidence_criteria.get(f"{run.run_id}/{eid}")
+        crit = data.contract.criterion(owner) if owner else None
         command = check_command(crit) if crit else ""
-        for eid in result.evidence_ids:
-            if command and tools.get(eid) in ("tests", "command"):
-                found.setdefault(eid, command)
+        if command and tool in ("tests", "command"):
+            found.setdefault(eid, command)
     return found
 
 
