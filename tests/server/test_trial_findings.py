@@ -307,11 +307,6 @@ GO_TESTS = (
 
 
 @pytest.mark.skipif(shutil.which("go", path=tool_path()) is None, reason="needs go")
-@pytest.mark.xfail(
-    strict=True,
-    reason="a test that panics ends its package's test binary; the reason counts the tests that "
-    "ran (1 passed, 1 failed) and never says the binary panicked or that the rest never ran",
-)
 async def test_a_panicking_go_test_says_the_rest_of_its_package_never_ran(tmp_path: Path) -> None:
     # hashicorp/go-version a604335 (the nil check's test without the fix): "fails now: 8 passed,
     # 1 failed …", correctness "8/9 of its tests pass", in a package of 20 tests; the nil

@@ -23,7 +23,7 @@ from referee.tools.runners.account import (
     wrapper,
 )
 from referee.tools.runners.base import Call, Plan, Report, Runner, base_name
-from referee.tools.runners.junit import RAW_MESSAGE_LIMIT, trim_message
+from referee.tools.runners.junit import CRASHED, RAW_MESSAGE_LIMIT, trim_message
 
 _ENDS: dict[str, Literal["passed", "failed", "skipped"]] = {
     "pass": "passed",
@@ -106,7 +106,26 @@ def parse_go_json(data: bytes) -> list[TestOutcome]:
         for p, s in packages.items()
         if s.outcome == "failed" and p not in failing  # the package did not build or crashed
     )
+    outcomes.extend(_panicked(tests))
     return outcomes
+
+
+_PANIC = re.compile(r"^panic: (.+)$", re.MULTILINE)
+
+
+def _panicked(tests: dict[tuple[str, str], _Test]) -> list[TestOutcome]:
+    """A package whose test binary a test's panic ended: one `error` standing for the tests it
+    had not reached, which never ran (the testing package reports only the panicking test)."""
+    found: dict[str, TestOutcome] = {}
+    for (package, test), state in tests.items():
+        if state.outcome != "failed" or package in found:
+            continue
+        panic = _PANIC.search("".join(state.output))
+        if panic is not None:
+            said = f"the test binary panicked in {test} ({panic[1].strip()[:160]})"
+            message = f"{CRASHED}{said}; the package's tests after it never ran"
+            found[package] = TestOutcome(name=package, outcome="error", message=message)
+    return list(found.values())
 
 
 _BUILD_FAILED = re.compile(rb"^FAIL\t(\S+) \[(build|setup) failed\]\s*$")

@@ -48,6 +48,10 @@ _OUTCOME_TAGS: dict[str, Literal["failed", "error", "skipped"]] = {
 # for it: neither a pass nor an error, it is read as skipped and named risky in the run's counts.
 _RISKY_TYPES = frozenset({"PHPUnit\\Framework\\RiskyTestError", "PHPUnit\\Framework\\OutputError"})
 RISKY = "risky: "
+CRASHED = "crashed: "
+"""The message prefix of an `error` outcome standing for a test process that died mid-run (a Go
+test binary ended by a panic): the tests it had not reached yet never ran, and the run's summary
+says so rather than counting only what did."""
 """How a risky test's message starts."""
 _UNNAMED_SUITES = (None, "", "pytest")  # pytest's single suite adds nothing to a test's name
 _PLAIN_CLASSNAMES = ("", "test")  # node writes classname="test" for every case
@@ -222,14 +226,21 @@ def summarize_tests(outcomes: Iterable[TestOutcome]) -> TestSummary:
     """
     counts = {"passed": 0, "failed": 0, "error": 0, "skipped": 0}
     risky: list[TestOutcome] = []
+    crashed: list[TestOutcome] = []
     for outcome in outcomes:
         counts[outcome.outcome] += 1
         if outcome.outcome == "skipped" and outcome.message.startswith(RISKY):
             risky.append(outcome)
+        if outcome.outcome == "error" and outcome.message.startswith(CRASHED):
+            crashed.append(outcome)
     text = (
-        f"{counts['passed']} passed, {counts['failed']} failed, {counts['error']} errors, "
-        f"{counts['skipped']} skipped"
-    ) + _risky_text(risky)
+        (
+            f"{counts['passed']} passed, {counts['failed']} failed, {counts['error']} errors, "
+            f"{counts['skipped']} skipped"
+        )
+        + _risky_text(risky)
+        + _crashed_text(crashed)
+    )
     return TestSummary(
         sum(counts.values()),
         counts["passed"],
@@ -241,6 +252,14 @@ def summarize_tests(outcomes: Iterable[TestOutcome]) -> TestSummary:
 
 
 _RISKY_SHOWN = 3
+
+
+def _crashed_text(crashed: list[TestOutcome]) -> str:
+    """`; example.com/pkg: the test binary panicked in TestX (…), its later tests never ran`."""
+    said = [f"{t.name}: {t.message.removeprefix(CRASHED).splitlines()[0]}" for t in crashed]
+    shown = "; ".join(said[:_RISKY_SHOWN])
+    more = f" and {len(said) - _RISKY_SHOWN} more" if len(said) > _RISKY_SHOWN else ""
+    return f"; {shown}{more}" if said else ""
 
 
 def _risky_text(risky: list[TestOutcome]) -> str:

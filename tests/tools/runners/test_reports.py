@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from pathlib import Path
@@ -13,7 +14,7 @@ from referee.tools.models.common import ReasonCode
 from referee.tools.runners import Report, parse_junit_bytes, read_report, snapshot
 from referee.tools.runners.base import Search
 from referee.tools.runners.go_test import parse_go_json
-from referee.tools.runners.junit import JunitError, junit_reader
+from referee.tools.runners.junit import JunitError, junit_reader, summarize_tests
 from referee.tools.runners.rust_cargo import parse_libtest
 
 pytestmark = pytest.mark.anyio
@@ -263,3 +264,33 @@ def test_a_build_that_fails_before_any_test_ran_is_one_error_per_file() -> None:
             "does not compile: cannot find macro `nope` in this scope at tests/cli.rs:4:5",
         ),
     }
+
+
+def test_a_go_test_that_panics_names_the_tests_it_kept_from_running() -> None:
+    events = [
+        {"Action": "run", "Package": "ex/v", "Test": "TestA"},
+        {"Action": "pass", "Package": "ex/v", "Test": "TestA", "Elapsed": 0},
+        {"Action": "run", "Package": "ex/v", "Test": "TestB/nil"},
+        {"Action": "output", "Package": "ex/v", "Test": "TestB/nil", "Output": "--- FAIL\n"},
+        {
+            "Action": "output",
+            "Package": "ex/v",
+            "Test": "TestB/nil",
+            "Output": "panic: runtime error: invalid memory address [recovered]\n",
+        },
+        {"Action": "fail", "Package": "ex/v", "Test": "TestB/nil", "Elapsed": 0},
+        {"Action": "fail", "Package": "ex/v", "Test": "TestB", "Elapsed": 0},
+        {"Action": "fail", "Package": "ex/v", "Elapsed": 0.1},
+    ]
+    data = "\n".join(json.dumps(e) for e in events).encode()
+    outcomes = parse_go_json(data)
+    crashed = [o for o in outcomes if o.outcome == "error"]
+    assert [o.name for o in crashed] == ["ex/v"]
+    text = summarize_tests(outcomes).text
+    assert "ex/v: the test binary panicked in TestB/nil (runtime error" in text, text
+    assert "never ran" in text
+    # A test that fails without a panic ends nothing: no package error is added.
+    calm = [e for e in events if "panic" not in str(e.get("Output", ""))]
+    assert all(
+        o.outcome != "error" for o in parse_go_json("\n".join(map(json.dumps, calm)).encode())
+    )
