@@ -259,11 +259,6 @@ PNPM_SHIM = (
 
 
 @pytest.mark.skipif(not JS_CACHE.is_dir(), reason="vitest is not installed in .cache/js-runners")
-@pytest.mark.xfail(
-    strict=True,
-    reason="runners/js_scripts.py reads `pnpm vitest run` as the script `vitest` and gives "
-    "advice ('package.json has no `vitest` script'), though pnpm runs the package's binary then",
-)
 async def test_pnpm_running_a_package_binary_is_the_runner_it_names(tmp_path: Path) -> None:
     # unjs/defu (packageManager pnpm@10.33.0; `"test": "pnpm lint && … && pnpm vitest run"`):
     # `pnpm vitest run` and `npm test` were unscored with "… has no `vitest` script", and the

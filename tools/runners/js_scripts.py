@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Literal
 
 from referee.tools.runners.base import Advice, Call, Plan, Runner, base_name
 from referee.tools.runners.shell_line import Dispatch, plan_line
@@ -51,8 +53,14 @@ def matches(command: Sequence[str]) -> bool:
     return _script(command) is not None
 
 
-def _script(command: Sequence[str]) -> tuple[str, list[str]] | None:
-    """The script name and the arguments passed on to it."""
+# What a package manager's word names: a script; a script, else the package's own binary
+# (`pnpm vitest run` runs vitest when package.json has no `vitest` script, as `pnpm exec` does);
+# or the binary (`pnpm exec vitest`).
+_Kind = Literal["script", "script or binary", "binary"]
+
+
+def _script(command: Sequence[str]) -> tuple[str, list[str], _Kind] | None:
+    """The script (or binary) name, the arguments passed on to it, and which it names."""
     if not command or base_name(command[0]) not in _MANAGERS:
         return None
     manager, args = base_name(command[0]), list(command[1:])
@@ -61,11 +69,13 @@ def _script(command: Sequence[str]) -> tuple[str, list[str]] | None:
         return None
     first = args[words[0]]
     if first in _TEST_WORDS:
-        return "test", _passed_on(args[words[0] + 1 :])
+        return "test", _passed_on(args[words[0] + 1 :]), "script"
     if first in _RUN_WORDS and len(words) > 1:
-        return args[words[1]], _passed_on(args[words[1] + 1 :])
+        return args[words[1]], _passed_on(args[words[1] + 1 :]), "script"
+    if manager in ("pnpm", "yarn", "bun") and first == "exec" and len(words) > 1:
+        return args[words[1]], _passed_on(args[words[1] + 1 :]), "binary"
     if manager in ("pnpm", "yarn", "bun") and first not in _BUILTINS and first not in _RUN_WORDS:
-        return first, _passed_on(args[words[0] + 1 :])
+        return first, _passed_on(args[words[0] + 1 :]), "script or binary"
     return None
 
 
@@ -81,15 +91,19 @@ def runner(dispatch: Dispatch) -> Runner:
 def plan(call: Call, dispatch: Dispatch) -> Plan | Advice:
     found = _script(call.command)
     assert found is not None  # matches() said so
-    name, extra = found
-    scripts = _scripts(call.cwd)
-    if isinstance(scripts, str):
-        return Advice(call.program, scripts)
-    body = scripts.get(name)
-    if body is None:
-        return Advice(call.program, f"{call.cwd / 'package.json'} has no `{name}` script")
+    name, extra, kind = found
     if call.depth >= _MAX_DEPTH:
         return Advice(call.program, f"the `{name}` script leads to scripts {_MAX_DEPTH} deep")
+    scripts = _scripts(call.cwd)
+    body = None if isinstance(scripts, str) else scripts.get(name)
+    if kind == "binary" or (kind == "script or binary" and body is None):
+        # The package's own binary, planned as the command itself: referee's runners take a
+        # runner from its package's declared `bin`, never from node_modules/.bin.
+        return plan_line(shlex.join([name, *extra]), call.with_command((), deeper=True), dispatch)
+    if isinstance(scripts, str):
+        return Advice(call.program, scripts)
+    if body is None:
+        return Advice(call.program, f"{call.cwd / 'package.json'} has no `{name}` script")
     line = " ".join([body, *extra])
     result = plan_line(line, call.with_command((), deeper=True), dispatch)
     if isinstance(result, Advice):

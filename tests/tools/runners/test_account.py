@@ -156,5 +156,10 @@ def test_the_wrappers_line_stays_out_of_a_failing_tests_message() -> None:
         ("output", "TestAdd", "referee-account go 2 0\n"),
         ("fail", "TestAdd", ""),
     )
-    (outcome,) = parse_go_json(data)
+    outcomes = parse_go_json(data)
+    (outcome,) = [o for o in outcomes if o.outcome == "failed"]
     assert "boom" in outcome.message and "referee-account" not in outcome.message
+    # The panic ended the binary: one error stands for the tests it never reached.
+    assert [o.message.split(";")[0] for o in outcomes if o.outcome == "error"] == [
+        "crashed: the test binary panicked in TestAdd (boom)"
+    ]
