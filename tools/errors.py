@@ -194,6 +194,7 @@ _UNION_TAGS = {
     "focused",
     "editable",
     "aria_snapshot",
+    "screenshot",
 }
 
 

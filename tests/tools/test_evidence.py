@@ -7,7 +7,6 @@ import json
 import random
 import string
 import sys
-import time
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -136,7 +135,7 @@ def test_secret_env_values_picks_secret_looking_names() -> None:
     ]
 
 
-def test_redacting_a_large_log_is_fast(secrets: dict[str, str]) -> None:
+def test_a_large_log_is_redacted_whole(secrets: dict[str, str]) -> None:
     lines = [
         f"2026-01-02 12:00:{n % 60:02d} INFO worker-{n % 7} handled item {n} in 0.{n % 997:03d}s"
         for n in range(20_000)
@@ -146,11 +145,8 @@ def test_redacting_a_large_log_is_fast(secrets: dict[str, str]) -> None:
     redactor = Redactor(
         secret_env_values({f"SERVICE_{n}_TOKEN": f"value-{n:04d}-secret" for n in range(20)})
     )
-    began = time.perf_counter()
+    # How fast is benchmarks/bench_redact.py's to say (no wall-clock bound in a test).
     redacted = redactor.redact(text)
-    assert (
-        time.perf_counter() - began < 2.0
-    )  # measured ~0.02 s on 1 MiB; the bound allows a loaded CI box
     assert secrets["github"] not in redacted and "[REDACTED:github-pat]" in redacted
 
 
