@@ -125,11 +125,6 @@ TRY_NEW_TESTS = TRY_TESTS.replace(
 
 
 @pytest.mark.skipif(shutil.which("cargo", path=tool_path()) is None, reason="needs cargo")
-@pytest.mark.xfail(
-    strict=True,
-    reason="insource/splice.py _rust gives up when either side has any tree-sitter error "
-    "(`try!` in edition 2015), and the reason then blames where the tests live",
-)
 async def test_an_edition_2015_crate_using_try_gets_its_test_module_spliced(
     tmp_path: Path,
 ) -> None:

@@ -37,6 +37,20 @@ def test_a_module_new_in_the_change_is_appended_and_one_it_deleted_removed() -> 
     assert removed is not None and removed.text.rstrip() + "\n" == CODE and removed.modules == ()
 
 
+def test_a_parse_error_outside_the_test_module_does_not_stop_the_splice() -> None:
+    # An edition-2015 crate's `try!(…)` is an error to the 2018 grammar, far from its tests.
+    old = "fn show() -> Result<(), ()> {\n    try!(Ok(()));\n    Ok(())\n}\n"
+    made = splice("src/lib.rs", old + CODE, old + FIXED + TESTS)
+    assert made is not None and made.text == old + CODE + TESTS
+
+
+def test_a_parse_error_that_may_hide_a_test_module_stops_it() -> None:
+    # An unclosed item before the module: the module may be read as part of the error.
+    broken = "fn show( {\n" + TESTS
+    assert splice("src/lib.rs", CODE + broken, FIXED + TESTS) is None
+    assert splice("src/lib.rs", CODE + TESTS, FIXED + TESTS.replace("}\n}", "\n")) is None
+
+
 def test_an_in_source_vitest_block_is_spliced_in_order() -> None:
     block = (
         "if (import.meta.vitest) {\n  const { it, expect } = import.meta.vitest\n"

@@ -60,9 +60,11 @@ _SCRIPTS = (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".tsx", ".jsx")
 
 def _rust(base: str, now: str) -> Spliced | None:
     before, after = parse("rust", base), parse("rust", now)
-    if before is None or after is None or before.has_error or after.has_error:
+    if before is None or after is None:
         return None
     old, new = _rust_modules(before), _rust_modules(after)
+    if not (_readable(before, old) and _readable(after, new)):
+        return None
     docs = _doc_lines(before), _doc_lines(after)
     if not old and not new and not any(docs):
         return None
@@ -72,6 +74,23 @@ def _rust(base: str, now: str) -> Spliced | None:
     changed = tuple(sorted(n for n, body in now_tests.items() if was.get(n) != body))
     made, lines = _apply(base, now, edits, tail)
     return Spliced(made, changed, tuple(sorted(new)), docs[0] == docs[1], lines)
+
+
+def _readable(root: ts.Node, modules: dict[str, tuple[ts.Node, ts.Node]]) -> bool:
+    """Whether the file's test modules were read whole. A parse error elsewhere is no obstacle
+    (the grammar is 2018's: an edition-2015 crate's `try!(…)` reads as one); an error inside a
+    test module, or one that holds a `cfg(test)` (a module it may have swallowed, which the
+    splice would then add twice or miss), is."""
+    if not root.has_error:
+        return True
+    spans = [_span(m) for m in modules.values()]
+    for node in [root, *descendants(root, frozenset({"ERROR"}))]:
+        if node.type != "ERROR":
+            continue
+        inside = any(a <= node.start_byte < b or a < node.end_byte <= b for a, b in spans)
+        if inside or "cfg(test)" in "".join(text(node).split()):
+            return False
+    return not any(n.is_missing for _, m in modules.values() for n in descendants(m))
 
 
 def _rust_modules(root: ts.Node) -> dict[str, tuple[ts.Node, ts.Node]]:
