@@ -212,11 +212,6 @@ SRC_TESTS = (
 )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="nothing tells a user that the tests imported the package from outside the tree: "
-    "the honest fix 'fails now' and its lines read as not executed, the copy never named",
-)
 async def test_tests_importing_an_installed_copy_are_told_apart_from_a_failing_fix(
     tmp_path: Path,
 ) -> None:
@@ -241,6 +236,47 @@ async def test_tests_importing_an_installed_copy_are_told_apart_from_a_failing_f
     assert str(installed) in criterion["reason"] or "site-packages" in criterion["reason"], (
         criterion
     )
+
+
+async def test_a_pass_of_an_installed_copy_in_the_trees_virtualenv_is_no_pass(
+    tmp_path: Path,
+) -> None:
+    # `pip install .` (not -e) into the tree's own .venv: the tests pass against the copy, and the
+    # change to src/ is never run. Inside the tree, but not the tree's own file.
+    repo = make_repo(
+        tmp_path / "calc",
+        {
+            "src/calc/__init__.py": SRC_FIX,
+            "tests/test_calc.py": SRC_TESTS,
+            ".gitignore": "*.pyc\n.venv/\n",
+        },
+    )
+    installed = repo / ".venv" / "lib" / "site-packages"
+    (installed / "calc").mkdir(parents=True)
+    (installed / "calc" / "__init__.py").write_text(SRC_FIX, encoding="utf-8")
+    check = {**py_check(), "env": {"PYTHONPATH": str(installed)}}
+    async with agent_for(repo) as agent:
+        cid = await calc_contract(agent, check)
+        result = await call(agent, "evaluate", contract_id=cid)
+    criterion = result["criteria"][0]
+    assert criterion["status"] == "unscored", criterion
+    assert criterion["reason_code"] == "imported_elsewhere", criterion
+    assert ".venv/lib/site-packages/calc/__init__.py" in criterion["reason"], criterion
+
+
+async def test_the_trees_own_import_is_no_finding(tmp_path: Path) -> None:
+    # The usual src layout through PYTHONPATH=src: nothing is said.
+    repo = make_repo(
+        tmp_path / "calc",
+        {"src/calc/__init__.py": SRC_FIX, "tests/test_calc.py": SRC_TESTS, ".gitignore": "*.pyc\n"},
+    )
+    check = {**py_check(), "env": {"PYTHONPATH": "src"}}
+    async with agent_for(repo) as agent:
+        cid = await calc_contract(agent, check)
+        result = await call(agent, "evaluate", contract_id=cid)
+    criterion = result["criteria"][0]
+    assert criterion["status"] == "pass", criterion
+    assert "imported" not in criterion["reason"], criterion
 
 
 PNPM_PACKAGE = (

@@ -160,6 +160,7 @@ async def launch_suite(ctx: GradeContext, call: SuiteCall) -> Launch | GradeResu
     if plan is not None and plan.runner == "pytest":
         log = read_guard(reports, root)
         verdict = _bypassed(verdict, log.bypassed(next(iter(plan.report.files), None)))
+        verdict = _elsewhere(verdict, log.elsewhere)
     verdict = _bypassed(verdict, read.bypassed)
     if instrumented and result.timed_out:
         verdict.reason += (
@@ -211,6 +212,24 @@ def _bypassed(verdict: GradeResult, why: str | None) -> GradeResult:
         f"{why}; the report of this run cannot be trusted ({verdict.reason})",
         verdict.evidence_ids,
     )
+
+
+def _elsewhere(verdict: GradeResult, found: list[str]) -> GradeResult:
+    """Tests that imported the tree's own package from another place (an installed copy) tested
+    that copy: said in the reason, and a pass is no pass of the tree's code."""
+    if not found:
+        return verdict
+    name, _, path = found[0].partition(" ")
+    more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+    said = f"the tests imported {name} from {path}, not from this tree{more}"
+    if verdict.status == "pass":
+        return unscored(
+            ReasonCode.IMPORTED_ELSEWHERE,
+            f"{verdict.reason}, but {said}: the tree's code was not tested",
+            verdict.evidence_ids,
+        )
+    verdict.reason += f"; {said}, an installed copy the change does not reach"
+    return verdict
 
 
 @dataclass(frozen=True)

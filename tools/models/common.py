@@ -68,6 +68,7 @@ class ReasonCode(StrEnum):
     BASE_TEST_FAILED = "base_test_failed"
     BASE_TESTS_NOT_RUN = "base_tests_not_run"
     RUNNER_BYPASSED = "runner_bypassed"
+    IMPORTED_ELSEWHERE = "imported_elsewhere"
     MEMORY_LIMIT = "memory_limit"
     SANDBOX_STOPPED = "sandbox_stopped"
 

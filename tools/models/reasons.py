@@ -200,6 +200,13 @@ REASONS: dict[R, Meaning] = {
         " cannot be trusted.",
         "Remove the code that ends the process or prints or writes the runner's results.",
     ),
+    R.IMPORTED_ELSEWHERE: _unscored(
+        "The tests passed, but imported the tree's own package from another place (an installed"
+        " copy in site-packages, a PYTHONPATH entry outside the tree): they tested that copy, not"
+        " the code in the tree.",
+        "Run the tests with the project's environment (its virtualenv's python, an editable"
+        " install), or point PYTHONPATH at the tree's source folder.",
+    ),
     R.MEMORY_LIMIT: _unscored(
         "referee's watchdog killed the command (or the served app): it used more memory than"
         " the check's `memory_mb`.",

@@ -46,6 +46,8 @@ class GuardLog:
     blocked: list[str] = field(default_factory=list)
     signals: list[str] = field(default_factory=list)
     ctypes: list[str] = field(default_factory=list)
+    elsewhere: list[str] = field(default_factory=list)
+    """`name path`: the tree's own modules the run imported from another place."""
 
     def bypassed(self, report: Path | None = None) -> str | None:
         """Why the run did not end through pytest (or its report is not pytest's), or None."""
@@ -84,6 +86,8 @@ def read_guard(reports: Path, root: Path) -> GuardLog:
             log.signals.append(_short(rest, root))
         elif kind == "ctypes":
             log.ctypes.append(_short(rest, root))
+        elif kind == "elsewhere" and len(log.elsewhere) < 20:
+            log.elsewhere.append(rest[:300])
     return log
 
 

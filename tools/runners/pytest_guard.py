@@ -8,6 +8,7 @@ process can remove afterwards, and records in a log next to the report:
   junitxml plugin, and refuses it: a test that forges the report it finds in sys.argv gets an
   error instead;
 - ctypes loads and signals sent to the process itself (ways to end it under pytest's feet);
+- the tree's own modules that were imported from another place (an installed copy);
 - `finished` with pytest's exit status and the report's sha256, written after the session ends:
   a run that exits without it did not end through pytest (os._exit from a test, a signal), and a
   report that differs from that digest was written after pytest wrote it.
@@ -110,7 +111,41 @@ def _install() -> None:
 
 def pytest_unconfigure(config: Any) -> None:
     status = getattr(getattr(config, "_referee_session", None), "exitstatus", None)
+    with contextlib.suppress(Exception):  # a note for people: never in the way of the account
+        for name, file in _elsewhere(str(getattr(config, "rootpath", "") or os.getcwd())):
+            _write(f"elsewhere {name} {file}")
     _write(f"finished {os.getpid()} {status} {_digest(_REPORT)}")
+
+
+def _elsewhere(root: str) -> list[tuple[str, str]]:
+    """The tree's own top-level modules and packages (at its root or under src/) that the run
+    imported from another file than the tree's: an installed copy (in site-packages, even a
+    virtualenv inside the tree), which the tests then tested instead."""
+    top = os.path.realpath(root)
+    stdlib = set(getattr(sys, "stdlib_module_names", ())) | set(sys.builtin_module_names)
+    found = []
+    for name, own in sorted(_own_files(top).items()):
+        file = getattr(sys.modules.get(name), "__file__", None)
+        if name in stdlib or not file:
+            continue
+        real = os.path.realpath(file)
+        if real != own:
+            found.append((name, real))
+    return found[:20]
+
+
+def _own_files(top: str) -> dict[str, str]:
+    """Each top-level module or package of the tree: its file (a package's __init__.py)."""
+    names: dict[str, str] = {}
+    for folder in (top, os.path.join(top, "src")):
+        with contextlib.suppress(OSError):
+            for entry in os.scandir(folder):
+                init = os.path.join(entry.path, "__init__.py")
+                if entry.name.endswith(".py") and entry.is_file():
+                    names.setdefault(entry.name[:-3], os.path.realpath(entry.path))
+                elif entry.is_dir() and os.path.isfile(init):
+                    names.setdefault(entry.name, os.path.realpath(init))
+    return {n: f for n, f in names.items() if n.isidentifier() and n not in ("conftest", "setup")}
 
 
 def _digest(path: str) -> str:
