@@ -1,6 +1,6 @@
-"""Files that go where the rows go: a team store keeps its runs' artifacts in its database, sealed
-and verified like its rows, so another home on the same store reads them; the embedded store
-keeps them in its folders, as before."""
+"""Files that go where the rows go: a team store keeps its runs' artifacts, its hold-out files and
+its screenshot baselines in its database, sealed and verified like its rows, so another home on
+the same store reads them; the embedded store keeps them in its folders, as before."""
 
 from __future__ import annotations
 
@@ -14,10 +14,12 @@ import pytest
 from postgres import Cluster, raw_sql
 from runs import CORPUS
 
+from referee.tools.browser.baselines import Baseline, StoredBaselines, store_baselines
 from referee.tools.evidence import full_evidence, screenshot_of
 from referee.tools.evidence.recorder import LOG_LIMIT, EvidenceRecorder
 from referee.tools.evidence.redact import Redactor
 from referee.tools.evidence.signing import sign
+from referee.tools.holdouts import StoredVault, Vault, store_vault
 from referee.tools.models import Evaluation
 from referee.tools.store import Store, StoreTampered, StoreUnavailable, load_run, runs_for, save_run
 from referee.tools.store import files as store_files
@@ -213,4 +215,73 @@ def test_a_huge_artifact_is_capped_not_stored_whole(
     assert data is not None and len(data) <= 4096
     row = store.query_one("SELECT size FROM run_files")
     assert row is not None and row["size"] == Path(kept).stat().st_size  # what it was
+    store.close()
+
+
+def test_a_team_store_s_hold_outs_are_its_database_s_and_verified(
+    tmp_path: Path, postgres_url: str
+) -> None:
+    alice = Store(tmp_path / "alice", url=postgres_url)
+    vault = store_vault(alice)
+    assert isinstance(vault, StoredVault)
+    added, total = vault.add("SC-1", [("tests/test_h.py", b"def test_h(): ...\n")], None, "t1")
+    assert total == 1 and added[0][1] is False
+    added, total = vault.add("SC-1", [("tests/test_h.py", b"def test_h(): pass\n")], "AC-H", "t2")
+    assert total == 1 and added[0][1] is True  # replaced
+    bob = Store(tmp_path / "bob", url=postgres_url)
+    theirs = store_vault(bob)
+    assert theirs.names("SC-1") == ["tests/test_h.py"]
+    assert theirs.texts("SC-1") == ["def test_h(): pass\n"]
+    layer = theirs.lay("SC-1", "AC-H", tmp_path / "layer")
+    assert layer is not None and (layer / "tests/test_h.py").read_bytes() == b"def test_h(): pass\n"
+    assert theirs.lay("SC-1", "AC-OTHER", tmp_path / "other") is None  # its own criterion only
+    raw_sql(bob.home, postgres_url, "UPDATE blobs SET body = %s", (b"def test_h(): assert 1\n",))
+    with pytest.raises(StoreTampered):
+        theirs.lay("SC-1", "AC-H", tmp_path / "again")
+    alice.close()
+    bob.close()
+
+
+def test_an_embedded_store_s_vault_stays_beside_the_key(repo: Path) -> None:
+    store = Store(repo / ".referee")
+    vault = store_vault(store)
+    assert isinstance(vault, Vault) and vault.root == store.vault
+    store.close()
+
+
+def test_a_team_store_s_baselines_are_its_database_s_and_verified(
+    tmp_path: Path, postgres_url: str
+) -> None:
+    alice = Store(tmp_path / "alice", url=postgres_url)
+    made = Baseline(
+        "SC-1", "AC-1", "plan", hashlib.sha256(PNG).hexdigest(), "R1", "delivered", "t", PNG
+    )
+    store_baselines(alice).save(made)
+    bob = Store(tmp_path / "bob", url=postgres_url)
+    theirs = store_baselines(bob)
+    assert isinstance(theirs, StoredBaselines)
+    assert theirs.load("SC-1", "AC-1", "plan") == made
+    assert theirs.names("SC-1") == [("AC-1", "plan")]
+    assert theirs.load("SC-1", "AC-1", "other") is None
+    assert not (alice.home / "baselines").exists()
+    with pytest.raises(ValueError):
+        theirs.save(Baseline("SC-1", "AC-1", "plan", "0" * 64, "R1", "by hand", "t", PNG))
+    raw_sql(bob.home, postgres_url, "UPDATE baselines SET how = 'accepted by hand'")
+    with pytest.raises(StoreTampered, match="does not verify"):
+        theirs.load("SC-1", "AC-1", "plan")
+    alice.close()
+    bob.close()
+
+
+def test_a_baseline_s_image_edited_in_the_database_is_refused(
+    tmp_path: Path, postgres_url: str
+) -> None:
+    store = Store(tmp_path / "home", url=postgres_url)
+    made = Baseline(
+        "SC-1", "AC-1", "plan", hashlib.sha256(PNG).hexdigest(), "R1", "delivered", "t", PNG
+    )
+    store_baselines(store).save(made)
+    raw_sql(store.home, postgres_url, "UPDATE blobs SET body = %s", (PNG[:-1] + b"\x00",))
+    with pytest.raises(StoreTampered):
+        store_baselines(store).load("SC-1", "AC-1", "plan")
     store.close()
