@@ -285,3 +285,128 @@ def test_a_baseline_s_image_edited_in_the_database_is_refused(
     with pytest.raises(StoreTampered):
         store_baselines(store).load("SC-1", "AC-1", "plan")
     store.close()
+
+
+def files_of_every_kind(store: Store, tmp: Path) -> None:
+    """A run with its files, a hold-out file and a baseline, in `store`."""
+    filed_run(store, "R-files", tmp)
+    store_vault(store).add("SC-1", [("tests/test_h.py", b"def test_h(): pass\n")], "AC-H", "t")
+    made = Baseline(
+        "SC-1", "AC-1", "plan", hashlib.sha256(PNG).hexdigest(), "R-files", "delivered", "t", PNG
+    )
+    store_baselines(store).save(made)
+
+
+@pytest.mark.slow
+def test_an_embedded_store_s_files_move_to_the_team_store_and_back(
+    repo: Path, tmp_path: Path, postgres_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from referee.server.cli import main
+    from referee.tools.create_contract.files import load_contract_file
+    from referee.tools.store import insert_contract
+
+    local = Store(repo / ".referee")
+    contract = load_contract_file(CORPUS / "contract.yaml").model_copy(
+        update={"id": "SC-1", "repo": str(repo)}
+    )
+    insert_contract(local, contract)
+    files_of_every_kind(local, tmp_path)
+    local.close()
+    dump, back = tmp_path / "local.json", tmp_path / "team.json"
+    cli = ["--root", str(repo)]
+    assert main([*cli, "store", "export", str(dump)]) == 0
+    tables = json.loads(dump.read_text(encoding="utf-8"))["tables"]
+    assert {t for t in ("blobs", "run_files", "holdout_files", "baselines") if tables[t]} == {
+        "blobs",
+        "run_files",
+        "holdout_files",
+        "baselines",
+    }
+    team = ["--home", str(tmp_path / "ci"), "--store", postgres_url]
+    assert main([*cli, *team, "store", "import", str(dump)]) == 0
+    assert main([*cli, *team, "store", "import", str(dump)]) == 0  # idempotent
+    assert "imported 0 rows" in capsys.readouterr().out.splitlines()[-1]
+    shutil.rmtree(local.home)  # nothing is read from the first machine from here on
+    shutil.rmtree(local.vault)
+    shared = Store(tmp_path / "ci", url=postgres_url)
+    assert full_evidence(shared, "R-files", "E1")["stdout"] == LONG_LOG
+    assert store_vault(shared).texts("SC-1") == ["def test_h(): pass\n"]
+    assert store_baselines(shared).load("SC-1", "AC-1", "plan").png == PNG  # type: ignore[union-attr]
+    shared.close()
+    assert main([*cli, *team, "store", "export", str(back)]) == 0
+    fresh = tmp_path / "fresh"
+    assert main([*cli, "--home", str(fresh), "store", "import", str(back)]) == 0
+    again = Store(fresh)
+    assert blob_count(again) == 0  # an embedded store keeps files in its folders
+    assert full_evidence(again, "R-files", "E1")["stdout"] == LONG_LOG
+    assert full_evidence(again, "R-files", "E3")["stdout"] == "the hold-out's own words"
+    assert (again.sealed / "R-files" / "E3.stdout.log").is_file()  # in its vault's folder
+    assert not list(fresh.rglob("E3.*"))  # never under the repository's .referee/
+    assert store_vault(again).texts("SC-1") == ["def test_h(): pass\n"]
+    assert store_baselines(again).load("SC-1", "AC-1", "plan").png == PNG  # type: ignore[union-attr]
+    again.close()
+    assert main([*cli, "--home", str(fresh), "store", "import", str(back)]) == 0
+    assert "imported 0 rows" in capsys.readouterr().out.splitlines()[-1]
+
+
+@pytest.mark.slow
+def test_an_export_sealed_with_another_key_is_re_sealed_only_with_that_key_given(
+    tmp_path: Path,
+    postgres_url: str,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from referee.server.cli import main
+    from referee.tools.evidence.signing import verify
+    from referee.tools.store import export_store, import_store, save_scorecard, scorecards_for
+    from referee.tools.store.integrity import StoreKeyMismatch
+
+    mine = Store(tmp_path / "mine", key=b"my own key, sixteen+")
+    evaluation = filed_run(mine, "R-files", tmp_path)
+    old = load_run(mine, "R-files").signature
+    card = {"run_id": "R-files", "signature": old, "verdict": "ACCEPT"}
+    save_scorecard(
+        mine,
+        contract_id=evaluation.contract_ref,
+        evaluator="judge",
+        iteration=1,
+        format="json",
+        body=card,
+        computed={},
+        run_id="R-files",
+        stored_at="t",
+    )
+    document = export_store(mine)
+    mine.close()
+    dump = tmp_path / "mine.json"
+    dump.write_text(json.dumps(document), encoding="utf-8")
+    key_file = tmp_path / "mine.key"
+    key_file.write_text("my own key, sixteen+\n", encoding="utf-8")
+    team_key = "the team's key, a CI secret of 32+ chars"
+    cli = ["--home", str(tmp_path / "team"), "--store", postgres_url, "store", "import", str(dump)]
+    monkeypatch.setenv("REFEREE_KEY", team_key)
+    assert main(cli) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "store_wrong_key" in err and "--from-key-file" in err
+    wrong = tmp_path / "wrong.key"
+    wrong.write_text("somebody else's key\n", encoding="utf-8")
+    assert main([*cli, "--from-key-file", str(wrong)]) == 2
+    assert "store_wrong_key" in capsys.readouterr().err
+    assert main([*cli, "--from-key-file", str(key_file)]) == 0
+    assert main([*cli, "--from-key-file", str(key_file)]) == 0  # idempotent, re-sealed alike
+    assert "imported 0 rows" in capsys.readouterr().out.splitlines()[-1]
+    team = Store(tmp_path / "team", key=team_key.encode(), url=postgres_url)
+    stored = load_run(team, "R-files")  # every row verifies with the team's key
+    assert stored.signature != old
+    assert verify(team.key, stored.evaluation, list(stored.evidence.values()), stored.signature)
+    assert stored.evaluation.signature == stored.signature
+    [kept] = scorecards_for(team, evaluation.contract_ref)
+    assert kept.body["signature"] == stored.signature  # the card still rests on its run
+    assert full_evidence(team, "R-files", "E1")["stdout"] == LONG_LOG
+    # An export edited on the way does not verify with the key it names.
+    document["tables"]["runs"][0]["iteration"] = 9
+    with pytest.raises(StoreTampered):
+        import_store(team, document, source_key=b"my own key, sixteen+")
+    with pytest.raises(StoreKeyMismatch):
+        import_store(team, document)
+    team.close()
