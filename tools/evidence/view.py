@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.tools.errors import NotFound
+from referee.tools.models.evidence import EvidenceItem
 from referee.tools.repo import GitError, change_diff
 from referee.tools.store import Store, load_evidence, load_run
 from referee.tools.store.files import run_file
@@ -17,7 +18,13 @@ FULL_LIMIT = 8 * 1024 * 1024
 
 def full_evidence(store: Store, run_id: str, evidence_id: str) -> dict[str, Any]:
     """The evidence item as JSON, stdout/stderr replaced by the full redacted logs when kept."""
-    item = load_evidence(store, run_id, evidence_id)
+    return full_item(store, load_evidence(store, run_id, evidence_id))
+
+
+def full_item(store: Store, item: EvidenceItem) -> dict[str, Any]:
+    """A stored item as JSON with its full logs: read where the store keeps its run files (a team
+    store's database, this machine's folders), checked against the item's digest."""
+    run_id, evidence_id = item.run_id, item.id
     data = item.model_dump(mode="json", by_alias=True)
     logs = {}
     for stream in ("stdout", "stderr"):
