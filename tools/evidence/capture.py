@@ -159,4 +159,4 @@ def evidence_pack(store: Store, run_id: str) -> dict[str, Any]:
         raise NotFound(
             "run", run_id, hint="run ids come from evaluate, session ids from referee capture"
         )
-    return {"run_id": run_id, "items": [full_item(store, i) for i in items]}
+    return {"run_id": run_id, "items": [full_item(store, run_id, i) for i in items]}

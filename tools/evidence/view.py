@@ -18,13 +18,13 @@ FULL_LIMIT = 8 * 1024 * 1024
 
 def full_evidence(store: Store, run_id: str, evidence_id: str) -> dict[str, Any]:
     """The evidence item as JSON, stdout/stderr replaced by the full redacted logs when kept."""
-    return full_item(store, load_evidence(store, run_id, evidence_id))
+    return full_item(store, run_id, load_evidence(store, run_id, evidence_id))
 
 
-def full_item(store: Store, item: EvidenceItem) -> dict[str, Any]:
-    """A stored item as JSON with its full logs: read where the store keeps its run files (a team
-    store's database, this machine's folders), checked against the item's digest."""
-    run_id, evidence_id = item.run_id, item.id
+def full_item(store: Store, run_id: str, item: EvidenceItem) -> dict[str, Any]:
+    """A stored item of `run_id` as JSON with its full logs: read where the store keeps its run
+    files (a team store's database, this machine's folders), checked against the item's digest."""
+    evidence_id = item.id
     data = item.model_dump(mode="json", by_alias=True)
     logs = {}
     for stream in ("stdout", "stderr"):
