@@ -28,6 +28,7 @@ from referee.tools.store.files import FILE_LIMIT, file_bytes, local_run_file, pu
 
 PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4
 LONG_LOG = "collected 3 items\n" + "a line the inline copy cuts\n" * 4000
+TRACE = b"PK\x03\x04 a trace as Playwright writes one"
 
 
 def blob_count(store: Store) -> int:
@@ -85,14 +86,15 @@ def filed_run(store: Store, run_id: str, tmp: Path) -> Evaluation:
         inline_limit=1024,
         sealed=(store.sealed / run_id, {"AC-F-002"}),
     )
-    shot = tmp / "page.png"
+    shot, trace = tmp / "page.png", tmp / "AC-F-001.trace.zip"
     shot.write_bytes(PNG)
+    trace.write_bytes(TRACE)
     recorder.record(tool="tests", summary="3 passed", stdout=LONG_LOG, criterion_id="AC-F-001")
     recorder.record(
         tool="browser",
         summary="shown",
         stdout="ok",
-        extra_artifacts=[shot],
+        extra_artifacts=[shot, trace],
         criterion_id="AC-F-001",
     )
     recorder.record(
@@ -410,3 +412,45 @@ def test_an_export_sealed_with_another_key_is_re_sealed_only_with_that_key_given
     with pytest.raises(StoreKeyMismatch):
         import_store(team, document)
     team.close()
+
+
+def test_a_store_of_schema_4_migrates_to_keep_files_on_both_backends(
+    repo: Path, store_url: str | None
+) -> None:
+    from referee.tools.store import SCHEMA_VERSION
+
+    Store(repo / ".referee", url=store_url).close()
+    for table in ("blobs", "run_files", "holdout_files", "baselines"):
+        raw_sql(repo / ".referee", store_url, f"DROP TABLE {table}")
+    raw_sql(
+        repo / ".referee", store_url, "UPDATE meta SET value = '4' WHERE key = 'schema_version'"
+    )
+    store = Store(repo / ".referee", url=store_url)  # opening runs the step it has not had
+    assert store.schema_version() == SCHEMA_VERSION == 5
+    with store.transaction() as tx:
+        assert file_bytes(store, put_file(store, tx, PNG), "a file") == PNG
+    assert store.migrate() == []
+    store.close()
+
+
+def test_a_team_run_s_trace_opens_in_the_viewer_of_another_home(
+    tmp_path: Path, postgres_url: str
+) -> None:
+    from referee.tools.create_contract.files import load_contract_file
+    from referee.tools.errors import NotFound
+    from referee.tools.store import insert_contract
+    from referee.tools.view.traces import trace_file
+
+    alice = Store(tmp_path / "alice" / ".referee", url=postgres_url)
+    contract = load_contract_file(CORPUS / "contract.yaml")
+    insert_contract(alice, contract.model_copy(update={"repo": str(tmp_path)}))
+    filed_run(alice, "R-files", tmp_path)
+    alice.close()
+    shutil.rmtree(alice.home)
+    bob = Store(tmp_path / "bob" / ".referee", url=postgres_url)
+    served = trace_file(bob, "trace/R-files/E2.zip", "evaluator")
+    assert served.path.read_bytes() == TRACE
+    assert served.path.is_relative_to((bob.artifacts / "R-files").resolve())
+    with pytest.raises(NotFound):
+        trace_file(bob, "trace/R-files/E3.zip", "evaluator")  # the hold-out's item kept none
+    bob.close()

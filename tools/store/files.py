@@ -8,10 +8,12 @@ by the SHA-256 of its bytes (stored once, however many rows name it); the rows t
 checks the blob's MAC and recomputes the digest, so a body edited in the database is
 `store_tampered`, as an edited row is.
 
-The embedded store (SQLite) keeps its files in folders, as it always has; its database holds
-files only when they came from another store (`referee store import`), since the paths a run's
-evidence names are another machine's then. Either way a run's file is read through `run_file`
-(its bytes) or `local_run_file` (a file on this machine, for what is served or embedded as one).
+The embedded store (SQLite) keeps its files in folders, as it always has, and its database never
+holds one (`.referee/` is inside the repository: no hold-out's bytes may be in it). A run imported
+from another store has its files written into this store's own folder of the run (carried.py),
+where the paths its evidence names (another machine's) are looked up too. Either way a run's file
+is read through `run_file` (its bytes) or `local_run_file` (a file on this machine, for what is
+served or embedded as one).
 """
 
 from __future__ import annotations

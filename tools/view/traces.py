@@ -98,16 +98,15 @@ def _kept_trace(store: Store, run_id: str, evidence_id: str, audience: Audience)
 
 def _kept(store: Store, stored: StoredRun, item: EvidenceItem) -> Path | None:
     """The item's first `.trace.zip` artifact that is a file in its run's folder of this store
-    (symlinks resolved first); one the database keeps (a team store's) is written there first.
-    A hold-out's trace is never in that folder, as on the machine that recorded it."""
+    (symlinks resolved first); one the database keeps (a team store's) is written there first,
+    but a hold-out's into the vault's folder, as on the machine that recorded it."""
     run_id = stored.evaluation.run_id
-    if sealed_item(stored.evaluation, item):
-        return None
+    sealed = sealed_item(stored.evaluation, item)
     folder = (store.artifacts / run_id).resolve()
     for kept in item.artifacts:
         if not kept.endswith(".trace.zip"):
             continue
-        local = local_run_file(store, run_id, kept, sealed=False)
+        local = local_run_file(store, run_id, kept, sealed=sealed)
         path = local.resolve() if local else None
         if path is not None and path.is_relative_to(folder) and path.is_file():
             return path
