@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import shutil
 import socket
+import sqlite3
 import subprocess
 import uuid
 from dataclasses import dataclass
@@ -17,7 +18,7 @@ from pathlib import Path
 
 import psycopg
 
-__all__ = ["Cluster", "postgres_bin", "start_cluster"]
+__all__ = ["Cluster", "postgres_bin", "raw_sql", "start_cluster"]
 
 
 def postgres_bin() -> Path | None:
@@ -84,3 +85,14 @@ def start_cluster(base: Path) -> Cluster:
     options = f"-p {cluster.port} -k {folder / 'sock'} -c listen_addresses=127.0.0.1 -c fsync=off"
     cluster._pg("pg_ctl", "-D", data, "-w", "-l", str(folder / "log"), "-o", options, "start")
     return cluster
+
+
+def raw_sql(home: Path, url: str | None, sql: str, params: tuple[object, ...] = ()) -> None:
+    """Run a statement on a store's database behind referee's back (as an attacker would): the
+    embedded one in `home`, else the PostgreSQL database at `url` (`%s` placeholders)."""
+    if url is None:
+        with sqlite3.connect(home / "referee.db") as conn:
+            conn.execute(sql.replace("%s", "?"), params)
+        return
+    with psycopg.connect(url, autocommit=True) as pg:
+        pg.execute(sql.encode(), params)  # type: ignore[call-overload]

@@ -203,8 +203,11 @@ _EVALUATE: dict[str, Meaning] = {
         " call again.",
     ),
     "store_wrong_key": _e(
-        "The store's rows were sealed with another key than the one referee was given.",
-        "Give referee the key the store's writers share (REFEREE_KEY, e.g. the team's CI secret).",
+        "The store's rows were sealed with another key than the one referee was given; or"
+        " `referee store import`: the export was sealed with another key than this store's (or"
+        " than the one --from-key-file names).",
+        "Give referee the key the store's writers share (REFEREE_KEY, e.g. the team's CI secret);"
+        " to import another key's export, name that key with --from-key-file.",
     ),
     "import_conflict": _e(
         "`referee store import`: the store holds a different row under the key of one in the"

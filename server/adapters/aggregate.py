@@ -34,7 +34,7 @@ async def aggregate(
     repo = stored_repo(state.store, contract, state.settings.roots)
     cards = request.scorecards
     tree = current_tree(repo) if cards and _states_a_tree(cards) else None
-    hidden = holdout_source(state.settings, state.store.key)
+    hidden = holdout_source(state.settings, state.store)
     return core.aggregate(
         request.contract_id,
         store=state.store,

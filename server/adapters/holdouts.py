@@ -7,7 +7,7 @@ from typing import Any
 import mcp_types as types
 from mcp.server.mcpserver import Context
 
-from referee.tools.holdouts import Vault, add_holdout_files
+from referee.tools.holdouts import add_holdout_files, store_vault
 from referee.tools.models import AddHoldoutFilesInput, AddHoldoutFilesResult
 from referee.tools.store import load_contract
 
@@ -31,7 +31,7 @@ async def add_holdout_files_tool(
     return add_holdout_files(
         request,
         contract=contract,
-        vault=Vault(settings.vault_root, state.store.key),
+        vault=store_vault(state.store),
         repo=settings.repo,
         roots=settings.roots,
         now=lambda: state.now().isoformat(timespec="seconds"),

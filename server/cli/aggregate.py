@@ -129,7 +129,7 @@ def run_aggregate(args: argparse.Namespace) -> int:
         contract = load_contract(store, args.contract_id)
         repo = stored_repo(store, contract, settings.roots)
         tree = current_tree(repo) if cards else None
-        hidden = holdout_source(settings, store.key)
+        hidden = holdout_source(settings, store)
         result = aggregate(
             args.contract_id,
             store=store,

@@ -14,9 +14,9 @@ from referee.tools.text import counted
 from .common import add_json, open_store, print_json, report_error, settings_of
 
 if TYPE_CHECKING:
-    from referee.tools.holdouts import Vault
+    from referee.tools.holdouts import HoldoutVault
     from referee.tools.models import AddHoldoutFilesResult
-    from referee.tools.settings import Settings
+    from referee.tools.store import Store
 
 
 def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -70,10 +70,10 @@ def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type
     export.set_defaults(handler=run_export)
 
 
-def _vault(settings: Settings, key: bytes) -> Vault:
-    from referee.tools.holdouts import Vault
+def _vault(store: Store) -> HoldoutVault:
+    from referee.tools.holdouts import store_vault
 
-    return Vault(settings.vault_root, key)
+    return store_vault(store)
 
 
 def run_add(args: argparse.Namespace) -> int:
@@ -95,7 +95,7 @@ def run_add(args: argparse.Namespace) -> int:
         result = add_holdout_files(
             request,
             contract=load_contract(store, args.contract_id),
-            vault=_vault(settings, store.key),
+            vault=_vault(store),
             repo=settings.repo,
             roots=(Path("/"),),  # the person at the terminal may read any file they can
             now=lambda: datetime.now(UTC).isoformat(timespec="seconds"),
@@ -130,7 +130,7 @@ def run_list(args: argparse.Namespace) -> int:
         load_contract(store, args.contract_id)
     except NotFound as exc:
         return report_error(exc)
-    entries = _vault(settings, store.key).files(args.contract_id)
+    entries = _vault(store).files(args.contract_id)
     if args.json:
         print_json([dataclasses.asdict(e) for e in entries])
         return 0
@@ -155,7 +155,7 @@ def run_export(args: argparse.Namespace) -> int:
     args.dir.mkdir(parents=True, exist_ok=True)
     document = export_contract(contract.id, "evaluator", store=store)
     (args.dir / BUNDLE_CONTRACT).write_text(to_yaml(document), encoding="utf-8")
-    written = _vault(settings, store.key).export(contract.id, args.dir / BUNDLE_FILES)
+    written = _vault(store).export(contract.id, args.dir / BUNDLE_FILES)
     files = args.dir / BUNDLE_FILES
     if args.json:
         print_json({"contract": str(args.dir / BUNDLE_CONTRACT), "files": written})

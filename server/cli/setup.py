@@ -155,7 +155,8 @@ def _store(settings: Settings) -> str:
         return str(settings.home)
     from referee.tools.store import shown_url
 
-    return f"{shown_url(settings.store_url)} (artifacts in {settings.home})"
+    url = shown_url(settings.store_url)
+    return f"{url} (files in the database; local copies in {settings.home})"
 
 
 def run_doctor(args: argparse.Namespace) -> int:

@@ -34,10 +34,11 @@ def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type
         "export",
         help="write every row of the store to a file",
         description=(
-            "Write every row of the store (each verified; sealed evidence included) to FILE as"
-            " JSON, to import into another store: `referee store export local.json`, then"
-            " `referee --store URL store import local.json`. Exit 0, 2 when a row does not"
-            " verify."
+            "Write every row of the store (each verified; sealed evidence included) and its files"
+            " (run artifacts, hold-out files, screenshot baselines) to FILE as JSON, to import"
+            " into another store: `referee store export local.json`, then"
+            " `referee --store URL store import local.json`. FILE reveals the hold-outs: keep it"
+            " out of the repository. Exit 0, 2 when a row does not verify."
         ),
     )
     export.add_argument("file", type=Path, metavar="FILE")
@@ -47,13 +48,22 @@ def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type
         "import",
         help="write the rows of an export into the store",
         description=(
-            "Write the rows of FILE (from `referee store export`) into the store, in one"
-            " transaction. The file must be sealed with this store's key; rows already there are"
-            " skipped, a different row under the same key refuses the whole import. Exit 0, 1"
-            " refused (every problem listed), 2 when the file does not verify."
+            "Write the rows and files of FILE (from `referee store export`) into the store, in"
+            " one transaction. The file must be sealed with this store's key, or with the key"
+            " --from-key-file names (every row is verified with it, then sealed again with this"
+            " store's key); rows already there are skipped, a different row under the same key"
+            " refuses the whole import. Exit 0, 1 refused (every problem listed), 2 when the"
+            " file does not verify or was sealed with another key."
         ),
     )
     load.add_argument("file", type=Path, metavar="FILE")
+    load.add_argument(
+        "--from-key-file",
+        type=Path,
+        metavar="KEYFILE",
+        help="the key FILE was sealed with (its store's signing.key, or a file holding its"
+        " REFEREE_KEY): its rows are re-sealed with this store's key",
+    )
     add_json(load, "how many rows were written")
     load.set_defaults(handler=run_import)
 
@@ -103,9 +113,14 @@ def run_import(args: argparse.Namespace) -> int:
     except (OSError, ValueError) as exc:
         sys.stderr.write(f"error: cannot read {args.file}: {exc}\n")
         return EXIT_USAGE
+    try:
+        source = None if args.from_key_file is None else _key(args.from_key_file)
+    except (OSError, ValueError) as exc:
+        sys.stderr.write(f"error: --from-key-file {args.from_key_file}: {exc}\n")
+        return EXIT_USAGE
     store = open_store(settings_of(args))
     try:
-        done = import_store(store, document)
+        done = import_store(store, document, source)
     except (StoreTampered, StoreKeyMismatch):
         raise
     except InvalidInput as exc:
@@ -118,3 +133,16 @@ def run_import(args: argparse.Namespace) -> int:
     written, present = sum(done.written.values()), sum(done.present.values())
     print(f"imported {written} rows into {store.where} ({present} were there already)")
     return 0
+
+
+def _key(path: Path) -> bytes:
+    """A key read from a file as referee reads its own key file (stripped), never created here.
+
+    Raises:
+        OSError: the file cannot be read.
+        ValueError: it holds too little to be a key.
+    """
+    text = path.read_text(encoding="utf-8").strip()
+    if len(text) < 16:
+        raise ValueError("holds no key (a key has at least 16 characters)")
+    return text.encode("utf-8")

@@ -1,16 +1,19 @@
 """Screenshot baselines through referee's interfaces: the first evaluation leaves the image to
 the judge, the delivered iteration's image becomes the baseline, a later change to the page's
 look fails against it with its diff; a run's image accepted by hand through the CLI; a
-baseline replaced outside referee is refused."""
+baseline replaced outside referee is refused; a team store's baseline holds on every machine."""
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from browsers import free_port, needs_browser
 from gitrepo import make_repo
@@ -146,3 +149,42 @@ async def _artifacts(agent: Client, ev: dict[str, Any]) -> list[str]:
     first = ev["criteria"][0]["evidence_ids"][0]
     found = await agent.read_resource(f"evidence://{ev['run_id']}/{first}")
     return list(json.loads(found.contents[0].text)["artifacts"])
+
+
+TEAM_KEY = "the team's key, a CI secret of 32+ chars"
+
+
+async def test_a_baseline_delivered_on_one_machine_holds_on_another_of_the_team_store(
+    tmp_path: Path,
+    postgres_url: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setenv("REFEREE_KEY", TEAM_KEY)
+    monkeypatch.setenv("REFEREE_STORE_URL", postgres_url)
+    alice, settings = _home(tmp_path / "alice")
+    bob = tmp_path / "bob" / "site"
+    subprocess.run(["git", "clone", "-q", str(alice), str(bob)], check=True)
+    async with Client(build_server(settings)) as agent:
+        cid, first = await _first_run(agent)
+        card = _judge_passes(first["draft_scorecard"])
+        assert (await call(agent, "validate_scorecard", scorecard=card))["valid"]
+        assert (await call(agent, "aggregate", contract_id=cid))["decision"] == "DELIVER"
+    assert not (alice / ".referee" / "baselines").exists()  # the team's, in its database
+    shutil.rmtree(alice / ".referee")  # her run's screenshot is no longer on any disk
+    # Bob's machine holds his look to the baseline Alice's delivery gave.
+    home = ["--root", str(bob)]
+    evaluate = [*home, "evaluate", cid, "--json"]
+    assert await anyio.to_thread.run_sync(main, evaluate) == 0  # the CLI runs its own loop
+    assert json.loads(capsys.readouterr().out)["criteria"][0]["status"] == "pass"
+    assert main([*home, "baseline", "list", cid, "--json"]) == 0
+    [kept] = json.loads(capsys.readouterr().out)["baselines"]
+    assert (kept["how"], kept["run_id"]) == ("delivered", first["run_id"])
+    page = tmp_path / "report.html"
+    assert main([*home, "report", first["run_id"], "--html", str(page)]) == 0
+    assert "data:image/png;base64," in page.read_text(encoding="utf-8")  # Alice's image
+    capsys.readouterr()
+    _recolour(bob)
+    assert await anyio.to_thread.run_sync(main, evaluate) == 1
+    shown = json.loads(capsys.readouterr().out)["criteria"][0]
+    assert shown["status"] == "fail" and "pixels" in shown["reason"], shown

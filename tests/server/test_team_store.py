@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from dataclasses import replace
@@ -13,11 +14,13 @@ from typing import Any
 
 import anyio
 import pytest
+import yaml
 from gitrepo import git, make_repo
+from holdout_attacks import HOLDOUT_PATH, SECRET_TEST, holdout_contract
 from mcp import Client
 from mcp_calls import call
 from postgres import Cluster
-from projects import SAMPLE_ENV, calc_repo, commit_all
+from projects import SAMPLE_ENV, calc_repo, commit_all, stored_text
 from runs import judged
 
 from referee.server.app import build_server
@@ -318,3 +321,60 @@ def test_a_database_that_goes_away_is_a_tool_error_and_the_server_keeps_serving(
     )
     with postgres.admin() as admin:
         anyio.run(_calls_while_the_database_is_closed, settings, team.rsplit("/", 1)[1], admin)
+
+
+def settings_at(repo: Path, url: str) -> Settings:
+    """An MCP server's settings at `repo` on the team store (its own home and vault)."""
+    return replace(
+        Settings.build([repo], env={**SAMPLE_ENV, "REFEREE_KEY": TEAM_KEY}), store_url=url
+    )
+
+
+def evaluated(capsys: pytest.CaptureFixture[str], repo: Path, cid: str) -> dict[str, Any]:
+    capsys.readouterr()
+    assert main(["--root", str(repo), "evaluate", cid, "--json"]) == 0, capsys.readouterr().err
+    found: dict[str, Any] = json.loads(capsys.readouterr().out)
+    return found
+
+
+def test_a_hold_out_added_from_one_clone_runs_in_another_and_its_evidence_is_read_there(
+    team: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    alice = calc_repo(tmp_path / "alice" / "calc")
+    bob = clone(alice, tmp_path / "bob" / "calc")
+    carol = clone(alice, tmp_path / "carol" / "calc")
+    spec = tmp_path / "contract.yaml"
+    spec.write_text(yaml.safe_dump({**holdout_contract(), "evaluators": ["judge"]}), "utf-8")
+    assert main(["--root", str(alice), "contract", "create", str(spec)]) == 0
+    cid = capsys.readouterr().out.split()[1]
+    (alice / HOLDOUT_PATH).write_text(SECRET_TEST, encoding="utf-8")
+    assert main(["--root", str(alice), "holdout", "add", cid, str(alice / HOLDOUT_PATH)]) == 0
+    assert not (alice / HOLDOUT_PATH).exists()  # moved out of her tree, into the team's store
+    first = evaluated(capsys, alice, cid)
+    held = first["criteria"][1]["evidence_ids"][0]
+    assert [c["status"] for c in first["criteria"]] == ["pass", "pass"]
+    # Alice's machine goes away: her .referee/ (run artifacts) and her vault with it.
+    shutil.rmtree(alice / ".referee")
+    shutil.rmtree(Settings.build([alice]).vault_root)
+    # Bob's clone never had the hold-out file; it runs there, for its criterion only.
+    ran = evaluated(capsys, bob, cid)
+    assert [c["status"] for c in ran["criteria"]] == ["pass", "pass"], ran["criteria"]
+    assert not (bob / HOLDOUT_PATH).exists()
+    assert "test_adds_large_numbers_exactly" not in stored_text(bob / ".referee")
+    # Alice's run's evidence, read from Bob's machine: the CLI's export and evidence://.
+    assert main(["--root", str(bob), "evidence", "export", first["run_id"]]) == 0
+    pack = {i["id"]: i for i in json.loads(capsys.readouterr().out)["items"]}
+    assert "2 passed" in pack[held]["stdout"]
+
+    async def through_mcp() -> tuple[dict[str, Any], str]:
+        async with Client(build_server(settings_at(carol, team))) as agent:
+            again = await call(agent, "evaluate", contract_id=cid)
+            read = await agent.read_resource(f"evidence://{first['run_id']}/{held}")
+            view = await call(agent, "get_contract", contract_id=cid, view="generator")
+        assert HOLDOUT_PATH not in json.dumps(view) and "exactly" not in json.dumps(view)
+        return again, json.loads(read.contents[0].text)["stdout"]
+
+    again, log = anyio.run(through_mcp)
+    assert [c["status"] for c in again["criteria"]] == ["pass", "pass"], again["criteria"]
+    assert "2 passed" in log
+    assert not (carol / HOLDOUT_PATH).exists()

@@ -7,9 +7,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import psycopg
 import pytest
-from postgres import Cluster
+from postgres import Cluster, raw_sql
 from runs import CORPUS
 
 from referee.server.cli import main
@@ -69,16 +68,6 @@ def test_database_uses_write_ahead_logging(repo: Path) -> None:
 # --- both backends: the embedded SQLite and a team's PostgreSQL (the `store_url` fixture) -------
 
 
-def raw_sql(store: Store, url: str | None, sql: str, params: tuple[object, ...] = ()) -> None:
-    """Run a statement on the store's database behind referee's back (as an attacker would)."""
-    if url is None:
-        with sqlite3.connect(store.home / "referee.db") as conn:
-            conn.execute(sql.replace("%s", "?"), params)
-        return
-    with psycopg.connect(url.replace("postgresql://", "postgresql://", 1), autocommit=True) as pg:
-        pg.execute(sql.encode(), params)  # type: ignore[call-overload]
-
-
 def sample_contract(repo: Path) -> Contract:
     return load_contract_file(CORPUS / "contract.yaml").model_copy(update={"repo": str(repo)})
 
@@ -134,7 +123,7 @@ def test_a_row_edited_outside_referee_is_store_tampered_on_both_backends(
 ) -> None:
     store = Store(repo / ".referee", url=store_url)
     insert_contract(store, sample_contract(repo))
-    raw_sql(store, store_url, "UPDATE contracts SET body = replace(body, 'login', 'logout')")
+    raw_sql(store.home, store_url, "UPDATE contracts SET body = replace(body, 'login', 'logout')")
     with pytest.raises(StoreTampered, match=f"stored contract {CID} does not verify"):
         load_contract(store, CID)
     store.close()
@@ -153,7 +142,7 @@ def test_an_object_referee_never_creates_is_refused_on_both_backends(
 ) -> None:
     Store(repo / ".referee", url=store_url).close()
     store = Store(repo / ".referee", url=store_url)
-    raw_sql(store, store_url, planted)
+    raw_sql(store.home, store_url, planted)
     store.close()
     with pytest.raises(StoreTampered, match="holds objects referee never creates"):
         Store(repo / ".referee", url=store_url)
@@ -167,7 +156,7 @@ def test_a_trigger_planted_while_a_store_is_open_stops_the_next_write(
         trigger = "CREATE TRIGGER evil AFTER INSERT ON scorecards BEGIN SELECT 1; END"
     else:
         raw_sql(
-            store,
+            store.home,
             store_url,
             "CREATE FUNCTION evil() RETURNS trigger LANGUAGE plpgsql AS"
             " $$ BEGIN RETURN NEW; END $$",
@@ -175,7 +164,7 @@ def test_a_trigger_planted_while_a_store_is_open_stops_the_next_write(
         trigger = (
             "CREATE TRIGGER evil AFTER INSERT ON scorecards FOR EACH ROW EXECUTE FUNCTION evil()"
         )
-    raw_sql(store, store_url, trigger)
+    raw_sql(store.home, store_url, trigger)
     with pytest.raises(StoreTampered, match="trigger 'evil'"):
         save_scorecard(store, **card_fields(store, 1))
     store.close()

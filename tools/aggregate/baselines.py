@@ -6,17 +6,17 @@ accept` replaces one by hand. Canary runs (a planted defect) never give one."""
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import replace
-from pathlib import Path
+from pathlib import PurePath
 
 from referee.tools.browser.baselines import Baseline, shot_file, store_baselines
 from referee.tools.errors import NotFound
 from referee.tools.models.browser import BrowserCheck, ScreenshotExpect
 from referee.tools.models.contract import Contract
-from referee.tools.models.evidence import EvidenceItem
-from referee.tools.store import Store, load_contract, load_run
+from referee.tools.store import Store, StoredRun, load_contract, load_run
 from referee.tools.store.canaries import real_runs
+from referee.tools.store.files import run_file
 
 __all__ = ["accept_baselines", "keep_delivered_baselines", "list_baselines", "screenshot_names"]
 
@@ -42,7 +42,7 @@ def keep_delivered_baselines(
     baselines = store_baselines(store)
     kept: list[Baseline] = []
     for run in real_runs(store, contract.id, iteration):
-        for criterion, name, image in _images(run.evidence.values(), wanted):
+        for criterion, name, image in _images(store, run, wanted):
             if baselines.load(contract.id, criterion, name) is None:
                 kept.append(_save(store, contract.id, criterion, name, image, run.run_id, at))
     return kept
@@ -66,7 +66,7 @@ def accept_baselines(
     if name is not None and name not in names:
         raise NotFound("screenshot", name, path="/name", hint=f"one of {', '.join(names)}")
     wanted = {criterion_id: [name] if name else names}
-    found = list(_images(run.evidence.values(), wanted))
+    found = list(_images(store, run, wanted))
     if not found:
         raise NotFound(
             "screenshot", f"{run_id}/{criterion_id}", path="/run_id", hint="this run took none"
@@ -86,17 +86,19 @@ def list_baselines(store: Store, contract_id: str) -> list[Baseline]:
 
 
 def _images(
-    items: Iterable[EvidenceItem], wanted: dict[str, list[str]]
-) -> Iterator[tuple[str, str, Path]]:
-    for item in items:
+    store: Store, run: StoredRun, wanted: dict[str, list[str]]
+) -> Iterator[tuple[str, str, bytes]]:
+    """The run's images of the wanted expectations (read where the store keeps its run files)."""
+    for item in run.evidence.values():
         criterion = item.criterion_id
         if item.tool != "browser" or criterion is None or criterion not in wanted:
             continue
         # The recorder keeps an artifact as `<evidence id>.<its name>`.
-        files = {Path(a).name.removeprefix(f"{item.id}."): Path(a) for a in item.artifacts}
+        files = {PurePath(a).name.removeprefix(f"{item.id}."): a for a in item.artifacts}
         for name in wanted[criterion]:
-            image = files.get(shot_file(criterion, name))
-            if image is not None and image.is_file():
+            kept = files.get(shot_file(criterion, name))
+            image = None if kept is None else run_file(store, run.run_id, kept)
+            if image is not None:
                 yield criterion, name, image
 
 
@@ -105,12 +107,11 @@ def _save(
     contract_id: str,
     criterion: str,
     name: str,
-    image: Path,
+    png: bytes,
     run_id: str,
     at: str,
     how: str = "delivered",
 ) -> Baseline:
-    png = image.read_bytes()
     made = Baseline(
         contract_id, criterion, name, hashlib.sha256(png).hexdigest(), run_id, how, at, png
     )

@@ -180,7 +180,7 @@ async def _evaluate_live(
                 launcher=isolated.launcher,
                 browser_pool=deps.browser_pool,
                 on_progress=deps.on_progress,
-                holdouts=holdout_source(deps.settings, deps.store.key),
+                holdouts=holdout_source(deps.settings, deps.store),
                 config=load_config(deps.store, contract),
                 baselines=store_baselines(deps.store),
             )

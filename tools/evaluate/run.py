@@ -61,7 +61,7 @@ from referee.tools.tampering.harness import harness_changes
 from referee.tools.text import counted
 
 if TYPE_CHECKING:
-    from referee.tools.browser.baselines import BaselineStore
+    from referee.tools.browser.baselines import Baselines
     from referee.tools.browser.pool import BrowserPool
 
 __all__ = ["Outcomes", "Progress", "RunPlan", "run_checks"]
@@ -99,7 +99,7 @@ class RunPlan:
     on_progress: Progress | None = None
     holdouts: HoldoutSource | None = None
     config: ContractConfig | None = None
-    baselines: BaselineStore | None = None
+    baselines: Baselines | None = None
 
 
 class _Once(Generic[T]):

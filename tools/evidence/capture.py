@@ -17,6 +17,7 @@ from typing import Any
 from referee.tools.errors import InvalidInput, NotFound, Problem
 from referee.tools.evidence.recorder import cap_text
 from referee.tools.evidence.redact import Redactor
+from referee.tools.evidence.view import full_item
 from referee.tools.models.evidence import EvidenceItem
 from referee.tools.store import Store
 from referee.tools.store.runs import evidence_of, save_evidence
@@ -151,10 +152,11 @@ def sessions(store: Store, cwd_prefix: str | None = None) -> list[dict[str, Any]
 
 
 def evidence_pack(store: Store, run_id: str) -> dict[str, Any]:
-    """Every evidence item of a run (evaluation or captured session) as one JSON document."""
+    """Every evidence item of a run (evaluation or captured session) as one JSON document, each
+    with its full output (as `evidence://` gives it), wherever the run was recorded."""
     items = evidence_of(store, run_id)
     if not items:
         raise NotFound(
             "run", run_id, hint="run ids come from evaluate, session ids from referee capture"
         )
-    return {"run_id": run_id, "items": [i.model_dump(mode="json", by_alias=True) for i in items]}
+    return {"run_id": run_id, "items": [full_item(store, run_id, i) for i in items]}

@@ -23,7 +23,6 @@ import codecs
 import hashlib
 import os
 import re
-import shutil
 import threading
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -35,6 +34,7 @@ from referee.tools.evidence.redact import Redactor
 from referee.tools.evidence.trees import rebuilt, strings_of
 from referee.tools.models.evidence import EvidenceItem, EvidenceSource, TestOutcome
 from referee.tools.process import ProcessResult, command_line
+from referee.tools.store.files import read_capped
 from referee.tools.text import strip_ansi
 
 __all__ = ["EvidenceRecorder", "cap_text", "read_log"]
@@ -409,46 +409,39 @@ class _Artifacts:
         self, artifacts_dir: Path, item_id: str, sources: Sequence[Path], log_limit: int
     ) -> None:
         self._dir, self._id = artifacts_dir, item_id
-        self._entries: list[tuple[Path, str | None]] = []
+        self._entries: list[tuple[Path, bytes, str | None]] = []
         self.missing: list[str] = []
         for source in sources:
             try:
-                self._entries.append((source, _as_text(_read_capped(source, log_limit))))
+                data = read_capped(source, log_limit)
             except FileNotFoundError:
                 self.missing.append(str(source))
+                continue
+            self._entries.append((source, data, _as_text(data)))
 
     @property
     def texts(self) -> list[str]:
         """The text artifacts' contents, then every artifact's name (a report may be named after
         a test class, and so after whatever a test id carries)."""
-        contents = [text for _, text in self._entries if text is not None]
-        return contents + [source.name for source, _ in self._entries]
+        contents = [text for _, _, text in self._entries if text is not None]
+        return contents + [source.name for source, _, _ in self._entries]
 
     def store(self, redacted: Iterator[str]) -> list[Path]:
         """Write each artifact into the store; consumes the redacted `texts`, in their order."""
-        contents = [next(redacted) if text is not None else None for _, text in self._entries]
+        contents = [next(redacted) if text is not None else None for *_, text in self._entries]
         stored = []
-        for (source, _), text in zip(self._entries, contents, strict=True):
+        for (source, data, _), text in zip(self._entries, contents, strict=True):
             name = next(redacted)
             inside = _is_within(source, self._dir)
             target = source if inside else self._dir / f"{self._id}.{name}"
             if text is not None:  # stored as UTF-8 whatever it was written in, declaration included
                 target.write_bytes(_utf8_declared(text).encode("utf-8"))
-            elif not inside:  # binary (a screenshot): nothing to redact, kept as it is
-                shutil.copyfile(source, target)
+            elif not inside or source.stat().st_size > len(data):
+                # Binary (a screenshot, a trace): nothing to redact, kept as it is up to the log's
+                # cap; a larger one keeps its head and tail, as a text does, never the whole.
+                target.write_bytes(data)
             stored.append(target.resolve())
         return stored
-
-
-def _read_capped(path: Path, limit: int) -> bytes:
-    """An artifact's bytes; of a file larger than `limit`, its head and tail around a marker."""
-    size = path.stat().st_size
-    with path.open("rb") as handle:
-        if size <= limit:
-            return handle.read()
-        head = handle.read(limit // 2)
-        handle.seek(size - limit // 2)
-        return head + f"\n[... {size - limit} bytes cut by referee ...]\n".encode() + handle.read()
 
 
 def _stored_text(path: Path) -> str | None:

@@ -30,7 +30,7 @@ from referee.tools.static import StaticFinding, StaticReport
 from referee.tools.tampering.harness import HarnessFile
 
 if TYPE_CHECKING:
-    from referee.tools.browser.baselines import BaselineStore
+    from referee.tools.browser.baselines import Baselines
     from referee.tools.browser.pool import BrowserPool
 
 __all__ = [
@@ -183,7 +183,7 @@ class GradeContext:
     """Where commands run (default `workdir`): the repository's own path in the sandbox."""
     view: TreeView | None = None
     """The evaluated commit shown at `run_root` (a `ref` evaluated in the sandbox)."""
-    baselines: BaselineStore | None = None
+    baselines: Baselines | None = None
     """The store's screenshot baselines (None: screenshot expectations are not judged)."""
 
     @property

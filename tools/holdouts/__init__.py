@@ -1,6 +1,7 @@
 """Hold-out files: a hold-out criterion's tests, kept out of the generator's reach.
 
-vault   where the files live (beside the signing key, masked in the sandbox), with a signed manifest
+vault   where the files live (beside the signing key, masked in the sandbox, with a signed manifest;
+        or a team store's database)
 entry   add_holdout_files: copy files into the vault, warn where the generator could still read them
 """
 
@@ -11,8 +12,11 @@ from referee.tools.holdouts.vault import (
     FolderSource,
     HoldoutFile,
     HoldoutSource,
+    HoldoutVault,
+    StoredVault,
     Vault,
     holdout_source,
+    store_vault,
     tree_path,
 )
 
@@ -22,9 +26,12 @@ __all__ = [
     "FolderSource",
     "HoldoutFile",
     "HoldoutSource",
+    "HoldoutVault",
+    "StoredVault",
     "Vault",
     "add_holdout_files",
     "holdout_problems",
     "holdout_source",
+    "store_vault",
     "tree_path",
 ]

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from referee.tools.errors import InvalidInput, Problem, pointer
-from referee.tools.holdouts.vault import HoldoutFile, Vault, tree_path
+from referee.tools.holdouts.vault import HoldoutFile, HoldoutVault, tree_path
 from referee.tools.models.contract import Contract
 from referee.tools.models.holdouts import (
     AddHoldoutFilesInput,
@@ -36,7 +36,7 @@ def add_holdout_files(
     request: AddHoldoutFilesInput,
     *,
     contract: Contract,
-    vault: Vault,
+    vault: HoldoutVault,
     repo: Path,
     roots: Sequence[Path],
     now: Callable[[], str],

@@ -1,11 +1,13 @@
 """The hold-out vault: hold-out test files kept where the generator cannot read them.
 
 A hold-out criterion is only worth something if the generator never sees its test. The files are
-therefore not kept in the repository, nor in `.referee/` (which sits inside it): they live beside
-the signing key, in `$XDG_DATA_HOME/referee/holdouts/<store>/<contract>/` (or under
-`$REFEREE_HOLDOUTS`), a folder the sandbox masks for every command. A manifest lists each file
-with its SHA-256, and the manifest carries an HMAC with the signing key, so a file swapped or
-added behind referee's back is refused (`StoreTampered`) rather than laid into a run.
+therefore not kept in the repository, nor in `.referee/` (which sits inside it). The embedded
+store's live beside the signing key, in `$XDG_DATA_HOME/referee/holdouts/<store>/<contract>/` (or
+under `$REFEREE_HOLDOUTS`), a folder the sandbox masks for every command. A manifest lists each
+file with its SHA-256, and the manifest carries an HMAC with the signing key, so a file swapped or
+added behind referee's back is refused (`StoreTampered`) rather than laid into a run. A team
+store's live in its database (`StoredVault`), outside every repository and every sandbox, one
+sealed row per file, so that a hold-out added from one clone runs in every other.
 
 When a hold-out check runs, its files are copied into a fresh folder of the run and laid over the
 tree in the sandbox's overlay, for that criterion only; the generator's tree never holds them.
@@ -18,13 +20,15 @@ import hmac
 import json
 import os
 import re
-import shutil
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path, PurePosixPath
 from typing import Protocol
 
 from referee.tools.settings import Settings
+from referee.tools.store.db import Row, Store
+from referee.tools.store.files import file_bytes, put_file
 from referee.tools.store.integrity import StoreTampered
 
 __all__ = [
@@ -33,8 +37,11 @@ __all__ = [
     "FolderSource",
     "HoldoutFile",
     "HoldoutSource",
+    "HoldoutVault",
+    "StoredVault",
     "Vault",
     "holdout_source",
+    "store_vault",
     "tree_path",
 ]
 
@@ -105,8 +112,93 @@ class FolderSource:
         return [_text((self.folder / name).read_bytes()) for name in self.names(contract_id)]
 
 
-class Vault:
-    """The hold-out files of one store, one folder per contract.
+class HoldoutVault(ABC):
+    """The hold-out files of one store, by contract: a folder beside the key (the embedded
+    store's) or the team store's database."""
+
+    @abstractmethod
+    def files(self, contract_id: str) -> list[HoldoutFile]:
+        """The contract's hold-out files (none when it has none).
+
+        Raises:
+            StoreTampered: what lists them does not verify with the key.
+        """
+
+    def add(
+        self,
+        contract_id: str,
+        files: Sequence[tuple[str, bytes]],
+        criterion: str | None,
+        now: str,
+    ) -> tuple[list[tuple[HoldoutFile, bool]], int]:
+        """Store files (replacing the same paths) for `criterion` (None: every hold-out).
+
+        Returns:
+            Each file's entry and whether it replaced one; how many files the contract now has.
+        """
+        return self.keep(
+            contract_id,
+            [
+                (
+                    HoldoutFile(path, hashlib.sha256(data).hexdigest(), len(data), criterion, now),
+                    data,
+                )
+                for path, data in files
+            ],
+        )
+
+    @abstractmethod
+    def keep(
+        self, contract_id: str, files: Sequence[tuple[HoldoutFile, bytes]]
+    ) -> tuple[list[tuple[HoldoutFile, bool]], int]:
+        """Store files under their entries (replacing the same paths); as `add` returns."""
+
+    @abstractmethod
+    def data(self, contract_id: str, entry: HoldoutFile) -> bytes:
+        """A file's bytes, checked against its entry's digest.
+
+        Raises:
+            StoreTampered: they differ from the ones referee stored.
+        """
+
+    def lay(self, contract_id: str, criterion_id: str, dest: Path) -> Path | None:
+        """Copy one criterion's files into `dest` (a layer for its check); None when it has none.
+
+        Raises:
+            StoreTampered: a file differs from the one referee stored.
+        """
+        chosen = [e for e in self.files(contract_id) if e.criterion in (None, criterion_id)]
+        if not chosen:
+            return None
+        for entry in chosen:
+            target = dest / entry.path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(self.data(contract_id, entry))
+        return dest
+
+    def names(self, contract_id: str) -> list[str]:
+        return [e.path for e in self.files(contract_id)]
+
+    def texts(self, contract_id: str) -> list[str]:
+        """What the files say.
+
+        Raises:
+            StoreTampered: a file differs from the one referee stored.
+        """
+        return [_text(self.data(contract_id, e)) for e in self.files(contract_id)]
+
+    def export(self, contract_id: str, dest: Path) -> list[str]:
+        """Copy every hold-out file of the contract under `dest` (for CI's `--holdout-dir`)."""
+        entries = self.files(contract_id)
+        for entry in entries:
+            target = dest / entry.path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(self.data(contract_id, entry))
+        return [e.path for e in entries]
+
+
+class Vault(HoldoutVault):
+    """The embedded store's vault: a folder per contract beside the signing key.
 
     Args:
         root: The vault's folder for this store.
@@ -117,11 +209,6 @@ class Vault:
         self.root, self._key = root, key
 
     def files(self, contract_id: str) -> list[HoldoutFile]:
-        """The contract's hold-out files (none when it has none).
-
-        Raises:
-            StoreTampered: the manifest does not verify with the key.
-        """
         manifest = self._folder(contract_id) / _MANIFEST
         if not manifest.is_file():
             return []
@@ -139,57 +226,22 @@ class Vault:
             )
         return entries
 
-    def add(
-        self,
-        contract_id: str,
-        files: Sequence[tuple[str, bytes]],
-        criterion: str | None,
-        now: str,
+    def keep(
+        self, contract_id: str, files: Sequence[tuple[HoldoutFile, bytes]]
     ) -> tuple[list[tuple[HoldoutFile, bool]], int]:
-        """Store files (replacing the same paths), the manifest read and written once.
-
-        Returns:
-            Each file's entry and whether it replaced one; how many files the contract now has.
-        """
+        """The manifest is read and written once."""
         kept = {e.path: e for e in self.files(contract_id)}
         stored = []
-        for path, data in files:
-            target = self._folder(contract_id) / "files" / path
+        for entry, data in files:
+            target = self._folder(contract_id) / "files" / entry.path
             target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
             target.write_bytes(data)
-            entry = HoldoutFile(path, hashlib.sha256(data).hexdigest(), len(data), criterion, now)
-            stored.append((entry, path in kept))
-            kept[path] = entry
+            stored.append((entry, entry.path in kept))
+            kept[entry.path] = entry
         self._write(contract_id, sorted(kept.values(), key=lambda e: e.path))
         return stored, len(kept)
 
-    def lay(self, contract_id: str, criterion_id: str, dest: Path) -> Path | None:
-        """Copy one criterion's files into `dest` (a layer for its check); None when it has none.
-
-        Raises:
-            StoreTampered: a file's digest differs from the manifest's.
-        """
-        chosen = [e for e in self.files(contract_id) if e.criterion in (None, criterion_id)]
-        if not chosen:
-            return None
-        for entry in chosen:
-            target = dest / entry.path
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(self._verified(contract_id, entry))
-        return dest
-
-    def names(self, contract_id: str) -> list[str]:
-        return [e.path for e in self.files(contract_id)]
-
-    def texts(self, contract_id: str) -> list[str]:
-        """What the files say.
-
-        Raises:
-            StoreTampered: a file's digest differs from the manifest's.
-        """
-        return [_text(self._verified(contract_id, e)) for e in self.files(contract_id)]
-
-    def _verified(self, contract_id: str, entry: HoldoutFile) -> bytes:
+    def data(self, contract_id: str, entry: HoldoutFile) -> bytes:
         source = self._folder(contract_id) / "files" / entry.path
         data = source.read_bytes() if source.is_file() else b""
         if hashlib.sha256(data).hexdigest() != entry.sha256:
@@ -197,15 +249,6 @@ class Vault:
                 f"the hold-out file {source}", "differs from the one referee stored"
             )
         return data
-
-    def export(self, contract_id: str, dest: Path) -> list[str]:
-        """Copy every hold-out file of the contract under `dest` (for CI's `--holdout-dir`)."""
-        entries = self.files(contract_id)
-        for entry in entries:
-            target = dest / entry.path
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(self._folder(contract_id) / "files" / entry.path, target)
-        return [e.path for e in entries]
 
     def _folder(self, contract_id: str) -> Path:
         # Contract ids are slugs; anything else is flattened so that it names one folder.
@@ -224,12 +267,73 @@ class Vault:
         return hmac.new(self._key, body.encode("utf-8"), hashlib.sha256).hexdigest()
 
 
+class StoredVault(HoldoutVault):
+    """A team store's vault: the files in its database (`holdout_files` naming `blobs`), so that
+    a hold-out added on one machine runs on every machine and CI job of the store. Every row is
+    sealed with the store's key; a file's bytes are checked against its digest when read."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+
+    def files(self, contract_id: str) -> list[HoldoutFile]:
+        rows = self._store.query(
+            f"SELECT * FROM {_TABLE} WHERE contract_id = ? ORDER BY path", (contract_id,)
+        )
+        return [_entry(self._store.verified(_TABLE, r, _what(contract_id, r))) for r in rows]
+
+    def keep(
+        self, contract_id: str, files: Sequence[tuple[HoldoutFile, bytes]]
+    ) -> tuple[list[tuple[HoldoutFile, bool]], int]:
+        """In one transaction."""
+        store, stored = self._store, []
+        with store.transaction() as tx:
+            for entry, data in files:
+                if put_file(store, tx, data) != entry.sha256:
+                    raise ValueError(f"the hold-out file {entry.path} is not the one it names")
+                gone = tx.execute(
+                    f"DELETE FROM {_TABLE} WHERE contract_id = ? AND path = ?",
+                    (contract_id, entry.path),
+                )
+                store.insert(tx, _TABLE, {"contract_id": contract_id, **asdict(entry)})
+                stored.append((entry, gone.rowcount > 0))
+            count = tx.execute(
+                f"SELECT COUNT(*) AS n FROM {_TABLE} WHERE contract_id = ?", (contract_id,)
+            ).fetchone()
+        return stored, int(count["n"]) if count else 0
+
+    def data(self, contract_id: str, entry: HoldoutFile) -> bytes:
+        return file_bytes(self._store, entry.sha256, f"the hold-out file {entry.path}")
+
+
+_TABLE = "holdout_files"
+
+
+def _entry(row: Row) -> HoldoutFile:
+    return HoldoutFile(
+        path=str(row["path"]),
+        sha256=str(row["sha256"]),
+        size=int(row["size"]),
+        criterion=row["criterion"],
+        added_at=str(row["added_at"]),
+    )
+
+
+def _what(contract_id: str, row: Row) -> str:
+    return f"the hold-out file {row['path']} of {contract_id}"
+
+
+def store_vault(store: Store) -> HoldoutVault:
+    """The hold-out vault of `store`: its database for a team store, else the folder beside the
+    key it was opened with."""
+    return StoredVault(store) if store.shared else Vault(store.vault, store.key)
+
+
 def _text(data: bytes) -> str:
     return data.decode("utf-8", "replace")
 
 
-def holdout_source(settings: Settings, key: bytes) -> HoldoutSource:
+def holdout_source(settings: Settings, store: Store) -> HoldoutSource:
     """CI's `--holdout-dir` when given, else this store's vault."""
     if settings.holdout_dir is not None:
         return FolderSource(settings.holdout_dir)
-    return Vault(settings.vault_root, key)
+    return store_vault(store)

@@ -14,6 +14,7 @@ from referee.tools.models.aggregate import AggregateResult
 from referee.tools.models.common import Model
 from referee.tools.models.contract import Contract
 from referee.tools.models.evaluation import Evaluation
+from referee.tools.models.evidence import EvidenceItem
 from referee.tools.models.rubric import Rubric
 from referee.tools.report.places import Places, places
 from referee.tools.store import (
@@ -27,6 +28,8 @@ from referee.tools.store import (
 from referee.tools.store.aggregates import aggregates_for
 from referee.tools.store.calibration import calibration_rows
 from referee.tools.store.canaries import real_runs
+from referee.tools.store.files import local_run_file
+from referee.tools.store.runs import sealed_item
 
 
 class ScorecardEntry(Model):
@@ -79,8 +82,9 @@ class BrowserEvidence(Model):
     trace: str | None = None
 
 
-def browser_evidence(stored: StoredRun) -> list[BrowserEvidence]:
-    """The browser checks of a stored run, in evidence order."""
+def browser_evidence(store: Store, stored: StoredRun) -> list[BrowserEvidence]:
+    """The browser checks of a stored run, in evidence order; the screenshot and trace as files
+    on this machine (a team store's copies written into this store's folders)."""
     found = []
     for item in sorted(stored.evidence.values(), key=lambda e: int(e.id[1:] or 0)):
         if item.tool != "browser":
@@ -93,11 +97,21 @@ def browser_evidence(stored: StoredRun) -> list[BrowserEvidence]:
                 criterion_id=item.criterion_id,
                 summary=item.summary,
                 outcome=item.details,
-                screenshot=next((a for a in item.artifacts if a.lower().endswith(".png")), None),
-                trace=next((a for a in item.artifacts if a.endswith(".trace.zip")), None),
+                screenshot=_here(store, stored, item, ".png"),
+                trace=_here(store, stored, item, ".trace.zip"),
             )
         )
     return found
+
+
+def _here(store: Store, stored: StoredRun, item: EvidenceItem, suffix: str) -> str | None:
+    """The item's first artifact ending in `suffix`, as a file on this machine when it can be."""
+    kept = next((a for a in item.artifacts if a.lower().endswith(suffix)), None)
+    if kept is None:
+        return None
+    sealed = sealed_item(stored.evaluation, item)
+    local = local_run_file(store, stored.run_id, kept, sealed=sealed)
+    return str(local) if local else kept
 
 
 class ReportData(Model):
@@ -160,7 +174,7 @@ def contract_report(store: Store, contract_id: str) -> ReportData:
         contract=contract,
         rubric=rubric,
         runs=[r.evaluation for r in stored],
-        browser=[b for r in stored for b in browser_evidence(r)],
+        browser=[b for r in stored for b in browser_evidence(store, r)],
         evidence_criteria=_evidence_criteria(stored),
         scorecards=cards,
         aggregate=aggregate,
@@ -201,7 +215,7 @@ def run_report(store: Store, run_id: str) -> ReportData:
         contract=contract,
         rubric=rubric,
         runs=[evaluation],
-        browser=browser_evidence(run),
+        browser=browser_evidence(store, run),
         evidence_criteria=_evidence_criteria([run]),
         scorecards=cards,
         aggregate=aggregate,

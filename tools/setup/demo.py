@@ -23,7 +23,7 @@ from referee.tools.aggregate.entry import aggregate
 from referee.tools.create_contract import contract_rubrics
 from referee.tools.create_contract.entry import create_contract
 from referee.tools.evaluate.entry import EvaluateDeps, EvaluateInput, evaluate
-from referee.tools.holdouts import Vault, add_holdout_files
+from referee.tools.holdouts import add_holdout_files, store_vault
 from referee.tools.models.aggregate import AggregateResult
 from referee.tools.models.contract import Contract
 from referee.tools.models.evaluation import Evaluation
@@ -248,7 +248,7 @@ class Loop:
         )
 
     def aggregate(self, iteration: int) -> AggregateResult:
-        vault = Vault(self.settings.vault_root, self.store.key)
+        vault = store_vault(self.store)
         return aggregate(
             self.contract.id,
             store=self.store,
@@ -286,7 +286,7 @@ def start(workdir: Path, say: Say) -> Loop:
     added = add_holdout_files(
         AddHoldoutFilesInput(contract_id=result.contract.id, files=holdout_files()),
         contract=result.contract,
-        vault=Vault(settings.vault_root, store.key),
+        vault=store_vault(store),
         repo=repo,
         roots=settings.roots,
         now=lambda: datetime.now(UTC).isoformat(timespec="seconds"),

@@ -138,7 +138,9 @@ class Store:
         self._ensure_gitignore()
         self.artifacts = home / "artifacts"
         self.artifacts.mkdir(exist_ok=True)
-        self.sealed = (vault or vault_root(os.environ, home)) / "evidence"
+        self.vault = vault or vault_root(os.environ, home)
+        """The embedded store's hold-out vault (outside the repository; tools/holdouts/)."""
+        self.sealed = self.vault / "evidence"
         self._lock = threading.RLock()
         self._local = threading.local()
         try:
@@ -149,9 +151,7 @@ class Store:
         weakref.finalize(self, self._backend.engine.dispose)
         self.where = self._backend.where
         """The database as messages name it (never with a password)."""
-        self.columns = {
-            t: [c for c in schema.COLUMNS[t] if c not in schema.UNSEALED] for t in schema.TABLES
-        }
+        self.columns = {t: list(schema.sealed_columns(t)) for t in schema.TABLES}
         self._open()
 
     @property

@@ -83,11 +83,13 @@ class StoreUnavailable(StoreProblem):
 
 
 class StoreKeyMismatch(StoreProblem):
-    """The store's rows were sealed with another key than the one referee was given."""
+    """The store's rows (or an export's) were sealed with another key than the one referee was
+    given."""
 
-    def __init__(self, where: str) -> None:
+    def __init__(self, where: str, fix: str | None = None) -> None:
+        fix = fix or (
+            "give referee the key its writers share (REFEREE_KEY, e.g. the team's CI secret)"
+        )
         super().__init__(
-            f"the store {where} was sealed with another key: give referee the key its writers"
-            " share (REFEREE_KEY, e.g. the team's CI secret)",
-            code="store_wrong_key",
+            f"the store {where} was sealed with another key: {fix}", code="store_wrong_key"
         )

@@ -75,6 +75,11 @@ MIGRATIONS = (
     Migration(2, "a MAC on every row", _add_macs),
     Migration(3, "contracts known by root commit; sealed evidence; the order of runs", _schema_3),
     Migration(4, "canary runs and their outcomes; reported usage", _create("canaries", "usage")),
+    Migration(
+        5,
+        "files in the store: run artifacts, hold-out files, screenshot baselines",
+        _create("blobs", "run_files", "holdout_files", "baselines"),
+    ),
 )
 SCHEMA_VERSION = MIGRATIONS[-1].version
 

@@ -9,6 +9,7 @@ from referee.tools.errors import NotFound
 from referee.tools.models.evaluation import Evaluation
 from referee.tools.models.evidence import EvidenceItem
 from referee.tools.store.db import Row, Store, Tx
+from referee.tools.store.files import keep_run_files
 from referee.tools.store.integrity import StoreTampered
 from referee.tools.store.schema import SEALED
 from referee.tools.store.sealed import opened, seal, stub_of, unseal
@@ -32,7 +33,8 @@ def save_run(
     signature: str,
     created_at: str,
 ) -> None:
-    """Store an evaluation with every evidence item, in one transaction."""
+    """Store an evaluation with every evidence item (and, in a team store, every file they
+    name), in one transaction."""
     with store.transaction() as conn:
         last = conn.execute("SELECT MAX(seq) AS n FROM runs").fetchone()
         store.insert(
@@ -51,11 +53,17 @@ def save_run(
                 "seq": int(last["n"] or 0) + 1 if last else 1,
             },
         )
-        holdouts = {c.id for c in evaluation.criteria if c.holdout}
+        if store.shared:  # its files go where its rows go: the next machine reads them there
+            keep_run_files(store, conn, evaluation.run_id, evidence)
         for item in evidence:
-            if item.holdout or item.criterion_id in holdouts:  # it may quote the hold-out test
+            if sealed_item(evaluation, item):  # it may quote the hold-out test
                 item = _seal(store, conn, evaluation.run_id, item)
             save_evidence(store, conn, evaluation.run_id, item)
+
+
+def sealed_item(evaluation: Evaluation, item: EvidenceItem) -> bool:
+    """The item is a hold-out's (or what a hold-out drove): kept outside the repository."""
+    return item.holdout or any(c.holdout and c.id == item.criterion_id for c in evaluation.criteria)
 
 
 def _seal(store: Store, conn: Tx, run_id: str, item: EvidenceItem) -> EvidenceItem:

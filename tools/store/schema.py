@@ -7,10 +7,11 @@ per dialect), so a column added here exists on both. The column order is part of
 
 from __future__ import annotations
 
-from sqlalchemy import Column, Index, Integer, MetaData, Table, Text
+from sqlalchemy import BigInteger, Column, Index, Integer, LargeBinary, MetaData, Table, Text
 
 __all__ = [
     "AUTO_IDS",
+    "BLOBS",
     "COLUMNS",
     "INDEXES",
     "KEYS",
@@ -19,6 +20,7 @@ __all__ = [
     "TABLES",
     "UNSEALED",
     "meta",
+    "sealed_columns",
 ]
 
 METADATA = MetaData()
@@ -31,6 +33,10 @@ def _text(name: str, *, nullable: bool = False, key: bool = False) -> Column[str
 def _auto_id() -> Column[int]:
     # AUTOINCREMENT on SQLite (ids are never reused after a delete), SERIAL on PostgreSQL.
     return Column("id", Integer, primary_key=True, autoincrement=True)
+
+
+def _size() -> Column[int]:
+    return Column("size", BigInteger, nullable=False)
 
 
 def _mac() -> Column[str]:
@@ -192,6 +198,55 @@ usage = Table(
     _mac(),
     sqlite_autoincrement=True,
 )
+# Schema 5. The files of a store that must travel with its rows (a team store's run artifacts,
+# hold-out files and screenshot baselines), each kept once by its SHA-256 (store/files.py). The
+# MAC covers the digest and the size; the bytes are bound to them by the digest, checked on
+# every read, so a body edited in the database is refused like an edited row.
+blobs = Table(
+    "blobs",
+    METADATA,
+    _text("sha256", key=True),
+    _size(),
+    Column("body", LargeBinary, nullable=False),
+    _mac(),
+)
+# Schema 5. Which file a run's evidence names by `path` (as the recording machine wrote it) and
+# the blob that holds it; `size` is the file's size on that machine (larger than the blob's
+# when the file was over the cap and only its head and tail were kept).
+run_files = Table(
+    "run_files",
+    METADATA,
+    _text("run_id", key=True),
+    _text("path", key=True),
+    _text("sha256"),
+    _size(),
+    _mac(),
+)
+# Schema 5. A team store's hold-out vault: a contract's hold-out files at their tree paths.
+holdout_files = Table(
+    "holdout_files",
+    METADATA,
+    _text("contract_id", key=True),
+    _text("path", key=True),
+    _text("sha256"),
+    _size(),
+    _text("criterion", nullable=True),
+    _text("added_at"),
+    _mac(),
+)
+# Schema 5. A team store's screenshot baselines (tools/browser/baselines.py).
+baselines = Table(
+    "baselines",
+    METADATA,
+    _text("contract_id", key=True),
+    _text("criterion_id", key=True),
+    _text("name", key=True),
+    _text("sha256"),
+    _text("run_id"),
+    _text("how"),
+    _text("at"),
+    _mac(),
+)
 # The schema version, the key check and nothing else: no row MAC, nothing a verdict rests on.
 meta = Table("meta", METADATA, _text("key", key=True), _text("value"))
 
@@ -204,6 +259,16 @@ KEYS = {t.name: tuple(c.name for c in t.primary_key.columns) for t in METADATA.t
 COLUMNS = {t.name: tuple(c.name for c in t.columns) for t in METADATA.tables.values()}
 UNSEALED = frozenset({"mac", "seq"})
 """Columns outside a row's MAC: the MAC itself, and the order of runs."""
+BLOBS = blobs.name
+_BY_DIGEST = {(BLOBS, "body")}
+"""Columns the MAC covers through a digest column instead (a file's bytes: its SHA-256)."""
+
+
+def sealed_columns(table: str) -> tuple[str, ...]:
+    """The columns a row's MAC covers, in order."""
+    return tuple(c for c in COLUMNS[table] if c not in UNSEALED and (table, c) not in _BY_DIGEST)
+
+
 AUTO_IDS = frozenset(
     t.name
     for t in METADATA.tables.values()

@@ -1,13 +1,15 @@
 """Moving a store's rows to another store: `referee store export` and `referee store import`.
 
 An export is one JSON document: every row of every table, each verified on the way out (a
-tampered store is not copied), with its MAC, and the full items of sealed evidence (from the
-vault folder of an embedded store, or the `sealed_evidence` table of a team store). An import
-checks that the file was sealed with the importing store's key and verifies every row again (a
-file edited in between is `store_tampered`), then writes the rows in one transaction: ids the
-database assigns are given anew and the references to them (a superseded scorecard, a human
-verdict's scorecard) follow; a row already there is skipped, and a different row under the same
-key refuses the whole import (`import_conflict`), so nothing is lost either way.
+tampered store is not copied), with its MAC, the full items of sealed evidence (from the vault
+folder of an embedded store, or the `sealed_evidence` table of a team store), and the store's
+files: run artifacts, hold-out files and screenshot baselines (carried.py). An import checks that
+the file was sealed with the importing store's key, or with the key the caller names as the
+source's (then every row is re-sealed with the importing key: rekey.py), and verifies every row
+with it (a file edited in between is `store_tampered`), then writes the rows in one transaction:
+ids the database assigns are given anew and the references to them (a superseded scorecard, a
+human verdict's scorecard) follow; a row already there is skipped, and a different row under the
+same key refuses the whole import (`import_conflict`), so nothing is lost either way.
 """
 
 from __future__ import annotations
@@ -21,8 +23,10 @@ from typing import Any
 
 from referee.tools.errors import InvalidInput, Problem
 from referee.tools.store import schema
+from referee.tools.store.carried import Folders, decoded, encoded, folder_rows
 from referee.tools.store.db import KEY_CHECK, Store, Tx
-from referee.tools.store.integrity import MAC_COLUMN, StoreKeyMismatch, StoreTampered
+from referee.tools.store.integrity import MAC_COLUMN, StoreKeyMismatch, StoreTampered, row_mac
+from referee.tools.store.rekey import resealed
 
 __all__ = ["FORMAT", "Imported", "export_store", "import_store"]
 
@@ -45,34 +49,62 @@ def export_store(store: Store) -> dict[str, Any]:
         keys = ", ".join(schema.KEYS[table])
         order = _ORDER.get(table, keys)
         rows = store.query(f"SELECT * FROM {table} ORDER BY {order}")
-        tables[table] = [_row(store, table, r) for r in rows]
+        tables[table] = [encoded(table, _row(store, table, r)) for r in rows]
     if not store.shared:
         tables[schema.SEALED] = list(_sealed_files(store, tables["evidence"]))
+        folder_rows(store, tables)
     return {
         "format": FORMAT,
         "schema_version": store.schema_version(),
-        "key_check": _key_check(store),
+        "key_check": _key_check(store.key),
         "tables": tables,
     }
 
 
-def import_store(store: Store, document: dict[str, Any]) -> Imported:
+def import_store(
+    store: Store, document: dict[str, Any], source_key: bytes | None = None
+) -> Imported:
     """Write an export's rows into `store` (see the module docstring).
 
+    Args:
+        store: The store to write into.
+        document: What `export_store` returned.
+        source_key: The key the export was sealed with, when it is not `store`'s: every row is
+            verified with it, then sealed again with `store`'s key.
+
     Raises:
-        StoreKeyMismatch: the export was sealed with another key.
+        StoreKeyMismatch: the export was sealed with another key (than `source_key`, if given).
         StoreTampered: a row of the file does not verify.
         InvalidInput: not an export (`invalid_export`), or a row conflicts (`import_conflict`).
     """
-    tables = _checked(store, document)
+    tables = _checked(store, document, source_key)
+    if source_key is not None and source_key != store.key:
+        tables = resealed(store, tables, source_key)
     done = Imported()
     ids: dict[str, dict[int, int]] = {}
+    folders = None if store.shared else Folders(store, tables)
     with store.transaction() as tx:
         for table in (*_in_order(), schema.SEALED):
             for row in tables.get(table, []):
-                _import_row(store, tx, table, row, ids, done)
+                if folders is not None and table in Folders.TABLES:
+                    _import_file(folders, table, row, done)
+                else:
+                    _import_row(store, tx, table, row, ids, done)
         _follow_references(store, tx, tables, ids)
     return done
+
+
+def _import_file(folders: Folders, table: str, row: dict[str, Any], done: Imported) -> None:
+    """An export's file (or sealed item) into an embedded store's folders (its blobs go with the
+    rows naming them)."""
+    if table == schema.BLOBS:
+        return
+    try:
+        wrote = folders.write(table, row)
+    except ValueError:
+        raise _conflict(table, [row[k] for k in schema.KEYS[table]]) from None
+    counts = done.written if wrote else done.present
+    counts[table] = counts.get(table, 0) + 1
 
 
 def _in_order() -> Iterator[str]:
@@ -102,11 +134,13 @@ def _sealed_files(store: Store, evidence: list[dict[str, Any]]) -> Iterator[dict
         yield {**sealed, MAC_COLUMN: store.mac(schema.SEALED, sealed)}
 
 
-def _key_check(store: Store) -> str:
-    return hmac.new(store.key, KEY_CHECK, hashlib.sha256).hexdigest()
+def _key_check(key: bytes) -> str:
+    return hmac.new(key, KEY_CHECK, hashlib.sha256).hexdigest()
 
 
-def _checked(store: Store, document: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+def _checked(
+    store: Store, document: dict[str, Any], source_key: bytes | None
+) -> dict[str, list[dict[str, Any]]]:
     if not isinstance(document, dict) or document.get("format") != FORMAT:
         raise InvalidInput(
             [
@@ -117,16 +151,24 @@ def _checked(store: Store, document: dict[str, Any]) -> dict[str, list[dict[str,
                 )
             ]
         )
-    if not hmac.compare_digest(str(document.get("key_check", "")), _key_check(store)):
-        raise StoreKeyMismatch("export")
+    key = store.key if source_key is None else source_key
+    if not hmac.compare_digest(str(document.get("key_check", "")), _key_check(key)):
+        raise StoreKeyMismatch(
+            "export",
+            "pass the key it was sealed with (--from-key-file FILE) to re-seal its rows with"
+            " this store's key"
+            if source_key is None
+            else "it is not the key of --from-key-file either",
+        )
     tables: dict[str, list[dict[str, Any]]] = document.get("tables") or {}
     for table, rows in tables.items():
         if table not in schema.TABLES:
             raise StoreTampered(f"the export's table {table!r}", "is not one referee has")
         for row in rows:
-            if not hmac.compare_digest(store.mac(table, row), str(row.get(MAC_COLUMN))):
+            mac = row_mac(key, table, store.columns[table], row)
+            if not hmac.compare_digest(mac, str(row.get(MAC_COLUMN))):
                 raise StoreTampered(f"the export's {table} row", "does not verify")
-    return tables
+    return {table: [decoded(table, row) for row in rows] for table, rows in tables.items()}
 
 
 def _import_row(
@@ -163,10 +205,7 @@ def _import_row(
         if table == "runs":
             last = tx.execute("SELECT MAX(seq) AS n FROM runs").fetchone()
             values["seq"] = int(last["n"] or 0) + 1 if last else 1
-        if table == schema.SEALED and not store.shared:
-            _write_sealed(store, values)
-        else:
-            store.insert(tx, table, values)
+        store.insert(tx, table, values)
     done.written[table] = done.written.get(table, 0) + 1
 
 
@@ -194,12 +233,6 @@ def _follow_references(
         new_id, new_successor = mapped[int(row["id"])], mapped.get(int(successor))
         tx.execute("UPDATE scorecards SET superseded_by = ? WHERE id = ?", (new_successor, new_id))
         store.reseal(tx, "scorecards", new_id)
-
-
-def _write_sealed(store: Store, values: dict[str, Any]) -> None:
-    folder = store.sealed / values["run_id"]
-    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-    (folder / f"{values['evidence_id']}.json").write_bytes(values["body"].encode("utf-8"))
 
 
 def _conflict(table: str, key: list[Any]) -> InvalidInput:

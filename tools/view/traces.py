@@ -6,7 +6,8 @@ so no network and no copy of it in referee. Two kinds of answer, both files:
 - `trace/<run id>/<evidence id>.zip`: the trace a run's browser evidence item kept. The name only
   selects a stored item; the file is the item's own `.trace.zip` artifact, and only when it lies
   inside that run's artifacts folder (an artifact path is stored text: it never chooses what file
-  is read). The generator's audience gets no trace of an item it may not see.
+  is read; a team store's copy is verified, then written into that folder). The generator's
+  audience gets no trace of an item it may not see.
 - `trace/viewer/<file>`: one of the trace viewer's files, by a plain name inside its folder.
 """
 
@@ -20,6 +21,8 @@ from pathlib import Path
 from referee.tools.errors import NotFound
 from referee.tools.models.evidence import EvidenceItem
 from referee.tools.store import Store, StoredRun, load_contract, load_run
+from referee.tools.store.files import local_run_file
+from referee.tools.store.runs import sealed_item
 from referee.tools.view.gather import run_visible, visible_evidence
 from referee.tools.view.pages import Audience, TraceLink
 
@@ -73,8 +76,7 @@ def trace_file(store: Store, name: str, audience: Audience) -> TraceFile:
 def traced_items(store: Store, stored: StoredRun, items: list[EvidenceItem]) -> list[TraceLink]:
     """The run's browser items (of those shown) that kept a trace."""
     run_id = stored.evaluation.run_id
-    folder = _run_folder(store, run_id)
-    kept = [(i, _inside(i.artifacts, folder)) for i in items if i.tool == "browser"]
+    kept = [(i, _kept(store, stored, i)) for i in items if i.tool == "browser"]
     return [
         TraceLink(i.criterion_id or "", i.id, viewer_link(run_id, i.id), path.name)
         for i, path in kept
@@ -88,23 +90,25 @@ def _kept_trace(store: Store, run_id: str, evidence_id: str, audience: Audience)
     shown = run_visible(stored.evaluation, contract, audience)
     items = {i.id: i for i in visible_evidence(stored, contract, audience)} if shown else {}
     item = items.get(evidence_id)
-    path = _inside(item.artifacts, _run_folder(store, run_id)) if item else None
+    path = _kept(store, stored, item) if item else None
     if path is None:
         raise NotFound("trace", f"{run_id}/{evidence_id}", path="/", hint="no trace was kept")
     return path
 
 
-def _run_folder(store: Store, run_id: str) -> Path:
-    return (store.artifacts / run_id).resolve()
-
-
-def _inside(artifacts: list[str], folder: Path) -> Path | None:
-    """The first `.trace.zip` artifact that is a file in `folder` (symlinks resolved first)."""
-    for kept in artifacts:
+def _kept(store: Store, stored: StoredRun, item: EvidenceItem) -> Path | None:
+    """The item's first `.trace.zip` artifact that is a file in its run's folder of this store
+    (symlinks resolved first); one the database keeps (a team store's) is written there first,
+    but a hold-out's into the vault's folder, as on the machine that recorded it."""
+    run_id = stored.evaluation.run_id
+    sealed = sealed_item(stored.evaluation, item)
+    folder = (store.artifacts / run_id).resolve()
+    for kept in item.artifacts:
         if not kept.endswith(".trace.zip"):
             continue
-        path = Path(kept).resolve()
-        if path.is_relative_to(folder) and path.is_file():
+        local = local_run_file(store, run_id, kept, sealed=sealed)
+        path = local.resolve() if local else None
+        if path is not None and path.is_relative_to(folder) and path.is_file():
             return path
     return None
 
