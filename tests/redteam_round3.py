@@ -928,7 +928,6 @@ PAGE_TELLS: dict[str, tuple[str, str | None]] = {
         "return speechSynthesis.getVoices().length === 0",
         "referee's Chromium has no speech synthesis voices",
     ),
-    "no browser chrome": ("return window.outerHeight - window.innerHeight === 0", None),
 }
 PAGE_TELLS_WHERE = "tools/browser/chromium.py (what referee's Chromium looks like to a page)"
 
@@ -1050,3 +1049,91 @@ PIECES = [f"{n:02d}" + CODE[i:i + 40] for n, i in enumerate(range(0, len(CODE), 
 def test_notes(seen):
     assert seen == "none"
 """
+
+
+# --- Names and links in the tree that end referee's own process (class 4: no crash) -----------
+
+
+def _untracked_bytes_name(repo: Path) -> None:
+    (repo / "src" / "calc.py").write_text(PY_BROKEN, encoding="utf-8")
+    with open(os.fsencode(repo / "src") + b"/notes-\xff.py", "wb") as out:
+        out.write(b"x = 1\n")
+
+
+def _newline_name(repo: Path) -> None:
+    (repo / "src" / "calc.py").write_text(PY_BROKEN, encoding="utf-8")
+    (repo / "src" / "a\nb.py").write_text("x = 1\n", encoding="utf-8")
+
+
+def _symlink_loop(repo: Path) -> None:
+    (repo / "src" / "calc.py").write_text(PY_BROKEN, encoding="utf-8")
+    os.symlink("loop", repo / "src" / "loop")
+
+
+WRITES_A_BYTES_NAME = """
+import os
+
+
+def test_writes():
+    here = os.fsencode(os.path.dirname(os.path.abspath(__file__)))
+    with open(here + b"/out-\\xff\\xfe.txt", "wb") as out:
+        out.write(b"x")
+"""
+
+
+def _run_writes_bytes_name(repo: Path) -> None:
+    (repo / "src" / "calc.py").write_text(PY_BROKEN, encoding="utf-8")
+    (repo / "tests" / "test_writes.py").write_text(WRITES_A_BYTES_NAME, encoding="utf-8")
+
+
+@dataclass(frozen=True)
+class Crash:
+    """A change that should be judged (a result, even a failing one) and never end the tool call
+    in an exception or a refusal of the caller's input."""
+
+    id: str
+    what: str
+    plant: Callable[[Path], None]
+    xfail: str | None = None
+
+
+CRASHES = [
+    Crash(
+        "X1",
+        "an untracked source file whose name is not UTF-8",
+        _untracked_bytes_name,
+        xfail=(
+            "tools/adequacy/coverage_py.py (instrument_python) writes the changed sources into"
+            " the coveragerc as UTF-8: a surrogate-escaped name raises UnicodeEncodeError, and"
+            " evaluate ends in an unexpected tool error"
+        ),
+    ),
+    Crash(
+        "X2",
+        "a source file whose name holds a line break",
+        _newline_name,
+        xfail=(
+            "tools/repo/tree.py (_hashed) hands the paths to `git hash-object --stdin-paths`,"
+            " one per line: the name splits in two and the tree hash fails with a traceback"
+        ),
+    ),
+    Crash(
+        "X3",
+        "a symbolic link that points at itself",
+        _symlink_loop,
+        xfail=(
+            "tools/environment/installed.py (environment_roots: entry.is_dir()) and"
+            " tools/adequacy/coverage_py.py let ELOOP escape; evaluate ends in a traceback"
+        ),
+    ),
+    Crash(
+        "X4",
+        "a test writes a file whose name is not UTF-8 during the run",
+        _run_writes_bytes_name,
+        xfail=(
+            "the name reaches an issue's description (tools/evaluate/issues.py: _tree_issues)"
+            " as a surrogate escape; the model refuses it and evaluate answers `invalid_input`"
+            " at /description: the caller's input is blamed and no run is recorded"
+        ),
+    ),
+]

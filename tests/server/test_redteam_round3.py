@@ -28,6 +28,7 @@ from mcp_calls import call
 from projects import SAMPLE_ENV, calc_repo, command_check, server_env, stored_text
 from redteam_round3 import (
     CARDS,
+    CRASHES,
     GIT_FIFOS,
     HOGS,
     HOGS_WHERE,
@@ -43,6 +44,7 @@ from redteam_round3 import (
     SECRET_FORMS_WHERE,
     WITH_A_SECRET,
     CardCase,
+    Crash,
     GitFifo,
     LoopCase,
     apply,
@@ -389,3 +391,19 @@ async def test_a_hidden_tests_assertions_never_reach_the_brief_through_a_shared_
     decided = await call(holder, "aggregate", contract_id=cid)
     seen = await generator_side(holder, cid, decided)
     assert "10**20" not in _decoded(seen), _decoded(seen)
+
+
+# --- names and links that end referee's own process (class 4) --------------------------------
+
+
+@pytest.mark.parametrize("case", [_param(c, c.id, c.xfail) for c in CRASHES])
+async def test_a_hostile_tree_is_judged_not_crashed_on(case: Crash, tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo", PY_BASE)
+    async with Client(build_server(_settings(repo))) as agent:
+        cid = await _contract(agent, PY_CHECK)
+        case.plant(repo)
+        done = await agent.call_tool("evaluate", {"contract_id": cid})
+    text = " ".join(getattr(c, "text", "") for c in done.content)
+    assert done.is_error is False, (case.what, text[:500])
+    assert done.structured_content is not None
+    assert done.structured_content["criteria"][0]["status"] != "pass"
