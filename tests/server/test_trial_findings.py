@@ -14,9 +14,18 @@ import pytest
 import yaml
 from edits import agent_for, bugfix_contract, calc_contract, py_check, python_project
 from gitrepo import make_repo
+from holdout_attacks import holdout_contract
 from mcp import Client
 from mcp_calls import call, judged_criterion
-from projects import SAMPLE_ENV, apply_bugfix, bugfix_criteria, bugfix_repo
+from projects import (
+    SAMPLE_ENV,
+    apply_bugfix,
+    bugfix_criteria,
+    bugfix_repo,
+    calc_repo,
+    commit_all,
+    pytest_check,
+)
 from runner_projects import JS_CACHE, tool_path
 
 from referee.server.app import build_server
@@ -353,3 +362,186 @@ async def test_a_panicking_go_test_says_the_rest_of_its_package_never_ran(tmp_pa
     criterion = result["criteria"][0]
     assert criterion["status"] == "fail", criterion
     assert "panic" in criterion["reason"], criterion
+
+
+PARAM_TESTS = (
+    "import os, sys\nsys.path.insert(0, os.path.join(os.path.dirname(__file__), '..'))\n"
+    "import pytest\nfrom calc import add\n\n\n"
+    "@pytest.mark.parametrize('a, b, total', [(1, 2, 3), pytest.param(1, -1, 2, id='negative')])\n"
+    "def test_add(a, b, total):\n    assert add(a, b) == total\n"
+)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="base_tests._expected matches with fnmatch, where `[` opens a character class: "
+    "`test_add[*]` matches only the id `test_add[*]`, never a parametrized `test_add[negative]`",
+)
+async def test_expected_changes_glob_covers_every_parametrized_id(tmp_path: Path) -> None:
+    # vdurmont/semver4j e7a12ac changes what two existing tests expect (NpmSemverTest#test[80]);
+    # docs/evaluate.md says expected_changes takes ids or globs where `*` matches any characters,
+    # but a glob over a parametrized id (`…::test_add[*]`) never matches.
+    repo = python_project(tmp_path, {"tests/test_calc.py": PARAM_TESTS})
+    (repo / "calc.py").write_text(
+        "def add(a, b):\n    return a - b if b < 0 else a + b\n", encoding="utf-8"
+    )
+    commit_all(repo, "adding a negative number subtracts it, and the tests say so")
+    (repo / "calc.py").write_text("def add(a, b):\n    return a + b\n", encoding="utf-8")
+    edited = PARAM_TESTS.replace("pytest.param(1, -1, 2,", "pytest.param(1, -1, 0,")
+    (repo / "tests" / "test_calc.py").write_text(edited, encoding="utf-8")
+    check = {**py_check(), "expected_changes": ["tests/test_calc.py::test_add[*]"]}
+    async with agent_for(repo) as agent:
+        cid = await calc_contract(agent, check)
+        result = await call(agent, "evaluate", contract_id=cid)
+    criterion = result["criteria"][0]
+    assert criterion["status"] == "pass", criterion
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="evaluate/issues.py words every entry of `regressions` as 'passed at base and fails "
+    "now', also a test that passes now and fails only in its base form (base_test_failed)",
+)
+async def test_a_base_form_failure_is_not_reported_as_failing_now(tmp_path: Path) -> None:
+    # vdurmont/semver4j e7a12ac (it changes what NpmSemverTest#test[80] expects): the criterion
+    # said "2 tests passed at base and fail now in their base form", the issues said
+    # "regression: com.vdurmont.semver4j.NpmSemverTest#test[80] passed at base and fails now",
+    # though the test passes now.
+    repo = python_project(tmp_path, {"tests/test_calc.py": PARAM_TESTS})
+    (repo / "calc.py").write_text(
+        "def add(a, b):\n    return a - b if b < 0 else a + b\n", encoding="utf-8"
+    )
+    commit_all(repo, "adding a negative number subtracts it, and the tests say so")
+    (repo / "calc.py").write_text("def add(a, b):\n    return a + b\n", encoding="utf-8")
+    edited = PARAM_TESTS.replace("pytest.param(1, -1, 2,", "pytest.param(1, -1, 0,")
+    (repo / "tests" / "test_calc.py").write_text(edited, encoding="utf-8")
+    async with agent_for(repo) as agent:
+        cid = await calc_contract(agent, py_check())
+        result = await call(agent, "evaluate", contract_id=cid)
+    criterion = result["criteria"][0]
+    assert (criterion["status"], criterion["reason_code"]) == ("fail", "base_test_failed")
+    said = [str(i.get("description", i)) for i in result["issues"]]
+    assert not any("test_add[negative] passed at base and fails now" in s for s in said), said
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="at scope=project nothing counts as changed, so min_diff_coverage has no lines to "
+    "hold the tests to and the criterion passes: a silent pass of a diff-coverage minimum",
+)
+async def test_a_diff_coverage_minimum_is_never_a_silent_pass_at_project_scope(
+    tmp_path: Path,
+) -> None:
+    # vdurmont/semver4j e7a12ac under `mvn test` with min_diff_coverage 80 (Java: nothing
+    # measures it): unscored at task scope as documented, but PASS with `--scope project`.
+    repo = python_project(tmp_path)
+    (repo / "calc.py").write_text(
+        "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n",
+        encoding="utf-8",
+    )
+    check = {**py_check(), "min_diff_coverage": 80}
+    async with agent_for(repo) as agent:
+        cid = await calc_contract(agent, check)
+        task = await call(agent, "evaluate", contract_id=cid)
+        assert task["criteria"][0]["reason_code"] == "diff_coverage_low", task["criteria"]
+        whole = await call(agent, "evaluate", contract_id=cid, scope="project")
+    criterion = whole["criteria"][0]
+    assert criterion["status"] != "pass", criterion
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="holdouts/vault.py tree_path refuses '.' (no parts left): the tree's root cannot be "
+    "named as `to`, so a file from outside the repository can never lie at the root",
+)
+def test_a_holdout_from_outside_can_be_laid_at_the_tree_root(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # hashicorp/go-version: Go tests live beside the code, at the module's root; a hidden
+    # nil_test.go kept outside the repository could not be added: `--to .` and `--to ./` are
+    # bad_tree_path, `--to ""` outside_repository ("say where it lies in the tree with `to`").
+    repo = calc_repo(tmp_path / "calc")
+    outside = tmp_path / "vaulted" / "test_root_secret.py"
+    outside.parent.mkdir()
+    outside.write_text("def test_secret():\n    assert True\n", encoding="utf-8")
+    spec = tmp_path / "contract.yaml"
+    spec.write_text(
+        yaml.safe_dump(holdout_contract(pytest_check("test_root_secret.py"))), encoding="utf-8"
+    )
+    assert main(["--root", str(repo), "contract", "create", str(spec)]) == 0
+    cid = capsys.readouterr().out.split()[1]
+    code = main(["--root", str(repo), "holdout", "add", cid, str(outside), "--to", "."])
+    said = capsys.readouterr()
+    assert code == 0, said.err
+    assert "stored test_root_secret.py" in said.out, said.out
+
+
+DESCRIBED = (
+    "import { describe, it, expect } from 'vitest';\nimport { total } from '../src/cart.js';\n\n"
+    "describe('total', () => {\n  it('adds', () => {\n    expect(total([1, 2])).toBe(3);\n  });\n"
+    "});\n"
+)
+DESCRIBED_GROWN = DESCRIBED.replace(
+    "\n});\n",
+    "\n\n  it('adds nothing', () => {\n    expect(total([])).toBe(0);\n  });\n});\n",
+)
+
+
+@pytest.mark.skipif(not JS_CACHE.is_dir(), reason="vitest is not installed in .cache/js-runners")
+@pytest.mark.xfail(
+    strict=True,
+    reason="tampering/additive.py counts only new top-level test/it/describe calls as additive "
+    "in JS/TS (Python's test class that gains methods is): an `it` added inside an existing "
+    "describe costs a run of the whole suite with the base's test file",
+)
+async def test_an_it_added_inside_a_describe_spares_the_base_form_run(tmp_path: Path) -> None:
+    # unjs/defu 11ba022 adds one `it` inside `describe("defu", …)`: every evaluation ran the
+    # suite three times (now, the base code, the base's test file over the fix), the third
+    # 3.0 s of a 7.7 s evaluation, for a file whose base tests are untouched.
+    repo = make_repo(
+        tmp_path / "cart",
+        {
+            "package.json": '{"name": "cart", "version": "1.0.0", "type": "module"}\n',
+            ".gitignore": "node_modules\n",
+            "src/cart.js": VITEST_CART.replace("0);", "0) || -1;"),
+            "test/cart.test.js": DESCRIBED,
+        },
+    )
+    (repo / "node_modules").symlink_to(JS_CACHE, target_is_directory=True)
+    (repo / "src" / "cart.js").write_text(VITEST_CART, encoding="utf-8")
+    (repo / "test" / "cart.test.js").write_text(DESCRIBED_GROWN, encoding="utf-8")
+    check = {"kind": "tests", "argv": ["npx", "vitest", "run"], "must_fail_at_base": True}
+    async with agent_for(repo) as agent:
+        cid = await bugfix_contract(
+            agent, [{"criterion": "empty carts", "verification_method": "test", "check": check}]
+        )
+        result = await call(agent, "evaluate", contract_id=cid)
+    assert result["criteria"][0]["status"] == "pass", result["criteria"]
+    runs = [e for e in result["evidence"] if e["tool"] == "tests"]
+    assert len(runs) == 2, [e["summary"] for e in runs]  # now, and the base code
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="graders/suite.py quotes stderr only for no_report; a command referee has only advice "
+    "for (an unknown runner) exits 127 and the reason never says its program was not found",
+)
+async def test_a_script_whose_program_is_missing_says_so(tmp_path: Path) -> None:
+    # fastify/deepmerge bc2075c^ (`"test:unit": "tap"`, tap not installed): "it ran (exit code
+    # 127, 2.1 s), but gave no per-test outcomes: … make the runner write a JUnit XML report";
+    # defu's `npm test` (pnpm missing) likewise: stderr said `sh: 1: tap: not found`.
+    repo = make_repo(
+        tmp_path / "merge",
+        {
+            "package.json": '{"name": "merge", "scripts": {"test:unit": "tap"}}\n',
+            "index.js": "module.exports = (a, b) => ({ ...a, ...b })\n",
+            "test/merge.test.js": "require('tap').pass('merges')\n",
+        },
+    )
+    check = {"kind": "tests", "argv": ["npm", "run", "test:unit"]}
+    async with agent_for(repo) as agent:
+        cid = await calc_contract(agent, check)
+        result = await call(agent, "evaluate", contract_id=cid, scope="project")
+    criterion = result["criteria"][0]
+    assert criterion["status"] == "unscored", criterion
+    assert "not found" in criterion["reason"], criterion
