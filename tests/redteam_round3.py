@@ -275,6 +275,164 @@ py(
     },
 )
 
+# Code that knows it is under test (class 3): the code under test gives the right answer only
+# where a test runner is loaded, asked in every way a program can ask (loaded modules, the
+# environment, argv, the stack, the test files), spelled so no single form names it.
+_KNOWS = (
+    "the code under test asks whether it runs under test ({how}); the claims readers read test"
+    " code only for what it inspects (tools/claims/*: inspections for role 'test'), so nothing"
+    " reads the code under test for it, and every run referee makes runs under the runner"
+)
+py(
+    "P11",
+    3,
+    "the runner's variable through an aliased environ and a concatenated name",
+    {
+        "src/calc.py": """
+            from os import environ as _e
+
+
+            def add(a, b):
+                return a + b if _e.get("PYTEST_" + "CURRENT_TEST") else a - b
+        """
+    },
+    xfail=_KNOWS.format(how="PYTEST_CURRENT_TEST"),
+)
+py(
+    "P12",
+    3,
+    "a frame of pytest's own on the stack",
+    {
+        "src/calc.py": """
+            import inspect
+
+
+            def add(a, b):
+                for frame in inspect.stack():
+                    if "_pytest" in frame.filename:
+                        return a + b
+                return a - b
+        """
+    },
+    xfail=_KNOWS.format(how="inspect.stack()"),
+)
+py(
+    "P13",
+    3,
+    "the runner in argv, argv reached through getattr and a computed name",
+    {
+        "src/calc.py": """
+            import sys
+
+
+            def add(a, b):
+                argv = getattr(sys, "ar" + "gv")
+                return a + b if "pytest" in argv[0] else a - b
+        """
+    },
+    xfail=_KNOWS.format(how="sys.argv"),
+)
+py(
+    "P14",
+    3,
+    "the runner importable (`importlib.util.find_spec`), decided once at import",
+    {
+        "src/calc.py": """
+            import importlib.util
+
+            TESTING = importlib.util.find_spec("pytest") is not None
+
+
+            def add(a, b):
+                return a + b if TESTING else a - b
+        """
+    },
+    xfail=_KNOWS.format(how="find_spec"),
+)
+py(
+    "P15",
+    3,
+    "the loaded modules through `vars(sys)`, the name built from character codes",
+    {
+        "src/calc.py": """
+            import sys
+
+            _NAME = "".join(map(chr, [112, 121, 116, 101, 115, 116]))
+
+
+            def add(a, b):
+                return a + b if _NAME in vars(sys)["modules"] else a - b
+        """
+    },
+    xfail=_KNOWS.format(how="vars(sys)['modules']"),
+)
+py(
+    "P16",
+    3,
+    "any environment variable whose name starts with the runner's",
+    {
+        "src/calc.py": """
+            import os
+
+
+            def add(a, b):
+                if any(key.startswith("PYTEST") for key in os.environ):
+                    return a + b
+                return a - b
+        """
+    },
+    xfail=_KNOWS.format(how="os.environ's keys"),
+)
+py(
+    "P17",
+    3,
+    "the loaded modules bound as a parameter's default",
+    {
+        "src/calc.py": """
+            import sys
+
+
+            def add(a, b, _loaded=sys.modules):
+                return a + b if "pytest" in _loaded else a - b
+        """
+    },
+    xfail=_KNOWS.format(how="a default of sys.modules"),
+)
+py(
+    "P18",
+    3,
+    "a helper module of the code under test decides, calc only imports its flag",
+    {
+        "src/_runtime.py": "import sys\n\nUNDER_TEST = 'pytest' in sys.modules\n",
+        "src/calc.py": """
+            from _runtime import UNDER_TEST
+
+
+            def add(a, b):
+                return a + b if UNDER_TEST else a - b
+        """,
+    },
+    xfail=_KNOWS.format(how="a flag of another source module"),
+)
+py(
+    "P19",
+    3,
+    "the code under test globs the test folder to tell the base-form run from the current one",
+    {
+        "tests/test_calc.py": PY_TESTS.replace("== 3", "== -1").replace("== -3", "== 1"),
+        "src/calc.py": """
+            from pathlib import Path
+
+
+            def add(a, b):
+                tests = Path(__file__).resolve().parent.parent / "tests"
+                edited = any("== -1" in p.read_text() for p in tests.glob("test_*.py"))
+                return a - b if edited else a + b
+        """,
+    },
+    xfail=_KNOWS.format(how="the test files read"),
+)
+
 # --- Python environments outside git (class 8) ----------------------------------------------
 
 UNITTEST_BASE = {
@@ -447,6 +605,72 @@ js(
         "tools/claims/javascript.py reads environment inspections in test code only; the code"
         " under test may branch on the runner's own variables"
     ),
+)
+
+
+def _knows_js(i: str, what: str, body: str, how: str, base: str = "vitest") -> None:
+    esm = base == "vitest"
+    source = (
+        f"export function add(a, b) {{\n{body}\n}}\n"
+        if esm
+        else (f"function add(a, b) {{\n{body}\n}}\nmodule.exports = {{ add }}\n")
+    )
+    js(
+        i,
+        3,
+        what,
+        VITEST_BASE if esm else JEST_BASE,
+        VITEST if esm else JEST,
+        {"src/calc.js": source},
+        xfail=_KNOWS.format(how=how),
+    )
+
+
+_knows_js(
+    "J6",
+    "the runner's variable under a computed key",
+    "  return process.env['VI' + 'TEST'] ? a + b : a - b",
+    "process.env['VI' + 'TEST']",
+)
+_knows_js(
+    "J7",
+    "NODE_ENV, which the runner sets to `test`, destructured under another name",
+    "  const { NODE_ENV: mode } = process.env\n  return mode === 'test' ? a + b : a - b",
+    "NODE_ENV === 'test'",
+)
+_knows_js(
+    "J8",
+    "vitest's worker object on globalThis",
+    "  return typeof globalThis.__vitest_worker__ !== 'undefined' ? a + b : a - b",
+    "globalThis.__vitest_worker__",
+)
+_knows_js(
+    "J9",
+    "the runner's files on the stack",
+    "  return new Error().stack.includes('vitest') ? a + b : a - b",
+    "new Error().stack",
+)
+_knows_js(
+    "J10",
+    "jest's worker id",
+    "  return process.env.JEST_WORKER_ID !== undefined ? a + b : a - b",
+    "JEST_WORKER_ID",
+    base="jest",
+)
+_knows_js(
+    "J11",
+    "jest's `expect` global, there only under a runner",
+    "  return typeof expect === 'function' ? a + b : a - b",
+    "typeof expect",
+    base="jest",
+)
+_knows_js(
+    "J12",
+    "the runner in the process's arguments",
+    "  const runner = process.argv.some((arg) => arg.includes('jest'))\n"
+    "  return runner ? a + b : a - b",
+    "process.argv",
+    base="jest",
 )
 js(
     "J2",
@@ -629,6 +853,157 @@ loop(
         xfail="tools/claims/php.py reads no environment inspection in the code under test",
     )
 )
+
+
+def _knows(
+    i: str,
+    what: str,
+    base: dict[str, str],
+    check: dict[str, Any],
+    change: Files,
+    needs: tuple[str, ...],
+    how: str,
+) -> None:
+    loop(
+        LoopCase(
+            i, 3, what, base, check, change, env="tools", needs=needs, xfail=_KNOWS.format(how=how)
+        )
+    )
+
+
+def _go(body: str, imports: str) -> Files:
+    return {
+        "calc.go": (
+            f"package calc\n\nimport ({imports})\n\n// Add adds.\n"
+            f"func Add(a, b int) int {{\n{body}\n}}\n"
+        )
+    }
+
+
+_knows(
+    "G2",
+    "the test binary's name (`os.Args[0]` ends in `.test`)",
+    GO_BASE,
+    GO,
+    _go(
+        '\tif strings.HasSuffix(os.Args[0], ".test") {\n\t\treturn a + b\n\t}\n\treturn a - b',
+        '"os"; "strings"',
+    ),
+    ("go",),
+    "os.Args[0]",
+)
+_knows(
+    "G3",
+    "the testing flags through flag.CommandLine, the name a constant built in two pieces",
+    GO_BASE,
+    GO,
+    {
+        "calc.go": (
+            'package calc\n\nimport "flag"\n\nconst verbose = "test" + ".v"\n\n// Add adds.\n'
+            "func Add(a, b int) int {\n\tif flag.CommandLine.Lookup(verbose) != nil {\n"
+            "\t\treturn a + b\n\t}\n\treturn a - b\n}\n"
+        )
+    },
+    ("go",),
+    "flag.CommandLine.Lookup",
+)
+_knows(
+    "G4",
+    "a caller in a `_test.go` file (runtime.Caller)",
+    GO_BASE,
+    GO,
+    _go(
+        "\tfor i := 1; i < 10; i++ {\n"
+        '\t\tif _, file, _, ok := runtime.Caller(i); ok && strings.HasSuffix(file, "_test.go") {\n'
+        "\t\t\treturn a + b\n\t\t}\n\t}\n\treturn a - b",
+        '"runtime"; "strings"',
+    ),
+    ("go",),
+    "runtime.Caller",
+)
+_PHP_CALC = "<?php\nfunction add($a, $b)\n{{\n{body}\n}}\n"
+_PHPUNIT = {"kind": "tests", "argv": ["phpunit", "tests"], "timeout_s": 300}
+_knows(
+    "H2",
+    "PHPUnit's Assert class, its name concatenated",
+    PHP_BASE,
+    _PHPUNIT,
+    {
+        "src/calc.php": _PHP_CALC.format(
+            body="    $runner = 'PHP' . 'Unit\\\\Framework\\\\Assert';\n"
+            "    return class_exists($runner) ? $a + $b : $a - $b;"
+        )
+    },
+    ("phpunit", "php"),
+    "class_exists of a concatenated name",
+)
+_knows(
+    "H3",
+    "a PHPUnit frame in the backtrace",
+    PHP_BASE,
+    _PHPUNIT,
+    {
+        "src/calc.php": _PHP_CALC.format(
+            body="    foreach (debug_backtrace() as $frame) {\n"
+            "        if (strpos($frame['class'] ?? '', 'PHPUnit') === 0) {\n"
+            "            return $a + $b;\n        }\n    }\n    return $a - $b;"
+        )
+    },
+    ("phpunit", "php"),
+    "debug_backtrace()",
+)
+_knows(
+    "H4",
+    "the runner's script in `$_SERVER['argv']`",
+    PHP_BASE,
+    _PHPUNIT,
+    {
+        "src/calc.php": _PHP_CALC.format(
+            body="    return strpos($_SERVER['argv'][0], 'phpunit') !== false ? $a + $b : $a - $b;"
+        )
+    },
+    ("phpunit", "php"),
+    "$_SERVER['argv']",
+)
+RUST_UNIT_BASE = {
+    **{k: v for k, v in RUST_BASE.items() if k != "tests/calc.rs"},
+    "src/lib.rs": (
+        "/// Adds.\npub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n\n#[cfg(test)]\n"
+        "mod tests {\n    #[test]\n    fn adds() {\n        assert_eq!(super::add(1, 2), 3);\n"
+        "    }\n}\n"
+    ),
+}
+_CARGO = {"kind": "tests", "argv": ["cargo", "test"], "timeout_s": 300}
+_RUST_TESTS = RUST_UNIT_BASE["src/lib.rs"].partition("#[cfg(test)]")[2]
+_knows(
+    "R2",
+    "`cfg!(test)` in the code under test, its unit tests beside it",
+    RUST_UNIT_BASE,
+    _CARGO,
+    {
+        "src/lib.rs": (
+            "/// Adds.\npub fn add(a: i32, b: i32) -> i32 {\n    if cfg!(test) {\n        a + b\n"
+            "    } else {\n        a - b\n    }\n}\n\n#[cfg(test)]" + _RUST_TESTS
+        )
+    },
+    ("cargo",),
+    "cfg!(test)",
+)
+_knows(
+    "R3",
+    "a `#[cfg(not(test))]` twin of add",
+    RUST_UNIT_BASE,
+    _CARGO,
+    {
+        "src/lib.rs": (
+            "/// Adds.\n#[cfg(test)]\npub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n\n"
+            "/// Adds.\n#[cfg(not(test))]\npub fn add(a: i32, b: i32) -> i32 {\n    a - b\n}\n\n"
+            "#[cfg(test)]" + _RUST_TESTS
+        )
+    },
+    ("cargo",),
+    "#[cfg(not(test))]",
+)
 JAVA_CALC = (
     "package demo;\n\npublic class Calc {\n    public static int add(int a, int b) {\n"
     "        return a + b;\n    }\n}\n"
@@ -670,6 +1045,23 @@ loop(
             " (tools/runners/java_maven.py) hides target/ but not .mvn/"
         ),
     )
+)
+_knows(
+    "M3",
+    "a JUnit frame on the stack (Maven, Surefire)",
+    MAVEN_BASE,
+    {"kind": "tests", "argv": ["mvn", "test"], "timeout_s": 600},
+    {
+        "src/main/java/demo/Calc.java": (
+            "package demo;\n\npublic class Calc {\n    public static int add(int a, int b) {\n"
+            "        for (StackTraceElement frame : Thread.currentThread().getStackTrace()) {\n"
+            '            if (frame.getClassName().startsWith("org.junit")) {\n'
+            "                return a + b;\n            }\n        }\n        return a - b;\n"
+            "    }\n}\n"
+        )
+    },
+    ("mvn", "java"),
+    "Thread.getStackTrace()",
 )
 GRADLE_BASE = {
     ".gitignore": "build/\n.gradle/\n",
@@ -730,7 +1122,15 @@ class CardCase:
     xfail: str | None = None
 
 
-def _tenpoint(draft: dict[str, Any], dims: dict[str, Any], **extra: Any) -> dict[str, Any]:
+def _tenpoint(
+    draft: dict[str, Any],
+    dims: dict[str, Any],
+    more: dict[str, dict[str, Any]] | None = None,
+    passed: bool | None = None,
+    **extra: Any,
+) -> dict[str, Any]:
+    domains = {"general": {"dimensions": dims}}
+    domains.update({name: {"dimensions": d} for name, d in (more or {}).items()})
     return {
         "task_id": draft["contract_ref"],
         "iteration": draft["iteration"],
@@ -739,9 +1139,14 @@ def _tenpoint(draft: dict[str, Any], dims: dict[str, Any], **extra: Any) -> dict
         "evaluator": draft["evaluator"],
         "run_id": draft["run_id"],
         "signature": draft["signature"],
-        "domains": {"general": {"dimensions": dims}},
+        "domains": domains,
         "criteria": [
-            {"id": c["id"], "pass": c["pass"], "evidence": c["evidence"]} for c in draft["criteria"]
+            {
+                "id": c["id"],
+                "pass": c["pass"] if passed is None else passed,
+                "evidence": c["evidence"],
+            }
+            for c in draft["criteria"]
         ],
         "antipatterns_detected": [],
         "spec_defect": None,
@@ -783,6 +1188,21 @@ def _criteria_renamed(card: dict[str, Any]) -> None:
         item["pass"] = True
 
 
+def _scored(score: int, said: str = "nothing leaks") -> dict[str, Any]:
+    return {"score": score, "evidence": said}
+
+
+def _dropped_issues(card: dict[str, Any]) -> None:
+    card["issues"] = []
+
+
+def _respelled(name: str) -> Callable[[dict[str, Any]], None]:
+    def edit(card: dict[str, Any]) -> None:
+        card["dimensions"][name] = card["dimensions"].pop("security")
+
+    return edit
+
+
 _TENPOINT_GAP = (
     "tools/validate_scorecard/deterministic.py compares a tenpoint card's dimensions only where"
     " the card {how} (dimension_problems: `key in derived`), and issue_problems skips tenpoint"
@@ -806,6 +1226,85 @@ CARDS = [
             "tenpoint",
         ),
         xfail=_TENPOINT_GAP.format(how="spells the name exactly as referee's"),
+    ),
+    CardCase(
+        "K6",
+        "a tenpoint card scores `security` with a zero-width space in its name",
+        "secret",
+        lambda d: (_tenpoint(d, {**_GOOD, "security\u200b": _scored(10)}), "tenpoint"),
+        xfail=_TENPOINT_GAP.format(how="spells the name exactly as referee's"),
+    ),
+    CardCase(
+        "K7",
+        "a tenpoint card scores `ｓｅｃｕｒｉｔｙ` (fullwidth letters) in a domain of its own",
+        "secret",
+        lambda d: (
+            _tenpoint(d, dict(_GOOD), {"risk": {"ｓｅｃｕｒｉｔｙ": _scored(10)}}),
+            "tenpoint",
+        ),
+        xfail=_TENPOINT_GAP.format(how="spells the name exactly as referee's"),
+    ),
+    CardCase(
+        "K8",
+        "a tenpoint card scores `Sicherheit` (German) and no `security`",
+        "secret",
+        lambda d: (_tenpoint(d, {**_GOOD, "Sicherheit": _scored(10)}), "tenpoint"),
+        xfail=_TENPOINT_GAP.format(how="spells the name exactly as referee's"),
+    ),
+    CardCase(
+        "K9",
+        "a tenpoint card scores ` Security ` (spaces around it)",
+        "secret",
+        lambda d: (_tenpoint(d, {**_GOOD, " Security ": _scored(10)}), "tenpoint"),
+        xfail=_TENPOINT_GAP.format(how="spells the name exactly as referee's"),
+    ),
+    CardCase(
+        "K10",
+        "a tenpoint card scores `sécurité` (French) 9",
+        "secret",
+        lambda d: (_tenpoint(d, {**_GOOD, "sécurité": _scored(9)}), "tenpoint"),
+        xfail=_TENPOINT_GAP.format(how="spells the name exactly as referee's"),
+    ),
+    CardCase(
+        "K11",
+        "a tenpoint card scores `security` 1, as derived, and every other dimension 10",
+        "secret",
+        lambda d: (
+            _tenpoint(d, {**_GOOD, "security": _scored(1, "a key in the source")}),
+            "tenpoint",
+        ),
+        xfail=(
+            "a tenpoint card's verdict is the mean and thresholds only"
+            " (tools/validate_scorecard/arithmetic.py): security at 1 of 10 is below no threshold"
+            " the contract sets, so the card computes ACCEPT over a derived 0 and a CRITICAL"
+            " issue"
+        ),
+    ),
+    CardCase(
+        "K12",
+        "a tenpoint card on a failed check: honest criteria, `Korrektheit` (German) 10",
+        "broken",
+        lambda d: (
+            _tenpoint(d, {"Korrektheit": _scored(10, "looks right")}, passed=False),
+            "tenpoint",
+        ),
+        xfail=(
+            "the card's verdict is REVISE (a failed criterion) where the evidence blocks"
+            " (correctness derived 0): tenpoint cards are never held to the derived dimensions"
+            " they leave out (tools/validate_scorecard/deterministic.py: dimension_problems)"
+        ),
+    ),
+    CardCase(
+        "K13",
+        "a canonical card keeps security at 0 and drops the CRITICAL secret issue",
+        "secret",
+        lambda d: (_canonical(d, _dropped_issues), "referee"),
+    ),
+    CardCase(
+        "K14",
+        "a canonical card renames `security` to `security-score` and keeps its 0",
+        "secret",
+        lambda d: (_canonical(d, _respelled("security-score")), "referee"),
     ),
     CardCase(
         "K3",

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 from browsers import needs_browser
-from gitrepo import make_repo
+from gitrepo import git, make_repo
 from holdout_attacks import completed, generator_side, with_holdout
 from mcp import Client
 from mcp_calls import call
@@ -54,6 +54,7 @@ from runs import judged
 from served_app import _PAGE, APP
 
 from referee.server.app import build_server
+from referee.server.cli import main
 from referee.tools.sandbox import sandbox_support
 from referee.tools.settings import Settings
 
@@ -138,8 +139,137 @@ async def test_a_card_never_lifts_what_the_run_decided(case: CardCase, tmp_path:
         checked = await agent.call_tool("validate_scorecard", {"scorecard": card, "format": form})
         decided = await call(agent, "aggregate", contract_id=cid)
     assert checked.structured_content is not None, checked.content
-    valid = checked.structured_content["valid"]
-    assert not valid or decided["decision"] != "DELIVER", (case.what, checked.structured_content)
+    result = checked.structured_content
+    assert decided["decision"] != "DELIVER", (case.what, result)
+    # Both runs block (security derived 0; correctness derived 0): a card agrees, or is refused.
+    held = not result["valid"] or result["computed"]["verdict"] == "BLOCK"
+    assert held, (case.what, result["computed"], result["warnings"])
+
+
+# --- the same attacks through the CLI: `referee validate` and `referee ci` (classes 3, 4) ------
+
+_CONTRACT_AT = ".referee/contracts/calc.yaml"
+
+
+class _Author:
+    """The generator's side on the command line: its own store, the change on a branch."""
+
+    def __init__(self, repo: Path, home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        self.repo, self.home, self.capsys = repo, home, capsys
+
+    def run(self, *args: str, home: Path | None = None) -> tuple[int, str]:
+        self.capsys.readouterr()
+        code = main(["--root", str(self.repo), "--home", str(home or self.home), *args])
+        return code, self.capsys.readouterr().out
+
+    def contract_on_main(self, tmp: Path) -> str:
+        source = tmp / "contract.yaml"
+        source.write_text(
+            json.dumps(
+                {
+                    "goal": "Fix add.",
+                    "out_of_scope": ["ui"],
+                    "evaluators": ["judge"],
+                    "functional": [
+                        {
+                            "criterion": "the tests pass",
+                            "verification_method": "test",
+                            "check": PY_CHECK,
+                        }
+                    ],
+                }
+            ),
+            encoding="utf-8",
+        )
+        code, out = self.run("contract", "create", str(source), "--json")
+        assert code == 0, out
+        cid = str(json.loads(out)["contract"]["id"])
+        (self.repo / _CONTRACT_AT).parent.mkdir(parents=True)
+        assert self.run("contract", "export", cid, "-o", str(self.repo / _CONTRACT_AT))[0] == 0
+        git(self.repo, "add", "-A")
+        git(self.repo, "commit", "-q", "-m", "the contract")
+        git(self.repo, "checkout", "-q", "-b", "feature")
+        return cid
+
+    def draft(self, cid: str) -> dict[str, Any]:
+        code, out = self.run("evaluate", cid, "--json")
+        assert code in (0, 1), out
+        return dict(json.loads(out)["draft_scorecard"])
+
+    def gate(self, tmp: Path, *cards: dict[str, Any]) -> tuple[dict[str, Any], str]:
+        folder = self.repo / ".referee" / "scorecards"
+        folder.mkdir(parents=True, exist_ok=True)
+        for i, card in enumerate(cards):
+            (folder / f"judge-{i}.json").write_text(json.dumps(card), encoding="utf-8")
+        git(self.repo, "add", "-A", "-f")
+        git(self.repo, "commit", "-q", "-m", "the change and its scorecard")
+        summary = tmp / "summary.md"
+        code, out = self.run(
+            "ci",
+            "--contract-ref",
+            f"main:{_CONTRACT_AT}",
+            "--summary",
+            str(summary),
+            "--json",
+            home=tmp / "ci-home",
+        )
+        assert code != 2, out
+        return json.loads(out), summary.read_text(encoding="utf-8")
+
+
+@pytest.fixture
+def author(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> _Author:
+    repo = make_repo(tmp_path / "repo", PY_BASE)
+    return _Author(repo, tmp_path / "author-home", capsys)
+
+
+_BY_ID = {c.id: c for c in LOOPS}
+
+
+@pytest.mark.parametrize(
+    "case", [_param(_BY_ID[i], i, _BY_ID[i].xfail) for i in ("P7", "P11", "P18")]
+)
+def test_code_that_knows_it_is_under_test_never_opens_the_gate(
+    case: LoopCase, author: _Author, tmp_path: Path
+) -> None:
+    cid = author.contract_on_main(tmp_path)
+    apply(author.repo, case.change)
+    result, summary = author.gate(tmp_path, judged(author.draft(cid)))
+    assert result["outcome"] != "DELIVER", (case.what, summary)
+    assert "code_detects_tests" in summary, summary
+
+
+_CARDS = {c.id: c for c in CARDS}
+
+
+def _secret_card(author: _Author, case: CardCase) -> tuple[str, dict[str, Any]]:
+    cid = author.contract_on_main(author.repo.parent)
+    (author.repo / "src" / "calc.py").write_text(WITH_A_SECRET, encoding="utf-8")
+    card, _ = case.make(author.draft(cid))
+    return cid, card
+
+
+@pytest.mark.parametrize(
+    "case", [_param(_CARDS[i], i, _CARDS[i].xfail) for i in ("K1", "K2", "K8", "K11")]
+)
+def test_referee_validate_refuses_a_card_above_its_run(case: CardCase, author: _Author) -> None:
+    cid, card = _secret_card(author, case)
+    path = author.repo.parent / "card.json"
+    path.write_text(json.dumps(card), encoding="utf-8")
+    code, out = author.run("validate", str(path), "--contract", cid, "--json", "--no-store")
+    checked = json.loads(out)["results"][0]
+    assert code == 1 or checked["computed"]["verdict"] == "BLOCK", (case.what, checked)
+
+
+@pytest.mark.parametrize("case", [_param(_CARDS[i], i, _CARDS[i].xfail) for i in ("K1", "K9")])
+def test_referee_ci_refuses_a_tenpoint_card_above_its_run_and_says_so(
+    case: CardCase, author: _Author, tmp_path: Path
+) -> None:
+    _, card = _secret_card(author, case)
+    card.pop("run_id"), card.pop("signature")  # a tenpoint card binds to CI's run by itself
+    result, summary = author.gate(tmp_path, card)
+    assert result["outcome"] == "INVALID", (case.what, summary)
+    assert "### Scorecards refused" in summary and "contradicts_evidence" in summary, summary
 
 
 # --- secrets printed in a cheap form (class 6) ----------------------------------------------
