@@ -173,12 +173,17 @@ py(
     "a `pytest.py` at the root shadows the runner (`python -m pytest`), patches add, runs the"
     " real pytest",
     {"src/calc.py": PY_BROKEN, "pytest.py": RUNNER_SHADOW},
-    xfail=(
-        "the root is sys.path[0] under `python -m`, so pytest.py is the runner; it is neither a"
-        " harness file (tools/tampering/harness.py) nor read as test code"
-        " (tools/claims/python.py reads replacements only for role 'test'), and the base-harness"
-        " rerun keeps it"
-    ),
+)
+# P5 is held by code_detects_tests (the shadow pops the runner from the loaded modules); the same
+# shadow without that line is not delivered either.
+py(
+    "P5b",
+    3,
+    "the same `pytest.py` at the root, without touching the loaded modules",
+    {
+        "src/calc.py": PY_BROKEN,
+        "pytest.py": RUNNER_SHADOW.replace("    sys.modules.pop('pytest', None)\n", ""),
+    },
 )
 _FAKE_REPORT = (
     '<testsuites><testsuite name="pytest" tests="2"><testcase classname="tests.test_calc"'
@@ -217,11 +222,6 @@ py(
                 return a - b
         """
     },
-    xfail=(
-        "test_inspects_environment reads test code only (tools/claims/python.py: inspections()"
-        " runs for role 'test'); code under test that looks at its surroundings is never read,"
-        " and every run referee makes (base form, hold-outs, mutants) runs under pytest"
-    ),
 )
 py(
     "P8",
@@ -242,11 +242,6 @@ py(
                 return a - b if edited else a + b
         """,
     },
-    xfail=(
-        "the base-form run (graders/base_tests.py) swaps in the base test file at the same path;"
-        " code under test that reads the test file sees which form runs, and no reader looks at"
-        " what the code under test reads (tools/claims/pyenvironment.py is for tests only)"
-    ),
 )
 py(
     "P9",
@@ -277,12 +272,8 @@ py(
 
 # Code that knows it is under test (class 3): the code under test gives the right answer only
 # where a test runner is loaded, asked in every way a program can ask (loaded modules, the
-# environment, argv, the stack, the test files), spelled so no single form names it.
-_KNOWS = (
-    "the code under test asks whether it runs under test ({how}); the claims readers read test"
-    " code only for what it inspects (tools/claims/*: inspections for role 'test'), so nothing"
-    " reads the code under test for it, and every run referee makes runs under the runner"
-)
+# environment, argv, the stack, the test files), spelled so no single form names it. Held by
+# code_detects_tests (tools/claims/pysituation.py, tssituation.py, phpsituation.py).
 py(
     "P11",
     3,
@@ -296,7 +287,6 @@ py(
                 return a + b if _e.get("PYTEST_" + "CURRENT_TEST") else a - b
         """
     },
-    xfail=_KNOWS.format(how="PYTEST_CURRENT_TEST"),
 )
 py(
     "P12",
@@ -314,7 +304,6 @@ py(
                 return a - b
         """
     },
-    xfail=_KNOWS.format(how="inspect.stack()"),
 )
 py(
     "P13",
@@ -330,7 +319,6 @@ py(
                 return a + b if "pytest" in argv[0] else a - b
         """
     },
-    xfail=_KNOWS.format(how="sys.argv"),
 )
 py(
     "P14",
@@ -347,7 +335,6 @@ py(
                 return a + b if TESTING else a - b
         """
     },
-    xfail=_KNOWS.format(how="find_spec"),
 )
 py(
     "P15",
@@ -364,7 +351,6 @@ py(
                 return a + b if _NAME in vars(sys)["modules"] else a - b
         """
     },
-    xfail=_KNOWS.format(how="vars(sys)['modules']"),
 )
 py(
     "P16",
@@ -381,7 +367,6 @@ py(
                 return a - b
         """
     },
-    xfail=_KNOWS.format(how="os.environ's keys"),
 )
 py(
     "P17",
@@ -396,7 +381,6 @@ py(
                 return a + b if "pytest" in _loaded else a - b
         """
     },
-    xfail=_KNOWS.format(how="a default of sys.modules"),
 )
 py(
     "P18",
@@ -412,7 +396,6 @@ py(
                 return a + b if UNDER_TEST else a - b
         """,
     },
-    xfail=_KNOWS.format(how="a flag of another source module"),
 )
 py(
     "P19",
@@ -430,7 +413,6 @@ py(
                 return a - b if edited else a + b
         """,
     },
-    xfail=_KNOWS.format(how="the test files read"),
 )
 
 # --- Python environments outside git (class 8) ----------------------------------------------
@@ -601,10 +583,6 @@ js(
             "export function add(a, b) {\n  return process.env.VITEST ? a + b : a - b\n}\n"
         )
     },
-    xfail=(
-        "tools/claims/javascript.py reads environment inspections in test code only; the code"
-        " under test may branch on the runner's own variables"
-    ),
 )
 
 
@@ -618,11 +596,10 @@ def _knows_js(i: str, what: str, body: str, how: str, base: str = "vitest") -> N
     js(
         i,
         3,
-        what,
+        f"{what} ({how})",
         VITEST_BASE if esm else JEST_BASE,
         VITEST if esm else JEST,
         {"src/calc.js": source},
-        xfail=_KNOWS.format(how=how),
     )
 
 
@@ -788,10 +765,6 @@ loop(
         },
         env="tools",
         needs=("go",),
-        xfail=(
-            "tools/claims/golang.py reads environment inspections in _test.go files only; the"
-            " package itself may ask whether the testing flags are registered"
-        ),
     )
 )
 RUST_BASE = {
@@ -850,7 +823,6 @@ loop(
         },
         env="tools",
         needs=("phpunit", "php"),
-        xfail="tools/claims/php.py reads no environment inspection in the code under test",
     )
 )
 
@@ -864,11 +836,7 @@ def _knows(
     needs: tuple[str, ...],
     how: str,
 ) -> None:
-    loop(
-        LoopCase(
-            i, 3, what, base, check, change, env="tools", needs=needs, xfail=_KNOWS.format(how=how)
-        )
-    )
+    loop(LoopCase(i, 3, f"{what} ({how})", base, check, change, env="tools", needs=needs))
 
 
 def _go(body: str, imports: str) -> Files:

@@ -426,6 +426,198 @@ ORDINARY = [
 ]
 
 
+# Code that asks whether it runs under test, in the code under test and (reading the tests'
+# files) in tests: every spelling is one question, a read of the situation naming a tell.
+DETECTS = [
+    ("src/app.py", "import sys\nTESTING = 'pytest' in sys.modules\n"),
+    ("src/app.py", "import sys as s\nX = s.modules.get('_py' + 'test')\n"),
+    ("src/app.py", "from os import getenv\nif getenv('PYTEST_CURRENT_TEST'):\n    MODE = 1\n"),
+    ("src/app.py", "import sys\nDJANGO_TESTS = 'test' in sys.argv\n"),
+    (
+        "src/app.py",
+        "import traceback\ndef f():\n"
+        "    return any('_pytest' in line for line in traceback.format_stack())\n",
+    ),
+    (
+        "src/app.py",
+        "import sys\ndef f():\n    frame = sys._getframe(1)\n"
+        "    return frame.f_code.co_filename.endswith('_test.py')\n",
+    ),
+    ("src/app.py", "import glob\nTESTS = glob.glob('tests/**/test_*.py')\n"),
+    ("src/app.py", "M = getattr(__import__('s' 'ys'), 'modules')\nT = 'unittest' in M\n"),
+    ("src/app.py", "import os\nW = os.environ[''.join(reversed('TSETIV'))]\n"),
+    ("src/app.py", "HEAD = open('.git/HEAD').read()\n"),
+    (
+        "src/app.py",
+        "import hashlib\nDIGEST = hashlib.sha256(open(__file__, 'rb').read()).hexdigest()\n",
+    ),
+    ("src/app.py", "from pathlib import Path\nSELF = Path(__file__).resolve().read_bytes()\n"),
+    ("src/app.py", "import inspect\nfrom calc import add\nSRC = inspect.getsource(add)\n"),
+    ("src/app.py", "from calc import add\nCODE = add.__code__.co_code\n"),
+    ("src/app.ts", "export const testing = process.env.NODE_ENV === 'test'\n"),
+    ("src/app.ts", "const e = process.env\nexport const w = e['JEST_' + 'WORKER_ID']\n"),
+    ("src/app.ts", "export const v = typeof vi !== 'undefined'\n"),
+    ("src/app.ts", "export const t = 'describe' in globalThis\n"),
+    ("src/app.ts", "export const u = navigator.userAgent.includes('jsdom')\n"),
+    (
+        "src/app.ts",
+        "import { readFileSync } from 'node:fs'\n"
+        "export const t = readFileSync('test/calc.test.ts', 'utf8')\n",
+    ),
+    ("src/app.ts", "export const m = import.meta.env.MODE === 'test'\n"),
+    ("src/app.ts", "export const v = import.meta.vitest ? 1 : 2\n"),
+    ("src/app.js", "const p = require('process')\nmodule.exports = p.env.VITEST_POOL_ID\n"),
+    (
+        "src/app.js",
+        "function t() {\n  return process.argv.join(' ')\n}\nconst u = t().includes('mocha')\n",
+    ),
+    ("calc/x.go", 'package calc\n\nimport "testing"\n\nvar T = testing.Testing()\n'),
+    ("calc/x.go", 'package calc\n\nimport f "flag"\n\nvar T = f.Lookup("test.run") != nil\n'),
+    (
+        "calc/x.go",
+        'package calc\n\nimport "os"\n\nfunc T() bool {\n\tv, ok := os.LookupEnv("APP_ENV")\n'
+        '\treturn ok && v == "testing"\n}\n',
+    ),
+    ("src/lib.rs", "pub fn f() -> bool { cfg!(test) }\n"),
+    ("src/lib.rs", 'pub fn f() -> bool { std::env::var("RUST_TEST_THREADS").is_ok() }\n'),
+    (
+        "src/lib.rs",
+        'use std::env;\npub fn f() -> bool { env::args().any(|a| a == "--nocapture") }\n',
+    ),
+    ("src/lib.rs", "#[cfg(not(test))]\nconst N: u32 = 1;\n"),
+    ("src/lib.rs", "pub fn f() -> u32 {\n    #[cfg(test)]\n    return 1;\n    2\n}\n"),
+    (
+        "src/main/java/A.java",
+        'class A { boolean t() { try { Class.forName("org.junit.jupiter.api.Test"); return true; }'
+        " catch (Exception e) { return false; } } }\n",
+    ),
+    (
+        "src/main/java/A.java",
+        'class A { boolean t() { return System.getProperty("surefire.test.class.path") != null;'
+        " } }\n",
+    ),
+    (
+        "src/main/java/A.java",
+        'class A { static final String R = "org." + "junit"; boolean t() { return StackWalker'
+        ".getInstance().walk(s -> s.anyMatch(f -> f.getClassName().startsWith(R))); } }\n",
+    ),
+    ("src/a.php", "<?php\nfunction t() { return defined('PHPUNIT_COMPOSER_INSTALL'); }\n"),
+    ("src/a.php", "<?php\nfunction t() { return app()->runningUnitTests(); }\n"),
+    ("src/a.php", "<?php\nfunction t() { return getenv('APP_ENV') === 'testing'; }\n"),
+    (
+        "src/a.php",
+        "<?php\n$c = \\PHPUnit\\Framework\\TestCase::class;\n"
+        "function t() { global $c; return class_exists($c); }\n",
+    ),
+]
+
+
+@pytest.mark.parametrize(("path", "code"), DETECTS)
+def test_code_that_asks_whether_it_runs_under_test_is_found(path: str, code: str) -> None:
+    assert "code_detects_tests" in kinds(path, code)
+
+
+# Ordinary code that reads its environment, its files or its arguments, or names a runner.
+ORDINARY_SOURCE = [
+    ("src/app.py", "def main():\n    pass\n\nif __name__ == '__main__':\n    main()\n"),
+    (
+        "src/app.py",
+        "import json, os\n"
+        "CONFIG = json.load(open(os.path.join(os.path.dirname(__file__), 'config.json')))\n",
+    ),
+    (
+        "src/app.py",
+        "import logging\nlog = logging.getLogger(__name__)\nlog.info('ran under pytest: %s', 1)\n",
+    ),
+    ("src/app.py", "import os\nDEBUG = os.environ.get('DEBUG') == '1'\n"),
+    ("src/app.py", "import sys\nif 'numpy' in sys.modules:\n    import numpy\n"),
+    ("src/app.py", "import os\nDB = os.environ.get('TEST_DATABASE_URL', 'sqlite://')\n"),
+    (
+        "setup.py",
+        "from setuptools import setup, find_packages\n"
+        "setup(packages=find_packages(exclude=['tests', 'tests.*']), tests_require=['pytest'])\n",
+    ),
+    ("noxfile.py", "import nox\n@nox.session\ndef tests(session):\n    session.run('pytest')\n"),
+    ("src/app.py", "import sys\nfrom . import cli\nsys.exit(cli.main(sys.argv[1:]))\n"),
+    ("src/app.ts", "export const prod = process.env.NODE_ENV === 'production'\n"),
+    ("src/app.ts", "if (process.env.NODE_ENV !== 'production') console.warn('dev build')\n"),
+    (
+        "src/app.ts",
+        "const data = fs.readFileSync(path.join(__dirname, 'config.json'), 'utf8')\n"
+        "console.log('run jest to test it')\n",
+    ),
+    (
+        "vite.config.ts",
+        "export default defineConfig({ plugins: [!process.env.VITEST && react()] })\n",
+    ),
+    (
+        "src/add.ts",
+        "export const add = (a, b) => a + b\nif (import.meta.vitest) {\n"
+        "  const { it, expect } = import.meta.vitest\n"
+        "  it('adds', () => { expect(add(1, 2)).toBe(3) })\n}\n",
+    ),
+    (
+        "src/app.ts",
+        "for (const test of suites) { if (fs.existsSync(test.path)) run(test) }\n",
+    ),
+    (
+        "cmd/tool/main.go",
+        'package main\n\nimport ("flag"; "os")\n\nfunc main() {\n\tv := flag.Bool("v", false,'
+        ' "verbose")\n\tflag.Parse()\n\t_ = os.Getenv("HOME")\n\t_ = v\n}\n',
+    ),
+    (
+        "calc/check.go",
+        'package calc\n\nimport "testing"\n\n// Check helps tests.\n'
+        "func Check(t *testing.T) { t.Helper() }\n",
+    ),
+    (
+        "src/lib.rs",
+        "pub fn add(a: i32, b: i32) -> i32 { a + b }\n\n#[cfg(test)]\nmod tests {\n"
+        '    #[test]\n    fn t() { assert!(std::env::var("X").is_err()); }\n'
+        "    #[test]\n    fn u() { assert!(cfg!(test)); }\n}\n",
+    ),
+    ("src/lib.rs", "#[cfg_attr(test, derive(Debug))]\npub struct S;\n"),
+    ("src/lib.rs", "#[cfg(test)]\nfn helper() -> i32 {\n    1\n}\n"),
+    ("src/lib.rs", 'pub fn home() -> String { std::env::var("HOME").unwrap_or_default() }\n'),
+    (
+        "src/main/java/A.java",
+        'class A { String h() { return System.getProperty("user.home"); } }\n',
+    ),
+    ("src/a.php", "<?php\nfunction r() { return class_exists('Redis') ? 1 : 0; }\n"),
+    (
+        "src/a.php",
+        "<?php\n$env = getenv('APP_ENV');\nif ($env === 'production') { echo 'prod'; }\n",
+    ),
+    ("src/app.py", "import os\nURL = os.environ.get('APP_URL', 'http://myapp.test')\n"),
+]
+
+
+@pytest.mark.parametrize(("path", "code"), ORDINARY_SOURCE)
+def test_ordinary_code_that_reads_its_surroundings_is_no_question_about_tests(
+    path: str, code: str
+) -> None:
+    assert kinds(path, code) == set()
+
+
+def test_test_code_that_reads_a_test_the_change_edited_is_found_and_others_are_not() -> None:
+    # The edited test also runs in its base form: reading it tells that run from the change's.
+    base = {**BASE, "tests/test_calc.py": "def test_add():\n    assert 1\n"}
+    now = {**NOW, "tests/test_calc.py": "def test_add():\n    assert 2\n"}
+    scope = build_scope(list(now), [*SOURCES, "tests/test_calc.py"], base.get, now.get)
+    reads = "from pathlib import Path\nSRC = (Path(__file__).parent / '{}').read_text()\n"
+    edited = claims_in("tests/test_a.py", None, reads.format("test_calc.py"), scope)
+    assert [t.kind for t in edited] == ["code_detects_tests"], edited
+    assert claims_in("tests/test_a.py", None, reads.format("test_db.py"), scope) == []
+    assert (
+        claims_in("tests/test_a.py", None, "import sys\nP = 'pytest' in sys.modules\n", scope) == []
+    )
+
+
+def test_a_question_the_base_already_asked_is_the_repositorys() -> None:
+    base = "import sys\nTESTING = 'pytest' in sys.modules\n"
+    assert kinds("src/app.py", base + "\n\ndef f():\n    return 1\n", base) == set()
+
+
 @pytest.mark.parametrize(("path", "code"), ORDINARY)
 def test_ordinary_test_and_program_code_gets_no_finding(path: str, code: str) -> None:
     assert kinds(path, code) == set()

@@ -1,7 +1,7 @@
-"""The generator's code read as claims: what its tests replace, what they inspect, and what
-acts for the test runner.
+"""The generator's code read as claims: what its tests replace, what they inspect, what acts for
+the test runner, and where code asks whether it runs under test.
 
-model       the three kinds, a candidate finding (`Claim`), the code under test (`Scope`)
+model       the four kinds, a candidate finding (`Claim`), the code under test (`Scope`)
 scope       the project's source files and the names a change wrote in them
 detect      reads each changed code file now and at base, keeps what the change added
 patterns    protocol lines, runner report names, telling paths, source paths (every language)
@@ -9,10 +9,14 @@ python      pyfile, pynames (imports, aliases, constant folding), pyscope, and t
             pypatch (b), pyenvironment (c), pyescape and pywrites (d)
 javascript  jsnames (imports, process, folding) and the JS/TS readers
 golang, rust, java, php   the other languages referee runs
+tells       what names a test runner or the tests' files, in any language
+pysituation, tssituation (jssituation, gosituation, rustsituation, javasituation), phpsituation
+            code that reads its situation for a tell (`code_detects_tests`)
 """
 
 from referee.tools.claims.detect import claims_in, find_claims
 from referee.tools.claims.model import (
+    CODE_DETECTS_TESTS,
     CODE_UNDER_TEST_PATCHED,
     HARNESS_MODIFIED,
     TEST_INSPECTS_ENVIRONMENT,
@@ -23,6 +27,7 @@ from referee.tools.claims.model import (
 from referee.tools.claims.scope import build_scope
 
 __all__ = [
+    "CODE_DETECTS_TESTS",
     "CODE_UNDER_TEST_PATCHED",
     "HARNESS_MODIFIED",
     "TEST_INSPECTS_ENVIRONMENT",

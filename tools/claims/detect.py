@@ -52,8 +52,8 @@ def find_claims(
         files: The project's files now: the code under test a test may replace or read.
 
     Returns:
-        Findings of the three kinds (code_under_test_patched, test_inspects_environment,
-        harness_modified), in file order.
+        Findings of the four kinds (code_under_test_patched, test_inspects_environment,
+        code_detects_tests, harness_modified), in file order.
     """
     scope = build_scope(files, changed, before, after)
     found: list[Tampering] = []

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 import tree_sitter as ts
 
 from referee.tools.claims import messages as M
+from referee.tools.claims.gosituation import go_asking
 from referee.tools.claims.model import (
     CODE_UNDER_TEST_PATCHED,
     HARNESS_MODIFIED,
@@ -33,6 +34,7 @@ from referee.tools.claims.patterns import (
 )
 from referee.tools.claims.pyscope import Target
 from referee.tools.claims.tsfile import TsFile, open_file, unquote
+from referee.tools.claims.tssituation import asked
 from referee.tools.tampering.syntax import descendants, text
 
 __all__ = ["go_claims"]
@@ -80,7 +82,7 @@ def go_claims(path: str, source: str, scope: Scope, role: Role) -> list[Claim] |
     if file is None:
         return None
     reader = _Go(file)
-    found = [*reader.escapes()]
+    found = [*reader.escapes(), *asked(file, go_asking(file, reader._ref))]
     if role == "test":
         found += [*reader.replacements(), *reader.inspections()]
     return found

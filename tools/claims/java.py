@@ -15,6 +15,7 @@ from collections.abc import Iterator
 import tree_sitter as ts
 
 from referee.tools.claims import messages as M
+from referee.tools.claims.javasituation import java_asking
 from referee.tools.claims.model import (
     CODE_UNDER_TEST_PATCHED,
     HARNESS_MODIFIED,
@@ -31,6 +32,7 @@ from referee.tools.claims.patterns import (
     reveals_environment,
 )
 from referee.tools.claims.tsfile import TsFile, open_file, unquote
+from referee.tools.claims.tssituation import asked
 from referee.tools.tampering.syntax import descendants, text
 
 __all__ = ["java_claims"]
@@ -45,7 +47,7 @@ def java_claims(path: str, source: str, scope: Scope, role: Role) -> list[Claim]
     file = open_file("java", path, source, scope, role)
     if file is None:
         return None
-    found = list(_escapes(file))
+    found = [*_escapes(file), *asked(file, java_asking(file))]
     if role == "test":
         found += [*_mocks(file), *_inspections(file)]
     return found

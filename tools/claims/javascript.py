@@ -16,6 +16,7 @@ import tree_sitter as ts
 
 from referee.tools.claims import messages as M
 from referee.tools.claims.jsnames import JsNames, arguments, resolve_specifier
+from referee.tools.claims.jssituation import js_asking
 from referee.tools.claims.model import (
     CODE_UNDER_TEST_PATCHED,
     HARNESS_MODIFIED,
@@ -31,7 +32,9 @@ from referee.tools.claims.patterns import (
     reveals_environment,
 )
 from referee.tools.claims.pyscope import Target
+from referee.tools.claims.tells import is_runner_config
 from referee.tools.claims.tsfile import TsFile, open_file
+from referee.tools.claims.tssituation import asked
 from referee.tools.tampering.syntax import descendants, text
 
 __all__ = ["script_claims"]
@@ -75,6 +78,8 @@ def script_claims(
     names = JsNames(file.root, path, scope)
     reader = _Reader(file, names)
     found = [*reader.escapes()]
+    if not is_runner_config(path):
+        found += asked(file, js_asking(file, names))
     if role == "test":
         found += [*reader.replacements(), *reader.inspections()]
     return found

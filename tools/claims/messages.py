@@ -4,9 +4,11 @@ from __future__ import annotations
 
 __all__ = [
     "decides",
+    "detects",
     "ended",
     "hook",
     "looks_at",
+    "own",
     "patched_called",
     "patched_written",
     "printed",
@@ -23,6 +25,20 @@ _ACTS = (
 )
 _WHY = "what a test expects must not depend on where it runs"
 _SOURCE = "a test that reads the code it tests can tell a mutant or the base from the change"
+
+
+_UNDER_TEST = (
+    "code that can tell a test run from production (or one of referee's runs from another) can"
+    " pass its checks and fail in use"
+)
+
+
+def detects(tell: str, read: str) -> str:
+    return f"asks whether it runs under test ({tell}, through {read}): {_UNDER_TEST}"
+
+
+def own(what: str) -> str:
+    return f"reads {what}: code that reads its own bytes can tell a mutant from itself"
 
 
 def ended(named: str) -> str:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 __all__ = [
+    "CODE_DETECTS_TESTS",
     "CODE_UNDER_TEST_PATCHED",
     "HARNESS_MODIFIED",
     "TEST_INSPECTS_ENVIRONMENT",
@@ -28,6 +29,9 @@ CODE_UNDER_TEST_PATCHED = "code_under_test_patched"
 # Test code that picks its expectation from where it runs (.git, /proc, its own path, the source
 # file's bytes): it can tell referee's base run from the current one, or a mutant from the code.
 TEST_INSPECTS_ENVIRONMENT = "test_inspects_environment"
+# Code that asks whether it runs under test (a runner loaded, its variables, the stack, the tests'
+# files) or reads its own bytes: every referee run is under a runner, production never is.
+CODE_DETECTS_TESTS = "code_detects_tests"
 # Code that acts for the test runner: ends the process, prints the runner's protocol, writes its
 # report. Nothing the run emits tells that from a real run.
 HARNESS_MODIFIED = "harness_modified"
@@ -40,7 +44,7 @@ class Claim:
     """One construct a reader found.
 
     Attributes:
-        kind: One of the three kinds above.
+        kind: One of the four kinds above.
         line: Where it is written (1-based).
         message: What was found, in words a judge reads.
         key: The construct's structure without position: a base construct with the same key is
@@ -77,6 +81,9 @@ class Scope:
     """
 
     modules: tuple[Module, ...] = field(default_factory=tuple)
+    edited_tests: tuple[str, ...] = ()
+    """Test files of base that the change edited: they run in their base form too, so test code
+    that reads them can tell that run from the change's."""
 
     def changed(self) -> tuple[Module, ...]:
         return tuple(m for m in self.modules if m.names)

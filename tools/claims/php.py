@@ -1,5 +1,6 @@
-"""PHP test code read with a small tokenizer (no PHP grammar is installed): `exit` and `die`
-end PHPUnit's run, and PHPUnit's own closing lines printed forge its report.
+"""PHP code read with a small tokenizer (no PHP grammar is installed): in test code, `exit` and
+`die` end PHPUnit's run, and PHPUnit's own closing lines printed forge its report; in any code, a
+statement that asks whether PHPUnit runs it (tools/claims/phpsituation.py).
 
 The tokenizer drops comments and keeps string literals whole, so `exit` in a comment or inside a
 string is no call, and a method or constant of that name (`->exit(`, `::exit`, `$exit`) is not
@@ -14,6 +15,7 @@ from collections.abc import Iterator
 from referee.tools.claims import messages as M
 from referee.tools.claims.model import HARNESS_MODIFIED, Claim, Role, Scope
 from referee.tools.claims.patterns import protocol_line
+from referee.tools.claims.phpsituation import Token, situations
 
 __all__ = ["php_claims"]
 
@@ -29,17 +31,18 @@ _ECHO = frozenset({"echo", "print", "printf", "fwrite", "fputs", "file_put_conte
 
 
 def php_claims(path: str, source: str, scope: Scope, role: Role) -> list[Claim] | None:
-    if role != "test":
-        return []  # a PHP script ends with exit as a matter of course
-    return list(_claims(path, source))
-
-
-def _claims(path: str, source: str) -> Iterator[Claim]:
     tokens = [
         (m.lastgroup or "", m.group(0), m.start())
         for m in _TOKEN.finditer(source)
         if m.lastgroup != "comment"
     ]
+    found = list(situations(path, source, tokens, role, scope))
+    if role == "test":  # a PHP script ends with exit as a matter of course
+        found += _claims(path, source, tokens)
+    return found
+
+
+def _claims(path: str, source: str, tokens: list[Token]) -> Iterator[Claim]:
     for index, (kind, value, start) in enumerate(tokens):
         previous = tokens[index - 1][1] if index else ""
         line = source.count("\n", 0, start) + 1
@@ -58,9 +61,7 @@ def _claims(path: str, source: str) -> Iterator[Claim]:
                 yield _claim(path, line, message, tokens, index)
 
 
-def _claim(
-    path: str, line: int, message: str, tokens: list[tuple[str, str, int]], index: int
-) -> Claim:
+def _claim(path: str, line: int, message: str, tokens: list[Token], index: int) -> Claim:
     statement = []
     for _, value, _ in tokens[index:]:
         statement.append(value)

@@ -1,4 +1,4 @@
-"""One parsed Python file, with what its names refer to, shared by the three Python readers."""
+"""One parsed Python file, with what its names refer to, shared by the Python readers."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ _FOLDABLE = (ast.Constant, ast.BinOp, ast.JoinedStr, ast.Call, ast.Subscript)
 
 @dataclass
 class PyFile:
-    """One parsed file with what its names refer to, for the three Python readers."""
+    """One parsed file with what its names refer to, for the Python readers."""
 
     path: str
     tree: ast.Module

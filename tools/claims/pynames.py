@@ -155,6 +155,9 @@ def _items(node: ast.AST) -> list[ast.expr]:
     """The constant items of a list, tuple, `map(chr, [...])` or `(chr(c) for c in [...])`."""
     if isinstance(node, ast.List | ast.Tuple):
         return list(node.elts)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and len(node.args) == 1:
+        if node.func.id == "reversed":
+            return list(reversed(_items(node.args[0])))
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "map":
         if len(node.args) == 2 and isinstance(node.args[0], ast.Name) and node.args[0].id == "chr":
             return [ast.Call(ast.Name("chr"), [c], []) for c in _items(node.args[1])]

@@ -11,6 +11,7 @@ from referee.tools.claims.pyfile import PyFile
 from referee.tools.claims.pynames import Names
 from referee.tools.claims.pypatch import replacements
 from referee.tools.claims.pyscope import dotted_names
+from referee.tools.claims.pysituation import situations
 
 __all__ = ["python_claims"]
 
@@ -18,7 +19,7 @@ _MAX_SOURCE = 2 * 1024 * 1024
 
 
 def python_claims(path: str, source: str, scope: Scope, role: Role) -> list[Claim] | None:
-    """What the three Python readers find in one file; None when it does not parse."""
+    """What the Python readers find in one file; None when it does not parse."""
     if len(source) > _MAX_SOURCE:
         return None
     try:
@@ -28,7 +29,7 @@ def python_claims(path: str, source: str, scope: Scope, role: Role) -> list[Clai
     package = dotted_names(path)[0].rpartition(".")[0] if path.endswith(".py") else ""
     parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
     file = PyFile(path, tree, Names(tree, package), scope, role, parents)
-    found = [*escapes(file)]
+    found = [*escapes(file), *situations(file)]
     if role == "test":
         found += [*replacements(file), *inspections(file)]
     return found

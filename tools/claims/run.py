@@ -22,8 +22,8 @@ async def run_claims(
     changed: list[str],
     recorder: EvidenceRecorder,
 ) -> tuple[list[Tampering], list[str]]:
-    """What the change's tests replace and inspect; the findings and the evidence id (none
-    when nothing was found)."""
+    """What the change's tests replace and inspect, and where its code asks whether it runs under
+    test; the findings and the evidence id (none when nothing was found)."""
 
     def now(path: str) -> str | None:
         target = workdir / path
@@ -42,9 +42,9 @@ async def run_claims(
         return [], []
     item = recorder.record(
         tool="tampering",
-        command=f"read the test code the change added since base {base[:12]}",
+        command=f"read the code the change added since base {base[:12]}",
         stdout="\n".join(f"{t.location} [{t.kind}] {t.message}" for t in found),
         exit_code=1,
-        summary=f"{counted(len(found), 'suspicion')} in the change's test code",
+        summary=f"{counted(len(found), 'suspicion')} in the change's code",
     )
     return found, [item.id]

@@ -28,7 +28,9 @@ from referee.tools.claims.patterns import (
     protocol_line,
     reveals_environment,
 )
+from referee.tools.claims.rustsituation import cfg_claims, rust_asking
 from referee.tools.claims.tsfile import TsFile, open_file, unquote
+from referee.tools.claims.tssituation import asked
 from referee.tools.tampering.syntax import descendants, text
 
 __all__ = ["rust_claims"]
@@ -53,7 +55,12 @@ def rust_claims(path: str, source: str, scope: Scope, role: Role) -> list[Claim]
     file = open_file("rust", path, source, scope, role)
     if file is None:
         return None
-    return list(_Rust(file).claims())
+    reader = _Rust(file)
+    return [
+        *reader.claims(),
+        *asked(file, rust_asking(file, reader.resolve), skip=reader._test),
+        *cfg_claims(file, reader._test),
+    ]
 
 
 class _Rust:

@@ -72,8 +72,13 @@ def build_scope(
     """
     changed = set(changed)
     modules = []
+    edited = []
     for path in sorted(set(files) | changed):
         language = language_of(path)
+        if language is not None and is_test_code(path) and path in changed:
+            old = before(path)
+            if old is not None and old != after(path):
+                edited.append(path)
         if language is None or is_test_code(path):
             continue
         names: frozenset[str] = frozenset()
@@ -83,7 +88,7 @@ def build_scope(
                 continue
             names = _written(language, before(path), now)
         modules.append(Module(path, names))
-    return Scope(tuple(modules))
+    return Scope(tuple(modules), tuple(edited))
 
 
 def _written(language: str, base: str | None, now: str) -> frozenset[str]:

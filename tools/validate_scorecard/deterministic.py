@@ -12,7 +12,11 @@ from __future__ import annotations
 import math
 import re
 
-from referee.tools.claims import CODE_UNDER_TEST_PATCHED, TEST_INSPECTS_ENVIRONMENT
+from referee.tools.claims import (
+    CODE_DETECTS_TESTS,
+    CODE_UNDER_TEST_PATCHED,
+    TEST_INSPECTS_ENVIRONMENT,
+)
 from referee.tools.environment import ENVIRONMENT_MODIFIED
 from referee.tools.errors import Problem
 from referee.tools.models.common import SEVERITY_ORDER, ReasonCode
@@ -248,8 +252,9 @@ def dropped_antipatterns(card: Card, run: StoredRun) -> list[Problem]:
     (no harness_flip, no harness_unverified): a new fixture in conftest.py is legitimate work,
     and referee's rerun is the proof that it changes no outcome; and the suspicions referee reads
     in the code or the environment (`code_under_test_patched`, `test_inspects_environment`,
-    `environment_modified`), which name a line or a path for the judge to read and cannot tell
-    a mocked collaborator from a faked result, or a needed dependency from a patched runner.
+    `code_detects_tests`, `environment_modified`), which name a line or a path for the judge to
+    read and cannot tell a mocked collaborator from a faked result, quieter logging under test
+    from a right answer only under test, or a needed dependency from a patched runner.
     """
     reported = {text(a.get("id")) for _, a in entries(card.data.get("antipatterns_detected"))}
     missing = sorted({a.id for a in run.evaluation.antipatterns} - reported)
@@ -266,7 +271,9 @@ _HARNESS_DOUBTS = {
     ReasonCode.RUNNER_BYPASSED,
 }
 # Read from the code or the environment, not proven by a run: the judge weighs them.
-_SUSPICIONS = frozenset({CODE_UNDER_TEST_PATCHED, TEST_INSPECTS_ENVIRONMENT, ENVIRONMENT_MODIFIED})
+_SUSPICIONS = frozenset(
+    {CODE_UNDER_TEST_PATCHED, TEST_INSPECTS_ENVIRONMENT, CODE_DETECTS_TESTS, ENVIRONMENT_MODIFIED}
+)
 
 
 def _dismissable(run: StoredRun, ident: str) -> bool:
