@@ -186,6 +186,7 @@ def test_referee_antipatterns_are_exported_for_other_tools() -> None:
         "harness_modified",
         "code_under_test_patched",
         "test_inspects_environment",
+        "code_detects_tests",
         "environment_modified",
     } == REFEREE_ANTIPATTERNS
 
