@@ -1171,19 +1171,12 @@ def _respelled(name: str) -> Callable[[dict[str, Any]], None]:
     return edit
 
 
-_TENPOINT_GAP = (
-    "tools/validate_scorecard/deterministic.py compares a tenpoint card's dimensions only where"
-    " the card {how} (dimension_problems: `key in derived`), and issue_problems skips tenpoint"
-    " cards: security derived 0 and the CRITICAL secret issue vanish, the card computes ACCEPT and"
-    " aggregate delivers"
-)
 CARDS = [
     CardCase(
         "K1",
         "a tenpoint card simply leaves security out",
         "secret",
         lambda d: (_tenpoint(d, dict(_GOOD)), "tenpoint"),
-        xfail=_TENPOINT_GAP.format(how="scores a dimension of the derived name"),
     ),
     CardCase(
         "K2",
@@ -1193,14 +1186,12 @@ CARDS = [
             _tenpoint(d, {**_GOOD, "Security": {"score": 10, "evidence": "nothing leaks"}}),
             "tenpoint",
         ),
-        xfail=_TENPOINT_GAP.format(how="spells the name exactly as referee's"),
     ),
     CardCase(
         "K6",
         "a tenpoint card scores `security` with a zero-width space in its name",
         "secret",
         lambda d: (_tenpoint(d, {**_GOOD, "security\u200b": _scored(10)}), "tenpoint"),
-        xfail=_TENPOINT_GAP.format(how="spells the name exactly as referee's"),
     ),
     CardCase(
         "K7",
@@ -1210,28 +1201,24 @@ CARDS = [
             _tenpoint(d, dict(_GOOD), {"risk": {"ｓｅｃｕｒｉｔｙ": _scored(10)}}),
             "tenpoint",
         ),
-        xfail=_TENPOINT_GAP.format(how="spells the name exactly as referee's"),
     ),
     CardCase(
         "K8",
         "a tenpoint card scores `Sicherheit` (German) and no `security`",
         "secret",
         lambda d: (_tenpoint(d, {**_GOOD, "Sicherheit": _scored(10)}), "tenpoint"),
-        xfail=_TENPOINT_GAP.format(how="spells the name exactly as referee's"),
     ),
     CardCase(
         "K9",
         "a tenpoint card scores ` Security ` (spaces around it)",
         "secret",
         lambda d: (_tenpoint(d, {**_GOOD, " Security ": _scored(10)}), "tenpoint"),
-        xfail=_TENPOINT_GAP.format(how="spells the name exactly as referee's"),
     ),
     CardCase(
         "K10",
         "a tenpoint card scores `sécurité` (French) 9",
         "secret",
         lambda d: (_tenpoint(d, {**_GOOD, "sécurité": _scored(9)}), "tenpoint"),
-        xfail=_TENPOINT_GAP.format(how="spells the name exactly as referee's"),
     ),
     CardCase(
         "K11",
@@ -1241,12 +1228,6 @@ CARDS = [
             _tenpoint(d, {**_GOOD, "security": _scored(1, "a key in the source")}),
             "tenpoint",
         ),
-        xfail=(
-            "a tenpoint card's verdict is the mean and thresholds only"
-            " (tools/validate_scorecard/arithmetic.py): security at 1 of 10 is below no threshold"
-            " the contract sets, so the card computes ACCEPT over a derived 0 and a CRITICAL"
-            " issue"
-        ),
     ),
     CardCase(
         "K12",
@@ -1255,11 +1236,6 @@ CARDS = [
         lambda d: (
             _tenpoint(d, {"Korrektheit": _scored(10, "looks right")}, passed=False),
             "tenpoint",
-        ),
-        xfail=(
-            "the card's verdict is REVISE (a failed criterion) where the evidence blocks"
-            " (correctness derived 0): tenpoint cards are never held to the derived dimensions"
-            " they leave out (tools/validate_scorecard/deterministic.py: dimension_problems)"
         ),
     ),
     CardCase(

@@ -18,6 +18,7 @@ from referee.server.cli import main
 from referee.tools.models import Contract
 from referee.tools.repo import working_tree_hash
 from referee.tools.store import Store, save_scorecard
+from referee.tools.validate_scorecard.card import dimension_key
 
 pytestmark = pytest.mark.anyio
 
@@ -299,6 +300,8 @@ def _tenpoint(store: Store, tree: str, correctness: int) -> dict[str, Any]:
     doc = json.loads((CORPUS / "cases" / "tenpoint-valid.json").read_text("utf-8"))
     card: dict[str, Any] = doc["scorecard"]
     card["domains"]["general"]["dimensions"]["correctness"]["score"] = correctness
+    # security was derived 0: at most 1 of 10, and a card that leaves it out is refused too.
+    card["domains"]["general"]["dimensions"]["security"] = {"score": 1, "evidence": SECRET_AT}
     card["criteria"] = [
         {"id": c, "pass": False, "evidence": "referee's check did not pass"}
         for c in ("AC-F-001", "AC-F-002")
@@ -315,6 +318,8 @@ def test_a_tenpoint_dimension_answers_to_the_derived_one_on_its_own_scale(
     result = cli_validate(_tenpoint(store, working_tree_hash(repo), score))
     lifted = [e for e in result["errors"] if e["code"] == "contradicts_evidence"]
     assert result["valid"] is valid and bool(lifted) is not valid, result["errors"]
+    if valid:  # security at 1 of 10 is the place of 0 on the rubric: the card blocks, as the run
+        assert result["computed"]["verdict"] == "BLOCK", result["computed"]
     if lifted:
         assert lifted[0]["path"] == "/domains/general/dimensions/correctness/score"
         assert "at most 4 on the 1–10 scale" in lifted[0]["message"]
@@ -343,23 +348,122 @@ async def test_a_tenpoint_card_lifting_a_derived_dimension_is_refused_over_mcp(
 async def test_a_stored_card_that_raises_its_run_is_left_out_when_aggregate_reverifies(
     name: str, client: Client, repo: Path, contract: Contract, store: Store
 ) -> None:
-    # As a card stored before the rule existed: written to the store without validation.
     card = raised(store, working_tree_hash(repo), name)
+    await _left_out_when_stored(client, store, contract, card, "referee")
+
+
+async def _left_out_when_stored(
+    client: Client, store: Store, contract: Contract, card: dict[str, Any], fmt: str
+) -> list[str]:
+    """As a card stored before the rule existed (no validation, ACCEPT stored with it), aggregate
+    leaves it out and says why; the quality notes."""
     save_scorecard(
         store,
         contract_id=contract.id,
         evaluator="judge",
         iteration=1,
-        format="referee",
+        format=fmt,
         body=card,
         computed={"verdict": "ACCEPT", "weighted_score": 3.0, "normalized": 100.0},
-        run_id=card["run_id"],
+        run_id=card.get("run_id"),
         stored_at="2026-03-25T12:30:00+00:00",
     )
     data = (
         await client.call_tool("aggregate", {"contract_id": contract.id, "iteration": 1})
     ).structured_content
     assert data["decision"] == "PENDING" and "judge" in data["missing_evaluators"]
-    assert any(
-        "does not count" in n and "raises what its run decided" in n for n in data["quality_notes"]
-    ), data["quality_notes"]
+    notes = list(data["quality_notes"])
+    assert any("does not count" in n and "raises what its run decided" in n for n in notes), notes
+    return notes
+
+
+# A card's verdict answers to the run's evidence whatever the card names, in both formats.
+
+# The run derived security 0: a tenpoint card that names it otherwise, or not at all, still
+# computes a verdict above BLOCK and is refused for it.
+RESPELLED = {
+    "left out": None,
+    "another case": "Security",
+    "spaces around it": " security ",
+    "a zero-width space": "secu\u200brity",
+    "fullwidth letters": "ｓｅｃｕｒｉｔｙ",
+    "German": "Sicherheit",
+    "Japanese": "セキュリティ",
+}
+
+
+def _without_security(store: Store, tree: str, name: str | None) -> dict[str, Any]:
+    card = _tenpoint(store, tree, 4)
+    dims = card["domains"]["general"]["dimensions"]
+    dims.pop("security")
+    if name is not None:
+        dims[name] = {"score": 10, "evidence": "no secret in the source"}
+    return card
+
+
+@pytest.mark.parametrize("spelling", list(RESPELLED))
+def test_a_tenpoint_card_that_names_a_blocking_dimension_otherwise_is_refused(
+    spelling: str, repo: Path, cli_validate: CliValidate, contract: Contract, store: Store
+) -> None:
+    result = cli_validate(_without_security(store, working_tree_hash(repo), RESPELLED[spelling]))
+    assert result["valid"] is False, (spelling, result["computed"])
+    # The respelled name answers to `security` (at most 1); another language's name, or none,
+    # leaves the card's verdict (REVISE) above the run's (BLOCK).
+    assert "contradicts_evidence" in {e["code"] for e in result["errors"]}, result["errors"]
+
+
+def test_the_verdict_refusal_names_the_ceiling_and_what_holds_it(
+    repo: Path, cli_validate: CliValidate, contract: Contract, store: Store
+) -> None:
+    result = cli_validate(_without_security(store, working_tree_hash(repo), "Sicherheit"))
+    (refused,) = [e for e in result["errors"] if e["path"] == ""]
+    message = refused["message"]
+    assert "allows at most BLOCK" in message and "security derived 0 (E3)" in message, message
+    assert "`security`" in message
+
+
+def test_dimension_names_are_compared_folded() -> None:
+    folded = {"Security", " security ", "secu\u200brity", "ｓｅｃｕｒｉｔｙ", "SECURITY\u2060"}
+    assert {dimension_key(n) for n in folded} == {"security"}
+    assert dimension_key("Code-Quality") == dimension_key("code quality") == "code_quality"
+    assert dimension_key("Sicherheit") != "security"
+
+
+def test_a_canonical_card_cannot_accept_over_a_critical_issue_it_keeps(
+    repo: Path, cli_validate: CliValidate, contract: Contract, store: Store
+) -> None:
+    # Every derived dimension at 3 and every check passed, but a CRITICAL issue in the run.
+    tree = working_tree_hash(repo)
+    decided = copy.deepcopy(DECIDED)
+    decided["criteria"] = [
+        {**c, "pass": True, "status": "pass", "reason_code": None} for c in decided["criteria"]
+    ]
+    for dim in decided["dimensions"].values():
+        dim["score"] = 3
+    critical = {**_ISSUES[1], "severity": "CRITICAL"}
+    decided["issues"] = [critical]
+    decided["draft_scorecard"] = {"issues": [critical]}
+    run_id, signature = corpus_run(store, tree, decided)
+    doc = json.loads((CORPUS / "cases" / "referee-valid-accept.json").read_text("utf-8"))
+    card: dict[str, Any] = doc["scorecard"]
+    card.update(run_id=run_id, signature=signature, target={"tree": tree, "commit": None})
+    card["issues"] = [{"severity": "CRITICAL", "description": "AWS key", "location": SECRET_AT}]
+    for stated in ("verdict", "weighted_score"):
+        card.pop(stated, None)
+    refused = cli_validate(card)
+    assert refused["valid"] is False and refused["computed"]["verdict"] == "ACCEPT"
+    assert "a CRITICAL issue at app/login.py:3" in refused["errors"][0]["message"]
+    card["dimensions"]["security"]["score"] = 1  # the judge lowers it: REVISE, with the override
+    card["guidance"] = "Remove the key from app/login.py."
+    lowered = cli_validate(card)
+    assert lowered["valid"] is True, lowered["errors"]
+    assert lowered["computed"]["verdict"] == "REVISE"
+    assert "deterministic_override" in {w["code"] for w in lowered["warnings"]}
+
+
+async def test_a_stored_tenpoint_card_above_its_run_is_left_out_when_aggregate_reverifies(
+    client: Client, repo: Path, contract: Contract, store: Store
+) -> None:
+    card = _without_security(store, working_tree_hash(repo), None)  # security left out
+    notes = await _left_out_when_stored(client, store, contract, card, "tenpoint")
+    assert any("contradicts_evidence" in n for n in notes), notes

@@ -144,6 +144,8 @@ async def test_a_card_never_lifts_what_the_run_decided(case: CardCase, tmp_path:
     # Both runs block (security derived 0; correctness derived 0): a card agrees, or is refused.
     held = not result["valid"] or result["computed"]["verdict"] == "BLOCK"
     assert held, (case.what, result["computed"], result["warnings"])
+    if form == "tenpoint" and not result["valid"]:  # refused for what it lifts, not its shape
+        assert "contradicts_evidence" in {e["code"] for e in result["errors"]}, result["errors"]
 
 
 # --- the same attacks through the CLI: `referee validate` and `referee ci` (classes 3, 4) ------

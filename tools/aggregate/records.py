@@ -20,7 +20,7 @@ from referee.tools.validate_scorecard.arithmetic import compute
 from referee.tools.validate_scorecard.binding import BindingContext, bind
 from referee.tools.validate_scorecard.card import Card, build_card
 from referee.tools.validate_scorecard.codes import OVERRIDES, severity
-from referee.tools.validate_scorecard.deterministic import deterministic_problems
+from referee.tools.validate_scorecard.deterministic import RAISED, deterministic_problems
 from referee.tools.validate_scorecard.entry import stored_computed, validate_scorecard
 from referee.tools.validate_scorecard.evidence import EvidenceContext, criterion_problems
 
@@ -155,7 +155,7 @@ def verified_records(store: Store, contract_id: str, variant: str = "original") 
         card = Card(data=s.body, format=fmt, contract=None, rubric=None, evaluator=s.evaluator)
         binding = bind(card, context)
         run = binding.run
-        decided = [] if run is None else _decided(card, run)
+        decided = [] if run is None else _decided(card, run, s.computed.get("verdict"))
         unbound = [p for p in binding.problems if severity(p.code) == "error"]
         raised = [p for p in decided if severity(p.code) == "error"]
         if unbound or raised or run is None:
@@ -175,8 +175,13 @@ def verified_records(store: Store, contract_id: str, variant: str = "original") 
     return Verified(records, refused)
 
 
-def _decided(card: Card, run: StoredRun) -> list[Problem]:
-    return [*criterion_problems(card, [run], run), *deterministic_problems(card, run)]
+def _decided(card: Card, run: StoredRun, verdict: Any) -> list[Problem]:
+    """What the card raises above its run: its verdict, as stored, against the run's evidence."""
+    stored = verdict if verdict in _VERDICTS else None
+    criteria = criterion_problems(card, [run], run)
+    if any(p.code in RAISED for p in criteria):
+        stored = None  # refused already; the verdict rule would only repeat it
+    return [*criteria, *deterministic_problems(card, run, stored)]
 
 
 def inline_records(

@@ -13,6 +13,7 @@ from referee.tools.rubrics.arithmetic import (
     normalized,
     select_rubric,
     verdict_for,
+    verdict_of_values,
 )
 from referee.tools.rubrics.check import WEIGHT_TOLERANCE
 from referee.tools.rubrics.load import (
@@ -43,4 +44,5 @@ __all__ = [
     "rubrics_at",
     "select_rubric",
     "verdict_for",
+    "verdict_of_values",
 ]

@@ -12,15 +12,25 @@ from dataclasses import dataclass, field
 from referee.tools.errors import Problem
 from referee.tools.models.common import ACCEPT, BLOCK, REVISE, Verdict
 from referee.tools.models.validation import Computed
-from referee.tools.rubrics import compute_weighted, final_verdict, normalized, verdict_for
+from referee.tools.rubrics import (
+    compute_weighted,
+    final_verdict,
+    normalized,
+    verdict_for,
+    verdict_of_values,
+)
 from referee.tools.validate_scorecard.card import (
     Card,
+    ScoredDimension,
     below_threshold,
     detected_antipatterns,
+    dimension_key,
     failed_criteria,
     is_number,
+    rubric_dimensions,
     scored_dimensions,
     spec_defect,
+    tenpoint_place,
 )
 
 TOLERANCE = 0.01
@@ -42,8 +52,10 @@ def compute(card: Card) -> Arithmetic:
 
     Canonical: Σ score × weight on the rubric's dimensions; any 0 blocks, any 1 asks for a
     revision (unit scales: below 0.4 / 0.6). Tenpoint: the mean of every scored dimension; a
-    dimension below its threshold asks for a revision. Both: a failed criterion or a detected
-    antipattern turns ACCEPT into REVISE, and a spec defect blocks.
+    dimension below its threshold asks for a revision, and a dimension named as one of the
+    contract's rubric is that dimension on 1–10 (1 the rubric's minimum, 10 its maximum), held
+    to the same floors (0–3: below 4 blocks, below 7 asks for a revision). Both: a failed
+    criterion or a detected antipattern turns ACCEPT into REVISE, and a spec defect blocks.
 
     Args:
         card: The scorecard.
@@ -56,7 +68,7 @@ def compute(card: Card) -> Arithmetic:
         weighted = round(math.fsum(dims.values()) / len(dims), 2) if dims else None
         scaled = round(weighted * 10, 2) if weighted is not None else None
         weak = any(below_threshold(card, d) for d in scored_dimensions(card))
-        base: Verdict | None = REVISE if weak else ACCEPT
+        base: Verdict | None = _worse(REVISE if weak else ACCEPT, _rubric_floors(card))
     else:
         weighted, scaled, base = _canonical(card, dims)
     verdict = _overall(card, base)
@@ -79,6 +91,31 @@ def _canonical(
     return weighted, normalized(rubric, weighted), base
 
 
+_RANK = {BLOCK: 0, REVISE: 1, ACCEPT: 2}
+
+
+def _worse(a: Verdict, b: Verdict) -> Verdict:
+    return a if _RANK[a] <= _RANK[b] else b
+
+
+def _placed(card: Card) -> list[tuple[ScoredDimension, float]]:
+    """The tenpoint dimensions named as the contract rubric's, with their place on its scale."""
+    keys = rubric_dimensions(card)
+    placed = []
+    for dim in scored_dimensions(card):
+        place = tenpoint_place(card, dim.score)
+        if place is not None and dimension_key(dim.key.rpartition(".")[2]) in keys:
+            placed.append((dim, place))
+    return placed
+
+
+def _rubric_floors(card: Card) -> Verdict:
+    """The verdict the rubric's floors give the tenpoint dimensions named as its own."""
+    if card.run_rubric is None:
+        return ACCEPT
+    return verdict_of_values(card.run_rubric.scale.kind, [p for _, p in _placed(card)])
+
+
 def _overall(card: Card, base: Verdict | None) -> Verdict | None:
     return final_verdict(
         base,
@@ -92,6 +129,13 @@ def _reasons(card: Card) -> list[str]:
     reasons = ["spec_defect is set"] if spec_defect(card) else []
     weak = [d for d in scored_dimensions(card) if below_threshold(card, d)]
     reasons += [f"{d.key} scored {d.score:g}" for d in weak]
+    if card.format == "tenpoint" and card.run_rubric is not None:
+        kind, name = card.run_rubric.scale.kind, card.run_rubric.name
+        reasons += [
+            f"{d.key} scored {d.score:g} of 10, {place:g} on {name}'s scale"
+            for d, place in _placed(card)
+            if d not in weak and verdict_of_values(kind, [place]) != ACCEPT
+        ]
     reasons += [f"criterion {ident} failed" for ident in failed_criteria(card)]
     reasons += [f"antipattern {ident} was detected" for ident in detected_antipatterns(card)]
     return reasons

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import functools
 import math
+import re
+import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeGuard
@@ -285,6 +287,34 @@ def _tenpoint_dimensions(card: Card) -> Iterator[ScoredDimension]:
                 float(dim["score"]),
                 threshold,
             )
+
+
+_SEPARATORS = re.compile(r"[\s\-.]+")
+
+
+def dimension_key(name: str) -> str:
+    """A dimension's name as referee compares it: `Security`, ` security `, `se\u200bcurity`,
+    `ｓｅｃｕｒｉｔｙ` and `code-quality` are `security` and `code_quality` (compatibility
+    forms folded, invisible format characters dropped, case folded, separators as `_`)."""
+    folded = unicodedata.normalize("NFKC", name)
+    visible = "".join(c for c in folded if unicodedata.category(c) != "Cf")
+    return _SEPARATORS.sub("_", visible.casefold()).strip("_")
+
+
+def tenpoint_place(card: Card, score: float) -> float | None:
+    """Where a 1–10 score of a dimension named as one of the run rubric's lies on that rubric's
+    scale (1 is its minimum, 10 its maximum), or None without a rubric."""
+    rubric = card.run_rubric
+    if rubric is None:
+        return None
+    low, high = rubric.scale.min, rubric.scale.max
+    return low + (score - 1) / 9 * (high - low)
+
+
+def rubric_dimensions(card: Card) -> dict[str, str]:
+    """The run rubric's dimension keys by their compared form."""
+    rubric = card.run_rubric
+    return {dimension_key(d.key): d.key for d in rubric.dimensions} if rubric else {}
 
 
 def below_threshold(card: Card, dim: ScoredDimension) -> bool:

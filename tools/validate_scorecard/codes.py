@@ -210,10 +210,13 @@ CODES: dict[str, Meaning] = {
     "contradicts_evidence": _e(
         "The scorecard raises what referee's own run decided: a criterion verdict against the"
         ' recorded check ("contradicts E3: exit code 1"), a deterministic dimension scored above'
-        " the score referee derived, or an issue referee found left out (or kept at a lower"
-        " severity).",
+        " the score referee derived, an issue referee found left out (or kept at a lower"
+        " severity), or, in either format, a verdict better than the run's evidence allows"
+        " (a derived dimension at 0 allows BLOCK; a failed check, an antipattern no judge may"
+        " dismiss or a CRITICAL issue allows REVISE), whatever the card names or leaves out.",
         "Follow the evidence: mark criteria as the check found, score a deterministic dimension at"
-        " most as derived, keep referee's issues; or fix the code and evaluate again.",
+        " most as derived under referee's name for it (tenpoint too: `security`, at most its"
+        " allowance on 1–10), keep referee's issues; or fix the code and evaluate again.",
     ),
     "stale": _e(
         "`target.tree` is not the current tree of what its run evaluated (the working tree, or"

@@ -3,8 +3,9 @@
 A judge may lower a score referee derived from the evidence (a warning, listed wherever overrides
 are shown), add issues and add antipatterns. Raising a deterministic score, leaving out an issue
 referee found or keeping it at a lower severity is `contradicts_evidence`; leaving out one of
-referee's antipatterns is `antipattern_dropped`. The same rules run when a card is validated, in
-the gate, and when aggregate re-verifies a stored card.
+referee's antipatterns is `antipattern_dropped`; and whatever the card names or leaves out, a
+verdict better than the run's evidence allows is `contradicts_evidence` too (ceiling.py). The same
+rules run when a card is validated, in the gate, and when aggregate re-verifies a stored card.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from referee.tools.claims import (
 )
 from referee.tools.environment import ENVIRONMENT_MODIFIED
 from referee.tools.errors import Problem
-from referee.tools.models.common import SEVERITY_ORDER, ReasonCode
+from referee.tools.models.common import SEVERITY_ORDER, ReasonCode, Verdict
 from referee.tools.models.evaluation import DimensionResult
 from referee.tools.models.scorecard import Issue
 from referee.tools.store.runs import StoredRun
@@ -27,24 +28,48 @@ from referee.tools.tampering.harness import HARNESS_MODIFIED
 from referee.tools.validate_scorecard.card import (
     Card,
     ScoredDimension,
+    dimension_key,
     entries,
     path,
     scored_dimensions,
     text,
 )
+from referee.tools.validate_scorecard.ceiling import verdict_problems
 
-__all__ = ["deterministic_problems", "dimension_problems", "dropped_antipatterns", "issue_problems"]
+__all__ = [
+    "RAISED",
+    "deterministic_problems",
+    "dimension_problems",
+    "dropped_antipatterns",
+    "issue_problems",
+]
 
 _EPSILON = 1e-9
+RAISED = frozenset({"contradicts_evidence", "antipattern_dropped", "unverified_pass", "flaky_pass"})
+"""The codes of a card that raises what its run decided: one is reason enough to refuse it."""
 
 
-def deterministic_problems(card: Card, run: StoredRun) -> list[Problem]:
-    """Every place where the scorecard departs from what referee decided in its run."""
-    return [
+def deterministic_problems(
+    card: Card, run: StoredRun, verdict: Verdict | None = None
+) -> list[Problem]:
+    """Every place where the scorecard departs from what referee decided in its run.
+
+    Args:
+        card: The scorecard.
+        run: The run it rests on.
+        verdict: The verdict the card computes (validation's, or the one stored with it), held
+            against what the run's evidence allows where nothing more precise was found; None
+            skips that rule.
+    """
+    dismissable = frozenset(a.id for a in run.evaluation.antipatterns if _dismissable(run, a.id))
+    found = [
         *dropped_antipatterns(card, run),
         *dimension_problems(card, run),
         *issue_problems(card, run),
     ]
+    if any(p.code in RAISED for p in found):
+        return found
+    return [*found, *verdict_problems(card, run, verdict, dismissable)]
 
 
 # Dimensions
@@ -53,20 +78,23 @@ def deterministic_problems(card: Card, run: StoredRun) -> list[Problem]:
 def dimension_problems(card: Card, run: StoredRun) -> list[Problem]:
     """Deterministic dimensions scored above (error) or below (warning) referee's derived score.
 
-    A tenpoint dimension answers to the run's dimension of the same name (`general.correctness`
-    to `correctness`), on the 1–10 scale: the highest whole score at or below the derived score's
-    place on the rubric's scale (3 of 0–3 allows 10, 2 allows 7, 1 allows 4, 0 allows 1).
+    A tenpoint dimension answers to the run's dimension of its name in any domain
+    (`general.correctness`, `quality.Correctness` to `correctness`: names compared as
+    `dimension_key` folds them), on the 1–10 scale: the highest whole score at or below the
+    derived score's place on the rubric's scale (3 of 0–3 allows 10, 2 allows 7, 1 allows 4, 0
+    allows 1). A dimension left out or named otherwise answers through the card's verdict
+    (ceiling.py).
     """
     derived = {
-        key: d
+        dimension_key(key): d
         for key, d in run.evaluation.dimensions.items()
         if d.source == "deterministic" and d.score is not None
     }
     problems = []
     for dim in scored_dimensions(card):
         key = dim.key.rpartition(".")[2] if card.format == "tenpoint" else dim.key
-        if key in derived:
-            problems += _compared(card, run, dim, derived[key])
+        if dimension_key(key) in derived:
+            problems += _compared(card, run, dim, derived[dimension_key(key)])
     return problems
 
 

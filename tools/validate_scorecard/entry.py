@@ -116,7 +116,7 @@ def _check(
         )
     card = build_card(scorecard, fmt, contract, rubrics)
     arithmetic = compute(card)
-    outcome = evidence_problems(card, evidence)
+    outcome = evidence_problems(card, evidence, arithmetic.computed.verdict)
     problems = [
         *unusable,
         *schema_problems(fmt, scorecard),

@@ -11,12 +11,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from referee.tools.errors import Problem
-from referee.tools.models.common import ReasonCode
+from referee.tools.models.common import ReasonCode, Verdict
 from referee.tools.models.evaluation import CriterionResult
 from referee.tools.store.runs import StoredRun
 from referee.tools.validate_scorecard.binding import BindingContext, bind
 from referee.tools.validate_scorecard.card import Card, entries, obj, path, text
-from referee.tools.validate_scorecard.deterministic import deterministic_problems
+from referee.tools.validate_scorecard.deterministic import RAISED, deterministic_problems
 
 _URI = "evidence://"
 
@@ -46,12 +46,15 @@ class EvidenceOutcome:
     stale: bool
 
 
-def evidence_problems(card: Card, context: EvidenceContext | None) -> EvidenceOutcome:
+def evidence_problems(
+    card: Card, context: EvidenceContext | None, verdict: Verdict | None = None
+) -> EvidenceOutcome:
     """Check a scorecard against the recorded evidence.
 
     Args:
         card: The scorecard.
         context: The recorded runs, current tree and signing key; None when there are none at hand.
+        verdict: The verdict the card computes, held against what its run's evidence allows.
 
     Returns:
         The problems found, and whether the scorecard is stale.
@@ -72,7 +75,8 @@ def evidence_problems(card: Card, context: EvidenceContext | None) -> EvidenceOu
     problems += criterion_problems(card, context.runs, run)
     problems += _generator_only(card)
     if run is not None:
-        problems += deterministic_problems(card, run)
+        raised = any(p.code in RAISED for p in problems)
+        problems += deterministic_problems(card, run, None if raised else verdict)
     return EvidenceOutcome(problems, stale=any(p.code == "stale" for p in stale))
 
 
