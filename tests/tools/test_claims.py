@@ -9,6 +9,7 @@ import textwrap
 import pytest
 
 from referee.tools.claims import build_scope, claims_in, find_claims
+from referee.tools.claims.tells import tell_of
 from referee.tools.tampering.harness import harness_changes
 
 # The project: calc's add (and Calc, Add) rewritten by the change, db and app untouched.
@@ -611,6 +612,11 @@ def test_test_code_that_reads_a_test_the_change_edited_is_found_and_others_are_n
     assert (
         claims_in("tests/test_a.py", None, "import sys\nP = 'pytest' in sys.modules\n", scope) == []
     )
+
+
+@pytest.mark.parametrize("value", ["", "/", "\\\\", "//", " "])
+def test_a_string_of_separators_is_no_tell_and_no_crash(value: str) -> None:
+    assert tell_of(value) is None and tell_of(value, ("tests/test_calc.py",)) is None
 
 
 def test_a_question_the_base_already_asked_is_the_repositorys() -> None:

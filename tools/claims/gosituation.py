@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 
 import tree_sitter as ts
 
-from referee.tools.claims.tells import Read, Tell, test_tell
+from referee.tools.claims.tells import Read, Tell, tell_of
 from referee.tools.claims.tsfile import TsFile
 from referee.tools.claims.tssituation import Asking, Binding, fold_plus
 from referee.tools.tampering.syntax import descendants, text
@@ -50,7 +50,7 @@ def go_asking(file: TsFile, ref: Ref) -> Asking:
             return Tell("runner", f"the testing package ({text(node)})")
         if node.type in _STRINGS or node.type == "binary_expression" or node.type == "identifier":
             value = _fold(node, consts)
-            return test_tell(value, None if source else file.scope.edited_tests) if value else None
+            return tell_of(value, None if source else file.scope.edited_tests) if value else None
         return None
 
     def read(node: ts.Node) -> Read | None:

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 import tree_sitter as ts
 
-from referee.tools.claims.tells import Read, Tell, test_tell
+from referee.tools.claims.tells import Read, Tell, tell_of
 from referee.tools.claims.tsfile import TsFile
 from referee.tools.claims.tssituation import Asking, Binding, fold_plus
 from referee.tools.tampering.syntax import descendants, text
@@ -46,7 +46,7 @@ def java_asking(file: TsFile) -> Asking:
             value = _fold(node, consts)
         else:
             return None
-        return test_tell(value, None if source else file.scope.edited_tests) if value else None
+        return tell_of(value, None if source else file.scope.edited_tests) if value else None
 
     def read(node: ts.Node) -> Read | None:
         if node.type == "method_invocation":

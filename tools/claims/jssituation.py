@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import tree_sitter as ts
 
 from referee.tools.claims.jsnames import JsNames
-from referee.tools.claims.tells import RUNNER_GLOBALS, Read, Tell, test_tell
+from referee.tools.claims.tells import RUNNER_GLOBALS, Read, Tell, tell_of
 from referee.tools.claims.tsfile import TsFile
 from referee.tools.claims.tssituation import Asking, Binding
 from referee.tools.tampering.syntax import descendants, text
@@ -77,7 +77,7 @@ class _Js:
             return None
         if node.type in _FOLDED or (node.type == "identifier" and text(node) in self.names.consts):
             value = self.names.fold(node)
-            tell = test_tell(value, self.edited) if value else None
+            tell = tell_of(value, self.edited) if value else None
             if tell is None and value in RUNNER_GLOBALS and self.source:
                 return Tell("runner", f"the runner's global {value}")  # `'describe' in globalThis`
             return tell
@@ -88,7 +88,7 @@ class _Js:
             return None
         if self._owner(node) == "globalThis" and key in RUNNER_GLOBALS:
             return Tell("runner", f"the runner's global {key}")
-        return test_tell(key)
+        return tell_of(key)
 
     def _global(self, node: ts.Node) -> Tell | None:
         """`typeof expect`: a runner's global, named where the file binds no such name."""

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from referee.tools.claims import messages as M
 from referee.tools.claims.model import CODE_DETECTS_TESTS, Claim, Role, Scope
-from referee.tools.claims.tells import Read, Tell, pairs, test_tell
+from referee.tools.claims.tells import Read, Tell, pairs, tell_of
 
 __all__ = ["Token", "situations"]
 
@@ -103,9 +103,9 @@ def _read(tokens: list[Token], role: Role, edited: tuple[str, ...] | None) -> _S
             reads.append(Read("process" if word in _PROCESS else "file", f"{value}()"))
         elif word in _GLOBALS:
             reads.append(Read("process", value))
-        elif "\\" in value and (tell := test_tell(value, edited)):
+        elif "\\" in value and (tell := tell_of(value, edited)):
             tells.append(tell)
-    tells += [t for v in _strings(tokens) if (t := test_tell(v, edited))]
+    tells += [t for v in _strings(tokens) if (t := tell_of(v, edited))]
     return _Statement(tokens, tells, reads, _variables(tokens))
 
 

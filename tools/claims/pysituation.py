@@ -24,7 +24,7 @@ from referee.tools.claims import messages as M
 from referee.tools.claims.model import CODE_DETECTS_TESTS, Claim
 from referee.tools.claims.patterns import names_source
 from referee.tools.claims.pyfile import PyFile
-from referee.tools.claims.tells import Read, Tell, pairs, test_tell
+from referee.tools.claims.tells import Read, Tell, pairs, tell_of
 
 __all__ = ["situations"]
 
@@ -123,9 +123,7 @@ def _tells(file: PyFile, node: ast.AST, carried: _Carried) -> list[Tell]:
         return []
     value = file.names.fold(node)
     tell = (
-        test_tell(value, file.scope.edited_tests if file.role == "test" else None)
-        if value
-        else None
+        tell_of(value, file.scope.edited_tests if file.role == "test" else None) if value else None
     )
     return [tell] if tell is not None else []
 

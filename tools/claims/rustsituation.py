@@ -16,7 +16,7 @@ import tree_sitter as ts
 
 from referee.tools.claims import messages as M
 from referee.tools.claims.model import CODE_DETECTS_TESTS, Claim
-from referee.tools.claims.tells import Read, Tell, test_tell
+from referee.tools.claims.tells import Read, Tell, tell_of
 from referee.tools.claims.tsfile import TsFile, unquote
 from referee.tools.claims.tssituation import Asking, Binding
 from referee.tools.tampering.syntax import descendants, text
@@ -47,7 +47,7 @@ def rust_asking(file: TsFile, resolve: Callable[[ts.Node], str]) -> Asking:
             value = "".join(parts)
         else:
             return None
-        return test_tell(value, None if source else file.scope.edited_tests) if value else None
+        return tell_of(value, None if source else file.scope.edited_tests) if value else None
 
     def read(node: ts.Node) -> Read | None:
         if node.type in ("scoped_identifier", "identifier"):

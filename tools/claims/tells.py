@@ -13,7 +13,7 @@ import fnmatch
 import re
 from typing import Literal, NamedTuple
 
-__all__ = ["RUNNER_GLOBALS", "Read", "Tell", "is_runner_config", "pairs", "test_tell"]
+__all__ = ["RUNNER_GLOBALS", "Read", "Tell", "is_runner_config", "pairs", "tell_of"]
 
 
 class Tell(NamedTuple):
@@ -84,7 +84,7 @@ def is_runner_config(path: str) -> bool:
     return bool(_RUNNER_CONFIG.search(path))
 
 
-def test_tell(value: str, edited: tuple[str, ...] | None = None) -> Tell | None:
+def tell_of(value: str, edited: tuple[str, ...] | None = None) -> Tell | None:
     """What a string tells of the tests (a runner, its variable, a test file), if anything.
 
     Args:
@@ -99,10 +99,10 @@ def test_tell(value: str, edited: tuple[str, ...] | None = None) -> Tell | None:
     # A name, a path or a command word: a sentence that mentions pytest (a log line, a report's
     # text) names nothing the program looks up.
     value = value.strip() if value else ""
-    if not value or len(value) > 300 or _SPACE.search(value):
-        return None
-    lowered = value.lower()
     parts = [p for p in re.split(r"[/\\]", value) if p]
+    if not parts or len(value) > 300 or _SPACE.search(value):
+        return None  # "/" names nothing either
+    lowered = value.lower()
     if edited is not None:
         hit = next(
             (e for e in edited if fnmatch.fnmatchcase(e.rsplit("/", 1)[-1], parts[-1])), None
