@@ -372,11 +372,6 @@ PARAM_TESTS = (
 )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="base_tests._expected matches with fnmatch, where `[` opens a character class: "
-    "`test_add[*]` matches only the id `test_add[*]`, never a parametrized `test_add[negative]`",
-)
 async def test_expected_changes_glob_covers_every_parametrized_id(tmp_path: Path) -> None:
     # vdurmont/semver4j e7a12ac changes what two existing tests expect (NpmSemverTest#test[80]);
     # docs/evaluate.md says expected_changes takes ids or globs where `*` matches any characters,
@@ -397,11 +392,6 @@ async def test_expected_changes_glob_covers_every_parametrized_id(tmp_path: Path
     assert criterion["status"] == "pass", criterion
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="evaluate/issues.py words every entry of `regressions` as 'passed at base and fails "
-    "now', also a test that passes now and fails only in its base form (base_test_failed)",
-)
 async def test_a_base_form_failure_is_not_reported_as_failing_now(tmp_path: Path) -> None:
     # vdurmont/semver4j e7a12ac (it changes what NpmSemverTest#test[80] expects): the criterion
     # said "2 tests passed at base and fail now in their base form", the issues said
