@@ -414,11 +414,6 @@ async def test_a_base_form_failure_is_not_reported_as_failing_now(tmp_path: Path
     assert not any("test_add[negative] passed at base and fails now" in s for s in said), said
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="at scope=project nothing counts as changed, so min_diff_coverage has no lines to "
-    "hold the tests to and the criterion passes: a silent pass of a diff-coverage minimum",
-)
 async def test_a_diff_coverage_minimum_is_never_a_silent_pass_at_project_scope(
     tmp_path: Path,
 ) -> None:

@@ -253,7 +253,7 @@ async def _context(plan: RunPlan, scratch: Path) -> AsyncIterator[GradeContext]:
 
 
 async def _changed_lines(ws: Workspace, scope: Scope) -> dict[str, set[int] | None]:
-    if scope != "task" or ws.base is None or not ws.target.tree:
+    if scope == "strategic" or ws.base is None or not ws.target.tree:
         return {}
     return await anyio.to_thread.run_sync(changed_lines, ws.repo, ws.base, ws.target.tree)
 

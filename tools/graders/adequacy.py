@@ -1,8 +1,8 @@
 """Test adequacy of a tests criterion: diff coverage from its own run, the `min_diff_coverage`
 gate, and (at depth `deep` or with `mutation: true`) mutants of the changed lines.
 
-Diff coverage and mutants are about the change, so they exist at task scope only, on the changed
-source files (test files are what does the covering, not what is covered): coverage for Python,
+Diff coverage and mutants are about the change since base (at task and project scope alike), on
+the changed source files (test files are what does the covering, not what is covered): coverage for Python,
 JavaScript and TypeScript, Go and PHP, mutants for Python.
 """
 
@@ -37,7 +37,7 @@ class Repeats:
 
 
 async def changed_sources(ctx: GradeContext) -> list[str]:
-    """The changed source files (not tests) referee can measure, at task scope."""
+    """The changed source files (not tests) referee can measure."""
     return await _changed_code(ctx, measurable=True)
 
 
@@ -47,7 +47,9 @@ async def unmeasurable_sources(ctx: GradeContext) -> list[str]:
 
 
 async def _changed_code(ctx: GradeContext, *, measurable: bool) -> list[str]:
-    if ctx.scope != "task" or ctx.base is None:
+    # The change since base at every scope: a diff-coverage minimum at project scope holds the
+    # tests to the same changed lines (never a silent pass for want of them).
+    if ctx.base is None:
         return []
     changed = await ctx.changed_lines()
     return sorted(
