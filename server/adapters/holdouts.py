@@ -22,9 +22,9 @@ async def add_holdout_files_tool(
     ctx: Context[State, Any], roots: types.ListRootsResult, request: AddHoldoutFilesInput
 ) -> AddHoldoutFilesResult:
     """Move hold-out test files out of the generator's reach: `paths` (deleted from the working
-    tree once stored unless `keep`; the tree path stays unless `to` names a folder) or inline
-    `files`, for `criterion` (default all hold-outs). evaluate lays them over the tree for that
-    check only; warnings name copies still in reach."""
+    tree once stored unless `keep`; the tree path stays unless `to` names a folder, `.` the
+    root) or inline `files`, for `criterion` (default all hold-outs). evaluate lays them over the
+    tree for that check only; warnings name copies still in reach."""
     state = ctx.request_context.lifespan_context
     settings = effective_settings(state.settings, roots)
     contract = load_contract(state.store, request.contract_id)

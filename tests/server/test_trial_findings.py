@@ -434,11 +434,6 @@ async def test_a_diff_coverage_minimum_is_never_a_silent_pass_at_project_scope(
     assert criterion["status"] != "pass", criterion
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="holdouts/vault.py tree_path refuses '.' (no parts left): the tree's root cannot be "
-    "named as `to`, so a file from outside the repository can never lie at the root",
-)
 def test_a_holdout_from_outside_can_be_laid_at_the_tree_root(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -506,11 +501,6 @@ async def test_an_it_added_inside_a_describe_spares_the_base_form_run(tmp_path: 
     assert len(runs) == 2, [e["summary"] for e in runs]  # now, and the base code
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="graders/suite.py quotes stderr only for no_report; a command referee has only advice "
-    "for (an unknown runner) exits 127 and the reason never says its program was not found",
-)
 async def test_a_script_whose_program_is_missing_says_so(tmp_path: Path) -> None:
     # fastify/deepmerge bc2075c^ (`"test:unit": "tap"`, tap not installed): "it ran (exit code
     # 127, 2.1 s), but gave no per-test outcomes: … make the runner write a JUnit XML report";

@@ -1,9 +1,9 @@
 """Test adequacy of a tests criterion: diff coverage from its own run, the `min_diff_coverage`
 gate, and (at depth `deep` or with `mutation: true`) mutants of the changed lines.
 
-Diff coverage and mutants are about the change since base (at task and project scope alike), on
-the changed source files (test files are what does the covering, not what is covered): coverage for Python,
-JavaScript and TypeScript, Go and PHP, mutants for Python.
+Diff coverage and mutants are about the change since base (at task and project scope alike),
+on the changed source files (test files are what does the covering, not what is covered):
+coverage for Python, JavaScript and TypeScript, Go and PHP, mutants for Python.
 """
 
 from __future__ import annotations

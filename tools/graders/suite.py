@@ -153,9 +153,10 @@ async def launch_suite(ctx: GradeContext, call: SuiteCall) -> Launch | GradeResu
     verdict = suite_verdict(result, read, None if isinstance(planned, Plan) else planned)
     if verdict.code == ReasonCode.NO_REPORT and result.exit_code not in (0, None):
         verdict.reason += stopped_before_report(result.stderr_path, plan.segments if plan else ())
-    if verdict.code == ReasonCode.NO_TESTS and result.exit_code not in (0, None):
+    said_on_stderr = (ReasonCode.NO_TESTS, ReasonCode.RUNNER_UNKNOWN)
+    if verdict.code in said_on_stderr and result.exit_code not in (0, None):
         # Why nothing ran is on stderr (pytest's "file or directory not found: …", a collection
-        # error, a bad option), not in the empty report.
+        # error, a bad option, `sh: 1: tap: not found`), not in the empty report.
         verdict.reason += stopped_before_report(result.stderr_path, plan.segments if plan else ())
     if plan is not None and plan.runner == "pytest":
         log = read_guard(reports, root)
