@@ -468,12 +468,6 @@ DESCRIBED_GROWN = DESCRIBED.replace(
 
 
 @pytest.mark.skipif(not JS_CACHE.is_dir(), reason="vitest is not installed in .cache/js-runners")
-@pytest.mark.xfail(
-    strict=True,
-    reason="tampering/additive.py counts only new top-level test/it/describe calls as additive "
-    "in JS/TS (Python's test class that gains methods is): an `it` added inside an existing "
-    "describe costs a run of the whole suite with the base's test file",
-)
 async def test_an_it_added_inside_a_describe_spares_the_base_form_run(tmp_path: Path) -> None:
     # unjs/defu 11ba022 adds one `it` inside `describe("defu", …)`: every evaluation ran the
     # suite three times (now, the base code, the base's test file over the fix), the third
