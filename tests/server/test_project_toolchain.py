@@ -112,3 +112,32 @@ async def test_an_in_tree_virtualenv_serves_the_base_run_too(ignore: str, tmp_pa
     assert "test_negative" in criterion["reason"], criterion
     if ignore:
         assert result["target"]["changed_files"] == ["calc.py", "test_calc.py"]
+
+
+TOOL_TEST = (
+    "import subprocess\nimport unittest\n\n\nclass Tool(unittest.TestCase):\n"
+    "    def test_the_projects_own_script_runs(self):\n"
+    "        said = subprocess.run(['calc-tool'], capture_output=True, text=True, check=True)\n"
+    "        self.assertEqual(said.stdout.strip(), 'the venv tool')\n"
+)
+
+
+async def test_a_virtualenvs_interpreter_runs_as_in_its_activated_environment(
+    tmp_path: Path,
+) -> None:
+    """`.venv/bin/python -m unittest`: the tests start the project's console script, which only
+    the virtualenv's bin holds (PATH as `activate` sets it, and VIRTUAL_ENV)."""
+    from gitrepo import make_repo
+
+    repo = make_repo(tmp_path / "calc", {"test_tool.py": TOOL_TEST, ".gitignore": ".venv/\n"})
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(repo / ".venv")], check=True)
+    script = repo / ".venv" / "bin" / "calc-tool"
+    script.write_text("#!/bin/sh\necho 'the venv tool'\n")
+    script.chmod(0o755)
+    check = {"kind": "tests", "argv": [".venv/bin/python", "-m", "unittest", "test_tool"]}
+    async with agent_for(repo) as agent:
+        functional = [{"criterion": "runs", "verification_method": "test", "check": check}]
+        cid = await bugfix_contract(agent, functional)
+        result = await call(agent, "evaluate", contract_id=cid, scope="project")
+    criterion = result["criteria"][0]
+    assert criterion["status"] == "pass", (criterion["reason"], result["evidence"])

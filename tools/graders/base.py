@@ -251,6 +251,7 @@ class GradeContext:
         """
         stdout, stderr = self.raw_paths(label)
         root = tree or self.root
+        env = {**_activated(argv, cwd, self.settings.env.get("PATH")), **(env or {})}
         shown = view or self.view
         if shown is not None:
             layers = (*layers, *((shown.layer,) if shown.layer else ()))
@@ -380,3 +381,19 @@ def killed_verdict(result: ProcessResult) -> GradeResult | None:
         ReasonCode(result.killed.code),
         f"killed after {result.duration_s:.1f} s: {result.killed.message}",
     )
+
+
+def _activated(argv: Sequence[str], cwd: Path, path: str | None) -> dict[str, str]:
+    """A virtualenv's interpreter named by a check (`.venv/bin/python -m pytest`) runs as in an
+    activated environment: its `bin` first on PATH, so the project's own console scripts and
+    tools that its tests start are the environment's, not the machine's."""
+    if not argv or "/" not in argv[0]:
+        return {}
+    program = Path(argv[0]) if Path(argv[0]).is_absolute() else cwd / argv[0]
+    folder = program.parent
+    if not folder.name == "bin" or not (folder.parent / "pyvenv.cfg").is_file():
+        return {}
+    return {
+        "PATH": os.pathsep.join(p for p in (str(folder), path or os.defpath) if p),
+        "VIRTUAL_ENV": str(folder.parent),
+    }
