@@ -391,7 +391,7 @@ def _activated(argv: Sequence[str], cwd: Path, path: str | None) -> dict[str, st
         return {}
     program = Path(argv[0]) if Path(argv[0]).is_absolute() else cwd / argv[0]
     folder = program.parent
-    if not folder.name == "bin" or not (folder.parent / "pyvenv.cfg").is_file():
+    if folder.name != "bin" or not (folder.parent / "pyvenv.cfg").is_file():
         return {}
     return {
         "PATH": os.pathsep.join(p for p in (str(folder), path or os.defpath) if p),
