@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+from typing import TYPE_CHECKING
 
 from referee.tools.claims import CODE_UNDER_TEST_PATCHED, TEST_INSPECTS_ENVIRONMENT
 from referee.tools.environment import ENVIRONMENT_MODIFIED
@@ -18,7 +19,6 @@ from referee.tools.errors import Problem
 from referee.tools.models.common import SEVERITY_ORDER, ReasonCode
 from referee.tools.models.evaluation import DimensionResult
 from referee.tools.models.scorecard import Issue
-from referee.tools.store.runs import StoredRun
 from referee.tools.tampering.harness import HARNESS_MODIFIED
 from referee.tools.validate_scorecard.card import (
     Card,
@@ -28,6 +28,9 @@ from referee.tools.validate_scorecard.card import (
     scored_dimensions,
     text,
 )
+
+if TYPE_CHECKING:
+    from referee.tools.store.runs import StoredRun
 
 __all__ = ["deterministic_problems", "dimension_problems", "dropped_antipatterns", "issue_problems"]
 
