@@ -53,7 +53,6 @@ from referee.tools.browser.pool import BrowserPool, BrowserUnavailable
 from referee.tools.browser.shots import ShotSource
 from referee.tools.browser.steps import NAVIGATIONS, PlannedStep, interrupted, run_step
 from referee.tools.models.browser import (
-    A11yExpect,
     AnyStep,
     BrowserCheck,
     GotoStep,
@@ -213,9 +212,8 @@ async def _run_in_browser(job: _Job, run: _Run, asked: float, trace: Path | None
     """Run the check once on a fresh context: with a screenshot and the rest of the evidence,
     or (``trace``) only to record Playwright's trace of it there."""
     check = job.check
-    wants_axe = any(isinstance(e, A11yExpect) for e in check.expect)
-    # axe is injected as a script tag, which a page's CSP would refuse; bypass it only when needed.
-    contexts = job.pool.context(check.viewport, bypass_csp=wants_axe, service_workers="block")
+    # axe runs in an isolated world, which the page's CSP does not govern: the page keeps its own.
+    contexts = job.pool.context(check.viewport, service_workers="block")
     async with contexts as ctx:
         run.started = time.monotonic()
         run.queued_s = round(run.started - asked, 3)

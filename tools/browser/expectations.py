@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import anyio
+from playwright.async_api import CDPSession, Locator, Page, expect
 from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import Locator, Page, expect
 
 from referee.tools.browser.absence import absence
 from referee.tools.browser.events import PageEvents, trim
@@ -62,7 +62,14 @@ from referee.tools.text import agrees, counted
 Expectation = AnyExpectation
 UNEVALUATED = "not evaluated: "
 OUT_OF_TIME = f"{UNEVALUATED}the check's timeout_s was used up"
-_AXE_RUN = "([context, options]) => axe.run(context === 'document' ? document : context, options)"
+# The violations only, as plain data: axe's results hold DOM references that do not serialise.
+_AXE_RUN = (
+    "((context, options) => axe.run(context === 'document' ? document : context, options)"
+    ".then(r => r.violations.map(v => ({{id: v.id, impact: v.impact, help: v.help,"
+    " nodes: v.nodes.map(n => ({{target: n.target, html: n.html, impact: n.impact}}))}}))))"
+    "({context}, {options})"
+)
+_WORLD = "referee"
 _SHOWN = 3
 _TARGETS_SHOWN = 5
 _POLL_S = 0.1
@@ -500,20 +507,58 @@ def axe_scope(exp: A11yExpect) -> str:
 async def run_axe(
     page: Page, context: dict[str, Any] | str = "document", options: dict[str, Any] | None = None
 ) -> list[A11yViolation]:
-    """Inject axe-core into ``page`` (once) and return its violations, one per rule."""
-    if not await page.evaluate("() => typeof axe !== 'undefined'"):
-        await page.add_script_tag(path=axe_script())
-    result = await page.evaluate(_AXE_RUN, [context, options or {"resultTypes": ["violations"]}])
+    """Run axe-core on ``page`` and return its violations, one per rule.
+
+    axe runs in an isolated world of the page's main frame (as a browser extension's content
+    script does): it sees the page's DOM, while the page's own scripts see neither axe (no
+    `window.axe`, no script element to observe) nor a relaxed CSP. A page that could tell the
+    audit apart would hide its violations only while it is audited.
+
+    Raises:
+        PlaywrightError: axe could not run (an unknown rule id, a selector it cannot parse).
+    """
+    options = options or {"resultTypes": ["violations"]}
+    expression = _AXE_RUN.format(context=json.dumps(context), options=json.dumps(options))
+    cdp = await page.context.new_cdp_session(page)
+    try:
+        frames = await cdp.send("Page.getFrameTree")
+        world = await cdp.send(
+            "Page.createIsolatedWorld",
+            {"frameId": frames["frameTree"]["frame"]["id"], "worldName": _WORLD},
+        )
+        where = world["executionContextId"]
+        await _evaluate(cdp, axe_script().read_text(encoding="utf-8"), where)
+        result = await _evaluate(cdp, expression, where, value=True)
+    finally:
+        with suppress(PlaywrightError):
+            await cdp.detach()
     return [
         A11yViolation(
             id=v["id"],
             impact=v.get("impact"),
             nodes=len(v.get("nodes", [])),
-            help=trim(v.get("help", "")),
+            help=trim(v.get("help") or ""),
             targets=[_node_target(n) for n in v.get("nodes", [])[:_TARGETS_SHOWN]],
         )
-        for v in result.get("violations", [])
+        for v in result
     ]
+
+
+async def _evaluate(cdp: CDPSession, expression: str, where: int, *, value: bool = False) -> Any:
+    """Evaluate in the isolated world; a script error raises, with axe's own message."""
+    answer = await cdp.send(
+        "Runtime.evaluate",
+        {
+            "expression": expression,
+            "contextId": where,
+            "awaitPromise": True,
+            "returnByValue": value,
+        },
+    )
+    if failed := answer.get("exceptionDetails"):
+        said = failed.get("exception", {}).get("description") or failed.get("text", "")
+        raise PlaywrightError(str(said).splitlines()[0] if said else "axe failed")
+    return answer.get("result", {}).get("value")
 
 
 def _node_target(node: dict[str, Any]) -> str:
