@@ -115,6 +115,30 @@ async def test_a_fix_proven_by_nothing_or_breaking_a_test_is_correctness_0(
     assert "tests/test_calc.py::test_add" in correctness["evidence"]
 
 
+# A test that proves nothing, failing only where it can tell the base run: by the name of the
+# file its sandbox's first process writes to.
+TELLS_THE_BASE_RUN = """import os
+
+
+def test_zero():
+    names = [os.readlink(p) for p in ("/proc/1/fd/1", "/proc/1/fd/2") if os.path.islink(p)]
+    assert not any("-base" in n for n in names), names
+"""
+
+
+@pytest.mark.slow
+async def test_a_test_cannot_fail_at_base_by_telling_the_base_run_apart(
+    client: Client, repo: Path
+) -> None:
+    proof = bugfix_criteria()[1]  # tests/test_zero.py, must_fail_at_base
+    cid = await contract_id(client, task_type="bug", functional=[proof])
+    apply_bugfix(repo)
+    (repo / "tests" / "test_zero.py").write_text(TELLS_THE_BASE_RUN, encoding="utf-8")
+    ev = await call(client, "evaluate", {"contract_id": cid, "isolation": "sandbox"})
+    criterion = ev["criteria"][0]
+    assert criterion["reason_code"] == "passes_at_base", criterion["reason"]
+
+
 async def test_create_contract_names_a_base_that_is_no_commit(client: Client) -> None:
     problem = await refused(
         client,

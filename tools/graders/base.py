@@ -215,8 +215,14 @@ class GradeContext:
         return {k: expand(v, self.settings.env) for k, v in declared.items()}
 
     def raw_paths(self, label: str) -> tuple[Path, Path]:
-        """Fresh files for a command's raw output, outside the evaluated tree."""
-        return self.scratch / f"{label}.stdout", self.scratch / f"{label}.stderr"
+        """Fresh files for a command's raw output, outside the evaluated tree.
+
+        Named by chance, not by `label`: the command can read their paths (/proc/1/fd/1, its
+        first process's output inside the sandbox), and a name like `AC-1-base.stdout` would
+        let a test fail only in the base run."""
+        del label  # kept in the signature: callers name the run they make files for
+        name = anonymous_folder(self.scratch).name
+        return self.scratch / f"{name}.stdout", self.scratch / f"{name}.stderr"
 
     def command(
         self,
