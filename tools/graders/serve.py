@@ -206,7 +206,8 @@ class _ServeLog:
             holdout=self._state.holdout,
             tool="serve",
             summary=self._summary(proc),
-            command=command_line(proc.argv),
+            # What the contract runs; `argv` keeps the sandbox's whole wrapper around it.
+            command=self._state.command or command_line(proc.argv),
             argv=proc.argv,
             cwd=str(proc.cwd),
             stdout=stdout,
