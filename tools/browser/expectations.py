@@ -22,11 +22,18 @@ import anyio
 from playwright.async_api import CDPSession, Locator, Page, expect
 from playwright.async_api import Error as PlaywrightError
 
+from referee.tools.browser.a11y_base import NODES_KEPT, BaseA11y, judge_new, listed
 from referee.tools.browser.absence import absence
 from referee.tools.browser.events import PageEvents, trim
 from referee.tools.browser.locators import describe, locate
 from referee.tools.browser.messages import error_text, is_timeout, verbatim_text
-from referee.tools.browser.outcome import A11yViolation, ExpectationResult, at_or_above
+from referee.tools.browser.outcome import (
+    IMPACT_RANK,
+    A11yNode,
+    A11yViolation,
+    ExpectationResult,
+    at_or_above,
+)
 from referee.tools.browser.policy import url_pattern
 from referee.tools.browser.shots import ShotSource, judge_screenshot
 from referee.tools.errors import RefereeError
@@ -85,6 +92,8 @@ class Judged(NamedTuple):
     warning: str = ""
     message: str = ""
     pending: str = ""
+    pending_code: str = ""
+    note: str = ""
 
 
 @cache
@@ -118,6 +127,10 @@ class ExpectContext:
     base_url: str | None = None
     violations: list[A11yViolation] | None = None
     axe_runs: dict[str, list[A11yViolation]] = field(default_factory=dict)
+    a11y_base: BaseA11y | None = None
+    """What the base run of the same check found, for `new_only` expectations."""
+    a11y_new: list[A11yViolation] | None = None
+    """The violations `new_only` expectations counted as new (None: none was compared)."""
     watched: dict[str, Locator] = field(default_factory=dict)
     seen: set[str] = field(default_factory=set)
     shots: ShotSource | None = None
@@ -171,6 +184,8 @@ async def evaluate(ctx: ExpectContext, exp: Expectation, number: int) -> Expecta
         message=judged.message,
         warning=judged.warning,
         pending=judged.pending,
+        pending_code=judged.pending_code,
+        note=judged.note if judged.ok else "",
     )
 
 
@@ -187,6 +202,7 @@ def target_of(exp: Expectation) -> str:
         scoped = [f"in {', '.join(exp.include)}"] if exp.include else []
         scoped += [f"without {', '.join(exp.exclude)}"] if exp.exclude else []
         scoped += [f"rules {', '.join(exp.rules)}"] if exp.rules else []
+        scoped += ["new since base"] if exp.new_only else []
         return " ".join([f"{bound} at or above {exp.min_impact}", *scoped])
     if isinstance(exp, ScreenshotExpect):
         part = f" of {describe(exp.selector)}" if exp.selector is not None else ""
@@ -468,13 +484,9 @@ async def _a11y(ctx: ExpectContext, exp: A11yExpect, wait_ms: float) -> Judged:
     found = ctx.axe_runs[scope]
     if ctx.violations is None:
         ctx.violations = found
+    if exp.new_only:
+        return _new_only(ctx, exp, found, scope)
     serious = at_or_above(found, exp.min_impact)
-    listed = "; ".join(
-        f"{v.id} ({v.impact}, {v.nodes} node{'s' if v.nodes != 1 else ''}: "
-        + ", ".join(v.targets)
-        + ")"
-        for v in serious
-    )
     nodes = sum(v.nodes for v in serious)
     bounds = [f"max {exp.max_violations}"] if exp.bounds_rules else []
     bounds += [f"max {exp.max_nodes} nodes"] if exp.max_nodes is not None else []
@@ -482,11 +494,30 @@ async def _a11y(ctx: ExpectContext, exp: A11yExpect, wait_ms: float) -> Judged:
         f"{counted(len(serious), 'violation')} at or above {exp.min_impact}, on"
         f" {counted(nodes, 'node')} ({', '.join(bounds)})"
     )
-    text = trim(f"{detail}: {listed}" if serious else detail, 1500)
+    text = trim(f"{detail}: {listed(serious)}" if serious else detail, 1500)
     holds = (not exp.bounds_rules or len(serious) <= exp.max_violations) and (
         exp.max_nodes is None or nodes <= exp.max_nodes
     )
     return Judged(holds, text)
+
+
+def _new_only(
+    ctx: ExpectContext, exp: A11yExpect, found: list[A11yViolation], scope: str
+) -> Judged:
+    judged, new = judge_new(exp, found, ctx.a11y_base, scope)
+    if not judged.pending:
+        known = {v.id: v for v in ctx.a11y_new or []}
+        for violation in new:  # one per rule across expectations: the widest count stands
+            if violation.nodes > (known[violation.id].nodes if violation.id in known else -1):
+                known[violation.id] = violation
+        ctx.a11y_new = list(known.values())
+    return Judged(
+        judged.ok,
+        trim(judged.detail, 1500),
+        pending=trim(judged.pending, 1500),
+        pending_code=judged.pending_code,
+        note=trim(judged.detail, 600),
+    )
 
 
 def axe_scope(exp: A11yExpect) -> str:
@@ -539,6 +570,7 @@ async def run_axe(
             nodes=len(v.get("nodes", [])),
             help=trim(v.get("help") or ""),
             targets=[_node_target(n) for n in v.get("nodes", [])[:_TARGETS_SHOWN]],
+            all_nodes=tuple(_node(n) for n in v.get("nodes", [])[:NODES_KEPT]),
         )
         for v in result
     ]
@@ -559,6 +591,15 @@ async def _evaluate(cdp: CDPSession, expression: str, where: int, *, value: bool
         said = failed.get("exception", {}).get("description") or failed.get("text", "")
         raise PlaywrightError(str(said).splitlines()[0] if said else "axe failed")
     return answer.get("result", {}).get("value")
+
+
+def _node(node: dict[str, Any]) -> A11yNode:
+    impact = node.get("impact")
+    return A11yNode(
+        target=_node_target(node),
+        html=trim(str(node.get("html") or ""), 300),
+        impact=impact if impact in IMPACT_RANK else None,
+    )
 
 
 def _node_target(node: dict[str, Any]) -> str:
