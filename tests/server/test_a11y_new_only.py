@@ -113,12 +113,14 @@ def test_the_cli_fails_a_new_violation_and_passes_the_known_debt(
     assert criterion["status"] == "pass" and "no new violation" in criterion["reason"]
 
 
-async def _judged(repo: Path, contract: dict[str, Any], change: Any = None) -> dict[str, Any]:
+async def _judged(
+    repo: Path, contract: dict[str, Any], change: Any = None, **evaluate: Any
+) -> dict[str, Any]:
     async with Client(build_server(_settings(repo))) as agent:
         made = await call(agent, "create_contract", **contract)
         if change is not None:
             change(repo)
-        ev = await call(agent, "evaluate", contract_id=made["contract"]["id"])
+        ev = await call(agent, "evaluate", contract_id=made["contract"]["id"], **evaluate)
     criterion: dict[str, Any] = ev["criteria"][0]
     return criterion
 
@@ -135,7 +137,7 @@ async def test_a_page_the_base_does_not_have_is_unscored_unless_none_of_it_can_b
     shown = await _judged(repo, contract, new_page(signup(DEBT + NEW_BUTTON)))
     assert shown["status"] == "unscored" and shown["pass"] is False, shown
     assert shown["reason_code"] == "a11y_base_not_run"
-    assert "2 violations at or above serious here" in shown["reason"]
+    assert "here, 2 violations at or above serious: " in shown["reason"]
     assert "/new.html answered 404" in shown["reason"]
     clean = await _judged(
         a11y_site(tmp_path / "clean"), contract, new_page(signup(LABELLED + DEBT))
@@ -216,3 +218,18 @@ async def test_a_vite_dev_server_is_started_over_the_base_commit_too(tmp_path: P
     assert shown["status"] == "fail", shown
     assert "button-name (critical, 2 new nodes:" in shown["reason"]
     assert "the base had none" in shown["reason"]
+
+
+async def test_without_a_private_network_for_the_base_app_new_only_is_unscored(
+    tmp_path: Path,
+) -> None:
+    # In place (no sandbox), the evaluated app holds the URL's port on this machine's network.
+    repo = a11y_site(tmp_path / "site")
+    shown = await _judged(repo, new_only_contract(free_port()), _add_button, isolation="inplace")
+    assert shown["status"] == "unscored" and shown["reason_code"] == "a11y_base_not_run", shown
+    assert "needs a private network of its own" in shown["reason"]
+    assert "button-name (critical, 1 node: button)" in shown["reason"]
+
+
+def _add_button(repo: Path) -> None:
+    change_page(repo, DEBT + NEW_BUTTON)

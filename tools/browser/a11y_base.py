@@ -159,8 +159,9 @@ def _without_base(
         True,
         "",
         pending=(
-            f"new_only: {counted(len(serious), 'violation')} at or above {exp.min_impact} here"
-            f" ({listed(serious)}), not compared with the base, which could not be run: {why}"
+            f"new_only: not compared with the base, which could not be run: {why}; here,"
+            f" {counted(len(serious), 'violation')} at or above {exp.min_impact}:"
+            f" {listed(serious)}"
         ),
         pending_code=code,
     )
