@@ -86,16 +86,23 @@ async def test_a_bug_fix_next_to_old_debt_over_mcp(client: Client, repo: Path) -
     assert ev["target"]["base"] == base
 
 
+async def _trivially_proven(client: Client, repo: Path, test: str | None = None) -> dict[str, Any]:
+    """The evaluation of the fix whose only proof is tests/test_zero.py (`test`, else a trivial
+    test), must_fail_at_base."""
+    cid = await contract_id(client, task_type="bug", functional=[bugfix_criteria()[1]])
+    apply_bugfix(repo, trivial=True)
+    if test is not None:
+        (repo / "tests" / "test_zero.py").write_text(test, encoding="utf-8")
+    return await call(client, "evaluate", {"contract_id": cid})
+
+
 @pytest.mark.slow
 async def test_a_fix_proven_by_nothing_or_breaking_a_test_is_correctness_0(
     client: Client, repo: Path
 ) -> None:
     # The BUG_FIX rubric's level 0, as the draft derives it: the only regression test passes at
     # base too, however many tests pass now.
-    proof = bugfix_criteria()[1]  # tests/test_zero.py, must_fail_at_base
-    cid = await contract_id(client, task_type="bug", functional=[proof])
-    apply_bugfix(repo, trivial=True)
-    ev = await call(client, "evaluate", {"contract_id": cid})
+    ev = await _trivially_proven(client, repo)
     correctness = ev["dimensions"]["correctness"]
     assert correctness["score"] == 0, correctness
     assert "no test fails at base" in correctness["evidence"]
@@ -130,12 +137,7 @@ def test_zero():
 async def test_a_test_cannot_fail_at_base_by_telling_the_base_run_apart(
     client: Client, repo: Path
 ) -> None:
-    proof = bugfix_criteria()[1]  # tests/test_zero.py, must_fail_at_base
-    cid = await contract_id(client, task_type="bug", functional=[proof])
-    apply_bugfix(repo)
-    (repo / "tests" / "test_zero.py").write_text(TELLS_THE_BASE_RUN, encoding="utf-8")
-    ev = await call(client, "evaluate", {"contract_id": cid, "isolation": "sandbox"})
-    criterion = ev["criteria"][0]
+    criterion = (await _trivially_proven(client, repo, TELLS_THE_BASE_RUN))["criteria"][0]
     assert criterion["reason_code"] == "passes_at_base", criterion["reason"]
 
 
