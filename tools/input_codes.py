@@ -86,6 +86,12 @@ _CONTRACT: dict[str, Meaning] = {
         "create_contract: a browser URL is a path, but the contract has no `serve` to join it to.",
         "Give an absolute loopback URL, or a `serve` block.",
     ),
+    "new_only_off_serve": _e(
+        "create_contract: a browser check with an `a11y` expectation that has `new_only` opens a"
+        " page that is not the contract's `serve` app (no `serve`, a `file://` URL, another"
+        " origin): the base run could not serve the base's version of it.",
+        "Serve the app with `serve` and give the check's URLs as paths (or on serve.url's origin).",
+    ),
     "setup_without_goto": _e(
         "create_contract: `browser_setup` does not start with a goto step; it runs on a fresh,"
         " empty page.",

@@ -37,14 +37,15 @@ from referee.tools.graders import (
     run_suite,
     start_serve,
 )
-from referee.tools.graders.base import ViewName, anonymous_folder
+from referee.tools.graders.base import BaseApp, ViewName, anonymous_folder
+from referee.tools.graders.base_app import start_base_app
 from referee.tools.holdouts import HoldoutSource
 from referee.tools.models.checks import TestsCheck
 from referee.tools.models.common import Depth, Scope
 from referee.tools.models.contract import Contract, ContractConfig, Criterion
 from referee.tools.models.evaluation import Perturbation, TreeChanged
 from referee.tools.perturbation import build_perturbed_copy
-from referee.tools.process import HostLauncher, Launcher
+from referee.tools.process import HostLauncher, Launcher, Network
 from referee.tools.repo import (
     BadObject,
     TreeView,
@@ -209,15 +210,16 @@ async def _context(plan: RunPlan, scratch: Path) -> AsyncIterator[GradeContext]:
             network = made if made is not None and not isinstance(made, str) else None
             if network is None and plan.browser_pool is not None:
                 return plan.browser_pool
-            from referee.tools.browser.pool import BrowserPool  # Playwright only when needed
+            return await _pool_in(plan, stack, network)
 
-            if network is not None and plan.browser_pool is not None:
-                pool = plan.browser_pool.joined(network)
-            else:
-                pool = BrowserPool(
-                    env=plan.settings.env, allow_hosts=plan.settings.allow_hosts, network=network
-                )
-            return await stack.enter_async_context(pool)
+        async def base_app() -> BaseApp:
+            async def base_view() -> TreeView | None:
+                return await shown("base-only")
+
+            async def pool_in(network: Network) -> BrowserPool:
+                return await _pool_in(plan, stack, network)
+
+            return await start_base_app(ctx, stack, base_view, pool_in)
 
         ctx = GradeContext(
             holdout_layers=_holdout_layers(plan, scratch),
@@ -248,8 +250,23 @@ async def _context(plan: RunPlan, scratch: Path) -> AsyncIterator[GradeContext]:
             ),
             network=_Once(lambda: private_network(ctx, stack)).get,
             baselines=plan.baselines,
+            base_app=_Once(base_app).get,
+            created=None if plan.settings.trusted_environment else _created(plan),
         )
         yield ctx
+
+
+async def _pool_in(plan: RunPlan, stack: AsyncExitStack, network: Network | None) -> BrowserPool:
+    """A browser pool launched into `network` (the host's when None), closed with `stack`."""
+    from referee.tools.browser.pool import BrowserPool  # Playwright only when needed
+
+    if network is not None and plan.browser_pool is not None:
+        pool = plan.browser_pool.joined(network)
+    else:
+        pool = BrowserPool(
+            env=plan.settings.env, allow_hosts=plan.settings.allow_hosts, network=network
+        )
+    return await stack.enter_async_context(pool)
 
 
 async def _changed_lines(ws: Workspace, scope: Scope) -> dict[str, set[int] | None]:

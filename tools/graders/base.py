@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from referee.tools.browser.pool import BrowserPool
 
 __all__ = [
+    "BaseApp",
     "BaseHarness",
     "GradeContext",
     "GradeResult",
@@ -90,6 +91,21 @@ class ServeState:
     """Why the app shares the host's network, when it does."""
     command: str = ""
     """The contract's own serve command, as reasons name it (never the sandbox's wrapper)."""
+    at_base: bool = False
+    """The base commit's app (an a11y `new_only` expectation's base run), not the evaluated one."""
+
+
+@dataclass
+class BaseApp:
+    """The base commit's app, served at the contract's URL in a private network of its own, and
+    a browser in that network (for a11y `new_only` expectations); or why there is none."""
+
+    serve: ServeState | None = None
+    pool: BrowserPool | None = None
+    problem: str = ""
+    code: ReasonCode = ReasonCode.A11Y_BASE_NOT_RUN
+    left_out: tuple[str, ...] = ()
+    """Paths outside git written since the contract was created, which the base app did not see."""
 
 
 @dataclass
@@ -119,6 +135,10 @@ async def _no_lines() -> Mapping[str, set[int] | None]:
 
 async def _host_network() -> Network | str:
     return "no private network was asked for"
+
+
+async def _no_base_app() -> BaseApp:
+    return BaseApp(problem="this evaluation serves no base commit's app")
 
 
 ViewName = Literal["base", "base-tests", "base-only"]
@@ -185,6 +205,11 @@ class GradeContext:
     """The evaluated commit shown at `run_root` (a `ref` evaluated in the sandbox)."""
     baselines: Baselines | None = None
     """The store's screenshot baselines (None: screenshot expectations are not judged)."""
+    base_app: Callable[[], Awaitable[BaseApp]] = field(default=_no_base_app)
+    """The base commit's app and a browser that reaches it, started once on first use."""
+    created: float | None = None
+    """When the contract was created (POSIX time): files outside git written since are the
+    generator's. None: the tree's environment is the runner's own (`trusted_environment`)."""
 
     @property
     def root(self) -> Path:
@@ -215,8 +240,14 @@ class GradeContext:
         return {k: expand(v, self.settings.env) for k, v in declared.items()}
 
     def raw_paths(self, label: str) -> tuple[Path, Path]:
-        """Fresh files for a command's raw output, outside the evaluated tree."""
-        return self.scratch / f"{label}.stdout", self.scratch / f"{label}.stderr"
+        """Fresh files for a command's raw output, outside the evaluated tree.
+
+        Named by chance, not by `label`: the command can read their paths (/proc/1/fd/1, its
+        first process's output inside the sandbox), and a name like `AC-1-base.stdout` would
+        let a test fail only in the base run."""
+        del label  # kept in the signature: callers name the run they make files for
+        name = anonymous_folder(self.scratch).name
+        return self.scratch / f"{name}.stdout", self.scratch / f"{name}.stderr"
 
     def command(
         self,

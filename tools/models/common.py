@@ -67,6 +67,7 @@ class ReasonCode(StrEnum):
     MUTATION_SCORE_LOW = "mutation_score_low"
     BASE_TEST_FAILED = "base_test_failed"
     BASE_TESTS_NOT_RUN = "base_tests_not_run"
+    A11Y_BASE_NOT_RUN = "a11y_base_not_run"
     RUNNER_BYPASSED = "runner_bypassed"
     IMPORTED_ELSEWHERE = "imported_elsewhere"
     MEMORY_LIMIT = "memory_limit"
