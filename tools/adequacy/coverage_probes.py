@@ -2,8 +2,9 @@
 
 Usage: python SCRIPT CONFIG -m MODULE ARGS… | python SCRIPT CONFIG PATH ARGS…
 
-Before Python 3.12 coverage.py can only trace: its tracer is called for every line of every frame,
-so a suite whose hot loops sit in a changed file runs 2.5 to 4 times slower. Diff coverage asks
+Before Python 3.12 coverage.py can only trace, and any trace function puts the interpreter loop
+on its slow path for every frame: a suite whose hot loops sit in a changed file ran 2.5 to 4 times
+slower. Diff coverage asks
 less: did each changed statement run at least once? So the changed files are compiled, when they
 are imported, with a probe in front of each changed statement (`__referee_hit__[k] = 1`, one store
 into a list); every other line of every file runs as Python compiled it, untraced. At exit the
@@ -41,13 +42,13 @@ from collections.abc import Iterable, Sequence
 from typing import Any, TypeVar
 
 FORMAT = "referee-line-probes/1"
-HIT = (
-    "__referee_hit__"  # the list of probes' flags (a name in builtins: module globals stay as run)
-)
+# Names in builtins, so that a probed module's globals hold what a bare run's hold.
+HIT = "__referee_hit__"  # the probes' flags: HIT[k] = 1
 MARK = "__referee_mark__"  # MARK(k) or EXPR: marks k before EXPR is evaluated
 AFTER = "__referee_after__"  # AFTER(k, EXPR): marks k once EXPR has been evaluated
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _Node = TypeVar("_Node", bound=ast.AST)
+_OLDEST = (3, 8)
 
 
 class Probes:
@@ -267,7 +268,7 @@ class _Finder:
 
     def __init__(self, probes: Probes, files: dict[str, set[int]]) -> None:
         self.probes = probes
-        self.files = {"/" + rel.lstrip("/"): lines for rel, lines in files.items()}
+        self.files = {"/" + rel.lstrip("/"): lines for rel, lines in files.items() if lines}
 
     def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
         finders = sys.meta_path
@@ -299,6 +300,9 @@ class _Finder:
 
 def install(config: str) -> Probes:
     """Probes planted in the changed files imported from now on, written at exit."""
+    if sys.version_info < _OLDEST:
+        # Before 3.8 a decorated definition's position is its first decorator's line.
+        raise RuntimeError("the line probes need Python 3.8 or newer")
     with open(config, encoding="utf-8") as handle:
         settings = json.load(handle)
     probes = Probes(str(settings["data"]))

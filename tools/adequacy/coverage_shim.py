@@ -9,9 +9,10 @@ the project's coverage.py when it has one; otherwise FALLBACK, a folder holding 
 package of referee's can change what the tests import. Before 3.12 coverage.py could only trace
 every line, so referee's line probes (`referee_probes.py`, next to this file) record the changed
 statements alone.
-"""
 
-from __future__ import annotations
+Python 3.6 syntax: on an interpreter the probes or coverage.py cannot run on, this script still
+runs the tests and says why nothing was measured.
+"""
 
 import os
 import sys
@@ -48,7 +49,7 @@ def _load_probes() -> Any:
     return module
 
 
-def main() -> int | str | None:
+def main() -> "int | str | None":
     rcfile, fallback, rest = sys.argv[1], sys.argv[2], sys.argv[3:]
     if sys.version_info < (3, 12):
         try:
@@ -69,11 +70,10 @@ def main() -> int | str | None:
 
     # coverage run sets sys.argv and sys.path[0] as `python -m MODULE` / `python PATH` would, and
     # returns the program's own exit status.
-    status: int | str | None = coverage_main(["run", f"--rcfile={rcfile}", *rest])
-    return status
+    return coverage_main(["run", f"--rcfile={rcfile}", *rest])
 
 
-def _run_unmeasured(rcfile: str, tool: str, exc: BaseException, rest: list[str]) -> NoReturn:
+def _run_unmeasured(rcfile: str, tool: str, exc: BaseException, rest: "list[str]") -> NoReturn:
     """The tests still run, as the check wrote them, and referee reads why nothing was measured:
     an unmeasured run must not become a crashed one."""
     version = ".".join(map(str, sys.version_info[:3]))
