@@ -105,12 +105,12 @@ async def launch_suite(ctx: GradeContext, call: SuiteCall) -> Launch | GradeResu
     planned = _plan(ctx, check, cwd, root, reports)
     plan = planned if isinstance(planned, Plan) else None
     instrumented = None
-    if plan and measure:
+    if plan is not None:
         python = [s for s in measure if s.endswith(".py")]
-        statements = changed_statements(ctx.workdir, await ctx.changed_lines(), python)
-        where = (cwd, root)
+        changed = await ctx.changed_lines() if python else {}
+        statements = changed_statements(ctx.workdir, changed, python)
         path = ctx.settings.env.get("PATH")
-        instrumented = instrument(plan, reports, measure, path, where, statements)
+        instrumented = instrument(plan, reports, measure, path, (cwd, root), statements)
     if instrumented is not None:
         plan = instrumented.plan
     exported = _Exported()
