@@ -175,6 +175,7 @@ def matching_all(v):
 """
 DRIVER = """import sample
 assert sample.__doc__ == "A module docstring." and sample.loops.__doc__ == "Doc."
+assert not [name for name in vars(sample) if "referee" in name]  # its globals are a bare run's
 sample.loops(7)
 for kind in (1, 2, 0):
     sample.handlers(kind)
