@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from referee.tools.adequacy import Instrumented, instrument
+from referee.tools.adequacy import Instrumented, changed_statements, instrument
 from referee.tools.evidence.recorder import read_log
 from referee.tools.graders.base import (
     BaseHarness,
@@ -104,11 +104,13 @@ async def launch_suite(ctx: GradeContext, call: SuiteCall) -> Launch | GradeResu
     measure = call.measure or ctx.measured.get(call.criterion_id, ())
     planned = _plan(ctx, check, cwd, root, reports)
     plan = planned if isinstance(planned, Plan) else None
-    instrumented = (
-        instrument(plan, reports, measure, ctx.settings.env.get("PATH"), (cwd, root))
-        if plan
-        else None
-    )
+    instrumented = None
+    if plan is not None:
+        python = [s for s in measure if s.endswith(".py")]
+        changed = await ctx.changed_lines() if python else {}
+        statements = changed_statements(ctx.workdir, changed, python)
+        path = ctx.settings.env.get("PATH")
+        instrumented = instrument(plan, reports, measure, path, (cwd, root), statements)
     if instrumented is not None:
         plan = instrumented.plan
     exported = _Exported()
@@ -165,8 +167,7 @@ async def launch_suite(ctx: GradeContext, call: SuiteCall) -> Launch | GradeResu
     verdict = _bypassed(verdict, read.bypassed)
     if instrumented and result.timed_out:
         verdict.reason += (
-            " while measuring diff coverage (line tracing slows Python 3.11 and older by up to"
-            " 4x); raise timeout_s, or set coverage: false on the check"
+            " while measuring diff coverage; raise timeout_s, or set coverage: false on the check"
         )
     return Launch(result, read, planned, verdict, instrumented)
 

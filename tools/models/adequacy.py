@@ -38,7 +38,12 @@ class FileDiffCoverage(Model):
 class DiffCoverage(Model):
     """The changed lines a tests check executed, per file (measured in the criterion's own run)."""
 
-    tool: str = Field(description="What measured it: coverage.py (its version)")
+    tool: str = Field(
+        description=(
+            "What measured it, and its version (Python: coverage.py, or before 3.12 referee's"
+            " line probes)"
+        )
+    )
     percent: float | None = Field(
         default=None, ge=0, le=100, description="Covered / changed statements; null when none"
     )
