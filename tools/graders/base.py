@@ -197,6 +197,9 @@ class GradeContext:
     measured: dict[str, tuple[str, ...]] = field(default_factory=dict)
     """The changed sources every run of a criterion measures (its own, repeats, base forms,
     mutants): the same instrumentation in each, so that no run can be told from another by it."""
+    suite_runs: dict[str, Any] = field(default_factory=dict)
+    """Runs of a tests check shared by the criteria that ask for the very same run (see
+    graders/tests.py `run_suite`): keyed by what decides the run, each an `anyio` task's result."""
     bytecode: tuple[str, ...] = ()
     """The tree's `__pycache__` folders every sandboxed command runs without (evaluate/run.py)."""
     run_root: Path | None = None
