@@ -18,6 +18,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import anyio
 import anyio.to_thread
@@ -28,7 +29,8 @@ from referee.tools.graders.fail_to_pass import SuiteRun
 from referee.tools.graders.suite import Launch, SuiteCall, launch_suite
 from referee.tools.models.adequacy import Mutant, MutantStatus, Mutation
 from referee.tools.models.checks import TestsCheck
-from referee.tools.runners.builds import build_failure
+from referee.tools.runners import Plan
+from referee.tools.runners.builds import build_failure, got_to_tests
 
 __all__ = ["describe", "mutant_timeout", "run_mutants"]
 
@@ -106,12 +108,8 @@ async def _run_one(
     call = SuiteCall(check, label, criterion_id, layers=(layer,), timeout_s=timeout)
     launched = await launch_suite(ctx, call)
     found = _outcome(launched)
-    if found.status == "killed" and isinstance(launched, Launch):
-        result = launched.result
-        logs = (result.stdout_path, result.stderr_path)
-        why = await anyio.to_thread.run_sync(build_failure, launched.read.outcomes, logs, ctx.root)
-        if why is not None:
-            found = _Outcome("not_compiled", found.duration_s, note=why)
+    if isinstance(launched, Launch) and found.status in ("killed", "timeout"):
+        found = await anyio.to_thread.run_sync(_unbuilt, launched, found, ctx.root, timeout)
     return Mutant(
         location=spec.location,
         original=spec.original,
@@ -147,12 +145,30 @@ def _outcome(launched: Launch | GradeResult) -> _Outcome:
     return _Outcome("killed", duration, failing[:_KILLERS_SHOWN])
 
 
+def _unbuilt(launched: Launch, found: _Outcome, root: Path, timeout: float) -> _Outcome:
+    """A failed run that stopped at the build: the compiler refused the mutant, or the rebuild
+    outlasted the mutant's timeout before any test started (a loaded machine, not a kill)."""
+    logs = (launched.result.stdout_path, launched.result.stderr_path)
+    if found.status == "killed" and (why := build_failure(launched.read.outcomes, logs, root)):
+        return _Outcome("not_compiled", found.duration_s, note=why)
+    planned = launched.planned
+    if (
+        launched.result.timed_out
+        and isinstance(planned, Plan)
+        and got_to_tests(planned.runner, logs) is False
+    ):
+        note = f"the rebuild did not finish within the mutant's timeout ({timeout:g} s)"
+        return _Outcome("not_run", found.duration_s, note=note)
+    return found
+
+
 def _unjudged(done: list[Mutant]) -> str:
     """Why no mutant has a verdict: the compiler refused them all, or none could run."""
     refused = [m for m in done if m.status == "not_compiled"]
     if refused:
         return f"no mutant built: all {len(refused)} were refused ({refused[0].note})"
-    return "no mutant could be run"
+    notes = [m.note for m in done if m.note]
+    return "no mutant could be run" + (f" ({notes[0]})" if notes else "")
 
 
 def describe(mutant: Mutant) -> str:
@@ -160,6 +176,10 @@ def describe(mutant: Mutant) -> str:
     if mutant.replacement in ("", "pass", ";"):
         return f"`{mutant.original.strip()}` is removed at {mutant.location}"
     return f"`{mutant.original}` becomes `{mutant.replacement}` at {mutant.location}"
+
+
+def _count(mutation: Mutation, status: MutantStatus) -> int:
+    return sum(m.status == status for m in mutation.mutants)
 
 
 def _record(ctx: GradeContext, criterion_id: str, check: TestsCheck, mutation: Mutation) -> str:
@@ -181,6 +201,7 @@ def _record(ctx: GradeContext, criterion_id: str, check: TestsCheck, mutation: M
             if mutation.not_compiled
             else ""
         )
+        + (f", {unrun} not run" if (unrun := _count(mutation, "not_run")) else "")
         + f" ({mutation.generated} possible, each within {mutation.timeout_s} s)"
     )
     item = ctx.recorder.record(

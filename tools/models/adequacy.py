@@ -20,7 +20,8 @@ __all__ = [
     "TestAdequacy",
 ]
 
-# not_compiled: the build rejected the mutant, so no test judged it (neither killed nor survived).
+# not_compiled: the build rejected the mutant; not_run: nothing was decided (a rebuild outlasted the
+# mutant's timeout, the tests stopped their own sandbox). Neither is killed nor survived.
 MutantStatus = Literal["killed", "survived", "timeout", "not_compiled", "not_run"]
 
 

@@ -21,7 +21,7 @@ from referee.tools.evidence.recorder import read_log
 from referee.tools.models.evidence import TestOutcome
 from referee.tools.runners.rust_cargo import BUILD_ERROR
 
-__all__ = ["build_failure"]
+__all__ = ["build_failure", "got_to_tests"]
 
 _READ = 1024 * 1024  # head and tail: a compiler's errors come first, the banners last
 
@@ -79,3 +79,22 @@ def build_failure(outcomes: Sequence[TestOutcome], logs: Sequence[Path], tree: P
 def _said(error: str, tree: Path) -> str:
     error = error.replace(f"{tree.as_posix().rstrip('/')}/", "").strip()
     return f"did not compile: {error[:300]}" if error else "did not compile"
+
+
+# What each compiling runner prints once its tests start, after the build.
+_STARTED = {
+    "go test": re.compile(r'"Action":"(?:start|run)"|^=== RUN', re.M),
+    "cargo test": re.compile(r"^\s+Running ", re.M),
+    "cargo nextest": re.compile(r"^\s+Starting \d+ tests?", re.M),
+    "maven": re.compile(r"T E S T S|^\[INFO\] Running ", re.M),
+}
+
+
+def got_to_tests(runner: str, logs: Sequence[Path]) -> bool | None:
+    """Whether a compiling runner's run got past its build to its tests (None: the runner
+    compiles nothing, or says nothing referee reads about it). A mutant run stopped by its
+    timeout before that was slowed by the rebuild, not by anything its tests did."""
+    started = _STARTED.get(runner)
+    if started is None:
+        return None
+    return any(started.search(read_log(path, _READ)[0]) for path in logs)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from referee.tools.models.evidence import TestOutcome as Outcome
-from referee.tools.runners.builds import build_failure
+from referee.tools.runners.builds import build_failure, got_to_tests
 from referee.tools.runners.rust_cargo import BUILD_ERROR
 
 TREE = Path("/work/shop")
@@ -94,3 +94,21 @@ def test_cargos_build_errors_as_the_runner_read_them(tmp_path: Path) -> None:
 def test_a_failing_test_is_no_build_failure(tmp_path: Path, printed: str) -> None:
     failed = Outcome(name="t", outcome="failed", message=printed)
     assert build_failure([failed], logs(tmp_path, printed), TREE) is None
+
+
+@pytest.mark.parametrize(
+    ("runner", "printed", "started"),
+    [
+        ("cargo test", "   Compiling shop v0.1.0 (/work/shop)\n", False),
+        ("cargo test", "   Compiling shop\n     Running unittests src/lib.rs (target/x)\n", True),
+        ("go test", "", False),
+        ("go test", '{"Action":"run","Package":"example.com/shop","Test":"TestX"}\n', True),
+        ("maven", "[INFO] Compiling 1 source file to /work/shop/target/classes\n", False),
+        ("maven", "[INFO]  T E S T S\n[INFO] Running shop.CartTest\n", True),
+        ("pytest", "", None),
+    ],
+)
+def test_a_run_stopped_before_its_got_to_tests_is_told_apart(
+    tmp_path: Path, runner: str, printed: str, started: bool | None
+) -> None:
+    assert got_to_tests(runner, logs(tmp_path, printed, printed)) is started
