@@ -144,4 +144,7 @@ LIMIT = 10
 DEBUG = False
 MASK, RATE, RAW = 0x1F, 1.5, b'x'
 LABEL = f"{LIMIT} items" * 2
+
+if __name__ == "__main__":
+    print(fold("x"))
 '''

@@ -214,6 +214,8 @@ def test_python_strings_and_constants() -> None:
     assert not [s for s in found if s[0] in (4, 5)], "a docstring, a string annotation"
     assert not [s for s in found if s[0] == 12 and s[1] == "string"], "f-strings"
     assert (12, "constant", "2", "3") in found
+    assert not [s for s in found if s[0] == 14], "the __main__ guard: tests import the module"
+    assert (15, "removed call", 'print(fold("x"))', "pass") in found
 
 
 def test_numbers_keep_their_radix_and_suffix_and_never_go_negative() -> None:

@@ -125,17 +125,26 @@ def _constant(f: _Finder, node: ast.Constant) -> Iterator[MutantSpec]:
 
 def _never_mutated(tree: ast.AST) -> set[int]:
     """Ids of the nodes no mutant touches: docstrings, the parts of f-strings (their text is not
-    a literal of its own), and annotations (nothing runs them)."""
+    a literal of its own), annotations (nothing runs them) and the `__main__` guard."""
     found: set[int] = set()
     for node in ast.walk(tree):
         body = getattr(node, "body", None)
         if isinstance(body, list) and body and isinstance(body[0], ast.Expr):
             if isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
                 found.add(id(body[0].value))
-        held: list[ast.AST] = [node] if isinstance(node, ast.JoinedStr) else []
+        held: list[ast.AST] = [node] if isinstance(node, ast.JoinedStr) or _main(node) else []
         held += [a for a in _annotations(node) if a is not None]
         found.update(id(n) for h in held for n in ast.walk(h))
     return found
+
+
+def _main(node: ast.AST) -> bool:
+    """`__name__ == "__main__"`: a test imports the module, so its mutants survive by design."""
+    return (
+        isinstance(node, ast.Compare)
+        and isinstance(node.left, ast.Name)
+        and node.left.id == "__name__"
+    )
 
 
 def _annotations(node: ast.AST) -> list[ast.expr | None]:

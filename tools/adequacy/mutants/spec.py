@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 __all__ = ["Lines", "MutantSpec", "in_order", "read_source", "spread"]
@@ -23,7 +25,13 @@ class Lines:
         """Whether any wanted line lies in `first..last` (a subtree worth walking)."""
         if self.wanted is None:
             return True
-        return any(first <= line <= last for line in self.wanted if line not in self.excluded)
+        at = bisect.bisect_left(self._sorted, first)
+        return at < len(self._sorted) and self._sorted[at] <= last
+
+    @cached_property
+    def _sorted(self) -> list[int]:
+        # Asked once per node of a large file: a search, not a scan of every wanted line.
+        return sorted(self.wanted - self.excluded) if self.wanted is not None else []
 
 
 @dataclass(frozen=True)
