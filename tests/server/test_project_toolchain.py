@@ -141,3 +141,25 @@ async def test_a_virtualenvs_interpreter_runs_as_in_its_activated_environment(
         result = await call(agent, "evaluate", contract_id=cid, scope="project")
     criterion = result["criteria"][0]
     assert criterion["status"] == "pass", (criterion["reason"], result["evidence"])
+
+
+@pytest.mark.skipif(shutil.which("mvn") is None, reason="needs maven")
+async def test_a_plugin_maven_cannot_resolve_offline_is_quoted_from_stdout(tmp_path: Path) -> None:
+    """Maven logs its errors on stdout: a pinned plugin the offline repository lacks is named in
+    the reason, not only "no test ran"."""
+    from gitrepo import make_repo
+    from runner_projects import MAVEN
+
+    files = dict(MAVEN.suites["pass"])
+    files["pom.xml"] = files["pom.xml"].replace(
+        "maven-surefire-plugin</artifactId><version>2.22.3",
+        "maven-surefire-plugin</artifactId><version>3.2.5",
+    )
+    assert "3.2.5" in files["pom.xml"]
+    repo = make_repo(tmp_path / "calc", files)
+    async with agent_for(repo) as agent:
+        cid = await calc_contract(agent, {"kind": "tests", "argv": ["mvn", "test"]})
+        result = await call(agent, "evaluate", contract_id=cid, scope="project")
+    criterion = result["criteria"][0]
+    assert criterion["status"] == "fail", criterion
+    assert "maven-surefire-plugin:3.2.5" in criterion["reason"], criterion

@@ -154,12 +154,16 @@ async def launch_suite(ctx: GradeContext, call: SuiteCall) -> Launch | GradeResu
         )
     verdict = suite_verdict(result, read, None if isinstance(planned, Plan) else planned)
     if verdict.code == ReasonCode.NO_REPORT and result.exit_code not in (0, None):
-        verdict.reason += stopped_before_report(result.stderr_path, plan.segments if plan else ())
+        verdict.reason += stopped_before_report(
+            result.stderr_path, plan.segments if plan else (), result.stdout_path
+        )
     said_on_stderr = (ReasonCode.NO_TESTS, ReasonCode.RUNNER_UNKNOWN)
     if verdict.code in said_on_stderr and result.exit_code not in (0, None):
         # Why nothing ran is on stderr (pytest's "file or directory not found: …", a collection
         # error, a bad option, `sh: 1: tap: not found`), not in the empty report.
-        verdict.reason += stopped_before_report(result.stderr_path, plan.segments if plan else ())
+        verdict.reason += stopped_before_report(
+            result.stderr_path, plan.segments if plan else (), result.stdout_path
+        )
     if plan is not None and plan.runner == "pytest":
         log = read_guard(reports, root)
         verdict = _bypassed(verdict, log.bypassed(next(iter(plan.report.files), None)))
@@ -172,11 +176,16 @@ async def launch_suite(ctx: GradeContext, call: SuiteCall) -> Launch | GradeResu
     return Launch(result, read, planned, verdict, instrumented)
 
 
-def stopped_before_report(stderr: Path, segments: Sequence[str]) -> str:
+def stopped_before_report(stderr: Path, segments: Sequence[str], stdout: Path | None = None) -> str:
     """What a failed command's stderr says about a report never written: the segment of its
-    `a && b` line that failed, and the last line it printed there."""
+    `a && b` line that failed, and the last line it printed there. A command that says nothing
+    on stderr (Maven logs its errors on stdout) is quoted from stdout: its first error line."""
     text, _ = read_log(stderr, _TAIL)
     lines = [line.strip() for line in text.splitlines() if line.strip()]
+    if not lines and stdout is not None:
+        said, _ = read_log(stdout, _TAIL)
+        errors = [line.strip() for line in said.splitlines() if _ERROR_LINE.search(line)]
+        return f"; its first error on stdout: {errors[0][:300]!r}" if errors else ""
     for index, line in enumerate(lines):
         found = _SEGMENT.fullmatch(line)
         if found is None or not 0 < int(found[1]) <= len(segments):
@@ -190,6 +199,7 @@ def stopped_before_report(stderr: Path, segments: Sequence[str]) -> str:
 
 
 _TAIL = 64 * 1024
+_ERROR_LINE = re.compile(r"^\s*(\[ERROR\]|ERROR\b|error(\[\w+\])?:|FAILURE:|fatal:)", re.IGNORECASE)
 _SEGMENT = re.compile(re.escape(SEGMENT_FAILED).replace(r"\{index\}", r"(\d+)") + r" (\S+)")
 
 
