@@ -19,7 +19,7 @@ import sys
 import textwrap
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -51,21 +51,7 @@ LOOPS: list[LoopCase] = []
 
 
 def loop(case: LoopCase) -> None:
-    LOOPS.append(replace(case, xfail=case.xfail or _THROUGH.get(case.id)))
-
-
-_LIST = (
-    "tools/tampering/harness.py names harness files in a list (_WHOLE, _SECTIONS, the section"
-    " compares): {what} is not in it, so no harness_modified and no base-harness rerun"
-)
-# What gets through today, and why: each entry goes as the case is closed.
-_THROUGH = {
-    "P17": (
-        "the base-tests run (tools/evaluate/views.py) keeps the change's harness, whose -k hides"
-        " the base's tests from their own run, and the base-harness run has the edited tests:"
-        " neither run sees a failure, and the judge may dismiss harness_modified"
-    ),
-}
+    LOOPS.append(case)
 
 
 def apply(repo: Path, change: Files | Callable[[Path], None]) -> None:

@@ -193,7 +193,15 @@ async def _context(plan: RunPlan, scratch: Path) -> AsyncIterator[GradeContext]:
             # Named by chance: a layer's source path can be read inside the sandbox
             # (/proc/self/mountinfo), and `base-tests` would tell the code which run it is in.
             folder = anonymous_folder(scratch)
-            return _Once(lambda: anyio.to_thread.run_sync(named_view, ws, name, run_root, folder))
+
+            async def make() -> TreeView | None:
+                # The base's tests run as the base selected them: with its harness too.
+                files = (await harnessed.get()).files if name == "base-tests" else []
+                return await anyio.to_thread.run_sync(
+                    named_view, ws, name, run_root, folder, [h.path for h in files]
+                )
+
+            return _Once(make)
 
         views = {name: view(name) for name in ("base", "base-tests", "base-only")}
 
