@@ -120,6 +120,8 @@ ORDINARY = [
     "web/style.css",
     "tests/test.py",
     "tests/json_helpers.py",
+    "server/cli/setup.py",
+    "src/build.rs",
 ]
 
 

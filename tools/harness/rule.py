@@ -11,8 +11,8 @@ A file is harness when
 - **it is hidden**: a dotfile or anything under a dot-folder (`.npmrc`, `.babelrc`, `.env`,
   `.pytest.ini`, `.mvn/`, `.cargo/`, `.config/`, `.yarn/`), save git's own (`.git*`: ignore
   rules, attributes, a host's CI), which no run of the tests reads;
-- **it is a build script**: `build.rs`, `setup.py`, `*.gradle(.kts)`, anything under `buildSrc/`
-  or `gradle/`;
+- **it is a build script**: `build.rs` and `setup.py` at a project root, `*.gradle(.kts)`,
+  anything under `buildSrc/` or `gradle/`;
 - **it is named as tool configuration** (JS/TS): a name with a `config`, `conf`, `rc`,
   `setup`, `teardown`, `workspace` or `preset` part after the first (`jest.config.mjs`,
   `vitest.workspace.js`, `jest.setup.ts`), or, at a configuration place, a first part that names a
@@ -99,7 +99,7 @@ class Layout:
         self._paths = frozenset(paths)
         self._exists = exists
         self._at_base = at_base
-        self._roots: dict[str, bool] = {}
+        self._roots: dict[tuple[str, str], bool] = {}
 
     def has(self, path: str) -> bool:
         if path in self._paths:
@@ -116,11 +116,14 @@ class Layout:
     def holds_tests(self, folder: str) -> bool:
         return folder in self._test_folders
 
-    def project_root(self, folder: str) -> bool:
-        if folder not in self._roots:
+    def project_root(self, folder: str, besides: str = "") -> bool:
+        """The root, or a folder holding a manifest (other than `besides`)."""
+        key = (folder, besides)
+        if key not in self._roots:
             prefix = f"{folder}/" if folder else ""
-            self._roots[folder] = not folder or any(self.has(prefix + m) for m in MANIFESTS)
-        return self._roots[folder]
+            found = any(self.has(prefix + m) for m in MANIFESTS if m != besides)
+            self._roots[key] = not folder or found
+        return self._roots[key]
 
 
 def is_harness_file(path: str, layout: Layout | None = None, ignored: bool = False) -> bool:
@@ -152,7 +155,7 @@ def harness_reason(path: str, layout: Layout, ignored: bool = False) -> str:
         not ignored or suffix in _CONFIG_FORMATS | _DATA_FORMATS
     ):
         return "a hidden file the toolchain reads"
-    if _build_script(path, name):
+    if _build_script(path, folder, name, layout):
         return "a build script"
     if _TEST_META_INF.search(path):
         return "registers what the test classpath loads"
@@ -169,8 +172,11 @@ def _hidden(part: str) -> bool:
     return part.startswith(".") and part not in (".", "..") and not part.startswith(".git")
 
 
-def _build_script(path: str, name: str) -> bool:
-    if name in ("build.rs", "setup.py") or name.endswith((".gradle", ".gradle.kts")):
+def _build_script(path: str, folder: str, name: str, layout: Layout) -> bool:
+    if name.endswith((".gradle", ".gradle.kts")):
+        return True
+    # Cargo and setuptools run these beside their manifest; elsewhere the name is a module's.
+    if name in ("build.rs", "setup.py") and layout.project_root(folder, besides=name):
         return True
     return any(part in _BUILD_FOLDERS for part in path.split("/")[:-1])
 
