@@ -256,4 +256,4 @@ async def test_base_tests_a_new_selection_leaves_out_are_named(
         in (criterion["reason"])
     )
     found = [a["location"] for a in evaluation["antipatterns"] if a["id"] == "harness_modified"]
-    assert found == [".pytest.ini:2"], found
+    assert found == [".pytest.ini:1"], found
