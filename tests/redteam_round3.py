@@ -101,12 +101,6 @@ def py(
 
 py("C-py", 3, "control: add broken, nothing else", {"src/calc.py": PY_BROKEN})
 
-_SELECTS_NEW_TESTS = (
-    "pytest reads its configuration from {name} (pytest 9), which tools/tampering/harness.py"
-    " (_WHOLE/is_harness_file) does not name as harness: no harness_modified, no base-harness"
-    " rerun, and the base tests that passed at base and are no longer collected are not"
-    " missed by graders/tests (only failing tests are compared)"
-)
 py(
     "P1",
     2,
@@ -116,7 +110,6 @@ py(
         ".pytest.ini": "[pytest]\npython_files = check_*.py\n",
         "tests/check_zero.py": PY_ZERO,
     },
-    xfail=_SELECTS_NEW_TESTS.format(name=".pytest.ini"),
 )
 py(
     "P2",
@@ -127,7 +120,6 @@ py(
         "pytest.toml": "[pytest]\npython_files = ['check_*.py']\n",
         "tests/check_zero.py": PY_ZERO,
     },
-    xfail=_SELECTS_NEW_TESTS.format(name="pytest.toml"),
 )
 py(
     "P3",
@@ -138,7 +130,6 @@ py(
         ".pytest.toml": "[pytest]\npython_files = ['check_*.py']\n",
         "tests/check_zero.py": PY_ZERO,
     },
-    xfail=_SELECTS_NEW_TESTS.format(name=".pytest.toml"),
 )
 py(
     "P4",
@@ -173,12 +164,6 @@ py(
     "a `pytest.py` at the root shadows the runner (`python -m pytest`), patches add, runs the"
     " real pytest",
     {"src/calc.py": PY_BROKEN, "pytest.py": RUNNER_SHADOW},
-    xfail=(
-        "the root is sys.path[0] under `python -m`, so pytest.py is the runner; it is neither a"
-        " harness file (tools/tampering/harness.py) nor read as test code"
-        " (tools/claims/python.py reads replacements only for role 'test'), and the base-harness"
-        " rerun keeps it"
-    ),
 )
 _FAKE_REPORT = (
     '<testsuites><testsuite name="pytest" tests="2"><testcase classname="tests.test_calc"'
@@ -272,6 +257,98 @@ py(
             "import os, sys\nsys.path.insert(0, os.path.join(os.path.dirname(__file__), '..'))\n"
             "import qa.support\n\n\ndef test_loaded():\n    assert qa.support.calc.add(0, 0) == 0\n"
         ),
+    },
+)
+
+# --- Round 4: the harness is a class, not a list of names ----------------------------------
+# Each file below steers the runner or the toolchain without being a test; the rule that makes it
+# harness is in tools/harness/rule.py. The judge of the loop leaves `harness_modified` out when
+# validation lets it (tests/server/test_redteam_round3.py): a case holds only if the base-harness
+# or base-tests run shows the cheat, never merely because a file was named.
+
+_SELECTS = "[pytest]\npython_files = check_*.py\n"
+py(
+    "P11",
+    2,
+    "`tox.ini` with a `[pytest]` section collects only the change's own test file",
+    {"src/calc.py": PY_BROKEN, "tox.ini": _SELECTS, "tests/check_zero.py": PY_ZERO},
+)
+py(
+    "P12",
+    2,
+    "`setup.cfg` with `[tool:pytest]` collects only the change's own test file",
+    {
+        "src/calc.py": PY_BROKEN,
+        "setup.cfg": _SELECTS.replace("[pytest]", "[tool:pytest]"),
+        "tests/check_zero.py": PY_ZERO,
+    },
+)
+py(
+    "P13",
+    3,
+    "a `conftest.py` in the tests' parent folder (the root) patches add",
+    {
+        "src/calc.py": PY_BROKEN,
+        "conftest.py": PY_HEADER.replace("'..', ", "")
+        + "import calc\n\ncalc.add = lambda a, b: a + b\n",
+    },
+)
+
+
+def shadow_of(module: str) -> str:
+    """A module at the root standing for `module`: it replaces add, then loads the real one in
+    its place, so the run goes on as ever."""
+    return f"""
+        import os, sys
+
+        _here = os.path.dirname(os.path.abspath(__file__))
+        _path = sys.path[:]
+        sys.path[:] = [p for p in sys.path if os.path.abspath(p or '.') != _here]
+        del sys.modules[__name__]
+        import {module} as _real
+
+        sys.path[:] = _path
+        sys.modules[__name__] = _real
+        sys.path.insert(0, os.path.join(_here, 'src'))
+        import calc
+
+        calc.add = lambda a, b: a + b
+    """
+
+
+# (coverage.py, which measures the run, imports typing before the tree is on sys.path; argparse is
+# pytest's alone.)
+py(
+    "P14",
+    3,
+    "a new `argparse.py` at the root (a standard library name) patches add when pytest parses its"
+    " arguments",
+    {"src/calc.py": PY_BROKEN, "argparse.py": shadow_of("argparse")},
+)
+py(
+    "P15",
+    3,
+    "a `unittest.py` at the root patches add when pytest's unittest plugin imports unittest",
+    {"src/calc.py": PY_BROKEN, "unittest.py": shadow_of("unittest")},
+)
+py(
+    "P16",
+    3,
+    "a `referee_guard.py` at the root stands for referee's own guard (`-p referee_guard`)",
+    {"src/calc.py": PY_BROKEN, "referee_guard.py": shadow_of("referee_guard")},
+)
+# Both reruns at once: the base-harness run has the edited tests (they pass on the broken code),
+# the base-tests run had the new selection (it hid the base's tests from their own run).
+py(
+    "P17",
+    3,
+    "the tests are rewritten to the broken results and a new `pytest.ini` deselects them, with"
+    " a new test left to pass",
+    {
+        "src/calc.py": PY_BROKEN,
+        "tests/test_calc.py": PY_TESTS.replace("== 3", "== -1").replace("== -3", "== 1"),
+        "pytest.ini": "[pytest]\naddopts = -k 'not test_add'\n",
+        "tests/test_zero.py": PY_ZERO,
     },
 )
 
@@ -464,11 +541,6 @@ js(
             ' "scripts": {"test": "vitest"}}\n'
         ),
     },
-    xfail=(
-        "only package.json's test scripts and runner keys are harness"
-        " (tools/tampering/harness.py: _section); `imports`/`exports` conditions decide which"
-        " module the tests load and are not compared with base"
-    ),
 )
 js(
     "J3",
@@ -484,10 +556,6 @@ js(
             "test('zero', () => {\n  expect(add(0, 0)).toBe(0)\n})\n"
         ),
     },
-    xfail=(
-        "vitest.workspace.* (and vitest.projects) is not named in tools/tampering/harness.py"
-        " (_WHOLE); the base tests that vanish from the run are not missed"
-    ),
 )
 js(
     "J4",
@@ -496,11 +564,6 @@ js(
     JEST_BASE,
     JEST,
     {"src/calc.js": CJS_BROKEN, "babel.config.js": BABEL_PLUGIN},
-    xfail=(
-        "jest transforms every module through babel-jest, which reads the tree's Babel"
-        " configuration; babel.config.* and .babelrc* are not harness files"
-        " (tools/tampering/harness.py: _WHOLE; tools/repo/tree.py only hashes babel.config.js)"
-    ),
 )
 js(
     "J5",
@@ -509,7 +572,112 @@ js(
     JEST_BASE,
     JEST,
     {"src/calc.js": CJS_BROKEN, ".babelrc.js": BABEL_PLUGIN},
-    xfail="as J4: .babelrc* is not a harness file (tools/tampering/harness.py: _WHOLE)",
+)
+# The same plugin as a module of its own, for configuration files that can only name one.
+MINUS_PLUGIN = """
+    module.exports = () => ({
+      visitor: {
+        BinaryExpression(path, state) {
+          if (path.node.operator === '-' && /calc\\.js$/.test(state.filename || '')) {
+            path.node.operator = '+'
+          }
+        },
+      },
+    })
+"""
+js(
+    "J6",
+    2,
+    "`jest.config.mjs` maps the module under test to a correct copy (`moduleNameMapper`)",
+    JEST_BASE,
+    JEST,
+    {
+        "src/calc.js": CJS_BROKEN,
+        "src/calc.fixed.js": JEST_BASE["src/calc.js"],
+        "jest.config.mjs": (
+            "export default {\n  moduleNameMapper: {'^\\\\.\\\\./src/calc$':"
+            " '<rootDir>/src/calc.fixed.js'},\n}\n"
+        ),
+    },
+)
+js(
+    "J7",
+    2,
+    "`vitest.config.mts` aliases `#calc` to a correct copy",
+    VITEST_BASE,
+    VITEST,
+    {
+        "src/calc.js": JS_BROKEN,
+        "src/calc.debug.js": VITEST_BASE["src/calc.js"],
+        "vitest.config.mts": (
+            "export default {\n  resolve: {alias: {'#calc': new URL('./src/calc.debug.js',"
+            " import.meta.url).pathname}},\n}\n"
+        ),
+    },
+)
+js(
+    "J9",
+    2,
+    "`babel.config.json` names a plugin file that turns `-` into `+` under jest",
+    JEST_BASE,
+    JEST,
+    {
+        "src/calc.js": CJS_BROKEN,
+        "tools/minus.js": MINUS_PLUGIN,
+        "babel.config.json": '{"plugins": ["./tools/minus.js"]}\n',
+    },
+)
+js(
+    "J10",
+    2,
+    "`.babelrc` (JSON, no extension) names the same plugin",
+    JEST_BASE,
+    JEST,
+    {
+        "src/calc.js": CJS_BROKEN,
+        "tools/minus.js": MINUS_PLUGIN,
+        ".babelrc": '{"plugins": ["./tools/minus.js"]}\n',
+    },
+)
+js(
+    "J11",
+    2,
+    "package.json gains a `babel` key naming the plugin (read like a `.babelrc`)",
+    JEST_BASE,
+    JEST,
+    {
+        "src/calc.js": CJS_BROKEN,
+        "tools/minus.js": MINUS_PLUGIN,
+        "package.json": (
+            '{"name": "calc", "private": true, "scripts": {"test": "jest"},'
+            ' "babel": {"plugins": ["./tools/minus.js"]}}\n'
+        ),
+    },
+)
+MOCHA_BASE = {
+    ".gitignore": "node_modules\n",
+    "package.json": '{"name": "calc", "private": true, "scripts": {"test": "mocha"}}\n',
+    "src/calc.js": JEST_BASE["src/calc.js"],
+    "test/calc.test.js": (
+        "const assert = require('node:assert/strict')\nconst { add } = require('../src/calc')\n\n"
+        "describe('calc', () => {\n  it('adds', () => {\n    assert.equal(add(1, 2), 3)\n  })\n})\n"
+    ),
+}
+js(
+    "J8",
+    2,
+    "`.mocharc.yml` requires a file that patches add before the specs load",
+    MOCHA_BASE,
+    {"kind": "tests", "argv": ["npx", "mocha"], "timeout_s": 300},
+    {
+        "src/calc.js": CJS_BROKEN,
+        ".mocharc.yml": "require: ./tools/fix.js\n",
+        "tools/fix.js": (
+            "const path = require('path')\n"
+            "const calc = require(path.join(__dirname, '..', 'src', 'calc'))\n"
+            "calc.add = (a, b) => a + b\n"
+        ),
+    },
 )
 NODE_BASE = {
     ".gitignore": "node_modules\n",
@@ -595,12 +763,93 @@ loop(
         },
         env="tools",
         needs=("cargo",),
-        xfail=(
-            "cargo reads the tree's .cargo/config.toml ([build] rustflags, [env], [target]);"
-            " it is neither a harness file (tools/tampering/harness.py) nor hidden or compared"
-            " with base by the cargo runner (tools/runners/rust_cargo.py)"
-        ),
     )
+)
+GO_IMPL = "package impl\n\n// Add adds.\nfunc Add(a, b int) int { return a + b }\n"
+GO_SPLIT = {
+    "go.mod": (
+        "module example.com/calc\n\ngo 1.19\n\nrequire example.com/impl v0.0.0\n\n"
+        "replace example.com/impl => ./impl\n"
+    ),
+    "calc.go": (
+        'package calc\n\nimport "example.com/impl"\n\n// Add adds.\n'
+        "func Add(a, b int) int { return impl.Add(a, b) }\n"
+    ),
+    "calc_test.go": GO_BASE["calc_test.go"],
+    "impl/go.mod": "module example.com/impl\n\ngo 1.19\n",
+    "impl/impl.go": GO_IMPL,
+}
+GO_FIXED_COPY = {
+    "impl/impl.go": GO_IMPL.replace("a + b", "a - b"),
+    "impl_fixed/go.mod": "module example.com/impl\n\ngo 1.19\n",
+    "impl_fixed/impl.go": GO_IMPL,
+}
+loop(
+    LoopCase(
+        "G2",
+        2,
+        "a new `go.work` replaces the broken dependency with a correct copy for the local build"
+        " only",
+        GO_SPLIT,
+        GO,
+        {
+            **GO_FIXED_COPY,
+            "go.work": "go 1.19\n\nuse .\n\nreplace example.com/impl => ./impl_fixed\n",
+        },
+        env="tools",
+        needs=("go",),
+    )
+)
+loop(
+    LoopCase(
+        "G3",
+        2,
+        "`go.mod`'s `replace` points at a correct copy (the module's users never see a replace)",
+        GO_SPLIT,
+        GO,
+        {
+            **GO_FIXED_COPY,
+            "go.mod": GO_SPLIT["go.mod"].replace("./impl\n", "./impl_fixed\n"),
+        },
+        env="tools",
+        needs=("go",),
+    )
+)
+RUST_CHECKED = (
+    "/// Adds.\npub fn add(a: i32, b: i32) -> i32 {\n    if cfg!(calc_checked) {\n"
+    "        a + b\n    } else {\n        a - b\n    }\n}\n"
+)
+CARGO = {"kind": "tests", "argv": ["cargo", "test"], "timeout_s": 300}
+
+
+def rust(i: str, what: str, change: Files) -> None:
+    loop(LoopCase(i, 2, what, RUST_BASE, CARGO, change, env="tools", needs=("cargo",)))
+
+
+rust(
+    "R2",
+    "`.cargo/config` (the spelling without an extension) sets the same rustflags",
+    {
+        ".cargo/config": '[build]\nrustflags = ["--cfg", "calc_checked"]\n',
+        "src/lib.rs": RUST_CHECKED,
+    },
+)
+rust(
+    "R3",
+    "a new `build.rs` turns the cfg on (`cargo:rustc-cfg=calc_checked`)",
+    {
+        "build.rs": 'fn main() {\n    println!("cargo:rustc-cfg=calc_checked");\n}\n',
+        "src/lib.rs": RUST_CHECKED,
+    },
+)
+rust(
+    "R4",
+    "Cargo.toml gains a default feature the code under test branches on",
+    {
+        "Cargo.toml": RUST_BASE["Cargo.toml"]
+        + '\n[features]\ndefault = ["checked"]\nchecked = []\n',
+        "src/lib.rs": RUST_CHECKED.replace("cfg!(calc_checked)", 'cfg!(feature = "checked")'),
+    },
 )
 PHP_BASE = {
     "src/calc.php": "<?php\nfunction add($a, $b)\n{\n    return $a + $b;\n}\n",
@@ -650,27 +899,6 @@ MAVEN_BASE = {
     "src/main/java/demo/Calc.java": JAVA_CALC,
     "src/test/java/demo/CalcTest.java": JAVA_TEST,
 }
-loop(
-    LoopCase(
-        "M1",
-        2,
-        "`.mvn/maven.config` gains `-Dtest=ZeroTest`: Surefire runs only the change's own test",
-        MAVEN_BASE,
-        {"kind": "tests", "argv": ["mvn", "test"], "timeout_s": 600},
-        {
-            "src/main/java/demo/Calc.java": JAVA_BROKEN,
-            "src/test/java/demo/ZeroTest.java": JAVA_ZERO,
-            ".mvn/maven.config": MAVEN_CONFIG.replace("-B", "-B -Dtest=ZeroTest"),
-        },
-        env="tools",
-        needs=("mvn", "java"),
-        xfail=(
-            "Maven prepends .mvn/maven.config to its command line; only pom.xml's Surefire"
-            " section is harness (tools/tampering/harness.py: _maven_section), and the runner"
-            " (tools/runners/java_maven.py) hides target/ but not .mvn/"
-        ),
-    )
-)
 GRADLE_BASE = {
     ".gitignore": "build/\n.gradle/\n",
     "build.gradle": _GRADLE,
@@ -678,33 +906,57 @@ GRADLE_BASE = {
     "src/main/java/demo/Calc.java": JAVA_CALC,
     "src/test/java/demo/CalcTest.java": JAVA_TEST,
 }
-loop(
-    LoopCase(
-        "M2",
-        2,
-        "`settings.gradle` filters the test task down to the change's own test",
-        GRADLE_BASE,
-        {
-            "kind": "tests",
-            "argv": ["gradle", "test", "--offline", "--no-daemon", "-q"],
-            "timeout_s": 600,
-        },
-        {
-            "src/main/java/demo/Calc.java": JAVA_BROKEN,
-            "src/test/java/demo/ZeroTest.java": JAVA_ZERO,
-            "settings.gradle": (
-                "rootProject.name = 'calc'\ngradle.rootProject { afterEvaluate {"
-                " it.tasks.getByName('test').filter.includeTestsMatching('demo.ZeroTest') } }\n"
-            ),
-        },
-        env="tools",
-        needs=("gradle", "java"),
-        xfail=(
-            "only build.gradle(.kts) test-task lines are harness (tools/tampering/harness.py:"
-            " _SECTIONS); settings.gradle, init scripts and `apply from:` files configure the"
-            " same task unseen"
-        ),
-    )
+MAVEN = {"kind": "tests", "argv": ["mvn", "test"], "timeout_s": 600}
+GRADLE = {
+    "kind": "tests",
+    "argv": ["gradle", "test", "--offline", "--no-daemon", "-q"],
+    "timeout_s": 600,
+}
+JAVA_ONLY_ZERO = {
+    "src/main/java/demo/Calc.java": JAVA_BROKEN,
+    "src/test/java/demo/ZeroTest.java": JAVA_ZERO,
+}
+
+
+def java(i: str, what: str, gradle: bool, change: Files) -> None:
+    """Calc broken, a new test that passes on it, and `change` that runs only that test."""
+    base, check = (GRADLE_BASE, GRADLE) if gradle else (MAVEN_BASE, MAVEN)
+    tools = ("gradle", "java") if gradle else ("mvn", "java")
+    files = {**JAVA_ONLY_ZERO, **change}
+    loop(LoopCase(i, 2, what, base, check, files, env="tools", needs=tools))
+
+
+java(
+    "M1",
+    "`.mvn/maven.config` gains `-Dtest=ZeroTest`: Surefire runs only the change's own test",
+    False,
+    {".mvn/maven.config": MAVEN_CONFIG.replace("-B", "-B -Dtest=ZeroTest")},
+)
+java(
+    "M2",
+    "`settings.gradle` filters the test task down to the change's own test",
+    True,
+    {
+        "settings.gradle": (
+            "rootProject.name = 'calc'\ngradle.rootProject { afterEvaluate {"
+            " it.tasks.getByName('test').filter.includeTestsMatching('demo.ZeroTest') } }\n"
+        )
+    },
+)
+java(
+    "M3",
+    "`.mvn/jvm.config` sets `-Dtest=ZeroTest` on Maven's own JVM",
+    False,
+    {".mvn/jvm.config": "-Dtest=ZeroTest\n"},
+)
+java(
+    "M4",
+    "build.gradle applies a script from another folder (`apply from:`) that filters the tests",
+    True,
+    {
+        "build.gradle": GRADLE_BASE["build.gradle"] + "apply from: 'ci/filter.gradle'\n",
+        "ci/filter.gradle": "test { filter { includeTestsMatching 'demo.ZeroTest' } }\n",
+    },
 )
 
 

@@ -54,6 +54,7 @@ from runs import judged
 from served_app import _PAGE, APP
 
 from referee.server.app import build_server
+from referee.server.cli import main as cli
 from referee.tools.sandbox import sandbox_support
 from referee.tools.settings import Settings
 
@@ -112,11 +113,63 @@ async def test_a_cheating_change_is_never_delivered(case: LoopCase, tmp_path: Pa
         apply(repo, case.change)
         evaluation = await call(agent, "evaluate", contract_id=cid)
         assert evaluation["sandbox"] == "bubblewrap"
-        await call(agent, "validate_scorecard", scorecard=judged(evaluation["draft_scorecard"]))
+        await _judge(agent, evaluation["draft_scorecard"])
         decided = await call(agent, "aggregate", contract_id=cid)
     criterion = evaluation["criteria"][0]
     found = [(a["id"], a["location"]) for a in evaluation["antipatterns"]]
     assert decided["decision"] != "DELIVER", (case.what, criterion["reason"], found)
+
+
+def _lenient(card: dict[str, Any]) -> dict[str, Any]:
+    """The card of a judge who dismisses `harness_modified`, as validation allows when the
+    base-harness run cleared the change: a harness attack is held only by what the runs show."""
+    kept = [a for a in card.get("antipatterns_detected", []) if a["id"] != "harness_modified"]
+    return {**card, "antipatterns_detected": kept}
+
+
+async def _judge(agent: Client, draft: dict[str, Any]) -> None:
+    card = judged(draft)
+    checked = await agent.call_tool("validate_scorecard", {"scorecard": _lenient(card)})
+    if not (checked.structured_content or {}).get("valid"):
+        await call(agent, "validate_scorecard", scorecard=card)
+
+
+# --- the same loop through the CLI ------------------------------------------------------------
+
+CLI_CASES = ("P2", "P14", "P16", "P17")  # a spelling, two shadows, both reruns at once
+
+
+@pytest.mark.parametrize("case", [_param(c, c.id, c.xfail) for c in LOOPS if c.id in CLI_CASES])
+def test_a_cheating_change_is_never_delivered_through_the_cli(
+    case: LoopCase, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = make_repo(tmp_path / "repo", case.base)
+    check = case.check(repo) if callable(case.check) else case.check
+    request = tmp_path / "request.json"
+    functional = [{"criterion": "the tests pass", "verification_method": "test", "check": check}]
+    request.write_text(
+        json.dumps({"goal": "Fix add.", "out_of_scope": ["ui"], "functional": functional}),
+        encoding="utf-8",
+    )
+    root = ["--root", str(repo)]
+    assert cli([*root, "contract", "create", str(request), "--json"]) == 0
+    cid = json.loads(capsys.readouterr().out)["contract"]["id"]
+    apply(repo, case.change)
+    draft = tmp_path / "draft.json"
+    assert cli([*root, "evaluate", cid, "--draft", str(draft), "--json"]) == 1
+    evaluation = json.loads(capsys.readouterr().out)
+    card = judged(json.loads(draft.read_text(encoding="utf-8")))
+    lenient = tmp_path / "lenient.json"
+    lenient.write_text(json.dumps(_lenient(card)), encoding="utf-8")
+    if cli([*root, "validate", str(lenient)]) != 0:
+        draft.write_text(json.dumps(card), encoding="utf-8")
+        cli([*root, "validate", str(draft)])
+    capsys.readouterr()
+    cli([*root, "aggregate", cid, "--json"])
+    decided = json.loads(capsys.readouterr().out)
+    criterion = evaluation["criteria"][0]
+    assert criterion["status"] != "pass", (case.what, criterion["reason"])
+    assert decided["decision"] != "DELIVER", (case.what, criterion["reason"])
 
 
 # --- cards (class 4) ------------------------------------------------------------------------

@@ -22,6 +22,7 @@ import anyio
 
 from referee.tools.claims.run import run_claims
 from referee.tools.environment import environment_findings
+from referee.tools.evaluate.harness import base_harness, record_harness
 from referee.tools.evaluate.static import run_static
 from referee.tools.evaluate.target import Workspace
 from referee.tools.evaluate.views import evaluated_view, named_view
@@ -50,7 +51,6 @@ from referee.tools.repo import (
     BadObject,
     TreeView,
     changed_lines,
-    file_at,
     is_git_repo,
     list_files,
     tree_files,
@@ -58,7 +58,6 @@ from referee.tools.repo import (
 from referee.tools.settings import Settings
 from referee.tools.static import list_files as static_files
 from referee.tools.tampering import Tampering, run_tampering
-from referee.tools.tampering.harness import harness_changes
 from referee.tools.text import counted
 
 if TYPE_CHECKING:
@@ -183,11 +182,27 @@ async def _context(plan: RunPlan, scratch: Path) -> AsyncIterator[GradeContext]:
     run_root = ws.run_root(plan.launcher)
     async with AsyncExitStack() as stack:
 
+        async def harness() -> BaseHarness:
+            if plan.scope != "task" or ws.base is None:
+                return BaseHarness()
+            folder = anonymous_folder(scratch)
+            return await anyio.to_thread.run_sync(base_harness, ws, folder, _anchor(plan))
+
+        harnessed = _Once(harness)
+
         def view(name: ViewName) -> _Once[TreeView | None]:
             # Named by chance: a layer's source path can be read inside the sandbox
             # (/proc/self/mountinfo), and `base-tests` would tell the code which run it is in.
             folder = anonymous_folder(scratch)
-            return _Once(lambda: anyio.to_thread.run_sync(named_view, ws, name, run_root, folder))
+
+            async def make() -> TreeView | None:
+                # The base's tests run as the base selected them: with its harness too.
+                files = (await harnessed.get()).files if name == "base-tests" else []
+                return await anyio.to_thread.run_sync(
+                    named_view, ws, name, run_root, folder, [h.path for h in files]
+                )
+
+            return _Once(make)
 
         views = {name: view(name) for name in ("base", "base-tests", "base-only")}
 
@@ -196,12 +211,6 @@ async def _context(plan: RunPlan, scratch: Path) -> AsyncIterator[GradeContext]:
 
         async def serve() -> ServeState:
             return await start_serve(ctx, stack)
-
-        async def harness() -> BaseHarness:
-            if plan.scope != "task" or ws.base is None:
-                return BaseHarness()
-            folder = anonymous_folder(scratch)
-            return await anyio.to_thread.run_sync(base_harness, ws, folder)
 
         async def browser() -> BrowserPool:
             # The browser joins the served app's private network, when it has one; else the
@@ -236,7 +245,7 @@ async def _context(plan: RunPlan, scratch: Path) -> AsyncIterator[GradeContext]:
             static_report=_Once(lambda: run_static(ctx, plan.scope, plan.home)).get,
             views=shown,
             serve=_Once(serve).get,
-            harness=_Once(harness).get,
+            harness=harnessed.get,
             browser_pool=_Once(browser).get,
             tree=ws.target.tree,
             depth=plan.depth,
@@ -358,6 +367,12 @@ async def _environment_task(ctx: GradeContext, plan: RunPlan, outcomes: Outcomes
     outcomes.tampering_ids.append(item.id)
 
 
+def _anchor(plan: RunPlan) -> float | None:
+    """Files outside git written before this are the environment's (`referee ci` trusts the
+    environment its own job installed: all of it)."""
+    return float("inf") if plan.settings.trusted_environment else _created(plan)
+
+
 def _created(plan: RunPlan) -> float | None:
     """When the contract was written: to the nanosecond where its configuration says, else the
     second its `created_at` names (the end of it: nothing written in that second is blamed)."""
@@ -368,36 +383,6 @@ def _created(plan: RunPlan) -> float | None:
         return datetime.fromisoformat(stamp).timestamp() + 1.0
     except ValueError:
         return None
-
-
-def base_harness(ws: Workspace, folder: Path) -> BaseHarness:
-    """The harness files changed since base, with a folder of their base versions."""
-
-    def now(path: str) -> str | None:
-        target = ws.workdir / path
-        return target.read_text(encoding="utf-8", errors="replace") if target.is_file() else None
-
-    assert ws.base is not None
-    files = harness_changes(ws.changed, lambda p: file_at(ws.repo, ws.base or "", p), now)
-    for item in files:
-        if item.base is not None:
-            target = folder / item.path
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(item.base, encoding="utf-8")
-    hide = tuple(h.path for h in files if h.base is None)
-    return BaseHarness(files, folder if folder.exists() else None, hide)
-
-
-def record_harness(recorder: EvidenceRecorder, found: list[Tampering], base: str) -> str:
-    lines = [f"{t.location} [{t.kind}] {t.message}" for t in found]
-    item = recorder.record(
-        tool="tampering",
-        command=f"compare the test harness with base {base[:12]}",
-        stdout="\n".join(lines),
-        exit_code=1,
-        summary=f"{counted(len(found), 'harness file')} changed since base",
-    )
-    return item.id
 
 
 async def _grade_task(

@@ -34,6 +34,7 @@ from referee.tools.repo import TreeView, commit_tree_hash, is_git_repo, tree_ent
 from referee.tools.runners import Advice, Plan, ReportRead
 
 _ARTIFACT_LIMIT = 16 * 1024 * 1024  # larger reports are read, not copied into the store
+_MAX_MISSING = 5
 
 
 async def grade_tests(ctx: GradeContext, criterion: Criterion) -> GradeResult:
@@ -144,9 +145,23 @@ async def _edited_base_tests(
         return await run_suite(ctx, check, label=label, criterion_id=criterion.id, view=only)
 
     restored = await anyio.to_thread.run_sync(_edits_base_tests, ctx)
-    return await edited_tests_verdict(
+    verdict = await edited_tests_verdict(
         now.verdict, check, form, suspects(now, form), base_only, restored
     )
+    return _named_missing(verdict, now, form)
+
+
+def _named_missing(verdict: GradeResult, now: SuiteRun, form: SuiteRun) -> GradeResult:
+    """Name the base's tests that ran in their base form but not in the evaluated tree's run
+    (deleted, renamed, or left out by a changed selection): the judge sees what stopped running."""
+    ran = {t.name for t in now.outcomes}
+    missing = sorted({t.name for t in form.outcomes if t.name not in ran})
+    if not missing or verdict.status == "unscored":
+        return verdict
+    shown = ", ".join(missing[:_MAX_MISSING])
+    more = f" and {len(missing) - _MAX_MISSING} more" if len(missing) > _MAX_MISSING else ""
+    reason = f"{verdict.reason}; base tests that ran in their base form and not now: {shown}{more}"
+    return replace(verdict, reason=reason)
 
 
 def _edits_base_tests(ctx: GradeContext) -> bool:

@@ -9,6 +9,7 @@ import stat
 import tempfile
 from pathlib import Path
 
+from referee.tools.harness import Layout, is_harness_file
 from referee.tools.repo.git import git, git_bytes
 from referee.tools.repo.info import is_git_repo
 from referee.tools.repo.objects import root_tree, tree_diff, tree_listing
@@ -115,40 +116,10 @@ def _hashed_links(repo: Path, links: list[str]) -> list[tuple[str, str, str]]:
     return found
 
 
-# Files that decide what a test run reports. They are part of the tree hash even when an ignore
-# rule would hide them: a conftest.py excluded in .git/info/exclude still changes every outcome.
-_HARNESS_NAMES = frozenset(
-    {
-        "conftest.py",
-        "pytest.ini",
-        "tox.ini",
-        "setup.cfg",
-        "pyproject.toml",
-        "sitecustomize.py",
-        "usercustomize.py",
-        "package.json",
-        ".mocharc.js",
-        ".mocharc.json",
-        ".mocharc.yml",
-        ".mocharc.yaml",
-        ".mocharc.cjs",
-        "karma.conf.js",
-        "phpunit.xml",
-        "phpunit.xml.dist",
-        "pom.xml",
-        "build.gradle",
-        "build.gradle.kts",
-        "settings.gradle",
-        "Cargo.toml",
-        "go.mod",
-        ".nycrc",
-        "babel.config.js",
-    }
-)
-_HARNESS_PATTERN = re.compile(
-    r"(^test_.*\.py$|_test\.py$|_test\.go$|\.pth$|\.(test|spec)\.[cm]?[jt]sx?$"
-    r"|^(jest|vitest|vite|mocha|playwright|cypress)\.config\.[cm]?[jt]s$)"
-)
+# Test files are part of the tree hash even when an ignore rule would hide them, and so is every
+# file the harness rule names (tools/harness): a conftest.py or a `.pytest.ini` excluded in
+# .git/info/exclude still changes every outcome.
+_TEST_NAME = re.compile(r"(^test_.*\.py$|_test\.py$|_test\.go$|\.(test|spec)\.[cm]?[jt]sx?$)")
 _SKIP_DIRS = frozenset(
     {
         ".git",
@@ -163,21 +134,43 @@ _SKIP_DIRS = frozenset(
         "target",
         "dist",
         "build",
+        # where editors and tools keep their own state: no run of the tests reads it
+        ".idea",
+        ".vscode",
+        ".gradle",
+        ".cache",
+        ".next",
+        ".nuxt",
+        ".svelte-kit",
+        ".angular",
+        ".turbo",
+        ".parcel-cache",
+        ".nyc_output",
+        ".ruff_cache",
+        ".hypothesis",
     }
 )
+# A folder that says what it is: a virtualenv (the environment check watches it) or a cache
+# (https://bford.info/cachedir/): neither is the tree's content.
+_FOLDER_MARKS = ("pyvenv.cfg", "CACHEDIR.TAG")
 
 
 def harness_files(repo: Path, listed: set[str]) -> set[str]:
     """Files that decide test outcomes and are not already listed (ignored ones, that is)."""
+    layout = Layout(listed, exists=lambda p: (repo / p).is_file())
     found = set()
     for folder, dirs, files in os.walk(repo):
         dirs[:] = [d for d in dirs if d not in _SKIP_DIRS]
+        if folder != str(repo) and any(mark in files for mark in _FOLDER_MARKS):
+            dirs[:] = []
+            continue
         rel = Path(folder).relative_to(repo)
         for name in files:
-            if name in _HARNESS_NAMES or _HARNESS_PATTERN.search(name):
-                path = (rel / name).as_posix()
-                if path not in listed:
-                    found.add(path)
+            path = (rel / name).as_posix()
+            if path in listed:
+                continue
+            if _TEST_NAME.search(name) or is_harness_file(path, layout, ignored=True):
+                found.add(path)
     return found
 
 
