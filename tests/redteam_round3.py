@@ -14,12 +14,13 @@ see `a + b`.
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 import textwrap
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -1053,6 +1054,31 @@ def test_notes(seen):
 
 # --- Names and links in the tree that end referee's own process (class 4: no crash) -----------
 
+# File names a tree may hold: any bytes but NUL and `/`. Each must be hashed as itself, listed
+# by every stage, and shown escaped (tools/text.py: shown) wherever a result names it.
+ODD_NAMES: dict[str, bytes] = {
+    "not UTF-8": b"bytes-\xff\xfe.py",
+    "Latin-1": b"\xe9t\xe9.py",
+    "line break": b"a\nb.py",
+    "trailing carriage return": b"cr.py\r",
+    "tab": b"tab\tname.py",
+    "leading quote": b'"quoted.py',
+    "C-quoted look-alike": b'"xA\\101"',  # git's --stdin-paths would unquote it to `xAA`
+    "backslash": b"back\\slash.py",
+    "option-like": b"-rf.py",
+    "double-dash": b"--",
+    "pathspec magic": b":(exclude)magic.py",
+    "glob": b"star*[a]?.py",
+    "255 bytes": b"l" * 252 + b".py",
+    "bidi override": "rlo-\u202eyp.py".encode(),
+    "zero-width": "zw\u200bsp.py".encode(),
+    "leading space": b" lead.py",
+    "trailing space": b"trail.py ",
+    "dollar": b"$HOME.py",
+    "percent": b"%(here)s.py",
+    "C1 control": b"nel-\xc2\x85.py",
+}
+
 
 def _untracked_bytes_name(repo: Path) -> None:
     (repo / "src" / "calc.py").write_text(PY_BROKEN, encoding="utf-8")
@@ -1089,51 +1115,142 @@ def _run_writes_bytes_name(repo: Path) -> None:
 @dataclass(frozen=True)
 class Crash:
     """A change that should be judged (a result, even a failing one) and never end the tool call
-    in an exception or a refusal of the caller's input."""
+    in an exception or a refusal of the caller's input; then validated, aggregated and reported.
+
+    `base` plants into the base commit (before the contract), `plant` the change; `commit`
+    commits the change (for `ref`), `args` are evaluate's, `named` the files the result must
+    name (shown) as changed, `unnamed` those it must not (no file of git's: a FIFO, a socket)."""
 
     id: str
     what: str
     plant: Callable[[Path], None]
     xfail: str | None = None
+    base: Callable[[Path], None] | None = None
+    commit: bool = False
+    args: dict[str, Any] = field(default_factory=dict)
+    named: tuple[bytes, ...] = ()
+    unnamed: tuple[bytes, ...] = ()
+    broken: bool = True  # the change breaks add: the criterion must not pass
+
+
+def _write_bytes(repo: Path, name: bytes, data: bytes) -> None:
+    with open(os.fsencode(repo) + b"/" + name, "wb") as out:
+        out.write(data)
+
+
+def _odd_source(name: bytes) -> Callable[[Path], None]:
+    def plant(repo: Path) -> None:
+        (repo / "src" / "calc.py").write_text(PY_BROKEN, encoding="utf-8")
+        _write_bytes(repo, b"src/" + name, b"def f():\n    return 1\n")
+
+    return plant
+
+
+def _every_odd_name(repo: Path) -> None:
+    for name in ODD_NAMES.values():
+        _odd_source(name)(repo)
+
+
+def _special(kind: str) -> Callable[[Path], None]:
+    def plant(repo: Path) -> None:
+        (repo / "src" / "calc.py").write_text(PY_BROKEN, encoding="utf-8")
+        path = repo / "src" / f"{kind}.py"
+        if kind == "fifo":
+            os.mkfifo(path)
+        elif kind == "socket":
+            here = os.getcwd()
+            os.chdir(path.parent)
+            try:
+                sock = socket.socket(socket.AF_UNIX)
+                sock.bind(path.name)
+                sock.close()
+            finally:
+                os.chdir(here)
+        elif kind == "dangling":
+            path.symlink_to("nowhere.py")
+        else:  # a folder of installed packages that loops
+            os.symlink("node_modules", repo / "node_modules")
+
+    return plant
+
+
+# A test file at base whose name is odd, edited by the change: the base form of the tests runs
+# it from the base's objects, laid over the tree by that name.
+_ODD_TEST = b"tests/test_odd-\xff\n.py"
+_ODD_TEST_TEXT = (
+    PY_HEADER + "from calc import add\n\n\ndef test_odd():\n    assert add(2, 2) == 4\n"
+).encode()
+
+
+def _odd_test_at_base(repo: Path) -> None:
+    _write_bytes(repo, _ODD_TEST, _ODD_TEST_TEXT)
+
+
+def _odd_test_edited(repo: Path) -> None:
+    (repo / "src" / "calc.py").write_text(PY_BROKEN, encoding="utf-8")
+    _write_bytes(repo, _ODD_TEST, _ODD_TEST_TEXT.replace(b"== 4", b"== 0"))
+
+
+def _ignored_odd_harness(repo: Path) -> None:
+    """A test file git ignores, named oddly: listed all the same (tree.py: harness_files)."""
+    (repo / "src" / "calc.py").write_text(PY_BROKEN, encoding="utf-8")
+    (repo / ".gitignore").write_text("__pycache__/\ntests/test_hidden*\n", encoding="utf-8")
+    _write_bytes(repo, b"tests/test_hidden-\xff\t.py", b"def test_x():\n    assert True\n")
 
 
 CRASHES = [
+    Crash("X1", "an untracked source file whose name is not UTF-8", _untracked_bytes_name),
+    Crash("X2", "a source file whose name holds a line break", _newline_name),
+    Crash("X3", "a symbolic link that points at itself", _symlink_loop),
     Crash(
-        "X1",
-        "an untracked source file whose name is not UTF-8",
-        _untracked_bytes_name,
-        xfail=(
-            "tools/adequacy/coverage_py.py (instrument_python) writes the changed sources into"
-            " the coveragerc as UTF-8: a surrogate-escaped name raises UnicodeEncodeError, and"
-            " evaluate ends in an unexpected tool error"
-        ),
+        "X4", "a test writes a file whose name is not UTF-8 during the run", _run_writes_bytes_name
+    ),
+    *(
+        Crash(
+            f"N-{what}",
+            f"a changed source named {what}",
+            _odd_source(name),
+            named=(b"src/" + name,),
+        )
+        for what, name in ODD_NAMES.items()
+    ),
+    Crash("S1", "a FIFO in the working tree", _special("fifo"), unnamed=(b"src/fifo.py",)),
+    Crash("S2", "a socket in the working tree", _special("socket"), unnamed=(b"src/socket.py",)),
+    Crash("S3", "a dangling symbolic link", _special("dangling"), named=(b"src/dangling.py",)),
+    Crash("S4", "node_modules a link to itself", _special("node_modules")),
+    Crash(
+        "S5",
+        "every odd name at once, judged at depth deep (mutants, a perturbed copy)",
+        _every_odd_name,
+        args={"depth": "deep"},
+        named=tuple(b"src/" + n for n in ODD_NAMES.values()),
     ),
     Crash(
-        "X2",
-        "a source file whose name holds a line break",
-        _newline_name,
-        xfail=(
-            "tools/repo/tree.py (_hashed) hands the paths to `git hash-object --stdin-paths`,"
-            " one per line: the name splits in two and the tree hash fails with a traceback"
-        ),
+        "S6",
+        "every odd name committed and evaluated by ref (written out into a folder)",
+        _every_odd_name,
+        commit=True,
+        args={"ref": "HEAD"},
+        named=tuple(b"src/" + n for n in ODD_NAMES.values()),
     ),
     Crash(
-        "X3",
-        "a symbolic link that points at itself",
-        _symlink_loop,
-        xfail=(
-            "tools/environment/installed.py (environment_roots: entry.is_dir()) and"
-            " tools/adequacy/coverage_py.py let ELOOP escape; evaluate ends in a traceback"
-        ),
+        "S7",
+        "every odd name at project scope",
+        _every_odd_name,
+        args={"scope": "project"},
     ),
     Crash(
-        "X4",
-        "a test writes a file whose name is not UTF-8 during the run",
+        "S8",
+        "a test file with an odd name at base, edited by the change (the base form runs it)",
+        _odd_test_edited,
+        base=_odd_test_at_base,
+        named=(b"tests/test_odd-\xff\n.py",),
+    ),
+    Crash("S9", "an ignored test file with an odd name", _ignored_odd_harness),
+    Crash(
+        "S10",
+        "a run writing an odd name, in place (the tree hashed again afterwards)",
         _run_writes_bytes_name,
-        xfail=(
-            "the name reaches an issue's description (tools/evaluate/issues.py: _tree_issues)"
-            " as a surrogate escape; the model refuses it and evaluate answers `invalid_input`"
-            " at /description: the caller's input is blamed and no run is recorded"
-        ),
+        args={"isolation": "inplace"},
     ),
 ]

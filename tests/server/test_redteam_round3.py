@@ -19,6 +19,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
+import gitrepo
 import pytest
 from browsers import needs_browser
 from gitrepo import make_repo
@@ -56,6 +57,7 @@ from served_app import _PAGE, APP
 from referee.server.app import build_server
 from referee.tools.sandbox import sandbox_support
 from referee.tools.settings import Settings
+from referee.tools.text import shown
 
 pytestmark = [
     pytest.mark.slow,
@@ -396,14 +398,82 @@ async def test_a_hidden_tests_assertions_never_reach_the_brief_through_a_shared_
 # --- names and links that end referee's own process (class 4) --------------------------------
 
 
+# Characters `shown` escapes (tools/text.py): a control, a bidirectional or zero-width mark, a
+# byte that is not UTF-8. None may reach text a result shows.
+_RAW = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+def _shown_everywhere(found: Any, where: str) -> None:
+    if isinstance(found, str):
+        assert not _RAW.search(found), (where, found[:300])
+    elif isinstance(found, dict):
+        for key, value in found.items():
+            _shown_everywhere(value, f"{where}/{key}")
+    elif isinstance(found, list):
+        for i, value in enumerate(found):
+            _shown_everywhere(value, f"{where}/{i}")
+
+
+def _committed(repo: Path) -> None:
+    gitrepo.git(repo, "add", "-A")
+    gitrepo.git(repo, "commit", "-qm", "change")
+
+
 @pytest.mark.parametrize("case", [_param(c, c.id, c.xfail) for c in CRASHES])
 async def test_a_hostile_tree_is_judged_not_crashed_on(case: Crash, tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo", PY_BASE)
+    if case.base is not None:
+        case.base(repo)
+        _committed(repo)
     async with Client(build_server(_settings(repo))) as agent:
-        cid = await _contract(agent, PY_CHECK)
+        cid = await _contract(agent, {**PY_CHECK, "coverage": True})
         case.plant(repo)
-        done = await agent.call_tool("evaluate", {"contract_id": cid})
-    text = " ".join(getattr(c, "text", "") for c in done.content)
-    assert done.is_error is False, (case.what, text[:500])
-    assert done.structured_content is not None
-    assert done.structured_content["criteria"][0]["status"] != "pass"
+        if case.commit:
+            _committed(repo)
+        done = await agent.call_tool("evaluate", {"contract_id": cid, **case.args})
+        text = " ".join(getattr(c, "text", "") for c in done.content)
+        assert done.is_error is False, (case.what, text[:500])
+        evaluation = done.structured_content
+        assert evaluation is not None
+        # The rest of the loop reads the run back: validated, aggregated, reported, diffed.
+        await call(agent, "validate_scorecard", scorecard=judged(evaluation["draft_scorecard"]))
+        decided = await call(agent, "aggregate", contract_id=cid)
+        run = evaluation["run_id"]
+        report = await agent.read_resource(f"report://{run}")
+        change = await agent.read_resource(f"change://{run}")
+    if case.broken:
+        assert evaluation["criteria"][0]["status"] != "pass"
+    changed = evaluation["target"]["changed_files"]
+    assert {shown(os.fsdecode(n)) for n in case.named} <= set(changed), changed
+    assert not {shown(os.fsdecode(n)) for n in case.unnamed} & set(changed), changed
+    for key in ("target", "issues", "findings", "tree_changed", "antipatterns", "criteria"):
+        _shown_everywhere(evaluation[key], key)
+    _shown_everywhere(evaluation["draft_scorecard"]["issues"], "draft_scorecard/issues")
+    _shown_everywhere(decided.get("revision_brief"), "revision_brief")
+    diff = change.contents[0].text  # type: ignore[union-attr]
+    for name in case.named:
+        assert f"+++ b/{shown(os.fsdecode(name))}\n" in diff
+    assert report.contents[0].text  # type: ignore[union-attr]
+
+
+HOLDOUT_WRITES = """
+import os
+
+
+def test_writes_an_odd_name():
+    here = os.fsencode(os.path.dirname(os.path.abspath(__file__)))
+    with open(here + b"/held-\\xff\\n.txt", "wb") as out:
+        out.write(b"x")
+"""
+
+
+async def test_a_holdout_run_writing_an_odd_name_is_judged(holder: Client, project: Path) -> None:
+    cid = await with_holdout(holder, files={"tests/test_secret_exact.py": HOLDOUT_WRITES})
+    (project / "src" / "calc.py").write_text(PY_BROKEN, encoding="utf-8")
+    evaluation = await call(holder, "evaluate", contract_id=cid)
+    await call(holder, "validate_scorecard", scorecard=completed(evaluation["draft_scorecard"]))
+    decided = await call(holder, "aggregate", contract_id=cid)
+    seen = await generator_side(holder, cid, decided)
+    assert "tests/held-\\xff\\n.txt" in evaluation["tree_changed"]["holdout_paths"]
+    _shown_everywhere(evaluation["tree_changed"], "tree_changed")
+    assert "held-" not in seen

@@ -20,7 +20,13 @@ from referee.tools.adequacy.coverage_istanbul import (
 )
 from referee.tools.adequacy.coverage_php import PHP_SUFFIXES, instrument_phpunit, measure_clover
 from referee.tools.adequacy.coverage_php import TOOL as PHP_TOOL
-from referee.tools.adequacy.coverage_py import TOOL, instrument_python, measure_python, unavailable
+from referee.tools.adequacy.coverage_py import (
+    TOOL,
+    instrument_python,
+    measurable,
+    measure_python,
+    unavailable,
+)
 from referee.tools.adequacy.coverage_v8 import JS_SUFFIXES, instrument_node, measure_v8
 from referee.tools.models.adequacy import DiffCoverage
 from referee.tools.runners import Plan
@@ -58,7 +64,7 @@ def instrument(
     ):
         # `a && pytest …`: the runner's segment, whose report referee reads, is the one measured.
         return replace(segment, plan=plan.with_segment(segment.plan))
-    python = tuple(s for s in sources if s.endswith(".py"))
+    python = measurable(sources)
     script = tuple(s for s in sources if s.endswith(JS_SUFFIXES))
     # jest and vitest transform what they run and map coverage back to it: TypeScript too.
     mapped = tuple(s for s in sources if s.endswith((*JS_SUFFIXES, *TRANSFORMED_SUFFIXES)))

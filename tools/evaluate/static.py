@@ -29,7 +29,7 @@ from referee.tools.static.pipeline import DEFAULT_CONFIG
 from referee.tools.static.secrets import marked_secret_items
 from referee.tools.static.severity import severity_of
 from referee.tools.static.symbols import Symbols
-from referee.tools.text import agrees, counted
+from referee.tools.text import agrees, counted, shown
 
 CACHE_FILE = "static-cache.db"
 
@@ -206,12 +206,17 @@ def _read(path: Path) -> bytes | None:
 
 
 def findings_text(report: StaticReport, baseline: Sequence[StaticFinding] = ()) -> str:
-    lines = [f"{f.location} [{f.rule}] {f.severity} {f.message}" for f in report.findings]
-    lines += [f"error: {e}" for e in report.errors]
+    # One line a finding or error, whatever the names in it hold (shown, tools/text.py).
+    lines = [_line(f) for f in report.findings]
+    lines += [f"error: {shown(e)}" for e in report.errors]
     if baseline:
         lines.append(f"baseline (present at base, not counted): {len(baseline)}")
-        lines += [f"  {f.location} [{f.rule}] {f.severity} {f.message}" for f in baseline]
+        lines += [f"  {_line(f)}" for f in baseline]
     return "\n".join(lines)
+
+
+def _line(f: StaticFinding) -> str:
+    return f"{shown(f.location)} [{f.rule}] {f.severity} {shown(f.message)}"
 
 
 def _summary(report: StaticReport, baseline: Sequence[StaticFinding] = ()) -> str:

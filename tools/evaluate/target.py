@@ -39,6 +39,7 @@ from referee.tools.repo import (
 )
 from referee.tools.sandbox import SandboxLauncher
 from referee.tools.tampering import TREE_MODIFIED, Tampering
+from referee.tools.text import shown
 
 __all__ = ["Observed", "TargetRequest", "Workspace", "open_workspace", "tree_changed"]
 
@@ -61,6 +62,8 @@ class Workspace:
     target: EvaluationTarget
     workdir: Path
     isolation: Isolation
+    changed_paths: list[str] = field(default_factory=list)
+    """The changed files by their own names (the target names them shown, tools/text.py)."""
     warnings: list[str] = field(default_factory=list)
     disk_tree: str | None = None
     """The working tree's hash when `workdir` is not the repository (the tree a view of the
@@ -76,7 +79,7 @@ class Workspace:
 
     @property
     def changed(self) -> list[str]:
-        return self.target.changed_files
+        return self.changed_paths
 
     def run_root(self, launcher: Launcher) -> Path:
         """Where the checks run: the repository's own path when the launcher can show the
@@ -118,10 +121,10 @@ async def open_workspace(
         tree=tree,
         commit=commit,
         base=base,
-        changed_files=changed,
+        changed_files=[shown(p) for p in changed],
         dirty=commit is not None and tree != commit_tree_hash(repo, commit),
     )
-    yield Workspace(target=target, workdir=repo, isolation=request.isolation)
+    yield Workspace(target=target, workdir=repo, isolation=request.isolation, changed_paths=changed)
 
 
 def _refuse_git_options(repo: Path, request: TargetRequest) -> None:
@@ -164,9 +167,15 @@ async def _worktree(
             tree=tree,
             commit=commit,
             base=base,
-            changed_files=changed,
+            changed_files=[shown(p) for p in changed],
         )
-        yield Workspace(target=target, workdir=folder, isolation="worktree", disk_tree=disk)
+        yield Workspace(
+            target=target,
+            workdir=folder,
+            isolation="worktree",
+            disk_tree=disk,
+            changed_paths=changed,
+        )
     finally:
         # Shielded: a cancelled evaluation must still remove its folder.
         with anyio.CancelScope(shield=True):
@@ -211,7 +220,7 @@ def tree_changed(workspace: Workspace, launcher: Launcher) -> Observed:
     if isinstance(launcher, SandboxLauncher):
         observed = _from_overlay(workspace, launcher.writes.of(workspace.repo))
         hidden = _written(workspace, launcher.writes.holdout_of(workspace.repo))
-        observed.changed.holdout_paths = hidden[:_MAX_PATHS]
+        observed.changed.holdout_paths = [shown(p) for p in hidden[:_MAX_PATHS]]
         return observed
     if workspace.isolation != "inplace":
         return Observed()
@@ -219,7 +228,7 @@ def tree_changed(workspace: Workspace, launcher: Launcher) -> Observed:
     if after == workspace.target.tree:
         return Observed()
     paths = diff_tree_paths(workspace.workdir, workspace.target.tree, after) or ["(unknown)"]
-    return Observed(TreeChanged(changed=True, paths=paths))
+    return Observed(TreeChanged(changed=True, paths=[shown(p) for p in paths]))
 
 
 def _written(workspace: Workspace, writes: list[str]) -> list[str]:
@@ -238,11 +247,12 @@ def _from_overlay(workspace: Workspace, writes: list[str]) -> Observed:
     modified = [
         Tampering(
             TREE_MODIFIED,
-            path,
+            shown(path),
             1,
-            f"{path}, a file of the evaluated tree, was written while the checks ran",
+            f"{shown(path)}, a file of the evaluated tree, was written while the checks ran",
         )
         for path in written
         if path in tracked and Path(path).name not in _LOCKFILES
     ]
-    return Observed(TreeChanged(changed=True, paths=written[:_MAX_PATHS]), modified)
+    paths = [shown(p) for p in written[:_MAX_PATHS]]
+    return Observed(TreeChanged(changed=True, paths=paths), modified)

@@ -21,6 +21,7 @@ from referee.tools.graders.fail_to_pass import SuiteRun
 from referee.tools.graders.suite import Launch, SuiteCall, launch_suite
 from referee.tools.models.adequacy import Mutant, MutantStatus, Mutation
 from referee.tools.models.checks import TestsCheck
+from referee.tools.text import shown
 
 __all__ = ["describe", "mutant_timeout", "run_mutants"]
 
@@ -95,7 +96,7 @@ async def _run_one(
     launched = await launch_suite(ctx, call)
     status, killers, duration = _outcome(launched)
     return Mutant(
-        location=spec.location,
+        location=shown(spec.location),
         original=spec.original,
         replacement=spec.replacement,
         operator=spec.operator,

@@ -52,6 +52,9 @@ _SAFE_ENV = {
     "GIT_NO_REPLACE_OBJECTS": "1",
     "GIT_PAGER": "cat",
     "LC_ALL": "C",
+    # A path of the tree given to git is a name, never a pattern: `*`, `?`, `[` and `:(magic)`
+    # in a file's name (`git log -- 'src/:(exclude)x.py'`) would otherwise select other files.
+    "GIT_LITERAL_PATHSPECS": "1",
 }
 
 
