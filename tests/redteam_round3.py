@@ -935,58 +935,176 @@ PAGE_TELLS_WHERE = "tools/browser/chromium.py (what referee's Chromium looks lik
 
 # --- The git folder (class 1) ---------------------------------------------------------------
 
+# Each plant makes one entry of the repository's .git that referee's git reaches into something
+# that is not a regular file or a folder, and returns its path. A FIFO blocks whoever opens it
+# until a writer comes (the test plays the writer, and records that a reader came); a socket is
+# no git data; a symbolic link leads git's reads (and referee's writes) out of the git folder.
+Plant = Callable[[Path], Path]
+
 
 @dataclass(frozen=True)
-class GitFifo:
-    """A file of the repository's .git replaced by a FIFO: whoever opens it for reading blocks
-    until a writer comes (the test plays the writer, once, and records that a reader came)."""
+class GitEntry:
+    """One entry of the git folder planted as a FIFO, a socket or a link."""
 
     id: str
-    path: str
-    serve: bytes
+    what: str
+    plant: Plant
     xfail: str | None = None
 
 
-GIT_FIFOS = [
-    GitFifo(
-        "F1",
-        "shallow",
-        b"",
-        xfail=(
-            "tools/repo/gitdir.py links `shallow` into referee's git folder as data; git opens it"
-            " on every rev-parse, and a FIFO there blocks each git call until its 120 s timeout"
-            " (tools/repo/git.py), in the server's event loop"
-        ),
+def _git_out(repo: Path, *args: str) -> str:
+    done = subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True)
+    return done.stdout.strip()
+
+
+def _replaced(path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.unlink(missing_ok=True)
+    return path
+
+
+def _fifo(rel: str | Callable[[Path], str], prepare: Callable[[Path], None] | None = None) -> Plant:
+    def plant(repo: Path) -> Path:
+        if prepare is not None:
+            prepare(repo)
+        path = _replaced(repo / ".git" / (rel(repo) if callable(rel) else rel))
+        os.mkfifo(path)
+        return path
+
+    return plant
+
+
+def _socket(rel: str) -> Plant:
+    def plant(repo: Path) -> Path:
+        path = _replaced(repo / ".git" / rel)
+        # A unix socket's address is at most 108 bytes: bound by its name from its folder.
+        here = os.getcwd()
+        os.chdir(path.parent)
+        try:
+            sock = socket.socket(socket.AF_UNIX)
+            sock.bind(path.name)
+            sock.close()  # the file stays: a socket nobody listens on
+        finally:
+            os.chdir(here)
+        return path
+
+    return plant
+
+
+def _link_out(rel: str) -> Plant:
+    """The entry moved out of .git (next to the repository) and linked back: git would read the
+    same bytes, from a place the player chose."""
+
+    def plant(repo: Path) -> Path:
+        path = repo / ".git" / rel
+        outside = repo.parent / ("outside-" + rel.replace("/", "-"))
+        if path.exists():
+            path.rename(outside)
+        else:
+            outside.write_text("")
+        path.symlink_to(outside)
+        return path
+
+    return plant
+
+
+def _base_object(repo: Path) -> str:
+    sha = _git_out(repo, "rev-parse", "HEAD^{tree}")
+    return f"objects/{sha[:2]}/{sha[2:]}"
+
+
+def _packed(repo: Path) -> None:
+    _git_out(repo, "gc", "-q")
+
+
+def _pack_index(repo: Path) -> str:
+    return (
+        next((repo / ".git" / "objects" / "pack").glob("*.idx"))
+        .relative_to(repo / ".git")
+        .as_posix()
+    )
+
+
+def _graph(repo: Path) -> None:
+    _git_out(repo, "commit-graph", "write", "--reachable")
+
+
+def _alternate_with_a_fifo(repo: Path) -> Path:
+    store = repo.parent / "shared-objects"
+    (store / "pack").mkdir(parents=True)
+    fifo = store / "pack" / "pack-0000000000000000000000000000000000000000.idx"
+    os.mkfifo(fifo)
+    (repo / ".git" / "objects" / "info" / "alternates").write_text(f"{store}\n")
+    return fifo
+
+
+def _tag(repo: Path) -> None:
+    _git_out(repo, "tag", "v1")
+
+
+GIT_ENTRIES = [
+    GitEntry("F1", "a FIFO at .git/shallow", _fifo("shallow")),
+    GitEntry("F2", "a FIFO at .git/objects/info/alternates", _fifo("objects/info/alternates")),
+    GitEntry("F3", "a FIFO at .git/index", _fifo("index")),
+    GitEntry("F4", "a FIFO at .git/packed-refs", _fifo("packed-refs")),
+    GitEntry("F5", "a FIFO at .git/HEAD", _fifo("HEAD")),
+    GitEntry("F6", "the base tree's loose object replaced by a FIFO", _fifo(_base_object)),
+    GitEntry("F7", "a pack's index replaced by a FIFO (after git gc)", _fifo(_pack_index, _packed)),
+    GitEntry(
+        "F8", "the commit-graph replaced by a FIFO", _fifo("objects/info/commit-graph", _graph)
     ),
-    GitFifo(
-        "F2",
-        "objects/info/alternates",
-        b"",
-        xfail=(
-            "GIT_OBJECT_DIRECTORY is the repository's object folder, whose info/alternates git"
-            " reads (tools/repo/gitdir.py); a FIFO there blocks git, and the server with it"
-        ),
+    GitEntry(
+        "F9", "the branch's own ref (refs/heads/main) replaced by a FIFO", _fifo("refs/heads/main")
     ),
-    GitFifo(
-        "F3",
-        "index",
-        b"",
-        xfail=(
-            "the repository's index is linked as data (tools/repo/gitdir.py); git opens a FIFO"
-            " index and waits for a writer"
-        ),
+    GitEntry(
+        "F10",
+        "a FIFO in the pack folder of an alternate store outside .git",
+        _alternate_with_a_fifo,
     ),
-    GitFifo(
-        "F4",
-        "packed-refs",
-        b"",
-        xfail=(
-            "packed-refs is linked into referee's git folder as data (tools/repo/gitdir.py) and"
-            " git opens it for every ref it resolves; with nobody writing, evaluate is refused as"
-            " `unknown_ref` for the base commit instead of naming the FIFO"
-        ),
+    GitEntry("F11", "a FIFO at .git/config", _fifo("config")),
+    GitEntry("F12", "a FIFO at .git/info/exclude", _fifo("info/exclude")),
+    GitEntry("F13", "a socket at .git/refs/tags/v1", _socket("refs/tags/v1")),
+    GitEntry("F14", "a socket at .git/index", _socket("index")),
+    GitEntry("F15", ".git/packed-refs a symbolic link out of .git", _link_out("packed-refs")),
+    GitEntry("F16", ".git/index a symbolic link out of .git", _link_out("index")),
+    GitEntry(
+        "F17",
+        ".git/objects/info/alternates a symbolic link to /dev/zero",
+        lambda r: _to_device(r, "objects/info/alternates"),
     ),
+    GitEntry("F18", ".git/HEAD a symbolic link out of .git", _link_out("HEAD")),
 ]
+
+
+def _to_device(repo: Path, rel: str) -> Path:
+    path = _replaced(repo / ".git" / rel)
+    path.symlink_to("/dev/zero")
+    return path
+
+
+# Where referee writes its pins: each made to lead out of the repository's git folder.
+def _refs_referee(repo: Path, outside: Path, contract_id: str) -> None:
+    (repo / ".git" / "refs" / "referee").symlink_to(outside, target_is_directory=True)
+
+
+def _refs_contract(repo: Path, outside: Path, contract_id: str) -> None:
+    folder = repo / ".git" / "refs" / "referee"
+    folder.mkdir(exist_ok=True)
+    (folder / contract_id).symlink_to(outside, target_is_directory=True)
+
+
+def _refs_whole(repo: Path, outside: Path, contract_id: str) -> None:
+    refs = repo / ".git" / "refs"
+    moved = outside / "refs"
+    refs.rename(moved)
+    refs.symlink_to(moved, target_is_directory=True)
+
+
+PIN_LINKS: dict[str, Callable[[Path, Path, str], None]] = {
+    "refs/referee": _refs_referee,
+    "refs/referee/<contract>": _refs_contract,
+    "refs": _refs_whole,
+}
 
 
 # --- Hold-outs (class 5) --------------------------------------------------------------------

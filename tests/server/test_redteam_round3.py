@@ -7,21 +7,19 @@ from __future__ import annotations
 
 import base64
 import binascii
-import errno
 import json
 import os
 import re
 import shutil
 import sys
-import threading
-from collections.abc import AsyncIterator, Iterator
-from contextlib import contextmanager, suppress
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import gitrepo
 import pytest
 from browsers import needs_browser
+from fifos import served
 from gitrepo import make_repo
 from holdout_attacks import completed, generator_side, with_holdout
 from mcp import Client
@@ -30,7 +28,7 @@ from projects import SAMPLE_ENV, calc_repo, command_check, server_env, stored_te
 from redteam_round3 import (
     CARDS,
     CRASHES,
-    GIT_FIFOS,
+    GIT_ENTRIES,
     HOGS,
     HOGS_WHERE,
     LOCK_CALC,
@@ -38,6 +36,7 @@ from redteam_round3 import (
     LOOPS,
     PAGE_TELLS,
     PAGE_TELLS_WHERE,
+    PIN_LINKS,
     PY_BASE,
     PY_BROKEN,
     PY_CHECK,
@@ -46,7 +45,7 @@ from redteam_round3 import (
     WITH_A_SECRET,
     CardCase,
     Crash,
-    GitFifo,
+    GitEntry,
     LoopCase,
     apply,
 )
@@ -287,71 +286,46 @@ async def test_a_page_right_only_for_referees_browser_is_wrong(tell: str, tmp_pa
 # --- the git folder (class 1) ---------------------------------------------------------------
 
 
-class _Writer:
-    """Plays the writer of a FIFO whenever a reader has it open, and counts the readers."""
-
-    def __init__(self, fifo: Path, data: bytes) -> None:
-        self.fifo, self.data, self.readers = fifo, data, 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._serve, daemon=True)
-
-    def _serve(self) -> None:
-        while not self._stop.wait(0.01):
-            try:
-                fd = os.open(self.fifo, os.O_WRONLY | os.O_NONBLOCK)
-            except OSError as exc:
-                assert exc.errno in (errno.ENXIO, errno.ENOENT), exc
-                continue
-            self.readers += 1
-            with suppress(OSError):
-                os.write(fd, self.data)
-            os.close(fd)
-
-    @contextmanager
-    def running(self) -> Iterator[_Writer]:
-        self._thread.start()
-        try:
-            yield self
-        finally:
-            self._stop.set()
-            self._thread.join()
+def _refused_naming(done: Any, path: Path, repo: Path) -> None:
+    text = " ".join(getattr(c, "text", "") for c in done.content)
+    assert done.is_error, text[:500]
+    assert "Error executing tool" not in text, text  # a crash, not a refusal
+    assert "unsafe_git_entry" in text, text
+    assert str(path.relative_to(repo.parent)) in text or path.name in text, text
 
 
-@pytest.mark.parametrize("case", [_param(c, f"{c.id}-{c.path}", c.xfail) for c in GIT_FIFOS])
-async def test_a_fifo_in_the_git_folder_is_never_opened(case: GitFifo, tmp_path: Path) -> None:
+@pytest.mark.parametrize("case", [_param(c, c.id, c.xfail) for c in GIT_ENTRIES])
+async def test_an_entry_of_the_git_folder_that_is_not_a_file_is_refused(
+    case: GitEntry, tmp_path: Path
+) -> None:
     repo = make_repo(tmp_path / "repo", PY_BASE)
     async with Client(build_server(_settings(repo))) as agent:
         cid = await _contract(agent, PY_CHECK)
         (repo / "src" / "calc.py").write_text(PY_BROKEN, encoding="utf-8")
-        fifo = repo / ".git" / case.path
-        fifo.parent.mkdir(parents=True, exist_ok=True)
-        fifo.unlink(missing_ok=True)
-        os.mkfifo(fifo)
-        with _Writer(fifo, case.serve).running() as writer:
+        planted = case.plant(repo)
+        with served(planted) as writer:
             done = await agent.call_tool("evaluate", {"contract_id": cid})
-    text = " ".join(getattr(c, "text", "") for c in done.content)
-    assert "Error executing tool" not in text, text
-    assert writer.readers == 0, f"referee's git opened the FIFO .git/{case.path}"
+            # The server still answers: nothing of the refusal waits on the entry.
+            listed = await agent.call_tool("get_contract", {"contract_id": cid})
+    assert writer is None or writer.readers == 0, f"referee's git opened the FIFO {planted}"
+    _refused_naming(done, planted, repo)
+    assert not listed.is_error
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "tools/repo/gitdir.py links referee's refs to the repository's refs folder and git"
-        " follows a symbolic link under it: `refs/referee` pointing elsewhere makes referee"
-        " write its pins (update-ref) into any folder the generator names"
-    ),
-)
-async def test_pins_are_never_written_outside_the_repository(tmp_path: Path) -> None:
+@pytest.mark.parametrize("where", sorted(PIN_LINKS))
+async def test_pins_are_never_written_outside_the_repository(where: str, tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo", PY_BASE)
     outside = tmp_path / "outside"
     outside.mkdir()
     async with Client(build_server(_settings(repo))) as agent:
         cid = await _contract(agent, PY_CHECK)
         (repo / "src" / "calc.py").write_text(PY_BROKEN, encoding="utf-8")
-        (repo / ".git" / "refs" / "referee").symlink_to(outside, target_is_directory=True)
-        await agent.call_tool("evaluate", {"contract_id": cid})
-    assert [p.name for p in outside.rglob("*")] == []
+        PIN_LINKS[where](repo, outside, cid)
+        before = sorted(p.relative_to(outside) for p in outside.rglob("*"))
+        done = await agent.call_tool("evaluate", {"contract_id": cid})
+    assert sorted(p.relative_to(outside) for p in outside.rglob("*")) == before
+    text = " ".join(getattr(c, "text", "") for c in done.content)
+    assert done.is_error and "unsafe_git_entry" in text, text[:500]
 
 
 # --- hold-outs (class 5) --------------------------------------------------------------------
