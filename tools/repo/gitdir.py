@@ -380,7 +380,7 @@ class _Listed:
 
 
 _CHECK_LOCK = threading.Lock()
-_LISTED: dict[Path, _Listed] = {}
+_LISTED: dict[str, _Listed] = {}
 
 
 def check_git_folder(gitdir: Path, common: Path) -> None:
@@ -392,38 +392,39 @@ def check_git_folder(gitdir: Path, common: Path) -> None:
     """
     with _CHECK_LOCK:
         for name in _GITDIR_FILES:
-            _check_file(gitdir / name)
-        for shared in _shared_index_files(gitdir):
+            _check_file(os.path.join(gitdir, name))
+        for shared in _shared_index_files(str(gitdir)):
             _check_file(shared)
         for name in _COMMON_FILES:
-            _check_file(common / name)
-        _check_folder(common / "refs")
-        for store in _object_stores(common / "objects"):
-            _check_store(store)
+            _check_file(os.path.join(common, name))
+        _check_folder(os.path.join(common, "refs"))
+        for store in _object_stores(os.path.join(common, "objects")):
+            # Only what git reaches of a store: other entries of its folder are no concern.
+            _check_folder(store, only=_STORE_ENTRY)
 
 
-def _shared_index_files(gitdir: Path) -> Iterator[Path]:
+def _shared_index_files(gitdir: str) -> Iterator[str]:
     try:
         names = os.listdir(gitdir)
     except OSError:
         return
-    yield from (gitdir / n for n in names if n.startswith("sharedindex."))
+    yield from (os.path.join(gitdir, n) for n in names if n.startswith("sharedindex."))
 
 
-def _check_file(path: Path) -> None:
+def _check_file(path: str) -> None:
     try:
-        info = path.lstat()
+        mode = os.lstat(path).st_mode
     except OSError:
         return  # absent (packed-refs, shallow …): git reads nothing there
-    if not stat.S_ISREG(info.st_mode):
-        raise UnsafeGitEntry(path, _kind(info.st_mode))
+    if not stat.S_ISREG(mode):
+        raise UnsafeGitEntry(Path(path), _kind(mode))
 
 
 def _kind(mode: int) -> str:
     return _KINDS.get(stat.S_IFMT(mode), "not a regular file")
 
 
-def _object_stores(objects: Path) -> Iterator[Path]:
+def _object_stores(objects: str) -> Iterator[str]:
     """The repository's object folder and every store its alternates name, as git follows them
     (relative to the store naming them, five levels at most); each store's alternates file is
     checked before it is read."""
@@ -434,27 +435,17 @@ def _object_stores(objects: Path) -> Iterator[Path]:
             if store in seen:
                 continue
             seen.add(store)
-            _check_store_root(store)
             yield store
             deeper += _alternates(store)
         level = deeper
 
 
-def _check_store_root(store: Path) -> None:
-    try:
-        info = store.lstat()
-    except OSError:
-        return  # git skips an alternate that is not there
-    if not stat.S_ISDIR(info.st_mode):
-        raise UnsafeGitEntry(store, _kind(info.st_mode))
-
-
-def _alternates(store: Path) -> list[Path]:
-    path = store / "info" / "alternates"
+def _alternates(store: str) -> list[str]:
+    path = os.path.join(store, "info", "alternates")
     _check_file(path)
-    data = read_small(path, _ALTERNATES_BYTES + 1)
+    data = read_small(Path(path), _ALTERNATES_BYTES + 1)
     if len(data) > _ALTERNATES_BYTES:
-        raise UnsafeGitEntry(path, f"larger than {_ALTERNATES_BYTES // 1024} KiB")
+        raise UnsafeGitEntry(Path(path), f"larger than {_ALTERNATES_BYTES // 1024} KiB")
     found = []
     for raw in data.split(b"\n"):
         line = raw.strip()
@@ -462,59 +453,49 @@ def _alternates(store: Path) -> list[Path]:
             continue
         if line.startswith(b'"') and line.endswith(b'"'):  # git C-quotes an unusual path
             line = codecs.escape_decode(line[1:-1])[0]
-        found.append((store / os.fsdecode(line)).resolve())
+        found.append(os.path.realpath(os.path.join(store, os.fsdecode(line))))
     return found
 
 
-def _check_store(store: Path) -> None:
-    try:
-        names = os.listdir(store)
-    except OSError:
-        return
-    for name in filter(_STORE_ENTRY.fullmatch, names):
-        if name == "multi-pack-index":
-            _check_file(store / name)
-        else:
-            _check_folder(store / name)
-
-
-def _check_folder(top: Path) -> None:
-    """Every entry under `top` a regular file or a folder; folders unchanged since they were
-    listed (and not racily so) are not listed again."""
+def _check_folder(top: str, only: re.Pattern[str] | None = None) -> None:
+    """Every entry under `top` a regular file or a folder (at its top, only the names `only`
+    matches); folders unchanged since they were listed, and not racily so, are not listed again.
+    """
     now = time.time_ns()
-    stack = [top]
+    stack = [(top, only)]
     while stack:
-        folder = stack.pop()
+        folder, names = stack.pop()
         try:
-            info = folder.lstat()
+            info = os.lstat(folder)
         except OSError:
             _LISTED.pop(folder, None)
-            continue
+            continue  # absent: an alternate git skips, or gone meanwhile
         if not stat.S_ISDIR(info.st_mode):
-            raise UnsafeGitEntry(folder, _kind(info.st_mode))
+            raise UnsafeGitEntry(Path(folder), _kind(info.st_mode))
         stamp = (info.st_dev, info.st_ino, info.st_ctime_ns)
         listed = _LISTED.get(folder)
         if listed is None or listed.stamp != stamp or info.st_ctime_ns > now - _RACY_NS:
-            listed = _Listed(stamp, _listed(folder))
+            listed = _Listed(stamp, _listed(folder, names))
             _LISTED[folder] = listed
-        stack += [folder / name for name in listed.folders]
+        stack += [(os.path.join(folder, name), None) for name in listed.folders]
 
 
-def _listed(folder: Path) -> tuple[str, ...]:
+def _listed(folder: str, only: re.Pattern[str] | None) -> tuple[str, ...]:
     folders = []
     try:
         entries = list(os.scandir(folder))
     except OSError:
         return ()
     for entry in entries:
+        if only is not None and not only.fullmatch(entry.name):
+            continue
         # d_type from the listing, lstat where the file system gives none: never followed.
         if entry.is_dir(follow_symlinks=False):
             folders.append(entry.name)
         elif not entry.is_file(follow_symlinks=False):
-            path = Path(entry.path)
             try:
-                mode = path.lstat().st_mode
+                mode = os.lstat(entry.path).st_mode
             except OSError:
                 continue  # gone since the listing: nothing there for git to open
-            raise UnsafeGitEntry(path, _kind(mode))
+            raise UnsafeGitEntry(Path(entry.path), _kind(mode))
     return tuple(folders)
