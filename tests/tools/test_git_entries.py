@@ -1,7 +1,7 @@
 """referee's git reads only regular files and folders of the repository's git folder, and writes
-its pins only inside it (tools/repo/gitdir.py, tools/repo/pins.py). The variants of the red
-team's FIFOs live in tests/redteam_round3.py (GIT_ENTRIES), driven here through the core and
-through the CLI."""
+its pins only inside it; and no git call runs in the event loop's thread (tools/repo/gitdir.py,
+tools/repo/pins.py, tools/repo/git.py). The variants of the red team's FIFOs live in
+tests/redteam_round3.py (GIT_ENTRIES), driven here through the core and through the CLI."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ import os
 from datetime import UTC, datetime
 from pathlib import Path
 
+import anyio
+import anyio.to_thread
 import pytest
 from fifos import Writer, served
 from gitrepo import git, make_repo
@@ -17,6 +19,7 @@ from redteam_round3 import GIT_ENTRIES, PY_BASE, PY_CHECK, GitEntry
 
 from referee.server.cli import main
 from referee.tools.repo import GitError, head_commit, pin_tree, resolve_commit, working_tree_hash
+from referee.tools.repo.git import GitOnEventLoop, loop_guarded
 from referee.tools.repo.gitdir import UnsafeGitEntry, check_git_folder
 from referee.tools.repo.pins import _write_ref
 
@@ -114,6 +117,26 @@ def test_a_pin_write_never_follows_a_link_planted_on_its_way(link: str, tmp_path
 
 def _now() -> datetime:
     return datetime(2026, 1, 1, tzinfo=UTC)
+
+
+# --- the event loop ---------------------------------------------------------------------------
+
+
+@pytest.mark.anyio
+async def test_git_in_the_event_loops_thread_is_flagged(tmp_path: Path) -> None:
+    """As the server handles a request (server/app.py): a call site that forgot the worker
+    thread fails the test suite."""
+    repo = make_repo(tmp_path / "r", {"a.py": "x = 1\n"})
+    with loop_guarded(), pytest.warns(GitOnEventLoop):
+        head_commit(repo)
+
+
+@pytest.mark.anyio
+async def test_git_in_a_worker_thread_is_not_flagged(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {"a.py": "x = 1\n"})
+    with loop_guarded():
+        found = await anyio.to_thread.run_sync(head_commit, repo)
+    assert found == git(repo, "rev-parse", "HEAD")
 
 
 # --- through the CLI --------------------------------------------------------------------------

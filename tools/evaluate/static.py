@@ -40,9 +40,7 @@ async def run_static(ctx: GradeContext, scope: str, home: Path) -> StaticRun:
     At task scope with a base, only the change's own findings stay in the report; the others are
     the run's `baseline`.
     """
-    scoped = [*ctx.scope_files, *await anyio.to_thread.run_sync(_store_dir_files, ctx, scope)]
-    everything = list_files(ctx.workdir) if is_git_repo(ctx.workdir) else _tree_files(ctx, scoped)
-    files = _with_criterion_paths(ctx, scoped, everything)
+    files, everything = await anyio.to_thread.run_sync(_listed, ctx, scope)
     baseline: list[StaticFinding] = []
     compared = scope == "task" and ctx.base and ctx.tree and not ctx.tree.startswith("dir:")
     try:
@@ -74,6 +72,13 @@ async def run_static(ctx: GradeContext, scope: str, home: Path) -> StaticRun:
         details={**_details(report), **({"baseline": len(baseline)} if baseline else {})},
     )
     return StaticRun(report=report, evidence_ids=[item.id], baseline=baseline)
+
+
+def _listed(ctx: GradeContext, scope: str) -> tuple[list[str], list[str]]:
+    """The files to analyse and every file of the tree (read with git: in a worker thread)."""
+    scoped = [*ctx.scope_files, *_store_dir_files(ctx, scope)]
+    everything = list_files(ctx.workdir) if is_git_repo(ctx.workdir) else _tree_files(ctx, scoped)
+    return _with_criterion_paths(ctx, scoped, everything), everything
 
 
 def _tree_files(ctx: GradeContext, scoped: list[str]) -> list[str]:

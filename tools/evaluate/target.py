@@ -105,13 +105,18 @@ async def open_workspace(
     if not git:
         _refuse_git_options(repo, request)
     base = request.base or contract.base_commit
+    # Each step runs git: in a worker thread, never the event loop's (tools/repo/git.py).
     if base and git:
-        base = resolve_commit(repo, base, at="/base")
+        base = await anyio.to_thread.run_sync(resolve_commit, repo, base, "/base")
     if git and (request.ref or request.isolation == "worktree"):
         async with _worktree(repo, request, base) as workspace:
             yield workspace
         return
-    tree = await anyio.to_thread.run_sync(working_tree_hash, repo)
+    yield await anyio.to_thread.run_sync(_working_tree, repo, request, base, git)
+
+
+def _working_tree(repo: Path, request: TargetRequest, base: str | None, git: bool) -> Workspace:
+    tree = working_tree_hash(repo)
     # The change since base is the change at every scope: project scope widens what the static
     # pipeline reads, while a bug-fix criterion still proves its tests against the base.
     changed = changed_files(repo, base, tree) if git and (request.scope == "task" or base) else []
@@ -124,7 +129,9 @@ async def open_workspace(
         changed_files=[shown(p) for p in changed],
         dirty=commit is not None and tree != commit_tree_hash(repo, commit),
     )
-    yield Workspace(target=target, workdir=repo, isolation=request.isolation, changed_paths=changed)
+    return Workspace(
+        target=target, workdir=repo, isolation=request.isolation, changed_paths=changed
+    )
 
 
 def _refuse_git_options(repo: Path, request: TargetRequest) -> None:
@@ -153,14 +160,14 @@ def _refuse_git_options(repo: Path, request: TargetRequest) -> None:
 async def _worktree(
     repo: Path, request: TargetRequest, base: str | None
 ) -> AsyncIterator[Workspace]:
-    commit = resolve_commit(repo, request.ref or "HEAD", at="/ref")
+    commit = await anyio.to_thread.run_sync(resolve_commit, repo, request.ref or "HEAD", "/ref")
     # Outside the repository and outside referee's store: the checked-out code must find neither.
     folder = Path(tempfile.mkdtemp(prefix="referee-checkout-"))
     try:
-        tree = commit_tree_hash(repo, commit)
+        tree = await anyio.to_thread.run_sync(commit_tree_hash, repo, commit)
         await anyio.to_thread.run_sync(write_tree, repo, tree, folder)
         disk = await anyio.to_thread.run_sync(working_tree_hash, repo)
-        changed = changed_files(repo, base, tree) if base else []
+        changed = await anyio.to_thread.run_sync(changed_files, repo, base, tree) if base else []
         target = EvaluationTarget(
             repo=str(repo),
             ref=request.ref,
