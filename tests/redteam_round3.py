@@ -1293,20 +1293,24 @@ def _special(kind: str) -> Callable[[Path], None]:
 
 
 # A test file at base whose name is odd, edited by the change: the base form of the tests runs
-# it from the base's objects, laid over the tree by that name.
-_ODD_TEST = b"tests/test_odd-\xff\n.py"
+# it from the base's objects, laid over the tree by that name. (pytest itself cannot write a
+# JUnit report naming a file that is not UTF-8: that run is unscored, never passed.)
+_ODD_TESTS = (b'tests/test_odd "q\\x.py', b"tests/test_odd-\xff\n.py")
 _ODD_TEST_TEXT = (
     PY_HEADER + "from calc import add\n\n\ndef test_odd():\n    assert add(2, 2) == 4\n"
 ).encode()
 
 
-def _odd_test_at_base(repo: Path) -> None:
-    _write_bytes(repo, _ODD_TEST, _ODD_TEST_TEXT)
+def _odd_test_at_base(name: bytes) -> Callable[[Path], None]:
+    return lambda repo: _write_bytes(repo, name, _ODD_TEST_TEXT)
 
 
-def _odd_test_edited(repo: Path) -> None:
-    (repo / "src" / "calc.py").write_text(PY_BROKEN, encoding="utf-8")
-    _write_bytes(repo, _ODD_TEST, _ODD_TEST_TEXT.replace(b"== 4", b"== 0"))
+def _odd_test_edited(name: bytes) -> Callable[[Path], None]:
+    def plant(repo: Path) -> None:
+        (repo / "src" / "calc.py").write_text(PY_BROKEN, encoding="utf-8")
+        _write_bytes(repo, name, _ODD_TEST_TEXT.replace(b"== 4", b"== 0"))
+
+    return plant
 
 
 def _ignored_odd_harness(repo: Path) -> None:
@@ -1357,12 +1361,15 @@ CRASHES = [
         _every_odd_name,
         args={"scope": "project"},
     ),
-    Crash(
-        "S8",
-        "a test file with an odd name at base, edited by the change (the base form runs it)",
-        _odd_test_edited,
-        base=_odd_test_at_base,
-        named=(b"tests/test_odd-\xff\n.py",),
+    *(
+        Crash(
+            f"S8-{i}",
+            "a test file with an odd name at base, edited by the change (the base form runs it)",
+            _odd_test_edited(name),
+            base=_odd_test_at_base(name),
+            named=(name,),
+        )
+        for i, name in enumerate(_ODD_TESTS)
     ),
     Crash("S9", "an ignored test file with an odd name", _ignored_odd_harness),
     Crash(

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import html
 import json
 import os
 import re
@@ -56,7 +57,10 @@ from served_app import _PAGE, APP
 from referee.server.app import build_server
 from referee.tools.sandbox import sandbox_support
 from referee.tools.settings import Settings
+from referee.tools.store import Store
 from referee.tools.text import shown
+from referee.tools.view import Context as ViewContext
+from referee.tools.view import page_for, page_names
 
 pytestmark = [
     pytest.mark.slow,
@@ -399,7 +403,8 @@ async def test_a_hostile_tree_is_judged_not_crashed_on(case: Crash, tmp_path: Pa
     if case.base is not None:
         case.base(repo)
         _committed(repo)
-    async with Client(build_server(_settings(repo))) as agent:
+    settings = _settings(repo)
+    async with Client(build_server(settings)) as agent:
         cid = await _contract(agent, {**PY_CHECK, "coverage": True})
         case.plant(repo)
         if case.commit:
@@ -428,6 +433,20 @@ async def test_a_hostile_tree_is_judged_not_crashed_on(case: Crash, tmp_path: Pa
     for name in case.named:
         assert f"+++ b/{shown(os.fsdecode(name))}\n" in diff
     assert report.contents[0].text  # type: ignore[union-attr]
+    _every_view_page(Store(settings.home), case.named)
+
+
+def _every_view_page(store: Store, named: tuple[bytes, ...]) -> None:
+    """`referee view`'s pages of the run (its change page marks each file by its shown name)."""
+    bodies = []
+    for audience in ("evaluator", "generator"):
+        for page_name in page_names(store, audience):
+            page = page_for(store, page_name, audience, ViewContext())
+            assert page.status == 200, (audience, page_name)
+            bodies.append(page.body)
+    body = "".join(bodies)
+    for name in named:
+        assert html.escape(shown(os.fsdecode(name))) in body
 
 
 HOLDOUT_WRITES = """
