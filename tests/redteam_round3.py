@@ -14,12 +14,13 @@ see `a + b`.
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 import textwrap
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -1186,58 +1187,176 @@ PAGE_TELLS_WHERE = "tools/browser/chromium.py (what referee's Chromium looks lik
 
 # --- The git folder (class 1) ---------------------------------------------------------------
 
+# Each plant makes one entry of the repository's .git that referee's git reaches into something
+# that is not a regular file or a folder, and returns its path. A FIFO blocks whoever opens it
+# until a writer comes (the test plays the writer, and records that a reader came); a socket is
+# no git data; a symbolic link leads git's reads (and referee's writes) out of the git folder.
+Plant = Callable[[Path], Path]
+
 
 @dataclass(frozen=True)
-class GitFifo:
-    """A file of the repository's .git replaced by a FIFO: whoever opens it for reading blocks
-    until a writer comes (the test plays the writer, once, and records that a reader came)."""
+class GitEntry:
+    """One entry of the git folder planted as a FIFO, a socket or a link."""
 
     id: str
-    path: str
-    serve: bytes
+    what: str
+    plant: Plant
     xfail: str | None = None
 
 
-GIT_FIFOS = [
-    GitFifo(
-        "F1",
-        "shallow",
-        b"",
-        xfail=(
-            "tools/repo/gitdir.py links `shallow` into referee's git folder as data; git opens it"
-            " on every rev-parse, and a FIFO there blocks each git call until its 120 s timeout"
-            " (tools/repo/git.py), in the server's event loop"
-        ),
+def _git_out(repo: Path, *args: str) -> str:
+    done = subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True)
+    return done.stdout.strip()
+
+
+def _replaced(path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.unlink(missing_ok=True)
+    return path
+
+
+def _fifo(rel: str | Callable[[Path], str], prepare: Callable[[Path], None] | None = None) -> Plant:
+    def plant(repo: Path) -> Path:
+        if prepare is not None:
+            prepare(repo)
+        path = _replaced(repo / ".git" / (rel(repo) if callable(rel) else rel))
+        os.mkfifo(path)
+        return path
+
+    return plant
+
+
+def _socket(rel: str) -> Plant:
+    def plant(repo: Path) -> Path:
+        path = _replaced(repo / ".git" / rel)
+        # A unix socket's address is at most 108 bytes: bound by its name from its folder.
+        here = os.getcwd()
+        os.chdir(path.parent)
+        try:
+            sock = socket.socket(socket.AF_UNIX)
+            sock.bind(path.name)
+            sock.close()  # the file stays: a socket nobody listens on
+        finally:
+            os.chdir(here)
+        return path
+
+    return plant
+
+
+def _link_out(rel: str) -> Plant:
+    """The entry moved out of .git (next to the repository) and linked back: git would read the
+    same bytes, from a place the player chose."""
+
+    def plant(repo: Path) -> Path:
+        path = repo / ".git" / rel
+        outside = repo.parent / ("outside-" + rel.replace("/", "-"))
+        if path.exists():
+            path.rename(outside)
+        else:
+            outside.write_text("")
+        path.symlink_to(outside)
+        return path
+
+    return plant
+
+
+def _base_object(repo: Path) -> str:
+    sha = _git_out(repo, "rev-parse", "HEAD^{tree}")
+    return f"objects/{sha[:2]}/{sha[2:]}"
+
+
+def _packed(repo: Path) -> None:
+    _git_out(repo, "gc", "-q")
+
+
+def _pack_index(repo: Path) -> str:
+    return (
+        next((repo / ".git" / "objects" / "pack").glob("*.idx"))
+        .relative_to(repo / ".git")
+        .as_posix()
+    )
+
+
+def _graph(repo: Path) -> None:
+    _git_out(repo, "commit-graph", "write", "--reachable")
+
+
+def _alternate_with_a_fifo(repo: Path) -> Path:
+    store = repo.parent / "shared-objects"
+    (store / "pack").mkdir(parents=True)
+    fifo = store / "pack" / "pack-0000000000000000000000000000000000000000.idx"
+    os.mkfifo(fifo)
+    (repo / ".git" / "objects" / "info" / "alternates").write_text(f"{store}\n")
+    return fifo
+
+
+def _tag(repo: Path) -> None:
+    _git_out(repo, "tag", "v1")
+
+
+GIT_ENTRIES = [
+    GitEntry("F1", "a FIFO at .git/shallow", _fifo("shallow")),
+    GitEntry("F2", "a FIFO at .git/objects/info/alternates", _fifo("objects/info/alternates")),
+    GitEntry("F3", "a FIFO at .git/index", _fifo("index")),
+    GitEntry("F4", "a FIFO at .git/packed-refs", _fifo("packed-refs")),
+    GitEntry("F5", "a FIFO at .git/HEAD", _fifo("HEAD")),
+    GitEntry("F6", "the base tree's loose object replaced by a FIFO", _fifo(_base_object)),
+    GitEntry("F7", "a pack's index replaced by a FIFO (after git gc)", _fifo(_pack_index, _packed)),
+    GitEntry(
+        "F8", "the commit-graph replaced by a FIFO", _fifo("objects/info/commit-graph", _graph)
     ),
-    GitFifo(
-        "F2",
-        "objects/info/alternates",
-        b"",
-        xfail=(
-            "GIT_OBJECT_DIRECTORY is the repository's object folder, whose info/alternates git"
-            " reads (tools/repo/gitdir.py); a FIFO there blocks git, and the server with it"
-        ),
+    GitEntry(
+        "F9", "the branch's own ref (refs/heads/main) replaced by a FIFO", _fifo("refs/heads/main")
     ),
-    GitFifo(
-        "F3",
-        "index",
-        b"",
-        xfail=(
-            "the repository's index is linked as data (tools/repo/gitdir.py); git opens a FIFO"
-            " index and waits for a writer"
-        ),
+    GitEntry(
+        "F10",
+        "a FIFO in the pack folder of an alternate store outside .git",
+        _alternate_with_a_fifo,
     ),
-    GitFifo(
-        "F4",
-        "packed-refs",
-        b"",
-        xfail=(
-            "packed-refs is linked into referee's git folder as data (tools/repo/gitdir.py) and"
-            " git opens it for every ref it resolves; with nobody writing, evaluate is refused as"
-            " `unknown_ref` for the base commit instead of naming the FIFO"
-        ),
+    GitEntry("F11", "a FIFO at .git/config", _fifo("config")),
+    GitEntry("F12", "a FIFO at .git/info/exclude", _fifo("info/exclude")),
+    GitEntry("F13", "a socket at .git/refs/tags/v1", _socket("refs/tags/v1")),
+    GitEntry("F14", "a socket at .git/index", _socket("index")),
+    GitEntry("F15", ".git/packed-refs a symbolic link out of .git", _link_out("packed-refs")),
+    GitEntry("F16", ".git/index a symbolic link out of .git", _link_out("index")),
+    GitEntry(
+        "F17",
+        ".git/objects/info/alternates a symbolic link to /dev/zero",
+        lambda r: _to_device(r, "objects/info/alternates"),
     ),
+    GitEntry("F18", ".git/HEAD a symbolic link out of .git", _link_out("HEAD")),
 ]
+
+
+def _to_device(repo: Path, rel: str) -> Path:
+    path = _replaced(repo / ".git" / rel)
+    path.symlink_to("/dev/zero")
+    return path
+
+
+# Where referee writes its pins: each made to lead out of the repository's git folder.
+def _refs_referee(repo: Path, outside: Path, contract_id: str) -> None:
+    (repo / ".git" / "refs" / "referee").symlink_to(outside, target_is_directory=True)
+
+
+def _refs_contract(repo: Path, outside: Path, contract_id: str) -> None:
+    folder = repo / ".git" / "refs" / "referee"
+    folder.mkdir(exist_ok=True)
+    (folder / contract_id).symlink_to(outside, target_is_directory=True)
+
+
+def _refs_whole(repo: Path, outside: Path, contract_id: str) -> None:
+    refs = repo / ".git" / "refs"
+    moved = outside / "refs"
+    refs.rename(moved)
+    refs.symlink_to(moved, target_is_directory=True)
+
+
+PIN_LINKS: dict[str, Callable[[Path, Path, str], None]] = {
+    "refs/referee": _refs_referee,
+    "refs/referee/<contract>": _refs_contract,
+    "refs": _refs_whole,
+}
 
 
 # --- Hold-outs (class 5) --------------------------------------------------------------------
@@ -1305,6 +1424,31 @@ def test_notes(seen):
 
 # --- Names and links in the tree that end referee's own process (class 4: no crash) -----------
 
+# File names a tree may hold: any bytes but NUL and `/`. Each must be hashed as itself, listed
+# by every stage, and shown escaped (tools/text.py: shown) wherever a result names it.
+ODD_NAMES: dict[str, bytes] = {
+    "not UTF-8": b"bytes-\xff\xfe.py",
+    "Latin-1": b"\xe9t\xe9.py",
+    "line break": b"a\nb.py",
+    "trailing carriage return": b"cr.py\r",
+    "tab": b"tab\tname.py",
+    "leading quote": b'"quoted.py',
+    "C-quoted look-alike": b'"xA\\101"',  # git's --stdin-paths would unquote it to `xAA`
+    "backslash": b"back\\slash.py",
+    "option-like": b"-rf.py",
+    "double-dash": b"--",
+    "pathspec magic": b":(exclude)magic.py",
+    "glob": b"star*[a]?.py",
+    "255 bytes": b"l" * 252 + b".py",
+    "bidi override": "rlo-\u202eyp.py".encode(),
+    "zero-width": "zw\u200bsp.py".encode(),
+    "leading space": b" lead.py",
+    "trailing space": b"trail.py ",
+    "dollar": b"$HOME.py",
+    "percent": b"%(here)s.py",
+    "C1 control": b"nel-\xc2\x85.py",
+}
+
 
 def _untracked_bytes_name(repo: Path) -> None:
     (repo / "src" / "calc.py").write_text(PY_BROKEN, encoding="utf-8")
@@ -1341,51 +1485,149 @@ def _run_writes_bytes_name(repo: Path) -> None:
 @dataclass(frozen=True)
 class Crash:
     """A change that should be judged (a result, even a failing one) and never end the tool call
-    in an exception or a refusal of the caller's input."""
+    in an exception or a refusal of the caller's input; then validated, aggregated and reported.
+
+    `base` plants into the base commit (before the contract), `plant` the change; `commit`
+    commits the change (for `ref`), `args` are evaluate's, `named` the files the result must
+    name (shown) as changed, `unnamed` those it must not (no file of git's: a FIFO, a socket)."""
 
     id: str
     what: str
     plant: Callable[[Path], None]
     xfail: str | None = None
+    base: Callable[[Path], None] | None = None
+    commit: bool = False
+    args: dict[str, Any] = field(default_factory=dict)
+    named: tuple[bytes, ...] = ()
+    unnamed: tuple[bytes, ...] = ()
+    broken: bool = True  # the change breaks add: the criterion must not pass
+
+
+def _write_bytes(repo: Path, name: bytes, data: bytes) -> None:
+    with open(os.fsencode(repo) + b"/" + name, "wb") as out:
+        out.write(data)
+
+
+def _odd_source(name: bytes) -> Callable[[Path], None]:
+    def plant(repo: Path) -> None:
+        (repo / "src" / "calc.py").write_text(PY_BROKEN, encoding="utf-8")
+        _write_bytes(repo, b"src/" + name, b"def f():\n    return 1\n")
+
+    return plant
+
+
+def _every_odd_name(repo: Path) -> None:
+    for name in ODD_NAMES.values():
+        _odd_source(name)(repo)
+
+
+def _special(kind: str) -> Callable[[Path], None]:
+    def plant(repo: Path) -> None:
+        (repo / "src" / "calc.py").write_text(PY_BROKEN, encoding="utf-8")
+        path = repo / "src" / f"{kind}.py"
+        if kind == "fifo":
+            os.mkfifo(path)
+        elif kind == "socket":
+            here = os.getcwd()
+            os.chdir(path.parent)
+            try:
+                sock = socket.socket(socket.AF_UNIX)
+                sock.bind(path.name)
+                sock.close()
+            finally:
+                os.chdir(here)
+        elif kind == "dangling":
+            path.symlink_to("nowhere.py")
+        else:  # a folder of installed packages that loops
+            os.symlink("node_modules", repo / "node_modules")
+
+    return plant
+
+
+# A test file at base whose name is odd, edited by the change: the base form of the tests runs
+# it from the base's objects, laid over the tree by that name. (pytest itself cannot write a
+# JUnit report naming a file that is not UTF-8: that run is unscored, never passed.)
+_ODD_TESTS = (b'tests/test_odd "q\\x.py', b"tests/test_odd-\xff\n.py")
+_ODD_TEST_TEXT = (
+    PY_HEADER + "from calc import add\n\n\ndef test_odd():\n    assert add(2, 2) == 4\n"
+).encode()
+
+
+def _odd_test_at_base(name: bytes) -> Callable[[Path], None]:
+    return lambda repo: _write_bytes(repo, name, _ODD_TEST_TEXT)
+
+
+def _odd_test_edited(name: bytes) -> Callable[[Path], None]:
+    def plant(repo: Path) -> None:
+        (repo / "src" / "calc.py").write_text(PY_BROKEN, encoding="utf-8")
+        _write_bytes(repo, name, _ODD_TEST_TEXT.replace(b"== 4", b"== 0"))
+
+    return plant
+
+
+def _ignored_odd_harness(repo: Path) -> None:
+    """A test file git ignores, named oddly: listed all the same (tree.py: harness_files)."""
+    (repo / "src" / "calc.py").write_text(PY_BROKEN, encoding="utf-8")
+    (repo / ".gitignore").write_text("__pycache__/\ntests/test_hidden*\n", encoding="utf-8")
+    _write_bytes(repo, b"tests/test_hidden-\xff\t.py", b"def test_x():\n    assert True\n")
 
 
 CRASHES = [
+    Crash("X1", "an untracked source file whose name is not UTF-8", _untracked_bytes_name),
+    Crash("X2", "a source file whose name holds a line break", _newline_name),
+    Crash("X3", "a symbolic link that points at itself", _symlink_loop),
     Crash(
-        "X1",
-        "an untracked source file whose name is not UTF-8",
-        _untracked_bytes_name,
-        xfail=(
-            "tools/adequacy/coverage_py.py (instrument_python) writes the changed sources into"
-            " the coveragerc as UTF-8: a surrogate-escaped name raises UnicodeEncodeError, and"
-            " evaluate ends in an unexpected tool error"
-        ),
+        "X4", "a test writes a file whose name is not UTF-8 during the run", _run_writes_bytes_name
+    ),
+    *(
+        Crash(
+            f"N-{what}",
+            f"a changed source named {what}",
+            _odd_source(name),
+            named=(b"src/" + name,),
+        )
+        for what, name in ODD_NAMES.items()
+    ),
+    Crash("S1", "a FIFO in the working tree", _special("fifo"), unnamed=(b"src/fifo.py",)),
+    Crash("S2", "a socket in the working tree", _special("socket"), unnamed=(b"src/socket.py",)),
+    Crash("S3", "a dangling symbolic link", _special("dangling"), named=(b"src/dangling.py",)),
+    Crash("S4", "node_modules a link to itself", _special("node_modules")),
+    Crash(
+        "S5",
+        "every odd name at once, judged at depth deep (mutants, a perturbed copy)",
+        _every_odd_name,
+        args={"depth": "deep"},
+        named=tuple(b"src/" + n for n in ODD_NAMES.values()),
     ),
     Crash(
-        "X2",
-        "a source file whose name holds a line break",
-        _newline_name,
-        xfail=(
-            "tools/repo/tree.py (_hashed) hands the paths to `git hash-object --stdin-paths`,"
-            " one per line: the name splits in two and the tree hash fails with a traceback"
-        ),
+        "S6",
+        "every odd name committed and evaluated by ref (written out into a folder)",
+        _every_odd_name,
+        commit=True,
+        args={"ref": "HEAD"},
+        named=tuple(b"src/" + n for n in ODD_NAMES.values()),
     ),
     Crash(
-        "X3",
-        "a symbolic link that points at itself",
-        _symlink_loop,
-        xfail=(
-            "tools/environment/installed.py (environment_roots: entry.is_dir()) and"
-            " tools/adequacy/coverage_py.py let ELOOP escape; evaluate ends in a traceback"
-        ),
+        "S7",
+        "every odd name at project scope",
+        _every_odd_name,
+        args={"scope": "project"},
     ),
+    *(
+        Crash(
+            f"S8-{i}",
+            "a test file with an odd name at base, edited by the change (the base form runs it)",
+            _odd_test_edited(name),
+            base=_odd_test_at_base(name),
+            named=(name,),
+        )
+        for i, name in enumerate(_ODD_TESTS)
+    ),
+    Crash("S9", "an ignored test file with an odd name", _ignored_odd_harness),
     Crash(
-        "X4",
-        "a test writes a file whose name is not UTF-8 during the run",
+        "S10",
+        "a run writing an odd name, in place (the tree hashed again afterwards)",
         _run_writes_bytes_name,
-        xfail=(
-            "the name reaches an issue's description (tools/evaluate/issues.py: _tree_issues)"
-            " as a surrogate escape; the model refuses it and evaluate answers `invalid_input`"
-            " at /description: the caller's input is blamed and no run is recorded"
-        ),
+        args={"isolation": "inplace"},
     ),
 ]

@@ -162,6 +162,15 @@ _EVALUATE: dict[str, Meaning] = {
         " .git was rewritten, so nothing read from it is judged.",
         "Run `git fsck --full`, then fetch or clone the repository again.",
     ),
+    "unsafe_git_entry": _e(
+        "A file or folder of the repository's .git that referee's git would read or write (HEAD,"
+        " the index, packed-refs, shallow, anything under objects/ or refs/, an alternate object"
+        " store) is not a regular file or a folder: a FIFO, a socket, a device or a symbolic"
+        " link. git would wait on a FIFO until its timeout, and a link would lead its reads and"
+        " referee's pins elsewhere, so nothing is read through it.",
+        "Replace the entry the message names with what git writes there (`git fsck --full`), or"
+        " clone the repository again.",
+    ),
     "iteration_mismatch": _e(
         "evaluate: the `iteration` given is not the tree's (an iteration is one evaluated tree);"
         " aggregate: an inline scorecard of another iteration than the one aggregated.",

@@ -29,7 +29,14 @@ from referee.tools.adequacy.lines import FileLines, diff_coverage
 from referee.tools.models.adequacy import DiffCoverage
 from referee.tools.runners import Plan
 
-__all__ = ["TOOL", "changed_statements", "instrument_python", "measure_python", "unavailable"]
+__all__ = [
+    "TOOL",
+    "changed_statements",
+    "instrument_python",
+    "measurable",
+    "measure_python",
+    "unavailable",
+]
 
 _PYTHON = re.compile(r"python(\d+(\.\d+)*)?")
 _EXCLUDE = "|".join(f"(?:{r})" for r in DEFAULT_EXCLUDE)
@@ -59,13 +66,38 @@ def instrument_python(
         return None
     data = reports / "coverage.data"
     rcfile = reports / "coveragerc"
-    # `*/rel` rather than an absolute path: a run in a scratch copy of the tree matches too.
-    include = "\n".join(f"    */{s}" for s in sources)
+    include = "\n".join(f"    {_pattern(s)}" for s in sources)
     rcfile.write_text(f"[run]\ndata_file = {data}\ninclude =\n{include}\n", encoding="utf-8")
     probed = {s: sorted(statements.get(s, ())) for s in sources}
     probes = {"data": str(data), "files": probed}
     (reports / CONFIG).write_text(json.dumps(probes), encoding="utf-8")
     return replace(plan, argv=argv), data
+
+
+def measurable(sources: Sequence[str]) -> tuple[str, ...]:
+    """The Python sources coverage.py can measure: its data file stores names as SQLite text, so
+    a name that is not UTF-8 would end the run's coverage in an error; such a file is named as
+    unmeasured instead."""
+    return tuple(s for s in sources if s.endswith(".py") and _utf8(s))
+
+
+def _utf8(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _pattern(rel: str) -> str:
+    """The include pattern of one source, always one line of the configuration whatever its name
+    holds: every character but a letter, a digit and `._-/` matches as `?` (any one character),
+    so no name ends the line, starts a comment, expands a `$VARIABLE` or becomes a glob. It may
+    match a few more files, never fewer; `_executed` keeps only the source's own name.
+
+    `*/rel` rather than an absolute path: a run in a scratch copy of the tree matches too.
+    """
+    return "*/" + "".join(c if c.isalnum() or c in "._-/" else "?" for c in rel)
 
 
 def _wrapped(argv: Sequence[str], reports: Path, path: str | None) -> tuple[str, ...] | None:

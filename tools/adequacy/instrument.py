@@ -25,6 +25,7 @@ from referee.tools.adequacy.coverage_py import (
     TOOL,
     changed_statements,
     instrument_python,
+    measurable,
     measure_python,
     unavailable,
 )
@@ -69,7 +70,7 @@ def instrument(
     ):
         # `a && pytest …`: the runner's segment, whose report referee reads, is the one measured.
         return replace(segment, plan=plan.with_segment(segment.plan))
-    python = tuple(s for s in sources if s.endswith(".py"))
+    python = measurable(sources)
     script = tuple(s for s in sources if s.endswith(JS_SUFFIXES))
     # jest and vitest transform what they run and map coverage back to it: TypeScript too.
     mapped = tuple(s for s in sources if s.endswith((*JS_SUFFIXES, *TRANSFORMED_SUFFIXES)))

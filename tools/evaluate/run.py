@@ -239,7 +239,7 @@ async def _context(plan: RunPlan, scratch: Path) -> AsyncIterator[GradeContext]:
             recorder=plan.recorder,
             settings=plan.settings,
             base=ws.base,
-            scope_files=[f for f in _scope_files(plan, ws) if (ws.workdir / f).is_file()],
+            scope_files=await anyio.to_thread.run_sync(_files_on_disk, plan, ws),
             limiter=anyio.CapacityLimiter(plan.settings.max_concurrency),
             launcher=plan.launcher,
             static_report=_Once(lambda: run_static(ctx, plan.scope, plan.home)).get,
@@ -308,6 +308,10 @@ def _bytecode_folders(plan: RunPlan, ws: Workspace, run_root: Path) -> tuple[str
     folders = {posixpath.dirname(p) for p in tree_files(ws.repo, tree) if p.endswith(".py")}
     found = [posixpath.join(f, "__pycache__") for f in sorted(folders)]
     return tuple(p for p in found if (run_root / p).is_dir())
+
+
+def _files_on_disk(plan: RunPlan, ws: Workspace) -> list[str]:
+    return [f for f in _scope_files(plan, ws) if (ws.workdir / f).is_file()]
 
 
 def _scope_files(plan: RunPlan, ws: Workspace) -> list[str]:

@@ -17,6 +17,7 @@ from referee.tools.evidence.trees import rebuilt, strings_of
 from referee.tools.graders.base import StaticRun
 from referee.tools.models.evaluation import Evaluation
 from referee.tools.static.model import StaticConfig
+from referee.tools.text import encodable
 
 __all__ = ["learn_tree_secrets", "redact_run"]
 
@@ -59,7 +60,9 @@ def redact_run(
 ) -> Evaluation:
     """The evaluation with every secret known redacted; earlier evidence redacted again."""
     tree = evaluation.model_dump(mode="json", by_alias=True)
-    clean = redactor.redact_all(list(strings_of(tree, _OWN)))
+    # And every text encodable: a name or output with bytes that are not UTF-8 is escaped, not
+    # refused by the model, which would blame the caller and record no run.
+    clean = [encodable(text) for text in redactor.redact_all(list(strings_of(tree, _OWN)))]
     redacted = Evaluation.model_validate(rebuilt(tree, iter(clean), _OWN))
     recorder.settle()  # after the scan above: what it found counts for the evidence too
     return redacted

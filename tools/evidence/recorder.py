@@ -34,7 +34,7 @@ from referee.tools.evidence.redact import Redactor
 from referee.tools.evidence.trees import rebuilt, strings_of
 from referee.tools.models.evidence import EvidenceItem, EvidenceSource, TestOutcome
 from referee.tools.process import ProcessResult, command_line
-from referee.tools.text import strip_ansi
+from referee.tools.text import encodable, strip_ansi
 
 __all__ = ["EvidenceRecorder", "cap_text", "read_log"]
 
@@ -386,7 +386,9 @@ class _Seen:
             *strings_of(self.details),
             *extra,
         ]
-        out = iter(redact(plain))
+        # Every text stored or returned is encodable: a file name or a program's output may hold
+        # bytes that are not UTF-8 (tools/text.py), which would otherwise end the run.
+        out = iter([encodable(text) for text in redact(plain)])
         stdout, stderr, command, summary, cwd = (next(out) for _ in range(5))
         clean = _Seen(
             stdout,

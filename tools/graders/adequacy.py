@@ -24,6 +24,7 @@ from referee.tools.models.checks import TestsCheck
 from referee.tools.models.common import ReasonCode
 from referee.tools.models.contract import Criterion
 from referee.tools.static.paths import is_test_path, language_of
+from referee.tools.text import shown
 
 __all__ = ["Repeats", "assess", "changed_sources", "coverage_reason"]
 
@@ -227,18 +228,18 @@ def _no_tool(paths: Sequence[str]) -> str:
 
 def _named(paths: Sequence[str]) -> str:
     """`cmd/main.go (go), src/a.ts (typescript)`: each file with its language, the first 8."""
-    shown = [f"{p} ({language_of(p)})" if language_of(p) else p for p in paths[:8]]
-    return ", ".join(shown) + (f" and {len(paths) - 8} more" if len(paths) > 8 else "")
+    named = [f"{shown(p)} ({language_of(p)})" if language_of(p) else shown(p) for p in paths[:8]]
+    return ", ".join(named) + (f" and {len(paths) - 8} more" if len(paths) > 8 else "")
 
 
 def coverage_reason(found: DiffCoverage) -> str:
     """`the tests executed 2 of 5 changed lines (40%); not executed: src/a.py:3-5`."""
-    missing = [f"{f.path}:{r}" for f in found.files for r in f.uncovered]
-    shown = ", ".join(missing[:8]) + (f" (+{len(missing) - 8} more)" if len(missing) > 8 else "")
+    missing = [f"{shown(f.path)}:{r}" for f in found.files for r in f.uncovered]
+    listed = ", ".join(missing[:8]) + (f" (+{len(missing) - 8} more)" if len(missing) > 8 else "")
     text = (
         f"the tests executed {found.covered} of {found.changed} changed lines ({found.percent:g}%)"
     )
-    return f"{text}; not executed: {shown}" if missing else text
+    return f"{text}; not executed: {listed}" if missing else text
 
 
 def _targets(

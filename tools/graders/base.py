@@ -375,13 +375,21 @@ def installed_dependencies(tree: Path, depth: int = 2) -> list[str]:
             except OSError:
                 continue
             for entry in entries:
-                if entry.name in _DEPENDENCY_DIRS and entry.is_dir():
+                if entry.name in _DEPENDENCY_DIRS and _leads_to_folder(entry):
                     # A symlink counts: node_modules linked to a shared install is common.
                     found.append((rel / entry.name).as_posix())
                 elif entry.is_dir(follow_symlinks=False) and not entry.name.startswith("."):
                     deeper.append(rel / entry.name)
         level = deeper
     return sorted(found)
+
+
+def _leads_to_folder(entry: os.DirEntry[str]) -> bool:
+    # A link that loops (ELOOP) or leads nowhere is a name of the tree's, not an error.
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
 
 
 _REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")

@@ -31,6 +31,7 @@ from referee.tools.models.adequacy import Mutant, MutantStatus, Mutation
 from referee.tools.models.checks import TestsCheck
 from referee.tools.runners import Plan
 from referee.tools.runners.builds import build_failure, got_to_tests
+from referee.tools.text import shown
 
 __all__ = ["describe", "mutant_timeout", "run_mutants"]
 
@@ -111,7 +112,7 @@ async def _run_one(
     if isinstance(launched, Launch) and found.status in ("killed", "timeout"):
         found = await anyio.to_thread.run_sync(_unbuilt, launched, found, ctx.root, timeout)
     return Mutant(
-        location=spec.location,
+        location=shown(spec.location),
         original=spec.original,
         replacement=spec.replacement,
         operator=spec.operator,

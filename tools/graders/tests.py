@@ -308,7 +308,8 @@ async def _fail_before_pass_after(
         )
     tests = test_patch(ctx.scope_files)
     sources = [p for p in ctx.scope_files if p not in tests]
-    return judge_fail_to_pass(now, before, tests, sources, _spliced(ctx, sources))
+    spliced = await anyio.to_thread.run_sync(_spliced, ctx, sources)  # reads blobs with git
+    return judge_fail_to_pass(now, before, tests, sources, spliced)
 
 
 def _spliced(ctx: GradeContext, sources: list[str]) -> dict[str, Spliced]:

@@ -12,6 +12,7 @@ from pathlib import Path
 from referee.tools.harness import Layout, is_harness_file
 from referee.tools.repo.git import git, git_bytes
 from referee.tools.repo.info import is_git_repo
+from referee.tools.repo.names import c_quoted
 from referee.tools.repo.objects import root_tree, tree_diff, tree_listing
 
 __all__ = [
@@ -62,9 +63,13 @@ def tree_entries(repo: Path) -> list[tuple[str, str, str]]:
             info = full.lstat()
         except OSError:
             continue  # deleted on disk: not part of the tree
+        # Only what git stores: a FIFO, socket or device is no file of the tree (and git's open
+        # of a FIFO would wait for a writer). A file referee cannot read cannot be hashed, and
+        # git would refuse the whole tree for it: it is left out as a deleted file is (the
+        # checks, run as the same user, cannot read it either).
         if stat.S_ISLNK(info.st_mode):
             links.append(path)
-        elif stat.S_ISREG(info.st_mode):
+        elif stat.S_ISREG(info.st_mode) and os.access(full, os.R_OK):
             regular.append((path, info.st_mode))
         elif stat.S_ISDIR(info.st_mode) and path in known_links:
             gitlinks.append(("160000", known_links[path], path))  # a submodule: its commit
@@ -91,14 +96,16 @@ def _listed(repo: Path) -> tuple[set[str], dict[str, str]]:
 def _hashed(repo: Path, files: list[tuple[str, int]]) -> list[tuple[str, str, str]]:
     if not files:
         return []
-    # -w: the blobs are written, so the tree can be pinned and diffed later.
+    # -w: the blobs are written, so the tree can be pinned and diffed later. hash-object has no
+    # -z: each name goes C-quoted, which git unquotes, so a name holding a line break, a
+    # carriage return or a leading quote is read as itself, never as another file's name.
     out = git(
         repo,
         "hash-object",
         "--no-filters",
         "-w",
         "--stdin-paths",
-        input_data=os.fsencode("".join(f"{p}\n" for p, _ in files)),
+        input_data=b"".join(c_quoted(p) + b"\n" for p, _ in files),
     )
     shas = out.split()
     return [
