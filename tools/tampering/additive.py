@@ -19,6 +19,7 @@ import re
 
 import tree_sitter as ts
 
+from referee.tools import pysource
 from referee.tools.tampering.syntax import parse, text
 
 __all__ = [
@@ -44,7 +45,7 @@ def only_adds_tests(path: str, base: str, now: str) -> bool:
 
 def _python_additive(base: str, now: str) -> bool:
     try:
-        before, after = ast.parse(base), ast.parse(now)
+        before, after = pysource.parse(base), pysource.parse(now)
     except (SyntaxError, ValueError, RecursionError):
         return False
     return _body_additive(before.body, after.body, top=True)

@@ -7,6 +7,7 @@ import ast
 import re
 from collections.abc import Iterator
 
+from referee.tools import pysource
 from referee.tools.adequacy.mutants.literals import number_mutants, string_mutants
 from referee.tools.adequacy.mutants.spec import Lines, MutantSpec, in_order
 
@@ -158,7 +159,7 @@ def _annotations(node: ast.AST) -> list[ast.expr | None]:
 def generate_python(path: str, source: bytes, lines: Lines) -> list[MutantSpec]:
     """Every mutation of the wanted lines of one file, in source order."""
     try:
-        tree = ast.parse(source)
+        tree = pysource.parse(source)
     except (SyntaxError, ValueError):
         return []
     finder, skip = _Finder(path, source, lines), _never_mutated(tree)
