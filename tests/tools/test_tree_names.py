@@ -211,7 +211,7 @@ def test_the_coverage_configuration_holds_every_name_on_its_line(tmp_path: Path)
     assert "bytes-\udcff\udcfe.py" not in kept and "\udce9t\udce9.py" not in kept  # not UTF-8
     argv = (sys.executable, "-m", "pytest")
     plan = Plan(runner="pytest", argv=argv, report=Report("junit", lambda data: []))
-    done = instrument_python(plan, tmp_path, kept, None)
+    done = instrument_python(plan, tmp_path, kept, None, {})
     assert done is not None
     rc = (tmp_path / "coveragerc").read_text(encoding="utf-8")
     include = rc.split("include =\n", 1)[1].splitlines()

@@ -5,7 +5,9 @@ layout comes from the base's and the evaluated tree's listings, a file's text fr
 from the tree on disk (now). A file git ignores and that was on disk before the contract was
 created is the environment the orchestrator prepared (an IDE's folder, a local `.env`), not the
 change: like an installed package, only what was written after the contract counts
-(tools/environment reads installed packages the same way).
+(tools/environment reads installed packages the same way). The files of an installed environment
+(a virtualenv or node_modules in the tree, ignored or not) are never harness here: the
+environment check judges them by when they were written, whatever their names.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from referee.tools.environment.installed import environment_roots
 from referee.tools.evaluate.target import Workspace
 from referee.tools.evidence.recorder import EvidenceRecorder
 from referee.tools.graders import BaseHarness
@@ -55,7 +58,13 @@ def changed_harness(ws: Workspace) -> list[HarnessFile]:
         target = ws.workdir / path
         return target.read_text(encoding="utf-8", errors="replace") if target.is_file() else None
 
-    return harness_changes(ws.changed, lambda p: file_at(ws.repo, base, p), current, layout)
+    changed = _outside_environments(ws.workdir, ws.changed)
+    return harness_changes(changed, lambda p: file_at(ws.repo, base, p), current, layout)
+
+
+def _outside_environments(tree: Path, paths: list[str]) -> list[str]:
+    roots = tuple(f"{r.relative_to(tree).as_posix()}/" for r in environment_roots(tree))
+    return [p for p in paths if not p.startswith(roots)] if roots else paths
 
 
 def _prepared_before(

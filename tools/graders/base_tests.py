@@ -62,6 +62,10 @@ async def edited_tests_verdict(
     if form.verdict.code == ReasonCode.RUNNER_BYPASSED:
         return replace(form.verdict, evidence_ids=list(dict.fromkeys(ids)))
     if form.verdict.status == "unscored" and not form.outcomes:
+        if not restored and not (await base_only()).outcomes:
+            # Only the change's new test files were left out, and the base as it was has no test
+            # this check runs (a new folder of tests, say): there is no base test to hide.
+            return now
         return _graded(
             now,
             "unscored",

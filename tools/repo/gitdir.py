@@ -196,11 +196,27 @@ def _make(root: Path, layout: _Layout) -> PrivateGitDir:
     # whatever it says (tree.py). Nothing else of info/ is read (info/attributes names filters).
     (path / "info").mkdir()
     (path / "info" / "exclude").write_bytes(
-        read_small(layout.common / "info" / "exclude", _EXCLUDE)
+        read_small(layout.common / "info" / "exclude", _EXCLUDE) + _own_folders(root, layout)
     )
     (path / _OBJECTS_MARK).write_text(str(layout.common / "objects"), encoding="utf-8")
     _sync_head(layout.gitdir / "HEAD", path / "HEAD")
     return PrivateGitDir(root, path, layout.common / "objects", layout.gitdir / "HEAD", layout)
+
+
+def _own_folders(root: Path, layout: _Layout) -> bytes:
+    """Ignore lines for git folders kept inside the work tree (`.git` a file naming
+    `gitdir: .modules-x`): git's own folder is never a file of the change."""
+    lines = b""
+    top = root.resolve()
+    for folder in {layout.gitdir, layout.common}:
+        if top in folder.parents:
+            rel = folder.relative_to(top).as_posix()
+            lines += b"\n/" + _glob_escaped(rel).encode("utf-8", "surrogateescape") + b"/\n"
+    return lines
+
+
+def _glob_escaped(path: str) -> str:
+    return "".join("\\" + c if c in "*?[]\\!# " else c for c in path)
 
 
 def _parent() -> Path:
