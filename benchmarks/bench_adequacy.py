@@ -1,12 +1,14 @@
 """The cost of test adequacy: diff coverage in the criterion's own run, and the mutation stage.
 
     python benchmarks/bench_adequacy.py [--runs 3] [--seconds 3] [--share 0.2] [--mutants 20]
+    python benchmarks/bench_adequacy.py --only coverage --repo DIR --command 'python3 -m …'
 
 1. Coverage: a generated CPU-bound pytest suite (about --seconds) whose change since base is one
    module; --share of the suite's work runs in the changed lines (0.2: a typical change; 1.0: the
-   worst case, every line the suite executes is measured). The criterion's run is timed with
-   coverage (the default) and with `coverage: false`, in the sandbox, alternately; medians of the
-   tests evidence's `duration_s` are compared. Target: coverage / bare <= 1.3.
+   worst case, every line the suite executes is changed). With --repo, a real project instead: its
+   uncommitted change, measured by --command. The criterion's run is timed with coverage (the
+   default) and with `coverage: false`, in the sandbox, alternately; medians of the tests
+   evidence's `duration_s` are compared. Target: coverage / bare <= 1.3.
 2. Mutation: the same project's check with `mutation: true` on a suite of about 2 s: the mutation
    stage's wall time for --mutants mutants, run in parallel up to the CPU count.
 """
@@ -16,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import statistics
 import subprocess
 import tempfile
@@ -135,14 +138,17 @@ def _calibrate(seconds: float) -> int:
 
 
 def bench_coverage(args: argparse.Namespace) -> dict[str, Any]:
-    root = make_project(
-        Path(tempfile.mkdtemp(prefix="referee-bench-")) / "suite",
-        _calibrate(args.seconds),
-        args.share,
-    )
+    if args.repo:
+        root, argv = Path(args.repo).resolve(), shlex.split(args.command)
+    else:
+        root = make_project(
+            Path(tempfile.mkdtemp(prefix="referee-bench-")) / "suite",
+            _calibrate(args.seconds),
+            args.share,
+        )
+        argv = [args.python, "-m", "pytest", "-q", "tests"]
     settings = Settings.build([root])
     store = Store(settings.home)
-    argv = [args.python, "-m", "pytest", "-q", "tests"]
     measured = _contract(store, root, {"kind": "tests", "argv": argv})
     bare = _contract(store, root, {"kind": "tests", "argv": argv, "coverage": False})
     _evaluate(store, settings, measured)  # warm imports and the static cache
@@ -152,9 +158,13 @@ def bench_coverage(args: argparse.Namespace) -> dict[str, Any]:
         assert result.criteria[0].adequacy and result.criteria[0].adequacy.diff_coverage
         with_cov.append(_run_s(result))
         without.append(_run_s(_evaluate(store, settings, bare)))
+    coverage = result.criteria[0].adequacy.diff_coverage
     return {
-        "python": args.python,
-        "share_in_changed_lines": args.share,
+        "suite": str(root) if args.repo else "generated",
+        "command": argv,
+        "tool": coverage.tool,
+        "diff_coverage": f"{coverage.covered}/{coverage.changed}",
+        "share_in_changed_lines": None if args.repo else args.share,
         "bare_run_s": round(statistics.median(without), 3),
         "coverage_run_s": round(statistics.median(with_cov), 3),
         "ratio": round(statistics.median(with_cov) / statistics.median(without), 3),
@@ -201,6 +211,10 @@ def main() -> None:
     parser.add_argument("--suite", type=float, default=1.2, help="mutation: the suite's CPU work")
     parser.add_argument("--only", choices=["coverage", "mutation"])
     parser.add_argument("--python", default="python3", help="the interpreter the suite runs on")
+    parser.add_argument(
+        "--repo", help="coverage: a git repository whose uncommitted change is measured"
+    )
+    parser.add_argument("--command", help="with --repo: the tests check's command")
     args = parser.parse_args()
     out: dict[str, Any] = {}
     if args.only != "mutation":

@@ -4,16 +4,20 @@ from __future__ import annotations
 
 import inspect
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from importlib.metadata import version
 from typing import Any
 
+import anyio.to_thread
 import mcp_types as types
+from mcp.server.lowlevel.helper_types import ReadResourceContents
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import AnyUrl
 
 from referee.tools.errors import RefereeError
+from referee.tools.repo import loop_guarded
 from referee.tools.settings import Settings
 from referee.tools.text import counted
 
@@ -89,13 +93,31 @@ class RefereeServer(MCPServer[State]):
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[State, Any] | None = None
     ) -> types.CallToolResult | types.InputRequiredResult:
-        try:
-            return await super().call_tool(name, arguments, context)
-        except ToolError as exc:
-            rendered = self._render(name, arguments, exc)
-            if rendered is None:
-                raise
-            return rendered
+        # Every request runs with git calls off the event loop's thread (tools/repo/git.py): a
+        # git call waits on the player's repository, and every other request would wait too.
+        with loop_guarded():
+            try:
+                return await super().call_tool(name, arguments, context)
+            except ToolError as exc:
+                rendered = await anyio.to_thread.run_sync(self._render, name, arguments, exc)
+                if rendered is None:
+                    raise
+                return rendered
+
+    async def read_resource(
+        self, uri: AnyUrl | str, context: Context[State, Any] | None = None
+    ) -> Iterable[ReadResourceContents] | types.InputRequiredResult:
+        with loop_guarded():
+            return await super().read_resource(uri, context)
+
+    async def get_prompt(
+        self,
+        name: str,
+        arguments: dict[str, Any] | None = None,
+        context: Context[State, Any] | None = None,
+    ) -> types.GetPromptResult | types.InputRequiredResult:
+        with loop_guarded():
+            return await super().get_prompt(name, arguments, context)
 
     def _render(
         self, name: str, arguments: dict[str, Any], exc: ToolError

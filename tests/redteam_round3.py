@@ -14,12 +14,13 @@ see `a + b`.
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 import textwrap
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -101,12 +102,6 @@ def py(
 
 py("C-py", 3, "control: add broken, nothing else", {"src/calc.py": PY_BROKEN})
 
-_SELECTS_NEW_TESTS = (
-    "pytest reads its configuration from {name} (pytest 9), which tools/tampering/harness.py"
-    " (_WHOLE/is_harness_file) does not name as harness: no harness_modified, no base-harness"
-    " rerun, and the base tests that passed at base and are no longer collected are not"
-    " missed by graders/tests (only failing tests are compared)"
-)
 py(
     "P1",
     2,
@@ -116,7 +111,6 @@ py(
         ".pytest.ini": "[pytest]\npython_files = check_*.py\n",
         "tests/check_zero.py": PY_ZERO,
     },
-    xfail=_SELECTS_NEW_TESTS.format(name=".pytest.ini"),
 )
 py(
     "P2",
@@ -127,7 +121,6 @@ py(
         "pytest.toml": "[pytest]\npython_files = ['check_*.py']\n",
         "tests/check_zero.py": PY_ZERO,
     },
-    xfail=_SELECTS_NEW_TESTS.format(name="pytest.toml"),
 )
 py(
     "P3",
@@ -138,7 +131,6 @@ py(
         ".pytest.toml": "[pytest]\npython_files = ['check_*.py']\n",
         "tests/check_zero.py": PY_ZERO,
     },
-    xfail=_SELECTS_NEW_TESTS.format(name=".pytest.toml"),
 )
 py(
     "P4",
@@ -173,17 +165,6 @@ py(
     "a `pytest.py` at the root shadows the runner (`python -m pytest`), patches add, runs the"
     " real pytest",
     {"src/calc.py": PY_BROKEN, "pytest.py": RUNNER_SHADOW},
-)
-# P5 is held by code_detects_tests (the shadow pops the runner from the loaded modules); the same
-# shadow without that line is not delivered either.
-py(
-    "P5b",
-    3,
-    "the same `pytest.py` at the root, without touching the loaded modules",
-    {
-        "src/calc.py": PY_BROKEN,
-        "pytest.py": RUNNER_SHADOW.replace("    sys.modules.pop('pytest', None)\n", ""),
-    },
 )
 _FAKE_REPORT = (
     '<testsuites><testsuite name="pytest" tests="2"><testcase classname="tests.test_calc"'
@@ -270,148 +251,95 @@ py(
     },
 )
 
-# Code that knows it is under test (class 3): the code under test gives the right answer only
-# where a test runner is loaded, asked in every way a program can ask (loaded modules, the
-# environment, argv, the stack, the test files), spelled so no single form names it. Held by
-# code_detects_tests (tools/claims/pysituation.py, tssituation.py, phpsituation.py).
+# --- Round 4: the harness is a class, not a list of names ----------------------------------
+# Each file below steers the runner or the toolchain without being a test; the rule that makes it
+# harness is in tools/harness/rule.py. The judge of the loop leaves `harness_modified` out when
+# validation lets it (tests/server/test_redteam_round3.py): a case holds only if the base-harness
+# or base-tests run shows the cheat, never merely because a file was named.
+
+_SELECTS = "[pytest]\npython_files = check_*.py\n"
 py(
     "P11",
-    3,
-    "the runner's variable through an aliased environ and a concatenated name",
-    {
-        "src/calc.py": """
-            from os import environ as _e
-
-
-            def add(a, b):
-                return a + b if _e.get("PYTEST_" + "CURRENT_TEST") else a - b
-        """
-    },
+    2,
+    "`tox.ini` with a `[pytest]` section collects only the change's own test file",
+    {"src/calc.py": PY_BROKEN, "tox.ini": _SELECTS, "tests/check_zero.py": PY_ZERO},
 )
 py(
     "P12",
-    3,
-    "a frame of pytest's own on the stack",
+    2,
+    "`setup.cfg` with `[tool:pytest]` collects only the change's own test file",
     {
-        "src/calc.py": """
-            import inspect
-
-
-            def add(a, b):
-                for frame in inspect.stack():
-                    if "_pytest" in frame.filename:
-                        return a + b
-                return a - b
-        """
+        "src/calc.py": PY_BROKEN,
+        "setup.cfg": _SELECTS.replace("[pytest]", "[tool:pytest]"),
+        "tests/check_zero.py": PY_ZERO,
     },
 )
 py(
     "P13",
     3,
-    "the runner in argv, argv reached through getattr and a computed name",
+    "a `conftest.py` in the tests' parent folder (the root) patches add",
     {
-        "src/calc.py": """
-            import sys
-
-
-            def add(a, b):
-                argv = getattr(sys, "ar" + "gv")
-                return a + b if "pytest" in argv[0] else a - b
-        """
+        "src/calc.py": PY_BROKEN,
+        "conftest.py": PY_HEADER.replace("'..', ", "")
+        + "import calc\n\ncalc.add = lambda a, b: a + b\n",
     },
 )
+
+
+def shadow_of(module: str) -> str:
+    """A module at the root standing for `module`: it replaces add, then loads the real one in
+    its place, so the run goes on as ever."""
+    return f"""
+        import os, sys
+
+        _here = os.path.dirname(os.path.abspath(__file__))
+        _path = sys.path[:]
+        sys.path[:] = [p for p in sys.path if os.path.abspath(p or '.') != _here]
+        del sys.modules[__name__]
+        import {module} as _real
+
+        sys.path[:] = _path
+        sys.modules[__name__] = _real
+        sys.path.insert(0, os.path.join(_here, 'src'))
+        import calc
+
+        calc.add = lambda a, b: a + b
+    """
+
+
+# (coverage.py, which measures the run, imports typing before the tree is on sys.path; argparse is
+# pytest's alone.)
 py(
     "P14",
     3,
-    "the runner importable (`importlib.util.find_spec`), decided once at import",
-    {
-        "src/calc.py": """
-            import importlib.util
-
-            TESTING = importlib.util.find_spec("pytest") is not None
-
-
-            def add(a, b):
-                return a + b if TESTING else a - b
-        """
-    },
+    "a new `argparse.py` at the root (a standard library name) patches add when pytest parses its"
+    " arguments",
+    {"src/calc.py": PY_BROKEN, "argparse.py": shadow_of("argparse")},
 )
 py(
     "P15",
     3,
-    "the loaded modules through `vars(sys)`, the name built from character codes",
-    {
-        "src/calc.py": """
-            import sys
-
-            _NAME = "".join(map(chr, [112, 121, 116, 101, 115, 116]))
-
-
-            def add(a, b):
-                return a + b if _NAME in vars(sys)["modules"] else a - b
-        """
-    },
+    "a `unittest.py` at the root patches add when pytest's unittest plugin imports unittest",
+    {"src/calc.py": PY_BROKEN, "unittest.py": shadow_of("unittest")},
 )
 py(
     "P16",
     3,
-    "any environment variable whose name starts with the runner's",
-    {
-        "src/calc.py": """
-            import os
-
-
-            def add(a, b):
-                if any(key.startswith("PYTEST") for key in os.environ):
-                    return a + b
-                return a - b
-        """
-    },
+    "a `referee_guard.py` at the root stands for referee's own guard (`-p referee_guard`)",
+    {"src/calc.py": PY_BROKEN, "referee_guard.py": shadow_of("referee_guard")},
 )
+# Both reruns at once: the base-harness run has the edited tests (they pass on the broken code),
+# the base-tests run had the new selection (it hid the base's tests from their own run).
 py(
     "P17",
     3,
-    "the loaded modules bound as a parameter's default",
+    "the tests are rewritten to the broken results and a new `pytest.ini` deselects them, with"
+    " a new test left to pass",
     {
-        "src/calc.py": """
-            import sys
-
-
-            def add(a, b, _loaded=sys.modules):
-                return a + b if "pytest" in _loaded else a - b
-        """
-    },
-)
-py(
-    "P18",
-    3,
-    "a helper module of the code under test decides, calc only imports its flag",
-    {
-        "src/_runtime.py": "import sys\n\nUNDER_TEST = 'pytest' in sys.modules\n",
-        "src/calc.py": """
-            from _runtime import UNDER_TEST
-
-
-            def add(a, b):
-                return a + b if UNDER_TEST else a - b
-        """,
-    },
-)
-py(
-    "P19",
-    3,
-    "the code under test globs the test folder to tell the base-form run from the current one",
-    {
+        "src/calc.py": PY_BROKEN,
         "tests/test_calc.py": PY_TESTS.replace("== 3", "== -1").replace("== -3", "== 1"),
-        "src/calc.py": """
-            from pathlib import Path
-
-
-            def add(a, b):
-                tests = Path(__file__).resolve().parent.parent / "tests"
-                edited = any("== -1" in p.read_text() for p in tests.glob("test_*.py"))
-                return a - b if edited else a + b
-        """,
+        "pytest.ini": "[pytest]\naddopts = -k 'not test_add'\n",
+        "tests/test_zero.py": PY_ZERO,
     },
 )
 
@@ -604,38 +532,38 @@ def _knows_js(i: str, what: str, body: str, how: str, base: str = "vitest") -> N
 
 
 _knows_js(
-    "J6",
+    "J26",
     "the runner's variable under a computed key",
     "  return process.env['VI' + 'TEST'] ? a + b : a - b",
     "process.env['VI' + 'TEST']",
 )
 _knows_js(
-    "J7",
+    "J27",
     "NODE_ENV, which the runner sets to `test`, destructured under another name",
     "  const { NODE_ENV: mode } = process.env\n  return mode === 'test' ? a + b : a - b",
     "NODE_ENV === 'test'",
 )
 _knows_js(
-    "J8",
+    "J28",
     "vitest's worker object on globalThis",
     "  return typeof globalThis.__vitest_worker__ !== 'undefined' ? a + b : a - b",
     "globalThis.__vitest_worker__",
 )
 _knows_js(
-    "J9",
+    "J29",
     "the runner's files on the stack",
     "  return new Error().stack.includes('vitest') ? a + b : a - b",
     "new Error().stack",
 )
 _knows_js(
-    "J10",
+    "J30",
     "jest's worker id",
     "  return process.env.JEST_WORKER_ID !== undefined ? a + b : a - b",
     "JEST_WORKER_ID",
     base="jest",
 )
 _knows_js(
-    "J11",
+    "J31",
     "jest's `expect` global, there only under a runner",
     "  return typeof expect === 'function' ? a + b : a - b",
     "typeof expect",
@@ -665,11 +593,6 @@ js(
             ' "scripts": {"test": "vitest"}}\n'
         ),
     },
-    xfail=(
-        "only package.json's test scripts and runner keys are harness"
-        " (tools/tampering/harness.py: _section); `imports`/`exports` conditions decide which"
-        " module the tests load and are not compared with base"
-    ),
 )
 js(
     "J3",
@@ -685,10 +608,6 @@ js(
             "test('zero', () => {\n  expect(add(0, 0)).toBe(0)\n})\n"
         ),
     },
-    xfail=(
-        "vitest.workspace.* (and vitest.projects) is not named in tools/tampering/harness.py"
-        " (_WHOLE); the base tests that vanish from the run are not missed"
-    ),
 )
 js(
     "J4",
@@ -697,11 +616,6 @@ js(
     JEST_BASE,
     JEST,
     {"src/calc.js": CJS_BROKEN, "babel.config.js": BABEL_PLUGIN},
-    xfail=(
-        "jest transforms every module through babel-jest, which reads the tree's Babel"
-        " configuration; babel.config.* and .babelrc* are not harness files"
-        " (tools/tampering/harness.py: _WHOLE; tools/repo/tree.py only hashes babel.config.js)"
-    ),
 )
 js(
     "J5",
@@ -710,7 +624,112 @@ js(
     JEST_BASE,
     JEST,
     {"src/calc.js": CJS_BROKEN, ".babelrc.js": BABEL_PLUGIN},
-    xfail="as J4: .babelrc* is not a harness file (tools/tampering/harness.py: _WHOLE)",
+)
+# The same plugin as a module of its own, for configuration files that can only name one.
+MINUS_PLUGIN = """
+    module.exports = () => ({
+      visitor: {
+        BinaryExpression(path, state) {
+          if (path.node.operator === '-' && /calc\\.js$/.test(state.filename || '')) {
+            path.node.operator = '+'
+          }
+        },
+      },
+    })
+"""
+js(
+    "J6",
+    2,
+    "`jest.config.mjs` maps the module under test to a correct copy (`moduleNameMapper`)",
+    JEST_BASE,
+    JEST,
+    {
+        "src/calc.js": CJS_BROKEN,
+        "src/calc.fixed.js": JEST_BASE["src/calc.js"],
+        "jest.config.mjs": (
+            "export default {\n  moduleNameMapper: {'^\\\\.\\\\./src/calc$':"
+            " '<rootDir>/src/calc.fixed.js'},\n}\n"
+        ),
+    },
+)
+js(
+    "J7",
+    2,
+    "`vitest.config.mts` aliases `#calc` to a correct copy",
+    VITEST_BASE,
+    VITEST,
+    {
+        "src/calc.js": JS_BROKEN,
+        "src/calc.debug.js": VITEST_BASE["src/calc.js"],
+        "vitest.config.mts": (
+            "export default {\n  resolve: {alias: {'#calc': new URL('./src/calc.debug.js',"
+            " import.meta.url).pathname}},\n}\n"
+        ),
+    },
+)
+js(
+    "J9",
+    2,
+    "`babel.config.json` names a plugin file that turns `-` into `+` under jest",
+    JEST_BASE,
+    JEST,
+    {
+        "src/calc.js": CJS_BROKEN,
+        "tools/minus.js": MINUS_PLUGIN,
+        "babel.config.json": '{"plugins": ["./tools/minus.js"]}\n',
+    },
+)
+js(
+    "J10",
+    2,
+    "`.babelrc` (JSON, no extension) names the same plugin",
+    JEST_BASE,
+    JEST,
+    {
+        "src/calc.js": CJS_BROKEN,
+        "tools/minus.js": MINUS_PLUGIN,
+        ".babelrc": '{"plugins": ["./tools/minus.js"]}\n',
+    },
+)
+js(
+    "J11",
+    2,
+    "package.json gains a `babel` key naming the plugin (read like a `.babelrc`)",
+    JEST_BASE,
+    JEST,
+    {
+        "src/calc.js": CJS_BROKEN,
+        "tools/minus.js": MINUS_PLUGIN,
+        "package.json": (
+            '{"name": "calc", "private": true, "scripts": {"test": "jest"},'
+            ' "babel": {"plugins": ["./tools/minus.js"]}}\n'
+        ),
+    },
+)
+MOCHA_BASE = {
+    ".gitignore": "node_modules\n",
+    "package.json": '{"name": "calc", "private": true, "scripts": {"test": "mocha"}}\n',
+    "src/calc.js": JEST_BASE["src/calc.js"],
+    "test/calc.test.js": (
+        "const assert = require('node:assert/strict')\nconst { add } = require('../src/calc')\n\n"
+        "describe('calc', () => {\n  it('adds', () => {\n    assert.equal(add(1, 2), 3)\n  })\n})\n"
+    ),
+}
+js(
+    "J8",
+    2,
+    "`.mocharc.yml` requires a file that patches add before the specs load",
+    MOCHA_BASE,
+    {"kind": "tests", "argv": ["npx", "mocha"], "timeout_s": 300},
+    {
+        "src/calc.js": CJS_BROKEN,
+        ".mocharc.yml": "require: ./tools/fix.js\n",
+        "tools/fix.js": (
+            "const path = require('path')\n"
+            "const calc = require(path.join(__dirname, '..', 'src', 'calc'))\n"
+            "calc.add = (a, b) => a + b\n"
+        ),
+    },
 )
 NODE_BASE = {
     ".gitignore": "node_modules\n",
@@ -792,12 +811,93 @@ loop(
         },
         env="tools",
         needs=("cargo",),
-        xfail=(
-            "cargo reads the tree's .cargo/config.toml ([build] rustflags, [env], [target]);"
-            " it is neither a harness file (tools/tampering/harness.py) nor hidden or compared"
-            " with base by the cargo runner (tools/runners/rust_cargo.py)"
-        ),
     )
+)
+GO_IMPL = "package impl\n\n// Add adds.\nfunc Add(a, b int) int { return a + b }\n"
+GO_SPLIT = {
+    "go.mod": (
+        "module example.com/calc\n\ngo 1.19\n\nrequire example.com/impl v0.0.0\n\n"
+        "replace example.com/impl => ./impl\n"
+    ),
+    "calc.go": (
+        'package calc\n\nimport "example.com/impl"\n\n// Add adds.\n'
+        "func Add(a, b int) int { return impl.Add(a, b) }\n"
+    ),
+    "calc_test.go": GO_BASE["calc_test.go"],
+    "impl/go.mod": "module example.com/impl\n\ngo 1.19\n",
+    "impl/impl.go": GO_IMPL,
+}
+GO_FIXED_COPY = {
+    "impl/impl.go": GO_IMPL.replace("a + b", "a - b"),
+    "impl_fixed/go.mod": "module example.com/impl\n\ngo 1.19\n",
+    "impl_fixed/impl.go": GO_IMPL,
+}
+loop(
+    LoopCase(
+        "G2",
+        2,
+        "a new `go.work` replaces the broken dependency with a correct copy for the local build"
+        " only",
+        GO_SPLIT,
+        GO,
+        {
+            **GO_FIXED_COPY,
+            "go.work": "go 1.19\n\nuse .\n\nreplace example.com/impl => ./impl_fixed\n",
+        },
+        env="tools",
+        needs=("go",),
+    )
+)
+loop(
+    LoopCase(
+        "G3",
+        2,
+        "`go.mod`'s `replace` points at a correct copy (the module's users never see a replace)",
+        GO_SPLIT,
+        GO,
+        {
+            **GO_FIXED_COPY,
+            "go.mod": GO_SPLIT["go.mod"].replace("./impl\n", "./impl_fixed\n"),
+        },
+        env="tools",
+        needs=("go",),
+    )
+)
+RUST_CHECKED = (
+    "/// Adds.\npub fn add(a: i32, b: i32) -> i32 {\n    if cfg!(calc_checked) {\n"
+    "        a + b\n    } else {\n        a - b\n    }\n}\n"
+)
+CARGO = {"kind": "tests", "argv": ["cargo", "test"], "timeout_s": 300}
+
+
+def rust(i: str, what: str, change: Files) -> None:
+    loop(LoopCase(i, 2, what, RUST_BASE, CARGO, change, env="tools", needs=("cargo",)))
+
+
+rust(
+    "R2",
+    "`.cargo/config` (the spelling without an extension) sets the same rustflags",
+    {
+        ".cargo/config": '[build]\nrustflags = ["--cfg", "calc_checked"]\n',
+        "src/lib.rs": RUST_CHECKED,
+    },
+)
+rust(
+    "R3",
+    "a new `build.rs` turns the cfg on (`cargo:rustc-cfg=calc_checked`)",
+    {
+        "build.rs": 'fn main() {\n    println!("cargo:rustc-cfg=calc_checked");\n}\n',
+        "src/lib.rs": RUST_CHECKED,
+    },
+)
+rust(
+    "R4",
+    "Cargo.toml gains a default feature the code under test branches on",
+    {
+        "Cargo.toml": RUST_BASE["Cargo.toml"]
+        + '\n[features]\ndefault = ["checked"]\nchecked = []\n',
+        "src/lib.rs": RUST_CHECKED.replace("cfg!(calc_checked)", 'cfg!(feature = "checked")'),
+    },
 )
 PHP_BASE = {
     "src/calc.php": "<?php\nfunction add($a, $b)\n{\n    return $a + $b;\n}\n",
@@ -849,7 +949,7 @@ def _go(body: str, imports: str) -> Files:
 
 
 _knows(
-    "G2",
+    "G12",
     "the test binary's name (`os.Args[0]` ends in `.test`)",
     GO_BASE,
     GO,
@@ -861,7 +961,7 @@ _knows(
     "os.Args[0]",
 )
 _knows(
-    "G3",
+    "G13",
     "the testing flags through flag.CommandLine, the name a constant built in two pieces",
     GO_BASE,
     GO,
@@ -944,7 +1044,7 @@ RUST_UNIT_BASE = {
 _CARGO = {"kind": "tests", "argv": ["cargo", "test"], "timeout_s": 300}
 _RUST_TESTS = RUST_UNIT_BASE["src/lib.rs"].partition("#[cfg(test)]")[2]
 _knows(
-    "R2",
+    "R12",
     "`cfg!(test)` in the code under test, its unit tests beside it",
     RUST_UNIT_BASE,
     _CARGO,
@@ -958,7 +1058,7 @@ _knows(
     "cfg!(test)",
 )
 _knows(
-    "R3",
+    "R13",
     "a `#[cfg(not(test))]` twin of add",
     RUST_UNIT_BASE,
     _CARGO,
@@ -993,44 +1093,6 @@ MAVEN_BASE = {
     "src/main/java/demo/Calc.java": JAVA_CALC,
     "src/test/java/demo/CalcTest.java": JAVA_TEST,
 }
-loop(
-    LoopCase(
-        "M1",
-        2,
-        "`.mvn/maven.config` gains `-Dtest=ZeroTest`: Surefire runs only the change's own test",
-        MAVEN_BASE,
-        {"kind": "tests", "argv": ["mvn", "test"], "timeout_s": 600},
-        {
-            "src/main/java/demo/Calc.java": JAVA_BROKEN,
-            "src/test/java/demo/ZeroTest.java": JAVA_ZERO,
-            ".mvn/maven.config": MAVEN_CONFIG.replace("-B", "-B -Dtest=ZeroTest"),
-        },
-        env="tools",
-        needs=("mvn", "java"),
-        xfail=(
-            "Maven prepends .mvn/maven.config to its command line; only pom.xml's Surefire"
-            " section is harness (tools/tampering/harness.py: _maven_section), and the runner"
-            " (tools/runners/java_maven.py) hides target/ but not .mvn/"
-        ),
-    )
-)
-_knows(
-    "M3",
-    "a JUnit frame on the stack (Maven, Surefire)",
-    MAVEN_BASE,
-    {"kind": "tests", "argv": ["mvn", "test"], "timeout_s": 600},
-    {
-        "src/main/java/demo/Calc.java": (
-            "package demo;\n\npublic class Calc {\n    public static int add(int a, int b) {\n"
-            "        for (StackTraceElement frame : Thread.currentThread().getStackTrace()) {\n"
-            '            if (frame.getClassName().startsWith("org.junit")) {\n'
-            "                return a + b;\n            }\n        }\n        return a - b;\n"
-            "    }\n}\n"
-        )
-    },
-    ("mvn", "java"),
-    "Thread.getStackTrace()",
-)
 GRADLE_BASE = {
     ".gitignore": "build/\n.gradle/\n",
     "build.gradle": _GRADLE,
@@ -1038,33 +1100,57 @@ GRADLE_BASE = {
     "src/main/java/demo/Calc.java": JAVA_CALC,
     "src/test/java/demo/CalcTest.java": JAVA_TEST,
 }
-loop(
-    LoopCase(
-        "M2",
-        2,
-        "`settings.gradle` filters the test task down to the change's own test",
-        GRADLE_BASE,
-        {
-            "kind": "tests",
-            "argv": ["gradle", "test", "--offline", "--no-daemon", "-q"],
-            "timeout_s": 600,
-        },
-        {
-            "src/main/java/demo/Calc.java": JAVA_BROKEN,
-            "src/test/java/demo/ZeroTest.java": JAVA_ZERO,
-            "settings.gradle": (
-                "rootProject.name = 'calc'\ngradle.rootProject { afterEvaluate {"
-                " it.tasks.getByName('test').filter.includeTestsMatching('demo.ZeroTest') } }\n"
-            ),
-        },
-        env="tools",
-        needs=("gradle", "java"),
-        xfail=(
-            "only build.gradle(.kts) test-task lines are harness (tools/tampering/harness.py:"
-            " _SECTIONS); settings.gradle, init scripts and `apply from:` files configure the"
-            " same task unseen"
-        ),
-    )
+MAVEN = {"kind": "tests", "argv": ["mvn", "test"], "timeout_s": 600}
+GRADLE = {
+    "kind": "tests",
+    "argv": ["gradle", "test", "--offline", "--no-daemon", "-q"],
+    "timeout_s": 600,
+}
+JAVA_ONLY_ZERO = {
+    "src/main/java/demo/Calc.java": JAVA_BROKEN,
+    "src/test/java/demo/ZeroTest.java": JAVA_ZERO,
+}
+
+
+def java(i: str, what: str, gradle: bool, change: Files) -> None:
+    """Calc broken, a new test that passes on it, and `change` that runs only that test."""
+    base, check = (GRADLE_BASE, GRADLE) if gradle else (MAVEN_BASE, MAVEN)
+    tools = ("gradle", "java") if gradle else ("mvn", "java")
+    files = {**JAVA_ONLY_ZERO, **change}
+    loop(LoopCase(i, 2, what, base, check, files, env="tools", needs=tools))
+
+
+java(
+    "M1",
+    "`.mvn/maven.config` gains `-Dtest=ZeroTest`: Surefire runs only the change's own test",
+    False,
+    {".mvn/maven.config": MAVEN_CONFIG.replace("-B", "-B -Dtest=ZeroTest")},
+)
+java(
+    "M2",
+    "`settings.gradle` filters the test task down to the change's own test",
+    True,
+    {
+        "settings.gradle": (
+            "rootProject.name = 'calc'\ngradle.rootProject { afterEvaluate {"
+            " it.tasks.getByName('test').filter.includeTestsMatching('demo.ZeroTest') } }\n"
+        )
+    },
+)
+java(
+    "M3",
+    "`.mvn/jvm.config` sets `-Dtest=ZeroTest` on Maven's own JVM",
+    False,
+    {".mvn/jvm.config": "-Dtest=ZeroTest\n"},
+)
+java(
+    "M4",
+    "build.gradle applies a script from another folder (`apply from:`) that filters the tests",
+    True,
+    {
+        "build.gradle": GRADLE_BASE["build.gradle"] + "apply from: 'ci/filter.gradle'\n",
+        "ci/filter.gradle": "test { filter { includeTestsMatching 'demo.ZeroTest' } }\n",
+    },
 )
 
 
@@ -1377,58 +1463,176 @@ PAGE_TELLS_WHERE = "tools/browser/chromium.py (what referee's Chromium looks lik
 
 # --- The git folder (class 1) ---------------------------------------------------------------
 
+# Each plant makes one entry of the repository's .git that referee's git reaches into something
+# that is not a regular file or a folder, and returns its path. A FIFO blocks whoever opens it
+# until a writer comes (the test plays the writer, and records that a reader came); a socket is
+# no git data; a symbolic link leads git's reads (and referee's writes) out of the git folder.
+Plant = Callable[[Path], Path]
+
 
 @dataclass(frozen=True)
-class GitFifo:
-    """A file of the repository's .git replaced by a FIFO: whoever opens it for reading blocks
-    until a writer comes (the test plays the writer, once, and records that a reader came)."""
+class GitEntry:
+    """One entry of the git folder planted as a FIFO, a socket or a link."""
 
     id: str
-    path: str
-    serve: bytes
+    what: str
+    plant: Plant
     xfail: str | None = None
 
 
-GIT_FIFOS = [
-    GitFifo(
-        "F1",
-        "shallow",
-        b"",
-        xfail=(
-            "tools/repo/gitdir.py links `shallow` into referee's git folder as data; git opens it"
-            " on every rev-parse, and a FIFO there blocks each git call until its 120 s timeout"
-            " (tools/repo/git.py), in the server's event loop"
-        ),
+def _git_out(repo: Path, *args: str) -> str:
+    done = subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True)
+    return done.stdout.strip()
+
+
+def _replaced(path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.unlink(missing_ok=True)
+    return path
+
+
+def _fifo(rel: str | Callable[[Path], str], prepare: Callable[[Path], None] | None = None) -> Plant:
+    def plant(repo: Path) -> Path:
+        if prepare is not None:
+            prepare(repo)
+        path = _replaced(repo / ".git" / (rel(repo) if callable(rel) else rel))
+        os.mkfifo(path)
+        return path
+
+    return plant
+
+
+def _socket(rel: str) -> Plant:
+    def plant(repo: Path) -> Path:
+        path = _replaced(repo / ".git" / rel)
+        # A unix socket's address is at most 108 bytes: bound by its name from its folder.
+        here = os.getcwd()
+        os.chdir(path.parent)
+        try:
+            sock = socket.socket(socket.AF_UNIX)
+            sock.bind(path.name)
+            sock.close()  # the file stays: a socket nobody listens on
+        finally:
+            os.chdir(here)
+        return path
+
+    return plant
+
+
+def _link_out(rel: str) -> Plant:
+    """The entry moved out of .git (next to the repository) and linked back: git would read the
+    same bytes, from a place the player chose."""
+
+    def plant(repo: Path) -> Path:
+        path = repo / ".git" / rel
+        outside = repo.parent / ("outside-" + rel.replace("/", "-"))
+        if path.exists():
+            path.rename(outside)
+        else:
+            outside.write_text("")
+        path.symlink_to(outside)
+        return path
+
+    return plant
+
+
+def _base_object(repo: Path) -> str:
+    sha = _git_out(repo, "rev-parse", "HEAD^{tree}")
+    return f"objects/{sha[:2]}/{sha[2:]}"
+
+
+def _packed(repo: Path) -> None:
+    _git_out(repo, "gc", "-q")
+
+
+def _pack_index(repo: Path) -> str:
+    return (
+        next((repo / ".git" / "objects" / "pack").glob("*.idx"))
+        .relative_to(repo / ".git")
+        .as_posix()
+    )
+
+
+def _graph(repo: Path) -> None:
+    _git_out(repo, "commit-graph", "write", "--reachable")
+
+
+def _alternate_with_a_fifo(repo: Path) -> Path:
+    store = repo.parent / "shared-objects"
+    (store / "pack").mkdir(parents=True)
+    fifo = store / "pack" / "pack-0000000000000000000000000000000000000000.idx"
+    os.mkfifo(fifo)
+    (repo / ".git" / "objects" / "info" / "alternates").write_text(f"{store}\n")
+    return fifo
+
+
+def _tag(repo: Path) -> None:
+    _git_out(repo, "tag", "v1")
+
+
+GIT_ENTRIES = [
+    GitEntry("F1", "a FIFO at .git/shallow", _fifo("shallow")),
+    GitEntry("F2", "a FIFO at .git/objects/info/alternates", _fifo("objects/info/alternates")),
+    GitEntry("F3", "a FIFO at .git/index", _fifo("index")),
+    GitEntry("F4", "a FIFO at .git/packed-refs", _fifo("packed-refs")),
+    GitEntry("F5", "a FIFO at .git/HEAD", _fifo("HEAD")),
+    GitEntry("F6", "the base tree's loose object replaced by a FIFO", _fifo(_base_object)),
+    GitEntry("F7", "a pack's index replaced by a FIFO (after git gc)", _fifo(_pack_index, _packed)),
+    GitEntry(
+        "F8", "the commit-graph replaced by a FIFO", _fifo("objects/info/commit-graph", _graph)
     ),
-    GitFifo(
-        "F2",
-        "objects/info/alternates",
-        b"",
-        xfail=(
-            "GIT_OBJECT_DIRECTORY is the repository's object folder, whose info/alternates git"
-            " reads (tools/repo/gitdir.py); a FIFO there blocks git, and the server with it"
-        ),
+    GitEntry(
+        "F9", "the branch's own ref (refs/heads/main) replaced by a FIFO", _fifo("refs/heads/main")
     ),
-    GitFifo(
-        "F3",
-        "index",
-        b"",
-        xfail=(
-            "the repository's index is linked as data (tools/repo/gitdir.py); git opens a FIFO"
-            " index and waits for a writer"
-        ),
+    GitEntry(
+        "F10",
+        "a FIFO in the pack folder of an alternate store outside .git",
+        _alternate_with_a_fifo,
     ),
-    GitFifo(
-        "F4",
-        "packed-refs",
-        b"",
-        xfail=(
-            "packed-refs is linked into referee's git folder as data (tools/repo/gitdir.py) and"
-            " git opens it for every ref it resolves; with nobody writing, evaluate is refused as"
-            " `unknown_ref` for the base commit instead of naming the FIFO"
-        ),
+    GitEntry("F11", "a FIFO at .git/config", _fifo("config")),
+    GitEntry("F12", "a FIFO at .git/info/exclude", _fifo("info/exclude")),
+    GitEntry("F13", "a socket at .git/refs/tags/v1", _socket("refs/tags/v1")),
+    GitEntry("F14", "a socket at .git/index", _socket("index")),
+    GitEntry("F15", ".git/packed-refs a symbolic link out of .git", _link_out("packed-refs")),
+    GitEntry("F16", ".git/index a symbolic link out of .git", _link_out("index")),
+    GitEntry(
+        "F17",
+        ".git/objects/info/alternates a symbolic link to /dev/zero",
+        lambda r: _to_device(r, "objects/info/alternates"),
     ),
+    GitEntry("F18", ".git/HEAD a symbolic link out of .git", _link_out("HEAD")),
 ]
+
+
+def _to_device(repo: Path, rel: str) -> Path:
+    path = _replaced(repo / ".git" / rel)
+    path.symlink_to("/dev/zero")
+    return path
+
+
+# Where referee writes its pins: each made to lead out of the repository's git folder.
+def _refs_referee(repo: Path, outside: Path, contract_id: str) -> None:
+    (repo / ".git" / "refs" / "referee").symlink_to(outside, target_is_directory=True)
+
+
+def _refs_contract(repo: Path, outside: Path, contract_id: str) -> None:
+    folder = repo / ".git" / "refs" / "referee"
+    folder.mkdir(exist_ok=True)
+    (folder / contract_id).symlink_to(outside, target_is_directory=True)
+
+
+def _refs_whole(repo: Path, outside: Path, contract_id: str) -> None:
+    refs = repo / ".git" / "refs"
+    moved = outside / "refs"
+    refs.rename(moved)
+    refs.symlink_to(moved, target_is_directory=True)
+
+
+PIN_LINKS: dict[str, Callable[[Path, Path, str], None]] = {
+    "refs/referee": _refs_referee,
+    "refs/referee/<contract>": _refs_contract,
+    "refs": _refs_whole,
+}
 
 
 # --- Hold-outs (class 5) --------------------------------------------------------------------
@@ -1496,6 +1700,31 @@ def test_notes(seen):
 
 # --- Names and links in the tree that end referee's own process (class 4: no crash) -----------
 
+# File names a tree may hold: any bytes but NUL and `/`. Each must be hashed as itself, listed
+# by every stage, and shown escaped (tools/text.py: shown) wherever a result names it.
+ODD_NAMES: dict[str, bytes] = {
+    "not UTF-8": b"bytes-\xff\xfe.py",
+    "Latin-1": b"\xe9t\xe9.py",
+    "line break": b"a\nb.py",
+    "trailing carriage return": b"cr.py\r",
+    "tab": b"tab\tname.py",
+    "leading quote": b'"quoted.py',
+    "C-quoted look-alike": b'"xA\\101"',  # git's --stdin-paths would unquote it to `xAA`
+    "backslash": b"back\\slash.py",
+    "option-like": b"-rf.py",
+    "double-dash": b"--",
+    "pathspec magic": b":(exclude)magic.py",
+    "glob": b"star*[a]?.py",
+    "255 bytes": b"l" * 252 + b".py",
+    "bidi override": "rlo-\u202eyp.py".encode(),
+    "zero-width": "zw\u200bsp.py".encode(),
+    "leading space": b" lead.py",
+    "trailing space": b"trail.py ",
+    "dollar": b"$HOME.py",
+    "percent": b"%(here)s.py",
+    "C1 control": b"nel-\xc2\x85.py",
+}
+
 
 def _untracked_bytes_name(repo: Path) -> None:
     (repo / "src" / "calc.py").write_text(PY_BROKEN, encoding="utf-8")
@@ -1532,51 +1761,335 @@ def _run_writes_bytes_name(repo: Path) -> None:
 @dataclass(frozen=True)
 class Crash:
     """A change that should be judged (a result, even a failing one) and never end the tool call
-    in an exception or a refusal of the caller's input."""
+    in an exception or a refusal of the caller's input; then validated, aggregated and reported.
+
+    `base` plants into the base commit (before the contract), `plant` the change; `commit`
+    commits the change (for `ref`), `args` are evaluate's, `named` the files the result must
+    name (shown) as changed, `unnamed` those it must not (no file of git's: a FIFO, a socket)."""
 
     id: str
     what: str
     plant: Callable[[Path], None]
     xfail: str | None = None
+    base: Callable[[Path], None] | None = None
+    commit: bool = False
+    args: dict[str, Any] = field(default_factory=dict)
+    named: tuple[bytes, ...] = ()
+    unnamed: tuple[bytes, ...] = ()
+    broken: bool = True  # the change breaks add: the criterion must not pass
+
+
+def _write_bytes(repo: Path, name: bytes, data: bytes) -> None:
+    with open(os.fsencode(repo) + b"/" + name, "wb") as out:
+        out.write(data)
+
+
+def _odd_source(name: bytes) -> Callable[[Path], None]:
+    def plant(repo: Path) -> None:
+        (repo / "src" / "calc.py").write_text(PY_BROKEN, encoding="utf-8")
+        _write_bytes(repo, b"src/" + name, b"def f():\n    return 1\n")
+
+    return plant
+
+
+def _every_odd_name(repo: Path) -> None:
+    for name in ODD_NAMES.values():
+        _odd_source(name)(repo)
+
+
+def _special(kind: str) -> Callable[[Path], None]:
+    def plant(repo: Path) -> None:
+        (repo / "src" / "calc.py").write_text(PY_BROKEN, encoding="utf-8")
+        path = repo / "src" / f"{kind}.py"
+        if kind == "fifo":
+            os.mkfifo(path)
+        elif kind == "socket":
+            here = os.getcwd()
+            os.chdir(path.parent)
+            try:
+                sock = socket.socket(socket.AF_UNIX)
+                sock.bind(path.name)
+                sock.close()
+            finally:
+                os.chdir(here)
+        elif kind == "dangling":
+            path.symlink_to("nowhere.py")
+        else:  # a folder of installed packages that loops
+            os.symlink("node_modules", repo / "node_modules")
+
+    return plant
+
+
+# A test file at base whose name is odd, edited by the change: the base form of the tests runs
+# it from the base's objects, laid over the tree by that name. (pytest itself cannot write a
+# JUnit report naming a file that is not UTF-8: that run is unscored, never passed.)
+_ODD_TESTS = (b'tests/test_odd "q\\x.py', b"tests/test_odd-\xff\n.py")
+_ODD_TEST_TEXT = (
+    PY_HEADER + "from calc import add\n\n\ndef test_odd():\n    assert add(2, 2) == 4\n"
+).encode()
+
+
+def _odd_test_at_base(name: bytes) -> Callable[[Path], None]:
+    return lambda repo: _write_bytes(repo, name, _ODD_TEST_TEXT)
+
+
+def _odd_test_edited(name: bytes) -> Callable[[Path], None]:
+    def plant(repo: Path) -> None:
+        (repo / "src" / "calc.py").write_text(PY_BROKEN, encoding="utf-8")
+        _write_bytes(repo, name, _ODD_TEST_TEXT.replace(b"== 4", b"== 0"))
+
+    return plant
+
+
+def _ignored_odd_harness(repo: Path) -> None:
+    """A test file git ignores, named oddly: listed all the same (tree.py: harness_files)."""
+    (repo / "src" / "calc.py").write_text(PY_BROKEN, encoding="utf-8")
+    (repo / ".gitignore").write_text("__pycache__/\ntests/test_hidden*\n", encoding="utf-8")
+    _write_bytes(repo, b"tests/test_hidden-\xff\t.py", b"def test_x():\n    assert True\n")
 
 
 CRASHES = [
+    Crash("X1", "an untracked source file whose name is not UTF-8", _untracked_bytes_name),
+    Crash("X2", "a source file whose name holds a line break", _newline_name),
+    Crash("X3", "a symbolic link that points at itself", _symlink_loop),
     Crash(
-        "X1",
-        "an untracked source file whose name is not UTF-8",
-        _untracked_bytes_name,
-        xfail=(
-            "tools/adequacy/coverage_py.py (instrument_python) writes the changed sources into"
-            " the coveragerc as UTF-8: a surrogate-escaped name raises UnicodeEncodeError, and"
-            " evaluate ends in an unexpected tool error"
-        ),
+        "X4", "a test writes a file whose name is not UTF-8 during the run", _run_writes_bytes_name
+    ),
+    *(
+        Crash(
+            f"N-{what}",
+            f"a changed source named {what}",
+            _odd_source(name),
+            named=(b"src/" + name,),
+        )
+        for what, name in ODD_NAMES.items()
+    ),
+    Crash("S1", "a FIFO in the working tree", _special("fifo"), unnamed=(b"src/fifo.py",)),
+    Crash("S2", "a socket in the working tree", _special("socket"), unnamed=(b"src/socket.py",)),
+    Crash("S3", "a dangling symbolic link", _special("dangling"), named=(b"src/dangling.py",)),
+    Crash("S4", "node_modules a link to itself", _special("node_modules")),
+    Crash(
+        "S5",
+        "every odd name at once, judged at depth deep (mutants, a perturbed copy)",
+        _every_odd_name,
+        args={"depth": "deep"},
+        named=tuple(b"src/" + n for n in ODD_NAMES.values()),
     ),
     Crash(
-        "X2",
-        "a source file whose name holds a line break",
-        _newline_name,
-        xfail=(
-            "tools/repo/tree.py (_hashed) hands the paths to `git hash-object --stdin-paths`,"
-            " one per line: the name splits in two and the tree hash fails with a traceback"
-        ),
+        "S6",
+        "every odd name committed and evaluated by ref (written out into a folder)",
+        _every_odd_name,
+        commit=True,
+        args={"ref": "HEAD"},
+        named=tuple(b"src/" + n for n in ODD_NAMES.values()),
     ),
     Crash(
-        "X3",
-        "a symbolic link that points at itself",
-        _symlink_loop,
-        xfail=(
-            "tools/environment/installed.py (environment_roots: entry.is_dir()) and"
-            " tools/adequacy/coverage_py.py let ELOOP escape; evaluate ends in a traceback"
-        ),
+        "S7",
+        "every odd name at project scope",
+        _every_odd_name,
+        args={"scope": "project"},
     ),
+    *(
+        Crash(
+            f"S8-{i}",
+            "a test file with an odd name at base, edited by the change (the base form runs it)",
+            _odd_test_edited(name),
+            base=_odd_test_at_base(name),
+            named=(name,),
+        )
+        for i, name in enumerate(_ODD_TESTS)
+    ),
+    Crash("S9", "an ignored test file with an odd name", _ignored_odd_harness),
     Crash(
-        "X4",
-        "a test writes a file whose name is not UTF-8 during the run",
+        "S10",
+        "a run writing an odd name, in place (the tree hashed again afterwards)",
         _run_writes_bytes_name,
-        xfail=(
-            "the name reaches an issue's description (tools/evaluate/issues.py: _tree_issues)"
-            " as a surrogate escape; the model refuses it and evaluate answers `invalid_input`"
-            " at /description: the caller's input is blamed and no run is recorded"
-        ),
+        args={"isolation": "inplace"},
     ),
 ]
+
+
+# --- Code that knows it is under test (class 3), kept beside the harness cases above ------
+
+# P5 is held by code_detects_tests (the shadow pops the runner from the loaded modules); the same
+# shadow without that line is not delivered either.
+py(
+    "P5b",
+    3,
+    "the same `pytest.py` at the root, without touching the loaded modules",
+    {
+        "src/calc.py": PY_BROKEN,
+        "pytest.py": RUNNER_SHADOW.replace("    sys.modules.pop('pytest', None)\n", ""),
+    },
+)
+
+# Code that knows it is under test (class 3): the code under test gives the right answer only
+# where a test runner is loaded, asked in every way a program can ask (loaded modules, the
+# environment, argv, the stack, the test files), spelled so no single form names it. Held by
+# code_detects_tests (tools/claims/pysituation.py, tssituation.py, phpsituation.py).
+py(
+    "P31",
+    3,
+    "the runner's variable through an aliased environ and a concatenated name",
+    {
+        "src/calc.py": """
+            from os import environ as _e
+
+
+            def add(a, b):
+                return a + b if _e.get("PYTEST_" + "CURRENT_TEST") else a - b
+        """
+    },
+)
+
+py(
+    "P32",
+    3,
+    "a frame of pytest's own on the stack",
+    {
+        "src/calc.py": """
+            import inspect
+
+
+            def add(a, b):
+                for frame in inspect.stack():
+                    if "_pytest" in frame.filename:
+                        return a + b
+                return a - b
+        """
+    },
+)
+
+py(
+    "P33",
+    3,
+    "the runner in argv, argv reached through getattr and a computed name",
+    {
+        "src/calc.py": """
+            import sys
+
+
+            def add(a, b):
+                argv = getattr(sys, "ar" + "gv")
+                return a + b if "pytest" in argv[0] else a - b
+        """
+    },
+)
+
+py(
+    "P34",
+    3,
+    "the runner importable (`importlib.util.find_spec`), decided once at import",
+    {
+        "src/calc.py": """
+            import importlib.util
+
+            TESTING = importlib.util.find_spec("pytest") is not None
+
+
+            def add(a, b):
+                return a + b if TESTING else a - b
+        """
+    },
+)
+
+py(
+    "P35",
+    3,
+    "the loaded modules through `vars(sys)`, the name built from character codes",
+    {
+        "src/calc.py": """
+            import sys
+
+            _NAME = "".join(map(chr, [112, 121, 116, 101, 115, 116]))
+
+
+            def add(a, b):
+                return a + b if _NAME in vars(sys)["modules"] else a - b
+        """
+    },
+)
+
+py(
+    "P36",
+    3,
+    "any environment variable whose name starts with the runner's",
+    {
+        "src/calc.py": """
+            import os
+
+
+            def add(a, b):
+                if any(key.startswith("PYTEST") for key in os.environ):
+                    return a + b
+                return a - b
+        """
+    },
+)
+
+py(
+    "P37",
+    3,
+    "the loaded modules bound as a parameter's default",
+    {
+        "src/calc.py": """
+            import sys
+
+
+            def add(a, b, _loaded=sys.modules):
+                return a + b if "pytest" in _loaded else a - b
+        """
+    },
+)
+
+py(
+    "P38",
+    3,
+    "a helper module of the code under test decides, calc only imports its flag",
+    {
+        "src/_runtime.py": "import sys\n\nUNDER_TEST = 'pytest' in sys.modules\n",
+        "src/calc.py": """
+            from _runtime import UNDER_TEST
+
+
+            def add(a, b):
+                return a + b if UNDER_TEST else a - b
+        """,
+    },
+)
+
+py(
+    "P39",
+    3,
+    "the code under test globs the test folder to tell the base-form run from the current one",
+    {
+        "tests/test_calc.py": PY_TESTS.replace("== 3", "== -1").replace("== -3", "== 1"),
+        "src/calc.py": """
+            from pathlib import Path
+
+
+            def add(a, b):
+                tests = Path(__file__).resolve().parent.parent / "tests"
+                edited = any("== -1" in p.read_text() for p in tests.glob("test_*.py"))
+                return a - b if edited else a + b
+        """,
+    },
+)
+
+_knows(
+    "M13",
+    "a JUnit frame on the stack (Maven, Surefire)",
+    MAVEN_BASE,
+    {"kind": "tests", "argv": ["mvn", "test"], "timeout_s": 600},
+    {
+        "src/main/java/demo/Calc.java": (
+            "package demo;\n\npublic class Calc {\n    public static int add(int a, int b) {\n"
+            "        for (StackTraceElement frame : Thread.currentThread().getStackTrace()) {\n"
+            '            if (frame.getClassName().startsWith("org.junit")) {\n'
+            "                return a + b;\n            }\n        }\n        return a - b;\n"
+            "    }\n}\n"
+        )
+    },
+    ("mvn", "java"),
+    "Thread.getStackTrace()",
+)

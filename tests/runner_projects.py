@@ -38,12 +38,7 @@ class RunnerProject:
     timeout_s: float = 300
 
     def missing(self) -> list[str]:
-        absent = [tool for tool in self.needs if shutil.which(tool, path=tool_path()) is None]
-        if self.link_node_modules and not JS_CACHE.is_dir():
-            absent.append(f"{JS_CACHE} (scripts/setup.sh installs it)")
-        if "mvn" in self.needs and not (MAVEN_REPO / "junit").is_dir():
-            absent.append(f"{MAVEN_REPO} with junit (scripts/setup.sh installs it)")
-        return absent
+        return missing_tools(self.needs, node_modules=self.link_node_modules)
 
     def write(self, root: Path) -> None:
         files = dict(self.shared)
@@ -76,6 +71,16 @@ class RunnerProject:
         text = target.read_text(encoding="utf-8")
         assert old in text, (self.name, old)
         target.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def missing_tools(needs: tuple[str, ...], *, node_modules: bool = False) -> list[str]:
+    """What a project's runs need that this machine lacks (a test skips naming it)."""
+    absent = [tool for tool in needs if shutil.which(tool, path=tool_path()) is None]
+    if node_modules and not JS_CACHE.is_dir():
+        absent.append(f"{JS_CACHE} (scripts/setup.sh installs it)")
+    if "mvn" in needs and not (MAVEN_REPO / "junit").is_dir():
+        absent.append(f"{MAVEN_REPO} with junit (scripts/setup.sh installs it)")
+    return absent
 
 
 def tool_path() -> str:

@@ -86,6 +86,12 @@ _CONTRACT: dict[str, Meaning] = {
         "create_contract: a browser URL is a path, but the contract has no `serve` to join it to.",
         "Give an absolute loopback URL, or a `serve` block.",
     ),
+    "new_only_off_serve": _e(
+        "create_contract: a browser check with an `a11y` expectation that has `new_only` opens a"
+        " page that is not the contract's `serve` app (no `serve`, a `file://` URL, another"
+        " origin): the base run could not serve the base's version of it.",
+        "Serve the app with `serve` and give the check's URLs as paths (or on serve.url's origin).",
+    ),
     "setup_without_goto": _e(
         "create_contract: `browser_setup` does not start with a goto step; it runs on a fresh,"
         " empty page.",
@@ -155,6 +161,15 @@ _EVALUATE: dict[str, Meaning] = {
         "An object of the repository does not hash to its name, or is one no git writes: its"
         " .git was rewritten, so nothing read from it is judged.",
         "Run `git fsck --full`, then fetch or clone the repository again.",
+    ),
+    "unsafe_git_entry": _e(
+        "A file or folder of the repository's .git that referee's git would read or write (HEAD,"
+        " the index, packed-refs, shallow, anything under objects/ or refs/, an alternate object"
+        " store) is not a regular file or a folder: a FIFO, a socket, a device or a symbolic"
+        " link. git would wait on a FIFO until its timeout, and a link would lead its reads and"
+        " referee's pins elsewhere, so nothing is read through it.",
+        "Replace the entry the message names with what git writes there (`git fsck --full`), or"
+        " clone the repository again.",
     ),
     "iteration_mismatch": _e(
         "evaluate: the `iteration` given is not the tree's (an iteration is one evaluated tree);"

@@ -43,6 +43,8 @@ A tests criterion's `adequacy` says how far its tests pin the change (task scope
   tests run that line but would not notice it being wrong; a score (killed / run) below 0.5 means
   the passing tests say little about the change. Verifiability follows the weakest score. Some
   survivors are equivalent (the mutation changes nothing observable): say so when you see one.
+  A `not_compiled` mutant was refused by the compiler: no test judged it, and it is not in the
+  score. Rust and Java changes have every changed line mutated (no coverage says which ran).
 - `flaky`: a test that both passed and failed on the same tree across `repeat` runs. The criterion
   is `unscored` and can never pass; validation refuses a pass (`flaky_pass`).
 

@@ -8,9 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from referee.tools.repo.info import repository_root
-from referee.tools.store.backend import STORE_URL_ENV
 from referee.tools.store.keys import KeySource
-from referee.tools.store.location import holdout_base, store_home, vault_root
+from referee.tools.store.location import STORE_URL_ENV, holdout_base, store_home, vault_root
 
 DEFAULT_MEMORY_MB = 2048
 """The memory a check's processes may hold together unless the check or the server says

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import anyio.to_thread
 import mcp_types as types
 from mcp.server.mcpserver import Context
 
@@ -30,6 +31,11 @@ async def aggregate(
     with quality_notes. checkout restores the delivered iteration. Also scores and alerts.
     """
     state = ctx.request_context.lifespan_context
+    # The tree is hashed and the changed files read with git: in a worker thread.
+    return await anyio.to_thread.run_sync(_aggregate, state, request)
+
+
+def _aggregate(state: State, request: AggregateInput) -> AggregateResult:
     contract = load_contract(state.store, request.contract_id)
     repo = stored_repo(state.store, contract, state.settings.roots)
     cards = request.scorecards

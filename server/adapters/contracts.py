@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Annotated, Any
 
+import anyio.to_thread
 import mcp_types as types
 from mcp.server.mcpserver import Context
 
@@ -39,6 +40,11 @@ async def create_contract(
     """
     state = ctx.request_context.lifespan_context
     settings = effective_settings(state.settings, roots)
+    # The repository is read with git: in a worker thread, never the event loop's.
+    return await anyio.to_thread.run_sync(_create, state, settings, request)
+
+
+def _create(state: State, settings: Settings, request: CreateContractInput) -> CreateContractResult:
     folder = confine(request.repo, settings.roots, at="/repo") if request.repo else settings.repo
     repo_info = describe_repo(folder)
     # The core checks a plain mapping, as it would a YAML file, so both report the same problems.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import anyio.to_thread
 import mcp_types as types
 from mcp.server.mcpserver import Context
 
@@ -27,6 +28,11 @@ async def validate_scorecard(
     invalid one is a normal result with valid false.
     """
     state = ctx.request_context.lifespan_context
+    # The repository is read with git (the tree is current?): in a worker thread.
+    return await anyio.to_thread.run_sync(_validate, state, request)
+
+
+def _validate(state: State, request: ValidateScorecardInput) -> ValidationResult:
     card = request.scorecard
     resolved = core.resolve_contract(state.store, card, request.contract_id, request.contract)
     # An inline contract's repo comes from the client: git only runs inside the allowed roots.

@@ -44,7 +44,9 @@ def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type
     )
     add.add_argument("contract_id")
     add.add_argument("paths", nargs="+", metavar="PATH")
-    add.add_argument("--to", metavar="DIR", help="tree folder to lay the files in")
+    add.add_argument(
+        "--to", metavar="DIR", help="tree folder to lay the files in (. for the tree's root)"
+    )
     add.add_argument("--criterion", metavar="ID", help="the hold-out criterion they serve")
     add.add_argument(
         "--keep", action="store_true", help="leave the originals in the working tree (warned)"

@@ -196,11 +196,11 @@ def _contract_file(path: Path, key: bytes) -> tuple[Contract, ContractConfig | N
 
 
 def _stored_copy(store: Store | None, contract_id: str) -> Contract | None:
+    if store is None:
+        return None
     from referee.tools.errors import NotFound
     from referee.tools.store import load_contract
 
-    if store is None:
-        return None
     try:
         return load_contract(store, contract_id)
     except NotFound:

@@ -29,9 +29,16 @@ def project(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-async def agent(project: Path) -> AsyncIterator[Client]:
-    """An MCP client of the real server whose only root is `project`, its checks given the sample
-    environment (served canaries answer at once: pacing is tested on its own)."""
-    settings = replace(Settings.build([project], env=dict(SAMPLE_ENV)), pace_canaries=False)
+def checks_env() -> dict[str, str]:
+    """The environment `agent`'s server gives its checks; a module whose checks need more (cargo
+    where it installs) overrides this."""
+    return dict(SAMPLE_ENV)
+
+
+@pytest.fixture
+async def agent(project: Path, checks_env: dict[str, str]) -> AsyncIterator[Client]:
+    """An MCP client of the real server whose only root is `project`, its checks given
+    `checks_env` (served canaries answer at once: pacing is tested on its own)."""
+    settings = replace(Settings.build([project], env=checks_env), pace_canaries=False)
     async with Client(build_server(settings)) as client:
         yield client

@@ -5,23 +5,29 @@ an evidence id; a flaky criterion's pass is refused."""
 from __future__ import annotations
 
 import json
+import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
-from cart_project import FLAKY, RUNS_BUT_ASSERTS_NOTHING, cart_repo, change
+from cart_project import FLAKY, PINNED, RUNS_BUT_ASSERTS_NOTHING, cart_repo, change
 from mcp import Client
 from mcp_calls import call
-from projects import pytest_check
+from projects import SAMPLE_ENV, pytest_check
 from runs import judged
 
+from referee.server.app import build_server
 from referee.server.cli import main as cli
+from referee.tools.settings import Settings
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 # A second changed function that no test calls: its body is what diff coverage names.
 UNCALLED = "\n\ndef refund(amount):\n    return -amount\n"
+# What measures the change on the interpreter these tests run on (the sample projects' own).
+PYTHON_TOOL = "referee's line probes" if sys.version_info < (3, 12) else "coverage.py"
 
 
 @pytest.fixture
@@ -124,3 +130,48 @@ async def test_a_go_file_beside_the_python_change_is_named_as_unmeasured_over_mc
     criterion = result["criteria"][0]
     assert criterion["adequacy"]["diff_coverage"]["unmeasured"] == ["cmd/main.go"]
     assert "not measurable: cmd/main.go (go)" in criterion["reason"], criterion["reason"]
+
+
+@pytest.fixture
+def honest(tmp_path: Path) -> Path:
+    """The cart with its discount and tests that call it at, below and above the threshold."""
+    repo = cart_repo(tmp_path / "honest")
+    change(repo, PINNED)
+    return repo
+
+
+async def test_min_diff_coverage_passes_an_honest_change_and_fails_an_uncalled_function_over_mcp(
+    agent: Client, project: Path, honest: Path
+) -> None:
+    check = pytest_check("tests", min_diff_coverage=100)
+    settings = replace(Settings.build([honest], env=dict(SAMPLE_ENV)), pace_canaries=False)
+    async with Client(build_server(settings)) as other:
+        created = await call(other, "create_contract", **contract(check))
+        result = await call(other, "evaluate", contract_id=created["contract"]["id"])
+    criterion = result["criteria"][0]
+    assert (criterion["status"], criterion["reason_code"]) == ("pass", "passed"), criterion
+    coverage = criterion["adequacy"]["diff_coverage"]
+    assert (coverage["changed"], coverage["covered"]) == (4, 4)
+    assert coverage["tool"].startswith(PYTHON_TOOL)
+
+    created = await call(agent, "create_contract", **contract(check))
+    result = await call(agent, "evaluate", contract_id=created["contract"]["id"])
+    criterion = result["criteria"][0]
+    assert (criterion["status"], criterion["reason_code"]) == ("fail", "diff_coverage_low")
+    assert "not executed: src/cart.py:13, below min_diff_coverage 100%" in criterion["reason"]
+    assert criterion["adequacy"]["diff_coverage"]["tool"].startswith(PYTHON_TOOL)
+
+
+def test_the_cli_passes_an_honest_change_at_min_diff_coverage_and_fails_an_uncalled_function(
+    project: Path, honest: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = tmp_path / "contract.yaml"
+    spec.write_text(yaml.safe_dump(contract(pytest_check("tests", min_diff_coverage=100))))
+    for root, status in ((honest, 0), (project, 1)):
+        assert cli(["--root", str(root), "contract", "create", str(spec)]) == 0
+        cid = capsys.readouterr().out.split()[1]
+        assert cli(["--root", str(root), "evaluate", cid, "--json"]) == status
+        criterion = json.loads(capsys.readouterr().out)["criteria"][0]
+        coverage = criterion["adequacy"]["diff_coverage"]
+        assert coverage["tool"].startswith(PYTHON_TOOL)
+        assert [f["uncovered"] for f in coverage["files"]] == ([[]] if status == 0 else [["13"]])

@@ -219,6 +219,11 @@ async def test_a_go_base_form_that_does_not_build_is_no_pass(tmp_path: Path) -> 
 TELLS: dict[str, str] = {
     "report-path-in-argv": "any('-base' in arg for arg in sys.argv)",
     "not-measured": "'coverage' not in sys.modules and sys.gettrace() is None",
+    # The name of the file the sandbox's first process writes its output to (/proc/1/fd/1).
+    "output-file-name": (
+        "any('-base' in __import__('os').readlink(p) for p in ('/proc/1/fd/1', '/proc/1/fd/2')"
+        " if __import__('os').path.islink(p))"
+    ),
 }
 
 

@@ -339,13 +339,13 @@ def test_refs_packed_after_referee_first_looked_are_still_seen(tmp_path: Path) -
 
 
 def test_symlinked_refs_are_refused_as_data(tmp_path: Path) -> None:
-    from referee.tools.repo.gitdir import GitDirError
+    from referee.tools.repo.gitdir import UnsafeGitEntry
 
     repo = make_repo(tmp_path / "r", {"a.py": "x = 1\n"})
     refs = repo / ".git" / "refs"
     refs.rename(tmp_path / "refs-elsewhere")
     refs.symlink_to(tmp_path / "refs-elsewhere")
-    with pytest.raises(GitDirError):
+    with pytest.raises(UnsafeGitEntry):
         private_git_dir(repo)
 
 

@@ -234,3 +234,26 @@ async def test_a_pass_the_base_harness_cannot_confirm_is_left_to_the_judge(
     checked = await agent.call_tool("validate_scorecard", {"scorecard": card})
     assert checked.structured_content is not None
     assert checked.structured_content["valid"] is False
+
+
+async def test_base_tests_a_new_selection_leaves_out_are_named(
+    agent: Client, project: Path
+) -> None:
+    # A real fix, and a new `.pytest.ini` that no longer collects one of the base's tests: nothing
+    # fails with the base harness, so nothing flips, but the judge reads which tests stopped.
+    evaluation = await evaluate_after(
+        agent,
+        project,
+        {
+            "src/calc.py": "def add(a, b):\n    return a + b\n",
+            ".pytest.ini": "[pytest]\naddopts = -k 'not negative'\n",
+        },
+    )
+    criterion = evaluation["criteria"][0]
+    assert criterion["status"] == "pass", criterion["reason"]
+    assert (
+        "not run with the modified harness: tests/test_calc.py::test_add_negative"
+        in (criterion["reason"])
+    )
+    found = [a["location"] for a in evaluation["antipatterns"] if a["id"] == "harness_modified"]
+    assert found == [".pytest.ini:1"], found

@@ -6,8 +6,6 @@ too, and the assertion without the fix fails now."""
 from __future__ import annotations
 
 import shutil
-from collections.abc import AsyncIterator
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -17,9 +15,6 @@ from mcp import Client
 from mcp_calls import judged_criterion
 from projects import SAMPLE_ENV
 from runner_projects import tool_path
-
-from referee.server.app import build_server
-from referee.tools.settings import Settings
 
 pytestmark = [
     pytest.mark.anyio,
@@ -58,12 +53,9 @@ def project(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-async def agent(project: Path) -> AsyncIterator[Client]:
-    """The server rooted at the crate, its checks finding cargo."""
-    env = {**SAMPLE_ENV, "PATH": tool_path()}
-    settings = replace(Settings.build([project], env=env), pace_canaries=False)
-    async with Client(build_server(settings)) as client:
-        yield client
+def checks_env() -> dict[str, str]:
+    """The checks find cargo where it installs."""
+    return {**SAMPLE_ENV, "PATH": tool_path()}
 
 
 async def judged(agent: Client, project: Path, lib: str) -> dict[str, Any]:

@@ -112,3 +112,54 @@ async def test_an_in_tree_virtualenv_serves_the_base_run_too(ignore: str, tmp_pa
     assert "test_negative" in criterion["reason"], criterion
     if ignore:
         assert result["target"]["changed_files"] == ["calc.py", "test_calc.py"]
+
+
+TOOL_TEST = (
+    "import subprocess\nimport unittest\n\n\nclass Tool(unittest.TestCase):\n"
+    "    def test_the_projects_own_script_runs(self):\n"
+    "        said = subprocess.run(['calc-tool'], capture_output=True, text=True, check=True)\n"
+    "        self.assertEqual(said.stdout.strip(), 'the venv tool')\n"
+)
+
+
+async def test_a_virtualenvs_interpreter_runs_as_in_its_activated_environment(
+    tmp_path: Path,
+) -> None:
+    """`.venv/bin/python -m unittest`: the tests start the project's console script, which only
+    the virtualenv's bin holds (PATH as `activate` sets it, and VIRTUAL_ENV)."""
+    from gitrepo import make_repo
+
+    repo = make_repo(tmp_path / "calc", {"test_tool.py": TOOL_TEST, ".gitignore": ".venv/\n"})
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(repo / ".venv")], check=True)
+    script = repo / ".venv" / "bin" / "calc-tool"
+    script.write_text("#!/bin/sh\necho 'the venv tool'\n")
+    script.chmod(0o755)
+    check = {"kind": "tests", "argv": [".venv/bin/python", "-m", "unittest", "test_tool"]}
+    async with agent_for(repo) as agent:
+        functional = [{"criterion": "runs", "verification_method": "test", "check": check}]
+        cid = await bugfix_contract(agent, functional)
+        result = await call(agent, "evaluate", contract_id=cid, scope="project")
+    criterion = result["criteria"][0]
+    assert criterion["status"] == "pass", (criterion["reason"], result["evidence"])
+
+
+@pytest.mark.skipif(shutil.which("mvn") is None, reason="needs maven")
+async def test_a_plugin_maven_cannot_resolve_offline_is_quoted_from_stdout(tmp_path: Path) -> None:
+    """Maven logs its errors on stdout: a pinned plugin the offline repository lacks is named in
+    the reason, not only "no test ran"."""
+    from gitrepo import make_repo
+    from runner_projects import MAVEN
+
+    files = dict(MAVEN.suites["pass"])
+    files["pom.xml"] = files["pom.xml"].replace(
+        "maven-surefire-plugin</artifactId><version>2.22.3",
+        "maven-surefire-plugin</artifactId><version>3.2.5",
+    )
+    assert "3.2.5" in files["pom.xml"]
+    repo = make_repo(tmp_path / "calc", files)
+    async with agent_for(repo) as agent:
+        cid = await calc_contract(agent, {"kind": "tests", "argv": ["mvn", "test"]})
+        result = await call(agent, "evaluate", contract_id=cid, scope="project")
+    criterion = result["criteria"][0]
+    assert criterion["status"] == "fail", criterion
+    assert "maven-surefire-plugin:3.2.5" in criterion["reason"], criterion

@@ -86,16 +86,23 @@ async def test_a_bug_fix_next_to_old_debt_over_mcp(client: Client, repo: Path) -
     assert ev["target"]["base"] == base
 
 
+async def _trivially_proven(client: Client, repo: Path, test: str | None = None) -> dict[str, Any]:
+    """The evaluation of the fix whose only proof is tests/test_zero.py (`test`, else a trivial
+    test), must_fail_at_base."""
+    cid = await contract_id(client, task_type="bug", functional=[bugfix_criteria()[1]])
+    apply_bugfix(repo, trivial=True)
+    if test is not None:
+        (repo / "tests" / "test_zero.py").write_text(test, encoding="utf-8")
+    return await call(client, "evaluate", {"contract_id": cid})
+
+
 @pytest.mark.slow
 async def test_a_fix_proven_by_nothing_or_breaking_a_test_is_correctness_0(
     client: Client, repo: Path
 ) -> None:
     # The BUG_FIX rubric's level 0, as the draft derives it: the only regression test passes at
     # base too, however many tests pass now.
-    proof = bugfix_criteria()[1]  # tests/test_zero.py, must_fail_at_base
-    cid = await contract_id(client, task_type="bug", functional=[proof])
-    apply_bugfix(repo, trivial=True)
-    ev = await call(client, "evaluate", {"contract_id": cid})
+    ev = await _trivially_proven(client, repo)
     correctness = ev["dimensions"]["correctness"]
     assert correctness["score"] == 0, correctness
     assert "no test fails at base" in correctness["evidence"]
@@ -113,6 +120,25 @@ async def test_a_fix_proven_by_nothing_or_breaking_a_test_is_correctness_0(
     assert correctness["score"] == 0, (correctness, ev["criteria"])
     assert "tests that passed at base fail now" in correctness["evidence"]
     assert "tests/test_calc.py::test_add" in correctness["evidence"]
+
+
+# A test that proves nothing, failing only where it can tell the base run: by the name of the
+# file its sandbox's first process writes to.
+TELLS_THE_BASE_RUN = """import os
+
+
+def test_zero():
+    names = [os.readlink(p) for p in ("/proc/1/fd/1", "/proc/1/fd/2") if os.path.islink(p)]
+    assert not any("-base" in n for n in names), names
+"""
+
+
+@pytest.mark.slow
+async def test_a_test_cannot_fail_at_base_by_telling_the_base_run_apart(
+    client: Client, repo: Path
+) -> None:
+    criterion = (await _trivially_proven(client, repo, TELLS_THE_BASE_RUN))["criteria"][0]
+    assert criterion["reason_code"] == "passes_at_base", criterion["reason"]
 
 
 async def test_create_contract_names_a_base_that_is_no_commit(client: Client) -> None:

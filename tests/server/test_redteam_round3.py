@@ -7,20 +7,20 @@ from __future__ import annotations
 
 import base64
 import binascii
-import errno
+import html
 import json
 import os
 import re
 import shutil
 import sys
-import threading
-from collections.abc import AsyncIterator, Iterator
-from contextlib import contextmanager, suppress
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import gitrepo
 import pytest
 from browsers import needs_browser
+from fifos import served
 from gitrepo import git, make_repo
 from holdout_attacks import completed, generator_side, with_holdout
 from mcp import Client
@@ -29,7 +29,7 @@ from projects import SAMPLE_ENV, calc_repo, command_check, server_env, stored_te
 from redteam_round3 import (
     CARDS,
     CRASHES,
-    GIT_FIFOS,
+    GIT_ENTRIES,
     HOGS,
     HOGS_WHERE,
     LOCK_CALC,
@@ -37,6 +37,7 @@ from redteam_round3 import (
     LOOPS,
     PAGE_TELLS,
     PAGE_TELLS_WHERE,
+    PIN_LINKS,
     PY_BASE,
     PY_BROKEN,
     PY_CHECK,
@@ -45,7 +46,7 @@ from redteam_round3 import (
     WITH_A_SECRET,
     CardCase,
     Crash,
-    GitFifo,
+    GitEntry,
     LoopCase,
     apply,
 )
@@ -55,8 +56,13 @@ from served_app import _PAGE, APP
 
 from referee.server.app import build_server
 from referee.server.cli import main
+from referee.server.cli import main as cli
 from referee.tools.sandbox import sandbox_support
 from referee.tools.settings import Settings
+from referee.tools.store import Store
+from referee.tools.text import shown
+from referee.tools.view import Context as ViewContext
+from referee.tools.view import page_for, page_names
 
 pytestmark = [
     pytest.mark.slow,
@@ -113,11 +119,63 @@ async def test_a_cheating_change_is_never_delivered(case: LoopCase, tmp_path: Pa
         apply(repo, case.change)
         evaluation = await call(agent, "evaluate", contract_id=cid)
         assert evaluation["sandbox"] == "bubblewrap"
-        await call(agent, "validate_scorecard", scorecard=judged(evaluation["draft_scorecard"]))
+        await _judge(agent, evaluation["draft_scorecard"])
         decided = await call(agent, "aggregate", contract_id=cid)
     criterion = evaluation["criteria"][0]
     found = [(a["id"], a["location"]) for a in evaluation["antipatterns"]]
     assert decided["decision"] != "DELIVER", (case.what, criterion["reason"], found)
+
+
+def _lenient(card: dict[str, Any]) -> dict[str, Any]:
+    """The card of a judge who dismisses `harness_modified`, as validation allows when the
+    base-harness run cleared the change: a harness attack is held only by what the runs show."""
+    kept = [a for a in card.get("antipatterns_detected", []) if a["id"] != "harness_modified"]
+    return {**card, "antipatterns_detected": kept}
+
+
+async def _judge(agent: Client, draft: dict[str, Any]) -> None:
+    card = judged(draft)
+    checked = await agent.call_tool("validate_scorecard", {"scorecard": _lenient(card)})
+    if not (checked.structured_content or {}).get("valid"):
+        await call(agent, "validate_scorecard", scorecard=card)
+
+
+# --- the same loop through the CLI ------------------------------------------------------------
+
+CLI_CASES = ("P2", "P14", "P16", "P17")  # a spelling, two shadows, both reruns at once
+
+
+@pytest.mark.parametrize("case", [_param(c, c.id, c.xfail) for c in LOOPS if c.id in CLI_CASES])
+def test_a_cheating_change_is_never_delivered_through_the_cli(
+    case: LoopCase, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = make_repo(tmp_path / "repo", case.base)
+    check = case.check(repo) if callable(case.check) else case.check
+    request = tmp_path / "request.json"
+    functional = [{"criterion": "the tests pass", "verification_method": "test", "check": check}]
+    request.write_text(
+        json.dumps({"goal": "Fix add.", "out_of_scope": ["ui"], "functional": functional}),
+        encoding="utf-8",
+    )
+    root = ["--root", str(repo)]
+    assert cli([*root, "contract", "create", str(request), "--json"]) == 0
+    cid = json.loads(capsys.readouterr().out)["contract"]["id"]
+    apply(repo, case.change)
+    draft = tmp_path / "draft.json"
+    assert cli([*root, "evaluate", cid, "--draft", str(draft), "--json"]) == 1
+    evaluation = json.loads(capsys.readouterr().out)
+    card = judged(json.loads(draft.read_text(encoding="utf-8")))
+    lenient = tmp_path / "lenient.json"
+    lenient.write_text(json.dumps(_lenient(card)), encoding="utf-8")
+    if cli([*root, "validate", str(lenient)]) != 0:
+        draft.write_text(json.dumps(card), encoding="utf-8")
+        cli([*root, "validate", str(draft)])
+    capsys.readouterr()
+    cli([*root, "aggregate", cid, "--json"])
+    decided = json.loads(capsys.readouterr().out)
+    criterion = evaluation["criteria"][0]
+    assert criterion["status"] != "pass", (case.what, criterion["reason"])
+    assert decided["decision"] != "DELIVER", (case.what, criterion["reason"])
 
 
 # --- cards (class 4) ------------------------------------------------------------------------
@@ -229,7 +287,7 @@ _BY_ID = {c.id: c for c in LOOPS}
 
 
 @pytest.mark.parametrize(
-    "case", [_param(_BY_ID[i], i, _BY_ID[i].xfail) for i in ("P7", "P11", "P18")]
+    "case", [_param(_BY_ID[i], i, _BY_ID[i].xfail) for i in ("P7", "P31", "P38")]
 )
 def test_code_that_knows_it_is_under_test_never_opens_the_gate(
     case: LoopCase, author: _Author, tmp_path: Path
@@ -417,71 +475,46 @@ async def test_a_page_right_only_for_referees_browser_is_wrong(tell: str, tmp_pa
 # --- the git folder (class 1) ---------------------------------------------------------------
 
 
-class _Writer:
-    """Plays the writer of a FIFO whenever a reader has it open, and counts the readers."""
-
-    def __init__(self, fifo: Path, data: bytes) -> None:
-        self.fifo, self.data, self.readers = fifo, data, 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._serve, daemon=True)
-
-    def _serve(self) -> None:
-        while not self._stop.wait(0.01):
-            try:
-                fd = os.open(self.fifo, os.O_WRONLY | os.O_NONBLOCK)
-            except OSError as exc:
-                assert exc.errno in (errno.ENXIO, errno.ENOENT), exc
-                continue
-            self.readers += 1
-            with suppress(OSError):
-                os.write(fd, self.data)
-            os.close(fd)
-
-    @contextmanager
-    def running(self) -> Iterator[_Writer]:
-        self._thread.start()
-        try:
-            yield self
-        finally:
-            self._stop.set()
-            self._thread.join()
+def _refused_naming(done: Any, path: Path, repo: Path) -> None:
+    text = " ".join(getattr(c, "text", "") for c in done.content)
+    assert done.is_error, text[:500]
+    assert "Error executing tool" not in text, text  # a crash, not a refusal
+    assert "unsafe_git_entry" in text, text
+    assert str(path.relative_to(repo.parent)) in text or path.name in text, text
 
 
-@pytest.mark.parametrize("case", [_param(c, f"{c.id}-{c.path}", c.xfail) for c in GIT_FIFOS])
-async def test_a_fifo_in_the_git_folder_is_never_opened(case: GitFifo, tmp_path: Path) -> None:
+@pytest.mark.parametrize("case", [_param(c, c.id, c.xfail) for c in GIT_ENTRIES])
+async def test_an_entry_of_the_git_folder_that_is_not_a_file_is_refused(
+    case: GitEntry, tmp_path: Path
+) -> None:
     repo = make_repo(tmp_path / "repo", PY_BASE)
     async with Client(build_server(_settings(repo))) as agent:
         cid = await _contract(agent, PY_CHECK)
         (repo / "src" / "calc.py").write_text(PY_BROKEN, encoding="utf-8")
-        fifo = repo / ".git" / case.path
-        fifo.parent.mkdir(parents=True, exist_ok=True)
-        fifo.unlink(missing_ok=True)
-        os.mkfifo(fifo)
-        with _Writer(fifo, case.serve).running() as writer:
+        planted = case.plant(repo)
+        with served(planted) as writer:
             done = await agent.call_tool("evaluate", {"contract_id": cid})
-    text = " ".join(getattr(c, "text", "") for c in done.content)
-    assert "Error executing tool" not in text, text
-    assert writer.readers == 0, f"referee's git opened the FIFO .git/{case.path}"
+            # The server still answers: nothing of the refusal waits on the entry.
+            listed = await agent.call_tool("get_contract", {"contract_id": cid})
+    assert writer is None or writer.readers == 0, f"referee's git opened the FIFO {planted}"
+    _refused_naming(done, planted, repo)
+    assert not listed.is_error
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "tools/repo/gitdir.py links referee's refs to the repository's refs folder and git"
-        " follows a symbolic link under it: `refs/referee` pointing elsewhere makes referee"
-        " write its pins (update-ref) into any folder the generator names"
-    ),
-)
-async def test_pins_are_never_written_outside_the_repository(tmp_path: Path) -> None:
+@pytest.mark.parametrize("where", sorted(PIN_LINKS))
+async def test_pins_are_never_written_outside_the_repository(where: str, tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo", PY_BASE)
     outside = tmp_path / "outside"
     outside.mkdir()
     async with Client(build_server(_settings(repo))) as agent:
         cid = await _contract(agent, PY_CHECK)
         (repo / "src" / "calc.py").write_text(PY_BROKEN, encoding="utf-8")
-        (repo / ".git" / "refs" / "referee").symlink_to(outside, target_is_directory=True)
-        await agent.call_tool("evaluate", {"contract_id": cid})
-    assert [p.name for p in outside.rglob("*")] == []
+        PIN_LINKS[where](repo, outside, cid)
+        before = sorted(p.relative_to(outside) for p in outside.rglob("*"))
+        done = await agent.call_tool("evaluate", {"contract_id": cid})
+    assert sorted(p.relative_to(outside) for p in outside.rglob("*")) == before
+    text = " ".join(getattr(c, "text", "") for c in done.content)
+    assert done.is_error and "unsafe_git_entry" in text, text[:500]
 
 
 # --- hold-outs (class 5) --------------------------------------------------------------------
@@ -528,14 +561,97 @@ async def test_a_hidden_tests_assertions_never_reach_the_brief_through_a_shared_
 # --- names and links that end referee's own process (class 4) --------------------------------
 
 
+# Characters `shown` escapes (tools/text.py): a control, a bidirectional or zero-width mark, a
+# byte that is not UTF-8. None may reach text a result shows.
+_RAW = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+def _shown_everywhere(found: Any, where: str) -> None:
+    if isinstance(found, str):
+        assert not _RAW.search(found), (where, found[:300])
+    elif isinstance(found, dict):
+        for key, value in found.items():
+            _shown_everywhere(value, f"{where}/{key}")
+    elif isinstance(found, list):
+        for i, value in enumerate(found):
+            _shown_everywhere(value, f"{where}/{i}")
+
+
+def _committed(repo: Path) -> None:
+    gitrepo.git(repo, "add", "-A")
+    gitrepo.git(repo, "commit", "-qm", "change")
+
+
 @pytest.mark.parametrize("case", [_param(c, c.id, c.xfail) for c in CRASHES])
 async def test_a_hostile_tree_is_judged_not_crashed_on(case: Crash, tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo", PY_BASE)
-    async with Client(build_server(_settings(repo))) as agent:
-        cid = await _contract(agent, PY_CHECK)
+    if case.base is not None:
+        case.base(repo)
+        _committed(repo)
+    settings = _settings(repo)
+    async with Client(build_server(settings)) as agent:
+        cid = await _contract(agent, {**PY_CHECK, "coverage": True})
         case.plant(repo)
-        done = await agent.call_tool("evaluate", {"contract_id": cid})
-    text = " ".join(getattr(c, "text", "") for c in done.content)
-    assert done.is_error is False, (case.what, text[:500])
-    assert done.structured_content is not None
-    assert done.structured_content["criteria"][0]["status"] != "pass"
+        if case.commit:
+            _committed(repo)
+        done = await agent.call_tool("evaluate", {"contract_id": cid, **case.args})
+        text = " ".join(getattr(c, "text", "") for c in done.content)
+        assert done.is_error is False, (case.what, text[:500])
+        evaluation = done.structured_content
+        assert evaluation is not None
+        # The rest of the loop reads the run back: validated, aggregated, reported, diffed.
+        await call(agent, "validate_scorecard", scorecard=judged(evaluation["draft_scorecard"]))
+        decided = await call(agent, "aggregate", contract_id=cid)
+        run = evaluation["run_id"]
+        report = await agent.read_resource(f"report://{run}")
+        change = await agent.read_resource(f"change://{run}")
+    if case.broken:
+        assert evaluation["criteria"][0]["status"] != "pass"
+    changed = evaluation["target"]["changed_files"]
+    assert {shown(os.fsdecode(n)) for n in case.named} <= set(changed), changed
+    assert not {shown(os.fsdecode(n)) for n in case.unnamed} & set(changed), changed
+    for key in ("target", "issues", "findings", "tree_changed", "antipatterns", "criteria"):
+        _shown_everywhere(evaluation[key], key)
+    _shown_everywhere(evaluation["draft_scorecard"]["issues"], "draft_scorecard/issues")
+    _shown_everywhere(decided.get("revision_brief"), "revision_brief")
+    diff = change.contents[0].text  # type: ignore[union-attr]
+    for name in case.named:
+        assert f"+++ b/{shown(os.fsdecode(name))}\n" in diff
+    assert report.contents[0].text  # type: ignore[union-attr]
+    _every_view_page(Store(settings.home), case.named)
+
+
+def _every_view_page(store: Store, named: tuple[bytes, ...]) -> None:
+    """`referee view`'s pages of the run (its change page marks each file by its shown name)."""
+    bodies = []
+    for audience in ("evaluator", "generator"):
+        for page_name in page_names(store, audience):
+            page = page_for(store, page_name, audience, ViewContext())
+            assert page.status == 200, (audience, page_name)
+            bodies.append(page.body)
+    body = "".join(bodies)
+    for name in named:
+        assert html.escape(shown(os.fsdecode(name))) in body
+
+
+HOLDOUT_WRITES = """
+import os
+
+
+def test_writes_an_odd_name():
+    here = os.fsencode(os.path.dirname(os.path.abspath(__file__)))
+    with open(here + b"/held-\\xff\\n.txt", "wb") as out:
+        out.write(b"x")
+"""
+
+
+async def test_a_holdout_run_writing_an_odd_name_is_judged(holder: Client, project: Path) -> None:
+    cid = await with_holdout(holder, files={"tests/test_secret_exact.py": HOLDOUT_WRITES})
+    (project / "src" / "calc.py").write_text(PY_BROKEN, encoding="utf-8")
+    evaluation = await call(holder, "evaluate", contract_id=cid)
+    await call(holder, "validate_scorecard", scorecard=completed(evaluation["draft_scorecard"]))
+    decided = await call(holder, "aggregate", contract_id=cid)
+    seen = await generator_side(holder, cid, decided)
+    assert "tests/held-\\xff\\n.txt" in evaluation["tree_changed"]["holdout_paths"]
+    _shown_everywhere(evaluation["tree_changed"], "tree_changed")
+    assert "held-" not in seen

@@ -203,7 +203,7 @@ async def test_a_jest_test_named_after_the_secret_is_redacted(
     check = {"kind": "tests", "argv": ["npx", "jest"], "cwd": "js", "env": {"T": "${GITHUB_TOKEN}"}}
     evaluation = await _evaluate(agent, check)
     everything = await _everything(agent, settings, evaluation)
-    assert evaluation["criteria"][0]["status"] == "fail", evaluation["criteria"][0]
+    assert evaluation["criteria"][0]["status"] == "fail", evaluation["criteria"][0]["reason"]
     _assert_no_window(everything, [TOKEN[::-1], TOKEN.encode().hex()])
 
 
@@ -339,3 +339,18 @@ def test_a_generator_session_captured_through_the_cli_keeps_no_form_of_a_secret(
     exported = "".join(capsys.readouterr().out.split())
     _assert_no_window(exported, [*printed, ".".join(TOKEN)])
     assert "[REDACTED:env]" in exported
+
+
+async def test_a_secret_that_reads_like_field_names_leaves_the_result_whole(
+    project: Path,
+) -> None:
+    """A secret's fragment matched across a field name and the value after it (separators are
+    ignored: `"evaluator": "evaluator"` reads as the value) may cut the value, never the name:
+    the evaluation is still returned, signed and stored."""
+    env = server_env(project, DB_PASSWORD="evaluatorevaluator", API_TOKEN="l referee's line")
+    async with Client(build_server(Settings.build([project], env=env))) as agent:
+        evaluation = await _evaluate(agent, pytest_check("tests"))
+        assert evaluation["criteria"][0]["evaluator"] != "evaluator"
+        assert {"id", "evaluator", "status"} <= set(evaluation["criteria"][0])
+        assert {e["source"] for e in evaluation["evidence"]} <= {"referee", "generator_session"}
+    assert evaluation["run_id"] in stored_text(project / ".referee")

@@ -372,11 +372,6 @@ PARAM_TESTS = (
 )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="base_tests._expected matches with fnmatch, where `[` opens a character class: "
-    "`test_add[*]` matches only the id `test_add[*]`, never a parametrized `test_add[negative]`",
-)
 async def test_expected_changes_glob_covers_every_parametrized_id(tmp_path: Path) -> None:
     # vdurmont/semver4j e7a12ac changes what two existing tests expect (NpmSemverTest#test[80]);
     # docs/evaluate.md says expected_changes takes ids or globs where `*` matches any characters,
@@ -397,11 +392,6 @@ async def test_expected_changes_glob_covers_every_parametrized_id(tmp_path: Path
     assert criterion["status"] == "pass", criterion
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="evaluate/issues.py words every entry of `regressions` as 'passed at base and fails "
-    "now', also a test that passes now and fails only in its base form (base_test_failed)",
-)
 async def test_a_base_form_failure_is_not_reported_as_failing_now(tmp_path: Path) -> None:
     # vdurmont/semver4j e7a12ac (it changes what NpmSemverTest#test[80] expects): the criterion
     # said "2 tests passed at base and fail now in their base form", the issues said
@@ -424,11 +414,6 @@ async def test_a_base_form_failure_is_not_reported_as_failing_now(tmp_path: Path
     assert not any("test_add[negative] passed at base and fails now" in s for s in said), said
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="at scope=project nothing counts as changed, so min_diff_coverage has no lines to "
-    "hold the tests to and the criterion passes: a silent pass of a diff-coverage minimum",
-)
 async def test_a_diff_coverage_minimum_is_never_a_silent_pass_at_project_scope(
     tmp_path: Path,
 ) -> None:
@@ -449,11 +434,6 @@ async def test_a_diff_coverage_minimum_is_never_a_silent_pass_at_project_scope(
     assert criterion["status"] != "pass", criterion
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="holdouts/vault.py tree_path refuses '.' (no parts left): the tree's root cannot be "
-    "named as `to`, so a file from outside the repository can never lie at the root",
-)
 def test_a_holdout_from_outside_can_be_laid_at_the_tree_root(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -488,12 +468,6 @@ DESCRIBED_GROWN = DESCRIBED.replace(
 
 
 @pytest.mark.skipif(not JS_CACHE.is_dir(), reason="vitest is not installed in .cache/js-runners")
-@pytest.mark.xfail(
-    strict=True,
-    reason="tampering/additive.py counts only new top-level test/it/describe calls as additive "
-    "in JS/TS (Python's test class that gains methods is): an `it` added inside an existing "
-    "describe costs a run of the whole suite with the base's test file",
-)
 async def test_an_it_added_inside_a_describe_spares_the_base_form_run(tmp_path: Path) -> None:
     # unjs/defu 11ba022 adds one `it` inside `describe("defu", …)`: every evaluation ran the
     # suite three times (now, the base code, the base's test file over the fix), the third
@@ -521,11 +495,6 @@ async def test_an_it_added_inside_a_describe_spares_the_base_form_run(tmp_path: 
     assert len(runs) == 2, [e["summary"] for e in runs]  # now, and the base code
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="graders/suite.py quotes stderr only for no_report; a command referee has only advice "
-    "for (an unknown runner) exits 127 and the reason never says its program was not found",
-)
 async def test_a_script_whose_program_is_missing_says_so(tmp_path: Path) -> None:
     # fastify/deepmerge bc2075c^ (`"test:unit": "tap"`, tap not installed): "it ran (exit code
     # 127, 2.1 s), but gave no per-test outcomes: … make the runner write a JUnit XML report";

@@ -58,7 +58,9 @@ async def test_a_change_no_test_executes_has_its_lines_named(store: Store, proje
     assert criterion.status == "pass"  # no minimum: coverage informs, it does not fail
     assert criterion.adequacy and criterion.adequacy.diff_coverage
     found = criterion.adequacy.diff_coverage
-    assert found.tool.startswith("coverage.py")
+    assert found.tool.startswith(
+        "referee's line probes" if sys.version_info < (3, 12) else "coverage.py"
+    )
     # `def discount` ran (the module was imported); its body never did.
     assert [(f.path, f.uncovered) for f in found.files] == [("src/cart.py", ["7-9"])]
     assert (found.changed, found.covered, found.percent) == (4, 1, 25.0)
@@ -401,12 +403,14 @@ def _lines_of(span: str) -> range:
 
 
 def test_an_interpreter_referee_coverage_cannot_run_on_still_runs_the_tests(tmp_path: Path) -> None:
-    # As on a Python older than referee's coverage.py supports: importing it is a SyntaxError.
-    # The tests run as the check wrote them; diff coverage says why nothing was measured.
+    # As on a Python older than referee's coverage.py (3.12+) or its line probes (before 3.12)
+    # support: importing them is a SyntaxError. The tests run as the check wrote them; diff
+    # coverage says why nothing was measured.
     reports = tmp_path / "reports"
     fallback = reports / "pylib" / "coverage"
     fallback.mkdir(parents=True)
     (fallback / "__init__.py").write_text("match = := 1\n", encoding="utf-8")
+    (reports / shim_module.PROBES).write_text("match = := 1\n", encoding="utf-8")
     shim = reports / "referee_coverage.py"
     shim.write_text((Path(shim_module.__file__)).read_text(encoding="utf-8"), encoding="utf-8")
     rcfile = reports / "coveragerc"
@@ -429,5 +433,6 @@ def test_an_interpreter_referee_coverage_cannot_run_on_still_runs_the_tests(tmp_
     )
     found = measure(instrumented, tmp_path, {"src/cart.py": {1}})
     assert found is not None and found.percent is None and found.unmeasured == ["src/cart.py"]
-    assert "cannot run coverage.py: SyntaxError" in found.note, found.note
+    tool = "referee's line probes" if sys.version_info < (3, 12) else "coverage.py"
+    assert f"cannot run {tool}: SyntaxError" in found.note, found.note
     assert "diff coverage: not measured (Python" in adequacy_text(TestAdequacy(diff_coverage=found))

@@ -203,6 +203,18 @@ async def test_a11y_runs_on_a_page_whose_csp_forbids_injected_scripts(
     assert [v.id for v in outcome.a11y_violations if v.impact == "critical"] == ["image-alt"]
 
 
+@pytest.mark.slow
+async def test_a_page_cannot_hide_a_violation_only_while_axe_audits_it(
+    pool: BrowserPool, base_url: str, tmp_path: Path
+) -> None:
+    # The page drops its nameless button when it sees axe (a global, an added script element)
+    # or a relaxed CSP; axe runs where the page's scripts cannot see it, under the page's CSP.
+    check = browser_check("/hides-from-axe.html", expect=[{"type": "a11y", "max_violations": 0}])
+    outcome = await run(pool, check, tmp_path, base_url)
+    assert [(v.id, v.targets) for v in outcome.a11y_violations] == [("button-name", ["#share"])]
+    assert outcome.status == "fail"
+
+
 async def test_external_requests_are_blocked_and_recorded_not_failed(
     pool: BrowserPool, base_url: str, tmp_path: Path
 ) -> None:

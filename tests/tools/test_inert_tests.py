@@ -96,6 +96,35 @@ def test_script_additions_that_run_code_while_collecting_are_not(form: str) -> N
     assert not only_adds_tests("test/calc.test.js", JS_BASE, JS_BASE + JS_ACTING[form])
 
 
+JS_GROUP = "describe('calc', () => {\n  it('adds', () => {\n    calc.add(1, 2);\n  });\n});\n"
+JS_GROUP_GROWN = {
+    "an it": JS_GROUP.replace("\n});\n", "\n  it('more', () => {});\n});\n"),
+    "a nested group of tests": JS_GROUP.replace(
+        "\n});\n", "\n  describe('more', () => {\n    test('x', () => {});\n  });\n});\n"
+    ),
+}
+JS_GROUP_ACTING = {
+    "a hook": JS_GROUP.replace("\n});\n", "\n  beforeEach(() => {});\n});\n"),
+    "a statement": JS_GROUP.replace("\n});\n", f"\n  {JS_FIX};\n}});\n"),
+    "a renamed group": JS_GROUP.replace("describe('calc'", "describe('calculator'")
+    + "it('more', () => {});\n",
+    "an edited base test": JS_GROUP.replace("add(1, 2)", "add(2, 2)").replace(
+        "\n});\n", "\n  it('more', () => {});\n});\n"
+    ),
+    "a skipped group": JS_GROUP.replace("describe(", "describe.skip("),
+}
+
+
+@pytest.mark.parametrize("form", sorted(JS_GROUP_GROWN))
+def test_a_group_that_only_gained_tests_is_additive(form: str) -> None:
+    assert only_adds_tests("test/calc.test.js", JS_GROUP, JS_GROUP_GROWN[form])
+
+
+@pytest.mark.parametrize("form", sorted(JS_GROUP_ACTING))
+def test_a_group_that_changed_otherwise_is_not(form: str) -> None:
+    assert not only_adds_tests("test/calc.test.js", JS_GROUP, JS_GROUP_ACTING[form])
+
+
 NEW_INERT = {
     "tests/test_more.py": (
         '"""More."""\nimport pytest\nfrom calc import add\n\nCASES = [(1, 2, 3)]\n\n\n'

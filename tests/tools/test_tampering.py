@@ -442,6 +442,20 @@ CARGO = '[package]\nname = "app"\nversion = "0.1.0"\n\n[dependencies]\nserde = "
             CARGO + '\n[[test]]\nname = "it"\nharness = false\n',
             "Cargo.toml:7",
         ),
+        # Any script can be the one a contract's command runs (`npm run ci`), and a plugin
+        # configures the build: only dependencies and metadata are trusted in a manifest.
+        (
+            "package.json",
+            PACKAGE,
+            PACKAGE.replace('"test"', '"build": "vite build",\n    "test"'),
+            "package.json:4",
+        ),
+        (
+            "build.gradle",
+            GRADLE,
+            GRADLE.replace("plugins { id 'java' }", "plugins { id 'application' }"),
+            "build.gradle:1",
+        ),
     ],
 )
 def test_a_change_to_the_harness_is_found_with_its_line(
@@ -455,16 +469,11 @@ def test_a_change_to_the_harness_is_found_with_its_line(
 @pytest.mark.parametrize(
     ("path", "old", "new"),
     [
-        ("package.json", PACKAGE, PACKAGE.replace('"test"', '"build": "vite build",\n    "test"')),
         ("pyproject.toml", PYPROJECT, PYPROJECT.replace('name = "app"', 'name = "app2"')),
         ("setup.cfg", "[metadata]\nname = a\n", "[metadata]\nname = b\n"),
         ("tests/test_a.py", "def test_a():\n    pass\n", "def test_a():\n    assert 1\n"),
         ("pom.xml", POM, POM.replace("4.13.2", "4.13.3").replace("17<", "21<")),
-        (
-            "build.gradle",
-            GRADLE,
-            GRADLE.replace("plugins { id 'java' }", "plugins { id 'application' }"),
-        ),
+        ("build.gradle", GRADLE, GRADLE.replace("4.13.2", "4.13.3")),
         ("Cargo.toml", CARGO, CARGO.replace('serde = "1"', 'serde = "1.0.200"')),
     ],
 )

@@ -1,19 +1,21 @@
-"""Python diff coverage with coverage.py, measured in the criterion's own run.
+"""Python diff coverage, measured in the criterion's own run.
 
 `instrument_python` rewrites a planned pytest or unittest command so that the project's
-interpreter runs it under coverage.py (`coverage run`, through `coverage_shim.py`), limited to the
-changed source files and writing its data file into the check's report folder, outside the
-evaluated tree. `measure_python` reads that data file with coverage.py's data API and its own
-parser of statements.
+interpreter runs it through `coverage_shim.py`, which writes its data file into the check's report
+folder, outside the evaluated tree: from Python 3.12 under coverage.py on `sys.monitoring`
+(`coverage run`, limited to the changed source files), before 3.12 with referee's line probes in
+the changed statements alone (`coverage_probes.py`), since coverage.py can only trace every line
+there. `measure_python` reads either data file; the statements are coverage.py's parser's in both.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
-from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from importlib.resources import files
 from pathlib import Path
 
@@ -22,11 +24,19 @@ from coverage.config import DEFAULT_EXCLUDE
 from coverage.exceptions import CoverageException
 from coverage.python import PythonParser  # type: ignore[attr-defined]  # not re-exported
 
+from referee.tools.adequacy.coverage_shim import CONFIG, PROBES
 from referee.tools.adequacy.lines import FileLines, diff_coverage
 from referee.tools.models.adequacy import DiffCoverage
 from referee.tools.runners import Plan
 
-__all__ = ["TOOL", "instrument_python", "measure_python", "unavailable"]
+__all__ = [
+    "TOOL",
+    "changed_statements",
+    "instrument_python",
+    "measurable",
+    "measure_python",
+    "unavailable",
+]
 
 _PYTHON = re.compile(r"python(\d+(\.\d+)*)?")
 _EXCLUDE = "|".join(f"(?:{r})" for r in DEFAULT_EXCLUDE)
@@ -34,9 +44,17 @@ TOOL = f"coverage.py {coverage.__version__}"
 
 
 def instrument_python(
-    plan: Plan, reports: Path, sources: Sequence[str], path: str | None
+    plan: Plan,
+    reports: Path,
+    sources: Sequence[str],
+    path: str | None,
+    statements: Mapping[str, Sequence[int]],
 ) -> tuple[Plan, Path] | None:
-    """The plan run under coverage.py, measuring only `sources` (tree-relative .py files).
+    """The plan run measuring only `sources` (tree-relative .py files).
+
+    Args:
+        statements: The changed statements' first lines per source (`changed_statements`): where
+            the line probes go on an interpreter before 3.12.
 
     Returns None when the command is not a Python runner referee can wrap (a shell script, an
     interpreter started with options of its own).
@@ -48,18 +66,45 @@ def instrument_python(
         return None
     data = reports / "coverage.data"
     rcfile = reports / "coveragerc"
-    # `*/rel` rather than an absolute path: a run in a scratch copy of the tree matches too.
-    include = "\n".join(f"    */{s}" for s in sources)
+    include = "\n".join(f"    {_pattern(s)}" for s in sources)
     rcfile.write_text(f"[run]\ndata_file = {data}\ninclude =\n{include}\n", encoding="utf-8")
+    probed = {s: sorted(statements.get(s, ())) for s in sources}
+    probes = {"data": str(data), "files": probed}
+    (reports / CONFIG).write_text(json.dumps(probes), encoding="utf-8")
     return replace(plan, argv=argv), data
+
+
+def measurable(sources: Sequence[str]) -> tuple[str, ...]:
+    """The Python sources coverage.py can measure: its data file stores names as SQLite text, so
+    a name that is not UTF-8 would end the run's coverage in an error; such a file is named as
+    unmeasured instead."""
+    return tuple(s for s in sources if s.endswith(".py") and _utf8(s))
+
+
+def _utf8(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _pattern(rel: str) -> str:
+    """The include pattern of one source, always one line of the configuration whatever its name
+    holds: every character but a letter, a digit and `._-/` matches as `?` (any one character),
+    so no name ends the line, starts a comment, expands a `$VARIABLE` or becomes a glob. It may
+    match a few more files, never fewer; `_executed` keeps only the source's own name.
+
+    `*/rel` rather than an absolute path: a run in a scratch copy of the tree matches too.
+    """
+    return "*/" + "".join(c if c.isalnum() or c in "._-/" else "?" for c in rel)
 
 
 def _wrapped(argv: Sequence[str], reports: Path, path: str | None) -> tuple[str, ...] | None:
     shim = reports / "referee_coverage.py"
-    shim.write_text(
-        files("referee.tools.adequacy").joinpath("coverage_shim.py").read_text("utf-8"),
-        encoding="utf-8",
-    )
+    for name, copy in (("coverage_shim.py", shim), ("coverage_probes.py", reports / PROBES)):
+        text = files("referee.tools.adequacy").joinpath(name).read_text("utf-8")
+        copy.write_text(text, encoding="utf-8")
     head = (str(shim), str(reports / "coveragerc"), str(_fallback(reports)))
     for i, token in enumerate(argv):
         name = os.path.basename(token)
@@ -102,29 +147,53 @@ def _fallback(reports: Path) -> Path:
     return folder
 
 
+def changed_statements(
+    tree: Path, changed: Mapping[str, set[int] | None], sources: Sequence[str]
+) -> dict[str, list[int]]:
+    """The first lines of the changed statements of each source, as coverage.py's parser finds
+    them (a changed line inside a multi-line statement stands for that statement)."""
+    out: dict[str, list[int]] = {}
+    for rel in sources:
+        statements = _statements(tree / rel)
+        if statements is not None:
+            out[rel] = sorted(_targets(*statements, changed.get(rel)))
+    return out
+
+
+def _targets(parser: PythonParser, statements: set[int], wanted: set[int] | None) -> set[int]:
+    return statements if wanted is None else {parser.first_line(n) for n in wanted} & statements
+
+
 def measure_python(
     data_file: Path, tree: Path, changed: Mapping[str, set[int] | None], sources: Sequence[str]
-) -> DiffCoverage:
-    """The changed statements of `sources` the run executed, per file.
+) -> DiffCoverage | None:
+    """The changed statements of `sources` the run executed, per file (None: no data file, the
+    tests never started).
 
     Args:
-        data_file: What coverage.py wrote (absent: the tests never started).
+        data_file: What coverage.py or the line probes wrote.
         tree: The evaluated tree on the host, where the sources are read.
         changed: Changed lines per tree-relative file (None: the whole file is new).
         sources: The Python files measured.
     """
-    executed = _executed(data_file, sources)
+    run = _read(data_file, sources)
+    if run is None:
+        return None
     found, unmeasured = [], []
     for rel in sources:
         statements = _statements(tree / rel)
-        if statements is None:
+        if statements is None or rel in run.failed:
             unmeasured.append(rel)
             continue
         parser, lines = statements
-        wanted = changed.get(rel)
-        targets = lines if wanted is None else {parser.first_line(n) for n in wanted} & lines
-        found.append(FileLines(rel, targets, executed.get(rel, set())))
-    return diff_coverage(TOOL, found, unmeasured)
+        # As coverage.py's report does: a line run inside a multi-line statement runs the statement.
+        executed = {parser.first_line(n) for n in run.executed.get(rel, ())}
+        found.append(FileLines(rel, _targets(parser, lines, changed.get(rel)), executed))
+    measured = diff_coverage(run.tool, found, unmeasured)
+    if run.failed:
+        failed = "; ".join(f"{rel}: {why}" for rel, why in sorted(run.failed.items()))
+        measured.note = f"referee's line probes could not be compiled into {failed}"[:2000]
+    return measured
 
 
 def unavailable(data_file: Path) -> str:
@@ -136,21 +205,73 @@ def unavailable(data_file: Path) -> str:
         return ""
 
 
+@dataclass(frozen=True)
+class _Run:
+    """What a measured run wrote: the lines executed per source, by which tool."""
+
+    tool: str
+    executed: dict[str, set[int]]
+    failed: dict[str, str] = field(default_factory=dict)
+
+
+def _read(data_file: Path, sources: Sequence[str]) -> _Run | None:
+    try:
+        with data_file.open("rb") as handle:
+            head = handle.read(1)
+    except OSError:
+        return None
+    if head == b"{":
+        return _probed(data_file, sources)
+    return _Run(TOOL, _executed(data_file, sources))
+
+
+def _of(sources: Sequence[str], measured: Iterable[str]) -> dict[str, str]:
+    """Each source's measured file (its path ends with the source's): the first, sorted."""
+    out: dict[str, str] = {}
+    for path in sorted(measured):
+        posix = Path(path).as_posix()
+        for rel in sources:
+            if rel not in out and posix.endswith("/" + rel):
+                out[rel] = path
+    return out
+
+
 def _executed(data_file: Path, sources: Sequence[str]) -> dict[str, set[int]]:
-    if not data_file.is_file():
-        return {}
     data = coverage.CoverageData(basename=str(data_file))
     try:
         data.read()
     except CoverageException:
         return {}
-    out: dict[str, set[int]] = {}
-    for measured in sorted(data.measured_files()):
-        posix = Path(measured).as_posix()
-        for rel in sources:
-            if rel not in out and posix.endswith("/" + rel):
-                out[rel] = set(data.lines(measured) or ())
-    return out
+    return {rel: set(data.lines(f) or ()) for rel, f in _of(sources, data.measured_files()).items()}
+
+
+def _probed(data_file: Path, sources: Sequence[str]) -> _Run:
+    """The line probes' JSON (written in the run, so read as a claim: capped, and of the shape
+    the probes write or nothing)."""
+    tool = f"referee's line probes ({TOOL}'s statements)"
+    try:
+        with data_file.open("rb") as handle:
+            record = json.loads(handle.read(_PROBES_LIMIT))
+        files, failed = record["files"], record.get("failed", {})
+        python = str(record["python"])
+        if _VERSION.fullmatch(python):
+            tool = f"referee's line probes on Python {python} ({TOOL}'s statements)"
+        executed = {rel: _lines(files[f]) for rel, f in _of(sources, map(str, files)).items()}
+        return _Run(
+            tool, executed, {rel: str(failed[f])[:300] for rel, f in _of(sources, failed).items()}
+        )
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return _Run(tool, {})
+
+
+def _lines(value: object) -> set[int]:
+    if not isinstance(value, list) or not all(type(n) is int for n in value):
+        raise ValueError("not a list of line numbers")
+    return set(value)
+
+
+_PROBES_LIMIT = 64 * 1024 * 1024
+_VERSION = re.compile(r"\d{1,2}\.\d{1,3}\.\d{1,3}")
 
 
 def _statements(path: Path) -> tuple[PythonParser, set[int]] | None:

@@ -1,4 +1,5 @@
-"""Which coverage tool measures a planned test command (coverage.py for pytest and unittest, V8 for
+"""Which coverage tool measures a planned test command (coverage.py for pytest and unittest on
+Python 3.12+, referee's line probes before, V8 for
 node --test and mocha, jest's and vitest's own, the go command's `-coverprofile` for go test,
 PHPUnit's clover report for phpunit), and reading what it wrote."""
 
@@ -20,12 +21,19 @@ from referee.tools.adequacy.coverage_istanbul import (
 )
 from referee.tools.adequacy.coverage_php import PHP_SUFFIXES, instrument_phpunit, measure_clover
 from referee.tools.adequacy.coverage_php import TOOL as PHP_TOOL
-from referee.tools.adequacy.coverage_py import TOOL, instrument_python, measure_python, unavailable
+from referee.tools.adequacy.coverage_py import (
+    TOOL,
+    changed_statements,
+    instrument_python,
+    measurable,
+    measure_python,
+    unavailable,
+)
 from referee.tools.adequacy.coverage_v8 import JS_SUFFIXES, instrument_node, measure_v8
 from referee.tools.models.adequacy import DiffCoverage
 from referee.tools.runners import Plan
 
-__all__ = ["MEASURABLE", "Instrumented", "instrument", "measure"]
+__all__ = ["MEASURABLE", "Instrumented", "changed_statements", "instrument", "measure"]
 
 MEASURABLE = (".py", *JS_SUFFIXES, *TRANSFORMED_SUFFIXES, *GO_SUFFIXES, *PHP_SUFFIXES)
 _Kind = Literal["coverage.py", "v8", "istanbul", "vitest", "go", "clover"]
@@ -51,18 +59,22 @@ def instrument(
     sources: Sequence[str],
     path: str | None,
     where: tuple[Path, Path] | None = None,
+    statements: Mapping[str, Sequence[int]] | None = None,
 ) -> Instrumented | None:
-    """The plan measured by the tool of its runner's language (None: nothing to measure)."""
+    """The plan measured by the tool of its runner's language (None: nothing to measure).
+
+    `statements`: the changed statements' first lines per Python source (`changed_statements`).
+    """
     if plan.inner is not None and (
-        segment := instrument(plan.inner, reports, sources, path, where)
+        segment := instrument(plan.inner, reports, sources, path, where, statements)
     ):
         # `a && pytest …`: the runner's segment, whose report referee reads, is the one measured.
         return replace(segment, plan=plan.with_segment(segment.plan))
-    python = tuple(s for s in sources if s.endswith(".py"))
+    python = measurable(sources)
     script = tuple(s for s in sources if s.endswith(JS_SUFFIXES))
     # jest and vitest transform what they run and map coverage back to it: TypeScript too.
     mapped = tuple(s for s in sources if s.endswith((*JS_SUFFIXES, *TRANSFORMED_SUFFIXES)))
-    if python and (done := instrument_python(plan, reports, python, path)):
+    if python and (done := instrument_python(plan, reports, python, path, statements or {})):
         return Instrumented(done[0], done[1], "coverage.py", python)
     if script and (node := instrument_node(plan, reports)):
         return Instrumented(node[0], node[1], "v8", script)
@@ -93,10 +105,10 @@ def measure(
         return DiffCoverage(tool=tool, unmeasured=list(instrumented.sources), note=note)
     if instrumented.kind == "coverage.py" and (why := unavailable(instrumented.data)):
         return DiffCoverage(tool=TOOL, unmeasured=list(instrumented.sources), note=why)
-    if not instrumented.data.exists():
-        return None
     if instrumented.kind == "coverage.py":
         return measure_python(instrumented.data, tree, changed, instrumented.sources)
+    if not instrumented.data.exists():
+        return None
     if instrumented.kind == "istanbul":
         return measure_istanbul(instrumented.data, tree, changed, instrumented.sources)
     if instrumented.kind == "vitest":

@@ -26,6 +26,7 @@ from referee.tools.models.contract import Contract
 from referee.tools.models.evidence import EvidenceItem
 from referee.tools.repo import file_at
 from referee.tools.store import StoredRun
+from referee.tools.text import unshown
 
 __all__ = ["HoldoutOutput", "holdout_output"]
 
@@ -110,6 +111,6 @@ def _sources(run: StoredRun) -> Iterator[str]:
     if target.tree.startswith("dir:") or not Path(target.repo).is_dir():
         return
     for path in target.changed_files:
-        text = file_at(Path(target.repo), target.tree, path)
+        text = file_at(Path(target.repo), target.tree, unshown(path))
         if text is not None and len(text) <= _SOURCE_LIMIT:
             yield text

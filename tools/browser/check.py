@@ -30,6 +30,7 @@ import anyio
 from playwright.async_api import BrowserContext, Page
 from playwright.async_api import Error as PlaywrightError
 
+from referee.tools.browser.a11y_base import BaseA11y
 from referee.tools.browser.chromium import ChromiumNotFound
 from referee.tools.browser.events import PageEvents
 from referee.tools.browser.expectations import (
@@ -53,7 +54,6 @@ from referee.tools.browser.pool import BrowserPool, BrowserUnavailable
 from referee.tools.browser.shots import ShotSource
 from referee.tools.browser.steps import NAVIGATIONS, PlannedStep, interrupted, run_step
 from referee.tools.models.browser import (
-    A11yExpect,
     AnyStep,
     BrowserCheck,
     GotoStep,
@@ -83,6 +83,8 @@ class _Run:
     steps: list[StepResult] = field(default_factory=list)
     expectations: list[ExpectationResult] = field(default_factory=list)
     violations: list[A11yViolation] = field(default_factory=list)
+    axe_runs: dict[str, list[A11yViolation]] = field(default_factory=dict)
+    a11y_new: list[A11yViolation] | None = None
     timed_out: bool = False
     unscored: str = ""
     title: str = ""
@@ -127,6 +129,8 @@ async def run_browser_check(
     setup: Sequence[AnyStep] = (),
     gate: Gate | None = None,
     baselines: Callable[[str], bytes | None] | None = None,
+    a11y_base: BaseA11y | None = None,
+    traced_retry: bool = True,
 ) -> BrowserOutcome:
     """Drive a page in the pool's Chromium and judge the check's expectations.
 
@@ -143,6 +147,11 @@ async def run_browser_check(
             not to run it (the served app has exited), or None.
         baselines: The criterion's screenshot baselines by name (None without one); None:
             screenshot expectations cannot be judged here.
+        a11y_base: What the same check found on the base commit's app, for `new_only` a11y
+            expectations (None: they are not compared, and pending unless the page meets their
+            bounds anyway).
+        traced_retry: Run a failing check again to record its trace (off for the base run,
+            whose failures are not verdicts).
 
     Returns:
         ``pass`` or ``fail`` with the evidence, or ``unscored`` (passed None) with a reason when
@@ -163,10 +172,10 @@ async def run_browser_check(
     files = _Files(artifacts_dir / f"{name}.png", artifacts_dir / f"{name}.trace.zip", repo_root)
     shots = ShotSource(artifacts_dir, name, baselines) if baselines is not None else None
     try:
-        job = _Job(pool, check, plan, policy, files, gate, shots)
+        job = _Job(pool, check, plan, policy, files, gate, shots, a11y_base)
         await _run_in_browser(job, run, asked)
         run.ended = time.monotonic()
-        if run.failing and not run.unscored:
+        if traced_retry and run.failing and not run.unscored:
             await _traced_retry(job, run)
     except (ChromiumNotFound, BrowserUnavailable) as exc:
         return _unscored(run.url, f"no browser: {exc}", asked)
@@ -207,15 +216,15 @@ class _Job:
     files: _Files
     gate: Gate | None = None
     shots: ShotSource | None = None
+    a11y_base: BaseA11y | None = None
 
 
 async def _run_in_browser(job: _Job, run: _Run, asked: float, trace: Path | None = None) -> None:
     """Run the check once on a fresh context: with a screenshot and the rest of the evidence,
     or (``trace``) only to record Playwright's trace of it there."""
     check = job.check
-    wants_axe = any(isinstance(e, A11yExpect) for e in check.expect)
-    # axe is injected as a script tag, which a page's CSP would refuse; bypass it only when needed.
-    contexts = job.pool.context(check.viewport, bypass_csp=wants_axe, service_workers="block")
+    # axe runs in an isolated world, which the page's CSP does not govern: the page keeps its own.
+    contexts = job.pool.context(check.viewport, service_workers="block")
     async with contexts as ctx:
         run.started = time.monotonic()
         run.queued_s = round(run.started - asked, 3)
@@ -234,9 +243,7 @@ async def _run_in_browser(job: _Job, run: _Run, asked: float, trace: Path | None
         if shots is not None and trace is not None:
             shots = replace(shots, folder=shots.folder / "traced-run", images=[])
         with anyio.move_on_after(check.timeout_s + _GRACE_S) as scope:
-            await _drive(
-                ctx if tracing else None, page, check, job.plan, run, job.files.root, shots
-            )
+            await _drive(ctx if tracing else None, page, job, run, shots)
         run.timed_out = run.timed_out or scope.cancelled_caught
         if trace is None:
             await _capture(page, run, job.files.shot)
@@ -311,15 +318,10 @@ async def _stop_trace(ctx: BrowserContext, keep: Path | None) -> str | None:
 
 
 async def _drive(
-    ctx: BrowserContext | None,
-    page: Page,
-    check: BrowserCheck,
-    plan: Sequence[PlannedStep],
-    run: _Run,
-    files_root: Path | None,
-    shots: ShotSource | None = None,
+    ctx: BrowserContext | None, page: Page, job: _Job, run: _Run, shots: ShotSource | None
 ) -> None:
     assert run.events is not None
+    check = job.check
     expecting = ExpectContext(
         page,
         run.events,
@@ -328,12 +330,13 @@ async def _drive(
         action_timeout_s=check.action_timeout_s,
         base_url=run.base_url,
         shots=shots,
+        a11y_base=job.a11y_base,
     )
     expecting.watch(check.expect)
     try:
-        for planned in plan:
+        for planned in job.plan:
             run.running = (planned, time.monotonic())
-            result = await _traced_step(ctx, page, planned, expecting, files_root)
+            result = await _traced_step(ctx, page, planned, expecting, job.files.root)
             run.running = None
             run.steps.append(result)
             if not result.ok:
@@ -398,6 +401,8 @@ async def _judge(
                 run.expectations.append(await evaluate(expecting, exp, number))
     finally:
         run.violations = expecting.violations or []
+        run.axe_runs = dict(expecting.axe_runs)
+        run.a11y_new = expecting.a11y_new
 
 
 def _needs_settling(check: BrowserCheck) -> bool:
@@ -476,6 +481,8 @@ def _outcome(check: BrowserCheck, run: _Run, images: list[str]) -> BrowserOutcom
         blocked_requests=events.blocked_requests if events else [],
         dropped_events=events.dropped if events else 0,
         a11y_violations=run.violations,
+        a11y_new=run.a11y_new,
+        axe_runs=run.axe_runs,
         aria_snapshot=run.aria,
         screenshot=run.screenshot,
         trace=run.trace,
@@ -518,7 +525,12 @@ def _verdict(check: BrowserCheck, run: _Run) -> tuple[BrowserStatus, str]:
         return "unscored", clip("\n".join([*pending, *warnings]), REASON_LIMIT)
     held = len(run.expectations)
     verdict = f"all {held} expectations held" if held else "every step ran; no expectations"
-    return "pass", clip("\n".join([verdict, *warnings]), REASON_LIMIT)
+    notes = [
+        f"expectation {e.number} ({e.type} {e.target}): {e.note}"
+        for e in run.expectations
+        if e.note
+    ]
+    return "pass", clip("\n".join([verdict, *notes, *warnings]), REASON_LIMIT)
 
 
 def _unscored(url: str, reason: str, asked: float) -> BrowserOutcome:

@@ -19,14 +19,21 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import anyio
+from playwright.async_api import CDPSession, Locator, Page, expect
 from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import Locator, Page, expect
 
+from referee.tools.browser.a11y_base import NODES_KEPT, BaseA11y, judge_new, listed
 from referee.tools.browser.absence import absence
 from referee.tools.browser.events import PageEvents, trim
 from referee.tools.browser.locators import describe, locate
 from referee.tools.browser.messages import error_text, is_timeout, verbatim_text
-from referee.tools.browser.outcome import A11yViolation, ExpectationResult, at_or_above
+from referee.tools.browser.outcome import (
+    IMPACT_RANK,
+    A11yNode,
+    A11yViolation,
+    ExpectationResult,
+    at_or_above,
+)
 from referee.tools.browser.policy import url_pattern
 from referee.tools.browser.shots import ShotSource, judge_screenshot
 from referee.tools.errors import RefereeError
@@ -62,7 +69,14 @@ from referee.tools.text import agrees, counted
 Expectation = AnyExpectation
 UNEVALUATED = "not evaluated: "
 OUT_OF_TIME = f"{UNEVALUATED}the check's timeout_s was used up"
-_AXE_RUN = "([context, options]) => axe.run(context === 'document' ? document : context, options)"
+# The violations only, as plain data: axe's results hold DOM references that do not serialise.
+_AXE_RUN = (
+    "((context, options) => axe.run(context === 'document' ? document : context, options)"
+    ".then(r => r.violations.map(v => ({{id: v.id, impact: v.impact, help: v.help,"
+    " nodes: v.nodes.map(n => ({{target: n.target, html: n.html, impact: n.impact}}))}}))))"
+    "({context}, {options})"
+)
+_WORLD = "referee"
 _SHOWN = 3
 _TARGETS_SHOWN = 5
 _POLL_S = 0.1
@@ -78,6 +92,8 @@ class Judged(NamedTuple):
     warning: str = ""
     message: str = ""
     pending: str = ""
+    pending_code: str = ""
+    note: str = ""
 
 
 @cache
@@ -111,6 +127,10 @@ class ExpectContext:
     base_url: str | None = None
     violations: list[A11yViolation] | None = None
     axe_runs: dict[str, list[A11yViolation]] = field(default_factory=dict)
+    a11y_base: BaseA11y | None = None
+    """What the base run of the same check found, for `new_only` expectations."""
+    a11y_new: list[A11yViolation] | None = None
+    """The violations `new_only` expectations counted as new (None: none was compared)."""
     watched: dict[str, Locator] = field(default_factory=dict)
     seen: set[str] = field(default_factory=set)
     shots: ShotSource | None = None
@@ -164,6 +184,8 @@ async def evaluate(ctx: ExpectContext, exp: Expectation, number: int) -> Expecta
         message=judged.message,
         warning=judged.warning,
         pending=judged.pending,
+        pending_code=judged.pending_code,
+        note=judged.note if judged.ok else "",
     )
 
 
@@ -180,6 +202,7 @@ def target_of(exp: Expectation) -> str:
         scoped = [f"in {', '.join(exp.include)}"] if exp.include else []
         scoped += [f"without {', '.join(exp.exclude)}"] if exp.exclude else []
         scoped += [f"rules {', '.join(exp.rules)}"] if exp.rules else []
+        scoped += ["new since base"] if exp.new_only else []
         return " ".join([f"{bound} at or above {exp.min_impact}", *scoped])
     if isinstance(exp, ScreenshotExpect):
         part = f" of {describe(exp.selector)}" if exp.selector is not None else ""
@@ -461,13 +484,9 @@ async def _a11y(ctx: ExpectContext, exp: A11yExpect, wait_ms: float) -> Judged:
     found = ctx.axe_runs[scope]
     if ctx.violations is None:
         ctx.violations = found
+    if exp.new_only:
+        return _new_only(ctx, exp, found, scope)
     serious = at_or_above(found, exp.min_impact)
-    listed = "; ".join(
-        f"{v.id} ({v.impact}, {v.nodes} node{'s' if v.nodes != 1 else ''}: "
-        + ", ".join(v.targets)
-        + ")"
-        for v in serious
-    )
     nodes = sum(v.nodes for v in serious)
     bounds = [f"max {exp.max_violations}"] if exp.bounds_rules else []
     bounds += [f"max {exp.max_nodes} nodes"] if exp.max_nodes is not None else []
@@ -475,11 +494,30 @@ async def _a11y(ctx: ExpectContext, exp: A11yExpect, wait_ms: float) -> Judged:
         f"{counted(len(serious), 'violation')} at or above {exp.min_impact}, on"
         f" {counted(nodes, 'node')} ({', '.join(bounds)})"
     )
-    text = trim(f"{detail}: {listed}" if serious else detail, 1500)
+    text = trim(f"{detail}: {listed(serious)}" if serious else detail, 1500)
     holds = (not exp.bounds_rules or len(serious) <= exp.max_violations) and (
         exp.max_nodes is None or nodes <= exp.max_nodes
     )
     return Judged(holds, text)
+
+
+def _new_only(
+    ctx: ExpectContext, exp: A11yExpect, found: list[A11yViolation], scope: str
+) -> Judged:
+    judged, new = judge_new(exp, found, ctx.a11y_base, scope)
+    if not judged.pending:
+        known = {v.id: v for v in ctx.a11y_new or []}
+        for violation in new:  # one per rule across expectations: the widest count stands
+            if violation.nodes > (known[violation.id].nodes if violation.id in known else -1):
+                known[violation.id] = violation
+        ctx.a11y_new = list(known.values())
+    return Judged(
+        judged.ok,
+        trim(judged.detail, 1500),
+        pending=trim(judged.pending, 1500),
+        pending_code=judged.pending_code,
+        note=trim(judged.detail, 600),
+    )
 
 
 def axe_scope(exp: A11yExpect) -> str:
@@ -500,20 +538,68 @@ def axe_scope(exp: A11yExpect) -> str:
 async def run_axe(
     page: Page, context: dict[str, Any] | str = "document", options: dict[str, Any] | None = None
 ) -> list[A11yViolation]:
-    """Inject axe-core into ``page`` (once) and return its violations, one per rule."""
-    if not await page.evaluate("() => typeof axe !== 'undefined'"):
-        await page.add_script_tag(path=axe_script())
-    result = await page.evaluate(_AXE_RUN, [context, options or {"resultTypes": ["violations"]}])
+    """Run axe-core on ``page`` and return its violations, one per rule.
+
+    axe runs in an isolated world of the page's main frame (as a browser extension's content
+    script does): it sees the page's DOM, while the page's own scripts see neither axe (no
+    `window.axe`, no script element to observe) nor a relaxed CSP. A page that could tell the
+    audit apart would hide its violations only while it is audited.
+
+    Raises:
+        PlaywrightError: axe could not run (an unknown rule id, a selector it cannot parse).
+    """
+    options = options or {"resultTypes": ["violations"]}
+    expression = _AXE_RUN.format(context=json.dumps(context), options=json.dumps(options))
+    cdp = await page.context.new_cdp_session(page)
+    try:
+        frames = await cdp.send("Page.getFrameTree")
+        world = await cdp.send(
+            "Page.createIsolatedWorld",
+            {"frameId": frames["frameTree"]["frame"]["id"], "worldName": _WORLD},
+        )
+        where = world["executionContextId"]
+        await _evaluate(cdp, axe_script().read_text(encoding="utf-8"), where)
+        result = await _evaluate(cdp, expression, where, value=True)
+    finally:
+        with suppress(PlaywrightError):
+            await cdp.detach()
     return [
         A11yViolation(
             id=v["id"],
             impact=v.get("impact"),
             nodes=len(v.get("nodes", [])),
-            help=trim(v.get("help", "")),
+            help=trim(v.get("help") or ""),
             targets=[_node_target(n) for n in v.get("nodes", [])[:_TARGETS_SHOWN]],
+            all_nodes=tuple(_node(n) for n in v.get("nodes", [])[:NODES_KEPT]),
         )
-        for v in result.get("violations", [])
+        for v in result
     ]
+
+
+async def _evaluate(cdp: CDPSession, expression: str, where: int, *, value: bool = False) -> Any:
+    """Evaluate in the isolated world; a script error raises, with axe's own message."""
+    answer = await cdp.send(
+        "Runtime.evaluate",
+        {
+            "expression": expression,
+            "contextId": where,
+            "awaitPromise": True,
+            "returnByValue": value,
+        },
+    )
+    if failed := answer.get("exceptionDetails"):
+        said = failed.get("exception", {}).get("description") or failed.get("text", "")
+        raise PlaywrightError(str(said).splitlines()[0] if said else "axe failed")
+    return answer.get("result", {}).get("value")
+
+
+def _node(node: dict[str, Any]) -> A11yNode:
+    impact = node.get("impact")
+    return A11yNode(
+        target=_node_target(node),
+        html=trim(str(node.get("html") or ""), 300),
+        impact=impact if impact in IMPACT_RANK else None,
+    )
 
 
 def _node_target(node: dict[str, Any]) -> str:

@@ -68,7 +68,12 @@ class ExpectationResult(_Frozen):
     )
     warning: str = Field(default="", description="Held, but perhaps not for the reason meant")
     pending: str = Field(
-        default="", description="Not judged yet: why (a screenshot with no baseline)"
+        default="",
+        description="Not judged: why (a screenshot with no baseline, no base run to compare with)",
+    )
+    pending_code: str = Field(default="", description="The reason code of `pending`")
+    note: str = Field(
+        default="", description="Said even when it holds (new_only: what the base already had)"
     )
 
 
@@ -103,6 +108,14 @@ class BlockedRequest(_Frozen):
     reason: str = ""
 
 
+class A11yNode(_Frozen):
+    """One element violating a rule: axe's selector for it and the start of its markup."""
+
+    target: str
+    html: str = ""
+    impact: Impact | None = None
+
+
 class A11yViolation(_Frozen):
     """One axe-core rule the page violates."""
 
@@ -112,6 +125,11 @@ class A11yViolation(_Frozen):
     help: str = ""
     targets: list[str] = Field(
         default_factory=list, description="CSS selectors of the first offending nodes"
+    )
+    all_nodes: tuple[A11yNode, ...] = Field(
+        default=(),
+        exclude=True,
+        description="Every offending node (up to a bound), for the comparison with the base",
     )
 
 
@@ -132,6 +150,14 @@ class BrowserOutcome(_Frozen):
     blocked_requests: list[BlockedRequest] = Field(default_factory=list)
     dropped_events: int = Field(default=0, description="Events beyond the per-list cap, not kept")
     a11y_violations: list[A11yViolation] = Field(default_factory=list)
+    a11y_new: list[A11yViolation] | None = Field(
+        default=None,
+        description="new_only: the violations the base did not have, with their new nodes only"
+        " (None: no comparison with the base was made)",
+    )
+    axe_runs: dict[str, list[A11yViolation]] = Field(
+        default_factory=dict, exclude=True, description="axe's violations by scope (axe_scope)"
+    )
     aria_snapshot: str = ""
     screenshot: str | None = Field(default=None, description="Path of the full-page PNG")
     images: list[str] = Field(

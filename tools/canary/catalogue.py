@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal, get_args
 
+from referee.tools import pysource
 from referee.tools.adequacy.mutants import Lines, MutantSpec, generate
 
 __all__ = ["DEFECT_KINDS", "Defect", "DefectKind", "candidates", "plantable"]
@@ -104,7 +105,7 @@ def candidates(
             not kill (surviving_mutant plants one of them).
     """
     try:
-        tree = ast.parse(source)
+        tree = pysource.parse(source)
     except (SyntaxError, ValueError):
         return []
     finder = _Planter(kind, path, source)

@@ -16,12 +16,15 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from referee.tools.models.contract import ConfigFile, Contract, ContractConfig
 from referee.tools.models.rubric import Rubric
 from referee.tools.repo import GitError, RepoInfo, blobs_at
 from referee.tools.rubrics import RubricSet, builtin_rubrics, rubrics_at
-from referee.tools.store import Store, load_config
+
+if TYPE_CHECKING:
+    from referee.tools.store import Store
 
 __all__ = [
     "allowlist_at",
@@ -77,6 +80,8 @@ def config_digest(config: ContractConfig) -> str:
 
 def contract_rubrics(store: Store, contract: Contract) -> RubricSet:
     """The rubrics a contract is judged with, from the configuration stored with it."""
+    from referee.tools.store import load_config  # the store's modules load when one is used
+
     return fixed_rubrics(contract, load_config(store, contract))
 
 

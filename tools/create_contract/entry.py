@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from referee.tools import store as storage  # its modules load on first use
 from referee.tools.create_contract.config import config_digest, config_for
 from referee.tools.create_contract.files import CONFIG_KEY, parse_exported
 from referee.tools.create_contract.seal import SEAL_KEY, contract_seal
@@ -30,7 +31,9 @@ from referee.tools.models.contract import (
 from referee.tools.prompts import evaluator_prompt_version
 from referee.tools.repo import RepoInfo, resolve_commit
 from referee.tools.rubrics import RubricSet, load_rubrics, select_rubric
-from referee.tools.store import Store, insert_contract, load_config, load_contract, replace_contract
+
+if TYPE_CHECKING:
+    from referee.tools.store import Store
 
 __all__ = ["create_contract", "export_contract", "get_contract", "import_contract"]
 
@@ -65,7 +68,7 @@ def create_contract(
     assert rubric is not None  # _build_contract found it
     config = config_for(rubric, repo, base, created.timestamp())
     contract = contract.model_copy(update={"config_digest": config_digest(config)})
-    stored = insert_contract(store, contract, config)
+    stored = storage.insert_contract(store, contract, config)
     return CreateContractResult(
         contract=stored, generator_view=generator_view(stored), warnings=warnings_of(request)
     )
@@ -81,7 +84,7 @@ def import_contract(
         InvalidInput: a different contract is already stored under that id.
     """
     try:
-        existing = load_contract(store, contract.id)
+        existing = storage.load_contract(store, contract.id)
     except NotFound:
         existing = None
     if existing is not None and existing != contract:
@@ -95,7 +98,7 @@ def import_contract(
             ]
         )
     if existing is None:
-        replace_contract(store, contract, config)
+        storage.replace_contract(store, contract, config)
     return CreateContractResult(
         contract=contract, generator_view=generator_view(contract), warnings=[]
     )
@@ -103,7 +106,7 @@ def import_contract(
 
 def get_contract(contract_id: str, view: View, *, store: Store) -> dict[str, Any]:
     """A stored contract as JSON: the evaluator view (everything) or the generator view."""
-    contract = load_contract(store, contract_id)
+    contract = storage.load_contract(store, contract_id)
     return generator_view(contract) if view == "generator" else contract_document(contract)
 
 
@@ -112,7 +115,7 @@ def export_contract(contract_id: str, view: View, *, store: Store) -> dict[str, 
     creation (`config`: rubric, allowlist), which CI then judges with, and the seal of both with
     referee's key (`seal`), without which a file's configuration is not taken."""
     doc = get_contract(contract_id, view, store=store)
-    config = load_config(store, load_contract(store, contract_id))
+    config = storage.load_config(store, storage.load_contract(store, contract_id))
     if config is not None:
         doc[CONFIG_KEY] = config.model_dump(mode="json", by_alias=True)
     # Sealed as the file will be read back: the view's document parsed as a contract.

@@ -10,6 +10,7 @@ import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from pydantic import ValidationError
 
@@ -81,6 +82,7 @@ def semantic_problems(
         *_criteria_problems(criteria, evaluators),
         *_id_problems(criteria),
         *_serve_problems(args, criteria),
+        *_new_only_problems(args, criteria),
         *_junit_problems(criteria, root),
         *_setup_problems(args),
     ]
@@ -298,6 +300,57 @@ def _serve_problems(
         for path, url in urls
         if isinstance(url, str) and not re.match(r"^[a-z][a-z0-9+.-]*://", url, re.IGNORECASE)
     ]
+
+
+def _new_only_problems(
+    args: Mapping[str, Any], criteria: list[tuple[str, dict[str, Any]]]
+) -> list[Problem]:
+    """An a11y expectation with `new_only` compares the page with the base commit's version of
+    it, which referee can serve only through the contract's `serve`: a page opened from anywhere
+    else (a file of the working tree, another server) would be the same at base and now, and
+    every new violation would read as an old one."""
+    serve = args.get("serve")
+    origin = _origin(serve.get("url")) if isinstance(serve, dict) else None
+    problems = []
+    for at, crit in criteria:
+        check = crit.get("check")
+        if not isinstance(check, dict) or check.get("kind") != "browser":
+            continue
+        expect = check.get("expect")
+        if not isinstance(expect, list) or not any(
+            isinstance(e, dict) and e.get("type") == "a11y" and e.get("new_only") is True
+            for e in expect
+        ):
+            continue
+        urls = [(at + "/check/url", check.get("url"))]
+        urls += _goto_urls(at + "/check/steps", check.get("steps"))
+        urls += _goto_urls("/browser_setup", args.get("browser_setup"))
+        problems += [
+            Problem(
+                path=path,
+                code="new_only_off_serve",
+                message=(
+                    f"{url!r} is not a page of the contract's `serve` app, which an a11y"
+                    " expectation with new_only needs (the base run serves the base commit's"
+                    " version of the app): give a path joined to serve.url"
+                ),
+            )
+            for path, url in urls
+            if isinstance(url, str) and (origin is None or _origin(url) not in (None, origin))
+        ]
+    return problems
+
+
+def _origin(url: Any) -> str | None:
+    """`scheme://host:port` of an absolute URL (None for a path)."""
+    if not isinstance(url, str) or not re.match(r"^[a-z][a-z0-9+.-]*://", url, re.IGNORECASE):
+        return None
+    parts = urlsplit(url)
+    try:
+        port = parts.port or {"http": 80, "https": 443}.get(parts.scheme.lower())
+    except ValueError:  # a port out of range: no origin a served app has
+        return url
+    return f"{parts.scheme.lower()}://{(parts.hostname or '').lower()}:{port}"
 
 
 def _goto_urls(at: str, steps: Any) -> list[tuple[str, Any]]:

@@ -49,7 +49,7 @@ def environment_roots(tree: Path, depth: int = 2) -> list[Path]:
             except OSError:
                 continue
             for entry in entries:
-                if not entry.is_dir():
+                if not _is_dir(entry):
                     continue
                 path = Path(entry.path)
                 if entry.name == "node_modules" or (path / "pyvenv.cfg").is_file():
@@ -58,6 +58,15 @@ def environment_roots(tree: Path, depth: int = 2) -> list[Path]:
                     deeper.append(path)
         level = deeper
     return sorted(set(found))
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    # A symbolic link that points at itself (ELOOP) or into a folder referee may not enter is a
+    # name of the player's like any other: not an environment, never an error.
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
 
 
 def changed_environments(tree: Path, anchor: float) -> list[Changed]:

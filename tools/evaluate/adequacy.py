@@ -123,6 +123,7 @@ def adequacy_text(adequacy: TestAdequacy | None) -> str:
         parts.append(
             f"mutation score {mutation.score:g} ({mutation.killed}/{mutation.run} mutants killed"
             + (f"; {len(mutation.survived)} survived" if mutation.survived else "")
+            + (f"; {mutation.not_compiled} did not compile" if mutation.not_compiled else "")
             + f", {mutation.evidence_id})"
         )
     elif mutation and mutation.note:

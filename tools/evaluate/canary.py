@@ -24,6 +24,7 @@ from referee.tools.repo import compose_tree, git, tree_entry_map, tree_files, wr
 from referee.tools.repo.objects import read_blobs
 from referee.tools.store import Store, StoredRun, runs_for
 from referee.tools.store.canaries import canaries_for, canary_run_ids, save_canary
+from referee.tools.text import shown, unshown
 
 __all__ = ["Disguise", "plan_canary", "record_canary"]
 
@@ -117,7 +118,7 @@ def _source_run(store: Store, contract: Contract, request: EvaluateInput) -> Sto
 
 
 def _files(repo: Path, run: StoredRun) -> list[str]:
-    changed = [p for p in run.evaluation.target.changed_files if plantable(p)]
+    changed = [p for p in map(unshown, run.evaluation.target.changed_files) if plantable(p)]
     if changed:
         return changed
     listed = tree_files(repo, run.evaluation.target.tree)
@@ -138,7 +139,7 @@ def _survivors(run: StoredRun, path: str) -> list[tuple[int, str, str]]:
         mutation = criterion.adequacy.mutation if criterion.adequacy else None
         for m in mutation.survived if mutation else []:
             file, _, line = m.location.rpartition(":")
-            if file == path and line.isdigit():
+            if file == shown(path) and line.isdigit():
                 found.append((int(line), m.original, m.replacement))
     return found
 

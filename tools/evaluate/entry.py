@@ -120,7 +120,8 @@ async def _evaluate_live(
         # A canary measures one judge: the first, as a draft without an evaluator is the first's.
         request = request.model_copy(update={"evaluator": contract.evaluators[0]})
     criteria = _criteria(contract, request.evaluator)
-    repo = _repo_of(contract, deps.settings, deps.store)
+    # Every step that reads the repository runs git: in a worker thread, never the event loop's.
+    repo = await anyio.to_thread.run_sync(_repo_of, contract, deps.settings, deps.store)
     served = await _served_canary(deps, contract, repo, request)
     if served is not None:
         await _paced(deps, served, criteria, started)
@@ -150,7 +151,9 @@ async def _evaluate_live(
     )
     isolated = choose_isolation(request, contract, deps.settings)
     disguise = (
-        plan_canary(deps.store, contract, repo, request, deps.now()) if request.canary else None
+        await anyio.to_thread.run_sync(plan_canary, deps.store, contract, repo, request, deps.now())
+        if request.canary
+        else None
     )
     wanted = TargetRequest(
         ref=disguise.commit if disguise else request.ref,

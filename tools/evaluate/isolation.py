@@ -40,8 +40,17 @@ def choose_isolation(request: EvaluateInput, contract: Contract, settings: Setti
     """
     required = request.require_sandbox or contract.require_sandbox
     isolation: Isolation = "worktree" if request.ref else request.isolation
-    implied = request.ref is not None and request.isolation != "worktree"
-    notes = ["`ref` implies worktree isolation"] if implied else []
+    # Said only when the caller asked for something else on purpose: `inplace` cannot hold for
+    # a commit that is not the working tree (the default, the sandbox, still runs it sandboxed).
+    implied = request.ref is not None and request.isolation == "inplace"
+    notes = (
+        [
+            "`ref` evaluates a commit, not the working tree: isolation inplace"
+            " gives way to a worktree of it"
+        ]
+        if implied
+        else []
+    )
     if isolation == "inplace":
         if required:
             raise _refused("isolation inplace runs without a sandbox, but the sandbox is required")

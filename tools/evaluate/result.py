@@ -15,6 +15,7 @@ from referee.tools.evaluate.run import Outcomes
 from referee.tools.evaluate.target import Workspace
 from referee.tools.evidence.recorder import EvidenceRecorder
 from referee.tools.graders.base import GradeResult, StaticRun
+from referee.tools.models.adequacy import TestAdequacy
 from referee.tools.models.common import SEVERITY_ORDER, ReasonCode, Verdict
 from referee.tools.models.contract import Contract, Criterion
 from referee.tools.models.evaluation import (
@@ -30,6 +31,7 @@ from referee.tools.models.evidence import EvidenceSummary
 from referee.tools.models.rubric import Rubric
 from referee.tools.rubrics import compute_weighted, final_verdict, verdict_for
 from referee.tools.static import StaticFinding
+from referee.tools.text import shown
 
 __all__ = ["PROMPT_URI", "assemble", "baseline_of", "criterion_result", "findings_of"]
 
@@ -55,7 +57,8 @@ def criterion_result(criterion: Criterion, result: GradeResult | None) -> Criter
         )
     ids = ", ".join(result.evidence_ids)
     evidence = f"{result.reason} ({ids})" if ids else result.reason
-    if more := adequacy_text(result.adequacy):
+    adequacy = _shown_coverage(result.adequacy)
+    if more := adequacy_text(adequacy):
         evidence += f"; {more}"
     return CriterionResult(
         id=criterion.id,
@@ -69,8 +72,19 @@ def criterion_result(criterion: Criterion, result: GradeResult | None) -> Criter
         holdout=criterion.holdout,
         regressions=result.regressions,
         tests=result.tests,
-        adequacy=result.adequacy,
+        adequacy=adequacy,
     )
+
+
+def _shown_coverage(adequacy: TestAdequacy | None) -> TestAdequacy | None:
+    """The files of a diff coverage as a result names them: shown (tools/text.py)."""
+    found = adequacy.diff_coverage if adequacy else None
+    if adequacy is None or found is None:
+        return adequacy
+    files = [f.model_copy(update={"path": shown(f.path)}) for f in found.files]
+    unmeasured = [shown(p) for p in found.unmeasured]
+    coverage = found.model_copy(update={"files": files, "unmeasured": unmeasured})
+    return adequacy.model_copy(update={"diff_coverage": coverage})
 
 
 def findings_of(static: StaticRun | None) -> list[Finding]:
@@ -83,7 +97,9 @@ def findings_of(static: StaticRun | None) -> list[Finding]:
 def _ordered(found: Sequence[StaticFinding]) -> list[Finding]:
     ordered = sorted(found, key=lambda f: (SEVERITY_ORDER.get(f.severity, 9), f.path, f.line))
     return [
-        Finding(rule=f.rule, severity=f.severity, location=f.location, message=f.message)
+        Finding(
+            rule=f.rule, severity=f.severity, location=shown(f.location), message=shown(f.message)
+        )
         for f in ordered
     ]
 

@@ -22,6 +22,7 @@ import anyio
 
 from referee.tools.claims.run import run_claims
 from referee.tools.environment import environment_findings
+from referee.tools.evaluate.harness import base_harness, record_harness
 from referee.tools.evaluate.static import run_static
 from referee.tools.evaluate.target import Workspace
 from referee.tools.evaluate.views import evaluated_view, named_view
@@ -37,19 +38,19 @@ from referee.tools.graders import (
     run_suite,
     start_serve,
 )
-from referee.tools.graders.base import ViewName, anonymous_folder
+from referee.tools.graders.base import BaseApp, ViewName, anonymous_folder
+from referee.tools.graders.base_app import start_base_app
 from referee.tools.holdouts import HoldoutSource
 from referee.tools.models.checks import TestsCheck
 from referee.tools.models.common import Depth, Scope
 from referee.tools.models.contract import Contract, ContractConfig, Criterion
 from referee.tools.models.evaluation import Perturbation, TreeChanged
 from referee.tools.perturbation import build_perturbed_copy
-from referee.tools.process import HostLauncher, Launcher
+from referee.tools.process import HostLauncher, Launcher, Network
 from referee.tools.repo import (
     BadObject,
     TreeView,
     changed_lines,
-    file_at,
     is_git_repo,
     list_files,
     tree_files,
@@ -57,7 +58,6 @@ from referee.tools.repo import (
 from referee.tools.settings import Settings
 from referee.tools.static import list_files as static_files
 from referee.tools.tampering import Tampering, run_tampering
-from referee.tools.tampering.harness import harness_changes
 from referee.tools.text import counted
 
 if TYPE_CHECKING:
@@ -182,11 +182,27 @@ async def _context(plan: RunPlan, scratch: Path) -> AsyncIterator[GradeContext]:
     run_root = ws.run_root(plan.launcher)
     async with AsyncExitStack() as stack:
 
+        async def harness() -> BaseHarness:
+            if plan.scope != "task" or ws.base is None:
+                return BaseHarness()
+            folder = anonymous_folder(scratch)
+            return await anyio.to_thread.run_sync(base_harness, ws, folder, _anchor(plan))
+
+        harnessed = _Once(harness)
+
         def view(name: ViewName) -> _Once[TreeView | None]:
             # Named by chance: a layer's source path can be read inside the sandbox
             # (/proc/self/mountinfo), and `base-tests` would tell the code which run it is in.
             folder = anonymous_folder(scratch)
-            return _Once(lambda: anyio.to_thread.run_sync(named_view, ws, name, run_root, folder))
+
+            async def make() -> TreeView | None:
+                # The base's tests run as the base selected them: with its harness too.
+                files = (await harnessed.get()).files if name == "base-tests" else []
+                return await anyio.to_thread.run_sync(
+                    named_view, ws, name, run_root, folder, [h.path for h in files]
+                )
+
+            return _Once(make)
 
         views = {name: view(name) for name in ("base", "base-tests", "base-only")}
 
@@ -196,12 +212,6 @@ async def _context(plan: RunPlan, scratch: Path) -> AsyncIterator[GradeContext]:
         async def serve() -> ServeState:
             return await start_serve(ctx, stack)
 
-        async def harness() -> BaseHarness:
-            if plan.scope != "task" or ws.base is None:
-                return BaseHarness()
-            folder = anonymous_folder(scratch)
-            return await anyio.to_thread.run_sync(base_harness, ws, folder)
-
         async def browser() -> BrowserPool:
             # The browser joins the served app's private network, when it has one; else the
             # server's shared Chromium serves (the host's network).
@@ -209,15 +219,16 @@ async def _context(plan: RunPlan, scratch: Path) -> AsyncIterator[GradeContext]:
             network = made if made is not None and not isinstance(made, str) else None
             if network is None and plan.browser_pool is not None:
                 return plan.browser_pool
-            from referee.tools.browser.pool import BrowserPool  # Playwright only when needed
+            return await _pool_in(plan, stack, network)
 
-            if network is not None and plan.browser_pool is not None:
-                pool = plan.browser_pool.joined(network)
-            else:
-                pool = BrowserPool(
-                    env=plan.settings.env, allow_hosts=plan.settings.allow_hosts, network=network
-                )
-            return await stack.enter_async_context(pool)
+        async def base_app() -> BaseApp:
+            async def base_view() -> TreeView | None:
+                return await shown("base-only")
+
+            async def pool_in(network: Network) -> BrowserPool:
+                return await _pool_in(plan, stack, network)
+
+            return await start_base_app(ctx, stack, base_view, pool_in)
 
         ctx = GradeContext(
             holdout_layers=_holdout_layers(plan, scratch),
@@ -228,13 +239,13 @@ async def _context(plan: RunPlan, scratch: Path) -> AsyncIterator[GradeContext]:
             recorder=plan.recorder,
             settings=plan.settings,
             base=ws.base,
-            scope_files=[f for f in _scope_files(plan, ws) if (ws.workdir / f).is_file()],
+            scope_files=await anyio.to_thread.run_sync(_files_on_disk, plan, ws),
             limiter=anyio.CapacityLimiter(plan.settings.max_concurrency),
             launcher=plan.launcher,
             static_report=_Once(lambda: run_static(ctx, plan.scope, plan.home)).get,
             views=shown,
             serve=_Once(serve).get,
-            harness=_Once(harness).get,
+            harness=harnessed.get,
             browser_pool=_Once(browser).get,
             tree=ws.target.tree,
             depth=plan.depth,
@@ -248,12 +259,27 @@ async def _context(plan: RunPlan, scratch: Path) -> AsyncIterator[GradeContext]:
             ),
             network=_Once(lambda: private_network(ctx, stack)).get,
             baselines=plan.baselines,
+            base_app=_Once(base_app).get,
+            created=None if plan.settings.trusted_environment else _created(plan),
         )
         yield ctx
 
 
+async def _pool_in(plan: RunPlan, stack: AsyncExitStack, network: Network | None) -> BrowserPool:
+    """A browser pool launched into `network` (the host's when None), closed with `stack`."""
+    from referee.tools.browser.pool import BrowserPool  # Playwright only when needed
+
+    if network is not None and plan.browser_pool is not None:
+        pool = plan.browser_pool.joined(network)
+    else:
+        pool = BrowserPool(
+            env=plan.settings.env, allow_hosts=plan.settings.allow_hosts, network=network
+        )
+    return await stack.enter_async_context(pool)
+
+
 async def _changed_lines(ws: Workspace, scope: Scope) -> dict[str, set[int] | None]:
-    if scope != "task" or ws.base is None or not ws.target.tree:
+    if scope == "strategic" or ws.base is None or not ws.target.tree:
         return {}
     return await anyio.to_thread.run_sync(changed_lines, ws.repo, ws.base, ws.target.tree)
 
@@ -282,6 +308,10 @@ def _bytecode_folders(plan: RunPlan, ws: Workspace, run_root: Path) -> tuple[str
     folders = {posixpath.dirname(p) for p in tree_files(ws.repo, tree) if p.endswith(".py")}
     found = [posixpath.join(f, "__pycache__") for f in sorted(folders)]
     return tuple(p for p in found if (run_root / p).is_dir())
+
+
+def _files_on_disk(plan: RunPlan, ws: Workspace) -> list[str]:
+    return [f for f in _scope_files(plan, ws) if (ws.workdir / f).is_file()]
 
 
 def _scope_files(plan: RunPlan, ws: Workspace) -> list[str]:
@@ -341,6 +371,12 @@ async def _environment_task(ctx: GradeContext, plan: RunPlan, outcomes: Outcomes
     outcomes.tampering_ids.append(item.id)
 
 
+def _anchor(plan: RunPlan) -> float | None:
+    """Files outside git written before this are the environment's (`referee ci` trusts the
+    environment its own job installed: all of it)."""
+    return float("inf") if plan.settings.trusted_environment else _created(plan)
+
+
 def _created(plan: RunPlan) -> float | None:
     """When the contract was written: to the nanosecond where its configuration says, else the
     second its `created_at` names (the end of it: nothing written in that second is blamed)."""
@@ -351,36 +387,6 @@ def _created(plan: RunPlan) -> float | None:
         return datetime.fromisoformat(stamp).timestamp() + 1.0
     except ValueError:
         return None
-
-
-def base_harness(ws: Workspace, folder: Path) -> BaseHarness:
-    """The harness files changed since base, with a folder of their base versions."""
-
-    def now(path: str) -> str | None:
-        target = ws.workdir / path
-        return target.read_text(encoding="utf-8", errors="replace") if target.is_file() else None
-
-    assert ws.base is not None
-    files = harness_changes(ws.changed, lambda p: file_at(ws.repo, ws.base or "", p), now)
-    for item in files:
-        if item.base is not None:
-            target = folder / item.path
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(item.base, encoding="utf-8")
-    hide = tuple(h.path for h in files if h.base is None)
-    return BaseHarness(files, folder if folder.exists() else None, hide)
-
-
-def record_harness(recorder: EvidenceRecorder, found: list[Tampering], base: str) -> str:
-    lines = [f"{t.location} [{t.kind}] {t.message}" for t in found]
-    item = recorder.record(
-        tool="tampering",
-        command=f"compare the test harness with base {base[:12]}",
-        stdout="\n".join(lines),
-        exit_code=1,
-        summary=f"{counted(len(found), 'harness file')} changed since base",
-    )
-    return item.id
 
 
 async def _grade_task(

@@ -29,7 +29,7 @@ from referee.tools.static.pipeline import DEFAULT_CONFIG
 from referee.tools.static.secrets import marked_secret_items
 from referee.tools.static.severity import severity_of
 from referee.tools.static.symbols import Symbols
-from referee.tools.text import agrees, counted
+from referee.tools.text import agrees, counted, shown
 
 CACHE_FILE = "static-cache.db"
 
@@ -40,9 +40,7 @@ async def run_static(ctx: GradeContext, scope: str, home: Path) -> StaticRun:
     At task scope with a base, only the change's own findings stay in the report; the others are
     the run's `baseline`.
     """
-    scoped = [*ctx.scope_files, *await anyio.to_thread.run_sync(_store_dir_files, ctx, scope)]
-    everything = list_files(ctx.workdir) if is_git_repo(ctx.workdir) else _tree_files(ctx, scoped)
-    files = _with_criterion_paths(ctx, scoped, everything)
+    files, everything = await anyio.to_thread.run_sync(_listed, ctx, scope)
     baseline: list[StaticFinding] = []
     compared = scope == "task" and ctx.base and ctx.tree and not ctx.tree.startswith("dir:")
     try:
@@ -74,6 +72,13 @@ async def run_static(ctx: GradeContext, scope: str, home: Path) -> StaticRun:
         details={**_details(report), **({"baseline": len(baseline)} if baseline else {})},
     )
     return StaticRun(report=report, evidence_ids=[item.id], baseline=baseline)
+
+
+def _listed(ctx: GradeContext, scope: str) -> tuple[list[str], list[str]]:
+    """The files to analyse and every file of the tree (read with git: in a worker thread)."""
+    scoped = [*ctx.scope_files, *_store_dir_files(ctx, scope)]
+    everything = list_files(ctx.workdir) if is_git_repo(ctx.workdir) else _tree_files(ctx, scoped)
+    return _with_criterion_paths(ctx, scoped, everything), everything
 
 
 def _tree_files(ctx: GradeContext, scoped: list[str]) -> list[str]:
@@ -206,12 +211,17 @@ def _read(path: Path) -> bytes | None:
 
 
 def findings_text(report: StaticReport, baseline: Sequence[StaticFinding] = ()) -> str:
-    lines = [f"{f.location} [{f.rule}] {f.severity} {f.message}" for f in report.findings]
-    lines += [f"error: {e}" for e in report.errors]
+    # One line a finding or error, whatever the names in it hold (shown, tools/text.py).
+    lines = [_line(f) for f in report.findings]
+    lines += [f"error: {shown(e)}" for e in report.errors]
     if baseline:
         lines.append(f"baseline (present at base, not counted): {len(baseline)}")
-        lines += [f"  {f.location} [{f.rule}] {f.severity} {f.message}" for f in baseline]
+        lines += [f"  {_line(f)}" for f in baseline]
     return "\n".join(lines)
+
+
+def _line(f: StaticFinding) -> str:
+    return f"{shown(f.location)} [{f.rule}] {f.severity} {shown(f.message)}"
 
 
 def _summary(report: StaticReport, baseline: Sequence[StaticFinding] = ()) -> str:

@@ -39,6 +39,7 @@ from referee.tools.repo import (
 )
 from referee.tools.sandbox import SandboxLauncher
 from referee.tools.tampering import TREE_MODIFIED, Tampering
+from referee.tools.text import shown
 
 __all__ = ["Observed", "TargetRequest", "Workspace", "open_workspace", "tree_changed"]
 
@@ -61,6 +62,8 @@ class Workspace:
     target: EvaluationTarget
     workdir: Path
     isolation: Isolation
+    changed_paths: list[str] = field(default_factory=list)
+    """The changed files by their own names (the target names them shown, tools/text.py)."""
     warnings: list[str] = field(default_factory=list)
     disk_tree: str | None = None
     """The working tree's hash when `workdir` is not the repository (the tree a view of the
@@ -76,7 +79,7 @@ class Workspace:
 
     @property
     def changed(self) -> list[str]:
-        return self.target.changed_files
+        return self.changed_paths
 
     def run_root(self, launcher: Launcher) -> Path:
         """Where the checks run: the repository's own path when the launcher can show the
@@ -102,13 +105,18 @@ async def open_workspace(
     if not git:
         _refuse_git_options(repo, request)
     base = request.base or contract.base_commit
+    # Each step runs git: in a worker thread, never the event loop's (tools/repo/git.py).
     if base and git:
-        base = resolve_commit(repo, base, at="/base")
+        base = await anyio.to_thread.run_sync(resolve_commit, repo, base, "/base")
     if git and (request.ref or request.isolation == "worktree"):
         async with _worktree(repo, request, base) as workspace:
             yield workspace
         return
-    tree = await anyio.to_thread.run_sync(working_tree_hash, repo)
+    yield await anyio.to_thread.run_sync(_working_tree, repo, request, base, git)
+
+
+def _working_tree(repo: Path, request: TargetRequest, base: str | None, git: bool) -> Workspace:
+    tree = working_tree_hash(repo)
     # The change since base is the change at every scope: project scope widens what the static
     # pipeline reads, while a bug-fix criterion still proves its tests against the base.
     changed = changed_files(repo, base, tree) if git and (request.scope == "task" or base) else []
@@ -118,10 +126,12 @@ async def open_workspace(
         tree=tree,
         commit=commit,
         base=base,
-        changed_files=changed,
+        changed_files=[shown(p) for p in changed],
         dirty=commit is not None and tree != commit_tree_hash(repo, commit),
     )
-    yield Workspace(target=target, workdir=repo, isolation=request.isolation)
+    return Workspace(
+        target=target, workdir=repo, isolation=request.isolation, changed_paths=changed
+    )
 
 
 def _refuse_git_options(repo: Path, request: TargetRequest) -> None:
@@ -150,23 +160,29 @@ def _refuse_git_options(repo: Path, request: TargetRequest) -> None:
 async def _worktree(
     repo: Path, request: TargetRequest, base: str | None
 ) -> AsyncIterator[Workspace]:
-    commit = resolve_commit(repo, request.ref or "HEAD", at="/ref")
+    commit = await anyio.to_thread.run_sync(resolve_commit, repo, request.ref or "HEAD", "/ref")
     # Outside the repository and outside referee's store: the checked-out code must find neither.
     folder = Path(tempfile.mkdtemp(prefix="referee-checkout-"))
     try:
-        tree = commit_tree_hash(repo, commit)
+        tree = await anyio.to_thread.run_sync(commit_tree_hash, repo, commit)
         await anyio.to_thread.run_sync(write_tree, repo, tree, folder)
         disk = await anyio.to_thread.run_sync(working_tree_hash, repo)
-        changed = changed_files(repo, base, tree) if base else []
+        changed = await anyio.to_thread.run_sync(changed_files, repo, base, tree) if base else []
         target = EvaluationTarget(
             repo=str(repo),
             ref=request.ref,
             tree=tree,
             commit=commit,
             base=base,
-            changed_files=changed,
+            changed_files=[shown(p) for p in changed],
         )
-        yield Workspace(target=target, workdir=folder, isolation="worktree", disk_tree=disk)
+        yield Workspace(
+            target=target,
+            workdir=folder,
+            isolation="worktree",
+            disk_tree=disk,
+            changed_paths=changed,
+        )
     finally:
         # Shielded: a cancelled evaluation must still remove its folder.
         with anyio.CancelScope(shield=True):
@@ -211,7 +227,7 @@ def tree_changed(workspace: Workspace, launcher: Launcher) -> Observed:
     if isinstance(launcher, SandboxLauncher):
         observed = _from_overlay(workspace, launcher.writes.of(workspace.repo))
         hidden = _written(workspace, launcher.writes.holdout_of(workspace.repo))
-        observed.changed.holdout_paths = hidden[:_MAX_PATHS]
+        observed.changed.holdout_paths = [shown(p) for p in hidden[:_MAX_PATHS]]
         return observed
     if workspace.isolation != "inplace":
         return Observed()
@@ -219,7 +235,7 @@ def tree_changed(workspace: Workspace, launcher: Launcher) -> Observed:
     if after == workspace.target.tree:
         return Observed()
     paths = diff_tree_paths(workspace.workdir, workspace.target.tree, after) or ["(unknown)"]
-    return Observed(TreeChanged(changed=True, paths=paths))
+    return Observed(TreeChanged(changed=True, paths=[shown(p) for p in paths]))
 
 
 def _written(workspace: Workspace, writes: list[str]) -> list[str]:
@@ -238,11 +254,12 @@ def _from_overlay(workspace: Workspace, writes: list[str]) -> Observed:
     modified = [
         Tampering(
             TREE_MODIFIED,
-            path,
+            shown(path),
             1,
-            f"{path}, a file of the evaluated tree, was written while the checks ran",
+            f"{shown(path)}, a file of the evaluated tree, was written while the checks ran",
         )
         for path in written
         if path in tracked and Path(path).name not in _LOCKFILES
     ]
-    return Observed(TreeChanged(changed=True, paths=written[:_MAX_PATHS]), modified)
+    paths = [shown(p) for p in written[:_MAX_PATHS]]
+    return Observed(TreeChanged(changed=True, paths=paths), modified)

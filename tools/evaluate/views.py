@@ -3,7 +3,9 @@
 - `base`: the base code with the change's test files (SWE-bench's test patch) and the test
   blocks of its edited source files spliced into their base versions, for fail-before/pass-after;
 - `base-tests`: the evaluated code with the base's own versions of the test files the change
-  edited or deleted (and their snapshots), so a test the change rewrote is still checked as it was;
+  edited or deleted (and their snapshots), so a test the change rewrote is still checked as it was,
+  and the base's harness with them: a changed selection (`python_files`, `-k`, a workspace file)
+  would otherwise hide the base's tests from their own run;
 - `base-only`: the base as it was, to tell which of those tests passed before the change;
 - the evaluated commit itself, for a `ref` evaluated at the repository's own path.
 
@@ -13,6 +15,7 @@ every run differs from the others only in the tracked files that differ.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from referee.tools.evaluate.change_tests import change_tests
@@ -43,8 +46,15 @@ def evaluated_view(ws: Workspace, run_root: Path, folder: Path) -> TreeView | No
     return view_of(ws.repo, ws.disk_tree, ws.target.tree, folder)
 
 
-def named_view(ws: Workspace, name: ViewName, run_root: Path, folder: Path) -> TreeView | None:
-    """One of the base's views, shown over the tree at `run_root` (None without a base)."""
+def named_view(
+    ws: Workspace, name: ViewName, run_root: Path, folder: Path, harness: Sequence[str] = ()
+) -> TreeView | None:
+    """One of the base's views, shown over the tree at `run_root` (None without a base).
+
+    Args:
+        harness: The harness files the change added, edited or deleted (`base-tests` puts the
+            base's back and leaves the new ones out).
+    """
     if ws.base is None or not is_git_repo(ws.repo) or ws.target.tree.startswith("dir:"):
         return None
     base = commit_tree_hash(ws.repo, ws.base)
@@ -55,7 +65,11 @@ def named_view(ws: Workspace, name: ViewName, run_root: Path, folder: Path) -> T
         spliced = _spliced(ws, base, evaluated, tests)
         shown = compose_tree(ws.repo, base, {**{p: now.get(p) for p in tests}, **spliced})
     elif name == "base-tests":
-        shown = compose_tree(ws.repo, evaluated, _base_tests(ws, base, evaluated, tests))
+        overrides = _base_tests(ws, base, evaluated, tests)
+        if overrides and harness:
+            at_base = tree_entry_map(ws.repo, base, list(harness))
+            overrides = {**{p: at_base.get(p) for p in harness}, **overrides}
+        shown = compose_tree(ws.repo, evaluated, overrides)
     else:
         shown = base
     # An installed environment in the tree (a virtualenv, node_modules) that git does not ignore

@@ -9,14 +9,39 @@ shapes    well-known credential shapes (next to betterleaks)
 signing   the HMAC over a stored evaluation, and the key kept out of the store
 view      evidence://{run}/{id} and screenshot:// contents
 capture   a generator's own session, recorded as its account (never enough alone)
+
+Its names load on first use: a command that records nothing (`referee validate`) does not load
+the recorder and the store beneath it.
 """
 
-from referee.tools.evidence.capture import evidence_pack, parse_hook, record_call, sessions
-from referee.tools.evidence.recorder import EvidenceRecorder, cap_text, read_log
-from referee.tools.evidence.redact import Redactor, secret_env_values
-from referee.tools.evidence.signing import sign, verify
-from referee.tools.evidence.view import full_evidence, run_change, screenshot_of
+from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from referee.tools.evidence.capture import evidence_pack, parse_hook, record_call, sessions
+    from referee.tools.evidence.recorder import EvidenceRecorder, cap_text, read_log
+    from referee.tools.evidence.redact import Redactor, secret_env_values
+    from referee.tools.evidence.signing import sign, verify
+    from referee.tools.evidence.view import full_evidence, run_change, screenshot_of
+
+_EXPORTS = {
+    "evidence_pack": ".capture",
+    "parse_hook": ".capture",
+    "record_call": ".capture",
+    "sessions": ".capture",
+    "EvidenceRecorder": ".recorder",
+    "cap_text": ".recorder",
+    "read_log": ".recorder",
+    "Redactor": ".redact",
+    "secret_env_values": ".redact",
+    "sign": ".signing",
+    "verify": ".signing",
+    "full_evidence": ".view",
+    "run_change": ".view",
+    "screenshot_of": ".view",
+}
 __all__ = [
     "EvidenceRecorder",
     "Redactor",
@@ -33,3 +58,9 @@ __all__ = [
     "sign",
     "verify",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(_EXPORTS[name], __name__), name)

@@ -34,8 +34,7 @@ from referee.tools.evidence.redact import Redactor
 from referee.tools.evidence.trees import rebuilt, strings_of
 from referee.tools.models.evidence import EvidenceItem, EvidenceSource, TestOutcome
 from referee.tools.process import ProcessResult, command_line
-from referee.tools.store.files import read_capped
-from referee.tools.text import strip_ansi
+from referee.tools.text import encodable, strip_ansi
 
 __all__ = ["EvidenceRecorder", "cap_text", "read_log"]
 
@@ -387,7 +386,9 @@ class _Seen:
             *strings_of(self.details),
             *extra,
         ]
-        out = iter(redact(plain))
+        # Every text stored or returned is encodable: a file name or a program's output may hold
+        # bytes that are not UTF-8 (tools/text.py), which would otherwise end the run.
+        out = iter([encodable(text) for text in redact(plain)])
         stdout, stderr, command, summary, cwd = (next(out) for _ in range(5))
         clean = _Seen(
             stdout,
@@ -408,6 +409,10 @@ class _Artifacts:
     def __init__(
         self, artifacts_dir: Path, item_id: str, sources: Sequence[Path], log_limit: int
     ) -> None:
+        # The store's file layer loads with the first artifact, not with every reader of this
+        # module (the claims and tampering readers reach it through their packages).
+        from referee.tools.store.files import read_capped
+
         self._dir, self._id = artifacts_dir, item_id
         self._entries: list[tuple[Path, bytes, str | None]] = []
         self.missing: list[str] = []

@@ -12,6 +12,7 @@ from referee.tools.repo import GitError, change_diff
 from referee.tools.store import Store, load_evidence, load_run
 from referee.tools.store.files import run_file
 from referee.tools.store.integrity import StoreTampered
+from referee.tools.text import unshown
 
 FULL_LIMIT = 8 * 1024 * 1024
 
@@ -65,6 +66,7 @@ def run_change(store: Store, run_id: str) -> str:
     if target.tree.startswith("dir:"):
         raise NotFound("run", run_id, hint="change:// needs a run of a git repository")
     try:
-        return change_diff(Path(target.repo), target.base, target.tree, target.changed_files)
+        paths = [unshown(p) for p in target.changed_files]
+        return change_diff(Path(target.repo), target.base, target.tree, paths)
     except (GitError, OSError) as exc:
         raise NotFound("run", run_id, hint=f"change:// cannot read its objects ({exc})") from exc

@@ -1,9 +1,11 @@
 """Test adequacy of a tests criterion: diff coverage from its own run, the `min_diff_coverage`
 gate, and (at depth `deep` or with `mutation: true`) mutants of the changed lines.
 
-Diff coverage and mutants are about the change, so they exist at task scope only, on the changed
-source files (test files are what does the covering, not what is covered): coverage for Python,
-JavaScript and TypeScript, Go and PHP, mutants for Python.
+Diff coverage and mutants are about the change since base (at task and project scope alike),
+on the changed source files (test files are what does the covering, not what is covered):
+coverage for Python, JavaScript and TypeScript, Go and PHP; mutants for those and for Rust and
+Java, whose changed lines are all mutated (no coverage tool here says which of them the tests
+executed).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from dataclasses import dataclass, field
 
 import anyio.to_thread
 
-from referee.tools.adequacy import MEASURABLE, Lines, measure, parse_ranges
+from referee.tools.adequacy import MEASURABLE, Lines, measure, mutable, parse_ranges
 from referee.tools.graders.base import GradeContext, GradeResult, unscored
 from referee.tools.graders.fail_to_pass import SuiteRun
 from referee.tools.graders.mutation import describe, run_mutants
@@ -22,6 +24,7 @@ from referee.tools.models.checks import TestsCheck
 from referee.tools.models.common import ReasonCode
 from referee.tools.models.contract import Criterion
 from referee.tools.static.paths import is_test_path, language_of
+from referee.tools.text import shown
 
 __all__ = ["Repeats", "assess", "changed_sources", "coverage_reason"]
 
@@ -37,7 +40,7 @@ class Repeats:
 
 
 async def changed_sources(ctx: GradeContext) -> list[str]:
-    """The changed source files (not tests) referee can measure, at task scope."""
+    """The changed source files (not tests) referee can measure."""
     return await _changed_code(ctx, measurable=True)
 
 
@@ -47,7 +50,9 @@ async def unmeasurable_sources(ctx: GradeContext) -> list[str]:
 
 
 async def _changed_code(ctx: GradeContext, *, measurable: bool) -> list[str]:
-    if ctx.scope != "task" or ctx.base is None:
+    # The change since base at every scope: a diff-coverage minimum at project scope holds the
+    # tests to the same changed lines (never a silent pass for want of them).
+    if ctx.base is None:
         return []
     changed = await ctx.changed_lines()
     return sorted(
@@ -76,8 +81,9 @@ async def assess(
     check = criterion.check
     assert isinstance(check, TestsCheck)
     adequacy = TestAdequacy(repeats=repeats.runs, flaky=repeats.flaky)
-    changed = await ctx.changed_lines() if sources else {}
-    others = await unmeasurable_sources(ctx) if check.coverage else []
+    unmeasurable = await unmeasurable_sources(ctx)
+    changed = await ctx.changed_lines() if sources or unmeasurable else {}
+    others = unmeasurable if check.coverage else []
     if now.coverage is not None:
         found = await anyio.to_thread.run_sync(measure, now.coverage, ctx.workdir, changed)
         if found is not None:
@@ -90,16 +96,16 @@ async def assess(
     unmeasured = [*sources, *others] if adequacy.diff_coverage is None else []
     grade = _gate(grade, check, adequacy.diff_coverage, unmeasured, bool(sources or others))
     wants_mutants = check.mutation or ctx.depth == "deep" or check.min_mutation_score is not None
-    python = [s for s in sources if s.endswith(".py")]
+    code = [s for s in (*sources, *unmeasurable) if mutable(s)]
     # Mutants need a suite that passes unmutated, and say nothing about a flaky one.
-    if python and wants_mutants and now.verdict.status == "pass" and grade.status != "unscored":
-        targets = _targets(changed, python, adequacy.diff_coverage)
+    if code and wants_mutants and now.verdict.status == "pass" and grade.status != "unscored":
+        targets = _targets(changed, code, adequacy.diff_coverage)
         adequacy.mutation = await run_mutants(ctx, criterion.id, check, now, targets)
         if adequacy.mutation.evidence_id:
             grade.evidence_ids.append(adequacy.mutation.evidence_id)
     elif check.mutation or check.min_mutation_score is not None:
         # Asked for by name: say why there is no score rather than leave it out.
-        adequacy.mutation = Mutation(note=_no_mutants(ctx, sources, now, grade))
+        adequacy.mutation = Mutation(note=_no_mutants(ctx, [*sources, *unmeasurable], now, grade))
     grade = _mutation_gate(grade, check, adequacy.mutation)
     measured = adequacy.diff_coverage or adequacy.mutation or repeats.runs > 1
     grade.adequacy = adequacy if measured else None
@@ -140,14 +146,14 @@ def _mutation_gate(grade: GradeResult, check: TestsCheck, found: Mutation | None
 def _no_mutants(
     ctx: GradeContext, sources: Sequence[str], now: SuiteRun, grade: GradeResult
 ) -> str:
-    if ctx.scope != "task":
-        return "mutants are made of the change's lines, at task scope only"
+    if ctx.base is None:
+        return "no mutants: they are made of the change's lines, and the contract has no base"
     if not sources:
-        return "no mutants: the change touches no source file referee can measure"
-    if not any(s.endswith(".py") for s in sources):
+        return "no mutants: the change touches no source file"
+    if not any(mutable(s) for s in sources):
         return (
-            "no mutants: mutants are made of changed Python lines, and the change has none"
-            f" ({', '.join(sources[:5])})"
+            "no mutants: mutants are made of changed lines of Python, JavaScript, TypeScript, Go,"
+            f" Rust, Java and PHP, and the change has none ({_named(sources)})"
         )
     if now.verdict.status != "pass":
         return "no mutants: they need a suite that passes unmutated"
@@ -222,28 +228,30 @@ def _no_tool(paths: Sequence[str]) -> str:
 
 def _named(paths: Sequence[str]) -> str:
     """`cmd/main.go (go), src/a.ts (typescript)`: each file with its language, the first 8."""
-    shown = [f"{p} ({language_of(p)})" if language_of(p) else p for p in paths[:8]]
-    return ", ".join(shown) + (f" and {len(paths) - 8} more" if len(paths) > 8 else "")
+    named = [f"{shown(p)} ({language_of(p)})" if language_of(p) else shown(p) for p in paths[:8]]
+    return ", ".join(named) + (f" and {len(paths) - 8} more" if len(paths) > 8 else "")
 
 
 def coverage_reason(found: DiffCoverage) -> str:
     """`the tests executed 2 of 5 changed lines (40%); not executed: src/a.py:3-5`."""
-    missing = [f"{f.path}:{r}" for f in found.files for r in f.uncovered]
-    shown = ", ".join(missing[:8]) + (f" (+{len(missing) - 8} more)" if len(missing) > 8 else "")
+    missing = [f"{shown(f.path)}:{r}" for f in found.files for r in f.uncovered]
+    listed = ", ".join(missing[:8]) + (f" (+{len(missing) - 8} more)" if len(missing) > 8 else "")
     text = (
         f"the tests executed {found.covered} of {found.changed} changed lines ({found.percent:g}%)"
     )
-    return f"{text}; not executed: {shown}" if missing else text
+    return f"{text}; not executed: {listed}" if missing else text
 
 
 def _targets(
     changed: Mapping[str, set[int] | None], sources: Sequence[str], found: DiffCoverage | None
 ) -> dict[str, Lines]:
     """The lines worth mutating: changed ones the tests executed (a mutant of a line no test
-    runs survives by construction, and the line is already reported as not executed)."""
-    if found is None:
-        return {rel: Lines(changed.get(rel)) for rel in sources}
+    runs survives by construction, and the line is already reported as not executed). A file
+    nothing measured (Rust, Java, or no coverage at all) has every changed line mutated."""
+    measured = {entry.path: entry for entry in found.files} if found else {}
     return {
-        entry.path: Lines(changed.get(entry.path), frozenset(parse_ranges(entry.uncovered)))
-        for entry in found.files
+        rel: Lines(changed.get(rel), frozenset(parse_ranges(measured[rel].uncovered)))
+        if rel in measured
+        else Lines(changed.get(rel))
+        for rel in sources
     }

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from referee.tools.browser.pool import BrowserPool
 
 __all__ = [
+    "BaseApp",
     "BaseHarness",
     "GradeContext",
     "GradeResult",
@@ -90,6 +91,21 @@ class ServeState:
     """Why the app shares the host's network, when it does."""
     command: str = ""
     """The contract's own serve command, as reasons name it (never the sandbox's wrapper)."""
+    at_base: bool = False
+    """The base commit's app (an a11y `new_only` expectation's base run), not the evaluated one."""
+
+
+@dataclass
+class BaseApp:
+    """The base commit's app, served at the contract's URL in a private network of its own, and
+    a browser in that network (for a11y `new_only` expectations); or why there is none."""
+
+    serve: ServeState | None = None
+    pool: BrowserPool | None = None
+    problem: str = ""
+    code: ReasonCode = ReasonCode.A11Y_BASE_NOT_RUN
+    left_out: tuple[str, ...] = ()
+    """Paths outside git written since the contract was created, which the base app did not see."""
 
 
 @dataclass
@@ -119,6 +135,10 @@ async def _no_lines() -> Mapping[str, set[int] | None]:
 
 async def _host_network() -> Network | str:
     return "no private network was asked for"
+
+
+async def _no_base_app() -> BaseApp:
+    return BaseApp(problem="this evaluation serves no base commit's app")
 
 
 ViewName = Literal["base", "base-tests", "base-only"]
@@ -177,6 +197,9 @@ class GradeContext:
     measured: dict[str, tuple[str, ...]] = field(default_factory=dict)
     """The changed sources every run of a criterion measures (its own, repeats, base forms,
     mutants): the same instrumentation in each, so that no run can be told from another by it."""
+    suite_runs: dict[str, Any] = field(default_factory=dict)
+    """Runs of a tests check shared by the criteria that ask for the very same run (see
+    graders/tests.py `run_suite`): keyed by what decides the run, each an `anyio` task's result."""
     bytecode: tuple[str, ...] = ()
     """The tree's `__pycache__` folders every sandboxed command runs without (evaluate/run.py)."""
     run_root: Path | None = None
@@ -185,6 +208,11 @@ class GradeContext:
     """The evaluated commit shown at `run_root` (a `ref` evaluated in the sandbox)."""
     baselines: Baselines | None = None
     """The store's screenshot baselines (None: screenshot expectations are not judged)."""
+    base_app: Callable[[], Awaitable[BaseApp]] = field(default=_no_base_app)
+    """The base commit's app and a browser that reaches it, started once on first use."""
+    created: float | None = None
+    """When the contract was created (POSIX time): files outside git written since are the
+    generator's. None: the tree's environment is the runner's own (`trusted_environment`)."""
 
     @property
     def root(self) -> Path:
@@ -215,8 +243,14 @@ class GradeContext:
         return {k: expand(v, self.settings.env) for k, v in declared.items()}
 
     def raw_paths(self, label: str) -> tuple[Path, Path]:
-        """Fresh files for a command's raw output, outside the evaluated tree."""
-        return self.scratch / f"{label}.stdout", self.scratch / f"{label}.stderr"
+        """Fresh files for a command's raw output, outside the evaluated tree.
+
+        Named by chance, not by `label`: the command can read their paths (/proc/1/fd/1, its
+        first process's output inside the sandbox), and a name like `AC-1-base.stdout` would
+        let a test fail only in the base run."""
+        del label  # kept in the signature: callers name the run they make files for
+        name = anonymous_folder(self.scratch).name
+        return self.scratch / f"{name}.stdout", self.scratch / f"{name}.stderr"
 
     def command(
         self,
@@ -251,6 +285,7 @@ class GradeContext:
         """
         stdout, stderr = self.raw_paths(label)
         root = tree or self.root
+        env = {**_activated(argv, cwd, self.settings.env.get("PATH")), **(env or {})}
         shown = view or self.view
         if shown is not None:
             layers = (*layers, *((shown.layer,) if shown.layer else ()))
@@ -340,13 +375,21 @@ def installed_dependencies(tree: Path, depth: int = 2) -> list[str]:
             except OSError:
                 continue
             for entry in entries:
-                if entry.name in _DEPENDENCY_DIRS and entry.is_dir():
+                if entry.name in _DEPENDENCY_DIRS and _leads_to_folder(entry):
                     # A symlink counts: node_modules linked to a shared install is common.
                     found.append((rel / entry.name).as_posix())
                 elif entry.is_dir(follow_symlinks=False) and not entry.name.startswith("."):
                     deeper.append(rel / entry.name)
         level = deeper
     return sorted(found)
+
+
+def _leads_to_folder(entry: os.DirEntry[str]) -> bool:
+    # A link that loops (ELOOP) or leads nowhere is a name of the tree's, not an error.
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
 
 
 _REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -380,3 +423,19 @@ def killed_verdict(result: ProcessResult) -> GradeResult | None:
         ReasonCode(result.killed.code),
         f"killed after {result.duration_s:.1f} s: {result.killed.message}",
     )
+
+
+def _activated(argv: Sequence[str], cwd: Path, path: str | None) -> dict[str, str]:
+    """A virtualenv's interpreter named by a check (`.venv/bin/python -m pytest`) runs as in an
+    activated environment: its `bin` first on PATH, so the project's own console scripts and
+    tools that its tests start are the environment's, not the machine's."""
+    if not argv or "/" not in argv[0]:
+        return {}
+    program = Path(argv[0]) if Path(argv[0]).is_absolute() else cwd / argv[0]
+    folder = program.parent
+    if folder.name != "bin" or not (folder.parent / "pyvenv.cfg").is_file():
+        return {}
+    return {
+        "PATH": os.pathsep.join(p for p in (str(folder), path or os.defpath) if p),
+        "VIRTUAL_ENV": str(folder.parent),
+    }

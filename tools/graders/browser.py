@@ -11,9 +11,11 @@ from typing import TYPE_CHECKING
 
 import anyio
 
+from referee.tools.browser.a11y_base import BaseA11y
 from referee.tools.browser.outcome import at_or_above, lowest_impact
 from referee.tools.errors import RefereeError
 from referee.tools.graders.base import GradeContext, GradeResult, ServeState, unscored
+from referee.tools.graders.base_app import BaseRun, compares_with_base, run_at_base
 from referee.tools.graders.serve import exit_problem, gone_code
 from referee.tools.models.browser import A11yExpect, BrowserCheck, ScreenshotExpect
 from referee.tools.models.common import ReasonCode
@@ -34,11 +36,12 @@ async def grade_browser(ctx: GradeContext, criterion: Criterion) -> GradeResult:
     # Playwright is imported on the first browser check, not when referee starts.
     from referee.tools.browser.check import run_browser_check
 
-    serve = await _serve_with_a_browser(ctx)
+    serve, at_base = await _serve_and_base(ctx, criterion, check)
+    base_ids = _record_base(ctx, criterion, at_base) if at_base is not None else []
     if serve.problem:
-        return unscored(serve.code, serve.problem, list(serve.evidence_ids))
+        return unscored(serve.code, serve.problem, [*serve.evidence_ids, *base_ids])
     if gone := await exit_problem(serve):
-        return unscored(gone_code(serve), f"not run: {gone}", list(serve.evidence_ids))
+        return unscored(gone_code(serve), f"not run: {gone}", [*serve.evidence_ids, *base_ids])
 
     async def serving() -> str | None:
         gone = await exit_problem(serve)
@@ -55,9 +58,10 @@ async def grade_browser(ctx: GradeContext, criterion: Criterion) -> GradeResult:
         setup=ctx.contract.browser_setup,
         gate=serving if serve.process is not None else None,
         baselines=_baselines(ctx, criterion) if _takes_screenshots(check) else None,
+        a11y_base=_compared_with(at_base) if at_base is not None else None,
     )
     if not outcome.ran:
-        return unscored(gone_code(serve), outcome.reason, list(serve.evidence_ids))
+        return unscored(gone_code(serve), outcome.reason, [*serve.evidence_ids, *base_ids])
     item = ctx.recorder.record(
         tool="browser",
         summary=outcome.summary(),
@@ -69,7 +73,7 @@ async def grade_browser(ctx: GradeContext, criterion: Criterion) -> GradeResult:
         extra_artifacts=_files(outcome.screenshot, outcome.trace, *outcome.images),
         details=_details(outcome),
     )
-    ids = [item.id, *serve.evidence_ids]
+    ids = [item.id, *serve.evidence_ids, *base_ids]
     # A check that passed stands: every expectation held on a page the app served. A failing one
     # may have failed because the app went down under it.
     if outcome.status != "pass" and (gone := await exit_problem(serve, settle=True)):
@@ -83,6 +87,50 @@ async def grade_browser(ctx: GradeContext, criterion: Criterion) -> GradeResult:
         evidence_ids=ids,
         details=counts(outcome, check),
     )
+
+
+async def _serve_and_base(
+    ctx: GradeContext, criterion: Criterion, check: BrowserCheck
+) -> tuple[ServeState, BaseRun | None]:
+    """The served app; and, for a check with a `new_only` a11y expectation, the check's run on
+    the base commit's app, made while the evaluated app starts."""
+    if not compares_with_base(check):
+        return await _serve_with_a_browser(ctx), None
+    found: list[BaseRun] = []
+
+    async def base() -> None:
+        found.append(await run_at_base(ctx, criterion, check))
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(base)
+        served = await _serve_with_a_browser(ctx)
+    return served, found[0]
+
+
+def _record_base(ctx: GradeContext, criterion: Criterion, run: BaseRun) -> list[str]:
+    """The base run's evidence (when the check ran there) before the base app's log."""
+    outcome = run.outcome
+    if outcome is None:
+        return list(run.evidence_ids)
+    item = ctx.recorder.record(
+        tool="browser",
+        summary=f"on the base commit's app: {outcome.summary()}",
+        command=f"browser {outcome.url or ''} (the base commit's app)",
+        stdout=browser_report(outcome),
+        exit_code=None,  # its expectations are read for what the base had, not judged
+        duration_s=outcome.duration_s,
+        criterion_id=criterion.id,
+        extra_artifacts=_files(outcome.screenshot),
+        details={"at_base": True, **_details(outcome)},
+    )
+    return [item.id, *run.evidence_ids]
+
+
+def _compared_with(run: BaseRun) -> BaseA11y:
+    if run.problem or run.outcome is None:
+        problem = f"{run.problem} ({run.note})" if run.note else run.problem
+        return BaseA11y(problem=problem, code=run.code.value)
+    return BaseA11y(found=run.outcome.axe_runs, note=run.note)
 
 
 async def _serve_with_a_browser(ctx: GradeContext) -> ServeState:
@@ -119,8 +167,11 @@ def _baselines(ctx: GradeContext, criterion: Criterion) -> Callable[[str], bytes
 def _code(outcome: BrowserOutcome) -> ReasonCode:
     if outcome.status == "pass":
         return ReasonCode.PASSED
-    if outcome.status == "unscored" and any(e.pending for e in outcome.expectations):
-        return ReasonCode.NO_BASELINE
+    pending = [e for e in outcome.expectations if e.pending]
+    if outcome.status == "unscored" and pending:
+        # Could not judge (no base to compare with) comes before "the judge decides" (an image).
+        coded = sorted((e for e in pending if e.pending_code), key=lambda e: e.pending_code)
+        return ReasonCode(coded[0].pending_code) if coded else ReasonCode.NO_BASELINE
     return ReasonCode.EXPECTATION_FAILED if outcome.status == "fail" else ReasonCode.BROWSER_FAILED
 
 
@@ -131,13 +182,16 @@ def _files(*paths: str | None) -> list[Path]:
 def counts(outcome: BrowserOutcome, check: BrowserCheck | None = None) -> dict[str, int]:
     """What the dimension scores read; a11y violations only at or above the check's `min_impact`
     (the lowest any of its a11y expectations asks for)."""
-    floors = [e.min_impact for e in (check.expect if check else []) if isinstance(e, A11yExpect)]
-    floor = lowest_impact(list(floors))
+    a11y = [e for e in (check.expect if check else []) if isinstance(e, A11yExpect)]
+    floor = lowest_impact([e.min_impact for e in a11y])
+    # A check that accepts the base's debt (every a11y expectation new_only) counts the new only.
+    new_only = bool(a11y) and all(e.new_only for e in a11y) and outcome.a11y_new is not None
+    violations = (outcome.a11y_new or []) if new_only else outcome.a11y_violations
     return {
         "console_errors": len(outcome.console_errors),
         "page_errors": len(outcome.page_errors),
         "failed_requests": len(outcome.failed_requests),
-        "a11y_violations": len(at_or_above(outcome.a11y_violations, floor)),
+        "a11y_violations": len(at_or_above(violations, floor)),
         "blocked_requests": len(outcome.blocked_requests),
     }
 

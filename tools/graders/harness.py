@@ -69,6 +69,10 @@ def judge_harness(
             details=now.details,
         )
     note = f"; the same with the base harness ({where})"
+    if hidden := _hidden(now_tests, base_tests):
+        note += f"; not run with the modified harness: {', '.join(hidden[:_MAX_NAMED])}" + (
+            f" and {len(hidden) - _MAX_NAMED} more" if len(hidden) > _MAX_NAMED else ""
+        )
     if erroring:
         shown = erroring[:_MAX_NAMED]
         note += (
@@ -86,6 +90,13 @@ def _differences(
     vanished = [t.name for t in base if t.outcome == "failed" and t.name not in current]
     erroring = [t.name for t in base if t.outcome == "error" and current.get(t.name) == "passed"]
     return flipped, vanished, erroring
+
+
+def _hidden(now: list[TestOutcome], base: list[TestOutcome]) -> list[str]:
+    """Tests the base harness runs that the modified one does not (and that do not fail: a
+    failing one is a flip)."""
+    current = {t.name for t in now}
+    return [t.name for t in base if t.outcome != "failed" and t.name not in current]
 
 
 def _with(grade: GradeResult, reason: str, ids: list[str]) -> GradeResult:

@@ -35,6 +35,7 @@ from referee.tools.process import (
     port_in_use,
     wait_for_url,
 )
+from referee.tools.repo import TreeView
 
 __all__ = ["ServeState", "exit_problem", "gone_code", "private_network", "start_serve"]
 
@@ -43,13 +44,22 @@ _TAIL_CHARS = 800
 _EXIT_GRACE_S = 0.5
 
 
-async def start_serve(ctx: GradeContext, stack: AsyncExitStack) -> ServeState:
+async def start_serve(
+    ctx: GradeContext,
+    stack: AsyncExitStack,
+    *,
+    view: TreeView | None = None,
+    network: Network | str | None = None,
+) -> ServeState:
     """Start the contract's app and wait until its URL answers; `stack` stops its process group.
 
     Args:
         ctx: The evaluation's context (contract, tree, recorder).
         stack: Closed when the evaluation ends; the served process group is stopped then, and its
             output recorded as evidence.
+        view: Another tree to serve at the repository's path (the base commit's); None: the
+            evaluated tree.
+        network: The network to serve in; None: the evaluation's (`ctx.network()`).
 
     Returns:
         The base URL browser checks join their paths to, or the problem that stopped the app.
@@ -60,7 +70,8 @@ async def start_serve(ctx: GradeContext, stack: AsyncExitStack) -> ServeState:
     cwd = working_dir(ctx, serve.cwd)
     if cwd is None:
         return ServeState(None, f"serve.cwd {serve.cwd!r} is outside the repository")
-    network = await ctx.network()
+    if network is None:
+        network = await ctx.network()
     private = network if not isinstance(network, str) else None
     # In a private network nothing else can hold the port; on the host's, another app might.
     if private is None and (busy := await anyio.to_thread.run_sync(port_in_use, serve.url)):
@@ -74,10 +85,11 @@ async def start_serve(ctx: GradeContext, stack: AsyncExitStack) -> ServeState:
         network=private,
         network_note=network if isinstance(network, str) else "",
         command=command_line(serve.argv),
+        at_base=view is not None,
     )
     log = _ServeLog(ctx, serve, state)
     stack.push_async_callback(log.record)  # runs after the process below is stopped
-    command = _command(ctx, serve, cwd, private)
+    command = _command(ctx, serve, cwd, private, view)
     state.process = await stack.enter_async_context(ctx.background(command))
     ready = await wait_for_url(
         serve.url, serve.ready_timeout_s, state.process, private.connect if private else None
@@ -89,16 +101,20 @@ async def start_serve(ctx: GradeContext, stack: AsyncExitStack) -> ServeState:
             why = f"{ready.reason}{_said(state.process)}"
         else:
             why = _gone(state)
-        state.problem = f"the app never became ready at {serve.url}: {why}"
+        app = "the base commit's app" if view is not None else "the app"
+        state.problem = f"{app} never became ready at {serve.url}: {why}"
         state.code = gone_code(state) if state.process.killed else ReasonCode.SERVE_FAILED
     return state
 
 
-def _command(ctx: GradeContext, serve: Serve, cwd: Path, network: Network | None) -> Command:
+def _command(
+    ctx: GradeContext, serve: Serve, cwd: Path, network: Network | None, view: TreeView | None
+) -> Command:
     return ctx.command(
         serve.argv,
         cwd=cwd,
-        label="serve",
+        label="serve-base" if view is not None else "serve",
+        view=view,
         env=ctx.env_for(serve.env),
         shell=serve.shell,
         memory_mb=serve.memory_mb,
@@ -206,7 +222,8 @@ class _ServeLog:
             holdout=self._state.holdout,
             tool="serve",
             summary=self._summary(proc),
-            command=command_line(proc.argv),
+            # What the contract runs; `argv` keeps the sandbox's whole wrapper around it.
+            command=self._state.command or command_line(proc.argv),
             argv=proc.argv,
             cwd=str(proc.cwd),
             stdout=stdout,
@@ -229,6 +246,9 @@ class _ServeLog:
     def _summary(self, proc: BackgroundProcess) -> str:
         if self._state.problem:
             return self._state.problem.split("; its output ends", 1)[0]
+        if self._state.at_base:
+            ready = f"ready after {self.ready_s:g} s" if self.ready_s is not None else "ready"
+            return f"served the base commit's app at {self._serve.url}, {ready}"
         if proc.killed is not None:
             return f"the served app was killed: {proc.killed.message}"
         if not proc.stopped_by_us:

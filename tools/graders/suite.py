@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from referee.tools.adequacy import Instrumented, instrument
+from referee.tools.adequacy import Instrumented, changed_statements, instrument
 from referee.tools.evidence.recorder import read_log
 from referee.tools.graders.base import (
     BaseHarness,
@@ -104,11 +104,13 @@ async def launch_suite(ctx: GradeContext, call: SuiteCall) -> Launch | GradeResu
     measure = call.measure or ctx.measured.get(call.criterion_id, ())
     planned = _plan(ctx, check, cwd, root, reports)
     plan = planned if isinstance(planned, Plan) else None
-    instrumented = (
-        instrument(plan, reports, measure, ctx.settings.env.get("PATH"), (cwd, root))
-        if plan
-        else None
-    )
+    instrumented = None
+    if plan is not None:
+        python = [s for s in measure if s.endswith(".py")]
+        changed = await ctx.changed_lines() if python else {}
+        statements = changed_statements(ctx.workdir, changed, python)
+        path = ctx.settings.env.get("PATH")
+        instrumented = instrument(plan, reports, measure, path, (cwd, root), statements)
     if instrumented is not None:
         plan = instrumented.plan
     exported = _Exported()
@@ -152,11 +154,16 @@ async def launch_suite(ctx: GradeContext, call: SuiteCall) -> Launch | GradeResu
         )
     verdict = suite_verdict(result, read, None if isinstance(planned, Plan) else planned)
     if verdict.code == ReasonCode.NO_REPORT and result.exit_code not in (0, None):
-        verdict.reason += stopped_before_report(result.stderr_path, plan.segments if plan else ())
-    if verdict.code == ReasonCode.NO_TESTS and result.exit_code not in (0, None):
+        verdict.reason += stopped_before_report(
+            result.stderr_path, plan.segments if plan else (), result.stdout_path
+        )
+    said_on_stderr = (ReasonCode.NO_TESTS, ReasonCode.RUNNER_UNKNOWN)
+    if verdict.code in said_on_stderr and result.exit_code not in (0, None):
         # Why nothing ran is on stderr (pytest's "file or directory not found: …", a collection
-        # error, a bad option), not in the empty report.
-        verdict.reason += stopped_before_report(result.stderr_path, plan.segments if plan else ())
+        # error, a bad option, `sh: 1: tap: not found`), not in the empty report.
+        verdict.reason += stopped_before_report(
+            result.stderr_path, plan.segments if plan else (), result.stdout_path
+        )
     if plan is not None and plan.runner == "pytest":
         log = read_guard(reports, root)
         verdict = _bypassed(verdict, log.bypassed(next(iter(plan.report.files), None)))
@@ -164,17 +171,21 @@ async def launch_suite(ctx: GradeContext, call: SuiteCall) -> Launch | GradeResu
     verdict = _bypassed(verdict, read.bypassed)
     if instrumented and result.timed_out:
         verdict.reason += (
-            " while measuring diff coverage (line tracing slows Python 3.11 and older by up to"
-            " 4x); raise timeout_s, or set coverage: false on the check"
+            " while measuring diff coverage; raise timeout_s, or set coverage: false on the check"
         )
     return Launch(result, read, planned, verdict, instrumented)
 
 
-def stopped_before_report(stderr: Path, segments: Sequence[str]) -> str:
+def stopped_before_report(stderr: Path, segments: Sequence[str], stdout: Path | None = None) -> str:
     """What a failed command's stderr says about a report never written: the segment of its
-    `a && b` line that failed, and the last line it printed there."""
+    `a && b` line that failed, and the last line it printed there. A command that says nothing
+    on stderr (Maven logs its errors on stdout) is quoted from stdout: its first error line."""
     text, _ = read_log(stderr, _TAIL)
     lines = [line.strip() for line in text.splitlines() if line.strip()]
+    if not lines and stdout is not None:
+        said, _ = read_log(stdout, _TAIL)
+        errors = [line.strip() for line in said.splitlines() if _ERROR_LINE.search(line)]
+        return f"; its first error on stdout: {errors[0][:300]!r}" if errors else ""
     for index, line in enumerate(lines):
         found = _SEGMENT.fullmatch(line)
         if found is None or not 0 < int(found[1]) <= len(segments):
@@ -188,6 +199,7 @@ def stopped_before_report(stderr: Path, segments: Sequence[str]) -> str:
 
 
 _TAIL = 64 * 1024
+_ERROR_LINE = re.compile(r"^\s*(\[ERROR\]|ERROR\b|error(\[\w+\])?:|FAILURE:|fatal:)", re.IGNORECASE)
 _SEGMENT = re.compile(re.escape(SEGMENT_FAILED).replace(r"\{index\}", r"(\d+)") + r" (\S+)")
 
 

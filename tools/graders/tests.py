@@ -8,9 +8,11 @@ the criterion is then `unscored` with a reason saying what to add.
 
 from __future__ import annotations
 
+import copy
+import json
 import os
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +34,7 @@ from referee.tools.repo import TreeView, commit_tree_hash, is_git_repo, tree_ent
 from referee.tools.runners import Advice, Plan, ReportRead
 
 _ARTIFACT_LIMIT = 16 * 1024 * 1024  # larger reports are read, not copied into the store
+_MAX_MISSING = 5
 
 
 async def grade_tests(ctx: GradeContext, criterion: Criterion) -> GradeResult:
@@ -142,9 +145,23 @@ async def _edited_base_tests(
         return await run_suite(ctx, check, label=label, criterion_id=criterion.id, view=only)
 
     restored = await anyio.to_thread.run_sync(_edits_base_tests, ctx)
-    return await edited_tests_verdict(
+    verdict = await edited_tests_verdict(
         now.verdict, check, form, suspects(now, form), base_only, restored
     )
+    return _named_missing(verdict, now, form)
+
+
+def _named_missing(verdict: GradeResult, now: SuiteRun, form: SuiteRun) -> GradeResult:
+    """Name the base's tests that ran in their base form but not in the evaluated tree's run
+    (deleted, renamed, or left out by a changed selection): the judge sees what stopped running."""
+    ran = {t.name for t in now.outcomes}
+    missing = sorted({t.name for t in form.outcomes if t.name not in ran})
+    if not missing or verdict.status == "unscored":
+        return verdict
+    shown = ", ".join(missing[:_MAX_MISSING])
+    more = f" and {len(missing) - _MAX_MISSING} more" if len(missing) > _MAX_MISSING else ""
+    reason = f"{verdict.reason}; base tests that ran in their base form and not now: {shown}{more}"
+    return replace(verdict, reason=reason)
 
 
 def _edits_base_tests(ctx: GradeContext) -> bool:
@@ -178,10 +195,57 @@ async def run_suite(
     call = SuiteCall(
         check, label, criterion_id, harness=harness, measure=measure, layers=layers, view=view
     )
+    key = _shared_key(ctx, call)
+    if key is None:
+        return await _run(ctx, call)
+    shared = ctx.suite_runs.get(key)
+    if shared is None:
+        shared = ctx.suite_runs[key] = _Shared()
+        shared.run = await _run(ctx, call)
+        shared.done.set()
+    else:
+        await shared.done.wait()
+    assert shared.run is not None
+    # Each criterion grades its own copy: the verdict's reason and ids are written to later.
+    return copy.deepcopy(shared.run)
+
+
+@dataclass
+class _Shared:
+    done: anyio.Event = field(default_factory=anyio.Event)
+    run: SuiteRun | None = None
+
+
+# What decides a run of a tests check: the command and its environment, not what the criterion
+# then asks of the run (must_fail_at_base, a minimum, repeats, expected changes).
+_RUN_FIELDS = frozenset(
+    ["kind", "argv", "cwd", "timeout_s", "env", "shell", "network", "memory_mb", "junit"]
+    + ["coverage"]
+)
+
+
+def _shared_key(ctx: GradeContext, call: SuiteCall) -> str | None:
+    """The run two criteria may share: the same check on the same tree, measured alike, with the
+    same harness, none of it a hold-out's (a hidden check's run is its own), no extra layers (a
+    mutant, the perturbed files). None: this run is not shared."""
+    if call.layers or ctx.is_holdout(call.criterion_id) or ctx.layers_for(call.criterion_id):
+        return None
+    measure = tuple(call.measure or ctx.measured.get(call.criterion_id, ()))
+    harness = tuple(sorted(f.path for f in call.harness.files)) if call.harness else None
+    fields = set(type(call.check).model_fields) & _RUN_FIELDS
+    run = call.check.model_dump_json(include=fields)
+    shown = call.view.tree if call.view else None
+    # Which of a criterion's runs it is (its first, a repeat, a base form): a repeat is a run
+    # of its own, never the first one again.
+    role = call.label.removeprefix(call.criterion_id)
+    return json.dumps([run, measure, shown, harness, call.timeout_s, role])
+
+
+async def _run(ctx: GradeContext, call: SuiteCall) -> SuiteRun:
     launched = await launch_suite(ctx, call)
     if isinstance(launched, GradeResult):
         return SuiteRun(launched)
-    return await anyio.to_thread.run_sync(_record, ctx, launched, criterion_id)
+    return await anyio.to_thread.run_sync(_record, ctx, launched, call.criterion_id)
 
 
 def _record(ctx: GradeContext, launched: Launch, criterion_id: str) -> SuiteRun:
@@ -244,7 +308,8 @@ async def _fail_before_pass_after(
         )
     tests = test_patch(ctx.scope_files)
     sources = [p for p in ctx.scope_files if p not in tests]
-    return judge_fail_to_pass(now, before, tests, sources, _spliced(ctx, sources))
+    spliced = await anyio.to_thread.run_sync(_spliced, ctx, sources)  # reads blobs with git
+    return judge_fail_to_pass(now, before, tests, sources, spliced)
 
 
 def _spliced(ctx: GradeContext, sources: list[str]) -> dict[str, Spliced]:

@@ -141,7 +141,7 @@ def _gather(
         problems.append(
             Problem(path="/paths", code="required", message="name at least one path or file")
         )
-    to = tree_path(request.to) if request.to else None
+    to = _folder(request.to)
     if request.to and to is None:
         problems.append(_bad_tree_path("/to", request.to))
     for index, raw in enumerate(request.paths):
@@ -187,8 +187,8 @@ def _read_path(
     found = []
     for file in files:
         rel = (
-            f"{to}/{file.relative_to(anchor).as_posix()}"
-            if to
+            f"{to}/{file.relative_to(anchor).as_posix()}".removeprefix("/")
+            if to is not None
             else file.relative_to(repo).as_posix()
         )
         path = tree_path(rel)
@@ -200,6 +200,16 @@ def _read_path(
         except OSError as exc:
             problems.append(Problem(path=at, code="unreadable", message=f"{file}: {exc.strerror}"))
     return found
+
+
+def _folder(raw: str | None) -> str | None:
+    """The tree folder `to` names ("" for the tree's root: `.`, `./`, or an empty string), None
+    when none was named or it may not be one."""
+    if raw is None:
+        return None
+    if raw.replace("\\", "/").strip() in ("", ".", "./"):
+        return ""  # Go tests, say, live beside the code at the module's root
+    return tree_path(raw)
 
 
 def _files_under(folder: Path) -> list[Path]:

@@ -20,7 +20,9 @@ __all__ = [
     "TestAdequacy",
 ]
 
-MutantStatus = Literal["killed", "survived", "timeout", "not_run"]
+# not_compiled: the build rejected the mutant; not_run: nothing was decided (a rebuild outlasted the
+# mutant's timeout, the tests stopped their own sandbox). Neither is killed nor survived.
+MutantStatus = Literal["killed", "survived", "timeout", "not_compiled", "not_run"]
 
 
 class FileDiffCoverage(Model):
@@ -38,7 +40,12 @@ class FileDiffCoverage(Model):
 class DiffCoverage(Model):
     """The changed lines a tests check executed, per file (measured in the criterion's own run)."""
 
-    tool: str = Field(description="What measured it: coverage.py (its version)")
+    tool: str = Field(
+        description=(
+            "What measured it, and its version (Python: coverage.py, or before 3.12 referee's"
+            " line probes)"
+        )
+    )
     percent: float | None = Field(
         default=None, ge=0, le=100, description="Covered / changed statements; null when none"
     )
@@ -71,17 +78,33 @@ class Mutant(Model):
     killed_by: list[str] = Field(
         default_factory=list, description="Tests that failed against this mutant (the first few)"
     )
+    note: str = Field(
+        default="",
+        description="Why the mutant was not judged: the compiler's first error (`did not compile:"
+        " …`)",
+    )
 
 
 class Mutation(Model):
     """The mutants of the changed lines run against one criterion's tests."""
 
     score: float | None = Field(
-        default=None, ge=0, le=1, description="Killed (timeouts included) / mutants run"
+        default=None,
+        ge=0,
+        le=1,
+        description="Killed (timeouts included) / mutants run: those that built and were judged",
     )
     generated: int = Field(default=0, ge=0, description="Mutants possible on the changed lines")
-    run: int = Field(default=0, ge=0)
+    run: int = Field(
+        default=0, ge=0, description="Mutants the tests judged: killed, timed out or survived"
+    )
     killed: int = Field(default=0, ge=0)
+    not_compiled: int = Field(
+        default=0,
+        ge=0,
+        description="Mutants the build rejected (Go, Rust, Java …): neither killed nor survived,"
+        " left out of the score",
+    )
     survived: list[Mutant] = Field(default_factory=list)
     mutants: list[Mutant] = Field(default_factory=list)
     timeout_s: float | None = Field(default=None, description="Each mutant's timeout")

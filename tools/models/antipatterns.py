@@ -41,10 +41,11 @@ ANTIPATTERNS: dict[str, Meaning] = {
         "Make the tests and commands write only to temporary folders, never to the tree.",
     ),
     "harness_modified": Meaning(
-        "The change edits what decides what the tests report without being a test (conftest.py,"
-        " runner configuration, package.json test scripts …), or code that acts for the runner"
-        " (ends the process, writes its report). Every tests check then also runs with the base"
-        " harness.",
+        "The change edits a file that can steer the toolchain or the runner without being a test"
+        " (conftest.py, a dotfile or dot-folder, a build script, tool configuration, a manifest"
+        " beyond its dependencies, a module standing for the runner's), or code that acts for the"
+        " runner (ends the process, writes its report). Every tests check then also runs with the"
+        " base harness.",
         "Nothing, if it is a legitimate fixture and no criterion is `harness_flip` or"
         " `harness_unverified` (a judge may dismiss it); otherwise revert the harness change.",
     ),

@@ -440,7 +440,8 @@ _RuleIds = Annotated[list[Annotated[str, Field(pattern=r"^[a-z0-9-]+$")]], Field
 
 class A11yExpect(Model):
     """axe-core finds at most `max_violations` rules (or `max_nodes` elements) violated at or
-    above `min_impact`, in the part of the page and with the rules given."""
+    above `min_impact`, in the part of the page and with the rules given; with `new_only`, only
+    those the base commit's app did not have count."""
 
     type: Literal["a11y"]
     max_violations: int = Field(default=0, ge=0, description="Rules violated, at most")
@@ -455,6 +456,13 @@ class A11yExpect(Model):
     exclude: _Selectors = Field(default_factory=list, description="CSS selectors: leave these out")
     rules: _RuleIds = Field(default_factory=list, description="axe rule ids: run only these")
     disable_rules: _RuleIds = Field(default_factory=list, description="axe rule ids: skip these")
+    new_only: bool = Field(
+        default=False,
+        description="Count only violations the base did not have: the check also runs, with the"
+        " same url and steps, on the base commit's app (served at the same URL), and a node"
+        " violating a rule there too is left out of max_violations and max_nodes. Unscored when"
+        " the base cannot be run; needs `serve` (every page of the check on its origin)",
+    )
 
     @property
     def bounds_rules(self) -> bool:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, model_validator
+
+from referee.tools.text import encodable
 
 Severity = Literal["CRITICAL", "HIGH", "MEDIUM", "LOW"]
 SEVERITY_ORDER: dict[str, int] = {"CRITICAL": 0, "HIGH": 1, "MEDIUM": 2, "LOW": 3}
@@ -67,6 +69,7 @@ class ReasonCode(StrEnum):
     MUTATION_SCORE_LOW = "mutation_score_low"
     BASE_TEST_FAILED = "base_test_failed"
     BASE_TESTS_NOT_RUN = "base_tests_not_run"
+    A11Y_BASE_NOT_RUN = "a11y_base_not_run"
     RUNNER_BYPASSED = "runner_bypassed"
     IMPORTED_ELSEWHERE = "imported_elsewhere"
     MEMORY_LIMIT = "memory_limit"
@@ -87,3 +90,39 @@ class Model(BaseModel):
         serialize_by_alias=True,
         defer_build=True,
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _encodable(cls, data: Any) -> Any:
+        """Text that cannot be encoded is escaped, never refused: a file name or a program's
+        output with bytes that are not UTF-8 (a lone surrogate, tools/text.py) would make a
+        constrained field refuse a whole result (evaluate answering `invalid_input` for the
+        player's file name) and any field fail to serialize. Each field's strings, and strings
+        one level inside its list or mapping; deeper ones are a nested model's own."""
+        if not isinstance(data, dict) or all(map(_plain, data.values())):
+            return data  # the common case, checked without building anything
+        return {key: _encodable_value(value) for key, value in data.items()}
+
+
+def _plain(value: Any) -> bool:
+    """Nothing to escape: not text, or ASCII text (lists and mappings looked into)."""
+    if isinstance(value, str):
+        return value.isascii()
+    if isinstance(value, list):
+        return all(not isinstance(item, str) or item.isascii() for item in value)
+    if isinstance(value, dict):
+        return all(_plain(k) and _plain(v) for k, v in value.items() if isinstance(v, str))
+    return True
+
+
+def _encodable_value(value: Any) -> Any:
+    if isinstance(value, str):
+        return encodable(value)
+    if isinstance(value, list):
+        return [encodable(item) if isinstance(item, str) else item for item in value]
+    if isinstance(value, dict):
+        return {
+            encodable(k) if isinstance(k, str) else k: encodable(v) if isinstance(v, str) else v
+            for k, v in value.items()
+        }
+    return value

@@ -125,7 +125,8 @@ REASONS: dict[R, Meaning] = {
         " `referee baseline accept RUN CRITERION`.",
     ),
     R.NO_BASE: _unscored(
-        "`must_fail_at_base` needs a base commit to compare with, and the contract has none.",
+        "`must_fail_at_base`, or an `a11y` expectation with `new_only`, needs a base commit to"
+        " compare with, and the contract has none.",
         "Create the contract in a git repository with a `base_commit`.",
     ),
     R.BASE_NOT_RUN: _unscored(
@@ -192,6 +193,14 @@ REASONS: dict[R, Meaning] = {
         " so nothing shows the edits hide no failure.",
         "List the tests in `expected_changes` if the contract changes what they use, or make"
         " the base versions runnable.",
+    ),
+    R.A11Y_BASE_NOT_RUN: _unscored(
+        "An `a11y` expectation with `new_only` could not be compared with the base: the base"
+        " commit's app could not be served (no private network for it, it never became ready"
+        " or exited), or at base the check's page was missing, a step failed or axe did not"
+        " run; the reason says which. Nothing else in the check failed.",
+        "Make the check's page and steps work on the base commit's app (or drop `new_only` and"
+        " scope the known debt out with `exclude` or `disable_rules`).",
     ),
     R.RUNNER_BYPASSED: _unscored(
         "The test process did not end through the runner (os._exit, a signal), or test code"

@@ -12,6 +12,7 @@ import io
 import sys
 import tokenize
 
+from referee.tools import pysource
 from referee.tools.perturbation.names import rename_locals
 
 COMMENTS = "comments removed"
@@ -37,7 +38,7 @@ def perturb_python(text: str) -> tuple[str, list[str]]:
         SyntaxError: The source does not parse (ValueError for null bytes, RecursionError when too
         deep).
     """
-    tree = ast.parse(text)
+    tree = pysource.parse(text)
     transforms = [COMMENTS] if _has_comments(text) else []
     if strip_docstrings(tree):
         transforms.append(DOCSTRINGS)

@@ -23,7 +23,7 @@ from referee.tools.repo.files import (
     list_files_at,
     store_dir_changes,
 )
-from referee.tools.repo.git import GitError, git
+from referee.tools.repo.git import GitError, git, loop_guarded
 from referee.tools.repo.info import (
     RepoInfo,
     describe_repo,
@@ -101,6 +101,7 @@ __all__ = [
     "last_commits",
     "list_files",
     "list_files_at",
+    "loop_guarded",
     "pin_tree",
     "pins",
     "qualified_ref",

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Literal
 
 from referee.tools.repo.objects import read_blobs, root_tree, tree_listing
+from referee.tools.text import shown
 
 __all__ = ["DiffLine", "FileChange", "change_diff", "change_files"]
 
@@ -104,12 +105,14 @@ def _file_change(path: str, before: bytes, after: bytes, existed: bool, exists: 
 
 
 def _file_diff(path: str, before: bytes, after: bytes, existed: bool, exists: bool) -> str:
+    # The name as text shows it (one line whatever it holds): the diff is read, never applied.
+    name = shown(path)
     if b"\0" in before or b"\0" in after:
-        return f"Binary file {path} differs\n"
+        return f"Binary file {name} differs\n"
     lines = difflib.unified_diff(
         before.decode("utf-8", "replace").splitlines(keepends=True),
         after.decode("utf-8", "replace").splitlines(keepends=True),
-        fromfile=f"a/{path}" if existed else "/dev/null",
-        tofile=f"b/{path}" if exists else "/dev/null",
+        fromfile=f"a/{name}" if existed else "/dev/null",
+        tofile=f"b/{name}" if exists else "/dev/null",
     )
     return "".join(line if line.endswith("\n") else line + "\n" for line in lines)

@@ -26,8 +26,6 @@ __all__ = [
     "store_dir_changes",
 ]
 
-_EXCLUDE = f":(exclude){STORE_DIR}"
-
 
 def changed_files(repo: Path, base: str | None, tree: str) -> list[str]:
     """Files that differ between `base` and the evaluated `tree` (added, changed, deleted).
@@ -45,10 +43,11 @@ def changed_files(repo: Path, base: str | None, tree: str) -> list[str]:
 
 def list_files(repo: Path) -> list[str]:
     """Tracked plus untracked-but-not-ignored files, `.referee/` excluded."""
-    out = git(
-        repo, "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", ".", _EXCLUDE
+    out = git(repo, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+    inside = STORE_DIR + "/"
+    return sorted(
+        {p for p in out.split("\0") if p and not p.startswith(inside) and (repo / p).exists()}
     )
-    return sorted({p for p in out.split("\0") if p and (repo / p).exists()})
 
 
 def store_dir_changes(repo: Path, base: str | None) -> list[str]:
@@ -110,18 +109,22 @@ def ignored(repo: Path, paths: list[str]) -> set[str]:
     """The paths git ignores (build output, caches): writes there are not changes to the tree."""
     if not paths or not is_git_repo(repo):
         return set()
+    # check-ignore reads each path as a pathspec and supports no magic, not even `literal`
+    # (GIT_LITERAL_PATHSPECS fails every path): `./` before each name keeps a leading `:` from
+    # being read as magic (`:(exclude)x`), which would fail the whole call.
     try:
         out = git_bytes(
             repo,
             "check-ignore",
             "-z",
             "--stdin",
-            input_data=os.fsencode("\0".join(paths) + "\0"),
+            env={"GIT_LITERAL_PATHSPECS": "0"},
+            input_data=b"".join(b"./" + os.fsencode(p) + b"\0" for p in paths),
             ok_codes=(0, 1),
         )
     except GitError:
         return set()
-    found = {os.fsdecode(p) for p in out.split(b"\0") if p}
+    found = {os.fsdecode(p.removeprefix(b"./")) for p in out.split(b"\0") if p}
     return {p for p in paths if p in found}
 
 

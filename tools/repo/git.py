@@ -12,9 +12,13 @@ the command is killed.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
-from collections.abc import Mapping, Sequence
+import warnings
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import lru_cache
 from pathlib import Path
 
@@ -22,7 +26,16 @@ from referee.tools.errors import RefereeError
 from referee.tools.repo.gitdir import GitDirError, global_excludes_file, private_git_dir
 from referee.tools.repo.root import repository_root
 
-__all__ = ["GIT_TIMEOUT_S", "GitError", "git", "git_bytes", "git_many", "safe_options"]
+__all__ = [
+    "GIT_TIMEOUT_S",
+    "GitError",
+    "GitOnEventLoop",
+    "git",
+    "git_bytes",
+    "git_many",
+    "loop_guarded",
+    "safe_options",
+]
 
 GIT_TIMEOUT_S = 120.0
 # A second line behind the private configuration: hooks and fsmonitor run commands on ordinary
@@ -52,11 +65,48 @@ _SAFE_ENV = {
     "GIT_NO_REPLACE_OBJECTS": "1",
     "GIT_PAGER": "cat",
     "LC_ALL": "C",
+    # A path of the tree given to git is a name, never a pattern: `*`, `?`, `[` and `:(magic)`
+    # in a file's name (`git log -- 'src/:(exclude)x.py'`) would otherwise select other files.
+    "GIT_LITERAL_PATHSPECS": "1",
 }
 
 
 class GitError(RefereeError):
     """A git command failed, timed out, or git is not installed."""
+
+
+class GitOnEventLoop(RuntimeWarning):
+    """A git command was started in the thread that runs an event loop."""
+
+
+_LOOP_GUARDED: ContextVar[bool] = ContextVar("referee_git_loop_guarded", default=False)
+
+
+@contextmanager
+def loop_guarded() -> Iterator[None]:
+    """Within: a git call from the thread that runs the event loop is flagged (`GitOnEventLoop`).
+    The server handles every request within it (server/app.py)."""
+    token = _LOOP_GUARDED.set(True)
+    try:
+        yield
+    finally:
+        _LOOP_GUARDED.reset(token)
+
+
+def _off_the_loop(argv: Sequence[str]) -> None:
+    """git runs in a worker thread, never in the event loop's: a git call waits for its process
+    (up to its timeout, on a repository the player laid out), and in the server's loop every
+    other request would wait with it. Said as a warning (an error under the test suite's
+    filters), so a call site that forgot `anyio.to_thread` is found, not shipped."""
+    if not _LOOP_GUARDED.get():
+        return
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return  # no loop in this thread: a worker thread
+    warnings.warn(
+        f"git {' '.join(argv[:3])} ran in the event loop's thread", GitOnEventLoop, stacklevel=4
+    )
 
 
 def safe_options() -> list[str]:
@@ -95,6 +145,7 @@ def _run(
     timeout_s: float,
     env: Mapping[str, str] | None = None,
 ) -> subprocess.CompletedProcess[bytes]:
+    _off_the_loop(argv[len(safe_options()) + 1 :])
     try:
         return subprocess.run(
             list(argv),
@@ -159,6 +210,8 @@ def git_many(
     repo: Path, *commands: Sequence[str], timeout_s: float = GIT_TIMEOUT_S
 ) -> list[bytes | None]:
     """Run read-only git commands side by side; each stdout, or None where the command failed."""
+    for args in commands[:1]:
+        _off_the_loop(args)
     options = safe_options()
     try:
         env = _environment(repo, None)

@@ -10,6 +10,7 @@ pinned; `drop_pins` removes a contract's refs. All of it through referee's harde
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 from dataclasses import dataclass, field
@@ -18,7 +19,8 @@ from pathlib import Path
 
 from referee.tools.errors import RefereeError
 from referee.tools.repo.git import GitError, git
-from referee.tools.repo.info import head_commit
+from referee.tools.repo.gitdir import GitDirError, repository_git_dir
+from referee.tools.repo.info import head_commit, repository_root
 from referee.tools.repo.objects import commit_trees, read_blobs, tree_listing
 from referee.tools.repo.tree import commit_tree_hash, tree_entries, working_tree_hash
 from referee.tools.text import counted
@@ -92,8 +94,50 @@ def pin_tree(
     args = ["commit-tree", "--no-gpg-sign", tree, "-m", message]
     commit = git(repo, *args, *(["-p", parent] if parent else []), env=env).strip()
     ref = pin_ref(contract_id, iteration)
-    git(repo, "update-ref", "-m", "referee pin", ref, commit)
+    _write_ref(repo, ref, commit)
     return ref
+
+
+def _write_ref(repo: Path, ref: str, commit: str) -> None:
+    """Point `ref` at `commit` in the repository's own git folder, written by referee as git
+    writes a loose ref (a lock file renamed into place).
+
+    Not `git update-ref`: git follows a symbolic link on the way (`refs/referee` planted to point
+    elsewhere), and would write wherever the player pointed it. Here each folder on the way is
+    opened from the one before without following links (O_NOFOLLOW), so a link planted before or
+    during the write fails it instead (the evaluation then says the tree could not be pinned).
+
+    Raises:
+        GitError: the ref cannot be written there.
+    """
+    *folders, name = ref.split("/")
+    if any(part in ("", ".", "..") for part in (*folders, name)):
+        raise GitError(f"{ref!r} is not a ref name referee writes")
+    root = repository_root(repo) or repo
+    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
+    try:
+        fd = os.open(repository_git_dir(root), os.O_RDONLY | os.O_DIRECTORY)
+    except (OSError, GitDirError) as exc:
+        raise GitError(f"cannot write {ref}: {exc}") from exc
+    try:
+        for part in folders:
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(part, dir_fd=fd)
+            inner = os.open(part, flags, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+        lock = os.open(
+            f"{name}.lock", os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666, dir_fd=fd
+        )
+        try:
+            os.write(lock, f"{commit}\n".encode("ascii"))
+        finally:
+            os.close(lock)
+        os.rename(f"{name}.lock", name, src_dir_fd=fd, dst_dir_fd=fd)
+    except OSError as exc:
+        raise GitError(f"cannot write {ref}: {exc.strerror or exc}") from exc
+    finally:
+        os.close(fd)
 
 
 def pins(repo: Path, contract_id: str) -> list[Pin]:

@@ -9,8 +9,10 @@ import stat
 import tempfile
 from pathlib import Path
 
+from referee.tools.harness import Layout, is_harness_file
 from referee.tools.repo.git import git, git_bytes
 from referee.tools.repo.info import is_git_repo
+from referee.tools.repo.names import c_quoted
 from referee.tools.repo.objects import root_tree, tree_diff, tree_listing
 
 __all__ = [
@@ -61,9 +63,13 @@ def tree_entries(repo: Path) -> list[tuple[str, str, str]]:
             info = full.lstat()
         except OSError:
             continue  # deleted on disk: not part of the tree
+        # Only what git stores: a FIFO, socket or device is no file of the tree (and git's open
+        # of a FIFO would wait for a writer). A file referee cannot read cannot be hashed, and
+        # git would refuse the whole tree for it: it is left out as a deleted file is (the
+        # checks, run as the same user, cannot read it either).
         if stat.S_ISLNK(info.st_mode):
             links.append(path)
-        elif stat.S_ISREG(info.st_mode):
+        elif stat.S_ISREG(info.st_mode) and os.access(full, os.R_OK):
             regular.append((path, info.st_mode))
         elif stat.S_ISDIR(info.st_mode) and path in known_links:
             gitlinks.append(("160000", known_links[path], path))  # a submodule: its commit
@@ -90,14 +96,16 @@ def _listed(repo: Path) -> tuple[set[str], dict[str, str]]:
 def _hashed(repo: Path, files: list[tuple[str, int]]) -> list[tuple[str, str, str]]:
     if not files:
         return []
-    # -w: the blobs are written, so the tree can be pinned and diffed later.
+    # -w: the blobs are written, so the tree can be pinned and diffed later. hash-object has no
+    # -z: each name goes C-quoted, which git unquotes, so a name holding a line break, a
+    # carriage return or a leading quote is read as itself, never as another file's name.
     out = git(
         repo,
         "hash-object",
         "--no-filters",
         "-w",
         "--stdin-paths",
-        input_data=os.fsencode("".join(f"{p}\n" for p, _ in files)),
+        input_data=b"".join(c_quoted(p) + b"\n" for p, _ in files),
     )
     shas = out.split()
     return [
@@ -115,40 +123,10 @@ def _hashed_links(repo: Path, links: list[str]) -> list[tuple[str, str, str]]:
     return found
 
 
-# Files that decide what a test run reports. They are part of the tree hash even when an ignore
-# rule would hide them: a conftest.py excluded in .git/info/exclude still changes every outcome.
-_HARNESS_NAMES = frozenset(
-    {
-        "conftest.py",
-        "pytest.ini",
-        "tox.ini",
-        "setup.cfg",
-        "pyproject.toml",
-        "sitecustomize.py",
-        "usercustomize.py",
-        "package.json",
-        ".mocharc.js",
-        ".mocharc.json",
-        ".mocharc.yml",
-        ".mocharc.yaml",
-        ".mocharc.cjs",
-        "karma.conf.js",
-        "phpunit.xml",
-        "phpunit.xml.dist",
-        "pom.xml",
-        "build.gradle",
-        "build.gradle.kts",
-        "settings.gradle",
-        "Cargo.toml",
-        "go.mod",
-        ".nycrc",
-        "babel.config.js",
-    }
-)
-_HARNESS_PATTERN = re.compile(
-    r"(^test_.*\.py$|_test\.py$|_test\.go$|\.pth$|\.(test|spec)\.[cm]?[jt]sx?$"
-    r"|^(jest|vitest|vite|mocha|playwright|cypress)\.config\.[cm]?[jt]s$)"
-)
+# Test files are part of the tree hash even when an ignore rule would hide them, and so is every
+# file the harness rule names (tools/harness): a conftest.py or a `.pytest.ini` excluded in
+# .git/info/exclude still changes every outcome.
+_TEST_NAME = re.compile(r"(^test_.*\.py$|_test\.py$|_test\.go$|\.(test|spec)\.[cm]?[jt]sx?$)")
 _SKIP_DIRS = frozenset(
     {
         ".git",
@@ -163,21 +141,43 @@ _SKIP_DIRS = frozenset(
         "target",
         "dist",
         "build",
+        # where editors and tools keep their own state: no run of the tests reads it
+        ".idea",
+        ".vscode",
+        ".gradle",
+        ".cache",
+        ".next",
+        ".nuxt",
+        ".svelte-kit",
+        ".angular",
+        ".turbo",
+        ".parcel-cache",
+        ".nyc_output",
+        ".ruff_cache",
+        ".hypothesis",
     }
 )
+# A folder that says what it is: a virtualenv (the environment check watches it) or a cache
+# (https://bford.info/cachedir/): neither is the tree's content.
+_FOLDER_MARKS = ("pyvenv.cfg", "CACHEDIR.TAG")
 
 
 def harness_files(repo: Path, listed: set[str]) -> set[str]:
     """Files that decide test outcomes and are not already listed (ignored ones, that is)."""
+    layout = Layout(listed, exists=lambda p: (repo / p).is_file())
     found = set()
     for folder, dirs, files in os.walk(repo):
         dirs[:] = [d for d in dirs if d not in _SKIP_DIRS]
+        if folder != str(repo) and any(mark in files for mark in _FOLDER_MARKS):
+            dirs[:] = []
+            continue
         rel = Path(folder).relative_to(repo)
         for name in files:
-            if name in _HARNESS_NAMES or _HARNESS_PATTERN.search(name):
-                path = (rel / name).as_posix()
-                if path not in listed:
-                    found.add(path)
+            path = (rel / name).as_posix()
+            if path in listed:
+                continue
+            if _TEST_NAME.search(name) or is_harness_file(path, layout, ignored=True):
+                found.add(path)
     return found
 
 

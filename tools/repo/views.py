@@ -80,9 +80,10 @@ def view_of(repo: Path, now: str, shown: str, folder: Path, keep: Sequence[str] 
     return TreeView(shown, folder if written else None, hide)
 
 
-def write_tree(repo: Path, tree: str, folder: Path) -> None:
-    """Every file of a tree written into `folder` (no `.git`, no filters: the stored bytes)."""
-    entries = {p: e for p, e in tree_entry_map(repo, tree).items() if e[0] != "160000"}
+def write_tree(repo: Path, tree: str, folder: Path, paths: Collection[str] | None = None) -> None:
+    """Every file of a tree (or the `paths` it has) written into `folder` (no `.git`, no
+    filters: the stored bytes)."""
+    entries = {p: e for p, e in tree_entry_map(repo, tree, paths).items() if e[0] != "160000"}
     _write_blobs(repo, entries, folder)
 
 

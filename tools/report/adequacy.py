@@ -53,6 +53,8 @@ def _rows(criterion: str, adequacy: TestAdequacy) -> list[AdequacyRow]:
     mutation = adequacy.mutation
     if mutation is not None and mutation.score is not None:
         detail = f"{mutation.score:g}: {mutation.killed}/{mutation.run} mutants killed"
+        if mutation.not_compiled:
+            detail += f"; {mutation.not_compiled} did not compile (left out of the score)"
         rows.append(
             AdequacyRow(
                 criterion=criterion,

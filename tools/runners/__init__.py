@@ -9,6 +9,7 @@ to read that report.
     py_pytest   py_unittest (+ unittest_reporter)        js_node  js_vitest  js_jest  js_mocha
     js_scripts  npm/pnpm/yarn scripts resolved           shell_line  `a && b` lines
     go_test     rust_cargo  rust_nextest  java_maven  java_gradle  php_phpunit
+    builds      a run the compiler stopped before any test (a mutant that does not compile)
 
 A new runner is one new module with a `RUNNER` and one entry in `dispatch.RUNNERS`.
 """

@@ -138,8 +138,13 @@ def _own_files(top: str) -> dict[str, str]:
     """Each top-level module or package of the tree: its file (a package's __init__.py)."""
     names: dict[str, str] = {}
     for folder in (top, os.path.join(top, "src")):
+        entries: list[os.DirEntry[str]] = []
         with contextlib.suppress(OSError):
-            for entry in os.scandir(folder):
+            entries = list(os.scandir(folder))
+        for entry in entries:
+            # Each entry on its own: a link that loops (ELOOP) must not end the listing and
+            # hide the modules after it.
+            with contextlib.suppress(OSError):
                 init = os.path.join(entry.path, "__init__.py")
                 if entry.name.endswith(".py") and entry.is_file():
                     names.setdefault(entry.name[:-3], os.path.realpath(entry.path))

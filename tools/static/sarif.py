@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
+from urllib.parse import quote
 
 from referee.tools.models.checks import STATIC_RULES
 from referee.tools.models.evaluation import Finding
 from referee.tools.static.model import CRITICAL, HIGH, LOW, MEDIUM, StaticReport
+from referee.tools.text import shown
 
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA = (
@@ -43,11 +46,12 @@ def to_sarif(report: StaticReport, tool_version: str) -> dict[str, Any]:
             "ruleId": f.rule,
             "ruleIndex": index[f.rule],
             "level": _LEVELS[f.severity],
-            "message": {"text": f.message},
+            "message": {"text": shown(f.message)},
             "locations": [
                 {
                     "physicalLocation": {
-                        "artifactLocation": {"uri": f.path, "uriBaseId": "%SRCROOT%"},
+                        # A URI reference: the name's bytes percent-encoded, whatever they are.
+                        "artifactLocation": {"uri": _uri(f.path), "uriBaseId": "%SRCROOT%"},
                         "region": {"startLine": f.line},
                     }
                 }
@@ -65,6 +69,10 @@ def to_sarif(report: StaticReport, tool_version: str) -> dict[str, Any]:
     return {"$schema": SARIF_SCHEMA, "version": SARIF_VERSION, "runs": [run]}
 
 
+def _uri(path: str) -> str:
+    return quote(os.fsencode(path), safe="/")
+
+
 def _rule(name: str) -> dict[str, Any]:
     return {"id": name, "name": name, "shortDescription": {"text": RULE_DESCRIPTIONS[name]}}
 
@@ -73,6 +81,8 @@ def findings_to_models(report: StaticReport) -> list[Finding]:
     """The report's findings as `Finding` models of an evaluation (rule, severity, file:line,
     message)."""
     return [
-        Finding(rule=f.rule, severity=f.severity, location=f.location, message=f.message)
+        Finding(
+            rule=f.rule, severity=f.severity, location=shown(f.location), message=shown(f.message)
+        )
         for f in report.findings
     ]

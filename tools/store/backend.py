@@ -21,6 +21,7 @@ from sqlalchemy.exc import ArgumentError
 from sqlalchemy.pool import StaticPool
 
 from referee.tools.store import schema
+from referee.tools.store.location import STORE_URL_ENV
 
 __all__ = [
     "POSTGRES_SCHEMES",
@@ -33,7 +34,6 @@ __all__ = [
     "url_secrets",
 ]
 
-STORE_URL_ENV = "REFEREE_STORE_URL"
 POSTGRES_SCHEMES = ("postgresql", "postgres", "postgresql+psycopg")
 # One number for every writer of a PostgreSQL store ("referee" in ASCII): the lock serialises
 # write transactions exactly as SQLite's write lock does.

@@ -10,6 +10,9 @@ from pathlib import Path
 from referee.tools.repo.info import repository_root
 from referee.tools.store.keys import default_key_file
 
+STORE_URL_ENV = "REFEREE_STORE_URL"
+"""The variable naming a team store (postgresql://…); unset, the embedded SQLite serves."""
+
 
 def store_home(root: Path, referee_home: str | None) -> Path:
     """REFEREE_HOME when set, else `<repository root>/.referee` (or `<root>/.referee` outside

@@ -19,6 +19,7 @@ import re
 
 import tree_sitter as ts
 
+from referee.tools import pysource
 from referee.tools.tampering.syntax import parse, text
 
 __all__ = [
@@ -44,7 +45,7 @@ def only_adds_tests(path: str, base: str, now: str) -> bool:
 
 def _python_additive(base: str, now: str) -> bool:
     try:
-        before, after = ast.parse(base), ast.parse(now)
+        before, after = pysource.parse(base), pysource.parse(now)
     except (SyntaxError, ValueError, RecursionError):
         return False
     return _body_additive(before.body, after.body, top=True)
@@ -217,14 +218,45 @@ def _script_additive(path: str, base: str, now: str) -> bool:
     before, after = parse(language, base), parse(language, now)
     if before is None or after is None or before.has_error or after.has_error:
         return False
-    old, new = [text(n) for n in before.named_children], after.named_children
+    return _statements_additive(before.named_children, after.named_children)
+
+
+def _statements_additive(old: list[ts.Node], new: list[ts.Node]) -> bool:
+    """Every old statement still there in order, unchanged or a group that only grew; each
+    added statement a plain test or group of tests."""
     at = 0
     for node in new:
-        if at < len(old) and text(node) == old[at]:
+        if at < len(old) and (text(node) == text(old[at]) or _group_grown(old[at], node)):
             at += 1
         elif not test_statement(node):
             return False
     return at == len(old)
+
+
+def _group_grown(old: ts.Node, new: ts.Node) -> bool:
+    """The same `describe('title', () => {…})` (callee, title and function head alike) whose body
+    only gained tests: its base tests run there as they did."""
+    before, after = _group(old), _group(new)
+    if before is None or after is None or before[0] != after[0]:
+        return False
+    return _statements_additive(before[1], after[1])
+
+
+def _group(node: ts.Node) -> tuple[str, list[ts.Node]] | None:
+    """A group call's head (everything but its body's statements) and those statements."""
+    if not test_statement_shape(node):
+        return None
+    call = node.named_children[0]
+    callee = call.child_by_field_name("function")
+    if callee is None or text(callee) not in _GROUPS:
+        return None
+    args = call.child_by_field_name("arguments")
+    parts = [] if args is None else [a for a in args.named_children if a.type != "comment"]
+    body = parts[1].child_by_field_name("body")
+    if body is None or body.type != "statement_block":
+        return None
+    head = text(call)[: body.start_byte - call.start_byte]
+    return head, [c for c in body.named_children if c.type != "comment"]
 
 
 def test_statement(node: ts.Node) -> bool:
@@ -232,6 +264,25 @@ def test_statement(node: ts.Node) -> bool:
     {…})` whose block holds only such statements: jest, vitest, mocha and node's runner run a
     describe body while collecting, before any test, so anything else in it acts on the base's
     tests. A title is a plain string; the second argument a function; nothing more."""
+    if not test_statement_shape(node):
+        return False
+    call = node.named_children[0]
+    callee = call.child_by_field_name("function")
+    args = call.child_by_field_name("arguments")
+    assert callee is not None
+    parts = [] if args is None else [a for a in args.named_children if a.type != "comment"]
+    if text(callee) in _GROUPS:
+        body = parts[1].child_by_field_name("body")
+        return (
+            body is not None
+            and body.type == "statement_block"
+            and all(test_statement(s) for s in body.named_children if s.type != "comment")
+        )
+    return True
+
+
+def test_statement_shape(node: ts.Node) -> bool:
+    """A call statement `name('plain title', function)` of a test or group name."""
     if node.type != "expression_statement" or not node.named_children:
         return False
     call = node.named_children[0]
@@ -242,16 +293,7 @@ def test_statement(node: ts.Node) -> bool:
     if callee is None or callee.type != "identifier" or text(callee) not in _TEST_CALLS:
         return False  # `.skip`, `.only`, `.fails`, `.each`: the run's shape changes
     parts = [] if args is None else [a for a in args.named_children if a.type != "comment"]
-    if len(parts) != 2 or not _plain_title(parts[0]) or parts[1].type not in _FUNCTIONS:
-        return False
-    if text(callee) in _GROUPS:
-        body = parts[1].child_by_field_name("body")
-        return (
-            body is not None
-            and body.type == "statement_block"
-            and all(test_statement(s) for s in body.named_children if s.type != "comment")
-        )
-    return True
+    return len(parts) == 2 and _plain_title(parts[0]) and parts[1].type in _FUNCTIONS
 
 
 _GROUPS = frozenset({"describe", "suite", "context"})

@@ -23,6 +23,7 @@ from collections.abc import Collection
 
 import tree_sitter as ts
 
+from referee.tools import pysource
 from referee.tools.tampering.additive import (
     inert_expression,
     new_test,
@@ -63,7 +64,7 @@ def _stem(path: str) -> str:
 
 def _python_inert(source: str, added: set[str]) -> bool:
     try:
-        tree = ast.parse(source)
+        tree = pysource.parse(source)
     except (SyntaxError, ValueError, RecursionError):
         return False
     taken: set[str] = set()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import re
 
+from referee.tools import pysource
 from referee.tools.tampering.model import TestInfo
 
 __all__ = ["python_tests"]
@@ -22,7 +23,7 @@ _ASSERT_CALLS = re.compile(r"(self\.assert|self\.fail|pytest\.raises|pytest\.app
 def python_tests(source: str) -> dict[str, TestInfo] | None:
     """Every `test*` function and method, by `Class.name`; None when the file does not parse."""
     try:
-        tree = ast.parse(source)
+        tree = pysource.parse(source)
     except (SyntaxError, ValueError):
         return None
     tests: dict[str, TestInfo] = {}

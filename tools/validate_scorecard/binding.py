@@ -10,11 +10,14 @@ the latest recorded run of its evaluator and iteration, which must be of the cur
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from referee.tools.errors import Problem
 from referee.tools.evidence.signing import verify
-from referee.tools.store.runs import StoredRun
 from referee.tools.validate_scorecard.card import Card, obj, text
+
+if TYPE_CHECKING:
+    from referee.tools.store.runs import StoredRun
 
 __all__ = ["Binding", "BindingContext", "bind"]
 

@@ -9,17 +9,18 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from referee.tools.create_contract import parse_contract
 from referee.tools.errors import InvalidInput, NotFound, Problem
 from referee.tools.models.contract import Contract
 from referee.tools.paths import confine
 from referee.tools.repo import GitError, commit_tree_hash, resolve_commit, working_tree_hash
-from referee.tools.store import Store, clone_of, load_contract, runs_for
-from referee.tools.store.canaries import canary_run_ids
-from referee.tools.store.runs import StoredRun, captured_evidence_ids
 from referee.tools.validate_scorecard.evidence import EvidenceContext
+
+if TYPE_CHECKING:
+    from referee.tools.store import Store
+    from referee.tools.store.runs import StoredRun
 
 __all__ = [
     "ResolvedContract",
@@ -58,6 +59,8 @@ def resolve_contract(
                 )
             ]
         )
+    from referee.tools.store import load_contract  # the store's modules load when one is used
+
     if inline is not None:
         return _inline(store, inline)
     if contract_id is not None:
@@ -81,6 +84,8 @@ def resolve_contract(
 
 
 def _inline(store: Store, inline: dict[str, Any]) -> ResolvedContract:
+    from referee.tools.store import load_contract
+
     try:
         parsed = parse_contract(inline)
     except InvalidInput as exc:
@@ -121,6 +126,8 @@ def stored_repo(store: Store, contract: Contract, roots: Sequence[Path]) -> Path
     On a team store the path a contract was created at is another machine's (missing here, or a
     colleague's work in progress), so the freshness of a card follows the clone that evaluated it.
     """
+    from referee.tools.store import clone_of
+
     return clone_of(store, contract, roots) or contract_repo(contract, None)
 
 
@@ -132,6 +139,10 @@ def evidence_context(
     The tree hash costs a few git processes, so it is only computed when the scorecard states a
     tree to compare with.
     """
+    from referee.tools.store import runs_for
+    from referee.tools.store.canaries import canary_run_ids
+    from referee.tools.store.runs import captured_evidence_ids
+
     target = scorecard.get("target")
     wants_tree = isinstance(target, dict) and isinstance(target.get("tree"), str)
     runs, canaries = runs_for(store, contract_id), canary_run_ids(store, contract_id)

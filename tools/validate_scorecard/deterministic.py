@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import re
+from typing import TYPE_CHECKING
 
 from referee.tools.claims import (
     CODE_DETECTS_TESTS,
@@ -23,7 +24,6 @@ from referee.tools.errors import Problem
 from referee.tools.models.common import SEVERITY_ORDER, ReasonCode, Verdict
 from referee.tools.models.evaluation import DimensionResult
 from referee.tools.models.scorecard import Issue
-from referee.tools.store.runs import StoredRun
 from referee.tools.tampering.harness import HARNESS_MODIFIED
 from referee.tools.validate_scorecard.card import (
     Card,
@@ -35,6 +35,9 @@ from referee.tools.validate_scorecard.card import (
     text,
 )
 from referee.tools.validate_scorecard.ceiling import verdict_problems
+
+if TYPE_CHECKING:
+    from referee.tools.store.runs import StoredRun
 
 __all__ = [
     "RAISED",

@@ -12,15 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
-from typing import Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from referee.tools.errors import Problem
 from referee.tools.models.contract import Contract
 from referee.tools.models.validation import Computed, ValidationResult
 from referee.tools.rubrics import RubricSet
-from referee.tools.store import Store, save_scorecard
 from referee.tools.validate_scorecard.arithmetic import Arithmetic, arithmetic_problems, compute
-from referee.tools.validate_scorecard.canary import canary_for_card, record_catch
 from referee.tools.validate_scorecard.card import Card, FormatChoice, build_card, detect_format, obj
 from referee.tools.validate_scorecard.codes import CODES, severity
 from referee.tools.validate_scorecard.evidence import EvidenceContext, evidence_problems
@@ -31,6 +29,9 @@ from referee.tools.validate_scorecard.rules import (
 )
 from referee.tools.validate_scorecard.schema import describe, schema_problems
 from referee.tools.validate_scorecard.strict_json import object_problems
+
+if TYPE_CHECKING:
+    from referee.tools.store import Store
 
 __all__ = [
     "CODES",
@@ -225,6 +226,11 @@ def _store(
     now: Callable[[], datetime],
     variant: str = "original",
 ) -> ValidationResult:
+    # The store's modules load only when a card is stored (`referee validate --contract FILE`
+    # opens none, and starts faster without them).
+    from referee.tools.store import save_scorecard
+    from referee.tools.validate_scorecard.canary import canary_for_card, record_catch
+
     contract = card.contract
     # A valid scorecard checked against a contract has a known evaluator and iteration.
     assert contract is not None and result.evaluator is not None and result.iteration is not None

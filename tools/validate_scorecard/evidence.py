@@ -8,15 +8,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from referee.tools.errors import Problem
 from referee.tools.models.common import ReasonCode, Verdict
 from referee.tools.models.evaluation import CriterionResult
-from referee.tools.store.runs import StoredRun
 from referee.tools.validate_scorecard.binding import BindingContext, bind
 from referee.tools.validate_scorecard.card import Card, entries, obj, path, text
 from referee.tools.validate_scorecard.deterministic import RAISED, deterministic_problems
+
+if TYPE_CHECKING:
+    from referee.tools.store.runs import StoredRun
 
 _URI = "evidence://"
 

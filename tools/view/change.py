@@ -12,12 +12,15 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 
 from referee.tools.graders.mutation import describe
 from referee.tools.models.evaluation import CriterionResult, Evaluation
 from referee.tools.repo import BadObject, FileChange, GitError, change_files
 from referee.tools.report.places import Places
+from referee.tools.text import shown as shown_name
+from referee.tools.text import unshown
 from referee.tools.view.pages import ChangeLine, ChangeView, DiffFile
 
 __all__ = ["change_view"]
@@ -39,7 +42,12 @@ def change_view(ev: Evaluation, shown: Iterable[CriterionResult], p: Places) -> 
             note="no change to show: the run judged a folder, not a change since base"
         )
     try:
-        files = change_files(Path(target.repo), target.base, target.tree, target.changed_files)
+        paths = [unshown(p) for p in target.changed_files]
+        # Named as the run names them (shown), which is how its marks and notes name them too.
+        files = [
+            replace(f, path=shown_name(f.path))
+            for f in change_files(Path(target.repo), target.base, target.tree, paths)
+        ]
     except (GitError, BadObject, OSError) as exc:
         note = f"the change cannot be shown: the repository's objects are not readable here ({exc})"
         return ChangeView(note=p.public(note))

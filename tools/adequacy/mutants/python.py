@@ -1,21 +1,17 @@
-"""Mutants of the changed lines of Python files: small, plausible bugs a good test would notice.
-
-Each mutant replaces one token or expression of one changed line (found with `ast`, spliced into
-the original text, so every other line keeps its number and its bytes). The operator set is
-referee's own: the mutation tools (mutmut, cosmic-ray, mutatest) mutate whole modules or need
-their own runner and configuration, and none takes "these lines of this diff" as input, while
-referee must run each mutant through the check's own command in its sandbox.
-"""
+"""Mutants of Python files, found with `ast`: each replaces one token or expression of one
+wanted line, spliced into the original text."""
 
 from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
-from pathlib import Path
+from collections.abc import Iterator
 
-__all__ = ["Lines", "MutantSpec", "generate", "read_source", "spread"]
+from referee.tools import pysource
+from referee.tools.adequacy.mutants.literals import number_mutants, string_mutants
+from referee.tools.adequacy.mutants.spec import Lines, MutantSpec, in_order
+
+__all__ = ["generate_python"]
 
 _COMPARE = {
     ast.Lt: ("<", "<=", "boundary"),
@@ -41,37 +37,6 @@ _ARITHMETIC = {
     ast.BitOr: ("|", "&"),
 }
 _BOOLEAN = {ast.And: ("and", "or"), ast.Or: ("or", "and")}
-
-
-@dataclass(frozen=True)
-class Lines:
-    """The lines of a file to mutate: `wanted` (None: every line) except `excluded`."""
-
-    wanted: set[int] | None = None
-    excluded: frozenset[int] = frozenset()
-
-    def __contains__(self, line: object) -> bool:
-        return line not in self.excluded and (self.wanted is None or line in self.wanted)
-
-
-@dataclass(frozen=True)
-class MutantSpec:
-    """One mutation: bytes `start:end` of the file (`original`) become `replacement`."""
-
-    path: str
-    line: int
-    start: int
-    end: int
-    original: str
-    replacement: str
-    operator: str
-
-    @property
-    def location(self) -> str:
-        return f"{self.path}:{self.line}"
-
-    def apply(self, source: bytes) -> bytes:
-        return source[: self.start] + self.replacement.encode("utf-8") + source[self.end :]
 
 
 class _Finder:
@@ -133,7 +98,7 @@ def _mutations(f: _Finder, node: ast.AST) -> Iterator[MutantSpec | None]:
         token, new = _BOOLEAN[type(node.op)]
         yield f.between(node, node.values[0], node.values[1], token, new, "boolean")
     elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-        yield f.spec(node, *_span(f, node, node.operand), "", "boolean")
+        yield f.spec(node, *_span(f, node, node.operand), "", "negation")
     elif isinstance(node, ast.Constant):
         yield from _constant(f, node)
     elif isinstance(node, ast.Return) and node.value is not None:
@@ -150,60 +115,58 @@ def _span(f: _Finder, node: ast.AST, operand: ast.expr) -> tuple[int, int]:
 
 def _constant(f: _Finder, node: ast.Constant) -> Iterator[MutantSpec]:
     value = node.value
+    text = f.whole(node, "", "").original
     if isinstance(value, bool):
         yield f.whole(node, str(not value), "constant")
-    elif isinstance(value, int):
-        yield f.whole(node, str(value + 1), "constant")
-    elif isinstance(value, float):
-        yield f.whole(node, repr(value + 1.0), "constant")
+    elif isinstance(value, int | float):
+        yield from (f.whole(node, new, "constant") for new in number_mutants(text))
+    elif isinstance(value, str | bytes):
+        yield from (f.whole(node, new, "string") for new in string_mutants(text))
 
 
-def _docstrings(tree: ast.AST) -> set[int]:
-    """Ids of the string constants that are docstrings (never mutated)."""
+def _never_mutated(tree: ast.AST) -> set[int]:
+    """Ids of the nodes no mutant touches: docstrings, the parts of f-strings (their text is not
+    a literal of its own), annotations (nothing runs them) and the `__main__` guard."""
     found: set[int] = set()
     for node in ast.walk(tree):
         body = getattr(node, "body", None)
         if isinstance(body, list) and body and isinstance(body[0], ast.Expr):
             if isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
                 found.add(id(body[0].value))
+        held: list[ast.AST] = [node] if isinstance(node, ast.JoinedStr) or _main(node) else []
+        held += [a for a in _annotations(node) if a is not None]
+        found.update(id(n) for h in held for n in ast.walk(h))
     return found
 
 
-def generate(path: str, source: bytes, lines: Lines) -> list[MutantSpec]:
+def _main(node: ast.AST) -> bool:
+    """`__name__ == "__main__"`: a test imports the module, so its mutants survive by design."""
+    return (
+        isinstance(node, ast.Compare)
+        and isinstance(node.left, ast.Name)
+        and node.left.id == "__name__"
+    )
+
+
+def _annotations(node: ast.AST) -> list[ast.expr | None]:
+    if isinstance(node, ast.arg | ast.AnnAssign):
+        return [node.annotation]
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+        return [node.returns]
+    return []
+
+
+def generate_python(path: str, source: bytes, lines: Lines) -> list[MutantSpec]:
     """Every mutation of the wanted lines of one file, in source order."""
     try:
-        tree = ast.parse(source)
+        tree = pysource.parse(source)
     except (SyntaxError, ValueError):
         return []
-    finder, skip = _Finder(path, source, lines), _docstrings(tree)
-    found = [
+    finder, skip = _Finder(path, source, lines), _never_mutated(tree)
+    return in_order(
         m
         for node in ast.walk(tree)
         if finder.wanted(node) and id(node) not in skip
         for m in _mutations(finder, node)
         if m is not None
-    ]
-    return sorted(set(found), key=lambda m: (m.line, m.start, m.replacement))
-
-
-def spread(found: Mapping[str, Sequence[MutantSpec]], limit: int) -> list[MutantSpec]:
-    """At most `limit` mutants, spread over the changed lines: one per line per round."""
-    by_line: dict[tuple[str, int], list[MutantSpec]] = {}
-    for path in sorted(found):
-        for m in found[path]:
-            by_line.setdefault((path, m.line), []).append(m)
-    queues = [by_line[k] for k in sorted(by_line)]
-    chosen: list[MutantSpec] = []
-    while queues and len(chosen) < limit:
-        for queue in queues:
-            if queue and len(chosen) < limit:
-                chosen.append(queue.pop(0))
-        queues = [q for q in queues if q]
-    return chosen
-
-
-def read_source(tree: Path, path: str) -> bytes | None:
-    try:
-        return (tree / path).read_bytes()
-    except OSError:
-        return None
+    )
