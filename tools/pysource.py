@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 import threading
 
-__all__ = ["parse"]
+__all__ = ["expression", "parse"]
 
 _LOCK = threading.Lock()
 
@@ -22,3 +22,9 @@ def parse(source: str | bytes, filename: str = "<unknown>") -> ast.Module:
     ValueError)."""
     with _LOCK:
         return ast.parse(source, filename=filename)
+
+
+def expression(source: str) -> ast.expr:
+    """`ast.parse` of one expression, under the same lock."""
+    with _LOCK:
+        return ast.parse(source, mode="eval").body

@@ -14,17 +14,38 @@ pysituation, tssituation (jssituation, gosituation, rustsituation, javasituation
             code that reads its situation for a tell (`code_detects_tests`)
 """
 
-from referee.tools.claims.detect import claims_in, find_claims
-from referee.tools.claims.model import (
-    CODE_DETECTS_TESTS,
-    CODE_UNDER_TEST_PATCHED,
-    HARNESS_MODIFIED,
-    TEST_INSPECTS_ENVIRONMENT,
-    Claim,
-    Module,
-    Scope,
-)
-from referee.tools.claims.scope import build_scope
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from referee.tools.claims.detect import claims_in, find_claims
+    from referee.tools.claims.model import (
+        CODE_DETECTS_TESTS,
+        CODE_UNDER_TEST_PATCHED,
+        HARNESS_MODIFIED,
+        TEST_INSPECTS_ENVIRONMENT,
+        Claim,
+        Module,
+        Scope,
+    )
+    from referee.tools.claims.scope import build_scope
+
+# Loaded on first use: validation needs the kinds' names only, and the readers (every language's)
+# cost a CLI start-up a fifth of a second.
+_EXPORTS = {
+    "claims_in": ".detect",
+    "find_claims": ".detect",
+    "CODE_DETECTS_TESTS": ".model",
+    "CODE_UNDER_TEST_PATCHED": ".model",
+    "HARNESS_MODIFIED": ".model",
+    "TEST_INSPECTS_ENVIRONMENT": ".model",
+    "Claim": ".model",
+    "Module": ".model",
+    "Scope": ".model",
+    "build_scope": ".scope",
+}
 
 __all__ = [
     "CODE_DETECTS_TESTS",
@@ -38,3 +59,9 @@ __all__ = [
     "claims_in",
     "find_claims",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(_EXPORTS[name], __name__), name)

@@ -15,6 +15,8 @@ import builtins
 import codecs
 from collections.abc import Iterator
 
+from referee.tools import pysource
+
 __all__ = ["Names", "fold", "template"]
 
 _BUILTINS = frozenset(dir(builtins))
@@ -175,7 +177,7 @@ def _substitute(template: ast.expr, name: str, value: ast.expr) -> ast.expr:
         def visit_Name(self, node: ast.Name) -> ast.AST:
             return value if node.id == name else node
 
-    swapped = _Swap().visit(ast.parse(ast.unparse(template), mode="eval").body)
+    swapped = _Swap().visit(pysource.expression(ast.unparse(template)))
     return swapped if isinstance(swapped, ast.expr) else template
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from referee.tools import pysource
 from referee.tools.claims.model import Module, Scope
 
 __all__ = ["Target", "dotted_names", "python_definitions", "target_of"]
@@ -26,7 +27,7 @@ def dotted_names(path: str) -> list[str]:
 def python_definitions(source: str) -> dict[str, str] | None:
     """Each top-level name of a module with its parsed structure; None when it does not parse."""
     try:
-        tree = ast.parse(source)
+        tree = pysource.parse(source)
     except (SyntaxError, ValueError):
         return None
     found: dict[str, str] = {}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 
+from referee.tools import pysource
 from referee.tools.claims.model import Claim, Role, Scope
 from referee.tools.claims.pyenvironment import inspections
 from referee.tools.claims.pyescape import escapes
@@ -23,7 +24,7 @@ def python_claims(path: str, source: str, scope: Scope, role: Role) -> list[Clai
     if len(source) > _MAX_SOURCE:
         return None
     try:
-        tree = ast.parse(source)
+        tree = pysource.parse(source)
     except (SyntaxError, ValueError, RecursionError):
         return None
     package = dotted_names(path)[0].rpartition(".")[0] if path.endswith(".py") else ""

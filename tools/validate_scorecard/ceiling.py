@@ -13,12 +13,15 @@ than that is `contradicts_evidence`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from referee.tools.errors import Problem
 from referee.tools.models.common import ACCEPT, BLOCK, REVISE, Verdict
 from referee.tools.rubrics import verdict_of_values
-from referee.tools.store.runs import StoredRun
 from referee.tools.validate_scorecard.card import Card
+
+if TYPE_CHECKING:
+    from referee.tools.store.runs import StoredRun
 
 __all__ = ["Ceiling", "ceiling", "verdict_problems"]
 

@@ -14,7 +14,7 @@ import math
 import re
 from typing import TYPE_CHECKING
 
-from referee.tools.claims import (
+from referee.tools.claims.model import (
     CODE_DETECTS_TESTS,
     CODE_UNDER_TEST_PATCHED,
     TEST_INSPECTS_ENVIRONMENT,
