@@ -833,30 +833,21 @@ CARDS = [
 # Each expression gives what a hostile command prints (`t` is the secret); none of the pieces'
 # 12-character windows may be stored or returned.
 SECRET_FORMS: dict[str, tuple[str, str | None]] = {
-    "every other character": (
-        "[t[::2], t[1::2]]",
-        "decimation: each half is a form of no single fragment of 8 consecutive characters",
-    ),
+    "every other character": ("[t[::2], t[1::2]]", None),
     "fullwidth letters": (
         "[''.join(chr(ord(c) + 0xFEE0) if '!' <= c <= '~' else c for c in t)]",
-        "the folded view keeps ASCII letters and digits only; U+FF01..U+FF5E are not folded",
+        None,
     ),
-    "uuencode": ("[binascii.b2a_uu(t.encode()).decode()]", "uuencode is not an encoding read"),
-    "caesar shift by one": (
-        "[''.join(chr(ord(c) + 1) for c in t)]",
-        "only rot13 among the letter shifts is a form",
-    ),
+    "uuencode": ("[binascii.b2a_uu(t.encode()).decode()]", None),
+    "caesar shift by one": ("[''.join(chr(ord(c) + 1) for c in t)]", None),
     "rot47": (
         "[''.join(chr(33 + (ord(c) - 33 + 47) % 94) if '!' <= c <= '~' else c for c in t)]",
-        "rot47 is not a form (rot13 is)",
+        None,
     ),
-    "a letter between characters": (
-        "['q'.join(t)]",
-        "separators are folded away only when they are not letters or digits",
-    ),
+    "a letter between characters": ("['q'.join(t)]", None),
     "adjacent pairs swapped": (
         "[''.join(t[i + 1:i + 2] + t[i] for i in range(0, len(t), 2))]",
-        "a permutation of each pair: no form keeps 8 characters in order",
+        None,
     ),
     "bits": ("[' '.join(format(b, '08b') for b in t.encode())]", None),
     "octal escapes": ("[''.join('\\\\%03o' % b for b in t.encode())]", None),
