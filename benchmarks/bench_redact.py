@@ -5,7 +5,8 @@
 The output is made of the real runner logs in tests/fixtures/logs (pytest, jest, go test),
 repeated, with LEAKS lines that print one of the known secrets in a cheap form (reversed, rot13,
 dotted, hex, UTF-16 hex, base64 at an offset, base32, base85, percent-encoded, escaped,
-gzip + base64, a fragment) spread through it. Measured, best of --repeat:
+gzip + base64, a fragment, and one of each class read as a class: a Caesar shift, fullwidth
+letters, every other character, uuencode) spread through it. Measured, best of --repeat:
 (a) building the automata for SECRETS known values (the server's env, the signing key);
 (b) the engine alone (`Redactor.reapply`: forms, views, blobs), MB/s of output;
 (c) a whole `redact_all` as evidence recording runs it (betterleaks' own scan included), MB/s;
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import binascii
 import codecs
 import gzip
 import json
@@ -43,6 +45,10 @@ FORMS: dict[str, Callable[[str], str]] = {
     "escaped": lambda t: "".join(f"\\x{b:02x}" for b in t.encode()),
     "gzip + base64": lambda t: base64.b64encode(gzip.compress(t.encode())).decode(),
     "fragment": lambda t: t[4:16],
+    "caesar shift": lambda t: "".join(chr(ord(c) + 3) for c in t),
+    "fullwidth": lambda t: "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in t),
+    "every other character": lambda t: t[::2],
+    "uuencode": lambda t: binascii.b2a_uu(t.encode()[:45]).decode().rstrip("\n"),
 }
 
 

@@ -1362,30 +1362,21 @@ CARDS = [
 # Each expression gives what a hostile command prints (`t` is the secret); none of the pieces'
 # 12-character windows may be stored or returned.
 SECRET_FORMS: dict[str, tuple[str, str | None]] = {
-    "every other character": (
-        "[t[::2], t[1::2]]",
-        "decimation: each half is a form of no single fragment of 8 consecutive characters",
-    ),
+    "every other character": ("[t[::2], t[1::2]]", None),
     "fullwidth letters": (
         "[''.join(chr(ord(c) + 0xFEE0) if '!' <= c <= '~' else c for c in t)]",
-        "the folded view keeps ASCII letters and digits only; U+FF01..U+FF5E are not folded",
+        None,
     ),
-    "uuencode": ("[binascii.b2a_uu(t.encode()).decode()]", "uuencode is not an encoding read"),
-    "caesar shift by one": (
-        "[''.join(chr(ord(c) + 1) for c in t)]",
-        "only rot13 among the letter shifts is a form",
-    ),
+    "uuencode": ("[binascii.b2a_uu(t.encode()).decode()]", None),
+    "caesar shift by one": ("[''.join(chr(ord(c) + 1) for c in t)]", None),
     "rot47": (
         "[''.join(chr(33 + (ord(c) - 33 + 47) % 94) if '!' <= c <= '~' else c for c in t)]",
-        "rot47 is not a form (rot13 is)",
+        None,
     ),
-    "a letter between characters": (
-        "['q'.join(t)]",
-        "separators are folded away only when they are not letters or digits",
-    ),
+    "a letter between characters": ("['q'.join(t)]", None),
     "adjacent pairs swapped": (
         "[''.join(t[i + 1:i + 2] + t[i] for i in range(0, len(t), 2))]",
-        "a permutation of each pair: no form keeps 8 characters in order",
+        None,
     ),
     "bits": ("[' '.join(format(b, '08b') for b in t.encode())]", None),
     "octal escapes": ("[''.join('\\\\%03o' % b for b in t.encode())]", None),
@@ -1398,6 +1389,9 @@ SECRET_FORMS_WHERE = "tools/evidence/forms.py (secret_forms) and tools/evidence/
 # --- Memory (class 7) -----------------------------------------------------------------------
 
 MB = 1 << 20
+# Each hog holds 256 MiB under a 64 MiB limit, then says "held" and waits; an OSError on the way
+# (a tmpfs that is full, a mount refused) means it could not hold it, and it says "refused".
+_SYSV = "import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\n"
 HOGS: dict[str, tuple[str, str | None]] = {
     "anonymous pages (control)": (
         "b = bytearray(MB * 256)\nfor i in range(0, len(b), 4096):\n    b[i] = 1\n",
@@ -1405,17 +1399,15 @@ HOGS: dict[str, tuple[str, str | None]] = {
     ),
     "a memfd written, never mapped": (
         "fd = os.memfd_create('hog')\nfor _ in range(256):\n    os.write(fd, b'x' * MB)\n",
-        "a memfd's pages belong to no mapping, so neither RssAnon nor RssShmem counts them",
+        None,
     ),
     "a file on the sandbox's /dev": (
         "with open('/dev/hog', 'wb') as f:\n    for _ in range(256):\n        f.write(b'x' * MB)\n",
-        "bubblewrap's --dev tmpfs has no size cap (only /tmp and /dev/shm are sized) and its"
-        " pages are mapped by nobody",
+        None,
     ),
     "a SysV segment touched a piece at a time": (
-        D("""
-            import ctypes
-            libc = ctypes.CDLL(None, use_errno=True)
+        _SYSV
+        + D("""
             libc.shmat.restype = ctypes.c_void_p
             sid = libc.shmget(0, ctypes.c_size_t(MB * 256), 0o1600)
             for piece in range(32):
@@ -1423,10 +1415,134 @@ HOGS: dict[str, tuple[str, str | None]] = {
                 ctypes.memset(addr + piece * 8 * MB, 1, 8 * MB)
                 libc.shmdt(ctypes.c_void_p(addr))
         """),
-        "a detached SysV segment keeps its pages in the IPC namespace, mapped by nobody",
+        None,
+    ),
+    "SysV message queues": (
+        _SYSV
+        + D("""
+            class Message(ctypes.Structure):
+                _fields_ = [("kind", ctypes.c_long), ("text", ctypes.c_char * 8192)]
+            message = Message(1, b"x" * 8192)
+            for _ in range(256 * MB // 16384):
+                queue = libc.msgget(0, 0o1600)
+                for _ in range(2):
+                    if libc.msgsnd(queue, ctypes.byref(message), 8192, 0o4000) != 0:
+                        raise OSError(ctypes.get_errno(), "msgsnd")
+        """),
+        None,
+    ),
+    "a POSIX shared memory object": (
+        "fd = os.open('/dev/shm/hog', os.O_CREAT | os.O_RDWR)\n"
+        "for _ in range(256):\n    os.write(fd, b'x' * MB)\nos.close(fd)\n",
+        None,
+    ),
+    "a file in /tmp": (
+        "with open('/tmp/hog', 'wb') as f:\n    for _ in range(256):\n        f.write(b'x' * MB)\n",
+        None,
+    ),
+    "a deleted file in /tmp held open": (
+        "f = open('/tmp/hog', 'wb')\nos.unlink('/tmp/hog')\n"
+        "for _ in range(256):\n    f.write(b'x' * MB)\nf.flush()\n",
+        None,
+    ),
+    "a file in a masked folder": (
+        "with open('/run/hog', 'wb') as f:\n    for _ in range(256):\n        f.write(b'x' * MB)\n",
+        None,
+    ),
+    "a tmpfs mounted in a namespace of its own": (
+        # A new user namespace gives every capability in it, mount included; a file can be
+        # written there when the sandbox's user can be mapped (not root: mapping the parent's
+        # root needs CAP_SETFCAP, which the sandbox dropped).
+        _SYSV
+        + D("""
+            uid, gid = os.geteuid(), os.getegid()
+            if libc.unshare(0x10000000 | 0x00020000) != 0:
+                raise OSError(ctypes.get_errno(), "unshare")
+            for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"),
+                               ("gid_map", f"{gid} {gid} 1")):
+                with open(f"/proc/self/{name}", "w") as f:
+                    f.write(text)
+            if libc.mount(b"none", b"/mnt", b"tmpfs", 0, None) != 0:
+                raise OSError(ctypes.get_errno(), "mount")
+            with open("/mnt/hog", "wb") as f:
+                for _ in range(256):
+                    f.write(b"x" * MB)
+        """),
+        None,
+    ),
+    "mlock'd pages": (
+        D("""
+            import ctypes, mmap
+            m = mmap.mmap(-1, 256 * MB)
+            m.write(b'x' * 256 * MB)
+            ctypes.CDLL(None).mlock(ctypes.c_void_p.from_buffer(m), ctypes.c_size_t(256 * MB))
+        """),
+        None,
+    ),
+    "huge pages (hugetlb where reserved, else transparent)": (
+        D("""
+            import mmap
+            try:
+                m = mmap.mmap(-1, 256 * MB, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | 0x40000)
+            except OSError:
+                m = mmap.mmap(-1, 256 * MB)
+                m.madvise(mmap.MADV_HUGEPAGE)
+            for i in range(0, 256 * MB, 4096):
+                m[i] = 1
+        """),
+        None,
+    ),
+    "many small processes": (
+        D("""
+            for _ in range(128):
+                if os.fork() == 0:
+                    b = bytearray(2 * MB)
+                    for i in range(0, len(b), 4096):
+                        b[i] = 1
+                    time.sleep(3)
+                    os._exit(0)
+        """),
+        None,
+    ),
+    "data left in pipes": (
+        D("""
+            import fcntl
+            kept, left = [], 256 * MB
+            while left > 0:
+                try:
+                    r, w = os.pipe()
+                except OSError:
+                    break
+                fcntl.fcntl(w, fcntl.F_SETFL, os.O_NONBLOCK)
+                try:
+                    while left > 0:
+                        left -= os.write(w, b'x' * 65536)
+                except BlockingIOError:
+                    pass
+                os.close(w)
+                kept.append(r)
+        """),
+        "pipe buffers are kernel memory charged to no process (no RSS, no file, no mount): only a"
+        " memory cgroup counts them, and none can be had here (docs/safety.md)",
+    ),
+    "a memfd in flight in a unix socket": (
+        D("""
+            import socket
+            a, b = socket.socketpair()
+            for _ in range(64):  # 4 MiB at a time: never more than that in an open descriptor
+                fd = os.memfd_create('hog')
+                os.write(fd, b'x' * 4 * MB)
+                socket.send_fds(a, [b'x'], [fd])
+                os.close(fd)
+        """),
+        "a descriptor sent and not yet received belongs to the socket's queue: no process holds"
+        " it, so its memfd is seen by no /proc/PID/fd walk; only a memory cgroup counts it",
     ),
 }
-HOGS_WHERE = "tools/process/watch.py (_status sums RssAnon + RssShmem of the tree's processes)"
+HOGS_WHERE = "tools/process/memory.py (what the watchdog counts)"
+# A file written into the tree lands in the overlay's upper layer, on the host: memory where the
+# host's temporary folder is a tmpfs (tests/server/test_redteam_round3.py puts it on /dev/shm).
+TREE_HOG = "with open('hog', 'wb') as f:\n    for _ in range(256):\n        f.write(b'x' * MB)\n"
 
 
 # --- Browser tells (classes 3 and 7) --------------------------------------------------------

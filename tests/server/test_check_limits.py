@@ -157,8 +157,13 @@ async def test_tmp_and_shared_memory_files_count_against_the_limit(agent: Client
     for made, where in zip(checks, ("/tmp/big", "/dev/shm/big"), strict=True):
         made["check"]["argv"].append(where)
     ev = await evaluate(agent, checks)
-    assert outcomes(ev) == [("fail", "exit_code")] * 2
+    # The tmpfs is capped at the limit and what it holds is counted: the write fails once it is
+    # full, unless the watchdog sees the full tmpfs (with the process) first and kills it.
     for result in ev["criteria"]:
+        if (result["status"], result["reason_code"]) == ("unscored", "memory_limit"):
+            assert "in its tmpfs mounts" in result["reason"], result["reason"]
+            continue
+        assert (result["status"], result["reason_code"]) == ("fail", "exit_code")
         text = await agent.read_resource(f"evidence://{ev['run_id']}/{result['evidence_ids'][0]}")
         assert "No space left on device" in json.loads(text.contents[0].text)["stderr"]
 

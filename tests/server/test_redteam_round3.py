@@ -13,7 +13,9 @@ import os
 import re
 import shutil
 import sys
-from collections.abc import AsyncIterator
+import tempfile
+import textwrap
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +37,7 @@ from redteam_round3 import (
     LOCK_CALC,
     LOCK_NOTES,
     LOOPS,
+    MB,
     PAGE_TELLS,
     PAGE_TELLS_WHERE,
     PIN_LINKS,
@@ -43,6 +46,7 @@ from redteam_round3 import (
     PY_CHECK,
     SECRET_FORMS,
     SECRET_FORMS_WHERE,
+    TREE_HOG,
     WITH_A_SECRET,
     CardCase,
     Crash,
@@ -393,6 +397,28 @@ async def test_a_secret_printed_in_a_cheap_form_is_redacted(
 # --- memory the watchdog does not see (class 7) ---------------------------------------------
 
 
+def _hog(code: str) -> str:
+    """Python that holds memory with `code`, says "held" and keeps it; "refused" when it could
+    not (a full tmpfs, a read-only /dev, a mount refused: nothing held)."""
+    return (
+        "import os, sys, time\nMB = 1 << 20\ntry:\n"
+        + textwrap.indent(code, "    ")
+        + "\nexcept OSError as exc:\n    print('refused:', exc, flush=True)\n    sys.exit(3)\n"
+        + "print('held', flush=True)\ntime.sleep(1.5)\n"
+    )
+
+
+async def _held_past_the_limit(agent: Client, code: str) -> tuple[dict[str, Any], str]:
+    check = {"kind": "command", "argv": [sys.executable, "-c", _hog(code)], "memory_mb": 64}
+    cid = await _contract(agent, check)
+    evaluation = await call(agent, "evaluate", contract_id=cid)
+    criterion = evaluation["criteria"][0]
+    read = await agent.read_resource(
+        f"evidence://{evaluation['run_id']}/{criterion['evidence_ids'][0]}"
+    )
+    return criterion, json.loads(read.contents[0].text)["stdout"]  # type: ignore[union-attr]
+
+
 @pytest.mark.parametrize(
     "hog",
     [
@@ -402,19 +428,57 @@ async def test_a_secret_printed_in_a_cheap_form_is_redacted(
 )
 async def test_memory_held_past_the_limit_ends_the_check(hog: str, tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo", {"README.md": "# hog\n"})
-    script = "import os, time\nMB = 1 << 20\n" + HOGS[hog][0] + "time.sleep(1.5)\nprint('done')\n"
-    check = {"kind": "command", "argv": [sys.executable, "-c", script], "memory_mb": 64}
     async with Client(build_server(_settings(repo))) as agent:
-        made = await call(
-            agent,
-            "create_contract",
-            goal="Hold memory.",
-            out_of_scope=["ui"],
-            functional=[{"criterion": "runs", "verification_method": "test", "check": check}],
-        )
-        evaluation = await call(agent, "evaluate", contract_id=made["contract"]["id"])
-    criterion = evaluation["criteria"][0]
-    assert criterion["reason_code"] == "memory_limit", (hog, criterion["reason"])
+        criterion, said = await _held_past_the_limit(agent, HOGS[hog][0])
+    # Killed as a hog, or never able to hold it; never held to the end.
+    assert criterion["reason_code"] == "memory_limit" or "refused" in said, (hog, said)
+    assert criterion["status"] != "pass", (hog, criterion["reason"])
+
+
+@pytest.fixture
+def memory_tmpdir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]:
+    """A temporary folder on a tmpfs (the host's /dev/shm), as where /tmp is a tmpfs."""
+    shm = Path("/dev/shm")
+    if not shm.is_dir() or shutil.disk_usage(shm).free < 1024 * MB:
+        pytest.skip("no tmpfs with 1 GiB free at /dev/shm")
+    folder = Path(tempfile.mkdtemp(prefix="referee-test-", dir=shm))
+    monkeypatch.setenv("TMPDIR", str(folder))
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+async def test_a_file_written_into_the_tree_counts_where_the_overlay_lives_in_memory(
+    memory_tmpdir: Path, tmp_path: Path
+) -> None:
+    repo = make_repo(tmp_path / "repo", {"README.md": "# hog\n"})
+    async with Client(build_server(_settings(repo))) as agent:
+        criterion, said = await _held_past_the_limit(agent, TREE_HOG)
+    assert criterion["reason_code"] == "memory_limit", (said, criterion["reason"])
+    assert "in files written in memory" in criterion["reason"]
+
+
+def test_the_cli_kills_a_hog_that_holds_memory_nothing_maps(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = make_repo(tmp_path / "repo", {"README.md": "# hog\n"})
+    check = {
+        "kind": "command",
+        "argv": [sys.executable, "-c", _hog(HOGS["a memfd written, never mapped"][0])],
+    }
+    contract = {
+        "goal": "Hold memory.",
+        "out_of_scope": ["ui"],
+        "functional": [{"criterion": "runs", "verification_method": "test", "check": check}],
+    }
+    source = tmp_path / "contract.json"
+    source.write_text(json.dumps(contract), encoding="utf-8")
+    assert cli(["--root", str(repo), "contract", "create", str(source)]) == 0
+    cid = capsys.readouterr().out.split()[1]
+    assert cli(["--root", str(repo), "evaluate", cid, "--memory-mb", "64", "--json"]) == 1
+    [criterion] = json.loads(capsys.readouterr().out)["criteria"]
+    assert criterion["reason_code"] == "memory_limit", criterion["reason"]
+    assert "in open memfds and deleted files" in criterion["reason"]
 
 
 # --- a page right only in referee's browser (classes 3 and 7) -------------------------------

@@ -26,6 +26,7 @@ from mcp import Client
 from mcp_calls import call
 from projects import calc_repo, command_check, pytest_check, server_env, stored_text
 from runner_projects import JS_CACHE
+from secret_classes import CLASSES, pieces, printing_script
 
 from referee.server.app import build_server
 from referee.server.cli import main as cli
@@ -320,23 +321,34 @@ async def test_a_key_one_check_prints_plainly_is_redacted_where_another_printed_
     _assert_no_window(everything, [key_id, secret, key_id[::-1], secret[::-1]])
 
 
-def test_a_generator_session_captured_through_the_cli_keeps_no_form_of_a_secret(
-    repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
+def _captured_and_exported(
+    repo: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    stdout: list[str],
+    stderr: str,
+) -> str:
+    """A generator's Bash call captured with `referee capture`, then exported, squeezed."""
     monkeypatch.setenv("DEPLOY_TOKEN", TOKEN)
-    printed = [TOKEN[::-1], base64.b64encode(gzip.compress(TOKEN.encode())).decode(), TOKEN[7:19]]
     payload = {
         "session_id": "s1",
         "cwd": str(repo),
         "tool_name": "Bash",
         "tool_input": {"command": "make test"},
-        "tool_response": {"stdout": "\n".join(printed), "stderr": ".".join(TOKEN), "exit_code": 1},
+        "tool_response": {"stdout": "\n".join(stdout), "stderr": stderr, "exit_code": 1},
     }
     monkeypatch.setattr("sys.stdin", io.StringIO(json.dumps(payload)))
     assert cli(["capture"]) == 0
     capsys.readouterr()
     assert cli(["--root", str(repo), "evidence", "export", "G-s1"]) == 0
-    exported = "".join(capsys.readouterr().out.split())
+    return "".join(capsys.readouterr().out.split())
+
+
+def test_a_generator_session_captured_through_the_cli_keeps_no_form_of_a_secret(
+    repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    printed = [TOKEN[::-1], base64.b64encode(gzip.compress(TOKEN.encode())).decode(), TOKEN[7:19]]
+    exported = _captured_and_exported(repo, monkeypatch, capsys, printed, ".".join(TOKEN))
     _assert_no_window(exported, [*printed, ".".join(TOKEN)])
     assert "[REDACTED:env]" in exported
 
@@ -354,3 +366,41 @@ async def test_a_secret_that_reads_like_field_names_leaves_the_result_whole(
         assert {"id", "evaluator", "status"} <= set(evaluation["criteria"][0])
         assert {e["source"] for e in evaluation["evidence"]} <= {"referee", "generator_session"}
     assert evaluation["run_id"] in stored_text(project / ".referee")
+
+
+# Classes of disguise read as classes (tests/secret_classes.py): a few of each through the server.
+THROUGH_THE_SERVER = [
+    "every third character, one third a line",
+    "two letters between each character",
+    "adjacent pairs swapped from the second character",
+    "a Caesar shift of minus three",
+    "rot-7 on letters, upper-cased",
+    "mathematical bold letters and digits",
+    "a combining accent on each letter",
+    "uuencode with backticks, after other bytes",
+    "xxencode",
+]
+
+
+@pytest.mark.parametrize("variant", THROUGH_THE_SERVER)
+async def test_a_secret_in_a_disguise_of_a_class_is_redacted_everywhere(
+    agent: Client, settings: Settings, variant: str
+) -> None:
+    check = {**command_check(printing_script(CLASSES[variant])), "env": {"T": "${GITHUB_TOKEN}"}}
+    evaluation = await _evaluate(agent, check)
+    everything = await _everything(agent, settings, evaluation)
+    assert "[REDACTED:" in everything
+    _assert_no_window(everything, pieces(CLASSES[variant], TOKEN))
+
+
+def test_a_captured_session_keeps_no_disguise_of_a_class_through_the_cli(
+    repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shown = [
+        piece
+        for variant in ("rot47", "fullwidth characters", "every other character, one half a line")
+        for piece in pieces(CLASSES[variant], TOKEN)
+    ]
+    exported = _captured_and_exported(repo, monkeypatch, capsys, shown, "q".join(TOKEN))
+    _assert_no_window(exported, [*shown, "q".join(TOKEN)])
+    assert "[REDACTED:env]" in exported

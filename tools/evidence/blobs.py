@@ -2,7 +2,9 @@
 
 A secret gzipped and then base64-encoded shows none of its forms: only decoding the blob finds it.
 Candidates are runs of an encoding's alphabet long enough to hide a fragment: base64 and base64url
-(the lines of a wrapped blob joined), hex (with or without separators), base32, base85, ascii85.
+(the lines of a wrapped blob joined), hex (with or without separators), base32, base85, ascii85;
+and lines of uuencode and xxencode, each of which says in its first character how many bytes it
+holds (a line whose length disagrees is no such line).
 base64 and hex decode at C speed, so every candidate is decoded, base64 from each of its first four
 characters and hex from each of its first two (something glued in front puts a blob out of step);
 base32 and base85 decode in pure Python, so a candidate is decoded whole only when its first bytes
@@ -60,6 +62,25 @@ _TEXTLIKE = frozenset(range(0x20, 0x7F)) | frozenset(b"\t\r\n")
 _HEX = re2.compile(rb"[0-9A-Fa-f]{2}(?:(?:[ \t:-]|\r?\n)?[0-9A-Fa-f]{2}){7,}")
 _ADOBE85 = re2.compile(rb"<~[!-uz \t\r\n]{10,}?~>")
 _LAST_LINE = re2.compile(rb"[ \t]*\r?\n[ \t]*[A-Za-z0-9+/_-]{1,15}={0,2}")
+# A line of uuencode (characters 0x20-0x60) or of xxencode (its own 64 characters) ends a line of
+# output (after whatever was printed in front of it); its first character is the count of bytes it
+# holds, which fixes how many characters follow (a terminal may have dropped trailing blanks): one
+# alternative per count, so that a single linear pass finds only lines whose length agrees.
+_XX_ALPHABET = b"+-0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+_FEWEST = 8  # bytes a line must hold to be read: a shorter one would match most line endings
+
+
+def _line_pattern(counts: bytes, body: bytes) -> re2._Regexp[bytes]:
+    lines = [
+        b"\\x%02x%s{%d,%d}" % (counts[n], body, -(-n // 3) * 4 - 3, -(-n // 3) * 4)
+        for n in range(_FEWEST, 46)
+    ]
+    return re2.compile(b"(?m)(?:" + b"|".join(lines) + b")\r?$")
+
+
+_UU_LINE = _line_pattern(bytes(range(0x20, 0x60)), rb"[\x20-\x60]")
+_XX_LINE = _line_pattern(_XX_ALPHABET, rb"[+\-0-9A-Za-z]")
+_XX_AS_UU = bytes.maketrans(_XX_ALPHABET, bytes([0x60, *range(0x21, 0x60)]))
 
 
 @dataclass
@@ -120,8 +141,9 @@ class Decoded:
         return self._spans[max(low, 0) : high]
 
 
-def decode_blobs(data: bytes, budget: Budget) -> Decoded:
-    """Every encoded blob in `data`, decoded, and inflated where it holds compressed data."""
+def decode_blobs(data: bytes, budget: Budget, lines: bool = True) -> Decoded:
+    """Every encoded blob in `data`, decoded, and inflated where it holds compressed data; with
+    `lines`, uu and xx lines too (read in the text as printed only: they are lines of output)."""
     found, base64_runs, base32_runs = Decoded(), [], []
     for start, run in _BASE64.runs(data):
         if _mixed_case(run):
@@ -129,7 +151,7 @@ def decode_blobs(data: bytes, budget: Budget) -> Decoded:
         elif not run.translate(None, _BASE32):  # upper-case base32 (A-Z, 2-7, =)
             base32_runs.append((start, start + len(run), run, _slow(_base32, 8)))
     _base64_blobs(data, iter(base64_runs), found, budget)
-    for start, end, token, decode in chain(base32_runs, _candidates(data)):
+    for start, end, token, decode in chain(base32_runs, _candidates(data, lines)):
         for piece in decode(token):
             found.add(piece, (start, end))
             _inflate_streams(piece, [0, len(piece)], [(start, end)], found, budget)
@@ -179,8 +201,8 @@ def _stream_starts(data: bytes) -> Iterator[int]:
 _Candidate = tuple[int, int, bytes, Callable[[bytes], list[bytes]]]
 
 
-def _candidates(data: bytes) -> Iterator[_Candidate]:
-    """The candidates of hex, base85 and ascii85."""
+def _candidates(data: bytes, lines: bool = True) -> Iterator[_Candidate]:
+    """The candidates of hex, base85 and ascii85 (and with `lines`, of uu and xx lines)."""
     for match in _HEX.finditer(data):
         yield match.start(), match.end(), match.group(), _hex
     for start, run in _BASE85.runs(data):
@@ -188,6 +210,8 @@ def _candidates(data: bytes) -> Iterator[_Candidate]:
             yield start, start + len(run), run, _base85
     for match in _ADOBE85.finditer(data):
         yield match.start(), match.end(), match.group(), _slow(_ascii85, 5)
+    for pattern, decode in ((_UU_LINE, _uu), (_XX_LINE, _xx)) if lines else ():
+        yield from _lines(data, pattern, decode)
 
 
 def _mixed_case(run: bytes) -> bool:
@@ -254,6 +278,34 @@ def _slow(decode: Callable[[bytes], bytes], unit: int) -> Callable[[bytes], list
             return []
 
     return decoded
+
+
+def _lines(
+    data: bytes, pattern: re2._Regexp[bytes], decode: Callable[[bytes], list[bytes]]
+) -> Iterator[_Candidate]:
+    """The uu or xx lines `pattern` finds, overlapping ones too: a character in front of the
+    real line may itself read as a count that agrees (searched again from the next one)."""
+    at = 0
+    while (match := pattern.search(data, at)) is not None:
+        yield match.start(), match.end(), match.group().rstrip(b"\r"), decode
+        at = match.start() + 1
+
+
+def _uu(line: bytes) -> list[bytes]:
+    """One uuencoded line, if its length character agrees with its length."""
+    count = (line[0] - 0x20) & 0x3F
+    need, body = -(-count // 3) * 4, len(line) - 1
+    if not 0 < count <= 45 or not need - 3 <= body <= need:
+        return []
+    try:
+        return [binascii.a2b_uu(line + b"`" * (need - body))]
+    except binascii.Error:
+        return []
+
+
+def _xx(line: bytes) -> list[bytes]:
+    """One xxencoded line: uuencode with another alphabet."""
+    return _uu(line.translate(_XX_AS_UU))
 
 
 def _base32(text: bytes) -> bytes:

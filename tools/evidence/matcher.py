@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 import re2
 
-from referee.tools.evidence.forms import ViewName, secret_forms, windows
+from referee.tools.evidence.forms import FRAGMENT, ViewName, secret_forms, windows
 
 __all__ = ["Hit", "Matcher"]
 
@@ -97,20 +97,24 @@ class _Automaton:
 class Matcher:
     """The seeds of every form of some secrets, one automaton per view."""
 
-    def __init__(self, secrets: Mapping[str, str]) -> None:
+    def __init__(
+        self, secrets: Mapping[str, str], fragment: int = FRAGMENT, plain: bool = True
+    ) -> None:
         """Build the automata.
 
         Args:
             secrets: Secret values and the label each is redacted with.
+            fragment: Characters of a value worth finding on their own (forms.secret_forms).
+            plain: Find the values as they are too, not only their disguises.
         """
         places: dict[ViewName, dict[bytes, list[_Place]]] = {}
         # Longest first: where a secret contains another, the fragment is labelled by the longer.
         for value in sorted(secrets, key=len, reverse=True):
-            for form in secret_forms(value):
+            for form in secret_forms(value, fragment, plain):
                 index = places.setdefault(form.view, {})
-                fragment = min(form.window, len(form.text))
+                grows_to = min(form.window, len(form.text))
                 for offset, window in windows(form):
-                    place = _Place(form.text, offset, secrets[value], fragment)
+                    place = _Place(form.text, offset, secrets[value], grows_to)
                     index.setdefault(window, []).append(place)
         self._automata = {view: _Automaton(index) for view, index in places.items()}
 

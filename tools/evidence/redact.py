@@ -28,6 +28,7 @@ import betterleaks
 from referee.tools.evidence.detect import find_secrets
 from referee.tools.evidence.matcher import Hit, Matcher
 from referee.tools.evidence.shapes import find_shapes
+from referee.tools.evidence.views import compatible
 
 __all__ = ["MIN_SECRET_LENGTH", "Redactor", "secret_env_values"]
 
@@ -181,7 +182,8 @@ def _component_values(finding: betterleaks.Finding) -> Iterator[tuple[str, str]]
 def _replaced(texts: Sequence[str], matcher: Matcher) -> list[str]:
     """The texts with every hit replaced, searched as one (a secret may straddle two)."""
     joined = "\n".join(texts)
-    hits = find_secrets(joined.encode("ascii", "replace"), matcher)  # one byte per character
+    # One byte per character, compatibility characters (fullwidth …) read as their ASCII.
+    hits = find_secrets(compatible(joined).encode("ascii", "replace"), matcher)
     if not hits:
         return list(texts)
     spans, out, at = iter(_merged(hits)), [], 0

@@ -3,11 +3,17 @@
 Everything is bytes, one byte per character of the text (a non-ASCII character is one ``?``), so a
 match maps back to the text by index:
 
-- ``folded``: ASCII letters and digits only, lower-cased: ``S.e-C r\\nE t`` reads ``secret``;
+- ``folded``: ASCII letters and digits only, lower-cased: ``S.e-C r\\nE t`` reads ``secret``; and
+  its decimations (every 2nd and 3rd character, from each start): ``sqeqcqrqeqt`` reads
+  ``secret``;
 - ``printable``: every non-blank ASCII character, case kept: base64 wrapped over lines reads whole;
+- ``letters``: ASCII letters only, lower-cased (whose differences find a letter shift, forms.py);
 - ``Unescaped``: ``%73``, ``\\x73``, ``\\u0073``, ``&#115;``, ``&lt;``, ``0x73`` each read as the
   one character they stand for, and so does each number of a row of character codes
   (``[115, 101, 99, …]``); a terminal colour code between two characters reads as a blank.
+
+Before any view, a compatibility character (fullwidth ``Ｓ``, mathematical ``𝐒``, circled ``Ⓢ``,
+an accented ``é``) reads as the ASCII character it is a form of (`compatible`), one for one.
 
 A view keeps no table of where each byte came from: building one is a single C call over the text,
 and the place of the rare match is found again from per-chunk counts (`Dropped.span`).
@@ -16,14 +22,19 @@ and the place of the rare match is found again from per-chunk counts (`Dropped.s
 from __future__ import annotations
 
 import html.entities
+import re
+import unicodedata
 from bisect import bisect_right
+from functools import lru_cache
 
 import re2
 
-__all__ = ["Dropped", "Span", "Unescaped", "folded", "printable"]
+__all__ = ["Dropped", "Span", "Unescaped", "compatible", "folded", "letters", "printable"]
 
 _CHUNK = 512
 _ALNUM = frozenset(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+_LETTERS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+_NON_ASCII = re.compile("[^\x00-\x7f]")
 _LOWER = bytes.maketrans(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ", b"abcdefghijklmnopqrstuvwxyz")
 
 Span = tuple[int, int]
@@ -71,6 +82,38 @@ def folded(parent: bytes) -> Dropped:
 def printable(parent: bytes) -> Dropped:
     """Every non-blank ASCII character: encodings wrapped over lines read as one."""
     return Dropped(parent, frozenset(range(0x21, 0x7F)))
+
+
+def letters(parent: bytes) -> Dropped:
+    """ASCII letters only, lower-cased: a shift of letters alone leaves digits where they were."""
+    return Dropped(parent, _LETTERS, _LOWER)
+
+
+def compatible(text: str) -> str:
+    """`text` with each compatibility character as the ASCII character it is a form of.
+
+    One character for one, so an offset in the result is one in `text`: NFKC's reading where it is
+    one ASCII character (fullwidth, mathematical, circled, superscript letters and digits), else
+    the base of its decomposition without its marks (``é`` as ``e``); other characters stay.
+    """
+    if text.isascii():
+        return text
+    table = {c: a for c in set(_NON_ASCII.findall(text)) if (a := _ascii_of(c)) is not None}
+    if not table:
+        return text
+    # Only the characters that change are visited: str.translate would look up every one.
+    wanted = re.compile("[" + "".join(re.escape(c) for c in table) + "]")
+    return wanted.sub(lambda m: table[m.group()], text)
+
+
+@lru_cache(maxsize=4096)
+def _ascii_of(char: str) -> str | None:
+    for form in ("NFKC", "NFKD"):
+        read = unicodedata.normalize(form, char)
+        base = "".join(c for c in read if not unicodedata.combining(c))
+        if len(base) == 1 and base.isascii() and base.isprintable():
+            return base
+    return None
 
 
 # An escape escaped again (as JSON writes one) is still one.

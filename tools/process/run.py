@@ -148,7 +148,12 @@ def _start_problem(exc: OSError, program: str, cwd: Path) -> str:
 
 
 async def _launch(
-    argv: tuple[str, ...], cwd: Path, env: Mapping[str, str], stdout_path: Path, stderr_path: Path
+    argv: tuple[str, ...],
+    cwd: Path,
+    env: Mapping[str, str],
+    stdout_path: Path,
+    stderr_path: Path,
+    pass_fds: Sequence[int] = (),
 ) -> Process | str:
     """Start the command with output going to the two files; a string says why it could not
     start."""
@@ -169,6 +174,7 @@ async def _launch(
                 stdout=stdout,
                 stderr=stderr,
                 start_new_session=True,
+                pass_fds=pass_fds,
             )
         except OSError as exc:
             return _start_problem(exc, argv[0], cwd)
@@ -214,11 +220,14 @@ async def _start(
     shell: bool,
     stdout_path: Path,
     stderr_path: Path,
+    pass_fds: Sequence[int] = (),
 ) -> tuple[tuple[str, ...], str, Process | str]:
     run_id = uuid.uuid4().hex
     command = effective_argv(argv, shell)
     with anyio.CancelScope(shield=True):  # starting is quick; once started, it must be stopped
-        launched = await _launch(command, cwd, child_env(env, run_id), stdout_path, stderr_path)
+        launched = await _launch(
+            command, cwd, child_env(env, run_id), stdout_path, stderr_path, pass_fds
+        )
     return command, run_id, launched
 
 
@@ -233,6 +242,7 @@ async def run_process(
     shell: bool = False,
     grace_s: float = 2.0,
     limits: Limits | None = None,
+    pass_fds: Sequence[int] = (),
 ) -> ProcessResult:
     """Run a command to completion or timeout, leaving nothing running.
 
@@ -248,13 +258,16 @@ async def run_process(
         grace_s: Seconds between SIGTERM and SIGKILL.
         limits: What a watchdog enforces while it runs (memory, a sandbox held still); a
             violation kills the tree and is said in ``killed``.
+        pass_fds: Descriptors the child keeps (a sandbox's report pipe).
 
     Returns:
         The result; a command that could not start has ``exit_code=None`` and ``error`` set.
         Cancellation from outside stops the process tree and then propagates.
     """
     started_at, began = _utc_now(), time.monotonic()
-    command, run_id, launched = await _start(argv, cwd, env, shell, stdout_path, stderr_path)
+    command, run_id, launched = await _start(
+        argv, cwd, env, shell, stdout_path, stderr_path, pass_fds
+    )
     if isinstance(launched, str):
         return ProcessResult(
             command,
@@ -364,6 +377,7 @@ async def background_process(
     shell: bool = False,
     grace_s: float = 2.0,
     limits: Limits | None = None,
+    pass_fds: Sequence[int] = (),
 ) -> AsyncIterator[BackgroundProcess]:
     """Start a server for the duration of a block; it is stopped however the block ends.
 
@@ -372,7 +386,9 @@ async def background_process(
     Yields:
         The process; when it could not start, ``error`` says why and ``running`` is False.
     """
-    command, run_id, launched = await _start(argv, cwd, env, shell, stdout_path, stderr_path)
+    command, run_id, launched = await _start(
+        argv, cwd, env, shell, stdout_path, stderr_path, pass_fds
+    )
     proc = BackgroundProcess(
         command,
         cwd,

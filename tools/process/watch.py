@@ -2,8 +2,9 @@
 
 Neither bubblewrap nor a plain process group limits memory, and RLIMIT_AS breaks runtimes that
 reserve address space they never use (the JVM, Go, Node). So the tree is sampled from the host,
-every `interval_s`: the memory its processes hold (anonymous and shared-memory pages, which is
-what an allocation costs; file pages are the page cache's) and, in a sandbox, the state of the
+every `interval_s`: the memory it holds (memory.py: its processes' anonymous, swapped and
+shared-memory pages, and what it keeps outside any mapping: memfds, its tmpfs mounts, SysV
+segments; file pages on disk are the page cache's) and, in a sandbox, the state of the
 sandbox's own first processes (bubblewrap's init, PID 1, and referee's inner.py, PID 2). Those
 are the command's parents: a test that stops them (SIGSTOP) or attaches a tracer (ptrace) holds
 the whole check still until its timeout, so that is ended at once. A violation kills the whole
@@ -18,11 +19,14 @@ from __future__ import annotations
 import os
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import suppress
 from dataclasses import dataclass
+from pathlib import Path
 from types import TracebackType
 from typing import Literal, Self
+
+from referee.tools.process.memory import Held, MemoryCount, process_kib
 
 __all__ = ["Killed", "Limits", "Watchdog"]
 
@@ -48,11 +52,17 @@ class Limits:
         sandbox_init: The tree is a sandbox whose first processes (PID 1 and 2 of its PID
             namespace) must never be stopped or traced.
         interval_s: Seconds between samples.
+        folders: Host folders the tree writes into (a sandbox's upper layers, its report
+            folders): their files count against the limit when they live in memory.
+        reported: What the tree holds where no host process can look (a sandbox's IPC
+            namespace), in KiB, as its first process reports it.
     """
 
     memory_mb: int | None = None
     sandbox_init: bool = False
     interval_s: float = 0.1
+    folders: tuple[Path, ...] = ()
+    reported: Callable[[], int] | None = None
 
 
 @dataclass(frozen=True)
@@ -100,9 +110,12 @@ class Watchdog:
             self._thread.join()
 
     def _run(self) -> None:
-        while not self._done.wait(self._limits.interval_s):
+        limits = self._limits
+        count = MemoryCount(limits.folders, limits.reported) if limits.memory_mb else None
+        while not self._done.wait(limits.interval_s):
             statuses = [s for pid in _tree(self._root) if (s := _status(pid)) is not None]
-            killed = _violation(statuses, self._limits)
+            held = count.held(s.pid for s in statuses) if count is not None else Held()
+            killed = _violation(statuses, limits, held)
             if killed is not None:
                 self.killed = killed
                 for status in statuses:
@@ -111,21 +124,36 @@ class Watchdog:
                 return
 
 
-def _violation(statuses: list[_Status], limits: Limits) -> Killed | None:
+def _violation(statuses: list[_Status], limits: Limits, held: Held) -> Killed | None:
     if limits.sandbox_init:
         for status in statuses:
             if len(status.nspid) == 2 and status.nspid[1] in (1, 2):
                 if reason := _held(status):
                     return Killed("sandbox_stopped", reason)
     if limits.memory_mb is not None:
-        used = sum(s.memory_kib for s in statuses)
+        own = sum(s.memory_kib for s in statuses)
+        used = own + held.total
         if used > limits.memory_mb * 1024:
             return Killed(
                 "memory_limit",
-                f"used more than {limits.memory_mb} MiB of memory ({used // 1024} MiB); raise "
-                "the check's memory_mb if it needs more",
+                f"used more than {limits.memory_mb} MiB of memory ({used // 1024} MiB"
+                f"{_where(own, held)}); raise the check's memory_mb if it needs more",
             )
     return None
+
+
+def _where(own: int, held: Held) -> str:
+    """Where the memory was, when not all of it was in the processes' own pages."""
+    if not held.total:
+        return ""
+    parts = [
+        (own, "in its processes"),
+        (held.memfds, "in open memfds and deleted files"),
+        (held.mounts, "in its tmpfs mounts"),
+        (held.folders, "in files written in memory"),
+        (held.reported, "in SysV shared memory and message queues"),
+    ]
+    return ": " + ", ".join(f"{kib // 1024} MiB {what}" for kib, what in parts if kib >= 1024)
 
 
 def _held(status: _Status) -> str | None:
@@ -179,19 +207,13 @@ def _status(pid: int) -> _Status | None:
             fields = dict(line.split(":", 1) for line in handle if ":" in line)
     except OSError:
         return None
-    memory = sum(_kib(fields.get(name, "")) for name in ("RssAnon", "RssShmem"))
     return _Status(
         pid=pid,
         state=fields.get("State", "?").split()[0] if fields.get("State") else "?",
         tracer=_int(fields.get("TracerPid", "0")),
         nspid=tuple(_int(p) for p in fields.get("NSpid", "").split()),
-        memory_kib=memory,
+        memory_kib=process_kib(fields),
     )
-
-
-def _kib(value: str) -> int:
-    parts = value.split()
-    return _int(parts[0]) if parts else 0
 
 
 def _int(value: str) -> int:

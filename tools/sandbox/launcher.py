@@ -15,8 +15,11 @@ Why each part:
 - no network unless the check allows it; `serve` runs in the evaluation's private network
   (network.py), which the browser joins, so the app reaches nothing but its own loopback;
 - a watchdog on the host (process/watch.py) kills the sandbox above its memory limit, or as soon
-  as its first processes are stopped or traced; /tmp and /dev/shm are memory too, so they are
-  capped at the same size;
+  as its first processes are stopped or traced. It counts what the sandbox holds, not only what
+  it maps (process/memory.py): its tmpfs mounts, memfds, the files it writes on the host when
+  they live in memory, and what the first process reports of its IPC namespace (SysV segments and
+  message queues). Every tmpfs is capped at the limit too, and /dev, which nothing needs to write
+  into, is read-only;
 - `.git` read-only, referee's store and key masked, a fresh HOME and /tmp, `--cap-drop ALL` and
   no new privileges (bubblewrap sets PR_SET_NO_NEW_PRIVS), so nothing can unmask what is hidden.
 """
@@ -46,6 +49,7 @@ from referee.tools.process import (
     effective_argv,
     run_process,
 )
+from referee.tools.sandbox.gauge import Gauge
 from referee.tools.sandbox.network import NetworkUnavailable, private_network
 from referee.tools.sandbox.profile import SANDBOX_HOME, SANDBOX_TMP, SandboxProfile
 from referee.tools.sandbox.writes import Writes, read_upper
@@ -109,15 +113,17 @@ class SandboxLauncher:
     async def run(self, command: Command) -> ProcessResult:
         layout = _Layout(Path(tempfile.mkdtemp(prefix="referee-sbx-")))
         try:
-            argv = self._argv(command, layout, network=command.network)
-            result = await run_process(
-                argv,
-                cwd=command.cwd,
-                timeout_s=command.timeout_s,
-                stdout_path=command.stdout_path,
-                stderr_path=command.stderr_path,
-                limits=_limits(command),
-            )
+            with Gauge() as gauge:
+                argv = self._argv(command, layout, network=command.network, gauge=gauge.fd)
+                result = await run_process(
+                    argv,
+                    cwd=command.cwd,
+                    timeout_s=command.timeout_s,
+                    stdout_path=command.stdout_path,
+                    stderr_path=command.stderr_path,
+                    limits=_limits(command, layout, gauge),
+                    pass_fds=(gauge.fd,),
+                )
             return _as_seen(result, command, layout)
         finally:
             with anyio.CancelScope(shield=True):
@@ -147,17 +153,20 @@ class SandboxLauncher:
         # The served app needs a network the browser can reach: the evaluation's private one
         # when the command enters it, else (the recorded fallback) the host's. Everything else
         # about the sandbox is the same.
-        argv = [*command.enter_network, *self._argv(command, layout, network=True)]
+        gauge = Gauge()
+        argv = [*command.enter_network, *self._argv(command, layout, network=True, gauge=gauge.fd)]
         try:
             async with background_process(
                 argv,
                 cwd=command.cwd,
                 stdout_path=command.stdout_path,
                 stderr_path=command.stderr_path,
-                limits=_limits(command),
+                limits=_limits(command, layout, gauge),
+                pass_fds=(gauge.fd,),
             ) as proc:
                 yield proc
         finally:
+            gauge.close()
             with anyio.CancelScope(shield=True):
                 self._collect(command, layout)
 
@@ -169,7 +178,9 @@ class SandboxLauncher:
             _export(layout.tree_upper, command.export, command.export_to)
         shutil.rmtree(layout.root, ignore_errors=True)
 
-    def _argv(self, command: Command, layout: _Layout, *, network: bool) -> list[str]:
+    def _argv(
+        self, command: Command, layout: _Layout, *, network: bool, gauge: int | None = None
+    ) -> list[str]:
         tree = command.tree.resolve()
         layout.tree_upper = layout.overlay([*command.layers, tree], tree)
         for cache in self._caches(tree):
@@ -187,6 +198,7 @@ class SandboxLauncher:
             "-S",
             str(_INNER),
             str(_META / "report.json"),
+            "-" if gauge is None else str(gauge),
             *effective_argv(command.argv, command.shell),
         ]
         return [
@@ -274,16 +286,20 @@ class SandboxLauncher:
             args += ["--ro-bind", str(source), str(target)]
         for folder in command.writable:
             args += ["--bind", str(folder), str(folder)]
-        # Masks come last, so that no bind above can reopen what they hide.
+        # Masks come last, so that no bind above can reopen what they hide. Each is a tmpfs the
+        # command could write into: capped like /tmp (and counted by the watchdog).
         for hidden in self.profile.hidden:
             if hidden.exists() and not _within(tree, hidden):
-                args += ["--tmpfs", str(hidden)]
+                args += [*_sized(command.memory_mb), "--tmpfs", str(hidden)]
         # The one file a masked folder may hold that a command with network needs: the resolver
         # configuration, which systemd-resolved keeps under /run.
         resolver = _resolved(Path("/etc/resolv.conf"))
         if any(h in resolver.parents for h in self.profile.hidden) and resolver.is_file():
             args += ["--ro-bind", str(resolver), str(resolver)]
         args += ["--dir", str(SANDBOX_HOME), "--bind", str(meta), str(_META)]
+        # bubblewrap's /dev is a tmpfs it cannot size; nothing writes files there (its devices
+        # and /dev/shm are mounts of their own and stay writable), so it holds nothing at all.
+        args += ["--remount-ro", "/dev"]
         args += ["--clearenv", *_setenv({**self.profile.env, **command.env})]
         args += [
             "--chdir",
@@ -309,9 +325,16 @@ class SandboxLauncher:
         return args
 
 
-def _limits(command: Command) -> Limits:
+def _limits(command: Command, layout: _Layout, gauge: Gauge) -> Limits:
     # The first processes are guarded in every sandbox, a memory limit only where one is set.
-    return Limits(memory_mb=command.memory_mb, sandbox_init=True)
+    # What the sandbox writes on the host (its upper layers, its report folders) is memory too
+    # where the host's temporary folder is a tmpfs.
+    return Limits(
+        memory_mb=command.memory_mb,
+        sandbox_init=True,
+        folders=(layout.root, *command.writable),
+        reported=gauge.kib,
+    )
 
 
 def _sized(memory_mb: int | None) -> list[str]:
