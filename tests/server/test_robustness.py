@@ -116,6 +116,8 @@ def test_a_thousand_malformed_calls_are_tool_errors_and_the_server_lives(
 
 def test_memory_stayed_flat_over_the_malformed_calls(live: tuple[Any, Any, list[float]]) -> None:
     portal, client, samples = live
+    if len(samples) < 500:  # the calls ran in another worker, or not at all: make them here
+        test_a_thousand_malformed_calls_are_tool_errors_and_the_server_lives(live)
     assert len(samples) >= 500
     assert max(samples[-100:]) - max(samples[100:200]) < 40, (samples[100], samples[-1])
     assert portal.call(client.list_tools).tools
