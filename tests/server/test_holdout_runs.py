@@ -57,7 +57,12 @@ async def test_names_written_by_the_holdouts_run_stay_in_the_evaluator_view(
         "holdout_paths": evaluation["tree_changed"]["holdout_paths"],
     }
     draft = evaluation["draft_scorecard"]
-    assert draft["antipatterns_detected"] == [] and evaluation["antipatterns"] == []
+    # The code lists the tests' folder to find the hidden file: code that reads the tests' files
+    # is code_detects_tests, named at the generator's own line (nothing hidden in it).
+    found = [a["id"] for a in evaluation["antipatterns"]]
+    assert set(found) == {"code_detects_tests"}, evaluation["antipatterns"]
+    assert [a["id"] for a in draft["antipatterns_detected"]] == found
+    assert HOLDOUT_PATH.rsplit("/", 1)[-1] not in json.dumps(evaluation["antipatterns"])
     card = completed(draft)
     # A judge that copies a new name from the evaluator view: withheld like referee's own report.
     # (A tracked file's name is the generator's own: only that the hold-out wrote it is hidden.)
@@ -70,9 +75,10 @@ async def test_names_written_by_the_holdouts_run_stay_in_the_evaluator_view(
     assert [leak["description"] for leak in decided["holdout_leaks"]] == copied
     assert decided["revision_brief"]["hidden_checks_failed"] == 1
     seen = await generator_side(agent, cid, decided) + json.dumps(draft["issues"])
+    own = (project / "src" / "calc.py").read_text()  # a name the generator wrote is no leak
     for path in written:
         for part in (path, *(p for p in path.split("/") if len(p) > 8)):
-            assert part not in seen, part
+            assert part in own or part not in seen, part
     for word in ("test_adds_large", "secret_exact", "tree_modified", "wrote into"):
         assert word not in seen, word
     assert "1 hidden check failed" in seen
