@@ -24,6 +24,7 @@ from coverage.config import DEFAULT_EXCLUDE
 from coverage.exceptions import CoverageException
 from coverage.python import PythonParser  # type: ignore[attr-defined]  # not re-exported
 
+from referee.tools import pysource
 from referee.tools.adequacy.coverage_shim import CONFIG, PROBES
 from referee.tools.adequacy.lines import FileLines, diff_coverage
 from referee.tools.models.adequacy import DiffCoverage
@@ -278,7 +279,8 @@ def _statements(path: Path) -> tuple[PythonParser, set[int]] | None:
     try:
         text = path.read_text(encoding="utf-8")
         parser = PythonParser(text=text, filename=str(path), exclude=_EXCLUDE)
-        parser.parse_source()
+        with pysource.exclusive():  # coverage.py parses with ast: one thread at a time
+            parser.parse_source()
     except (OSError, UnicodeDecodeError, CoverageException, SyntaxError):
         return None
     return parser, set(parser.statements)

@@ -17,6 +17,7 @@ from typing import Literal
 import anyio.to_thread
 from pydantic import Field
 
+from referee.tools import pysource
 from referee.tools.models.common import Model
 from referee.tools.models.evaluation import Perturbation
 from referee.tools.perturbation.comments import Unparsable, strip_parsed, strip_plain
@@ -97,7 +98,8 @@ def perturb_source(path: str, text: str) -> PerturbedFile:
 def _perturb(path: str, text: str, language: str) -> tuple[str, list[str]]:
     if language == "python":
         new, transforms = perturb_python(text)
-        compile(new, path, "exec")  # a bug here must never hand the judge broken code
+        with pysource.exclusive():
+            compile(new, path, "exec")  # a bug here must never hand the judge broken code
         return new, transforms
     grammar = parsed_language(path)
     return strip_parsed(text, grammar) if grammar else strip_plain(text, language)

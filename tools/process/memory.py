@@ -109,7 +109,7 @@ class MemoryCount:
             for mount in _mounts(Path(f"/proc/{pid}/mountinfo")):
                 if mount.fstype in _MEMORY_FS and mount.device not in self._host_devices:
                     if mount.device not in seen:
-                        seen[mount.device] = _used(f"/proc/{pid}/root{mount.point}")
+                        seen[mount.device] = _used(f"/proc/{pid}/root{mount.point}", mount.device)
         return frozenset(seen), sum(seen.values())
 
     def _open_files(self, pids: list[int], own: frozenset[int]) -> int:
@@ -196,9 +196,17 @@ def _one_per_namespace(pids: list[int], own: str) -> Iterator[int]:
             yield pid
 
 
-def _used(path: str) -> int:
+def _used(path: str, device: int) -> int:
+    """Bytes used in the mount `device` seen at `path`; 0 unless `path` is that mount, before and
+    after the reading. A sandbox's mounts change while it starts (bubblewrap mounts under a staging
+    root, then pivots) and a process may end between the two reads: its mount point would then
+    resolve to the host's disk, whose whole use is no memory of the sandbox."""
     try:
+        if os.stat(path).st_dev != device:
+            return 0
         info = os.statvfs(path)
+        if os.stat(path).st_dev != device:
+            return 0
     except OSError:
         return 0
     return (info.f_blocks - info.f_bfree) * info.f_frsize
