@@ -78,6 +78,19 @@ async def edited_tests_verdict(
         return now
     before = await base_only()
     ids += before.verdict.evidence_ids
+    if not before.outcomes:
+        # Tests fail in their base form and the base as it was gave no account to tell a broken
+        # behaviour from one that never worked (it timed out, crashed, or wrote no report): the
+        # edited copies' pass is not confirmed, so it is no pass.
+        return _graded(
+            now,
+            "unscored",
+            ReasonCode.BASE_TESTS_NOT_RUN,
+            f"{counted(len(names), 'test')} of the base's fail in their base form on this change"
+            f" ({_names(names)}) and the base as it was gave no result to compare with"
+            f" ({before.verdict.reason}); nothing shows the edits hide no failure",
+            ids,
+        )
     passed = {t.name for t in before.outcomes if t.outcome == "passed"}
     broken = [n for n in names if n in passed]
     allowed = [n for n in broken if _expected(n, check.expected_changes)]

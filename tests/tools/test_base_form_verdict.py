@@ -1,0 +1,42 @@
+"""The base-form verdict when the base as it was cannot answer: never a pass."""
+
+from __future__ import annotations
+
+import anyio
+
+from referee.tools.graders.base import GradeResult
+from referee.tools.graders.base_tests import edited_tests_verdict, suspects
+from referee.tools.graders.fail_to_pass import SuiteRun
+from referee.tools.models import checks, evidence
+from referee.tools.models.common import ReasonCode
+
+CHECK = checks.TestsCheck(kind="tests", argv=["npx", "jest"])
+
+
+def _run(status: str, **outcomes: str) -> SuiteRun:
+    verdict = GradeResult(status, ReasonCode.PASSED, f"{status} run")  # type: ignore[arg-type]
+    return SuiteRun(verdict, [evidence.TestOutcome(name=n, outcome=o) for n, o in outcomes.items()])  # type: ignore[arg-type]
+
+
+def _verdict(before: SuiteRun) -> GradeResult:
+    now = _run("pass", adds="passed", x="passed")
+    form = _run("fail", adds="failed")
+
+    async def base_only() -> SuiteRun:
+        return before
+
+    names = suspects(now, form)
+    assert names == ["adds"]
+    return anyio.run(edited_tests_verdict, now.verdict, CHECK, form, names, base_only)
+
+
+def test_a_base_run_with_no_result_leaves_the_edited_pass_unconfirmed() -> None:
+    """Under load the base's own run can time out or write no report: the edited copies' pass
+    must not stand (it once did, and a patched describe body was passed)."""
+    verdict = _verdict(SuiteRun(GradeResult("unscored", ReasonCode.NO_REPORT, "timed out")))
+    assert verdict.status == "unscored"
+    assert verdict.code == ReasonCode.BASE_TESTS_NOT_RUN and "timed out" in verdict.reason
+
+
+def test_a_test_that_passed_at_base_and_fails_in_its_base_form_fails_the_criterion() -> None:
+    assert _verdict(_run("pass", adds="passed")).status == "fail"
