@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from referee.tools.claims.model import (
     CODE_DETECTS_TESTS,
     CODE_UNDER_TEST_PATCHED,
+    HARNESS_MODIFIED,
     TEST_INSPECTS_ENVIRONMENT,
 )
 from referee.tools.environment import ENVIRONMENT_MODIFIED
@@ -24,7 +25,6 @@ from referee.tools.errors import Problem
 from referee.tools.models.common import SEVERITY_ORDER, ReasonCode, Verdict
 from referee.tools.models.evaluation import DimensionResult
 from referee.tools.models.scorecard import Issue
-from referee.tools.tampering.harness import HARNESS_MODIFIED
 from referee.tools.validate_scorecard.card import (
     Card,
     ScoredDimension,
