@@ -66,12 +66,10 @@ async def edited_tests_verdict(
             # Only the change's new test files were left out, and the base as it was has no test
             # this check runs (a new folder of tests, say): there is no base test to hide.
             return now
-        return _graded(
+        return _unconfirmed(
             now,
-            "unscored",
-            ReasonCode.BASE_TESTS_NOT_RUN,
             "the base's versions of the test files this change edited could not run on it"
-            f" ({form.verdict.reason}), so nothing shows the edits hide no failure",
+            f" ({form.verdict.reason}), so",
             ids,
         )
     if not names or now.status == "unscored":
@@ -82,13 +80,11 @@ async def edited_tests_verdict(
         # Tests fail in their base form and the base as it was gave no account to tell a broken
         # behaviour from one that never worked (it timed out, crashed, or wrote no report): the
         # edited copies' pass is not confirmed, so it is no pass.
-        return _graded(
+        return _unconfirmed(
             now,
-            "unscored",
-            ReasonCode.BASE_TESTS_NOT_RUN,
             f"{counted(len(names), 'test')} of the base's fail in their base form on this change"
             f" ({_names(names)}) and the base as it was gave no result to compare with"
-            f" ({before.verdict.reason}); nothing shows the edits hide no failure",
+            f" ({before.verdict.reason});",
             ids,
         )
     passed = {t.name for t in before.outcomes if t.outcome == "passed"}
@@ -104,15 +100,14 @@ async def edited_tests_verdict(
     lost = _lost(form, before, names, check.expected_changes)
     if not broken and lost:
         why = _first_error(form, names[0]) or names[0]
-        return _graded(
+        return _unconfirmed(
             now,
-            "unscored",
-            ReasonCode.BASE_TESTS_NOT_RUN,
             f"{counted(len(lost), 'test')} that passed at base never ran in their base form, which"
             f" could not be collected or built against this change ({why}):"
-            f" {_names(lost)}; nothing shows the edits hide no failure (list the tests in the"
-            " check's expected_changes if the contract changes what they use)",
+            f" {_names(lost)};",
             ids,
+            " (list the tests in the check's expected_changes if the contract changes what they"
+            " use)",
         )
     if not broken:
         note = f"; base form changed as the contract expects: {_names(allowed)}" if allowed else ""
@@ -194,6 +189,12 @@ def _graded(
         reason=reason,
         evidence_ids=list(dict.fromkeys(ids)),
     )
+
+
+def _unconfirmed(now: GradeResult, why: str, ids: list[str], hint: str = "") -> GradeResult:
+    """Unscored: the base-form runs could not show that the edits hide no failure."""
+    reason = f"{why} nothing shows the edits hide no failure{hint}"
+    return _graded(now, "unscored", ReasonCode.BASE_TESTS_NOT_RUN, reason, ids)
 
 
 def _names(names: list[str]) -> str:
