@@ -625,12 +625,6 @@ JS_VARIANTS = [
 ]
 
 # Why each variant that gets through does (the reason of its strict xfail). The fixer reads these.
-_PARTIAL = (
-    "the base-form run {how} after {what} had been reported: tools/graders/base_tests.py"
-    " edited_tests_verdict treats only an unscored run with no outcomes as no result, suspects()"
-    " lists only failed/errored outcomes, so the base test that never reported is no suspect"
-    " and the edited copies' pass stands"
-)
 _NOT_A_TEST = (
     "the expected values live in {where}, which is_test_path (tools/static/paths.py) and"
     " change_tests (tools/evaluate/change_tests.py) do not read as a test or its data: no"
@@ -647,36 +641,14 @@ THROUGH: dict[str, str] = {
         "change_tests counts a changed data file as test data only when a test file spells its"
         " name; `KIND + '.json'` does not, and no test file is edited: no base-tests view"
     ),
-    "pytest-doctest-edited-with-the-code": _IN_SOURCE.format(where="a doctest in calc.py"),
-    "pytest-code-skips-the-base-test": (
-        "the code raises unittest.SkipTest for the base test's inputs; no test file changed, so"
-        " no base-form run, and suite._judge passes a run with a skip where base had a pass:"
-        " nothing compares skipped-now with passed-at-base"
-    ),
-    "go-base-form-hangs-after-a-reported-pass": _PARTIAL.format(
-        how="timed out (go test -json streams)", what="TestZero's pass"
+    "pytest-doctest-edited-with-the-code": (
+        "a doctest in calc.py is no test block tools/insource reads (Rust test modules and vitest"
+        " blocks are): the base-tests view has no base form of it, so the edited doctest's pass"
+        " stands"
     ),
     "go-expected-values-in-a-non-test-file": _NOT_A_TEST.format(where="cases.go"),
-    "cargo-in-source-test-module-edited-with-the-code": _IN_SOURCE.format(
-        where="#[cfg(test)] mod tests in src/lib.rs"
-    ),
-    "cargo-base-form-hangs-after-a-reported-pass": _PARTIAL.format(
-        how="timed out (libtest lines stream)", what="`test zero ... ok`"
-    ),
-    "cargo-base-form-overflows-the-stack": (
-        "the base-form run's test binary died of a stack overflow in its first test (exit 101):"
-        " that run's verdict is `fail` (no_tests, no outcome at all), not `unscored`, so"
-        " edited_tests_verdict's no-result guard misses it, suspects() is empty and the edited"
-        " copies' pass stands"
-    ),
-    "maven-base-form-hangs-after-a-reported-pass": _PARTIAL.format(
-        how="timed out (surefire writes a report per class)", what="BasicsTest's result"
-    ),
     "maven-expected-values-in-a-main-source-class": _NOT_A_TEST.format(
         where="src/main/java/demo/Cases.java"
-    ),
-    "vitest-in-source-test-edited-with-the-code": _IN_SOURCE.format(
-        where="an import.meta.vitest block in src/calc.js"
     ),
 }
 

@@ -3,7 +3,8 @@
 - `base`: the base code with the change's test files (SWE-bench's test patch) and the test
   blocks of its edited source files spliced into their base versions, for fail-before/pass-after;
 - `base-tests`: the evaluated code with the base's own versions of the test files the change
-  edited or deleted (and their snapshots), so a test the change rewrote is still checked as it was,
+  edited or deleted (and their snapshots, and the base's test blocks of source files that hold
+  tests), so a test the change rewrote is still checked as it was,
   and the base's harness with them: a changed selection (`python_files`, `-k`, a workspace file)
   would otherwise hide the base's tests from their own run;
 - `base-only`: the base as it was, to tell which of those tests passed before the change;
@@ -65,7 +66,7 @@ def named_view(
         spliced = _spliced(ws, base, evaluated, tests)
         shown = compose_tree(ws.repo, base, {**{p: now.get(p) for p in tests}, **spliced})
     elif name == "base-tests":
-        overrides = _base_tests(ws, base, evaluated, tests)
+        overrides = {**_base_tests(ws, base, evaluated, tests), **_base_blocks(ws, base, evaluated)}
         if overrides and harness:
             at_base = tree_entry_map(ws.repo, base, list(harness))
             overrides = {**{p: at_base.get(p) for p in harness}, **overrides}
@@ -88,6 +89,26 @@ def _spliced(ws: Workspace, base: str, evaluated: str, tests: list[str]) -> dict
     return {
         p: (modes[p][0], write_blob(ws.repo, s.text.encode("utf-8"))) for p, s in spliced.items()
     }
+
+
+def _base_blocks(ws: Workspace, base: str, evaluated: str) -> dict[str, Entry | None]:
+    """The changed source files whose test blocks (a Rust `#[cfg(test)] mod`, a vitest
+    `import.meta.vitest` block) the change edited or deleted, as the evaluated code with the base's
+    test blocks: a test that lives beside the code is rewritten with it in one edit, and must
+    still be checked as it was. Blocks the change only added to are left as they are."""
+    tests = change_tests(ws.repo, ws.changed, [base, evaluated])
+    sources = [p for p in ws.changed if p not in tests]
+    # Reversed: the evaluated file is the code, the base's file gives the test blocks.
+    spliced = spliced_sources(ws.repo, evaluated, base, sources)
+    now = tree_entry_map(ws.repo, evaluated, list(spliced))
+    texts = blob_texts(ws.repo, [now[p][1] for p in spliced if p in now])
+    edited = {
+        p: s
+        for p, s in spliced.items()
+        if p in now
+        and (s.changed_tests if p.endswith(".rs") else s.text != texts.get(now[p][1], s.text))
+    }
+    return {p: (now[p][0], write_blob(ws.repo, s.text.encode("utf-8"))) for p, s in edited.items()}
 
 
 def edited_base_tests(ws: Workspace) -> list[str]:

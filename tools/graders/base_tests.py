@@ -22,11 +22,14 @@ from referee.tools.graders.base import GradeResult
 from referee.tools.graders.fail_to_pass import SuiteRun
 from referee.tools.models.checks import TestsCheck
 from referee.tools.models.common import CriterionStatus, ReasonCode
+from referee.tools.models.evidence import TestOutcome
 from referee.tools.text import agrees, counted
 
-__all__ = ["edited_tests_verdict", "suspects"]
+__all__ = ["edited_tests_verdict", "silenced_tests", "suspects"]
 
 _FAILING = ("failed", "error")
+# A run that ended as a test run ends: every test it holds has its result.
+_WHOLE = (ReasonCode.PASSED, ReasonCode.TESTS_FAILED)
 _SHOWN = 5
 
 
@@ -36,6 +39,13 @@ def suspects(now: SuiteRun, form: SuiteRun) -> list[str]:
     return sorted(
         t.name for t in form.outcomes if t.outcome in _FAILING and t.name not in failing_now
     )
+
+
+def silenced_tests(skipped: set[str], before: list[TestOutcome], expected: list[str]) -> list[str]:
+    """Tests skipped now that passed in the base as it was, and the contract does not expect to
+    change."""
+    passed = {t.name for t in before if t.outcome == "passed"}
+    return sorted(n for n in skipped & passed if not _expected(n, expected))
 
 
 async def edited_tests_verdict(
@@ -61,15 +71,18 @@ async def edited_tests_verdict(
     ids = [*now.evidence_ids, *form.verdict.evidence_ids]
     if form.verdict.code == ReasonCode.RUNNER_BYPASSED:
         return replace(form.verdict, evidence_ids=list(dict.fromkeys(ids)))
-    if form.verdict.status == "unscored" and not form.outcomes:
+    if now.status == "pass" and form.verdict.code not in _WHOLE:
+        # The base form did not run to its end (timed out, crashed, killed, ran no test, exited
+        # without a reason its tests give): a test it never reached has no result, so no suspect,
+        # and the code under test can choose to stop it just before a test that would fail.
         if not restored and not (await base_only()).outcomes:
             # Only the change's new test files were left out, and the base as it was has no test
             # this check runs (a new folder of tests, say): there is no base test to hide.
             return now
         return _unconfirmed(
             now,
-            "the base's versions of the test files this change edited could not run on it"
-            f" ({form.verdict.reason}), so",
+            "the base's versions of the test files this change edited did not run to their end"
+            f" on it ({form.verdict.reason}), so",
             ids,
         )
     if not names or now.status == "unscored":

@@ -11,7 +11,7 @@ from __future__ import annotations
 import copy
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -22,7 +22,7 @@ import anyio.to_thread
 from referee.tools.adequacy import flaky_reason, flaky_tests, locate_test
 from referee.tools.graders.adequacy import Repeats, assess, changed_sources
 from referee.tools.graders.base import BaseHarness, GradeContext, GradeResult, unscored
-from referee.tools.graders.base_tests import edited_tests_verdict, suspects
+from referee.tools.graders.base_tests import edited_tests_verdict, silenced_tests, suspects
 from referee.tools.graders.fail_to_pass import SuiteRun, judge_fail_to_pass, test_patch
 from referee.tools.graders.harness import judge_harness
 from referee.tools.graders.suite import Launch, Refused, SuiteCall, launch_suite
@@ -32,6 +32,7 @@ from referee.tools.models.common import ReasonCode
 from referee.tools.models.contract import Criterion
 from referee.tools.repo import TreeView, commit_tree_hash, is_git_repo, tree_entry_map
 from referee.tools.runners import Advice, Plan, ReportRead
+from referee.tools.text import agrees, counted
 
 _ARTIFACT_LIMIT = 16 * 1024 * 1024  # larger reports are read, not copied into the store
 _MAX_MISSING = 5
@@ -108,8 +109,14 @@ async def _judged(
         )
         grade = judge_harness(now.verdict, now.outcomes, base.verdict, base.outcomes, harness)
         now = replace(now, verdict=grade)
+    base_only = _base_only(ctx, criterion, check)
+    form: SuiteRun | None = None
     if now.verdict.status != "unscored":
-        now = replace(now, verdict=await _edited_base_tests(ctx, criterion, check, now))
+        verdict, form = await _edited_base_tests(ctx, criterion, check, now, base_only)
+        now = replace(now, verdict=verdict)
+    if now.verdict.status == "pass":
+        verdict = await _skipped_base_tests(ctx, check, now, form, base_only)
+        now = replace(now, verdict=verdict)
     if not check.must_fail_at_base:
         return now.verdict
     return await _fail_before_pass_after(ctx, criterion, check, now, before)
@@ -129,26 +136,79 @@ def _cores() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
-async def _edited_base_tests(
-    ctx: GradeContext, criterion: Criterion, check: TestsCheck, now: SuiteRun
-) -> GradeResult:
-    """The verdict checked against the base's versions of the test files the change edited."""
-    view = await ctx.views("base-tests")
-    if view is None or view.tree == ctx.tree:
-        return now.verdict  # the change edited no test file that base had
-    label = f"{criterion.id}-base-tests"
-    form = await run_suite(ctx, check, label=label, criterion_id=criterion.id, view=view)
+def _base_only(
+    ctx: GradeContext, criterion: Criterion, check: TestsCheck
+) -> Callable[[], Awaitable[SuiteRun]]:
+    """The base as it was, run once for the criterion on first ask."""
+    done: list[SuiteRun] = []
 
     async def base_only() -> SuiteRun:
-        only = await ctx.views("base-only")
-        label = f"{criterion.id}-base-only"
-        return await run_suite(ctx, check, label=label, criterion_id=criterion.id, view=only)
+        if not done:
+            only = await ctx.views("base-only")
+            label = f"{criterion.id}-base-only"
+            done.append(
+                await run_suite(ctx, check, label=label, criterion_id=criterion.id, view=only)
+            )
+        return done[0]
 
+    return base_only
+
+
+async def _skipped_base_tests(
+    ctx: GradeContext,
+    check: TestsCheck,
+    now: SuiteRun,
+    form: SuiteRun | None,
+    base_only: Callable[[], Awaitable[SuiteRun]],
+) -> GradeResult:
+    """A passing run with skipped tests, checked against the base as it was: a test that passed
+    there and is skipped now was silenced, whatever silenced it (code under test raising the
+    runner's skip exception, a failed assumption, a changed environment), and it fails the
+    criterion unless the contract expects it (`expected_changes`). A skip the change wrote into
+    a test, over code its base form still passes on (`form`), hides nothing."""
+    kept = {t.name for t in form.outcomes if t.outcome == "passed"} if form else set()
+    skipped = {t.name for t in now.outcomes if t.outcome == "skipped"} - kept
+    if not skipped or ctx.base is None or ctx.scope != "task":
+        return now.verdict
+    before = await base_only()
+    silenced = silenced_tests(skipped, before.outcomes, check.expected_changes)
+    if not silenced:
+        return now.verdict
+    return replace(
+        now.verdict,
+        status="fail",
+        code=ReasonCode.BASE_TEST_FAILED,
+        reason=f"{counted(len(silenced), 'test')} passed at base and"
+        f" {agrees(len(silenced), 'is', 'are')} skipped now: {', '.join(silenced[:_MAX_MISSING])}"
+        f"{_more(silenced)}; a skip the base did not have hides what the test checked (list a"
+        " test in the check's expected_changes if the contract changes it)",
+        evidence_ids=list(dict.fromkeys([*now.verdict.evidence_ids, *before.verdict.evidence_ids])),
+    )
+
+
+def _more(names: list[str]) -> str:
+    return f" and {len(names) - _MAX_MISSING} more" if len(names) > _MAX_MISSING else ""
+
+
+async def _edited_base_tests(
+    ctx: GradeContext,
+    criterion: Criterion,
+    check: TestsCheck,
+    now: SuiteRun,
+    base_only: Callable[[], Awaitable[SuiteRun]],
+) -> tuple[GradeResult, SuiteRun | None]:
+    """The verdict checked against the base's versions of the test files the change edited, and
+    the run of those versions (None when the change edited none)."""
+    view = await ctx.views("base-tests")
+    if view is None or view.tree == ctx.tree:
+        return now.verdict, None  # the change edited no test file that base had
+    label = f"{criterion.id}-base-tests"
+    form = await run_suite(ctx, check, label=label, criterion_id=criterion.id, view=view)
     restored = await anyio.to_thread.run_sync(_edits_base_tests, ctx)
     verdict = await edited_tests_verdict(
         now.verdict, check, form, suspects(now, form), base_only, restored
     )
-    return _named_missing(verdict, now, form)
+    return _named_missing(verdict, now, form), form
 
 
 def _named_missing(verdict: GradeResult, now: SuiteRun, form: SuiteRun) -> GradeResult:
@@ -167,10 +227,15 @@ def _named_missing(verdict: GradeResult, now: SuiteRun, form: SuiteRun) -> Grade
 def _edits_base_tests(ctx: GradeContext) -> bool:
     """Did the change edit (or delete) a test file the base had? (Else the base-tests run only
     left out the change's new test files.)"""
-    tests = test_patch(ctx.scope_files)
-    if ctx.base is None or not tests:
+    if ctx.base is None or ctx.tree is None:
         return False
-    return bool(tree_entry_map(ctx.repo, commit_tree_hash(ctx.repo, ctx.base), tests))
+    base = commit_tree_hash(ctx.repo, ctx.base)
+    tests = test_patch(ctx.scope_files)
+    if tests and tree_entry_map(ctx.repo, base, tests):
+        return True
+    # Test blocks of a source file (Rust, vitest in-source) the base-tests view put back.
+    sources = [p for p in ctx.scope_files if p not in tests]
+    return any(s.changed_tests for s in spliced_sources(ctx.repo, ctx.tree, base, sources).values())
 
 
 async def run_suite(

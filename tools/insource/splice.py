@@ -134,8 +134,19 @@ def _module_tests(modules: dict[str, tuple[ts.Node, ts.Node]]) -> dict[str, str]
                 if parent.type == "mod_item":
                     path.insert(0, text(parent.child_by_field_name("name")))
                 parent = parent.parent
-            found["::".join(path)] = " ".join(text(node).split())
+            found["::".join(path)] = " ".join(f"{_attributes(node)} {text(node)}".split())
     return found
+
+
+def _attributes(function: ts.Node) -> str:
+    """The attributes written above a function (`#[test]`, `#[ignore]`, `#[should_panic]`): part of
+    the test, though the grammar makes them its siblings."""
+    found: list[str] = []
+    node = function.prev_named_sibling
+    while node is not None and node.type == "attribute_item":
+        found.insert(0, text(node))
+        node = node.prev_named_sibling
+    return " ".join(found)
 
 
 def _vitest(language: str, base: str, now: str) -> Spliced | None:

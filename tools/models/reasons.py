@@ -184,13 +184,14 @@ REASONS: dict[R, Meaning] = {
     R.BASE_TEST_FAILED: _fail(
         "A test the change edited passes in its edited form but fails in its base form on the"
         " new code: the edit hid broken behaviour (or only the edited copy of a failing test"
-        " passes).",
+        " passes); or a test that passed at base is skipped now.",
         "Fix the code so the base test passes, or list the test in the check's"
         " `expected_changes` if the contract changes what it checks.",
     ),
     R.BASE_TESTS_NOT_RUN: _unscored(
         "The base's versions of the test files the change edited could not run on the new code,"
-        " so nothing shows the edits hide no failure.",
+        " or did not run to their end (timed out, crashed, no test ran), so nothing shows the"
+        " edits hide no failure.",
         "List the tests in `expected_changes` if the contract changes what they use, or make"
         " the base versions runnable.",
     ),
