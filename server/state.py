@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from referee.tools.create_contract import contract_rubrics
+from referee.tools.evaluate import PhaseGate
 from referee.tools.models import Contract
 from referee.tools.rubrics import RubricSet, load_rubrics
 from referee.tools.settings import Settings
@@ -25,12 +26,14 @@ def utc_now() -> datetime:
 
 @dataclass
 class State:
-    """The settings, the store and (once a browser check needs it) the shared Chromium."""
+    """The settings, the store, (once a browser check needs it) the shared Chromium, and the gate
+    that runs each evaluation's hold-out phase alone among the server's evaluations."""
 
     settings: Settings
     store: Store
     now: Callable[[], datetime] = utc_now
     exit_stack: AsyncExitStack = field(default_factory=AsyncExitStack)
+    phases: PhaseGate = field(default_factory=PhaseGate)
     _browser: BrowserPool | None = None
 
     def rubrics(self, repo: Path | None = None) -> RubricSet:

@@ -45,6 +45,7 @@ async def evaluate(
         now=state.now,
         on_progress=progress,
         browser_pool=await state.browser_pool(),
+        phases=state.phases,
     )
     return await evaluate_core(request, deps)
 

@@ -248,9 +248,11 @@ async def test_what_the_served_app_saw_of_a_hidden_check_stays_with_the_evaluato
     )
     cid = made["contract"]["id"]
     evaluation = await call(agent, "evaluate", contract_id=cid)
-    visible = evaluation["criteria"][0]
-    assert visible["status"] != "pass" and "exited with code 3" in visible["reason"], visible
-    serve_log = visible["evidence_ids"][-1]
+    visible, hidden = evaluation["criteria"]
+    # The hold-out runs after the visible check has ended, with a served app of its own: what
+    # it did to the app (here, ending it) never reaches the visible check.
+    assert visible["status"] == "pass", visible
+    serve_log = hidden["evidence_ids"][-1]
     read = await agent.read_resource(f"evidence://{evaluation['run_id']}/{serve_log}")
     item = json.loads(read.contents[0].text)  # type: ignore[union-attr]
     # The evaluator has all of it: the app's log and the names it wrote, marked as hold-out's.
@@ -261,9 +263,7 @@ async def test_what_the_served_app_saw_of_a_hidden_check_stays_with_the_evaluato
     checked = await call(agent, "validate_scorecard", scorecard=card)
     assert checked["valid"] is True, checked["errors"]
     decided = await call(agent, "aggregate", contract_id=cid)
-    assert decided["decision"] == "REVISE"
     prompt = await agent.get_prompt("generator_brief", {"contract_id": cid})
     seen = json.dumps(decided["revision_brief"]) + prompt.messages[0].content.text  # type: ignore[union-attr]
-    assert "exited with code 3" in seen  # the visible check's failure is the generator's to fix
     assert "COUPON" not in seen.upper() and "visited" not in seen
     assert len(decided["holdout_leaks"]) == 1

@@ -25,6 +25,7 @@ from browsers import needs_browser
 from fifos import served
 from gitrepo import git, make_repo
 from holdout_attacks import completed, generator_side, with_holdout
+from holdout_channels import channels_alone
 from mcp import Client
 from mcp_calls import call
 from projects import SAMPLE_ENV, calc_repo, command_check, server_env, stored_text
@@ -599,23 +600,16 @@ def _decoded(seen: str) -> str:
         return ""
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "checks run concurrently (tools/evaluate/run.py) and every sandbox shows the host's"
-        " files from the same inodes (tools/sandbox/launcher.py: --ro-bind / /): a byte-range"
-        " lock the hold-out's run takes on the interpreter is seen by a visible run (F_GETLK),"
-        " whose test ids carry it into the brief; aggregate's hold-out filter matches plain text"
-        " only (tools/aggregate/holdouts.py)"
-    ),
-)
 async def test_a_hidden_tests_assertions_never_reach_the_brief_through_a_shared_lock(
     holder: Client, project: Path
 ) -> None:
+    """The hold-outs run after every visible run has ended (tools/evaluate/phases.py): the lock
+    is gone before a visible run could look for it."""
     cid = await with_holdout(holder)
     (project / "src" / "calc.py").write_text(LOCK_CALC, encoding="utf-8")
     (project / "tests" / "test_notes.py").write_text(LOCK_NOTES, encoding="utf-8")
-    evaluation = await call(holder, "evaluate", contract_id=cid)
+    with channels_alone():  # another worker's lock on the same inode would be read here
+        evaluation = await call(holder, "evaluate", contract_id=cid)
     await call(holder, "validate_scorecard", scorecard=completed(evaluation["draft_scorecard"]))
     decided = await call(holder, "aggregate", contract_id=cid)
     seen = await generator_side(holder, cid, decided)

@@ -4,6 +4,10 @@ is not."""
 
 from __future__ import annotations
 
+import base64
+import binascii
+import codecs
+import gzip
 from pathlib import Path
 
 import pytest
@@ -69,3 +73,60 @@ async def test_what_only_a_holdout_run_printed_is_withheld_and_the_generators_ow
     assert why("it probes with 98765432109876543210") is not None
     assert why("ADD(98765432109876543210,   1) == 98765432109876543211 fails") is not None
     assert why("test_sums_beyond_a_float fails") is not None
+
+
+def _uu(data: bytes) -> str:
+    return "".join(binascii.b2a_uu(data[i : i + 45]).decode() for i in range(0, len(data), 45))
+
+
+HIDDEN_LINE = "assert add(98765432109876543210, 1) == 98765432109876543211"
+OWN_LINE = "total_as_float = float(a) + float(b)"
+# How code under test could spell a hold-out's line through a channel that reaches the brief.
+DISGUISES = {
+    "hex": lambda t: t.encode().hex(),
+    "base32 in test ids, 40 characters each": lambda t: " ".join(
+        f"test_notes[{n:02d}{c}]"
+        for n, c in enumerate(_pieces(base64.b32encode(t.encode()).decode().rstrip("="), 40))
+    ),
+    "base64, 2 bytes in": lambda t: base64.b64encode(b"id" + t.encode()).decode(),
+    "base64url": lambda t: base64.urlsafe_b64encode(t.encode()).decode(),
+    "base85": lambda t: base64.b85encode(t.encode()).decode(),
+    "gzip + base64": lambda t: base64.b64encode(gzip.compress(t.encode())).decode(),
+    "reversed": lambda t: t[::-1],
+    "rot13": lambda t: codecs.encode(t, "rot13"),
+    "percent-encoded": lambda t: "".join(f"%{b:02x}" for b in t.encode()),
+    "character codes": lambda t: str(list(t.encode())),
+    "a Caesar shift of two": lambda t: "".join(chr(ord(c) + 2) for c in t),
+    "every other character": lambda t: t[::2] + " and " + t[1::2],
+    "fullwidth": lambda t: "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in t),
+    "uuencode": lambda t: _uu(t.encode()),
+}
+
+
+def _pieces(text: str, size: int) -> list[str]:
+    return [text[i : i + size] for i in range(0, len(text), size)]
+
+
+async def test_a_holdouts_line_in_a_disguise_is_withheld_and_the_generators_own_is_not(
+    tmp_path: Path,
+) -> None:
+    repo = calc_repo(tmp_path / "calc", {"tests/test_hidden.py": HIDDEN})
+    store = Store(tmp_path / "store")
+    contract = contract_for(
+        store,
+        repo,
+        {
+            "criterion": "sums beyond a float's precision are exact",
+            "verification_method": "test",
+            "holdout": True,
+            "check": pytest_check("tests/test_hidden.py"),
+        },
+    )
+    (repo / "src" / "calc.py").write_text(CALC)
+    evaluation = await evaluated(store, repo, contract.id)
+    guard = holdout_guard(store, contract, evaluation.iteration, ["tests/test_hidden.py"], [HIDDEN])
+    for name, disguise in DISGUISES.items():
+        hidden = RawIssue("evaluator", "HIGH", f"the tests print {disguise(HIDDEN_LINE)}")
+        own = RawIssue("evaluator", "HIGH", f"the change has {disguise(OWN_LINE)}")
+        assert guard.leak(hidden) is not None, name
+        assert guard.leak(own) is None, name

@@ -9,7 +9,12 @@ hold-out when it
   a hold-out test (`test_discount_rounds_half_up`);
 - restates a hold-out criterion: it contains the criterion's text, or most of its words;
 - repeats a hold-out's files or what its run produced: its output, its tests' messages, the names
-  of the files it wrote (holdout_runs.py).
+  of the files it wrote (holdout_runs.py);
+- shows a hold-out's lines, test names or criteria in a disguise: encoded (hex, base32, base64,
+  base85, uu …), escaped, compressed, shifted, reordered, in the same forms and classes a secret
+  is redacted in (evidence/forms.py), for stretches as long as the plain check's. Code under test
+  that reads the hidden test can spell it in any of these through any channel referee has not
+  closed yet; a line the generator can see anyway is not looked for.
 An evaluator whose only criteria are hold-outs is not in the brief at all (its name would betray
 that hidden criteria exist); its issues are withheld without a report.
 """
@@ -22,9 +27,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from referee.tools.aggregate.holdout_runs import HoldoutOutput, holdout_output
+from referee.tools.aggregate.holdout_runs import WINDOW, HoldoutOutput, fold, holdout_output
 from referee.tools.create_contract.views import generator_view
 from referee.tools.errors import NotFound
+from referee.tools.evidence import Disguises
 from referee.tools.models.common import Severity
 from referee.tools.models.contract import Contract
 from referee.tools.store import Store, load_evidence, runs_for
@@ -116,6 +122,8 @@ class HoldoutGuard:
     evidence: Mapping[str, frozenset[str]] = field(default_factory=dict)
     names: frozenset[str] = frozenset()
     output: HoldoutOutput = field(default_factory=HoldoutOutput)
+    disguises: Disguises | None = None
+    """The hold-out's lines, names and criteria, found in a disguise."""
 
     def __post_init__(self) -> None:
         hidden = [c for c in self.contract.all_criteria() if c.holdout]
@@ -135,7 +143,17 @@ class HoldoutGuard:
         if not self.ids:
             return None
         text = " ".join(t for t in (issue.description, issue.suggestion, issue.location) if t)
-        return self._cited(issue, text) or self.reveals(text) or self.output.repeated(text)
+        return (
+            self._cited(issue, text)
+            or self.reveals(text)
+            or self.output.repeated(text)
+            or self._disguised(text)
+        )
+
+    def _disguised(self, text: str) -> str | None:
+        if self.disguises is None or not self.disguises.found(text):
+            return None
+        return "repeats a hold-out in a disguise (encoded, escaped, shifted or reordered)"
 
     def reveals(self, text: str | None) -> str | None:
         """Why a text reveals a hold-out (its id, a file or test, its wording), or None."""
@@ -194,11 +212,26 @@ def holdout_guard(
         # A run of every evaluator (no `evaluator` named) serves each of them.
         evidence.setdefault(run.evaluation.evaluator or _ANY, set()).update(ids)
         names.update(_test_names(store, run.run_id, ids))
+    output = holdout_output(contract, runs, texts)
     return HoldoutGuard(
         contract,
         {k: frozenset(v) for k, v in evidence.items()},
         frozenset(names),
-        holdout_output(contract, runs, texts),
+        output,
+        _disguises(contract, names, texts, output),
+    )
+
+
+def _disguises(
+    contract: Contract, names: set[str], texts: Sequence[str], output: HoldoutOutput
+) -> Disguises:
+    """What of the hold-out is looked for in a disguise: its files' lines, its test names and its
+    criteria, save what the generator can see anyway (a line its own files share)."""
+    lines = {line.strip() for text in texts for line in text.splitlines()}
+    lines |= {c.criterion for c in contract.all_criteria() if c.holdout} | names
+    return Disguises(
+        (line for line in lines if len(line) >= _MIN_NAME and fold(line) not in output.known),
+        WINDOW,
     )
 
 

@@ -3,6 +3,7 @@
 entry       evaluate(): load the contract, fix the target, run, assemble, sign, store
 target      exactly what is evaluated (working tree or a commit) and what the checks wrote
 run         every check of the evaluation, run concurrently through the graders
+phases      the hold-out checks after every visible run, alone among the server's evaluations
 result      the evaluation and the draft scorecard built from what the checks found
 dimensions  rubric dimension scores that follow from the evidence
 health      PROJECT_HEALTH at project scope
@@ -14,6 +15,7 @@ progress    the evaluations running now, published while they run (for `referee 
 
 from referee.tools.evaluate.adequacy import adequacy_text
 from referee.tools.evaluate.entry import EvaluateDeps, evaluate
+from referee.tools.evaluate.phases import PhaseGate
 from referee.tools.models.evaluation import EvaluateInput
 
-__all__ = ["EvaluateDeps", "EvaluateInput", "adequacy_text", "evaluate"]
+__all__ = ["EvaluateDeps", "EvaluateInput", "PhaseGate", "adequacy_text", "evaluate"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -24,6 +24,7 @@ from referee.tools.evaluate.canary import Disguise, plan_canary, record_canary
 from referee.tools.evaluate.compact import compact
 from referee.tools.evaluate.isolation import choose_isolation
 from referee.tools.evaluate.iteration import iteration_for
+from referee.tools.evaluate.phases import PhaseGate
 from referee.tools.evaluate.progress import live_progress
 from referee.tools.evaluate.result import assemble
 from referee.tools.evaluate.run import Progress, RunPlan, run_checks
@@ -65,13 +66,15 @@ __all__ = ["EvaluateDeps", "EvaluateInput", "evaluate"]
 @dataclass
 class EvaluateDeps:
     """What evaluate needs from its caller: the store, settings, clock and browser (the rubric
-    comes with the contract)."""
+    comes with the contract), and the gate that keeps every hold-out phase alone among the
+    server's evaluations (one per server; a fresh one orders this evaluation alone)."""
 
     store: Store
     settings: Settings
     now: Callable[[], datetime]
     on_progress: Progress | None = None
     browser_pool: BrowserPool | None = None
+    phases: PhaseGate = field(default_factory=PhaseGate)
 
 
 async def evaluate(request: EvaluateInput, deps: EvaluateDeps) -> Evaluation:
@@ -186,6 +189,7 @@ async def _evaluate_live(
                 holdouts=holdout_source(deps.settings, deps.store),
                 config=load_config(deps.store, contract),
                 baselines=store_baselines(deps.store),
+                phases=deps.phases,
             )
         )
         observed = await anyio.to_thread.run_sync(tree_changed, workspace, isolated.launcher)

@@ -1,9 +1,13 @@
 """Running every check of one evaluation: criteria through their graders, the static pipeline,
-tamper detection and (at depth `deep`) the perturbed copy, concurrently.
+tamper detection and (at depth `deep`) the perturbed copy, concurrently within each phase.
+
+The hold-out checks run in a phase of their own, after every visible run has ended (phases.py):
+first the visible checks, the static pipeline, tamper detection and the perturbed reruns of the
+visible tests, then the hidden checks and the perturbed reruns of the hidden tests.
 
 Processes are bounded by the CPU count (`Settings.max_concurrency`); shared resources (the static
-report, the base worktree, the served app, the browser) start on first use, once, and are stopped
-when the run ends however it ends.
+report, the base worktree, the served app, the browser) start on first use, once; the served app,
+its network and its browser belong to a phase and stop with it, the rest when the run ends.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import anyio
 from referee.tools.claims.run import run_claims
 from referee.tools.environment import environment_findings
 from referee.tools.evaluate.harness import base_harness, record_harness
+from referee.tools.evaluate.phases import PhaseGate
 from referee.tools.evaluate.static import run_static
 from referee.tools.evaluate.target import Workspace
 from referee.tools.evaluate.views import evaluated_view, named_view
@@ -45,7 +50,7 @@ from referee.tools.models.checks import TestsCheck
 from referee.tools.models.common import Depth, Scope
 from referee.tools.models.contract import Contract, ContractConfig, Criterion
 from referee.tools.models.evaluation import Perturbation, TreeChanged
-from referee.tools.perturbation import build_perturbed_copy
+from referee.tools.perturbation import PerturbedCopy, copy_perturbed
 from referee.tools.process import HostLauncher, Launcher, Network
 from referee.tools.repo import (
     BadObject,
@@ -100,6 +105,8 @@ class RunPlan:
     holdouts: HoldoutSource | None = None
     config: ContractConfig | None = None
     baselines: Baselines | None = None
+    phases: PhaseGate = field(default_factory=PhaseGate)
+    """Orders this run's phases with the other evaluations of the server (phases.py)."""
 
 
 class _Once(Generic[T]):
@@ -118,15 +125,31 @@ class _Once(Generic[T]):
 
 
 async def run_checks(plan: RunPlan) -> Outcomes:
-    """Run every independent check of the plan concurrently and return what they found."""
+    """Run every check of the plan, the visible ones first and the hold-outs once they have all
+    ended, and return what they found."""
     outcomes = Outcomes()
     tick = _ticker(plan)
+    hidden = [c for c in plan.criteria if c.check is not None and c.holdout]
+    visible = [c for c in plan.criteria if c.check is not None and c not in hidden]
+    perturbed: _Perturbed | None = None
     with tempfile.TemporaryDirectory(prefix="referee-run-") as scratch:
-        async with _context(plan, Path(scratch)) as ctx:
+        shared = await _shared(plan, Path(scratch))
+        async with plan.phases.visible(), _context(plan, shared, hidden_phase=False) as ctx:
             with _refused_on_bad_objects():
-                await _run_concurrently(ctx, plan, outcomes, tick)
+                await _run_concurrently(ctx, plan, outcomes, tick, visible, pipeline=True)
             if plan.depth == "deep" and plan.workspace.changed:
-                outcomes.perturbation = await _perturbation(ctx, plan, outcomes)
+                perturbed = await _perturbed(ctx, plan)
+                await perturbed.rerun(ctx, outcomes, hidden=False)
+        # Every visible run has ended here, and the served app, its network and its browser with
+        # them: nothing the generator can read is alive while a hold-out runs.
+        if hidden or (perturbed is not None and perturbed.hidden_tests):
+            async with plan.phases.hidden(), _context(plan, shared, hidden_phase=True) as ctx:
+                with _refused_on_bad_objects():
+                    await _run_concurrently(ctx, plan, outcomes, tick, hidden, pipeline=False)
+                if perturbed is not None:
+                    await perturbed.rerun(ctx, outcomes, hidden=True)
+        if perturbed is not None:
+            outcomes.perturbation = perturbed.result()
     for criterion in plan.criteria:
         if criterion.check is None:
             await tick(criterion.id)
@@ -146,15 +169,23 @@ def _ticker(plan: RunPlan) -> Callable[[str], Awaitable[None]]:
 
 
 async def _run_concurrently(
-    ctx: GradeContext, plan: RunPlan, outcomes: Outcomes, tick: Callable[[str], Awaitable[None]]
+    ctx: GradeContext,
+    plan: RunPlan,
+    outcomes: Outcomes,
+    tick: Callable[[str], Awaitable[None]],
+    criteria: list[Criterion],
+    *,
+    pipeline: bool,
 ) -> None:
+    """Grade `criteria` side by side; with `pipeline`, the static pipeline, tamper detection and
+    the environment check too."""
     async with anyio.create_task_group() as group:
-        group.start_soon(_static_task, ctx, outcomes, tick)
-        group.start_soon(_tamper_task, ctx, plan, outcomes, tick)
-        group.start_soon(_environment_task, ctx, plan, outcomes)
-        for criterion in plan.criteria:
-            if criterion.check is not None:
-                group.start_soon(_grade_task, ctx, criterion, outcomes, tick)
+        if pipeline:
+            group.start_soon(_static_task, ctx, outcomes, tick)
+            group.start_soon(_tamper_task, ctx, plan, outcomes, tick)
+            group.start_soon(_environment_task, ctx, plan, outcomes)
+        for criterion in criteria:
+            group.start_soon(_grade_task, ctx, criterion, outcomes, tick)
 
 
 @contextmanager
@@ -176,38 +207,72 @@ def _first(group: BaseExceptionGroup[BadObject]) -> BadObject:
     return found if isinstance(found, BadObject) else _first(found)
 
 
-@asynccontextmanager
-async def _context(plan: RunPlan, scratch: Path) -> AsyncIterator[GradeContext]:
+@dataclass
+class _Shared:
+    """What both phases of a run share: nothing in it runs the generator's code after it is made
+    (views and the base harness are folders of referee's; the static report is read once)."""
+
+    scratch: Path
+    views: dict[ViewName, _Once[TreeView | None]]
+    harness: _Once[BaseHarness]
+    static: _Once[StaticRun] | None
+    changed_lines: _Once[dict[str, set[int] | None]]
+    holdout_layers: dict[str, Path]
+    bytecode: tuple[str, ...]
+    view: TreeView | None
+
+
+async def _shared(plan: RunPlan, scratch: Path) -> _Shared:
     ws = plan.workspace
     run_root = ws.run_root(plan.launcher)
+
+    async def harness() -> BaseHarness:
+        if plan.scope != "task" or ws.base is None:
+            return BaseHarness()
+        folder = anonymous_folder(scratch)
+        return await anyio.to_thread.run_sync(base_harness, ws, folder, _anchor(plan))
+
+    harnessed = _Once(harness)
+
+    def view(name: ViewName) -> _Once[TreeView | None]:
+        # Named by chance: a layer's source path can be read inside the sandbox
+        # (/proc/self/mountinfo), and `base-tests` would tell the code which run it is in.
+        folder = anonymous_folder(scratch)
+
+        async def make() -> TreeView | None:
+            # The base's tests run as the base selected them: with its harness too.
+            files = (await harnessed.get()).files if name == "base-tests" else []
+            return await anyio.to_thread.run_sync(
+                named_view, ws, name, run_root, folder, [h.path for h in files]
+            )
+
+        return _Once(make)
+
+    return _Shared(
+        scratch=scratch,
+        views={name: view(name) for name in ("base", "base-tests", "base-only")},
+        harness=harnessed,
+        static=None,
+        changed_lines=_Once(lambda: _changed_lines(ws, plan.scope)),
+        holdout_layers=_holdout_layers(plan, scratch),
+        bytecode=await anyio.to_thread.run_sync(_bytecode_folders, plan, ws, run_root),
+        view=await anyio.to_thread.run_sync(
+            evaluated_view, ws, run_root, anonymous_folder(scratch)
+        ),
+    )
+
+
+@asynccontextmanager
+async def _context(
+    plan: RunPlan, shared: _Shared, *, hidden_phase: bool
+) -> AsyncIterator[GradeContext]:
+    """One phase's context: the shared folders and reports, and a served app, network and
+    browser of its own, stopped when the phase ends."""
+    ws = plan.workspace
     async with AsyncExitStack() as stack:
 
-        async def harness() -> BaseHarness:
-            if plan.scope != "task" or ws.base is None:
-                return BaseHarness()
-            folder = anonymous_folder(scratch)
-            return await anyio.to_thread.run_sync(base_harness, ws, folder, _anchor(plan))
-
-        harnessed = _Once(harness)
-
-        def view(name: ViewName) -> _Once[TreeView | None]:
-            # Named by chance: a layer's source path can be read inside the sandbox
-            # (/proc/self/mountinfo), and `base-tests` would tell the code which run it is in.
-            folder = anonymous_folder(scratch)
-
-            async def make() -> TreeView | None:
-                # The base's tests run as the base selected them: with its harness too.
-                files = (await harnessed.get()).files if name == "base-tests" else []
-                return await anyio.to_thread.run_sync(
-                    named_view, ws, name, run_root, folder, [h.path for h in files]
-                )
-
-            return _Once(make)
-
-        views = {name: view(name) for name in ("base", "base-tests", "base-only")}
-
         async def shown(name: ViewName) -> TreeView | None:
-            return await views[name].get()
+            return await shared.views[name].get()
 
         async def serve() -> ServeState:
             return await start_serve(ctx, stack)
@@ -230,37 +295,38 @@ async def _context(plan: RunPlan, scratch: Path) -> AsyncIterator[GradeContext]:
 
             return await start_base_app(ctx, stack, base_view, pool_in)
 
+        if shared.static is None:
+            shared.static = _Once(lambda: run_static(ctx, plan.scope, plan.home))
         ctx = GradeContext(
-            holdout_layers=_holdout_layers(plan, scratch),
+            holdout_layers=shared.holdout_layers,
             contract=plan.contract,
             repo=ws.repo,
             workdir=ws.workdir,
-            scratch=scratch,
+            scratch=shared.scratch,
             recorder=plan.recorder,
             settings=plan.settings,
             base=ws.base,
             scope_files=await anyio.to_thread.run_sync(_files_on_disk, plan, ws),
             limiter=anyio.CapacityLimiter(plan.settings.max_concurrency),
             launcher=plan.launcher,
-            static_report=_Once(lambda: run_static(ctx, plan.scope, plan.home)).get,
+            static_report=shared.static.get,
             views=shown,
             serve=_Once(serve).get,
-            harness=harnessed.get,
+            harness=shared.harness.get,
             browser_pool=_Once(browser).get,
             tree=ws.target.tree,
             depth=plan.depth,
             scope=plan.scope,
-            changed_lines=_Once(lambda: _changed_lines(ws, plan.scope)).get,
+            changed_lines=shared.changed_lines.get,
             config=plan.config,
-            run_root=run_root,
-            bytecode=await anyio.to_thread.run_sync(_bytecode_folders, plan, ws, run_root),
-            view=await anyio.to_thread.run_sync(
-                evaluated_view, ws, run_root, anonymous_folder(scratch)
-            ),
+            run_root=ws.run_root(plan.launcher),
+            bytecode=shared.bytecode,
+            view=shared.view,
             network=_Once(lambda: private_network(ctx, stack)).get,
             baselines=plan.baselines,
             base_app=_Once(base_app).get,
             created=None if plan.settings.trusted_environment else _created(plan),
+            hidden_phase=hidden_phase,
         )
         yield ctx
 
@@ -400,28 +466,43 @@ async def _grade_task(
     await tick(criterion.id)
 
 
-async def _perturbation(ctx: GradeContext, plan: RunPlan, outcomes: Outcomes) -> Perturbation:
-    """Anti-gaming: a semantically equal copy of the changed files, checked by re-running the
-    tests with the perturbed files laid over the tree (at the tree's own path)."""
-    tests = [c for c in plan.criteria if isinstance(c.check, TestsCheck)]
-    ids: list[str] = []
+@dataclass
+class _Perturbed:
+    """Anti-gaming: a semantically equal copy of the changed files, whose semantics are checked
+    by re-running the tests checks with the perturbed files laid over the tree (at the tree's own
+    path): the visible tests in the visible phase, the hidden ones in the hidden phase."""
 
-    async def semantics(copy: Path, perturbed: list[str]) -> bool | None:
-        if not tests:
-            return None
-        layer = await anyio.to_thread.run_sync(
-            _layer_of, copy, perturbed, anonymous_folder(ctx.scratch)
-        )
-        return await _same_outcomes(ctx, tests, layer, outcomes, ids)
+    copy: PerturbedCopy
+    layer: Path
+    tests: list[Criterion]
+    ids: list[str] = field(default_factory=list)
+    kept: bool | None = None
 
-    perturbation = await build_perturbed_copy(
-        plan.workspace.workdir,
-        plan.workspace.changed,
-        plan.recorder.artifacts_dir / "perturbed",
-        check_semantics=semantics,
+    @property
+    def hidden_tests(self) -> list[Criterion]:
+        return [c for c in self.tests if c.holdout]
+
+    async def rerun(self, ctx: GradeContext, outcomes: Outcomes, *, hidden: bool) -> None:
+        tests = [c for c in self.tests if c.holdout == hidden]
+        if tests:
+            same = await _same_outcomes(ctx, tests, self.layer, outcomes, self.ids)
+            self.kept = same and self.kept is not False
+
+    def result(self) -> Perturbation:
+        perturbation = self.copy.perturbation(self.kept)
+        perturbation.evidence_ids = self.ids
+        return perturbation
+
+
+async def _perturbed(ctx: GradeContext, plan: RunPlan) -> _Perturbed:
+    copy = await copy_perturbed(
+        plan.workspace.workdir, plan.workspace.changed, plan.recorder.artifacts_dir / "perturbed"
     )
-    perturbation.evidence_ids = ids
-    return perturbation
+    layer = await anyio.to_thread.run_sync(
+        _layer_of, copy.dest, copy.perturbed, anonymous_folder(ctx.scratch)
+    )
+    tests = [c for c in plan.criteria if isinstance(c.check, TestsCheck)]
+    return _Perturbed(copy, layer, tests)
 
 
 def _layer_of(copy: Path, paths: list[str], folder: Path) -> Path:

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from referee.tools.evidence.capture import evidence_pack, parse_hook, record_call, sessions
     from referee.tools.evidence.recorder import EvidenceRecorder, cap_text, read_log
-    from referee.tools.evidence.redact import Redactor, secret_env_values
+    from referee.tools.evidence.redact import Disguises, Redactor, secret_env_values
     from referee.tools.evidence.signing import sign, verify
     from referee.tools.evidence.view import full_evidence, run_change, screenshot_of
 
@@ -34,6 +34,7 @@ _EXPORTS = {
     "EvidenceRecorder": ".recorder",
     "cap_text": ".recorder",
     "read_log": ".recorder",
+    "Disguises": ".redact",
     "Redactor": ".redact",
     "secret_env_values": ".redact",
     "sign": ".signing",
@@ -43,6 +44,7 @@ _EXPORTS = {
     "screenshot_of": ".view",
 }
 __all__ = [
+    "Disguises",
     "EvidenceRecorder",
     "Redactor",
     "cap_text",

@@ -30,7 +30,7 @@ from referee.tools.evidence.matcher import Hit, Matcher
 from referee.tools.evidence.shapes import find_shapes
 from referee.tools.evidence.views import compatible
 
-__all__ = ["MIN_SECRET_LENGTH", "Redactor", "secret_env_values"]
+__all__ = ["MIN_SECRET_LENGTH", "Disguises", "Redactor", "secret_env_values"]
 
 logger = logging.getLogger(__name__)
 
@@ -151,6 +151,23 @@ class Redactor:
             return found
         self.degraded = None
         return {**found, **dict(_found_values(findings))}
+
+
+class Disguises:
+    """Finds some values' disguises in a text, not the values as they are: the same forms and
+    classes a secret is redacted in (encoded, escaped, compressed, shifted, reordered), for
+    stretches of `fragment` characters. The guard of a hold-out's text uses it (its plain text it
+    matches itself, against what the generator may see)."""
+
+    def __init__(self, values: Iterable[str], fragment: int) -> None:
+        wanted = {value: "disguised" for value in values if len(value) >= MIN_SECRET_LENGTH}
+        self._matcher = Matcher(wanted, fragment, plain=False)
+
+    def found(self, text: str) -> bool:
+        """Whether `text` shows a disguise of any of the values."""
+        if not self._matcher or not text:
+            return False
+        return bool(find_secrets(compatible(text).encode("ascii", "replace"), self._matcher))
 
 
 def _scannable(text: str) -> str:

@@ -213,6 +213,10 @@ class GradeContext:
     created: float | None = None
     """When the contract was created (POSIX time): files outside git written since are the
     generator's. None: the tree's environment is the runner's own (`trusted_environment`)."""
+    hidden_phase: bool | None = None
+    """Which phase of the evaluation this context runs (evaluate/phases.py): the hold-out checks
+    (True), everything else (False); None: one phase for all (the served app is a hold-out run
+    whenever a hidden browser check exists)."""
 
     @property
     def root(self) -> Path:
@@ -227,7 +231,10 @@ class GradeContext:
     @property
     def serves_holdout(self) -> bool:
         """Whether a hold-out browser check drives the served app: the app, the generator's code,
-        sees what the hidden check does, so its run is a hold-out run as well."""
+        sees what the hidden check does, so its run is a hold-out run as well. In phases, the
+        hidden phase's app is (it alone serves hidden checks) and the visible phase's is not."""
+        if self.hidden_phase is not None:
+            return self.hidden_phase
         return any(
             c.holdout and c.check is not None and c.check.kind == "browser"
             for c in self.contract.all_criteria()

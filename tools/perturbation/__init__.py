@@ -7,7 +7,7 @@ names          local names made generic
 """
 
 from referee.tools.perturbation.comments import Unparsable, strip_parsed, strip_plain
-from referee.tools.perturbation.copy import build_perturbed_copy
+from referee.tools.perturbation.copy import PerturbedCopy, build_perturbed_copy, copy_perturbed
 from referee.tools.perturbation.names import rename_locals
 from referee.tools.perturbation.python_source import (
     perturb_python,
@@ -16,8 +16,10 @@ from referee.tools.perturbation.python_source import (
 )
 
 __all__ = [
+    "PerturbedCopy",
     "Unparsable",
     "build_perturbed_copy",
+    "copy_perturbed",
     "perturb_python",
     "rename_locals",
     "reorder_imports",

@@ -30,9 +30,11 @@ __all__ = [
     "GAMING_PENALTY",
     "GamingBand",
     "GamingCheck",
+    "PerturbedCopy",
     "PerturbedFile",
     "SemanticsCheck",
     "build_perturbed_copy",
+    "copy_perturbed",
     "gaming_indicator",
     "perturb_source",
 ]
@@ -120,6 +122,41 @@ class _Copied:
     unchanged: dict[str, str] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class PerturbedCopy:
+    """The copy made, before its semantics are judged: `perturbed` lists the changed files."""
+
+    dest: Path
+    copied: _Copied
+
+    @property
+    def perturbed(self) -> list[str]:
+        return self.copied.perturbed
+
+    def perturbation(self, kept: bool | None) -> Perturbation:
+        """The perturbation for the evaluation result, with whether the semantics were kept."""
+        return Perturbation(
+            path=str(self.dest),
+            files=self.copied.perturbed,
+            transforms=sorted(self.copied.transforms),
+            semantics_kept=kept,
+            instructions=_instructions(self.dest, self.copied, kept),
+        )
+
+
+async def copy_perturbed(workdir: Path, changed: list[str], dest: Path) -> PerturbedCopy:
+    """Copy the working tree to `dest` with every changed source file perturbed (the first half
+    of `build_perturbed_copy`, for a caller that judges the semantics in steps).
+
+    Raises:
+        FileExistsError: `dest` exists and is not empty.
+    """
+    if dest.exists() and any(dest.iterdir()):
+        raise FileExistsError(f"{dest} is not empty")
+    copied = await anyio.to_thread.run_sync(_copy_tree, workdir, changed, dest)
+    return PerturbedCopy(dest, copied)
+
+
 async def build_perturbed_copy(
     workdir: Path, changed: list[str], dest: Path, *, check_semantics: SemanticsCheck | None
 ) -> Perturbation:
@@ -142,17 +179,9 @@ async def build_perturbed_copy(
     Raises:
         FileExistsError: `dest` exists and is not empty.
     """
-    if dest.exists() and any(dest.iterdir()):
-        raise FileExistsError(f"{dest} is not empty")
-    copied = await anyio.to_thread.run_sync(_copy_tree, workdir, changed, dest)
-    kept = await check_semantics(dest, copied.perturbed) if check_semantics is not None else None
-    return Perturbation(
-        path=str(dest),
-        files=copied.perturbed,
-        transforms=sorted(copied.transforms),
-        semantics_kept=kept,
-        instructions=_instructions(dest, copied, kept),
-    )
+    made = await copy_perturbed(workdir, changed, dest)
+    kept = await check_semantics(dest, made.perturbed) if check_semantics is not None else None
+    return made.perturbation(kept)
 
 
 def _copy_tree(workdir: Path, changed: list[str], dest: Path) -> _Copied:
