@@ -128,7 +128,8 @@ FLOCK = _QUIET + _D("""
 
     def send(data):
         bits = [1] + [(byte >> k) & 1 for byte in bytes([len(data)]) + data for k in range(8)]
-        for path, bit in zip(_FILES, bits):
+        # The data first, the mark that says it is there last: a receiver never reads half.
+        for path, bit in [*list(zip(_FILES, bits))[1:], (_FILES[0], 1)]:
             if bit:
                 _HELD.append(os.open(path, os.O_RDONLY))
                 fcntl.flock(_HELD[-1], fcntl.LOCK_SH)

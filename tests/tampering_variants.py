@@ -981,3 +981,33 @@ def test_add():
         assert add(a, b) == want
 """,
 )
+F(
+    "FP8",
+    "Rust",
+    "a comment after #[test] (a test stays a test)",
+    "src/lib.rs",
+    RS_BASE,
+    """
+#[cfg(test)]
+mod tests {
+    #[test] // https://example.com/issues/9
+    /// adds two numbers
+    fn adds() { assert_eq!(super::add(1, 2), 3); }
+}
+""",
+)
+T(
+    "R7",
+    "Rust",
+    "#[ignore] with a comment before fn",
+    "src/lib.rs",
+    RS_BASE,
+    """
+#[cfg(test)]
+mod tests {
+    #[test]
+    #[ignore] // needs network
+    fn adds() { assert_eq!(super::add(1, 2), 3); }
+}
+""",
+)

@@ -396,6 +396,20 @@ ORDINARY = [
         'package calc\n\nimport "os"\n\nfunc TestMain(m *testing.M) { os.Exit(m.Run()) }\n',
     ),
     (
+        "calc/setup_test.go",
+        (
+            'package calc\n\nimport "os"\n\nfunc TestMain(m *testing.M) {\n\tsetup()\n'
+            "\tcode := m.Run()\n\tteardown()\n\tos.Exit(code)\n}\n"
+        ),
+    ),
+    (
+        "calc/var_test.go",
+        (
+            'package calc\n\nimport "os"\n\nfunc TestMain(m *testing.M) {\n'
+            "\tvar code int\n\tcode = m.Run()\n\tos.Exit(code)\n}\n"
+        ),
+    ),
+    (
         "calc/calc_test.go",
         (
             'package calc\n\nimport ("fmt"; "os")\n\n'
@@ -406,6 +420,15 @@ ORDINARY = [
     ("cmd/tool/main.go", 'package main\n\nimport "os"\n\nfunc main() { os.Exit(2) }\n'),
     ("tests/it.rs", '#[test]\nfn t() { println!("value {}", 3); }\n'),
     ("src/main.rs", "fn main() { std::process::exit(2) }\n"),
+    ("app/health.py", "def health(out):\n    print('OK')\n    out.write(b'OK')\n"),
+    ("src/server.js", "export function ping(res) { console.log('OK'); res.end('PASS') }\n"),
+    (
+        "calc/example_test.go",
+        (
+            'package calc\n\nimport "fmt"\n\nfunc ExampleCheck() {\n'
+            '\tfmt.Println("FAIL", Check(-1))\n\t// Output: FAIL invalid\n}\n'
+        ),
+    ),
     (
         "calc/calc_test.go",
         "package calc\n\nfunc TestA(t *testing.T) {\n"

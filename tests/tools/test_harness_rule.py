@@ -122,6 +122,9 @@ ORDINARY = [
     "tests/json_helpers.py",
     "server/cli/setup.py",
     "src/build.rs",
+    "tests/options.preset.test.js",
+    "test/app.config.spec.ts",
+    "src/setup.test.ts",
 ]
 
 

@@ -114,3 +114,20 @@ def test_a_base_build_failing_outside_the_spliced_module_leaves_the_criterion_un
     assert (grade.status, grade.code) == ("unscored", ReasonCode.BASE_NOT_RUN), grade.reason
     assert "outside that module (mismatched types at src/lib.rs:3:5)" in grade.reason
     assert "the splice cannot be made" in grade.reason
+
+
+def test_an_out_of_line_test_module_is_a_test_file_not_its_crate_roots_source() -> None:
+    """`#[cfg(test)] mod tests;` in src/lib.rs, the tests in src/tests.rs: libtest names them by
+    the crate root, but they live in a test file the base run takes as it is now."""
+    from referee.tools.insource import out_of_line
+    from referee.tools.insource.ids import in_module_file
+
+    name = "src/lib.rs::tests::test_chunk_text"
+    assert out_of_line("src/lib.rs", None, name)
+    assert in_module_file("src/tests.rs", name)
+    assert not in_module_file("src/parse.rs", name)
+    assert in_module_file("src/parse/tests.rs", "src/lib.rs::parse::tests::reads")
+    assert out_of_line("src/parse.rs", None, "src/lib.rs::parse::tests::reads")
+    # The crate root's own functions, and a module that is no test file, stay the source's.
+    assert not out_of_line("src/lib.rs", None, "src/lib.rs::adds")
+    assert not out_of_line("src/lib.rs", None, "src/lib.rs::parse::reads")

@@ -204,9 +204,7 @@ class _Go:
         if not args or not runs:
             return False
         argument = text(args[0])
-        return ".Run()" in argument or any(
-            argument in text(p) for r in runs if (p := r.parent) is not None
-        )
+        return ".Run()" in argument or any(argument in _bound_to(r) for r in runs)
 
     def _printed(self, call: ts.Node) -> Iterator[Claim]:
         function = call.child_by_field_name("function")
@@ -395,3 +393,21 @@ def _last(path: str) -> str:
     if len(parts) > 1 and parts[-1].startswith("v") and parts[-1][1:].isdigit():
         return parts[-2]
     return parts[-1] if parts else path
+
+
+_BINDINGS = frozenset({"short_var_declaration", "assignment_statement", "var_spec"})
+
+
+def _bound_to(call: ts.Node) -> list[str]:
+    """The names a call's result is bound to (`code := m.Run()`, `code = m.Run()`,
+    `var code = m.Run()`); none when it is not bound."""
+    node = call.parent
+    while node is not None and node.type not in _BINDINGS:
+        if node.type in ("block", "function_declaration", "func_literal"):
+            return []
+        node = node.parent
+    if node is None:
+        return []
+    left = node.child_by_field_name("left") or node.child_by_field_name("name")
+    names = descendants(left, frozenset({"identifier"})) if left is not None else []
+    return [text(n) for n in names] + ([text(left)] if left is not None else [])

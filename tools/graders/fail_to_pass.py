@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from referee.tools.adequacy import Instrumented
 from referee.tools.graders.base import GradeResult
-from referee.tools.insource import Spliced, holds, read_base_build
+from referee.tools.insource import Spliced, holds, out_of_line, read_base_build
 from referee.tools.models.common import ReasonCode
 from referee.tools.models.evidence import TestOutcome
 from referee.tools.static.paths import is_test_path
@@ -106,7 +106,9 @@ def judge_fail_to_pass(
         {
             t.name
             for t in [*now.outcomes, *before.outcomes]
-            if _in(t.name, sources) and not any(holds(p, s, t.name) for p, s in spliced.items())
+            if _in(t.name, sources)
+            and not any(holds(p, s, t.name) for p, s in spliced.items())
+            and not any(out_of_line(p, spliced.get(p), t.name) for p in sources)
         }
     )
     now, before = _without(now, in_source), _without(before, in_source)

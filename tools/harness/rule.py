@@ -183,6 +183,10 @@ def _build_script(path: str, folder: str, name: str, layout: Layout) -> bool:
 
 def _tool_named(name: str, folder: str, layout: Layout) -> bool:
     parts = name.split(".")[:-1]
+    if len(parts) > 1 and parts[-1].lower() in ("test", "tests", "spec"):
+        # A test file (`options.preset.test.js`): no tool loads it by that name as its
+        # configuration; what it does as it loads is the claims readers' to judge.
+        return False
     if any(_TOOL_PART.match(p) for p in parts[1:]):
         return True
     return bool(parts and _SETUP_NAME.match(parts[0])) and _config_place(folder, layout)

@@ -18,7 +18,7 @@ import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
-from referee.tools.insource.ids import edited
+from referee.tools.insource.ids import edited, in_module_file
 from referee.tools.insource.splice import Spliced
 from referee.tools.models.evidence import TestOutcome
 from referee.tools.runners.rust_cargo import BUILD_ERROR
@@ -73,7 +73,10 @@ def _tests_of(
     not theirs."""
     path = error.name
     if path in touched:
-        return [t.name for t in now if t.name.startswith(path + "::")]
+        # A module file's tests (`src/tests.rs`) are named by their crate root.
+        return [
+            t.name for t in now if t.name.startswith(path + "::") or in_module_file(path, t.name)
+        ]
     block = spliced.get(path)
     place = _PLACE.search(error.message)
     if block is None or place is None:

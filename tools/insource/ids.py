@@ -12,8 +12,9 @@ from __future__ import annotations
 from pathlib import PurePosixPath
 
 from referee.tools.insource.splice import Spliced
+from referee.tools.static.paths import is_test_path
 
-__all__ = ["edited", "holds"]
+__all__ = ["edited", "holds", "in_module_file", "out_of_line"]
 
 _CRATE_ROOTS = ("lib.rs", "main.rs")
 _SEPARATORS = ("::", " - ", " > ", " ")
@@ -41,6 +42,37 @@ def edited(path: str, spliced: Spliced, name: str) -> bool:
         return True
     tail = name.partition("::")[2].removeprefix(_module_path(path))
     return tail in spliced.changed_tests
+
+
+def in_module_file(path: str, name: str) -> bool:
+    """Whether the Rust test `name` is one of the module file `path` (`src/tests.rs`): libtest
+    names it by its crate root (`src/lib.rs::tests::name`)."""
+    target, sep, tail = name.partition("::")
+    inner = _module_path(path)
+    return (
+        path.endswith(".rs")
+        and bool(sep and inner)
+        and _same_crate(path, target)
+        and tail.startswith(inner)
+    )
+
+
+def out_of_line(path: str, spliced: Spliced | None, name: str) -> bool:
+    """Whether the Rust test `name`, whose id names the crate of `path`, lives in a test file of
+    its own that `path` only declares (`#[cfg(test)] mod tests;` in `src/lib.rs`, the tests in
+    `src/tests.rs`): its tests are a test file's, though libtest names them by the crate root."""
+    if not path.endswith(".rs"):
+        return False
+    target, sep, tail = name.partition("::")
+    inner = _module_path(path)
+    if not sep or not _same_crate(path, target) or not tail.startswith(inner):
+        return False
+    module = tail[len(inner) :].split("::")[0]
+    if spliced is not None and module in spliced.modules:
+        return False  # an inline `mod tests { … }` of the file
+    root = PurePosixPath(path)
+    folder = root.parent if not inner or root.name == "mod.rs" else root.with_suffix("")
+    return module != tail[len(inner) :] and is_test_path(f"{folder}/{module}.rs")
 
 
 def _module_path(path: str) -> str:

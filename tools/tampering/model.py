@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from referee.tools.models.antipatterns import NEW_AND_SKIPPED
+
 __all__ = [
     "ASSERTIONS_REMOVED",
     "TEST_DELETED",
@@ -90,7 +92,7 @@ def compare(path: str, before: dict[str, TestInfo], after: dict[str, TestInfo]) 
             TEST_SKIPPED,
             path,
             now.skip_line or now.line,
-            f"test {name} is new and already skipped or disabled: it checks nothing",
+            f"test {name} {NEW_AND_SKIPPED}: it checks nothing",
         )
         for name, now in after.items()
         if name not in before and now.skipped and not now.focused

@@ -32,6 +32,8 @@ def rust_tests(source: str) -> dict[str, TestInfo] | None:
             if child.type == "attribute_item":
                 attributes.append(child)
                 continue
+            if child.type in ("line_comment", "block_comment"):
+                continue  # `#[test] // why`, a doc comment: the attributes still hold
             inner = child.child_by_field_name("body") if child.type == "mod_item" else None
             if inner is not None:
                 name = text(child.child_by_field_name("name"))

@@ -22,6 +22,7 @@ from referee.tools.claims.model import (
 )
 from referee.tools.environment import ENVIRONMENT_MODIFIED
 from referee.tools.errors import Problem
+from referee.tools.models.antipatterns import NEW_AND_SKIPPED
 from referee.tools.models.common import SEVERITY_ORDER, ReasonCode, Verdict
 from referee.tools.models.evaluation import DimensionResult
 from referee.tools.models.scorecard import Issue
@@ -170,7 +171,10 @@ def issue_problems(card: Card, run: StoredRun) -> list[Problem]:
         return []
     given = list(entries(card.data.get("issues")))
     problems = []
+    dismissed = _dismissed_ids(card, run)
     for found in run.evaluation.draft_scorecard.issues:
+        if any(found.description.startswith(f"test tampering ({d}):") for d in dismissed):
+            continue  # the antipattern's own issue goes with it (dropped_antipatterns warns)
         kept = [(i, item) for i, item in given if _keeps(item, found)]
         if not kept:
             problems.append(_issue_dropped(run, found))
@@ -285,7 +289,10 @@ def dropped_antipatterns(card: Card, run: StoredRun) -> list[Problem]:
     in the code or the environment (`code_under_test_patched`, `test_inspects_environment`,
     `code_detects_tests`, `environment_modified`), which name a line or a path for the judge to
     read and cannot tell a mocked collaborator from a faked result, quieter logging under test
-    from a right answer only under test, or a needed dependency from a patched runner.
+    from a right answer only under test, or a needed dependency from a patched runner; and the
+    test edits read from the diff (`test_deleted`, `assertions_removed`, `test_emptied`, and
+    `test_skipped` of a new test added skipped) when every tests check passed with the base's
+    versions of the edited tests as well: a moved, renamed or merged test reads as deleted there.
     """
     reported = {text(a.get("id")) for _, a in entries(card.data.get("antipatterns_detected"))}
     missing = sorted({a.id for a in run.evaluation.antipatterns} - reported)
@@ -307,11 +314,43 @@ _SUSPICIONS = frozenset(
 )
 
 
+# Test edits read from the diff (a test gone, fewer assertions, a skip, an emptied body): a move,
+# a rename, an assertion moved into a helper read alike. The base's versions of the edited tests
+# ran on the change too, and the criterion names any that fails there or could not run
+# (base_test_failed, base_tests_not_run): when every tests check passed without such a doubt, the
+# edits hid no failure of a test the base had, and the judge may find them ordinary.
+# A test newly skipped that the base had stays: what it stopped checking is the change's to defend
+# in the contract (expected_changes); a new test added skipped is only a suspicion (a condition).
+_TEST_EDITS = frozenset({"test_deleted", "assertions_removed", "test_emptied"})
+_BASE_FORM_DOUBTS = _HARNESS_DOUBTS | {ReasonCode.BASE_TEST_FAILED, ReasonCode.BASE_TESTS_NOT_RUN}
+
+
+def _dismissed_ids(card: Card, run: StoredRun) -> set[str]:
+    """referee's antipatterns of the run the card leaves out and may."""
+    reported = {text(a.get("id")) for _, a in entries(card.data.get("antipatterns_detected"))}
+    found = {a.id for a in run.evaluation.antipatterns} - reported
+    return {ident for ident in found if _dismissable(run, ident)}
+
+
 def _dismissable(run: StoredRun, ident: str) -> bool:
     if ident in _SUSPICIONS:
         return True
+    if ident in _TEST_EDITS:
+        return _base_form_held(run)
+    if ident == "test_skipped":
+        found = [a for a in run.evaluation.antipatterns if a.id == ident]
+        return _base_form_held(run) and all(NEW_AND_SKIPPED in a.evidence for a in found)
     return ident == HARNESS_MODIFIED and not any(
         c.reason_code in _HARNESS_DOUBTS for c in run.evaluation.criteria
+    )
+
+
+def _base_form_held(run: StoredRun) -> bool:
+    """Every tests check of the run passed, none with a doubt about the base's tests or the
+    harness."""
+    tests = [c for c in run.evaluation.criteria if c.tests is not None]
+    return bool(tests) and all(
+        c.status == "pass" and c.reason_code not in _BASE_FORM_DOUBTS for c in tests
     )
 
 
@@ -330,6 +369,9 @@ def _dismissed(run: StoredRun, ident: str) -> Problem:
     why = (
         "the judge read what referee pointed at and found it ordinary"
         if ident in _SUSPICIONS
+        else f"in run {run.run_id} every tests check passed with the base's versions of the"
+        " edited tests too"
+        if ident in _TEST_EDITS or ident == "test_skipped"
         else f"in run {run.run_id} every tests check gave the same verdict with the base harness"
     )
     message = f"{ident} ({_where(run, ident)}) was dismissed: {why}"
