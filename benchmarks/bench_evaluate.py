@@ -6,12 +6,20 @@ A generated pytest suite that takes about --seconds alone is run bare (the same 
 JUnit report included) and through `evaluate` (task scope, nothing changed, so the static pipeline
 has nothing to analyse) in the sandbox and in place, alternately; medians are compared. Target:
 sandbox / bare <= 1.05. Also prints the peak RSS of this process and of its children.
+
+    python benchmarks/bench_evaluate.py --holdout [--runs 3] [--seconds 5]
+
+The cost of running hold-outs alone: a contract with a visible and a hold-out criterion (each the
+suite) against one with two visible criteria (the same two runs, side by side). The hold-out runs
+after the visible one has ended, so on a machine with the cores the ratio nears 2; with one core
+it is 1. Reported, no target: it is the price of the boundary (docs/contracts.md).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import statistics
 import subprocess
@@ -77,37 +85,64 @@ def through_referee(
     return elapsed
 
 
+def _contract(store: Store, root: Path, *checks: tuple[list[str], bool]) -> str:
+    functional = [
+        {
+            "criterion": f"suite passes ({i})",
+            "verification_method": "test",
+            "holdout": holdout,
+            "check": {"kind": "tests", "argv": argv},
+        }
+        for i, (argv, holdout) in enumerate(checks)
+    ]
+    return create_contract(
+        {"goal": "bench", "out_of_scope": ["other"], "functional": functional},
+        store=store,
+        rubrics=load_rubrics(root),
+        repo=describe_repo(root),
+        now=lambda: datetime.now(UTC),
+    ).contract.id
+
+
+def holdout_cost(store: Store, settings: Settings, root: Path, argv: list[str], runs: int) -> None:
+    # Two argv so the two criteria never share one run of the suite.
+    other = [*argv, "-p", "no:cacheprovider"]
+    side_by_side = _contract(store, root, (argv, False), (other, False))
+    phased = _contract(store, root, (argv, False), (other, True))
+    through_referee(store, settings, side_by_side)  # warm the static cache and imports
+    visible, hidden = [], []
+    for _ in range(runs):
+        visible.append(through_referee(store, settings, side_by_side))
+        hidden.append(through_referee(store, settings, phased))
+    result = {
+        "two_visible_s": round(statistics.median(visible), 3),
+        "visible_then_holdout_s": round(statistics.median(hidden), 3),
+        "ratio": round(statistics.median(hidden) / statistics.median(visible), 3),
+        "cores": len(os.sched_getaffinity(0)),
+    }
+    print(json.dumps(result, indent=2))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--holdout", action="store_true", help="the cost of hold-outs alone")
     args = parser.parse_args()
     root = make_project(Path(tempfile.mkdtemp(prefix="referee-bench-")) / "suite", args.seconds)
     argv = [sys.executable, "-m", "pytest", "-q", "tests"]
     settings = Settings.build([root])
     store = Store(settings.home)
-    contract = create_contract(
-        {
-            "goal": "bench",
-            "functional": [
-                {
-                    "criterion": "suite passes",
-                    "verification_method": "test",
-                    "check": {"kind": "tests", "argv": argv},
-                }
-            ],
-        },
-        store=store,
-        rubrics=load_rubrics(root),
-        repo=describe_repo(root),
-        now=lambda: datetime.now(UTC),
-    ).contract
-    through_referee(store, settings, contract.id)  # warm the static cache and imports
+    if args.holdout:
+        holdout_cost(store, settings, root, argv, args.runs)
+        return
+    contract_id = _contract(store, root, (argv, False))
+    through_referee(store, settings, contract_id)  # warm the static cache and imports
     bares, referees, inplace = [], [], []
     for _ in range(args.runs):
         bares.append(bare(root, argv))
-        referees.append(through_referee(store, settings, contract.id))
-        inplace.append(through_referee(store, settings, contract.id, "inplace"))
+        referees.append(through_referee(store, settings, contract_id))
+        inplace.append(through_referee(store, settings, contract_id, "inplace"))
     result = {
         "bare_s": round(statistics.median(bares), 3),
         "evaluate_sandbox_s": round(statistics.median(referees), 3),

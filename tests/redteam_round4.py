@@ -191,13 +191,6 @@ class HoldoutVariant:
     gets_through: str | None = None
 
 
-_GUARD = (
-    "tools/aggregate/holdout_runs.py HoldoutOutput.repeated withholds a stretch of the hidden"
-    " run's output only when the generator cannot see it anyway (`known`, which holds the"
-    " changed files): the hidden run chose one of the generator's own lines, which a judge quotes"
-    " in quotes as calc.py spells it (`'assert add(10**20, 1) == 10**20 + 1'`), so the choice,"
-    " i.e. the hidden assertion, reaches the brief"
-)
 HOLDOUT_VARIANTS = [
     HoldoutVariant(
         "holdout-judge-quotes-a-line-the-hidden-run-chose-among-the-generators-own",
@@ -205,7 +198,7 @@ HOLDOUT_VARIANTS = [
         " judge quotes it",
         SAYS_A_GUESS,
         quote="line",
-        gets_through=_GUARD,
+        gets_through=None,
     ),
     HoldoutVariant(
         "holdout-judge-cites-the-traceback-line-the-hidden-run-chose",
@@ -213,11 +206,7 @@ HOLDOUT_VARIANTS = [
         " location",
         RAISES_AT_A_LINE,
         quote="location",
-        gets_through=(
-            "the guard (tools/aggregate/holdouts.py HoldoutGuard.leak) looks at an issue's"
-            " location for names and stretches of WINDOW characters: `src/calc.py:N` is the"
-            " generator's own file, and N, chosen by the hidden run, says which guess it holds"
-        ),
+        gets_through=None,
     ),
     HoldoutVariant(
         "holdout-judge-names-the-file-the-hidden-run-wrote-among-the-generators-names",
@@ -225,12 +214,7 @@ HOLDOUT_VARIANTS = [
         " generator's code spells; a judge names the file the checks wrote",
         TOUCHES_A_NAMED_FILE,
         quote="path",
-        gets_through=(
-            "HoldoutOutput (tools/aggregate/holdout_runs.py) withholds a hold-out's written path"
-            " (a line of 12 to 19 characters) only when the generator cannot see it anyway, and"
-            " the changed calc.py spells every candidate name: which one the hidden run wrote"
-            " (i.e. the hidden assertion) reaches the brief"
-        ),
+        gets_through=None,
     ),
     HoldoutVariant(
         "holdout-judge-quotes-less-than-the-guards-window",
@@ -366,10 +350,6 @@ def _js(files: dict[str, str]) -> dict[str, str]:
     return {"package.json": VITEST_PACKAGE, ".gitignore": "node_modules\n", **files}
 
 
-_NOT_SPLICED = (
-    "tools/insource/splice.py {fn} reads only {form}: this test block is not one, so the base-tests"
-    " view has no base form of it and the edited block's pass stands"
-)
 BASE_FORM_VARIANTS = [
     Variant(
         "pytest-module-skips-at-import",
@@ -492,49 +472,17 @@ BASE_FORM_VARIANTS = [
     ),
 ]
 
-_EXIT_0 = (
-    "pytest.exit(returncode=0) ends the session with exit 0 and a junit whose interrupted case"
-    " has no name (read as a passed test `?`): suite_verdict (tools/graders/suite.py) reads a"
-    " whole passing run, though {what}"
-)
 THROUGH: dict[str, str] = {
-    "pytest-module-skips-at-import": (
-        "calc.py raises unittest.SkipTest at import: pytest reports one collection skip under the"
-        " module's id (`tests.test_calc`), not the base's test ids, so silenced_tests"
-        " (tools/graders/base_tests.py, from tests.py _skipped_base_tests) matches no test that"
-        " passed at base; a new test that passes keeps the run whole"
-    ),
-    "pytest-code-ends-the-session-with-exit-0": _EXIT_0.format(
-        what="test_add never ended and test_zero never ran; no base test file was edited, so no"
-        " base-tests run, and nothing compares the tests that ran with the base's"
-    ),
-    "pytest-base-form-ends-the-session-with-exit-0": _EXIT_0.format(
-        what="it is the base-tests run that add(1, 2) cut short: edited_tests_verdict"
-        " (tools/graders/base_tests.py) takes its `passed` code as a run to its end (_WHOLE),"
-        " finds no suspect, and the edited copy's pass stands (`not now: ?`)"
-    ),
     "pytest-result-that-equals-anything": (
         "add returns an int subclass whose __eq__ is always True: the base's tests, in either"
         " form, pass on a - b; nothing in tools/claims or tools/graders/base_tests.py reads a"
         " result that equals anything"
     ),
-    "cargo-cfg-all-test-module-edited-with-the-code": _NOT_SPLICED.format(
-        fn="_rust_modules", form="top-level modules whose attribute is exactly `#[cfg(test)]`"
-    )
-    + " (`#[cfg(all(test))]` is the same gate)",
-    "cargo-test-module-nested-in-a-module-edited-with-the-code": _NOT_SPLICED.format(
-        fn="_rust_modules", form="top-level `#[cfg(test)]` modules"
-    )
-    + " (this one is inside `pub mod ops`)",
     "cargo-test-module-in-a-path-file-edited-with-the-code": (
         '`#[cfg(test)] #[path = "checks.rs"] mod tests;` has no body, which'
         " tools/insource/splice.py _rust_modules skips, and src/checks.rs is no test path"
         " (tools/static/paths.py is_test_path): no base-tests view, the edited module passes"
     ),
-    "vitest-in-source-block-under-a-comparison-edited-with-the-code": _NOT_SPLICED.format(
-        fn="_vitest_blocks", form="top-level `if (import.meta.vitest)` with that exact condition"
-    )
-    + " (`!== undefined` is the same test)",
 }
 
 BASE_VARIANTS: list[Variant] = [

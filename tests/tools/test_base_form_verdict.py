@@ -85,3 +85,18 @@ def test_a_test_skipped_now_that_passed_at_base_is_silenced_unless_expected() ->
     skipped = {"adds", "windows_only", "trailing[1]", "new_one"}
     assert silenced_tests(skipped, before, []) == ["adds", "trailing[1]"]
     assert silenced_tests(skipped, before, ["trailing*"]) == ["adds"]
+
+
+def test_a_module_skipped_as_it_loads_silences_each_of_its_base_tests() -> None:
+    before = [
+        evidence.TestOutcome(name="tests/test_calc.py::test_add", outcome="passed"),
+        evidence.TestOutcome(name="tests/test_calc.py::test_zero", outcome="passed"),
+        evidence.TestOutcome(name="tests/test_more.py::test_big", outcome="passed"),
+    ]
+    assert silenced_tests({"tests.test_calc"}, before, []) == [
+        "tests/test_calc.py::test_add",
+        "tests/test_calc.py::test_zero",
+    ]
+    assert silenced_tests({"tests/test_calc.py"}, before, ["*zero"]) == [
+        "tests/test_calc.py::test_add"
+    ]

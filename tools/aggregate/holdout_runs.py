@@ -8,9 +8,11 @@ generator: it is withheld (`holdout_leak`).
 
 An issue repeats a hold-out when it shares a stretch of `WINDOW` characters or more with it (case
 and spacing aside), or holds a whole shorter line of it, and that stretch is not also something
-the generator can see: an ordinary run's output, the files the change holds, the generator's view
-of the contract. So quoting the generator's own code from a hold-out's traceback stays possible;
-quoting the hold-out's assertion does not.
+an ordinary run showed: its output, the names it wrote, the generator's view of the contract.
+The generator's own files are not among those: code that read the hidden test can answer by
+choosing which of its own lines, names or messages the hold-out's run prints, and the choice is
+the secret. So a generator's line quoted from a hold-out's traceback is withheld unless a visible
+run printed it too.
 """
 
 from __future__ import annotations
@@ -19,20 +21,18 @@ import json
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
 
 from referee.tools.create_contract.views import generator_view
 from referee.tools.models.contract import Contract
 from referee.tools.models.evidence import EvidenceItem
-from referee.tools.repo import file_at
 from referee.tools.store import StoredRun
-from referee.tools.text import unshown
 
 __all__ = ["HoldoutOutput", "holdout_output"]
 
 WINDOW = 20  # characters in a row: a quoted value, a name, a line, not a common phrase
 _SHORT = 12  # a line this long, shorter than WINDOW, counts as a whole
 _SOURCE_LIMIT = 1024 * 1024  # a changed file larger than this is not read
+_PLACE = re.compile(r"[\w./-]+\.\w+:\d+")
 _WHY = "repeats a hold-out: its files, or what its run printed, reported or wrote"
 
 
@@ -59,6 +59,13 @@ class HoldoutOutput:
         for line in self.lines:
             if line in folded and re.search(rf"(?<!\w){re.escape(line)}(?!\w)", folded):
                 return _WHY
+        for place in _PLACE.findall(folded):
+            # A file and line a hold-out's run reported (its traceback), shorter than WINDOW:
+            # which line failed can be what the code chose to say.
+            if re.search(rf"(?<![\w/.]){re.escape(place)}(?!\d)", self.produced) and not re.search(
+                rf"(?<![\w/.]){re.escape(place)}(?!\d)", self.known
+            ):
+                return _WHY
         return None
 
 
@@ -80,7 +87,6 @@ def holdout_output(
             (produced if item.holdout or item.criterion_id in hidden else known).extend(
                 _texts(item)
             )
-        known += _sources(run)
     # Whole texts, folded: a stretch may run across a line break (a quoted traceback, a source
     # line with what precedes it).
     seen = "\n".join(fold(text) for text in known)
@@ -103,14 +109,3 @@ def _texts(item: EvidenceItem) -> Iterator[str]:
     for test in item.tests:
         yield test.name
         yield test.message
-
-
-def _sources(run: StoredRun) -> Iterator[str]:
-    """The changed files as the evaluated tree holds them: the generator wrote them."""
-    target = run.evaluation.target
-    if target.tree.startswith("dir:") or not Path(target.repo).is_dir():
-        return
-    for path in target.changed_files:
-        text = file_at(Path(target.repo), target.tree, unshown(path))
-        if text is not None and len(text) <= _SOURCE_LIMIT:
-            yield text

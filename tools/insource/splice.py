@@ -69,7 +69,9 @@ def _rust(base: str, now: str) -> Spliced | None:
     if not old and not new and not any(docs):
         return None
     edits = [(_span(m), _span(new[name]) if name in new else None) for name, m in old.items()]
-    tail = [_span(m) for name, m in new.items() if name not in old]
+    # A test module new in the change is appended at the top level: one nested in another
+    # module has no place at base to go (its tests then did not run there).
+    tail = [_span(m) for name, m in new.items() if name not in old and "::" not in name]
     was, now_tests = _module_tests(old), _module_tests(new)
     changed = tuple(sorted(n for n, body in now_tests.items() if was.get(n) != body))
     made, lines = _apply(base, now, edits, tail)
@@ -93,9 +95,10 @@ def _readable(root: ts.Node, modules: dict[str, tuple[ts.Node, ts.Node]]) -> boo
     return not any(n.is_missing for _, m in modules.values() for n in descendants(m))
 
 
-def _rust_modules(root: ts.Node) -> dict[str, tuple[ts.Node, ts.Node]]:
-    """Each top-level `#[cfg(test)]` module with a body, by name: its first attribute and the
-    module (a module declared `mod tests;` lives in its own file)."""
+def _rust_modules(root: ts.Node, prefix: str = "") -> dict[str, tuple[ts.Node, ts.Node]]:
+    """Each module with a body compiled for tests only (`#[cfg(test)]`, `#[cfg(all(test, …))]`),
+    at the top level or inside other modules, by its path (`tests`, `ops::tests`): its first
+    attribute and the module (a module declared `mod tests;` lives in its own file)."""
     found: dict[str, tuple[ts.Node, ts.Node]] = {}
     lead: list[ts.Node] = []
     for child in root.children:
@@ -103,11 +106,26 @@ def _rust_modules(root: ts.Node) -> dict[str, tuple[ts.Node, ts.Node]]:
             lead.append(child)
             continue
         attributes = [a for a in lead if a.type == "attribute_item"]
-        gated = any("".join(text(a).split()) == "#[cfg(test)]" for a in attributes)
-        if gated and child.type == "mod_item" and child.child_by_field_name("body") is not None:
-            found[text(child.child_by_field_name("name"))] = (attributes[0], child)
+        body = child.child_by_field_name("body") if child.type == "mod_item" else None
+        if body is not None:
+            name = prefix + text(child.child_by_field_name("name"))
+            if any(_test_only(a) for a in attributes):
+                found[name] = (attributes[0], child)
+            else:
+                found.update(_rust_modules(body, name + "::"))
         lead = []
     return found
+
+
+def _test_only(attribute: ts.Node) -> bool:
+    """`#[cfg(test)]`, or a `cfg(all(…))` that requires `test`: code compiled for tests alone."""
+    raw = "".join(text(attribute).split())
+    if raw == "#[cfg(test)]":
+        return True
+    if not raw.startswith("#[cfg(all(") or "not(" in raw:
+        return False
+    inner = raw[len("#[cfg(all(") : -len("))]")]
+    return "test" in inner.split(",")
 
 
 def _doc_lines(root: ts.Node) -> list[str]:
@@ -127,14 +145,16 @@ def _module_tests(modules: dict[str, tuple[ts.Node, ts.Node]]) -> dict[str, str]
     """Each function of the test modules by `module::name`, with its text (whitespace folded):
     helpers count too, since a test that calls an edited helper is edited."""
     found: dict[str, str] = {}
-    for _, module in modules.values():
+    for key, (_, module) in modules.items():
+        outer = key.rpartition("::")[0]  # the modules around a nested test module
         for node in descendants(module, frozenset({"function_item"})):
             path, parent = [text(node.child_by_field_name("name"))], node.parent
             while parent is not None and parent.id != module.parent.id:  # type: ignore[union-attr]
                 if parent.type == "mod_item":
                     path.insert(0, text(parent.child_by_field_name("name")))
                 parent = parent.parent
-            found["::".join(path)] = " ".join(f"{_attributes(node)} {text(node)}".split())
+            name = "::".join([outer, *path] if outer else path)
+            found[name] = " ".join(f"{_attributes(node)} {text(node)}".split())
     return found
 
 
@@ -162,12 +182,13 @@ def _vitest(language: str, base: str, now: str) -> Spliced | None:
 
 
 def _vitest_blocks(root: ts.Node) -> list[tuple[int, int]]:
-    """Each top-level `if (import.meta.vitest) { … }`."""
+    """Each top-level `if` whose condition reads `import.meta.vitest` (`if (import.meta.vitest)`,
+    `!== undefined`, …): vitest defines it for in-source tests alone."""
     return [
         (child.start_byte, child.end_byte)
         for child in root.named_children
         if child.type == "if_statement"
-        and "".join(text(child.child_by_field_name("condition")).split()) == "(import.meta.vitest)"
+        and "import.meta.vitest" in text(child.child_by_field_name("condition"))
     ]
 
 

@@ -48,6 +48,8 @@ class GuardLog:
     ctypes: list[str] = field(default_factory=list)
     elsewhere: list[str] = field(default_factory=list)
     """`name path`: the tree's own modules the run imported from another place."""
+    interrupted: list[str] = field(default_factory=list)
+    """Where the session was stopped before its end (`pytest.exit`, an interrupt)."""
 
     def bypassed(self, report: Path | None = None) -> str | None:
         """Why the run did not end through pytest (or its report is not pytest's), or None."""
@@ -57,6 +59,10 @@ class GuardLog:
             )
         if self.signals:
             return f"test code signalled its own process ({self.signals[0]})"
+        if self.interrupted:
+            # pytest.exit ends the session early with any exit code, and the tests after it
+            # never run: whatever the report then says, it is not the whole run's account.
+            return f"the session was stopped before its end ({self.interrupted[0]})"
         if self.loaded and not self.finished:
             return "the test process ended before pytest finished its session (os._exit, a signal)"
         if report is not None and self.finished and _digest(report) not in self.digests:
@@ -86,6 +92,8 @@ def read_guard(reports: Path, root: Path) -> GuardLog:
             log.signals.append(_short(rest, root))
         elif kind == "ctypes":
             log.ctypes.append(_short(rest, root))
+        elif kind == "interrupted":
+            log.interrupted.append(_short(rest, root))
         elif kind == "elsewhere" and len(log.elsewhere) < 20:
             log.elsewhere.append(rest[:300])
     return log

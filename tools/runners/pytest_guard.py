@@ -164,6 +164,15 @@ def _digest(path: str) -> str:
         return "-"
 
 
+def pytest_keyboard_interrupt(excinfo: Any) -> None:
+    """pytest.exit (or an interrupt) stopped the session: the tests after it never ran."""
+    file, line = "?", 0
+    with contextlib.suppress(Exception):
+        last = excinfo.traceback[-1]
+        file, line = str(last.path), last.lineno + 1
+    _write(f"interrupted {file}:{line} {getattr(excinfo, 'typename', 'interrupt')}")
+
+
 def pytest_sessionfinish(session: Any, exitstatus: Any) -> None:
     session.config._referee_session = session
 
