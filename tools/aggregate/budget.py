@@ -48,7 +48,8 @@ def loop_budget(store: Store, contract: Contract, upto: int, decision: str) -> B
         total=_total(costs) if costs else None,
         solo_passed=passed,
         solo_criteria=judged,
-        solo=f"the solo attempt already passed {passed} of {counted(judged, 'criterion')}"
+        solo=f"the solo attempt already passed {passed} of"
+        f" {counted(judged, 'criterion', 'criteria')}"
         if judged
         else "",
         note=_overhead(store, contract, decision if upto == 1 else None),

@@ -128,6 +128,7 @@ def _panicked(tests: dict[tuple[str, str], _Test]) -> list[TestOutcome]:
     return list(found.values())
 
 
+_FRAMING = re.compile(r"^=== (?:RUN|PAUSE|CONT|NAME)\s")
 _BUILD_FAILED = re.compile(rb"^FAIL\t(\S+) \[(build|setup) failed\]\s*$")
 
 
@@ -135,7 +136,9 @@ def _apply(event: dict[str, Any], state: _Test) -> None:
     action = event.get("Action")
     if action == "output":
         text = str(event.get("Output") or "")
-        if not is_account(text):  # the wrapper's line after a binary that ended mid-test
+        # The wrapper's line after a binary that ended mid-test is no test's; go test's own
+        # framing (`=== RUN`, `=== PAUSE` …) would stand before the failure's first line.
+        if not is_account(text) and not _FRAMING.match(text):
             state.add(text)
     elif action in _ENDS:
         state.outcome = _ENDS[str(action)]

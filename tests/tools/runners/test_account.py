@@ -163,3 +163,17 @@ def test_the_wrappers_line_stays_out_of_a_failing_tests_message() -> None:
     assert [o.message.split(";")[0] for o in outcomes if o.outcome == "error"] == [
         "crashed: the test binary panicked in TestAdd (boom)"
     ]
+
+
+def test_a_failing_go_tests_message_starts_with_its_failure_not_go_tests_framing() -> None:
+    from referee.tools.runners.go_test import parse_go_json
+
+    data = _go(
+        ("run", "TestV7", ""),
+        ("output", "TestV7", "=== RUN   TestV7\n"),
+        ("output", "TestV7", "    uuid_test.go:891: expected duplicates\n"),
+        ("output", "TestV7", "--- FAIL: TestV7 (0.00s)\n"),
+        ("fail", "TestV7", ""),
+    )
+    (outcome,) = parse_go_json(data)
+    assert outcome.message.strip().startswith("uuid_test.go:891: expected duplicates")
