@@ -1,6 +1,6 @@
-"""The guard's view of a hold-out run's output: what it alone produced is withheld, what the
-generator can see anyway (its own code in the hold-out's traceback, an ordinary run's output)
-is not."""
+"""The guard's view of a hold-out run's output: what it alone produced is withheld, even the
+generator's own lines (code that read the hidden test chooses which of them the hidden run
+prints); what an ordinary run showed is not."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ HIDDEN = (
 )
 
 
-async def test_what_only_a_holdout_run_printed_is_withheld_and_the_generators_own_code_is_not(
+async def test_what_only_a_holdout_run_printed_is_withheld_even_the_generators_own_lines(
     tmp_path: Path,
 ) -> None:
     repo = calc_repo(tmp_path / "calc", {"tests/test_hidden.py": HIDDEN})
@@ -61,18 +61,21 @@ async def test_what_only_a_holdout_run_printed_is_withheld_and_the_generators_ow
     assert [c.status for c in evaluation.criteria] == ["pass", "fail"]
     guard = holdout_guard(store, contract, evaluation.iteration)
 
-    def why(text: str) -> str | None:
-        return guard.leak(RawIssue("evaluator", "HIGH", text, "src/calc.py:3"))
+    def why(text: str, location: str = "src/calc.py") -> str | None:
+        return guard.leak(RawIssue("evaluator", "HIGH", text, location))
 
-    # The generator's own lines, though the hold-out's traceback quotes them.
-    assert why("`assert total_as_float < 1e19` fails for large sums") is None
-    assert why("`total_as_float = float(a) + float(b)` loses precision") is None
-    assert why("it fails as total_as_float = float(a) + float(b) rounds") is None
-    assert why("it stops at assert total_as_float < 1e19 for large sums") is None
+    # The generator's own lines, as only the hold-out's traceback printed them, and the place
+    # it failed at: which of them the hidden run printed can be the code's answer.
+    assert why("`assert total_as_float < 1e19` fails for large sums") is not None
+    assert why("`total_as_float = float(a) + float(b)` loses precision") is not None
+    assert why("the check fails", "src/calc.py:3") is not None
     # What only the hold-out's run printed, however it is spaced or cased.
     assert why("it probes with 98765432109876543210") is not None
     assert why("ADD(98765432109876543210,   1) == 98765432109876543211 fails") is not None
     assert why("test_sums_beyond_a_float fails") is not None
+    # The generator's code the hidden run did not print, at a place it did not report.
+    assert why("`return int(total_as_float)` truncates", "src/calc.py:4") is None
+    assert why("add() has no docstring") is None
 
 
 def _uu(data: bytes) -> str:

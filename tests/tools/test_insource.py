@@ -123,11 +123,13 @@ def test_an_out_of_line_test_module_is_a_test_file_not_its_crate_roots_source() 
     from referee.tools.insource.ids import in_module_file
 
     name = "src/lib.rs::tests::test_chunk_text"
-    assert out_of_line("src/lib.rs", None, name)
+    files = ["src/tests.rs", "src/parse/tests.rs"]
+    assert out_of_line("src/lib.rs", None, name, files)
+    assert not out_of_line("src/lib.rs", None, name, [])  # an inline module, or no such file
     assert in_module_file("src/tests.rs", name)
     assert not in_module_file("src/parse.rs", name)
     assert in_module_file("src/parse/tests.rs", "src/lib.rs::parse::tests::reads")
-    assert out_of_line("src/parse.rs", None, "src/lib.rs::parse::tests::reads")
+    assert out_of_line("src/parse.rs", None, "src/lib.rs::parse::tests::reads", files)
     # The crate root's own functions, and a module that is no test file, stay the source's.
-    assert not out_of_line("src/lib.rs", None, "src/lib.rs::adds")
-    assert not out_of_line("src/lib.rs", None, "src/lib.rs::parse::reads")
+    assert not out_of_line("src/lib.rs", None, "src/lib.rs::adds", files)
+    assert not out_of_line("src/lib.rs", None, "src/lib.rs::parse::reads", files)

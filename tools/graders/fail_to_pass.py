@@ -108,7 +108,7 @@ def judge_fail_to_pass(
             for t in [*now.outcomes, *before.outcomes]
             if _in(t.name, sources)
             and not any(holds(p, s, t.name) for p, s in spliced.items())
-            and not any(out_of_line(p, spliced.get(p), t.name) for p in sources)
+            and not any(out_of_line(p, spliced.get(p), t.name, touched) for p in sources)
         }
     )
     now, before = _without(now, in_source), _without(before, in_source)

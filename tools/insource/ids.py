@@ -9,10 +9,10 @@ file's tests (`src/sum.ts > adds`) all live in its blocks.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from pathlib import PurePosixPath
 
 from referee.tools.insource.splice import Spliced
-from referee.tools.static.paths import is_test_path
 
 __all__ = ["edited", "holds", "in_module_file", "out_of_line"]
 
@@ -57,9 +57,9 @@ def in_module_file(path: str, name: str) -> bool:
     )
 
 
-def out_of_line(path: str, spliced: Spliced | None, name: str) -> bool:
-    """Whether the Rust test `name`, whose id names the crate of `path`, lives in a test file of
-    its own that `path` only declares (`#[cfg(test)] mod tests;` in `src/lib.rs`, the tests in
+def out_of_line(path: str, spliced: Spliced | None, name: str, files: Collection[str]) -> bool:
+    """Whether the Rust test `name`, whose id names the crate of `path`, lives in one of the test
+    `files` that `path` only declares (`#[cfg(test)] mod tests;` in `src/lib.rs`, the tests in
     `src/tests.rs`): its tests are a test file's, though libtest names them by the crate root."""
     if not path.endswith(".rs"):
         return False
@@ -72,7 +72,9 @@ def out_of_line(path: str, spliced: Spliced | None, name: str) -> bool:
         return False  # an inline `mod tests { … }` of the file
     root = PurePosixPath(path)
     folder = root.parent if not inner or root.name == "mod.rs" else root.with_suffix("")
-    return module != tail[len(inner) :] and is_test_path(f"{folder}/{module}.rs")
+    if module == tail[len(inner) :]:
+        return False
+    return any(f in files for f in (f"{folder}/{module}.rs", f"{folder}/{module}/mod.rs"))
 
 
 def _module_path(path: str) -> str:

@@ -165,7 +165,10 @@ def _digest(path: str) -> str:
 
 
 def pytest_keyboard_interrupt(excinfo: Any) -> None:
-    """pytest.exit (or an interrupt) stopped the session: the tests after it never ran."""
+    """pytest.exit stopped the session: the tests after it never ran. (pytest's own stop after
+    collection errors comes here too, as `Interrupted`: its report says why, and is whole.)"""
+    if getattr(excinfo, "typename", "") != "Exit":
+        return
     file, line = "?", 0
     with contextlib.suppress(Exception):
         last = excinfo.traceback[-1]
