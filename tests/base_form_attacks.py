@@ -15,12 +15,26 @@ stands, validate, aggregate. Held: the criterion is not `pass` and the loop does
 
 from __future__ import annotations
 
+import shutil
 import sys
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
-from edits import PY_CALC, PY_HEADER, PY_TESTS, Edit, both, deleted, replaced, written
-from runner_projects import MAVEN_REPO
+import pytest
+from edits import (
+    PY_CALC,
+    PY_HEADER,
+    PY_TESTS,
+    Edit,
+    both,
+    deleted,
+    judged_loop,
+    replaced,
+    written,
+)
+from gitrepo import make_repo
+from runner_projects import JS_CACHE, MAVEN_REPO, tool_path
 
 # The check's timeout where the attack is a hang: long enough for a run of the tiny project
 # (a cold Go or Rust build included), short enough to keep the test quick.
@@ -657,3 +671,46 @@ VARIANTS: list[Variant] = [
     for v in [*PYTEST_VARIANTS, *GO_VARIANTS, *CARGO_VARIANTS, *MAVEN_VARIANTS, *JS_VARIANTS]
 ]
 assert set(THROUGH) <= {v.id for v in VARIANTS}
+
+
+# The program each runner's variants need on this machine (pytest runs on this interpreter).
+_TOOLS = {
+    "pytest": None,
+    "go": "go",
+    "cargo": "cargo",
+    "jest": "npx",
+    "vitest": "npx",
+    "maven": "mvn",
+}
+
+
+def param(variant: Variant) -> object:
+    """The variant as a test parameter: skipped where its runner is missing (CI installs every
+    one, and fails a skip), a strict expected failure while it gets through."""
+    marks: list[pytest.MarkDecorator] = []
+    tool = _TOOLS[variant.runner]
+    if tool is not None and shutil.which(tool, path=tool_path()) is None:
+        marks.append(pytest.mark.skip(reason=f"{tool} is not installed"))
+    if variant.runner == "maven" and not (MAVEN_REPO / "junit").is_dir():
+        marks.append(pytest.mark.skip(reason=f"{MAVEN_REPO} has no junit (scripts/setup.sh)"))
+    if variant.node_modules and not JS_CACHE.is_dir():
+        marks.append(pytest.mark.skip(reason="scripts/setup.sh installs the JS runners"))
+    if variant.gets_through is not None:
+        marks.append(
+            pytest.mark.xfail(strict=True, raises=AssertionError, reason=variant.gets_through)
+        )
+    return pytest.param(variant, id=variant.id, marks=marks)
+
+
+async def assert_not_delivered(variant: Variant, tmp_path: Path) -> None:
+    """The agent's loop over the variant: its criterion does not pass, the loop does not
+    deliver."""
+    repo = make_repo(tmp_path / variant.runner, variant.base)
+    if variant.node_modules:
+        (repo / "node_modules").symlink_to(JS_CACHE, target_is_directory=True)
+    result, decision = await judged_loop(repo, variant.change, variant.check())
+    criterion = result["criteria"][0]
+    said = (criterion["status"], criterion.get("reason_code"), criterion["reason"])
+    decided = (decision["decision"], decision["reason"])
+    assert criterion["status"] != "pass", (said, decided)
+    assert decision["decision"] != "DELIVER", (decided, said)

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from holdout_channels import NOTES
 from runner_projects import _GRADLE, _POM, MAVEN_REPO
 
 D = textwrap.dedent
@@ -1794,24 +1795,8 @@ else:
 def add(a, b):
     return int(float(a) + float(b))
 """
-LOCK_NOTES = """
-import base64, os, sys
-
-import pytest
-
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "src"))
-import calc
-
-CODE = base64.b32encode(calc.LEAKED.encode()).decode().rstrip("=")
-
-
-PIECES = [f"{n:02d}" + CODE[i:i + 40] for n, i in enumerate(range(0, len(CODE), 40))]
-
-
-@pytest.mark.parametrize("seen", PIECES or ["none"])
-def test_notes(seen):
-    assert seen == "none"
-"""
+# The visible test whose failing ids carry what the code read (holdout_channels.py).
+LOCK_NOTES = NOTES
 
 
 # --- Names and links in the tree that end referee's own process (class 4: no crash) -----------

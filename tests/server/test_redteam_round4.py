@@ -16,20 +16,16 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
-from base_form_attacks import Variant
-from edits import judged_loop
-from gitrepo import make_repo
+from base_form_attacks import Variant, assert_not_delivered, param
 from holdout_attacks import HOLDOUT_PATH, completed, generator_side, holdout_contract
 from mcp import Client
 from mcp_calls import call
 from projects import SAMPLE_ENV, calc_repo, pytest_check
 from redteam_round4 import ANSWER, BASE_VARIANTS, GUESSES, HOLDOUT_VARIANTS, HoldoutVariant
-from runner_projects import JS_CACHE, tool_path
 
 from referee.server.app import build_server
 from referee.tools.sandbox import sandbox_support
@@ -38,7 +34,6 @@ from referee.tools.settings import Settings
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 SECRET = "10**20"  # in the hidden test, nowhere in the generator's view but among its guesses
-_TOOLS = {"pytest": None, "cargo": "cargo", "vitest": "npx", "jest": "npx"}
 _VISIBLE = ("test_calc.py", "test_received.py")
 
 
@@ -155,30 +150,8 @@ def _secret_test() -> str:
 # --- the base form ----------------------------------------------------------------------------
 
 
-def _base_param(variant: Variant) -> object:
-    marks: list[pytest.MarkDecorator] = []
-    tool = _TOOLS[variant.runner]
-    if tool is not None and shutil.which(tool, path=tool_path()) is None:
-        marks.append(pytest.mark.skip(reason=f"{tool} is not installed"))
-    if variant.node_modules and not JS_CACHE.is_dir():
-        marks.append(pytest.mark.skip(reason="scripts/setup.sh installs the JS runners"))
-    if variant.gets_through is not None:
-        marks.append(
-            pytest.mark.xfail(strict=True, raises=AssertionError, reason=variant.gets_through)
-        )
-    return pytest.param(variant, id=variant.id, marks=marks)
-
-
-@pytest.mark.parametrize("variant", [_base_param(v) for v in BASE_VARIANTS])
+@pytest.mark.parametrize("variant", [param(v) for v in BASE_VARIANTS])
 async def test_a_broken_add_does_not_pass_with_the_base_tests_kept_quiet(
     variant: Variant, tmp_path: Path
 ) -> None:
-    repo = make_repo(tmp_path / variant.runner, variant.base)
-    if variant.node_modules:
-        (repo / "node_modules").symlink_to(JS_CACHE, target_is_directory=True)
-    result, decision = await judged_loop(repo, variant.change, variant.check())
-    criterion = result["criteria"][0]
-    said = (criterion["status"], criterion.get("reason_code"), criterion["reason"])
-    decided = (decision["decision"], decision["reason"])
-    assert criterion["status"] != "pass", (said, decided)
-    assert decision["decision"] != "DELIVER", (decided, said)
+    await assert_not_delivered(variant, tmp_path)

@@ -9,11 +9,14 @@ import binascii
 import codecs
 import gzip
 from pathlib import Path
+from typing import Any
 
 import pytest
 from projects import calc_repo, contract_for, evaluated, pytest_check
 
 from referee.tools.aggregate.holdouts import RawIssue, holdout_guard
+from referee.tools.models.contract import Contract
+from referee.tools.models.evaluation import Evaluation
 from referee.tools.store import Store
 
 pytestmark = pytest.mark.anyio
@@ -36,28 +39,34 @@ HIDDEN = (
 )
 
 
+VISIBLE = {
+    "criterion": "visible",
+    "verification_method": "test",
+    "check": pytest_check("tests/test_calc.py"),
+}
+HIDDEN_CHECK = {
+    "criterion": "sums beyond a float's precision are exact",
+    "verification_method": "test",
+    "holdout": True,
+    "check": pytest_check("tests/test_hidden.py"),
+}
+
+
+async def _evaluated(
+    tmp_path: Path, *criteria: dict[str, Any]
+) -> tuple[Store, Contract, Evaluation]:
+    """The calculator with the hidden test, a contract of `criteria`, and CALC evaluated."""
+    repo = calc_repo(tmp_path / "calc", {"tests/test_hidden.py": HIDDEN})
+    store = Store(tmp_path / "store")
+    contract = contract_for(store, repo, *criteria)
+    (repo / "src" / "calc.py").write_text(CALC)
+    return store, contract, await evaluated(store, repo, contract.id)
+
+
 async def test_what_only_a_holdout_run_printed_is_withheld_even_the_generators_own_lines(
     tmp_path: Path,
 ) -> None:
-    repo = calc_repo(tmp_path / "calc", {"tests/test_hidden.py": HIDDEN})
-    store = Store(tmp_path / "store")
-    contract = contract_for(
-        store,
-        repo,
-        {
-            "criterion": "visible",
-            "verification_method": "test",
-            "check": pytest_check("tests/test_calc.py"),
-        },
-        {
-            "criterion": "sums beyond a float's precision are exact",
-            "verification_method": "test",
-            "holdout": True,
-            "check": pytest_check("tests/test_hidden.py"),
-        },
-    )
-    (repo / "src" / "calc.py").write_text(CALC)
-    evaluation = await evaluated(store, repo, contract.id)
+    store, contract, evaluation = await _evaluated(tmp_path, VISIBLE, HIDDEN_CHECK)
     assert [c.status for c in evaluation.criteria] == ["pass", "fail"]
     guard = holdout_guard(store, contract, evaluation.iteration)
 
@@ -113,20 +122,7 @@ def _pieces(text: str, size: int) -> list[str]:
 async def test_a_holdouts_line_in_a_disguise_is_withheld_and_the_generators_own_is_not(
     tmp_path: Path,
 ) -> None:
-    repo = calc_repo(tmp_path / "calc", {"tests/test_hidden.py": HIDDEN})
-    store = Store(tmp_path / "store")
-    contract = contract_for(
-        store,
-        repo,
-        {
-            "criterion": "sums beyond a float's precision are exact",
-            "verification_method": "test",
-            "holdout": True,
-            "check": pytest_check("tests/test_hidden.py"),
-        },
-    )
-    (repo / "src" / "calc.py").write_text(CALC)
-    evaluation = await evaluated(store, repo, contract.id)
+    store, contract, evaluation = await _evaluated(tmp_path, HIDDEN_CHECK)
     guard = holdout_guard(store, contract, evaluation.iteration, ["tests/test_hidden.py"], [HIDDEN])
     for name, disguise in DISGUISES.items():
         hidden = RawIssue("evaluator", "HIGH", f"the tests print {disguise(HIDDEN_LINE)}")

@@ -66,7 +66,8 @@ def named_view(
         spliced = _spliced(ws, base, evaluated, tests)
         shown = compose_tree(ws.repo, base, {**{p: now.get(p) for p in tests}, **spliced})
     elif name == "base-tests":
-        overrides = {**_base_tests(ws, base, evaluated, tests), **_base_blocks(ws, base, evaluated)}
+        blocks = _base_blocks(ws, base, evaluated, tests)
+        overrides = {**_base_tests(ws, base, evaluated, tests), **blocks}
         if overrides and harness:
             at_base = tree_entry_map(ws.repo, base, list(harness))
             overrides = {**{p: at_base.get(p) for p in harness}, **overrides}
@@ -91,12 +92,13 @@ def _spliced(ws: Workspace, base: str, evaluated: str, tests: list[str]) -> dict
     }
 
 
-def _base_blocks(ws: Workspace, base: str, evaluated: str) -> dict[str, Entry | None]:
+def _base_blocks(
+    ws: Workspace, base: str, evaluated: str, tests: list[str]
+) -> dict[str, Entry | None]:
     """The changed source files whose test blocks (a Rust `#[cfg(test)] mod`, a vitest
     `import.meta.vitest` block) the change edited or deleted, as the evaluated code with the base's
     test blocks: a test that lives beside the code is rewritten with it in one edit, and must
     still be checked as it was. Blocks the change only added to are left as they are."""
-    tests = change_tests(ws.repo, ws.changed, [base, evaluated])
     sources = [p for p in ws.changed if p not in tests]
     # Reversed: the evaluated file is the code, the base's file gives the test blocks.
     spliced = spliced_sources(ws.repo, evaluated, base, sources)

@@ -25,7 +25,13 @@ from referee.tools.models.common import CriterionStatus, ReasonCode
 from referee.tools.models.evidence import TestOutcome
 from referee.tools.text import agrees, counted
 
-__all__ = ["edited_tests_verdict", "silenced_tests", "suspects"]
+__all__ = [
+    "edited_tests_verdict",
+    "shown_names",
+    "silenced_tests",
+    "silenced_verdict",
+    "suspects",
+]
 
 _FAILING = ("failed", "error")
 # A run that ended as a test run ends: every test it holds has its result.
@@ -51,6 +57,26 @@ def silenced_tests(skipped: set[str], before: list[TestOutcome], expected: list[
         # the module: every base test of it is silenced.
         found |= {n for n in passed if any(n.startswith(p) for p in _module_prefixes(name))}
     return sorted(n for n in found if not _expected(n, expected))
+
+
+def silenced_verdict(
+    now: GradeResult, skipped: set[str], before: SuiteRun, check: TestsCheck
+) -> GradeResult:
+    """A passing run's verdict once the base as it was (`before`) has run: a test that passed
+    there and is `skipped` now fails the criterion, unless the contract expects it."""
+    silenced = silenced_tests(skipped, before.outcomes, check.expected_changes)
+    if not silenced:
+        return now
+    return _graded(
+        now,
+        "fail",
+        ReasonCode.BASE_TEST_FAILED,
+        f"{counted(len(silenced), 'test')} passed at base and"
+        f" {agrees(len(silenced), 'is', 'are')} skipped now: {_names(silenced)}; a skip the base"
+        " did not have hides what the test checked (list a test in the check's expected_changes"
+        " if the contract changes it)",
+        [*now.evidence_ids, *before.verdict.evidence_ids],
+    )
 
 
 def _module_prefixes(name: str) -> tuple[str, ...]:
@@ -223,5 +249,9 @@ def _unconfirmed(now: GradeResult, why: str, ids: list[str], hint: str = "") -> 
 
 
 def _names(names: list[str]) -> str:
+    """The first few names, and how many more there are."""
     shown = ", ".join(names[:_SHOWN])
     return shown + (f" and {len(names) - _SHOWN} more" if len(names) > _SHOWN else "")
+
+
+shown_names = _names  # the reasons of tests.py name tests alike

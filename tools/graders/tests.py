@@ -22,7 +22,12 @@ import anyio.to_thread
 from referee.tools.adequacy import flaky_reason, flaky_tests, locate_test
 from referee.tools.graders.adequacy import Repeats, assess, changed_sources
 from referee.tools.graders.base import BaseHarness, GradeContext, GradeResult, unscored
-from referee.tools.graders.base_tests import edited_tests_verdict, silenced_tests, suspects
+from referee.tools.graders.base_tests import (
+    edited_tests_verdict,
+    shown_names,
+    silenced_verdict,
+    suspects,
+)
 from referee.tools.graders.fail_to_pass import SuiteRun, judge_fail_to_pass, test_patch
 from referee.tools.graders.harness import judge_harness
 from referee.tools.graders.suite import Launch, Refused, SuiteCall, launch_suite
@@ -32,10 +37,8 @@ from referee.tools.models.common import ReasonCode
 from referee.tools.models.contract import Criterion
 from referee.tools.repo import TreeView, commit_tree_hash, is_git_repo, tree_entry_map
 from referee.tools.runners import Advice, Plan, ReportRead
-from referee.tools.text import agrees, counted
 
 _ARTIFACT_LIMIT = 16 * 1024 * 1024  # larger reports are read, not copied into the store
-_MAX_MISSING = 5
 
 
 async def grade_tests(ctx: GradeContext, criterion: Criterion) -> GradeResult:
@@ -171,23 +174,7 @@ async def _skipped_base_tests(
     if not skipped or ctx.base is None or ctx.scope != "task":
         return now.verdict
     before = await base_only()
-    silenced = silenced_tests(skipped, before.outcomes, check.expected_changes)
-    if not silenced:
-        return now.verdict
-    return replace(
-        now.verdict,
-        status="fail",
-        code=ReasonCode.BASE_TEST_FAILED,
-        reason=f"{counted(len(silenced), 'test')} passed at base and"
-        f" {agrees(len(silenced), 'is', 'are')} skipped now: {', '.join(silenced[:_MAX_MISSING])}"
-        f"{_more(silenced)}; a skip the base did not have hides what the test checked (list a"
-        " test in the check's expected_changes if the contract changes it)",
-        evidence_ids=list(dict.fromkeys([*now.verdict.evidence_ids, *before.verdict.evidence_ids])),
-    )
-
-
-def _more(names: list[str]) -> str:
-    return f" and {len(names) - _MAX_MISSING} more" if len(names) > _MAX_MISSING else ""
+    return silenced_verdict(now.verdict, skipped, before, check)
 
 
 async def _edited_base_tests(
@@ -218,9 +205,8 @@ def _named_missing(verdict: GradeResult, now: SuiteRun, form: SuiteRun) -> Grade
     missing = sorted({t.name for t in form.outcomes if t.name not in ran})
     if not missing or verdict.status == "unscored":
         return verdict
-    shown = ", ".join(missing[:_MAX_MISSING])
-    more = f" and {len(missing) - _MAX_MISSING} more" if len(missing) > _MAX_MISSING else ""
-    reason = f"{verdict.reason}; base tests that ran in their base form and not now: {shown}{more}"
+    reason = f"{verdict.reason}; base tests that ran in their base form and not now:"
+    reason += f" {shown_names(missing)}"
     return replace(verdict, reason=reason)
 
 

@@ -67,13 +67,11 @@ def out_of_line(path: str, spliced: Spliced | None, name: str, files: Collection
     inner = _module_path(path)
     if not sep or not _same_crate(path, target) or not tail.startswith(inner):
         return False
-    module = tail[len(inner) :].split("::")[0]
-    if spliced is not None and module in spliced.modules:
-        return False  # an inline `mod tests { … }` of the file
+    module, sep, _ = tail[len(inner) :].partition("::")
+    if not sep or (spliced is not None and module in spliced.modules):
+        return False  # a function of the file itself, or an inline `mod tests { … }` of it
     root = PurePosixPath(path)
     folder = root.parent if not inner or root.name == "mod.rs" else root.with_suffix("")
-    if module == tail[len(inner) :]:
-        return False
     return any(f in files for f in (f"{folder}/{module}.rs", f"{folder}/{module}/mod.rs"))
 
 

@@ -294,12 +294,16 @@ def dropped_antipatterns(card: Card, run: StoredRun) -> list[Problem]:
     `test_skipped` of a new test added skipped) when every tests check passed with the base's
     versions of the edited tests as well: a moved, renamed or merged test reads as deleted there.
     """
-    reported = {text(a.get("id")) for _, a in entries(card.data.get("antipatterns_detected"))}
-    missing = sorted({a.id for a in run.evaluation.antipatterns} - reported)
     return [
         _dismissed(run, ident) if _dismissable(run, ident) else _dropped(run, ident)
-        for ident in missing
+        for ident in _left_out(card, run)
     ]
+
+
+def _left_out(card: Card, run: StoredRun) -> list[str]:
+    """referee's antipatterns of the run that the card does not report."""
+    reported = {text(a.get("id")) for _, a in entries(card.data.get("antipatterns_detected"))}
+    return sorted({a.id for a in run.evaluation.antipatterns} - reported)
 
 
 # A run the guard saw bypass pytest cleared nothing either.
@@ -327,9 +331,7 @@ _BASE_FORM_DOUBTS = _HARNESS_DOUBTS | {ReasonCode.BASE_TEST_FAILED, ReasonCode.B
 
 def _dismissed_ids(card: Card, run: StoredRun) -> set[str]:
     """referee's antipatterns of the run the card leaves out and may."""
-    reported = {text(a.get("id")) for _, a in entries(card.data.get("antipatterns_detected"))}
-    found = {a.id for a in run.evaluation.antipatterns} - reported
-    return {ident for ident in found if _dismissable(run, ident)}
+    return {ident for ident in _left_out(card, run) if _dismissable(run, ident)}
 
 
 def _dismissable(run: StoredRun, ident: str) -> bool:
