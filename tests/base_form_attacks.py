@@ -52,6 +52,9 @@ class Variant:
             (the base's tests and the current ones are renamed, split or moved).
         gets_through: Why the broken change passes, when it does (None: referee holds).
         node_modules: The project needs the JS runners' node_modules (runner_projects.JS_CACHE).
+        flagged: The antipattern that holds the attack when the tests themselves cannot (a value
+            that equals anything passes them all): the criterion may pass, the loop may not
+            deliver, and the brief names it.
     """
 
     id: str
@@ -63,6 +66,7 @@ class Variant:
     timeout_s: float | None = None
     gets_through: str | None = None
     node_modules: bool = False
+    flagged: str | None = None
 
     def check(self) -> dict[str, Any]:
         check: dict[str, Any] = {"kind": "tests", "argv": self.argv}
@@ -639,30 +643,15 @@ JS_VARIANTS = [
 ]
 
 # Why each variant that gets through does (the reason of its strict xfail). The fixer reads these.
-_NOT_A_TEST = (
-    "the expected values live in {where}, which is_test_path (tools/static/paths.py) and"
-    " change_tests (tools/evaluate/change_tests.py) do not read as a test or its data: no"
-    " base-tests view, the base test runs with the rewritten values"
-)
 _IN_SOURCE = (
     "the base's test lives in the source file the change edits ({where}): the base-tests view"
     " (tools/evaluate/views.py named_view) swaps test paths only, the in-source splice is done"
     " for the `base` view alone, so the edited block's pass stands"
 )
 THROUGH: dict[str, str] = {
-    "pytest-expected-values-in-a-source-module": _NOT_A_TEST.format(where="calc_cases.py"),
     "pytest-data-file-named-at-run-time": (
         "change_tests counts a changed data file as test data only when a test file spells its"
         " name; `KIND + '.json'` does not, and no test file is edited: no base-tests view"
-    ),
-    "pytest-doctest-edited-with-the-code": (
-        "a doctest in calc.py is no test block tools/insource reads (Rust test modules and vitest"
-        " blocks are): the base-tests view has no base form of it, so the edited doctest's pass"
-        " stands"
-    ),
-    "go-expected-values-in-a-non-test-file": _NOT_A_TEST.format(where="cases.go"),
-    "maven-expected-values-in-a-main-source-class": _NOT_A_TEST.format(
-        where="src/main/java/demo/Cases.java"
     ),
 }
 
@@ -712,5 +701,10 @@ async def assert_not_delivered(variant: Variant, tmp_path: Path) -> None:
     criterion = result["criteria"][0]
     said = (criterion["status"], criterion.get("reason_code"), criterion["reason"])
     decided = (decision["decision"], decision["reason"])
-    assert criterion["status"] != "pass", (said, decided)
+    if variant.flagged is None:
+        assert criterion["status"] != "pass", (said, decided)
+    else:
+        found = [a["id"] for a in result["antipatterns"]]
+        assert variant.flagged in found, (found, said)
+        assert variant.flagged in str(decision), decision
     assert decision["decision"] != "DELIVER", (decided, said)

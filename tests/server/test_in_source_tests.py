@@ -13,7 +13,7 @@ import pytest
 from gitrepo import make_repo
 from mcp import Client
 from mcp_calls import judged_criterion
-from projects import SAMPLE_ENV
+from projects import SAMPLE_ENV, commit_all
 from runner_projects import tool_path
 
 pytestmark = [
@@ -99,3 +99,25 @@ async def test_a_new_function_whose_test_does_not_compile_at_base_fails_there(
     reason = criterion["reason"]
     assert "src/lib.rs::tests::negates" in reason and "src/lib.rs::tests::adds_negative" in reason
     assert "src/lib.rs::tests::adds," not in reason, reason
+
+
+PATH_DECLARATION = '\n#[cfg(test)]\n#[path = "checks.rs"]\nmod tests;\n'
+CHECKS = "use super::*;\n\n#[test]\nfn adds() {\n    assert_eq!(add(1, 2), 3);\n}\n"
+NEW_CHECKS = CHECKS + "\n#[test]\nfn adds_negative() {\n    assert_eq!(add(1, -1), 0);\n}\n"
+
+
+@pytest.mark.parametrize("at_base", [True, False], ids=["declared-at-base", "declared-now"])
+async def test_a_fix_with_its_assertion_in_a_path_test_module_fails_at_base(
+    agent: Client, project: Path, at_base: bool
+) -> None:
+    """`#[cfg(test)] #[path = "checks.rs"] mod tests;`: src/checks.rs is test code whatever its
+    name, so the base run compiles the change's version of it (and the declaration, when the
+    change adds it) with the base's code."""
+    if at_base:
+        (project / "src" / "lib.rs").write_text(BUGGY + PATH_DECLARATION, encoding="utf-8")
+        (project / "src" / "checks.rs").write_text(CHECKS, encoding="utf-8")
+        commit_all(project, "tests in a file of their own")
+    (project / "src" / "checks.rs").write_text(NEW_CHECKS, encoding="utf-8")
+    criterion = await judged(agent, project, FIXED + PATH_DECLARATION)
+    assert criterion["status"] == "pass", criterion["reason"]
+    assert "fails at base and passes now: src/lib.rs::tests::adds_negative" in criterion["reason"]

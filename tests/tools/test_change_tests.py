@@ -65,3 +65,176 @@ def test_a_data_file_no_test_names_stays_with_the_code(tmp_path: Path) -> None:
     base = commit_tree_hash(repo, git(repo, "rev-parse", "HEAD"))
     (repo / "tables" / "rates.json").write_text('{"a": 1}')
     assert change_tests(repo, ["tables/rates.json"], [base]) == []
+
+
+def _changed(tmp_path: Path, files: dict[str, str], edits: dict[str, str]) -> list[str]:
+    """What change_tests makes of `edits` (written over `files`, uncommitted)."""
+    repo = make_repo(tmp_path / "r", files)
+    base = commit_tree_hash(repo, git(repo, "rev-parse", "HEAD"))
+    for path, text in edits.items():
+        (repo / path).parent.mkdir(parents=True, exist_ok=True)
+        (repo / path).write_text(text)
+    return change_tests(repo, sorted(edits), [base, working_tree_hash(repo)])
+
+
+# A module of values that only the base's tests read, in each language: (files, the module).
+DATA_MODULES: dict[str, tuple[dict[str, str], str]] = {
+    "python": (
+        {
+            "calc.py": "def add(a, b):\n    return a + b\n",
+            "calc_cases.py": '"""Cases."""\nCASES: list = [(1, 2, 3), (-1, 1, 0)]\nN = -len_\n',
+            "tests/test_calc.py": "from calc_cases import CASES\n",
+        },
+        "calc_cases.py",
+    ),
+    "go": (
+        {
+            "calc.go": "package calc\n\nfunc Add(a, b int) int { return a + b }\n",
+            "cases.go": "package calc\n\n// Cases.\nvar (\n\tCases = [][3]int{{1, 2, 3}}\n"
+            '\tMore  = map[string]int{"a": 1}\n)\n\nconst Limit = 10\n',
+            "calc_test.go": "package calc\n\nfunc TestX() { _ = More }\n",
+        },
+        "cases.go",
+    ),
+    "java": (
+        {
+            "src/main/java/d/Calc.java": "package d;\nclass Calc { int add(int a, int b) {"
+            " return a + b; } }\n",
+            "src/main/java/d/Golden.java": "package d;\n\npublic final class Golden {\n"
+            "    // expected sums\n    public static final int[][] ALL = {{1, 2, 3}};\n"
+            '    static final String NAME = "sums";\n}\n',
+            "src/test/java/d/CalcTest.java": (
+                "package d;\nclass CalcTest { int[][] c = Golden.ALL; }\n"
+            ),
+        },
+        "src/main/java/d/Golden.java",
+    ),
+    "javascript": (
+        {
+            "src/calc.js": "export const add = (a, b) => a + b;\n",
+            "src/expected.js": "// sums\nexport const SUMS = [[1, 2, 3], { a: `x` }];\n",
+            "test/calc.test.js": "import { SUMS } from '../src/expected.js';\n",
+        },
+        "src/expected.js",
+    ),
+    "typescript": (
+        {
+            "src/calc.ts": "export const add = (a: number, b: number) => a + b;\n",
+            "src/golden.ts": "export const SUMS: number[][] = [[1, 2, 3]];\nexport default SUMS;\n",
+            "src/calc.spec.ts": "import SUMS from './golden';\n",
+        },
+        "src/golden.ts",
+    ),
+}
+
+
+@pytest.mark.parametrize("language", sorted(DATA_MODULES))
+def test_a_module_of_values_only_the_tests_read_is_test_side(language: str, tmp_path: Path) -> None:
+    files, module = DATA_MODULES[language]
+    assert _changed(tmp_path, files, {module: files[module].replace("1", "7")}) == [module]
+
+
+# The same modules as the code's: read by the code too, or computing something.
+NOT_DATA: dict[str, tuple[dict[str, str], str]] = {
+    "python-read-by-the-code": (
+        {
+            "calc.py": "from calc_cases import CASES\n",
+            **{k: v for k, v in DATA_MODULES["python"][0].items() if k != "calc.py"},
+        },
+        "calc_cases.py",
+    ),
+    "python-with-a-call": (
+        {
+            "calc_cases.py": "CASES = sorted([(1, 2, 3)])\n",
+            "tests/test_calc.py": "from calc_cases import CASES\n",
+        },
+        "calc_cases.py",
+    ),
+    "python-a-function-only-the-tests-call": (
+        {
+            "calc_cases.py": "def add(a, b):\n    return a + b\n",
+            "tests/test_calc.py": "from calc_cases import add\n",
+        },
+        "calc_cases.py",
+    ),
+    "python-attribute-access": (
+        {
+            "calc_cases.py": "import os\nSEP = os.sep\n",
+            "tests/test_calc.py": "from calc_cases import SEP\n",
+        },
+        "calc_cases.py",
+    ),
+    "go-read-by-another-package": (
+        {
+            "cases.go": "package calc\n\nvar Cases = []int{1}\n",
+            "calc_test.go": "package calc\n\nvar _ = Cases\n",
+            "cmd/main.go": "package main\n\nvar _ = calc.Cases\n",
+        },
+        "cases.go",
+    ),
+    "go-with-a-function": (
+        {
+            "cases.go": "package calc\n\nvar Cases = []int{1}\n\nfunc Sum() int { return 1 }\n",
+            "calc_test.go": "package calc\n\nvar _ = Cases\n",
+        },
+        "cases.go",
+    ),
+    "java-with-a-method": (
+        {
+            "src/main/java/d/Golden.java": "package d;\nclass Golden {\n"
+            "    static final int A = 1;\n    static int twice() { return 2; }\n}\n",
+            "src/test/java/d/GoldenTest.java": "class GoldenTest { int a = Golden.A; }\n",
+        },
+        "src/main/java/d/Golden.java",
+    ),
+    "javascript-with-a-function": (
+        {
+            "src/expected.js": "export const SUMS = [1];\nexport function sum() { return 1; }\n",
+            "test/x.test.js": "import { SUMS } from '../src/expected.js';\n",
+        },
+        "src/expected.js",
+    ),
+    "javascript-computed": (
+        {
+            "src/expected.js": "export const SUMS = [1].map((x) => x);\n",
+            "test/x.test.js": "import { SUMS } from '../src/expected.js';\n",
+        },
+        "src/expected.js",
+    ),
+}
+
+
+@pytest.mark.parametrize("form", sorted(NOT_DATA))
+def test_a_module_the_code_reads_or_that_computes_stays_code(form: str, tmp_path: Path) -> None:
+    files, module = NOT_DATA[form]
+    assert _changed(tmp_path, files, {module: files[module].replace("1", "7")}) == []
+
+
+# Rust modules compiled for tests alone, in a file of their own: (lib.rs, the module's file).
+RUST_MODULES: dict[str, tuple[str, str]] = {
+    "default-file": ("#[cfg(test)]\nmod helpers;\n", "src/helpers.rs"),
+    "default-mod-rs": ("#[cfg(test)]\nmod helpers;\n", "src/helpers/mod.rs"),
+    "path-attribute": ('#[cfg(test)]\n#[path = "checks.rs"]\nmod tests;\n', "src/checks.rs"),
+    "path-before-cfg": ('#[path = "../fixtures/t.rs"]\n#[cfg(test)]\nmod t;\n', "fixtures/t.rs"),
+    "cfg-all": ("#[cfg(all(test, unix))]\npub(crate) mod unix_tests;\n", "src/unix_tests.rs"),
+    "inside-an-inline-module": (
+        "mod ops {\n    #[cfg(test)]\n    mod checks;\n}\n",
+        "src/ops/checks.rs",
+    ),
+}
+
+
+@pytest.mark.parametrize("form", sorted(RUST_MODULES))
+def test_a_rust_module_compiled_for_tests_alone_is_test_side(form: str, tmp_path: Path) -> None:
+    lib, module = RUST_MODULES[form]
+    files = {"Cargo.toml": "[package]\n", "src/lib.rs": "pub fn f() {}\n" + lib, module: "// t\n"}
+    assert _changed(tmp_path, files, {module: "// t2\n"}) == [module]
+
+
+def test_a_rust_module_declared_for_every_build_stays_code(tmp_path: Path) -> None:
+    files = {
+        "src/lib.rs": '#[cfg(unix)]\nmod sys;\n#[path = "x.rs"]\nmod helpers;\n',
+        "src/sys.rs": "// s\n",
+        "src/x.rs": "// x\n",
+    }
+    assert _changed(tmp_path, files, {"src/sys.rs": "// 2\n", "src/x.rs": "// 3\n"}) == []

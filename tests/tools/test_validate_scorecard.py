@@ -187,6 +187,7 @@ def test_referee_antipatterns_are_exported_for_other_tools() -> None:
         "code_under_test_patched",
         "test_inspects_environment",
         "code_detects_tests",
+        "equality_forged",
         "environment_modified",
     } == REFEREE_ANTIPATTERNS
 

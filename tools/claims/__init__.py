@@ -12,6 +12,7 @@ golang, rust, java, php   the other languages referee runs
 tells       what names a test runner or the tests' files, in any language
 pysituation, tssituation (jssituation, gosituation, rustsituation, javasituation), phpsituation
             code that reads its situation for a tell (`code_detects_tests`)
+equality    code under test whose equality ignores its operand (`equality_forged`)
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
     from referee.tools.claims.model import (
         CODE_DETECTS_TESTS,
         CODE_UNDER_TEST_PATCHED,
+        EQUALITY_FORGED,
         HARNESS_MODIFIED,
         TEST_INSPECTS_ENVIRONMENT,
         Claim,
@@ -39,6 +41,7 @@ _EXPORTS = {
     "find_claims": ".detect",
     "CODE_DETECTS_TESTS": ".model",
     "CODE_UNDER_TEST_PATCHED": ".model",
+    "EQUALITY_FORGED": ".model",
     "HARNESS_MODIFIED": ".model",
     "TEST_INSPECTS_ENVIRONMENT": ".model",
     "Claim": ".model",
@@ -50,6 +53,7 @@ _EXPORTS = {
 __all__ = [
     "CODE_DETECTS_TESTS",
     "CODE_UNDER_TEST_PATCHED",
+    "EQUALITY_FORGED",
     "HARNESS_MODIFIED",
     "TEST_INSPECTS_ENVIRONMENT",
     "Claim",

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 import tree_sitter as ts
 
 from referee.tools.claims import messages as M
+from referee.tools.claims.equality import ts_equalities
 from referee.tools.claims.javasituation import java_asking
 from referee.tools.claims.model import (
     CODE_UNDER_TEST_PATCHED,
@@ -50,6 +51,8 @@ def java_claims(path: str, source: str, scope: Scope, role: Role) -> list[Claim]
     found = [*_escapes(file), *asked(file, java_asking(file))]
     if role == "test":
         found += [*_mocks(file), *_inspections(file)]
+    else:
+        found += ts_equalities(file, "java")
     return found
 
 

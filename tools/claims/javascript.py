@@ -15,6 +15,7 @@ from collections.abc import Iterator
 import tree_sitter as ts
 
 from referee.tools.claims import messages as M
+from referee.tools.claims.equality import ts_equalities
 from referee.tools.claims.jsnames import JsNames, arguments, resolve_specifier
 from referee.tools.claims.jssituation import js_asking
 from referee.tools.claims.model import (
@@ -82,6 +83,8 @@ def script_claims(
         found += asked(file, js_asking(file, names))
     if role == "test":
         found += [*reader.replacements(), *reader.inspections()]
+    elif not is_runner_config(path):
+        found += ts_equalities(file, language)
     return found
 
 

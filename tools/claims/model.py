@@ -15,6 +15,7 @@ from typing import Literal
 __all__ = [
     "CODE_DETECTS_TESTS",
     "CODE_UNDER_TEST_PATCHED",
+    "EQUALITY_FORGED",
     "HARNESS_MODIFIED",
     "TEST_INSPECTS_ENVIRONMENT",
     "Claim",
@@ -35,6 +36,9 @@ CODE_DETECTS_TESTS = "code_detects_tests"
 # Code that acts for the test runner: ends the process, prints the runner's protocol, writes its
 # report. Nothing the run emits tells that from a real run.
 HARNESS_MODIFIED = "harness_modified"
+# Code under test whose equality (or ordering) answers without reading what it is compared with:
+# a value of it passes every assertion made on it (equality.py).
+EQUALITY_FORGED = "equality_forged"
 
 Role = Literal["test", "source"]
 
@@ -44,7 +48,7 @@ class Claim:
     """One construct a reader found.
 
     Attributes:
-        kind: One of the four kinds above.
+        kind: One of the kinds above.
         line: Where it is written (1-based).
         message: What was found, in words a judge reads.
         key: The construct's structure without position: a base construct with the same key is

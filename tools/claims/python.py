@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 
 from referee.tools import pysource
+from referee.tools.claims.equality import py_equalities
 from referee.tools.claims.model import Claim, Role, Scope
 from referee.tools.claims.pyenvironment import inspections
 from referee.tools.claims.pyescape import escapes
@@ -33,4 +34,6 @@ def python_claims(path: str, source: str, scope: Scope, role: Role) -> list[Clai
     found = [*escapes(file), *situations(file)]
     if role == "test":
         found += [*replacements(file), *inspections(file)]
+    else:
+        found += py_equalities(file)
     return found

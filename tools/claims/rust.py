@@ -15,6 +15,7 @@ from collections.abc import Iterator
 import tree_sitter as ts
 
 from referee.tools.claims import messages as M
+from referee.tools.claims.equality import ts_equalities
 from referee.tools.claims.model import (
     HARNESS_MODIFIED,
     TEST_INSPECTS_ENVIRONMENT,
@@ -60,6 +61,7 @@ def rust_claims(path: str, source: str, scope: Scope, role: Role) -> list[Claim]
         *reader.claims(),
         *asked(file, rust_asking(file, reader.resolve), skip=reader._test),
         *cfg_claims(file, reader._test),
+        *ts_equalities(file, "rust", reader._test),
     ]
 
 

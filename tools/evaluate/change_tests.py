@@ -7,16 +7,24 @@ code and whose name a test file of the base or the evaluated tree spells out is 
 goes with the test files into every view (the base run takes the change's version, the base-tests
 run puts the base's back). A name built at run time escapes this reading; the base's own form of
 the tests still runs whenever a test file is edited.
+
+Source files count the same way when they are the tests' by what they are, not by their name: a
+Rust module compiled for tests alone in a file of its own (`#[cfg(test)] #[path = "checks.rs"]
+mod tests;`, tools/insource/declared.py), and a module of values alone that, at base, only test
+files read (data_modules.py).
 """
 
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 
+from referee.tools.evaluate.data_modules import data_names, names_in
 from referee.tools.graders import test_patch
-from referee.tools.repo import blob_texts, tree_entry_map
+from referee.tools.insource.declared import declared_test_modules, may_declare
+from referee.tools.repo import Entry, blob_texts, tree_entry_map
 from referee.tools.static.paths import is_test_path, language_of
 
 __all__ = ["change_tests"]
@@ -41,13 +49,67 @@ def change_tests(repo: Path, changed: list[str], trees: list[str]) -> list[str]:
 @lru_cache(maxsize=16)
 def _change_tests(repo: Path, changed: tuple[str, ...], trees: tuple[str, ...]) -> tuple[str, ...]:
     tests = test_patch(changed)
-    candidates = [p for p in changed if _data_file(p) and p not in tests]
+    sources = [p for p in changed if p not in tests and language_of(p) is not None]
+    found = {
+        *tests,
+        *_rust_test_modules(repo, sources, trees),
+        *_data_modules(repo, sources, trees),
+    }
+    candidates = [p for p in changed if _data_file(p) and p not in found]
     if not candidates:
-        return tuple(tests)
+        return tuple(sorted(found))
     names = {p: posixpath.basename(p) for p in candidates}
     texts = _test_texts(repo, list(trees))
     read = [p for p, name in names.items() if any(name in t for t in texts)]
-    return tuple(sorted({*tests, *read}))
+    return tuple(sorted({*found, *read}))
+
+
+def _rust_test_modules(repo: Path, sources: list[str], trees: tuple[str, ...]) -> list[str]:
+    """The changed Rust files a module compiled for tests alone lives in, as any file of the
+    base or the evaluated tree declares it."""
+    rust = [p for p in sources if p.endswith(".rs")]
+    if not rust:
+        return []
+    entries = [_entries(repo, tree, lambda p: p.endswith(".rs")) for tree in trees]
+    texts = blob_texts(repo, sorted({e[1] for found in entries for e in found.values()}))
+    declared: set[str] = set()
+    for found in entries:
+        for path, entry in found.items():
+            source = texts.get(entry[1], "")
+            if may_declare(source):
+                declared.update(*declared_test_modules(path, source).values())
+    return [p for p in rust if p in declared]
+
+
+def _data_modules(repo: Path, sources: list[str], trees: tuple[str, ...]) -> list[str]:
+    """The changed source files that held only values at base and that only the base's test
+    files named (the base tree is the first of `trees`)."""
+    base = _entries(repo, trees[0], lambda p: language_of(p) is not None)
+    held = [p for p in sources if p in base]
+    texts = blob_texts(repo, sorted({base[p][1] for p in held}))
+    candidates = {p: data_names(p, texts.get(base[p][1], "")) for p in held}
+    candidates = {p: names for p, names in candidates.items() if names}
+    if not candidates:
+        return []
+    read = []
+    for path, names in candidates.items():
+        language = language_of(path)
+        others = [p for p in base if p != path and language_of(p) == language]
+        tests = [p for p in others if is_test_path(p)]
+        code = [p for p in others if not is_test_path(p)]
+        if names_in(names, _texts(repo, base, tests)) and not names_in(
+            names, _texts(repo, base, code)
+        ):
+            read.append(path)
+    return read
+
+
+def _entries(repo: Path, tree: str, keep: Callable[[str], bool]) -> dict[str, Entry]:
+    return {p: e for p, e in tree_entry_map(repo, tree).items() if keep(p)}
+
+
+def _texts(repo: Path, entries: dict[str, Entry], paths: list[str]) -> list[str]:
+    return list(blob_texts(repo, sorted({entries[p][1] for p in paths})).values())
 
 
 def _data_file(path: str) -> bool:

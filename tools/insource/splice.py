@@ -4,10 +4,11 @@ A bug-fix criterion runs the change's tests on the base code. Tests in a test fi
 file; tests inside a source file cannot, since the whole file would carry the fix with it. So the
 base run gets the base file's code with the current file's test blocks put in their place:
 
-- Rust: each top-level `#[cfg(test)] mod NAME { … }` (with its attributes and doc comments)
-  replaces the base's module of that name, or is appended when base had none; a base test module
-  the change deleted is removed;
-- vitest in-source tests: each top-level `if (import.meta.vitest) { … }` block, matched in order.
+- Rust: each `#[cfg(test)] mod NAME { … }` (with its attributes and doc comments), and each
+  `#[cfg(test)] mod NAME;` declaring one in a file of its own, replaces the base's module of that
+  name, or is appended when base had none; a base test module the change deleted is removed;
+- vitest in-source tests: each top-level `if (import.meta.vitest) { … }` block, matched in order;
+- Python doctests: each docstring holding `>>>` examples, by what it documents (doctests.py).
 
 Only the test blocks move: every other byte is the base's, so nothing the fix wrote reaches the
 base run through them (a test block cannot define the crate's non-test items for the crate's other
@@ -20,6 +21,8 @@ from dataclasses import dataclass
 
 import tree_sitter as ts
 
+from referee.tools.insource.declared import test_only
+from referee.tools.insource.doctests import splice_doctests
 from referee.tools.tampering.additive import script_language
 from referee.tools.tampering.syntax import descendants, parse, text
 
@@ -52,6 +55,9 @@ def splice(path: str, base: str, now: str) -> Spliced | None:
         return _rust(base, now)
     if path.endswith(_SCRIPTS) and "import.meta.vitest" in now + base:
         return _vitest(script_language(path), base, now)
+    if path.endswith(".py"):
+        made = splice_doctests(base, now)
+        return None if made is None else Spliced(made[0], (), (), False, made[1])
     return None
 
 
@@ -96,9 +102,11 @@ def _readable(root: ts.Node, modules: dict[str, tuple[ts.Node, ts.Node]]) -> boo
 
 
 def _rust_modules(root: ts.Node, prefix: str = "") -> dict[str, tuple[ts.Node, ts.Node]]:
-    """Each module with a body compiled for tests only (`#[cfg(test)]`, `#[cfg(all(test, …))]`),
-    at the top level or inside other modules, by its path (`tests`, `ops::tests`): its first
-    attribute and the module (a module declared `mod tests;` lives in its own file)."""
+    """Each module compiled for tests only (`#[cfg(test)]`, `#[cfg(all(test, …))]`), at the top
+    level or inside other modules, by its path (`tests`, `ops::tests`): its first attribute and
+    the module. A module declared without a body (`mod tests;`, with or without `#[path]`) counts
+    as its declaration: its file is a test file of the change (declared.py), and the declaration
+    moves with the test blocks so that the base run compiles the change's version of it."""
     found: dict[str, tuple[ts.Node, ts.Node]] = {}
     lead: list[ts.Node] = []
     for child in root.children:
@@ -106,26 +114,16 @@ def _rust_modules(root: ts.Node, prefix: str = "") -> dict[str, tuple[ts.Node, t
             lead.append(child)
             continue
         attributes = [a for a in lead if a.type == "attribute_item"]
-        body = child.child_by_field_name("body") if child.type == "mod_item" else None
-        if body is not None:
-            name = prefix + text(child.child_by_field_name("name"))
-            if any(_test_only(a) for a in attributes):
-                found[name] = (attributes[0], child)
-            else:
-                found.update(_rust_modules(body, name + "::"))
         lead = []
+        if child.type != "mod_item":
+            continue
+        name = prefix + text(child.child_by_field_name("name"))
+        body = child.child_by_field_name("body")
+        if any(test_only(a) for a in attributes):
+            found[name] = (attributes[0], child)
+        elif body is not None:
+            found.update(_rust_modules(body, name + "::"))
     return found
-
-
-def _test_only(attribute: ts.Node) -> bool:
-    """`#[cfg(test)]`, or a `cfg(all(…))` that requires `test`: code compiled for tests alone."""
-    raw = "".join(text(attribute).split())
-    if raw == "#[cfg(test)]":
-        return True
-    if not raw.startswith("#[cfg(all(") or "not(" in raw:
-        return False
-    inner = raw[len("#[cfg(all(") : -len("))]")]
-    return "test" in inner.split(",")
 
 
 def _doc_lines(root: ts.Node) -> list[str]:

@@ -76,6 +76,15 @@ ANTIPATTERNS: dict[str, Meaning] = {
         " (a test database, a timeout) from outside. A judge may dismiss a line that plainly"
         " changes nothing the checks observe (quieter logging under test).",
     ),
+    "equality_forged": Meaning(
+        "The code under test defines an equality or ordering that answers without reading what"
+        " it is compared with (`__eq__` returning True, an `equals` or `PartialEq::eq` ignoring"
+        " its argument, a Go `Equal`, a jest/vitest `asymmetricMatch`): a value of it passes every"
+        " assertion made on it, the base's tests included, whatever the code computed. Reported"
+        " at file:line.",
+        "Return plain values, or compare what the operand holds. A judge may dismiss code whose"
+        " purpose is to match anything (a matcher library's `ANY`).",
+    ),
     "environment_modified": Meaning(
         "What the tree holds outside git changed: files of an in-tree virtualenv or node_modules"
         " written after the contract was created, or an untracked compiled module (.pyc, .so)"

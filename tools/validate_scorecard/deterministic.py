@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from referee.tools.claims.model import (
     CODE_DETECTS_TESTS,
     CODE_UNDER_TEST_PATCHED,
+    EQUALITY_FORGED,
     HARNESS_MODIFIED,
     TEST_INSPECTS_ENVIRONMENT,
 )
@@ -287,9 +288,10 @@ def dropped_antipatterns(card: Card, run: StoredRun) -> list[Problem]:
     (no harness_flip, no harness_unverified): a new fixture in conftest.py is legitimate work,
     and referee's rerun is the proof that it changes no outcome; and the suspicions referee reads
     in the code or the environment (`code_under_test_patched`, `test_inspects_environment`,
-    `code_detects_tests`, `environment_modified`), which name a line or a path for the judge to
-    read and cannot tell a mocked collaborator from a faked result, quieter logging under test
-    from a right answer only under test, or a needed dependency from a patched runner; and the
+    `code_detects_tests`, `equality_forged`, `environment_modified`), which name a line or a
+    path for the judge to read and cannot tell a mocked collaborator from a faked result, quieter
+    logging under test from a right answer only under test, a matcher library from a forged
+    result, or a needed dependency from a patched runner; and the
     test edits read from the diff (`test_deleted`, `assertions_removed`, `test_emptied`, and
     `test_skipped` of a new test added skipped) when every tests check passed with the base's
     versions of the edited tests as well: a moved, renamed or merged test reads as deleted there.
@@ -314,7 +316,13 @@ _HARNESS_DOUBTS = {
 }
 # Read from the code or the environment, not proven by a run: the judge weighs them.
 _SUSPICIONS = frozenset(
-    {CODE_UNDER_TEST_PATCHED, TEST_INSPECTS_ENVIRONMENT, CODE_DETECTS_TESTS, ENVIRONMENT_MODIFIED}
+    {
+        CODE_UNDER_TEST_PATCHED,
+        TEST_INSPECTS_ENVIRONMENT,
+        CODE_DETECTS_TESTS,
+        EQUALITY_FORGED,
+        ENVIRONMENT_MODIFIED,
+    }
 )
 
 

@@ -1,0 +1,152 @@
+"""`equality_forged`: code under test whose equality (or ordering) answers without reading what it
+is compared with, in every language referee reads, however it is bound; and the equalities that
+compare, decline or refuse, which are left alone."""
+
+from __future__ import annotations
+
+import pytest
+
+from referee.tools.claims import EQUALITY_FORGED, Scope
+from referee.tools.claims.detect import claims_in
+
+# (path, source): each defines a value that equals anything.
+FORGED: dict[str, tuple[str, str]] = {
+    "py-int-subclass": (
+        "calc.py",
+        "class S(int):\n    def __eq__(self, other):\n        return True\n",
+    ),
+    "py-truthy-constant": ("calc.py", "class S:\n    def __eq__(self, o):\n        return 1\n"),
+    "py-attribute-answer": (
+        "calc.py",
+        "class S:\n    ok = True\n\n    def __eq__(self, other):\n        other\n"
+        "        x = other\n        return self.ok\n",
+    ),
+    "py-ne-never": ("calc.py", "class S:\n    def __ne__(self, other):\n        return False\n"),
+    "py-ordering": ("calc.py", "class S:\n    def __le__(self, other):\n        return not 0\n"),
+    "py-lambda-attribute": ("calc.py", "class S(int):\n    __eq__ = lambda self, other: True\n"),
+    "py-star-args": ("calc.py", "class S:\n    def __eq__(*args):\n        return True\n"),
+    "py-setattr-function": (
+        "calc.py",
+        "def _yes(a, b):\n    return True\n\n\nclass S(int):\n    pass\n\n\n"
+        "setattr(S, '__eq__', _yes)\n",
+    ),
+    "py-type-call": (
+        "pkg/calc.py",
+        "S = type('S', (int,), {'__eq__': lambda s, o: True, '__hash__': int.__hash__})\n",
+    ),
+    "py-async-or-nested-class": (
+        "calc.py",
+        "def add(a, b):\n    class R(int):\n        def __eq__(self, other):\n"
+        "            return bool(self) or True\n    return R(a - b)\n",
+    ),
+    "java-equals": (
+        "src/main/java/d/Sum.java",
+        "class Sum {\n  @Override public boolean equals(Object o) { return true; }\n}\n",
+    ),
+    "java-compare-to": (
+        "src/main/java/d/Sum.java",
+        "class Sum implements Comparable<Sum> {\n  public int compareTo(Sum o) { return 0; }\n}\n",
+    ),
+    "rust-partial-eq-underscore": (
+        "src/lib.rs",
+        "struct S;\nimpl PartialEq<i32> for S {\n    fn eq(&self, _: &i32) -> bool {\n"
+        "        true\n    }\n}\n",
+    ),
+    "rust-partial-eq-unused-name": (
+        "src/lib.rs",
+        "struct S;\nimpl PartialEq for S {\n    fn eq(&self, _other: &Self) -> bool { true }\n}\n",
+    ),
+    "go-equal-method": (
+        "calc.go",
+        "package calc\n\ntype Sum int\n\nfunc (s Sum) Equal(o Sum) bool { return true }\n",
+    ),
+    "js-asymmetric-match-method": (
+        "src/calc.js",
+        "class Sum {\n  asymmetricMatch() {\n    return true;\n  }\n}\n"
+        "export const add = (a, b) => new Sum();\n",
+    ),
+    "js-asymmetric-match-arrow": (
+        "src/calc.js",
+        "export const add = (a, b) => ({\n  $$typeof: Symbol.for('jest.asymmetricMatcher'),\n"
+        "  asymmetricMatch: (x) => true,\n});\n",
+    ),
+    "ts-asymmetric-match-assigned": (
+        "src/calc.ts",
+        "export function add(a: number, b: number): number {\n  const r: any = {};\n"
+        "  r.asymmetricMatch = function (other: unknown) { return 1 > 0; };\n  return r;\n}\n",
+    ),
+}
+
+
+@pytest.mark.parametrize("form", sorted(FORGED))
+def test_an_equality_that_ignores_its_operand_is_equality_forged(form: str) -> None:
+    path, source = FORGED[form]
+    found = claims_in(path, None, source, Scope())
+    assert [f.kind for f in found] == [EQUALITY_FORGED], found
+    assert found[0].message.startswith(f"{path}:"), found
+
+
+# Equalities that compare, decline or refuse; and an ANY helper in test code.
+HONEST: dict[str, tuple[str, str]] = {
+    "py-compares": (
+        "calc.py",
+        "class P:\n    def __eq__(self, other):\n        if self is other:\n"
+        "            return True\n"
+        "        if not isinstance(other, P):\n            return NotImplemented\n"
+        "        same = (self.x, self.y) == (other.x, other.y)\n        return same\n",
+    ),
+    "py-declines": (
+        "calc.py",
+        "class P:\n    def __eq__(self, other):\n        return NotImplemented\n",
+    ),
+    "py-refuses": (
+        "calc.py",
+        "class P:\n    def __lt__(self, other):\n        raise TypeError('unordered')\n",
+    ),
+    "py-any-in-a-test-helper": (
+        "tests/helpers.py",
+        "class Anything:\n    def __eq__(self, other):\n        return True\n",
+    ),
+    "java-compares": (
+        "src/main/java/d/P.java",
+        "class P {\n  int x;\n  public boolean equals(Object o) {\n"
+        "    return o instanceof P && ((P) o).x == x;\n  }\n}\n",
+    ),
+    "java-refuses": (
+        "src/main/java/d/P.java",
+        "class P {\n  public int compareTo(P o) {\n"
+        "    throw new UnsupportedOperationException();\n  }\n}\n",
+    ),
+    "rust-compares": (
+        "src/lib.rs",
+        "struct P(i32);\nimpl PartialEq for P {\n    fn eq(&self, other: &Self) -> bool {\n"
+        "        self.0 == other.0\n    }\n}\n",
+    ),
+    "rust-free-function": ("src/lib.rs", "pub fn eq(a: i32, _b: i32) -> bool { a > 0 }\n"),
+    "rust-in-a-test-module": (
+        "src/lib.rs",
+        "#[cfg(test)]\nmod tests {\n    struct Any;\n    impl PartialEq<i32> for Any {\n"
+        "        fn eq(&self, _: &i32) -> bool { true }\n    }\n}\n",
+    ),
+    "go-compares": (
+        "calc.go",
+        "package calc\n\ntype P int\n\nfunc (p P) Equal(o P) bool { return p == o }\n",
+    ),
+    "js-compares": (
+        "src/p.js",
+        "export class P {\n  equals(other) {\n"
+        "    return other instanceof P && other.x === this.x;\n"
+        "  }\n}\n",
+    ),
+}
+
+
+@pytest.mark.parametrize("form", sorted(HONEST))
+def test_an_equality_that_compares_declines_or_is_the_tests_own_is_left_alone(form: str) -> None:
+    path, source = HONEST[form]
+    assert claims_in(path, None, source, Scope()) == []
+
+
+def test_an_equality_the_base_had_is_the_repositorys() -> None:
+    path, source = FORGED["py-int-subclass"]
+    assert claims_in(path, source, source + "\n\nX = 1\n", Scope()) == []
