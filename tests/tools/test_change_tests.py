@@ -194,6 +194,20 @@ NOT_DATA: dict[str, tuple[dict[str, str], str]] = {
         },
         "src/expected.js",
     ),
+    "typescript-re-exports": (
+        {
+            "src/index.ts": "export * from './calc';\nexport { SUMS } from './sums';\n",
+            "test/calc.test.ts": "import { add } from '../src/index';\n",
+        },
+        "src/index.ts",
+    ),
+    "javascript-configuration": (
+        {
+            "babel.config.js": "module.exports = { presets: ['1'] };\n",
+            "test/x.test.js": "// babel.config\n",
+        },
+        "babel.config.js",
+    ),
     "javascript-computed": (
         {
             "src/expected.js": "export const SUMS = [1].map((x) => x);\n",

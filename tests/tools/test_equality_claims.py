@@ -132,6 +132,15 @@ HONEST: dict[str, tuple[str, str]] = {
         "calc.go",
         "package calc\n\ntype P int\n\nfunc (p P) Equal(o P) bool { return p == o }\n",
     ),
+    "js-empty-method": (
+        "src/p.js",
+        "blocks.inherit(Base, P, {\n  equals: function () {\n\n  },\n});\n",
+    ),
+    "rust-tail-reads": (
+        "src/lib.rs",
+        "struct P(i32);\nimpl Ord for P {\n    fn cmp(&self, o: &Self) -> Ordering {\n"
+        "        let x = 1;\n        self.0.cmp(&o.0)\n    }\n}\n",
+    ),
     "js-compares": (
         "src/p.js",
         "export class P {\n  equals(other) {\n"

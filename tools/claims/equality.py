@@ -195,7 +195,7 @@ def ts_equalities(
         operands = _operands(parameters, family)
         skipped = 1 if family == "rust" else 0  # Rust's `&self` is the first parameter
         operand = operands[skipped] if len(operands) > skipped else None
-        if (operand is None and family != "script") or _declines(body):
+        if (operand is None and family != "script") or _declines(body) or not _answers(body):
             continue
         if operand is None or not _reads(body, operand):
             yield file.claim(EQUALITY_FORGED, node, _message(name))
@@ -247,6 +247,19 @@ def _reads(body: ts.Node, name: str) -> bool:
     if name == "_":
         return False
     return any(n.type == "identifier" and text(n) == name for n in [body, *descendants(body)])
+
+
+def _answers(body: ts.Node) -> bool:
+    """The function returns a value: an expression body (an arrow's, a Rust block's tail) or a
+    `return` with one. An empty `equals() {}` answers undefined, which equals nothing."""
+    if body.type not in ("statement_block", "block"):
+        return True
+    if body.named_children and body.named_children[-1].type not in ("expression_statement",):
+        last = body.named_children[-1]
+        if "statement" not in last.type and "declaration" not in last.type:
+            return True  # a Rust block's tail expression
+    returns = descendants(body, frozenset({"return_statement", "return_expression"}))
+    return any(r.named_children for r in returns)
 
 
 def _declines(body: ts.Node) -> bool:

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from referee.tools.evaluate.data_modules import data_names, names_in
 from referee.tools.graders import test_patch
+from referee.tools.harness import is_harness_file
 from referee.tools.insource.declared import declared_test_modules, may_declare
 from referee.tools.repo import Entry, blob_texts, tree_entry_map
 from referee.tools.static.paths import is_test_path, language_of
@@ -85,7 +86,8 @@ def _data_modules(repo: Path, sources: list[str], trees: tuple[str, ...]) -> lis
     """The changed source files that held only values at base and that only the base's test
     files named (the base tree is the first of `trees`)."""
     base = _entries(repo, trees[0], lambda p: language_of(p) is not None)
-    held = [p for p in sources if p in base]
+    # Configuration in a script (`babel.config.js`) is harness, judged as such.
+    held = [p for p in sources if p in base and not is_harness_file(p)]
     texts = blob_texts(repo, sorted({base[p][1] for p in held}))
     candidates = {p: data_names(p, texts.get(base[p][1], "")) for p in held}
     candidates = {p: names for p, names in candidates.items() if names}

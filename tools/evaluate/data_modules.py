@@ -184,7 +184,9 @@ def _script_data(language: str, source: str) -> bool:
     if root is None or root.has_error or _holds(root, _BEHAVIOUR["script"]):
         return False
     top = [c for c in root.named_children if c.type != "comment"]
-    return bool(top) and all(c.type in _SCRIPT_TOP for c in top)
+    # A re-export (`export * from './a'`, `export { b } from './b'`) is an index of code.
+    reexports = [c for c in top if c.child_by_field_name("source") is not None]
+    return bool(top) and not reexports and all(c.type in _SCRIPT_TOP for c in top)
 
 
 def _holds(root: ts.Node, kinds: frozenset[str]) -> bool:
