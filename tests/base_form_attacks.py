@@ -39,6 +39,7 @@ from runner_projects import JS_CACHE, MAVEN_REPO, tool_path
 # The check's timeout where the attack is a hang: long enough for a run of the tiny project
 # (a cold Go or Rust build included), short enough to keep the test quick.
 HANG_TIMEOUT_S = 30
+PY_HANG_TIMEOUT_S = 12  # nothing to build: the tiny suite runs in a second or two
 
 
 @dataclass(frozen=True)
@@ -184,7 +185,7 @@ PYTEST_VARIANTS = [
             replaced("tests/test_calc.py", "assert add(1, 2) == 3", "assert add(2, 1) == 1"),
         ),
         PYTEST,
-        timeout_s=HANG_TIMEOUT_S,
+        timeout_s=PY_HANG_TIMEOUT_S,
     ),
     Variant(
         "pytest-base-form-segfaults",

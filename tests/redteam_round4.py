@@ -221,12 +221,6 @@ HOLDOUT_VARIANTS = [
         "a judge quotes the expected value from the hidden failure, shorter than 20 characters",
         SAYS_A_GUESS.replace("print(g, flush=True)", "pass"),
         quote="short",
-        gets_through=(
-            "HoldoutOutput.repeated (tools/aggregate/holdout_runs.py) matches stretches of WINDOW"
-            " = 20 characters or whole lines of 12 to 19; a quote of the hidden assertion's"
-            " operands (`10**20, 1`, 9 characters) is neither, and the disguise search looks for"
-            " stretches as long"
-        ),
     ),
     HoldoutVariant(
         "holdout-failed-count-carries-a-bit-the-code-chose",

@@ -94,6 +94,14 @@ async def test_survivors_reach_the_brief_and_kills_are_counted_over_mcp(
     assert any(boundary(language) in d for d in brief), brief
 
 
+# The CLI's side is the same for every language (the MCP test above runs each one's mutants):
+# the slowest builds (Maven, tsc) run over MCP alone.
+CLI_LANGUAGES = [p for p in PROJECTS if p.name not in ("java", "typescript")]
+
+
+@pytest.mark.parametrize(
+    "language", CLI_LANGUAGES, ids=[p.name for p in CLI_LANGUAGES], indirect=True
+)
 def test_min_mutation_score_fails_the_weak_test_through_the_cli(
     project: Path, language: MutantProject, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

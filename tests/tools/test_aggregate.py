@@ -682,3 +682,24 @@ def test_every_aggregate_is_stored_with_its_decision(store: Store, contract: Con
     assert (
         latest_brief(store, contract.id) is None
     )  # the latest decision delivered: nothing to revise
+
+
+def test_two_antipatterns_of_one_kind_at_two_places_are_two_brief_issues() -> None:
+    """Two tests deleted are two issues; the same one from two evaluators is one."""
+    from referee.tools.aggregate.brief import issues_of, merge
+    from referee.tools.aggregate.records import CardRecord
+
+    def card(evaluator: str, *places: str) -> CardRecord:
+        found = [
+            {"id": "test_deleted", "evidence": f"test `{n}` was removed at {p}"}
+            for n, p in zip(("TestMD5", "TestSHA1"), places, strict=False)
+        ]
+        return CardRecord(evaluator, 1, {"antipatterns_detected": found}, {})
+
+    one = card("tests-judge", "hash_test.go:12", "hash_test.go:40")
+    other = card("code-judge", "hash_test.go:12")
+    groups = merge([*issues_of(one), *issues_of(other)])
+    assert [(g.lead.location, len(g.members)) for g in groups] == [
+        ("hash_test.go:12", 2),
+        ("hash_test.go:40", 1),
+    ]

@@ -8,6 +8,7 @@ learns one number: how many hidden checks failed (`hidden_checks_failed`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import cast
@@ -56,10 +57,21 @@ def issues_of(record: CardRecord) -> list[RawIssue]:
             record.evaluator,
             "HIGH",
             f"antipattern {item.get('id')}: {item.get('evidence', '')}".strip(),
+            _place(item.get("evidence")),
         )
         for item in _objects(record.body.get("antipatterns_detected"))
     ]
     return [i for i in found if i is not None]
+
+
+# referee writes an antipattern's evidence as "… at file:line": two of one kind at different
+# places (two tests deleted) are two issues, not duplicates of one.
+_AT_PLACE = re.compile(r"\bat (\S+:\d+)\s*$")
+
+
+def _place(evidence: object) -> str | None:
+    match = _AT_PLACE.search(evidence) if isinstance(evidence, str) else None
+    return match.group(1) if match else None
 
 
 def _objects(value: object) -> list[dict[str, object]]:

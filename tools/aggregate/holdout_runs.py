@@ -9,7 +9,10 @@ generator: it is withheld (`holdout_leak`).
 An issue repeats a hold-out when it shares a stretch of `WINDOW` characters or more with it (case
 and spacing aside), or holds a whole shorter line of it, and that stretch is not also something
 an ordinary run showed: its output, the names it wrote, the generator's view of the contract.
-The generator's own files are not among those: code that read the hidden test can answer by
+A value shorter than that is
+recognised by itself: a token of the hold-out's output that holds a digit (`10**20`, `-1e9`,
+`0x1f`; three characters or more) or is a long name (`expected_total`), which no ordinary run
+showed. The generator's own files are not among those: code that read the hidden test can answer by
 choosing which of its own lines, names or messages the hold-out's run prints, and the choice is
 the secret. So a generator's line quoted from a hold-out's traceback is withheld unless a visible
 run printed it too.
@@ -33,6 +36,10 @@ WINDOW = 20  # characters in a row: a quoted value, a name, a line, not a common
 _SHORT = 12  # a line this long, shorter than WINDOW, counts as a whole
 _SOURCE_LIMIT = 1024 * 1024  # a changed file larger than this is not read
 _PLACE = re.compile(r"[\w./-]+\.\w+:\d+")
+# A token: what lies between spaces, brackets, quotes, commas and operators of comparison.
+_SPLIT = re.compile(r"[\s,;:()\[\]{}'\"`=<>!|&]+")
+_VALUE_MIN = 3  # `-1` and `42` say too little; `1e9`, `-17`, `10**20` say what was asked
+_NAME_MIN = 8
 _WHY = "repeats a hold-out: its files, or what its run printed, reported or wrote"
 
 
@@ -46,6 +53,8 @@ class HoldoutOutput:
     """What the generator can see anyway, one text a line."""
     lines: frozenset[str] = frozenset()
     """Its lines shorter than WINDOW (and at least _SHORT long)."""
+    values: frozenset[str] = frozenset()
+    """Its value-like tokens (`value_tokens`) that nothing the generator sees holds."""
 
     def repeated(self, text: str | None) -> str | None:
         """Why `text` repeats a hold-out's files or what its run produced, or None."""
@@ -59,6 +68,8 @@ class HoldoutOutput:
         for line in self.lines:
             if line in folded and re.search(rf"(?<!\w){re.escape(line)}(?!\w)", folded):
                 return _WHY
+        if value_tokens(folded) & self.values:
+            return _WHY
         for place in _PLACE.findall(folded):
             # A file and line a hold-out's run reported (its traceback), shorter than WINDOW:
             # which line failed can be what the code chose to say.
@@ -97,7 +108,26 @@ def holdout_output(
         lines=frozenset(
             line for line in lines if _SHORT <= len(line) < WINDOW and line not in seen
         ),
+        values=frozenset(
+            value_tokens("\n".join(fold(text) for text in produced)) - _all_tokens(seen)
+        ),
     )
+
+
+def value_tokens(folded: str) -> set[str]:
+    """The tokens of a text that carry a value: one with a digit (`10**20`, `0x1f`, `-17`) of
+    three characters or more, or a long name joined by `_` (`expected_total`)."""
+    found = set()
+    for token in _all_tokens(folded):
+        if (len(token) >= _VALUE_MIN and any(c.isdigit() for c in token)) or (
+            len(token) >= _NAME_MIN and "_" in token.strip("_")
+        ):
+            found.add(token)
+    return found
+
+
+def _all_tokens(folded: str) -> set[str]:
+    return {t.strip(".") for t in _SPLIT.split(folded) if t.strip(".")}
 
 
 def fold(text: str) -> str:
