@@ -649,12 +649,7 @@ _IN_SOURCE = (
     " (tools/evaluate/views.py named_view) swaps test paths only, the in-source splice is done"
     " for the `base` view alone, so the edited block's pass stands"
 )
-THROUGH: dict[str, str] = {
-    "pytest-data-file-named-at-run-time": (
-        "change_tests counts a changed data file as test data only when a test file spells its"
-        " name; `KIND + '.json'` does not, and no test file is edited: no base-tests view"
-    ),
-}
+THROUGH: dict[str, str] = {}
 
 VARIANTS: list[Variant] = [
     replace(v, gets_through=THROUGH.get(v.id))

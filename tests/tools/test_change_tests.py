@@ -252,3 +252,48 @@ def test_a_rust_module_declared_for_every_build_stays_code(tmp_path: Path) -> No
         "src/x.rs": "// x\n",
     }
     assert _changed(tmp_path, files, {"src/sys.rs": "// 2\n", "src/x.rs": "// 3\n"}) == []
+
+
+# Data files a test reads by a name it builds, and the same files as the code's.
+BY_STEM: dict[str, tuple[dict[str, str], str, bool]] = {
+    "stem-in-a-test": (
+        {
+            "calc.py": "def add(a, b):\n    return a + b\n",
+            "data/cases.json": "[]\n",
+            "tests/test_calc.py": "KIND = 'cases'\nopen(ROOT / 'data' / (KIND + '.json'))\n",
+        },
+        "data/cases.json",
+        True,
+    ),
+    "the-code-spells-the-stem": (
+        {
+            "calc.py": "TABLE = 'cases'\n",
+            "data/cases.json": "[]\n",
+            "tests/test_calc.py": "KIND = 'cases'\n",
+        },
+        "data/cases.json",
+        False,
+    ),
+    "beside-the-code": (
+        {
+            "src/pkg/calc.py": "x = 1\n",
+            "src/pkg/locale/german.po": "msgid ''\n",
+            "tests/test_calc.py": "activate('german')\n",
+        },
+        "src/pkg/locale/german.po",
+        False,
+    ),
+    "stem-too-short": (
+        {"calc.py": "x = 1\n", "data/de.json": "{}\n", "tests/test_calc.py": "load('de')\n"},
+        "data/de.json",
+        False,
+    ),
+}
+
+
+@pytest.mark.parametrize("form", sorted(BY_STEM))
+def test_a_data_file_named_at_run_time_is_the_tests_when_only_they_spell_it(
+    form: str, tmp_path: Path
+) -> None:
+    files, data, tests_side = BY_STEM[form]
+    assert _changed(tmp_path, files, {data: "[1]\n"}) == ([data] if tests_side else [])

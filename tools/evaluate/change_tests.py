@@ -5,8 +5,9 @@ any test folder (`data/cases.json`, `expected/output.txt`), a change that rewrit
 broken results edits the test without touching a test file. So a changed file that is no source
 code and whose name a test file of the base or the evaluated tree spells out is test data: it
 goes with the test files into every view (the base run takes the change's version, the base-tests
-run puts the base's back). A name built at run time escapes this reading; the base's own form of
-the tests still runs whenever a test file is edited.
+run puts the base's back). A name built at run time (`KIND + '.json'`) counts when a test spells
+the file's stem and the code neither spells it nor sits in a folder above the file
+(`_data_by_stem`); a name built from nothing a test spells escapes this reading.
 
 Source files count the same way when they are the tests' by what they are, not by their name: a
 Rust module compiled for tests alone in a file of its own (`#[cfg(test)] #[path = "checks.rs"]
@@ -62,7 +63,41 @@ def _change_tests(repo: Path, changed: tuple[str, ...], trees: tuple[str, ...]) 
     names = {p: posixpath.basename(p) for p in candidates}
     texts = _test_texts(repo, list(trees))
     read = [p for p, name in names.items() if any(name in t for t in texts)]
-    return tuple(sorted({*found, *read}))
+    rest = [p for p in candidates if p not in read]
+    return tuple(sorted({*found, *read, *_data_by_stem(repo, rest, trees[0], texts)}))
+
+
+def _data_by_stem(repo: Path, candidates: list[str], base: str, tests: list[str]) -> list[str]:
+    """Data files a test reads by a name it builds (`KIND + '.json'` with `KIND = 'cases'`): the
+    stem is spelled in a test file, and the code neither spells it nor keeps code beside it.
+
+    The stem must be a word of a test file (five characters or more), no non-test source file of
+    the base may spell the stem or the name, and no folder above the file (the root aside) may
+    hold the base's non-test source: `data/cases.json` is the tests', `src/pkg/locale/de.po` the
+    code's, whatever a test says."""
+    spelled = [p for p in candidates if len(_stem(p)) >= _MIN_NAME and names_in([_stem(p)], tests)]
+    if not spelled:
+        return []
+    entries = _entries(repo, base, lambda p: language_of(p) is not None and not is_test_path(p))
+    code_folders = {posixpath.dirname(p) for p in entries}
+    spelled = [p for p in spelled if not _below_code(p, code_folders)]
+    if not spelled:
+        return []
+    code = _texts(repo, entries, list(entries))
+    return [p for p in spelled if not names_in([_stem(p), posixpath.basename(p)], code)]
+
+
+def _stem(path: str) -> str:
+    return posixpath.basename(path).split(".", 1)[0]
+
+
+def _below_code(path: str, code_folders: set[str]) -> bool:
+    folder = posixpath.dirname(path)
+    while folder:
+        if folder in code_folders:
+            return True
+        folder = posixpath.dirname(folder)
+    return False
 
 
 def _rust_test_modules(repo: Path, sources: list[str], trees: tuple[str, ...]) -> list[str]:
