@@ -14,12 +14,13 @@ from functools import partial
 from referee.tools.claims.golang import go_claims
 from referee.tools.claims.java import java_claims
 from referee.tools.claims.javascript import script_claims
-from referee.tools.claims.model import Claim, Role, Scope
+from referee.tools.claims.model import HARNESS_MODIFIED, Claim, Role, Scope
 from referee.tools.claims.php import php_claims
 from referee.tools.claims.python import python_claims
 from referee.tools.claims.rust import rust_claims
 from referee.tools.claims.scope import build_scope, is_test_code, language_of
 from referee.tools.tampering.model import Tampering
+from referee.tools.tampering.syntax import MAX_SOURCE
 
 __all__ = ["claims_in", "find_claims"]
 
@@ -64,6 +65,23 @@ def find_claims(
     return found
 
 
+def _unreadable(text: str) -> bool:
+    return len(text) > MAX_SOURCE // 4 and len(text.encode("utf-8", "replace")) > MAX_SOURCE
+
+
+def _too_large(path: str, text: str) -> Tampering:
+    """A test file too large to read: padding is the cheapest way to hide what a test does as it
+    runs from every reader, so what referee cannot read it does not clear. It is harness: the
+    tests also run with the base's version of it."""
+    size = len(text.encode("utf-8", "replace")) / (1024 * 1024)
+    message = (
+        f"{path} is a test file of {size:.1f} MiB, more than referee reads"
+        f" ({MAX_SOURCE // (1024 * 1024)} MiB): what it does as it runs cannot be read, so it"
+        " counts as test harness"
+    )
+    return Tampering(HARNESS_MODIFIED, path, 1, message)
+
+
 def claims_in(path: str, base: str | None, now: str, scope: Scope) -> list[Tampering]:
     """The claims one file's change added (pure: base and current text in, findings out)."""
     language = language_of(path)
@@ -71,6 +89,8 @@ def claims_in(path: str, base: str | None, now: str, scope: Scope) -> list[Tampe
         return []
     reader = _READERS[language]
     role: Role = "test" if is_test_code(path) else "source"
+    if role == "test" and _unreadable(now):
+        return [_too_large(path, now)]
     current = reader(path, now, scope, role) or []
     old = Counter(c.key for c in (reader(path, base, scope, role) or [])) if base else Counter()
     found: list[Tampering] = []

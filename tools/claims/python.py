@@ -14,15 +14,15 @@ from referee.tools.claims.pynames import Names
 from referee.tools.claims.pypatch import replacements
 from referee.tools.claims.pyscope import dotted_names
 from referee.tools.claims.pysituation import situations
+from referee.tools.tampering.syntax import MAX_SOURCE
 
 __all__ = ["python_claims"]
 
-_MAX_SOURCE = 2 * 1024 * 1024
 
 
 def python_claims(path: str, source: str, scope: Scope, role: Role) -> list[Claim] | None:
     """What the Python readers find in one file; None when it does not parse."""
-    if len(source) > _MAX_SOURCE:
+    if len(source) > MAX_SOURCE:
         return None
     try:
         tree = pysource.parse(source)

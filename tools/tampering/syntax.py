@@ -8,15 +8,15 @@ import tree_sitter as ts
 
 from referee.tools.static.langs import parser
 
-__all__ = ["descendants", "empty_block", "line", "parse", "text"]
+__all__ = ["MAX_SOURCE", "descendants", "empty_block", "line", "parse", "text"]
 
-_MAX_SOURCE = 2 * 1024 * 1024  # a test file larger than this is not read
+MAX_SOURCE = 2 * 1024 * 1024  # a code file larger than this (in UTF-8 bytes) is not read
 
 
 def parse(language: str, source: str) -> ts.Node | None:
     """The syntax tree's root, or None for a file too large (or too broken) to read."""
     data = source.encode("utf-8", errors="replace")
-    if len(data) > _MAX_SOURCE:
+    if len(data) > MAX_SOURCE:
         return None
     root = parser(language).parse(data).root_node
     return None if root.has_error and not root.named_children else root
