@@ -19,7 +19,6 @@ from referee.tools.tampering.syntax import MAX_SOURCE
 __all__ = ["python_claims"]
 
 
-
 def python_claims(path: str, source: str, scope: Scope, role: Role) -> list[Claim] | None:
     """What the Python readers find in one file; None when it does not parse."""
     if len(source) > MAX_SOURCE:
