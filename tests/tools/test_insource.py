@@ -133,3 +133,46 @@ def test_an_out_of_line_test_module_is_a_test_file_not_its_crate_roots_source() 
     # The crate root's own functions, and a module that is no test file, stay the source's.
     assert not out_of_line("src/lib.rs", None, "src/lib.rs::adds", files)
     assert not out_of_line("src/lib.rs", None, "src/lib.rs::parse::reads", files)
+
+
+DOCTESTED = (
+    '"""Sums."""\n\n\ndef add(a, b):\n    """The sum.\n\n    >>> add(1, 2)\n    3\n    """\n'
+    "    return a + b\n\n\nclass Calc:\n    def twice(self, a):\n        return 2 * a\n"
+)
+
+
+def test_a_docstrings_examples_splice_by_what_they_document() -> None:
+    """The base's code keeps every byte but the docstrings whose examples changed; a method that
+    gains an example gets the docstring put in, one that loses it an empty string."""
+    now = (
+        DOCTESTED.replace("a + b", "a - b")
+        .replace("    3\n", "    -1\n")
+        .replace(
+            "        return 2 * a",
+            '        """>>> Calc().twice(2)\n        4\n        """\n        return a * 2',
+        )
+    )
+    made = splice("calc.py", DOCTESTED, now)
+    assert made is not None
+    assert "return a + b" in made.text and "return 2 * a" in made.text  # the base's code
+    assert "    -1\n" in made.text and ">>> Calc().twice(2)" in made.text  # the change's examples
+    assert len(made.lines) == 2
+    back = splice("calc.py", now, DOCTESTED)
+    assert back is not None
+    assert "return a - b" in back.text and "    3\n" in back.text
+    assert '        ""\n        return a * 2' in back.text  # the example the base did not have
+    compile(made.text, "calc.py", "exec")
+    compile(back.text, "calc.py", "exec")
+
+
+def test_prose_edited_around_an_example_swaps_nothing() -> None:
+    now = DOCTESTED.replace("The sum.", "Adds two numbers.").replace("a + b", "b + a")
+    made = splice("calc.py", DOCTESTED, now)
+    assert made is not None and made.text == DOCTESTED and made.lines == ()
+
+
+def test_doctest_ids_are_the_files() -> None:
+    made = splice("calc.py", DOCTESTED, DOCTESTED.replace("    3\n", "    4\n"))
+    assert made is not None
+    assert holds("calc.py", made, "calc.py::calc.add")
+    assert not holds("calc.py", made, "tests/test_calc.py::test_add")

@@ -10,6 +10,7 @@ other byte is the side's own; a docstring is only ever swapped for a docstring.
 from __future__ import annotations
 
 import ast
+import doctest
 from dataclasses import dataclass
 
 __all__ = ["splice_doctests"]
@@ -38,14 +39,27 @@ def splice_doctests(base: str, now: str) -> tuple[str, tuple[tuple[int, int], ..
     swaps = []
     for name, old in before.items():
         new = after.get(name)
-        if new is None or not (_PROMPT in old.text or _PROMPT in new.text) or old.text == new.text:
+        if new is None or not (_PROMPT in old.text or _PROMPT in new.text):
             continue
+        if _examples(old.text) == _examples(new.text):
+            continue  # the prose changed, not a test: nothing to swap
         if not new.present and not old.present:
             continue
         swaps.append((old, _written(new, old)))
     if not swaps and not any(_PROMPT in d.text for d in after.values()):
         return None
     return _apply(base, swaps)
+
+
+def _examples(raw: str) -> list[tuple[str, str, str | None, tuple[tuple[int, bool], ...]]]:
+    """The doctest examples a docstring's source holds (what doctest runs and compares): the
+    source, the expected output, the exception and the option flags of each."""
+    try:
+        value = ast.literal_eval(raw) if raw else ""
+        examples = doctest.DocTestParser().get_examples(value if isinstance(value, str) else "")
+    except (SyntaxError, ValueError):
+        return [("", raw, None, ())]  # unreadable: compared as written
+    return [(e.source, e.want, e.exc_msg, tuple(sorted(e.options.items()))) for e in examples]
 
 
 def _written(new: _Doc, old: _Doc) -> str:
