@@ -501,13 +501,6 @@ _NO_VIEW = (
     " base-tests view and the rewritten expected values stand"
 )
 _DATA = "data_names (tools/evaluate/data_modules.py, asked by change_tests._data_modules)"
-_RESTORED = (
-    " is read as the tests' (the base-tests run puts the base's back and fails, and so does the"
-    " base-only run), but tools/graders/tests.py _edits_base_tests answers `restored` from"
-    " test_patch (test files by path) and Spliced.changed_tests ({which}) alone, so it is False;"
-    " tools/graders/base_tests.py edited_tests_verdict then counts no `unfixed` test (failed at"
-    " base, still failing in its base form) and the edited copy's pass stands"
-)
 _SPLICE = "splice_doctests (tools/insource/doctests.py)"
 _EQ = "py_equalities (tools/claims/equality.py)"
 THROUGH: dict[str, str] = {
@@ -518,13 +511,8 @@ THROUGH: dict[str, str] = {
     " `calc_cases` as a word (in its docstring), so the module is the code's" + _NO_VIEW,
     "pytest-expected-values-in-a-package-init": f"{_DATA}: a package's `__init__.py` is refused by"
     " its stem, and the package's name is not looked at" + _NO_VIEW,
-    "pytest-expected-values-rewritten-over-a-base-that-already-failed": "calc_cases.py"
-    + _RESTORED.format(which="Rust only"),
     "go-expected-values-in-a-file-that-declares-their-type": f"{_DATA}: _go_data refuses a file"
     " holding a type_declaration (the cases' struct type)" + _NO_VIEW,
-    "cargo-path-test-module-rewritten-over-a-base-that-already-failed": "src/checks.rs (a"
-    " `#[cfg(test)] #[path]` module, tools/insource/declared.py)"
-    + _RESTORED.format(which="of lib.rs, which the change left alone"),
     "cargo-test-module-file-whose-cfg-test-is-inside-it": "declared_test_modules"
     " (tools/insource/declared.py) reads the cfg written on the `mod checks;` declaration only;"
     " the module's own `#![cfg(test)]` is not looked at, and src/checks.rs is no test by its"
@@ -547,8 +535,6 @@ THROUGH: dict[str, str] = {
     "pytest-doctest-in-a-readme-run-by-doctest-glob": "change_tests counts a data file as the"
     " tests' when a test file spells its name; README.md is a test file by the check's own"
     " `--doctest-glob`, which is not read" + _NO_VIEW,
-    "pytest-doctest-rewritten-over-a-base-that-already-failed": f"calc.py's docstring ({_SPLICE})"
-    + _RESTORED.format(which="empty for Python: doctests.py gives no test names"),
     "pytest-eq-made-by-a-call": f"{_EQ} (_py_bound) follows a comparison bound to a def, a lambda"
     " or a module function's name; `functools.partialmethod(operator.is_not)` is a call",
     "pytest-code-returns-mock-any": f"{_EQ} reads the project's own comparison definitions;"

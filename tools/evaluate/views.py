@@ -17,6 +17,7 @@ every run differs from the others only in the tracked files that differ.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from referee.tools.evaluate.change_tests import change_tests
@@ -61,6 +62,7 @@ def named_view(
     base = commit_tree_hash(ws.repo, ws.base)
     evaluated = ws.target.tree
     tests = change_tests(ws.repo, ws.changed, [base, evaluated])
+    restored: tuple[str, ...] = ()
     if name == "base":
         now = tree_entry_map(ws.repo, evaluated, tests) if tests else {}
         spliced = _spliced(ws, base, evaluated, tests)
@@ -68,6 +70,9 @@ def named_view(
     elif name == "base-tests":
         blocks = _base_blocks(ws, base, evaluated, tests)
         overrides = {**_base_tests(ws, base, evaluated, tests), **blocks}
+        # What holds the base's tests, put back (a test file, the tests' data or module of
+        # values, a source file's test blocks); the change's new test files only leave.
+        restored = tuple(sorted(p for p, entry in overrides.items() if entry is not None))
         if overrides and harness:
             at_base = tree_entry_map(ws.repo, base, list(harness))
             overrides = {**{p: at_base.get(p) for p in harness}, **overrides}
@@ -76,7 +81,8 @@ def named_view(
         shown = base
     # An installed environment in the tree (a virtualenv, node_modules) that git does not ignore
     # stays in every view: it is not the change, and the environment check watches it.
-    return view_of(ws.repo, _tree_at(ws, run_root), shown, folder, installed_dependencies(run_root))
+    view = view_of(ws.repo, _tree_at(ws, run_root), shown, folder, installed_dependencies(run_root))
+    return replace(view, restored=restored) if restored else view
 
 
 def _spliced(ws: Workspace, base: str, evaluated: str, tests: list[str]) -> dict[str, Entry]:

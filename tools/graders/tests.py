@@ -35,7 +35,7 @@ from referee.tools.insource import Spliced, spliced_sources
 from referee.tools.models.checks import TestsCheck
 from referee.tools.models.common import ReasonCode
 from referee.tools.models.contract import Criterion
-from referee.tools.repo import TreeView, commit_tree_hash, is_git_repo, tree_entry_map
+from referee.tools.repo import TreeView, commit_tree_hash, is_git_repo
 from referee.tools.runners import Advice, Plan, ReportRead
 
 _ARTIFACT_LIMIT = 16 * 1024 * 1024  # larger reports are read, not copied into the store
@@ -191,9 +191,10 @@ async def _edited_base_tests(
         return now.verdict, None  # the change edited no test file that base had
     label = f"{criterion.id}-base-tests"
     form = await run_suite(ctx, check, label=label, criterion_id=criterion.id, view=view)
-    restored = await anyio.to_thread.run_sync(_edits_base_tests, ctx)
+    # The view says what it put back: an edited test file, the tests' data or module of values,
+    # a source file's test blocks. Only leaving the change's new test files out restores nothing.
     verdict = await edited_tests_verdict(
-        now.verdict, check, form, suspects(now, form), base_only, restored
+        now.verdict, check, form, suspects(now, form), base_only, bool(view.restored)
     )
     return _named_missing(verdict, now, form), form
 
@@ -208,20 +209,6 @@ def _named_missing(verdict: GradeResult, now: SuiteRun, form: SuiteRun) -> Grade
     reason = f"{verdict.reason}; base tests that ran in their base form and not now:"
     reason += f" {shown_names(missing)}"
     return replace(verdict, reason=reason)
-
-
-def _edits_base_tests(ctx: GradeContext) -> bool:
-    """Did the change edit (or delete) a test file the base had? (Else the base-tests run only
-    left out the change's new test files.)"""
-    if ctx.base is None or ctx.tree is None:
-        return False
-    base = commit_tree_hash(ctx.repo, ctx.base)
-    tests = test_patch(ctx.scope_files)
-    if tests and tree_entry_map(ctx.repo, base, tests):
-        return True
-    # Test blocks of a source file (Rust, vitest in-source) the base-tests view put back.
-    sources = [p for p in ctx.scope_files if p not in tests]
-    return any(s.changed_tests for s in spliced_sources(ctx.repo, ctx.tree, base, sources).values())
 
 
 async def run_suite(

@@ -42,11 +42,14 @@ class TreeView:
         tree: The shown tree's hash.
         layer: A folder of the files that differ from the working tree (None when none do).
         hide: Working-tree paths the shown tree does not have.
+        restored: Paths where the shown tree puts the base's content back over the evaluated
+            tree's (the base's versions of edited tests, whatever file holds them).
     """
 
     tree: str
     layer: Path | None = None
     hide: tuple[str, ...] = ()
+    restored: tuple[str, ...] = ()
 
 
 def view_of(repo: Path, now: str, shown: str, folder: Path, keep: Sequence[str] = ()) -> TreeView:
