@@ -500,19 +500,9 @@ _NO_VIEW = (
     "; no file the change edits is a test then, so tools/evaluate/views.py named_view builds no"
     " base-tests view and the rewritten expected values stand"
 )
-_DATA = "data_names (tools/evaluate/data_modules.py, asked by change_tests._data_modules)"
 _SPLICE = "splice_doctests (tools/insource/doctests.py)"
 _EQ = "py_equalities (tools/claims/equality.py)"
 THROUGH: dict[str, str] = {
-    "pytest-expected-values-in-a-module-that-calls": f"{_DATA}: _python_literal refuses the call"
-    " `list(...)`, so calc_cases.py is code" + _NO_VIEW,
-    "pytest-expected-values-in-a-module-the-code-names-in-its-docstring": "change_tests"
-    "._data_modules (tools/evaluate/change_tests.py): calc.py, a non-test source, names"
-    " `calc_cases` as a word (in its docstring), so the module is the code's" + _NO_VIEW,
-    "pytest-expected-values-in-a-package-init": f"{_DATA}: a package's `__init__.py` is refused by"
-    " its stem, and the package's name is not looked at" + _NO_VIEW,
-    "go-expected-values-in-a-file-that-declares-their-type": f"{_DATA}: _go_data refuses a file"
-    " holding a type_declaration (the cases' struct type)" + _NO_VIEW,
     "cargo-test-module-file-whose-cfg-test-is-inside-it": "declared_test_modules"
     " (tools/insource/declared.py) reads the cfg written on the `mod checks;` declaration only;"
     " the module's own `#![cfg(test)]` is not looked at, and src/checks.rs is no test by its"

@@ -143,9 +143,9 @@ NOT_DATA: dict[str, tuple[dict[str, str], str]] = {
         },
         "calc_cases.py",
     ),
-    "python-with-a-call": (
+    "python-with-a-lambda": (
         {
-            "calc_cases.py": "CASES = sorted([(1, 2, 3)])\n",
+            "calc_cases.py": "CASES = [(1, 2, 3)]\nKEY = lambda case: case[0]\n",
             "tests/test_calc.py": "from calc_cases import CASES\n",
         },
         "calc_cases.py",
@@ -157,12 +157,29 @@ NOT_DATA: dict[str, tuple[dict[str, str], str]] = {
         },
         "calc_cases.py",
     ),
-    "python-attribute-access": (
+    "python-relative-import": (
         {
-            "calc_cases.py": "import os\nSEP = os.sep\n",
-            "tests/test_calc.py": "from calc_cases import SEP\n",
+            "pkg/__init__.py": "",
+            "pkg/cases.py": "from .table import ROWS\n\nCASES = ROWS\n",
+            "tests/test_calc.py": "from pkg.cases import CASES\n",
+        },
+        "pkg/cases.py",
+    ),
+    "python-imported-by-the-code-under-another-name": (
+        {
+            "calc.py": "import calc_cases as c\n",
+            "calc_cases.py": "CASES = [(1, 2, 3)]\n",
+            "tests/test_calc.py": "from calc_cases import CASES\n",
         },
         "calc_cases.py",
+    ),
+    "python-named-by-the-code-in-a-string": (
+        {
+            "manage.py": "import os\nos.environ['SETTINGS'] = 'proj.calc_cases'\n",
+            "proj/calc_cases.py": "DEBUG = True\n",
+            "tests/test_calc.py": "from proj import calc_cases\n",
+        },
+        "proj/calc_cases.py",
     ),
     "go-read-by-another-package": (
         {

@@ -339,36 +339,13 @@ LIVE: dict[str, tuple[dict[str, str], str]] = {
 _CHANGE_TESTS = "tools/evaluate/change_tests.py"
 _DATA = f"data_names (tools/evaluate/data_modules.py, asked by {_CHANGE_TESTS} _data_modules)"
 LIVE_THROUGH: dict[str, str] = {
-    "py-module-that-calls": f"{_DATA}: _python_literal refuses the call `list(...)`, so the module"
-    " is code and its rewritten expected values no test",
-    "py-named-in-a-comment-of-the-code": f"{_CHANGE_TESTS} _data_modules: a module some non-test"
-    " file names as a word, a comment included, is the code's",
-    "py-common-name-as-a-word-of-the-code": f"{_CHANGE_TESTS} _data_modules: names_in matches the"
-    " module's stem `cases` as an English word in the code's docstring",
     "py-imported-by-a-name-built-at-run-time": f"{_CHANGE_TESTS} _data_modules: no test file spells"
     " the module's name (`'calc_' + 'cases'`), so only the tests read it and none names it",
-    "py-package-init": f"{_DATA}: a package's `__init__.py` is never a module of values (the stem"
-    " `__init__` is refused; the package's name is not looked at)",
-    "py-holder-class": f"{_DATA}: _python_data takes assignments only; a class that holds constants"
-    " (allowed in Java) is behaviour in Python",
-    "py-enum": f"{_DATA}: _python_data refuses the import and the class of an Enum of cases",
-    "py-import-for-an-annotation": f"{_DATA}: _python_data refuses any import but __future__'s",
-    "py-short-name": f"{_DATA}: a stem shorter than _MIN_NAME = 4 is no data name",
     "py-json-read-by-a-source-module": f"{_CHANGE_TESTS}: the data file counts only when a test"
     " file spells its name; here the code-side module that loads it does, and it computes (a call)",
     "go-helper-func": f"{_DATA}: _go_data refuses a file with any function declaration",
-    "go-type-declared": f"{_DATA}: _go_data refuses a type_declaration (the cases' struct type)",
-    "go-short-name": f"{_DATA}: every name shorter than _MIN_NAME = 4 (`All`) is dropped",
-    "go-conversion": f"{_DATA}: a conversion `int64(1)` parses as a call_expression",
-    "go-named-in-a-comment-of-the-code": f"{_CHANGE_TESTS} _data_modules: the code's comment"
-    " names `Cases` as a word",
-    "java-enum": f"{_DATA}: _java_data takes one class or interface; an enum is neither",
-    "java-record": f"{_DATA}: _java_data takes one class or interface; a record is neither (and"
-    " `new Cases(...)` is an object creation)",
-    "java-list-of": f"{_DATA}: `List.of(...)` is a method_invocation",
     "kotlin-object": f"{_DATA}: only Python, Go, Java and JS/TS are read; Kotlin is never data",
     "scala-object": f"{_DATA}: only Python, Go, Java and JS/TS are read; Scala is never data",
-    "js-object-freeze": f"{_DATA}: `Object.freeze(...)` is a call_expression",
     "rust-cfg-test-inside-the-module-file": "declared_test_modules (tools/insource/declared.py)"
     " reads the `cfg` on the declaration only; an inner `#![cfg(test)]` in the module's own file"
     " is not looked at (a file named tests.rs is held by its name alone)",

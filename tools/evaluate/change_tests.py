@@ -22,7 +22,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 
-from referee.tools.evaluate.data_modules import data_names, names_in
+from referee.tools.evaluate.data_modules import data_names, names_in, read_by_code
 from referee.tools.graders import test_patch
 from referee.tools.harness import is_harness_file
 from referee.tools.insource.declared import declared_test_modules, may_declare
@@ -118,8 +118,8 @@ def _rust_test_modules(repo: Path, sources: list[str], trees: tuple[str, ...]) -
 
 
 def _data_modules(repo: Path, sources: list[str], trees: tuple[str, ...]) -> list[str]:
-    """The changed source files that held only values at base and that only the base's test
-    files named (the base tree is the first of `trees`)."""
+    """The changed source files that defined no behaviour at base, that a test file of the base
+    named and no non-test source of its language read (the base tree is the first of `trees`)."""
     base = _entries(repo, trees[0], lambda p: language_of(p) is not None)
     # Configuration in a script (`babel.config.js`) is harness, judged as such.
     held = [p for p in sources if p in base and not is_harness_file(p)]
@@ -134,8 +134,8 @@ def _data_modules(repo: Path, sources: list[str], trees: tuple[str, ...]) -> lis
         others = [p for p in base if p != path and language_of(p) == language]
         tests = [p for p in others if is_test_path(p)]
         code = [p for p in others if not is_test_path(p)]
-        if names_in(names, _texts(repo, base, tests)) and not names_in(
-            names, _texts(repo, base, code)
+        if names_in(names, _texts(repo, base, tests)) and not any(
+            read_by_code(path, names, text) for text in _texts(repo, base, code)
         ):
             read.append(path)
     return read

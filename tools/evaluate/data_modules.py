@@ -1,13 +1,23 @@
-"""Source files that hold nothing but values: when only the tests read one, it is their data.
+"""Source files that define no behaviour: when only the tests read one, it is their data.
 
 A test's expected values can live in a module of the project's own language
-(`calc_cases.py: CASES = [(1, 2, 3)]`, a Go `var Cases = …` file, a Java class of constants). A
-change that rewrites them to the broken results edits the test without touching a test file. Such
-a module is the tests' data, not the code under test, when it holds no behaviour (only names bound
-to literal values: no function, method, call or class beyond a holder of constants) and, at base,
-a test file names it and no other source file of its language does (change_tests.py asks). A
-module that the code reads as well, or that computes anything, stays code: a change to it may be
-the fix.
+(`calc_cases.py: CASES = [(1, 2, 3)]`, a Go `var Cases = …` file, a Java class or enum of
+constants). A change that rewrites them to the broken results edits the test without touching a
+test file. Such a module is the tests' data, not the code under test, when
+
+- it defines no behaviour: names bound to values, however the values are built (`list(…)`,
+  `Decimal("1.5")`, `List.of(…)`, `Object.freeze(…)`), types and holders of constants (a Python
+  class or Enum of assignments, a Go struct type, a Java enum or record whose constructor only
+  stores its arguments), but no function, method or lambda: nothing the code under test could
+  be;
+- at base, a test file names it (its module, package or class name; Go: a name it declares), and
+  no non-test source file of its language reads it: imports it (Python: an `import` or a string
+  naming the module; JS/TS: an import specifier), or names it in code (Go, Java), comments and
+  docstrings aside (change_tests.py asks).
+
+A module that the code reads as well, or that defines behaviour, stays code: a change to it may be
+the fix. A name a test builds at run time (`import_module('calc_' + 'cases')`) escapes this
+reading.
 """
 
 from __future__ import annotations
@@ -22,50 +32,26 @@ from referee.tools.static.paths import language_of, stem_of
 from referee.tools.tampering.additive import script_language
 from referee.tools.tampering.syntax import descendants, parse, text
 
-__all__ = ["data_names", "names_in"]
+__all__ = ["data_names", "names_in", "read_by_code"]
 
-# Nodes that run something or define behaviour: a module holding one is code.
+# Nodes that define behaviour: a module holding one is code.
 _BEHAVIOUR = {
-    "go": frozenset(
-        {
-            "call_expression",
-            "func_literal",
-            "function_declaration",
-            "method_declaration",
-            "type_declaration",
-            "go_statement",
-        }
-    ),
+    "go": frozenset({"func_literal", "function_declaration", "method_declaration"}),
     "java": frozenset(
-        {
-            "method_invocation",
-            "object_creation_expression",
-            "lambda_expression",
-            "method_declaration",
-            "constructor_declaration",
-            "static_initializer",
-            "block",
-            "method_reference",
-        }
+        {"method_declaration", "lambda_expression", "static_initializer", "method_reference"}
     ),
     "script": frozenset(
         {
-            "call_expression",
-            "new_expression",
             "arrow_function",
             "function",
             "function_expression",
             "function_declaration",
             "generator_function",
             "generator_function_declaration",
-            "class",
-            "class_declaration",
             "method_definition",
             "getter",
             "setter",
-            "import_statement",
-            "await_expression",
-            "tagged_template_expression",
+            "class_static_block",
         }
     ),
 }
@@ -77,18 +63,30 @@ _SCRIPT_TOP = frozenset(
         "variable_declaration",
         "expression_statement",
         "empty_statement",
+        "enum_declaration",
+        "type_alias_declaration",
+        "interface_declaration",
+        "import_statement",
     }
 )
-_MIN_NAME = 4
+_JAVA_TYPES = frozenset(
+    {"class_declaration", "interface_declaration", "enum_declaration", "record_declaration"}
+)
+_MIN_NAME = 3
+_COMMENTS = {
+    "go": re.compile(r"//[^\n]*|/\*.*?\*/", re.S),
+    "java": re.compile(r"//[^\n]*|/\*.*?\*/", re.S),
+}
 
 
 def data_names(path: str, source: str) -> tuple[str, ...]:
-    """The names other files read a data-only module by (its module or class name; Go: the names
-    it declares), or none when the file holds behaviour or is no module of a known language."""
+    """The names other files read a behaviour-free module by (its module, package or class name;
+    Go: the names it declares), or none when the file defines behaviour or is no module of a
+    language read here."""
     language = language_of(path)
     names: tuple[str, ...]
     if language == "python":
-        names = (stem_of(path),) if _python_data(source) and stem_of(path) != "__init__" else ()
+        names = (_python_name(path),) if _python_data(source) else ()
     elif language == "go":
         names = _go_data(source)
     elif language == "java":
@@ -102,47 +100,93 @@ def data_names(path: str, source: str) -> tuple[str, ...]:
 
 def names_in(names: Iterable[str], texts: Iterable[str]) -> bool:
     """Whether any of the texts spells one of the names as a word."""
-    pattern = re.compile(r"\b(" + "|".join(re.escape(n) for n in names) + r")\b")
+    pattern = _words(names)
     return any(pattern.search(t) for t in texts)
 
 
+def read_by_code(path: str, names: tuple[str, ...], source: str) -> bool:
+    """Whether the non-test source file `source` reads the module `path` (named `names`): an
+    import or a code mention, never a comment or a docstring."""
+    if not names_in(names, [source]):
+        return False  # the quick look: the file does not even spell it
+    language = language_of(path)
+    if language == "python":
+        return _python_imports(names, source)
+    if language in ("javascript", "typescript"):
+        specifier = "|".join(re.escape(n) for n in names)
+        pattern = rf"""['"`][^'"`\n]*(?<![\w-])({specifier})(\.[\w.]+)?['"`]"""
+        return re.search(pattern, source) is not None
+    comments = _COMMENTS.get(language or "")
+    code = comments.sub(" ", source) if comments else source
+    return names_in(names, [code])
+
+
+def _words(names: Iterable[str]) -> re.Pattern[str]:
+    return re.compile(r"\b(" + "|".join(re.escape(n) for n in names) + r")\b")
+
+
+def _python_name(path: str) -> str:
+    """A module's import name: its stem, or its package's for an `__init__.py`."""
+    stem = stem_of(path)
+    return path.rsplit("/", 2)[-2] if stem == "__init__" and "/" in path else stem
+
+
 def _python_data(source: str) -> bool:
+    """Assignments, absolute imports, a docstring and classes of assignments (a holder of
+    constants, an Enum): no def, lambda or relative import."""
     try:
         tree = ast.parse(source)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError):
         return False
     bound = False
-    for i, node in enumerate(tree.body):
-        if i == 0 and isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
-            continue  # the docstring
-        if isinstance(node, ast.ImportFrom) and node.module == "__future__":
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            return False
+        if isinstance(node, ast.ImportFrom) and (
+            node.level or any(a.name == "*" for a in node.names)
+        ):
+            return False  # the package's own code, or everything of another module
+    for node in tree.body:
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            continue  # a docstring
+        if isinstance(node, ast.Import | ast.ImportFrom):
             continue
-        value = node.value if isinstance(node, ast.Assign | ast.AnnAssign) else None
-        if value is None or not _python_literal(value):
+        if isinstance(node, ast.ClassDef) and _holder(node):
+            bound = True
+            continue
+        if not isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign):
             return False
         bound = True
     return bound
 
 
-_PY_LITERALS = (
-    ast.Constant,
-    ast.List,
-    ast.Tuple,
-    ast.Set,
-    ast.Dict,
-    ast.Name,
-    ast.Load,
-    ast.UnaryOp,
-    ast.BinOp,
-    ast.operator,
-    ast.unaryop,
-)
+def _holder(node: ast.ClassDef) -> bool:
+    body = [
+        s for s in node.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
+    ]
+    return all(isinstance(s, ast.Assign | ast.AnnAssign | ast.Pass) for s in body)
 
 
-def _python_literal(node: ast.AST) -> bool:
-    """Constants, containers of them and arithmetic on them; names of the module's values
-    (no call, attribute, comprehension, lambda or subscript: nothing that runs code)."""
-    return all(isinstance(n, _PY_LITERALS) for n in ast.walk(node))
+def _python_imports(names: tuple[str, ...], source: str) -> bool:
+    """An import whose dotted path holds one of the names, or a string that is one (a module
+    named for `importlib`, `DJANGO_SETTINGS_MODULE`)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError):
+        return True  # unreadable: taken as reading it, so the module stays the code's
+    wanted = set(names)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            dotted = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            dotted = [f"{node.module or ''}.{a.name}" for a in node.names]
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            dotted = [node.value] if len(node.value) < 200 else []
+        else:
+            continue
+        if any(wanted & set(d.split(".")) for d in dotted):
+            return True
+    return False
 
 
 def _go_data(source: str) -> tuple[str, ...]:
@@ -151,8 +195,8 @@ def _go_data(source: str) -> tuple[str, ...]:
         return ()
     names: list[str] = []
     for child in root.named_children:
-        if child.type in ("var_declaration", "const_declaration"):
-            specs = descendants(child, frozenset({"var_spec", "const_spec"}))
+        if child.type in ("var_declaration", "const_declaration", "type_declaration"):
+            specs = descendants(child, frozenset({"var_spec", "const_spec", "type_spec"}))
             names += [text(n) for s in specs for n in s.children_by_field_name("name")]
         elif child.type not in ("package_clause", "comment", "import_declaration"):
             return ()
@@ -163,20 +207,25 @@ def _java_data(source: str) -> bool:
     root = parse("java", source)
     if root is None or root.has_error or _holds(root, _BEHAVIOUR["java"]):
         return False
-    kinds = [c.type for c in root.named_children if c.type not in ("line_comment", "block_comment")]
-    classes = [
-        c for c in root.named_children if c.type in ("class_declaration", "interface_declaration")
-    ]
-    if len(classes) != 1 or set(kinds) - {
-        "package_declaration",
-        "import_declaration",
-        classes[0].type,
-    }:
+    top = [c for c in root.named_children if "comment" not in c.type]
+    types = [c for c in top if c.type in _JAVA_TYPES]
+    rest = {c.type for c in top if c not in types} - {"package_declaration", "import_declaration"}
+    if len(types) != 1 or rest:
         return False
-    body = classes[0].child_by_field_name("body")
-    members = [c for c in body.named_children if "comment" not in c.type] if body else []
-    fields = ("field_declaration", "constant_declaration")
-    return bool(members) and all(m.type in fields for m in members)
+    constructors = descendants(types[0], frozenset({"constructor_declaration"}))
+    return all(_only_stores(c) for c in constructors)
+
+
+def _only_stores(constructor: ts.Node) -> bool:
+    """A constructor whose body only assigns (`this.a = a;`): a record's or an enum's fields."""
+    body = constructor.child_by_field_name("body")
+    statements = [s for s in body.named_children if "comment" not in s.type] if body else []
+    return all(
+        s.type == "expression_statement"
+        and s.named_children
+        and s.named_children[0].type == "assignment_expression"
+        for s in statements
+    )
 
 
 def _script_data(language: str, source: str) -> bool:
@@ -185,8 +234,9 @@ def _script_data(language: str, source: str) -> bool:
         return False
     top = [c for c in root.named_children if c.type != "comment"]
     # A re-export (`export * from './a'`, `export { b } from './b'`) is an index of code.
-    reexports = [c for c in top if c.child_by_field_name("source") is not None]
-    return bool(top) and not reexports and all(c.type in _SCRIPT_TOP for c in top)
+    reexports = [c for c in top if c.type == "export_statement" and c.child_by_field_name("source")]
+    values = [c for c in top if c.type != "import_statement"]
+    return bool(values) and not reexports and all(c.type in _SCRIPT_TOP for c in top)
 
 
 def _holds(root: ts.Node, kinds: frozenset[str]) -> bool:
