@@ -173,6 +173,24 @@ NOT_DATA: dict[str, tuple[dict[str, str], str]] = {
         },
         "calc_cases.py",
     ),
+    "python-package-constant-read-relatively": (
+        {
+            "pkg/__init__.py": "DEFAULT_TIMEOUT = 5\n",
+            "pkg/client.py": "from . import DEFAULT_TIMEOUT\n",
+            "tests/test_client.py": "import pkg\n",
+        },
+        "pkg/__init__.py",
+    ),
+    "python-module-read-relatively-from-a-subpackage": (
+        {
+            "pkg/__init__.py": "",
+            "pkg/limits.py": "LIMIT = 10\n",
+            "pkg/sub/__init__.py": "",
+            "pkg/sub/use.py": "from ..limits import LIMIT\n",
+            "tests/test_limits.py": "from pkg.limits import LIMIT\n",
+        },
+        "pkg/limits.py",
+    ),
     "python-named-by-the-code-in-a-string": (
         {
             "manage.py": "import os\nos.environ['SETTINGS'] = 'proj.calc_cases'\n",

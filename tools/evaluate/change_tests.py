@@ -134,8 +134,9 @@ def _data_modules(repo: Path, sources: list[str], trees: tuple[str, ...]) -> lis
         others = [p for p in base if p != path and language_of(p) == language]
         tests = [p for p in others if is_test_path(p)]
         code = [p for p in others if not is_test_path(p)]
+        code_texts = blob_texts(repo, sorted({base[p][1] for p in code}))
         if names_in(names, _texts(repo, base, tests)) and not any(
-            read_by_code(path, names, text) for text in _texts(repo, base, code)
+            read_by_code(path, names, p, code_texts.get(base[p][1], "")) for p in code
         ):
             read.append(path)
     return read

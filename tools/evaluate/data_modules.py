@@ -104,12 +104,14 @@ def names_in(names: Iterable[str], texts: Iterable[str]) -> bool:
     return any(pattern.search(t) for t in texts)
 
 
-def read_by_code(path: str, names: tuple[str, ...], source: str) -> bool:
-    """Whether the non-test source file `source` reads the module `path` (named `names`): an
-    import or a code mention, never a comment or a docstring."""
+def read_by_code(path: str, names: tuple[str, ...], reader: str, source: str) -> bool:
+    """Whether the non-test source file `reader` (its text `source`) reads the module `path`
+    (named `names`): an import or a code mention, never a comment or a docstring."""
+    language = language_of(path)
+    if language == "python" and _relative_import(path, reader, source):
+        return True  # `from . import DEFAULTS` in the package's own code
     if not names_in(names, [source]):
         return False  # the quick look: the file does not even spell it
-    language = language_of(path)
     if language == "python":
         return _python_imports(names, source)
     if language in ("javascript", "typescript"):
@@ -165,6 +167,33 @@ def _holder(node: ast.ClassDef) -> bool:
         s for s in node.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
     ]
     return all(isinstance(s, ast.Assign | ast.AnnAssign | ast.Pass) for s in body)
+
+
+def _relative_import(path: str, reader: str, source: str) -> bool:
+    """Whether `reader` imports the module `path` relatively (`from . import X` in its package,
+    `from .cases import X`, `from .. import cases`)."""
+    if "from ." not in source:
+        return False
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError):
+        return True
+    wanted = _module_of(path)
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.ImportFrom) or not node.level:
+            continue
+        package = reader.rsplit("/", 1)[0] if "/" in reader else ""
+        for _ in range(node.level - 1):
+            package = package.rsplit("/", 1)[0] if "/" in package else ""
+        base = "/".join(p for p in [package, *(node.module or "").split(".")] if p)
+        if base == wanted or any(f"{base}/{a.name}".lstrip("/") == wanted for a in node.names):
+            return True
+    return False
+
+
+def _module_of(path: str) -> str:
+    """`pkg/cases.py` and `pkg/cases/__init__.py` are the module `pkg/cases`."""
+    return path.removesuffix(".py").removesuffix("/__init__")
 
 
 def _python_imports(names: tuple[str, ...], source: str) -> bool:
