@@ -503,10 +503,6 @@ _NO_VIEW = (
 _SPLICE = "splice_doctests (tools/insource/doctests.py)"
 _EQ = "py_equalities (tools/claims/equality.py)"
 THROUGH: dict[str, str] = {
-    "cargo-test-module-file-whose-cfg-test-is-inside-it": "declared_test_modules"
-    " (tools/insource/declared.py) reads the cfg written on the `mod checks;` declaration only;"
-    " the module's own `#![cfg(test)]` is not looked at, and src/checks.rs is no test by its"
-    " name" + _NO_VIEW,
     "pytest-doctest-moved-into-a-doc-assigned-at-run-time": f"{_SPLICE} swaps docstrings only:"
     " the base-tests form puts the base's docstring back into `add`, and the module's own"
     " `add.__doc__ = ...` replaces it again as it loads",

@@ -346,17 +346,6 @@ LIVE_THROUGH: dict[str, str] = {
     "go-helper-func": f"{_DATA}: _go_data refuses a file with any function declaration",
     "kotlin-object": f"{_DATA}: only Python, Go, Java and JS/TS are read; Kotlin is never data",
     "scala-object": f"{_DATA}: only Python, Go, Java and JS/TS are read; Scala is never data",
-    "rust-cfg-test-inside-the-module-file": "declared_test_modules (tools/insource/declared.py)"
-    " reads the `cfg` on the declaration only; an inner `#![cfg(test)]` in the module's own file"
-    " is not looked at (a file named tests.rs is held by its name alone)",
-    "rust-cfg-any-test": "test_only (tools/insource/declared.py) takes `cfg(test)` and"
-    " `cfg(all(..test..))` only: `cfg(any(test))` is as test-only",
-    "rust-cfg-all-test-not-miri": "test_only (tools/insource/declared.py) refuses any `not(` in"
-    " the cfg, though `all(test, not(miri))` still needs `test`",
-    "rust-included-by-a-test-module": f'{_CHANGE_TESTS}: `include!("sums.rs")` in a cfg(test)'
-    " module is not followed; a .rs file has a language, so it is never a data file either",
-    "rust-cargo-test-target-path": f"{_CHANGE_TESTS}: Cargo's `[[test]] path` is not read, and"
-    " `checks/sums.rs` is no test by its path",
 }
 
 

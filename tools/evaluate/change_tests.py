@@ -18,6 +18,7 @@ files read (data_modules.py).
 from __future__ import annotations
 
 import posixpath
+import tomllib
 from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
@@ -25,7 +26,7 @@ from pathlib import Path
 from referee.tools.evaluate.data_modules import data_names, names_in, read_by_code
 from referee.tools.graders import test_patch
 from referee.tools.harness import is_harness_file
-from referee.tools.insource.declared import declared_test_modules, may_declare
+from referee.tools.insource.declared import test_files_of
 from referee.tools.repo import Entry, blob_texts, tree_entry_map
 from referee.tools.static.paths import is_test_path, language_of
 
@@ -101,20 +102,40 @@ def _below_code(path: str, code_folders: set[str]) -> bool:
 
 
 def _rust_test_modules(repo: Path, sources: list[str], trees: tuple[str, ...]) -> list[str]:
-    """The changed Rust files a module compiled for tests alone lives in, as any file of the
-    base or the evaluated tree declares it."""
+    """The changed Rust files that are test code by what the crate says: a module compiled for
+    tests alone (declared so, or `#![cfg(test)]` in the file), a file its test code
+    `include!`s, a Cargo test target's `path`."""
     rust = [p for p in sources if p.endswith(".rs")]
     if not rust:
         return []
-    entries = [_entries(repo, tree, lambda p: p.endswith(".rs")) for tree in trees]
+    entries = [_entries(repo, tree, lambda p: p.endswith(".rs") or _cargo(p)) for tree in trees]
     texts = blob_texts(repo, sorted({e[1] for found in entries for e in found.values()}))
-    declared: set[str] = set()
+    tests: set[str] = set()
     for found in entries:
         for path, entry in found.items():
             source = texts.get(entry[1], "")
-            if may_declare(source):
-                declared.update(*declared_test_modules(path, source).values())
-    return [p for p in rust if p in declared]
+            tests |= _cargo_tests(path, source) if _cargo(path) else test_files_of(path, source)
+    return [p for p in rust if p in tests]
+
+
+def _cargo(path: str) -> bool:
+    return posixpath.basename(path) == "Cargo.toml"
+
+
+def _cargo_tests(path: str, source: str) -> set[str]:
+    """The files of a manifest's `[[test]]` targets (`path = "checks/sums.rs"`)."""
+    try:
+        manifest = tomllib.loads(source)
+    except (tomllib.TOMLDecodeError, ValueError):
+        return set()
+    folder = posixpath.dirname(path)
+    targets = manifest.get("test")
+    found = set()
+    for target in targets if isinstance(targets, list) else []:
+        where = target.get("path") if isinstance(target, dict) else None
+        if isinstance(where, str):
+            found.add(posixpath.normpath(posixpath.join(folder, where)))
+    return found
 
 
 def _data_modules(repo: Path, sources: list[str], trees: tuple[str, ...]) -> list[str]:

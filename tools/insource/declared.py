@@ -16,9 +16,9 @@ from pathlib import PurePosixPath
 
 import tree_sitter as ts
 
-from referee.tools.tampering.syntax import parse, text
+from referee.tools.tampering.syntax import descendants, parse, text
 
-__all__ = ["declared_test_modules", "may_declare", "test_only"]
+__all__ = ["declared_test_modules", "may_declare", "test_files_of", "test_only"]
 
 # A quick look before parsing: a file without both has no such declaration.
 _CFG = re.compile(r"cfg\s*\(")
@@ -47,14 +47,91 @@ def declared_test_modules(path: str, source: str) -> dict[str, tuple[str, ...]]:
 
 
 def test_only(attribute: ts.Node) -> bool:
-    """`#[cfg(test)]`, or a `cfg(all(…))` that requires `test`: code compiled for tests alone."""
+    """A `cfg` that cannot hold without `test` (`#[cfg(test)]`, `#![cfg(test)]`,
+    `cfg(all(test, not(miri)))`, `cfg(any(test))`): code compiled for tests alone. The predicate
+    is evaluated with `test` false and every other option unknown; it is test-only when it is
+    then false whatever the others are."""
     raw = "".join(text(attribute).split())
-    if raw == "#[cfg(test)]":
-        return True
-    if not raw.startswith("#[cfg(all(") or "not(" in raw:
-        return False
-    inner = raw[len("#[cfg(all(") : -len("))]")]
-    return "test" in inner.split(",")
+    for prefix in ("#[cfg(", "#![cfg("):
+        if raw.startswith(prefix) and raw.endswith(")]"):
+            value, rest = _predicate(raw[len(prefix) : -2])
+            return value is False and rest == ""
+    return False
+
+
+Truth = bool | None  # None: unknown
+
+
+def _predicate(raw: str) -> tuple[Truth, str]:
+    """The truth of the cfg predicate at the start of `raw` with `test` false, and what is left
+    after it (`all(…)`, `any(…)`, `not(…)`, an option, `key = "value"`)."""
+    match = re.match(r'(\w+)(="[^"]*")?', raw)
+    if match is None:
+        return None, "?"  # unreadable: no claim either way
+    name, rest = match.group(1), raw[match.end() :]
+    if match.group(2) is not None or not rest.startswith("("):
+        return (False if name == "test" and match.group(2) is None else None), rest
+    values, rest = _arguments(rest[1:])
+    if name == "all":
+        return (False if False in values else True if all(values) else None), rest
+    if name == "any":
+        return (
+            True if True in values else False if all(v is False for v in values) else None
+        ), rest
+    if name == "not" and len(values) == 1:
+        return (None if values[0] is None else not values[0]), rest
+    return None, rest
+
+
+def _arguments(raw: str) -> tuple[list[Truth], str]:
+    values: list[Truth] = []
+    while raw and not raw.startswith(")"):
+        value, raw = _predicate(raw)
+        if raw == "?":
+            return [None], "?"
+        values.append(value)
+        raw = raw[1:] if raw.startswith(",") else raw
+    return values, raw[1:]
+
+
+def test_files_of(path: str, source: str) -> set[str]:
+    """Every file the Rust file `path` makes test code: the files of the test-only modules it
+    declares, what its test-only code `include!`s, and itself when an inner `#![cfg(test)]`
+    makes the whole file test-only."""
+    if "test" not in source:
+        return set()
+    root = parse("rust", source)
+    if root is None:
+        return set()
+    whole = any(c.type == "inner_attribute_item" and test_only(c) for c in root.named_children)
+    found = {path} if whole else set()
+    if may_declare(source):
+        for files in declared_test_modules(path, source).values():
+            found.update(files)
+    folder = PurePosixPath(path).parent
+    for macro in descendants(root, frozenset({"macro_invocation"})):
+        if text(macro.child_by_field_name("macro")) != "include":
+            continue
+        if not (whole or _in_test_module(macro)):
+            continue
+        literal = next(iter(descendants(macro, frozenset({"string_literal"}))), None)
+        if literal is not None:
+            found.add(_normal(folder / text(literal).strip('"')))
+    return found
+
+
+def _in_test_module(node: ts.Node) -> bool:
+    """Whether `node` lies in a module or function compiled for tests alone."""
+    parent = node.parent
+    while parent is not None:
+        if parent.type in ("mod_item", "function_item"):
+            sibling = parent.prev_named_sibling
+            while sibling is not None and sibling.type in ("attribute_item", "line_comment"):
+                if sibling.type == "attribute_item" and test_only(sibling):
+                    return True
+                sibling = sibling.prev_named_sibling
+        parent = parent.parent
+    return False
 
 
 def _mod_rs(path: PurePosixPath) -> bool:
