@@ -503,17 +503,6 @@ _NO_VIEW = (
 _SPLICE = "splice_doctests (tools/insource/doctests.py)"
 _EQ = "py_equalities (tools/claims/equality.py)"
 THROUGH: dict[str, str] = {
-    "pytest-doctest-moved-into-a-doc-assigned-at-run-time": f"{_SPLICE} swaps docstrings only:"
-    " the base-tests form puts the base's docstring back into `add`, and the module's own"
-    " `add.__doc__ = ...` replaces it again as it loads",
-    "pytest-doctest-in-a-module-test-dict": f"{_SPLICE}: the examples of a module's `__test__`"
-    " dict are no docstring; with none on either side the splice returns None" + _NO_VIEW,
-    "pytest-doctest-function-renamed-and-aliased": f"{_SPLICE} matches docstrings by qualified"
-    " name: the base's `add` has no match in the change (now `plus`, with `add = plus`), so its"
-    " example is dropped, the base-tests form equals the change and does not run",
-    "pytest-doctest-rewritten-by-a-decorator": f"{_SPLICE} compares docstring text, the base's"
-    " byte for byte here; the decorator the change added rewrites `__doc__` as the module"
-    " loads",
     "pytest-doctest-module-moved-into-a-package": "tools/insource/plan.py spliced_sources splices"
     " a file there at base and now only; calc.py deleted and calc/__init__.py new are neither a"
     " test file nor spliced, so no base-tests view runs and `calc.py::calc.add` just stops"

@@ -427,27 +427,7 @@ DOCTESTS: dict[str, str | tuple[str, str]] = {
 }
 
 _SPLICE = "splice_doctests (tools/insource/doctests.py)"
-DOCTESTS_THROUGH: dict[str, str] = {
-    "doc-assigned-at-run-time": f"{_SPLICE} swaps docstrings only: the base's is put back in"
-    " `add`, and the module's own `add.__doc__ = ...` replaces it again when it loads",
-    "test-dict": f"{_SPLICE}: a module's `__test__` dict holds doctests that are no docstring;"
-    " neither side's is read or swapped",
-    "moved-into-a-class": f"{_SPLICE} matches docstrings by qualified name: the base's `add` has"
-    " no match (now `add = Calc.add`) and the example new in `Calc` has none at base, so the"
-    " change's example stays and the base's is dropped",
-    "renamed-and-aliased": f"{_SPLICE} matches docstrings by qualified name: the base's `add` has"
-    " no match in the change (now `plus`), so its example is dropped, not put back",
-    "redefined-below": f"{_SPLICE} (_docstrings) keeps one docstring per name: the first `add`"
-    " (the base's, unchanged) hides the second that the module really binds",
-    "defined-in-an-if-block": f"{_SPLICE} (_docstrings) walks class and function bodies only: a"
-    " `def` under `if` is never seen, so the base's `add` has no match",
-    "defined-in-a-try-block": f"{_SPLICE} (_docstrings) walks class and function bodies only: a"
-    " `def` in an `except` fallback is never seen",
-    "rewritten-by-a-decorator": f"{_SPLICE} compares the docstring's text, the base's byte for"
-    " byte here; a decorator rewrites `__doc__` when the module loads",
-    "docstring-from-functools-wraps": f"{_SPLICE}: `add`'s docstring is the base's, but"
-    " `functools.wraps(_minus)` gives it `_minus`'s (a name the base did not have)",
-}
+DOCTESTS_THROUGH: dict[str, str] = {}
 
 
 def _failures(source: str) -> int:
