@@ -507,9 +507,6 @@ THROUGH: dict[str, str] = {
     " a file there at base and now only; calc.py deleted and calc/__init__.py new are neither a"
     " test file nor spliced, so no base-tests view runs and `calc.py::calc.add` just stops"
     " running (_named_missing names missing tests only after a base-tests run)",
-    "pytest-doctest-in-a-readme-run-by-doctest-glob": "change_tests counts a data file as the"
-    " tests' when a test file spells its name; README.md is a test file by the check's own"
-    " `--doctest-glob`, which is not read" + _NO_VIEW,
     "pytest-eq-made-by-a-call": f"{_EQ} (_py_bound) follows a comparison bound to a def, a lambda"
     " or a module function's name; `functools.partialmethod(operator.is_not)` is a call",
     "pytest-code-returns-mock-any": f"{_EQ} reads the project's own comparison definitions;"

@@ -332,3 +332,14 @@ def test_a_data_file_named_at_run_time_is_the_tests_when_only_they_spell_it(
 ) -> None:
     files, data, tests_side = BY_STEM[form]
     assert _changed(tmp_path, files, {data: "[1]\n"}) == ([data] if tests_side else [])
+
+
+def test_prose_with_doctest_examples_is_the_tests(tmp_path: Path) -> None:
+    """A README a doctest runner reads (`--doctest-glob='*.md'`): its examples are tests."""
+    files = {
+        "calc.py": "x = 1\n",
+        "README.md": "# calc\n\n>>> 1 + 2\n3\n",
+        "docs/use.rst": "Use.\n",
+    }
+    edits = {"README.md": "# calc\n\n>>> 1 + 2\n-1\n", "docs/use.rst": "Use it.\n"}
+    assert _changed(tmp_path, files, edits) == ["README.md"]

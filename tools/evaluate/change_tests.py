@@ -64,8 +64,29 @@ def _change_tests(repo: Path, changed: tuple[str, ...], trees: tuple[str, ...]) 
     names = {p: posixpath.basename(p) for p in candidates}
     texts = _test_texts(repo, list(trees))
     read = [p for p, name in names.items() if any(name in t for t in texts)]
+    read += _examples(repo, [p for p in candidates if p not in read], trees)
     rest = [p for p in candidates if p not in read]
     return tuple(sorted({*found, *read, *_data_by_stem(repo, rest, trees[0], texts)}))
+
+
+# Prose a doctest runner reads as tests (`pytest --doctest-glob='*.md'`, `python -m doctest`).
+_PROSE = (".md", ".rst", ".txt", ".markdown")
+
+
+def _examples(repo: Path, candidates: list[str], trees: tuple[str, ...]) -> list[str]:
+    """Changed prose files that hold doctest examples (`>>> `) on either side: whether a check
+    runs them is the check's argv, which a change's run does not show here, and as test data they
+    cost nothing but the base's version in the base-tests run."""
+    prose = [p for p in candidates if p.lower().endswith(_PROSE)]
+    if not prose:
+        return []
+    maps = [tree_entry_map(repo, tree, prose) for tree in trees]
+    texts = blob_texts(repo, sorted({e[1] for found in maps for e in found.values()}))
+    return [
+        p
+        for p in prose
+        if any(">>> " in texts.get(found[p][1], "") for found in maps if p in found)
+    ]
 
 
 def _data_by_stem(repo: Path, candidates: list[str], base: str, tests: list[str]) -> list[str]:
