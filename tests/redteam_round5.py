@@ -507,22 +507,11 @@ THROUGH: dict[str, str] = {
     " a file there at base and now only; calc.py deleted and calc/__init__.py new are neither a"
     " test file nor spliced, so no base-tests view runs and `calc.py::calc.add` just stops"
     " running (_named_missing names missing tests only after a base-tests run)",
-    "pytest-eq-made-by-a-call": f"{_EQ} (_py_bound) follows a comparison bound to a def, a lambda"
-    " or a module function's name; `functools.partialmethod(operator.is_not)` is a call",
-    "pytest-code-returns-mock-any": f"{_EQ} reads the project's own comparison definitions;"
-    " `unittest.mock.ANY`, returned from the code under test, is the standard library's",
-    "pytest-dataclass-field-left-out-of-the-comparison": f"{_EQ} reads written comparison"
-    " methods; the `__eq__` @dataclass generates compares no field once `value` is"
-    " `compare=False`",
     "pytest-doctest-repr-lies": f"{_EQ} reads comparison methods; a doctest compares the repr,"
     " and an int subclass whose `__repr__` answers '3' is not read",
     "cargo-partial-eq-impl-written-by-a-macro": "ts_equalities (tools/claims/equality.py) reads"
     " function_items in impl blocks; a `macro_rules!` body is token trees, and the impl it"
     " writes exists only after expansion",
-    "jest-asymmetric-match-defined-as-a-property": "ts_equalities (tools/claims/equality.py)"
-    " reads methods, pairs and assignments named asymmetricMatch; `Object.defineProperty(sum,"
-    " 'asymmetricMatch', { value: () => true })` names it in a string and its pair's key is"
-    " `value`",
 }
 
 VARIANTS: list[Variant] = [

@@ -45,7 +45,8 @@ FORGED: dict[str, tuple[str, str]] = {
     ),
     "java-compare-to": (
         "src/main/java/d/Sum.java",
-        "class Sum implements Comparable<Sum> {\n  public int compareTo(Sum o) { return 0; }\n}\n",
+        "class Sum implements Comparable<Sum> {\n  int value;\n"
+        "  public int compareTo(Sum o) { return 0; }\n}\n",
     ),
     "rust-partial-eq-underscore": (
         "src/lib.rs",
@@ -54,7 +55,8 @@ FORGED: dict[str, tuple[str, str]] = {
     ),
     "rust-partial-eq-unused-name": (
         "src/lib.rs",
-        "struct S;\nimpl PartialEq for S {\n    fn eq(&self, _other: &Self) -> bool { true }\n}\n",
+        "struct S(i32);\nimpl PartialEq for S {\n"
+        "    fn eq(&self, _other: &Self) -> bool { true }\n}\n",
     ),
     "go-equal-method": (
         "calc.go",

@@ -41,69 +41,177 @@ def _message(name: str) -> str:
 
 
 def py_equalities(file: PyFile) -> Iterator[Claim]:
-    """Python: comparison methods by `def` in a class, and a lambda or module function bound to
-    one (`__eq__ = lambda s, o: True`, `setattr(C, "__eq__", f)`,
-    `type("S", (int,), {"__eq__": f})`)."""
+    """Python: every binding of a comparison method (`def` in a class, `__eq__ = …` in a class
+    body, `setattr(C, "__eq__", f)`, `type("S", (int,), {"__eq__": f})`, `ns["__eq__"] = f`) whose
+    function ignores its operand, or whose value referee cannot read (a call such as
+    `partialmethod(…)`, a `property`, an imported function, a string run by `exec`); a test
+    library's matcher used by the code under test (`mock.ANY`, `pytest.approx`, dirty-equals);
+    a dataclass whose every field is left out of its comparison."""
     functions = {
         n.name: n for n in file.tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
     }
-    for node, name, function in _py_bound(file.tree, functions):
-        if _py_ignores(function):
+    for node, name, value in _py_bound(file.tree):
+        function = _function_of(value, functions)
+        if function is None and _readable_binding(name, value):
+            continue
+        if function is None:
+            yield file.claim(EQUALITY_FORGED, node, _unread(name))
+        elif _py_ignores(function, name):
             yield file.claim(EQUALITY_FORGED, node, _message(name))
+    yield from _matchers(file)
+    yield from _uncompared_dataclasses(file)
 
 
-def _py_bound(
-    tree: ast.Module, functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef]
-) -> Iterator[tuple[ast.AST, str, PyFunction]]:
-    def function_of(value: ast.AST | None) -> PyFunction | None:
-        if isinstance(value, ast.Lambda):
-            return value
-        if isinstance(value, ast.Name):
-            return functions.get(value.id)
-        return None
+def _unread(name: str) -> str:
+    return (
+        f"binds `{name}` to what referee cannot read (a call, a property, an import, a string"
+        " run as code): its answer may not come from what it is compared with"
+    )
 
+
+def _py_bound(tree: ast.Module) -> Iterator[tuple[ast.AST, str, ast.AST | None]]:
+    """Each binding of a comparison method: where, its name, the value bound (None: `exec`)."""
     for node in ast.walk(tree):
         if isinstance(node, ast.ClassDef):
             for item in node.body:
                 if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
                     if item.name in _PY_DUNDERS:
                         yield item, item.name, item
-        elif isinstance(node, ast.Assign | ast.AnnAssign):
+        elif isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for target in targets:
-                name = target.id if isinstance(target, ast.Name) else getattr(target, "attr", "")
-                found = function_of(node.value)
-                if name in _PY_DUNDERS and found is not None:
-                    yield node, name, found
+                name = _bound_name(target)
+                if name in _PY_DUNDERS:
+                    yield node, name, node.value
         elif isinstance(node, ast.Call):
-            yield from _py_call_bound(node, function_of)
+            yield from _py_call_bound(node)
         elif isinstance(node, ast.Dict):
             for key, value in zip(node.keys, node.values, strict=True):
-                name = key.value if isinstance(key, ast.Constant) else None
-                found = function_of(value)
-                if name in _PY_DUNDERS and found is not None:
-                    yield node, str(name), found
+                if isinstance(key, ast.Constant) and key.value in _PY_DUNDERS:
+                    yield node, str(key.value), value
 
 
-def _py_call_bound(
-    call: ast.Call, function_of: Callable[[ast.AST | None], PyFunction | None]
-) -> Iterator[tuple[ast.AST, str, PyFunction]]:
-    """`setattr(C, "__eq__", f)` and `dict(__eq__=f)`-style keywords."""
+def _bound_name(target: ast.AST) -> str:
+    """`__eq__`, `C.__eq__`, `ns["__eq__"]`, `locals()["__eq__"]`: the name a target binds."""
+    if isinstance(target, ast.Name):
+        return target.id
+    if isinstance(target, ast.Attribute):
+        return target.attr
+    if isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant):
+        return str(target.slice.value)
+    return ""
+
+
+def _py_call_bound(call: ast.Call) -> Iterator[tuple[ast.AST, str, ast.AST | None]]:
+    """`setattr(C, "__eq__", f)`, `dict(__eq__=f)`-style keywords, and `exec`/`compile` of a
+    string that defines one."""
     args = call.args
     if len(args) == 3 and isinstance(args[1], ast.Constant) and args[1].value in _PY_DUNDERS:
-        found = function_of(args[2])
-        if found is not None:
-            yield call, str(args[1].value), found
+        yield call, str(args[1].value), args[2]
     for keyword in call.keywords:
-        found = function_of(keyword.value)
-        if keyword.arg in _PY_DUNDERS and found is not None:
-            yield call, str(keyword.arg), found
+        if keyword.arg in _PY_DUNDERS:
+            yield call, str(keyword.arg), keyword.value
+    if isinstance(call.func, ast.Name) and call.func.id in ("exec", "compile", "eval"):
+        for arg in args[:1]:
+            for constant in ast.walk(arg):
+                value = getattr(constant, "value", None)
+                if isinstance(value, str) and any(d in value for d in _PY_DUNDERS):
+                    yield call, next(d for d in _PY_DUNDERS if d in value), None
 
 
-def _py_ignores(function: PyFunction) -> bool:
+def _function_of(
+    value: ast.AST | None, functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef]
+) -> PyFunction | None:
+    if isinstance(value, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+        return value
+    if isinstance(value, ast.Name):
+        return functions.get(value.id)
+    return None
+
+
+def _readable_binding(name: str, value: ast.AST | None) -> bool:
+    """A binding referee need not read: another class's method of the same name
+    (`__eq__ = int.__eq__`, `object.__lt__`), or None (the comparison removed)."""
+    if isinstance(value, ast.Constant) and value.value is None:
+        return True
+    return isinstance(value, ast.Attribute) and value.attr == name
+
+
+# Values a test library makes to equal anything (or any number near enough).
+_MATCHERS = {
+    "unittest.mock": frozenset({"ANY"}),
+    "mock": frozenset({"ANY"}),
+    "pytest": frozenset({"approx"}),
+}
+_MATCHER_PACKAGES = ("dirty_equals", "hamcrest", "callee")
+
+
+def _matchers(file: PyFile) -> Iterator[Claim]:
+    """The code under test using a test library's matcher: a value that equals what it is
+    compared with by design."""
+    for node in ast.walk(file.tree):
+        found: str | None = None
+        if isinstance(node, ast.ImportFrom) and node.module:
+            for alias in node.names:
+                if _matcher(f"{node.module}.{alias.name}"):
+                    found = f"{node.module}.{alias.name}"
+        elif isinstance(node, ast.Import):
+            found = next((a.name for a in node.names if _matcher(a.name)), None)
+        elif isinstance(node, ast.Attribute):
+            dotted = file.names.resolve(node)
+            found = dotted if dotted is not None and _matcher(dotted) else None
+        if found is not None:
+            message = (
+                f"uses `{found}`, a test library's value that equals what it is compared with:"
+                " returned by the code under test, it passes the assertions made on it"
+            )
+            yield file.claim(EQUALITY_FORGED, node, message)
+
+
+def _matcher(dotted: str) -> bool:
+    module, _, name = dotted.rpartition(".")
+    return dotted.split(".")[0] in _MATCHER_PACKAGES or name in _MATCHERS.get(module, frozenset())
+
+
+def _uncompared_dataclasses(file: PyFile) -> Iterator[Claim]:
+    """A dataclass whose every field is `compare=False`: its generated `__eq__` compares
+    nothing, so any two of it are equal."""
+    for node in ast.walk(file.tree):
+        if not isinstance(node, ast.ClassDef) or not any(
+            _dataclass(d) for d in node.decorator_list
+        ):
+            continue
+        fields = [s for s in node.body if isinstance(s, ast.AnnAssign)]
+        if fields and all(_not_compared(f.value) for f in fields):
+            message = (
+                f"dataclass `{node.name}` leaves every field out of its comparison"
+                " (`compare=False`): any two of it are equal"
+            )
+            yield file.claim(EQUALITY_FORGED, node, message)
+
+
+def _dataclass(decorator: ast.expr) -> bool:
+    target = decorator.func if isinstance(decorator, ast.Call) else decorator
+    name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
+    if isinstance(decorator, ast.Call):
+        for keyword in decorator.keywords:
+            if keyword.arg == "eq" and isinstance(keyword.value, ast.Constant):
+                return bool(keyword.value.value) and name == "dataclass"
+    return name == "dataclass"
+
+
+def _not_compared(value: ast.expr | None) -> bool:
+    return isinstance(value, ast.Call) and any(
+        k.arg == "compare" and isinstance(k.value, ast.Constant) and k.value.value is False
+        for k in value.keywords
+    )
+
+
+def _py_ignores(function: PyFunction, name: str) -> bool:
     """No answer the function gives is computed from its second parameter (or its `*args`):
     every value it returns, other than NotImplemented, reads neither the operand nor a name
-    assigned from it."""
+    assigned from it; and some answer can say yes (an equality that always says no, `__ne__`
+    that always says yes, passes no assertion)."""
     arguments = function.args
     positional = [*arguments.posonlyargs, *arguments.args]
     if len(positional) >= 2:
@@ -113,14 +221,27 @@ def _py_ignores(function: PyFunction) -> bool:
     else:
         other = ""  # no operand at all: nothing can depend on it
     if isinstance(function, ast.Lambda):
-        return not _not_implemented(function.body) and not _py_reads(function.body, {other})
-    tainted = _tainted(function, other)
-    answers = [
-        r.value
-        for r in ast.walk(function)
-        if isinstance(r, ast.Return) and r.value is not None and not _not_implemented(r.value)
-    ]
-    return bool(answers) and not any(_py_reads(a, tainted) for a in answers)
+        answers = [] if _not_implemented(function.body) else [function.body]
+        tainted = {other}
+    else:
+        tainted = _tainted(function, other)
+        answers = [
+            r.value
+            for r in ast.walk(function)
+            if isinstance(r, ast.Return) and r.value is not None and not _not_implemented(r.value)
+        ]
+    if not answers or _always_no(answers, name):
+        return False
+    return not any(_py_reads(a, tainted) for a in answers)
+
+
+def _always_no(answers: list[ast.expr], name: str) -> bool:
+    """Every answer a constant that says "not equal" (`False` from `__eq__`/`__lt__`, `True`
+    from `__ne__`)."""
+    constants = [a.value for a in answers if isinstance(a, ast.Constant)]
+    if len(constants) != len(answers):
+        return False
+    return all(bool(c) for c in constants) if name == "__ne__" else not any(constants)
 
 
 _ASSIGNMENTS = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.NamedExpr)
@@ -168,9 +289,20 @@ _FUNCTIONS = {
     "rust": frozenset({"function_item"}),
     "go": frozenset({"method_declaration"}),
     "script": frozenset(
-        {"method_definition", "pair", "assignment_expression", "function_declaration"}
+        {
+            "method_definition",
+            "pair",
+            "assignment_expression",
+            "function_declaration",
+            "field_definition",
+            "public_field_definition",
+            "call_expression",
+        }
     ),
 }
+# What defines a property by a name in a string (`Object.defineProperty(r, "asymmetricMatch",
+# {value: …})`).
+_DEFINERS = frozenset({"Object.defineProperty", "Reflect.defineProperty"})
 _DECLINES = frozenset({"throw_statement", "panic", "unimplemented", "todo", "unreachable"})
 
 
@@ -197,27 +329,148 @@ def ts_equalities(
         operand = operands[skipped] if len(operands) > skipped else None
         if (operand is None and family != "script") or _declines(body) or not _answers(body):
             continue
+        if _says_no(body, name) or _single_valued(node, family, file.root):
+            continue
         if operand is None or not _reads(body, operand):
             yield file.claim(EQUALITY_FORGED, node, _message(name))
 
 
 def _function(node: ts.Node, family: str) -> tuple[str, ts.Node | None, ts.Node | None] | None:
     """A function's name, parameter list and body, where `node` defines one."""
-    if node.type in ("pair", "assignment_expression"):
-        key = node.child_by_field_name("key" if node.type == "pair" else "left")
-        value = node.child_by_field_name("value" if node.type == "pair" else "right")
+    if node.type == "call_expression":
+        return _defined_property(node)
+    if node.type in (
+        "pair",
+        "assignment_expression",
+        "field_definition",
+        "public_field_definition",
+    ):
+        fields = {
+            "pair": ("key", "value"),
+            "assignment_expression": ("left", "right"),
+            "field_definition": ("property", "value"),
+            "public_field_definition": ("name", "value"),
+        }[node.type]
+        key, value = (node.child_by_field_name(f) for f in fields)
         if key is None or value is None or "function" not in value.type:
             return None
-        name = text(key).rsplit(".", 1)[-1].strip("'\"")
-        parameters = value.child_by_field_name("parameters") or value.child_by_field_name(
-            "parameter"
-        )
-        return name, parameters, value.child_by_field_name("body")
+        return _key_name(key), *_signature(value)
     parent = node.parent.parent if node.parent is not None else None
     if family == "rust" and (parent is None or parent.type != "impl_item"):
         return None  # a free function named `eq` is no trait's comparison
     name = text(node.child_by_field_name("name"))
     return name, node.child_by_field_name("parameters"), node.child_by_field_name("body")
+
+
+def _signature(function: ts.Node) -> tuple[ts.Node | None, ts.Node | None]:
+    parameters = function.child_by_field_name("parameters") or function.child_by_field_name(
+        "parameter"
+    )
+    return parameters, function.child_by_field_name("body")
+
+
+def _key_name(key: ts.Node) -> str:
+    """A property's name as written: `asymmetricMatch`, `"asymmetricMatch"`, `r.asymmetricMatch`,
+    or a computed key of string literals joined by `+` (`['asymmetric' + 'Match']`)."""
+    raw = text(key)
+    if key.type == "computed_property_name":
+        parts = [p.strip() for p in raw.strip("[] ").split("+")]
+        if all(len(p) >= 2 and p[0] == p[-1] and p[0] in "'\"`" for p in parts):
+            return "".join(p[1:-1] for p in parts)
+        return raw
+    return raw.rsplit(".", 1)[-1].strip("'\"`")
+
+
+def _defined_property(call: ts.Node) -> tuple[str, ts.Node | None, ts.Node | None] | None:
+    """`Object.defineProperty(target, "name", {value: function})`: the name and the function."""
+    if text(call.child_by_field_name("function")) not in _DEFINERS:
+        return None
+    arguments = call.child_by_field_name("arguments")
+    values = [a for a in arguments.named_children if "comment" not in a.type] if arguments else []
+    if len(values) < 3 or values[1].type not in ("string", "template_string"):
+        return None
+    for pair in values[2].named_children if values[2].type == "object" else []:
+        value = pair.child_by_field_name("value") if pair.type == "pair" else None
+        if value is not None and "function" in value.type:
+            return text(values[1]).strip("'\"`"), *_signature(value)
+    return None
+
+
+def _says_no(body: ts.Node, name: str) -> bool:
+    """Every answer the literal that means "not equal" (`false`; `true` from `ne`): an equality
+    that never says yes passes no assertion."""
+    if body.type not in ("statement_block", "block"):
+        answers = [body]
+    else:
+        returns = descendants(body, frozenset({"return_statement", "return_expression"}))
+        answers = [r.named_children[0] for r in returns if r.named_children]
+        last = body.named_children[-1] if body.named_children else None
+        if last is not None and "statement" not in last.type and "declaration" not in last.type:
+            answers.append(last)  # a Rust block's tail
+    no = "true" if name == "ne" else "false"
+    return bool(answers) and all(text(a) == no for a in answers)
+
+
+def _single_valued(node: ts.Node, family: str, root: ts.Node) -> bool:
+    """A comparison of a type with one value with its own type (a Rust unit struct or empty
+    enum under `PartialEq`/`Ord` of itself, a Go `struct{}`, a Java class without instance
+    fields whose `compareTo` takes its own class): every two of it are equal, as a derived
+    equality would say. A comparison with another type (`PartialEq<i32>`, `equals(Object)`) is
+    never one."""
+    if family == "rust":
+        impl = node.parent.parent if node.parent is not None else None
+        if impl is None or impl.type != "impl_item":
+            return False
+        own = text(impl.child_by_field_name("type"))
+        trait = "".join(text(impl.child_by_field_name("trait")).split())
+        if trait.split("<")[0] not in ("PartialEq", "Eq", "PartialOrd", "Ord"):
+            return False
+        if "<" in trait and trait.split("<", 1)[1].rstrip(">") not in ("Self", own):
+            return False
+        return _rust_empty(root, own)
+    if family == "go":
+        receiver = node.child_by_field_name("receiver")
+        params = node.child_by_field_name("parameters")
+        own = text(receiver).strip("()").split()[-1].lstrip("*") if receiver else ""
+        kinds = (
+            [text(p.child_by_field_name("type")).lstrip("*") for p in params.named_children]
+            if params
+            else []
+        )
+        return kinds == [own] and _go_empty(root, own)
+    if family == "java":
+        owner = node.parent.parent if node.parent is not None else None
+        params = node.child_by_field_name("parameters")
+        kinds = (
+            [text(p.child_by_field_name("type")) for p in params.named_children] if params else []
+        )
+        if owner is None or owner.type != "class_declaration":
+            return False
+        body = owner.child_by_field_name("body")
+        members = body.named_children if body is not None else []
+        fields = [
+            f
+            for f in members
+            if f.type == "field_declaration" and "static" not in text(f).split("=")[0].split()
+        ]
+        return kinds == [text(owner.child_by_field_name("name"))] and not fields
+    return False
+
+
+def _rust_empty(root: ts.Node, name: str) -> bool:
+    for item in descendants(root, frozenset({"struct_item", "enum_item"})):
+        if text(item.child_by_field_name("name")) != name:
+            continue
+        body = item.child_by_field_name("body")
+        return body is None or not body.named_children
+    return False
+
+
+def _go_empty(root: ts.Node, name: str) -> bool:
+    for spec in descendants(root, frozenset({"type_spec"})):
+        if text(spec.child_by_field_name("name")) == name:
+            return "".join(text(spec.child_by_field_name("type")).split()) == "struct{}"
+    return False
 
 
 def _operands(parameters: ts.Node | None, family: str) -> list[str]:
