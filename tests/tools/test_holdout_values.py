@@ -1,5 +1,5 @@
 """aggregate's hold-out guard recognises a value quoted from a hidden run by itself, however
-short: a token with a digit or a long joined name that only the hold-out's run printed."""
+short: a token with a digit that only the hold-out's run printed."""
 
 from __future__ import annotations
 
@@ -26,7 +26,6 @@ VISIBLE = "2 passed in 0.01s\ntests/test_calc.py::test_add PASSED"
         "add() is inexact for (10**20, 1)",
         "ADD IS INEXACT FOR 10**20",
         "the total 100000000000000000001 is off",
-        "check Expected_Total_Cents",
         "mask 0x1f is wrong",
     ],
 )
@@ -51,6 +50,5 @@ def test_value_tokens_are_values_and_long_names() -> None:
     assert value_tokens(fold("add(10**20, 1) -1 42 1e9 x_y expected_total 3.11.2")) == {
         "10**20",
         "1e9",
-        "expected_total",
         "3.11.2",
     }

@@ -9,12 +9,13 @@ generator: it is withheld (`holdout_leak`).
 An issue repeats a hold-out when it shares a stretch of `WINDOW` characters or more with it (case
 and spacing aside), or holds a whole shorter line of it, and that stretch is not also something
 an ordinary run showed: its output, the names it wrote, the generator's view of the contract.
-A value shorter than that is
-recognised by itself: a token of the hold-out's output that holds a digit (`10**20`, `-1e9`,
-`0x1f`; three characters or more) or is a long name (`expected_total`), which no ordinary run
-showed. The generator's own files are not among those: code that read the hidden test can answer by
-choosing which of its own lines, names or messages the hold-out's run prints, and the choice is
-the secret. So a generator's line quoted from a hold-out's traceback is withheld unless a visible
+The generator's own files are not among
+those: code that read the hidden test can answer by choosing which of its own lines, names or
+messages the hold-out's run prints, and the choice is the secret. A value shorter than the window
+is recognised by itself: a token of the hold-out's output that holds a digit (`10**20`, `-1e9`,
+`0x1f`; three characters or more) and that no ordinary run showed. (A name alone is not: the
+generator's identifiers, printed in a hidden traceback, are what a judge names the code by.)
+So a generator's line quoted from a hold-out's traceback is withheld unless a visible
 run printed it too.
 """
 
@@ -39,7 +40,6 @@ _PLACE = re.compile(r"[\w./-]+\.\w+:\d+")
 # A token: what lies between spaces, brackets, quotes, commas and operators of comparison.
 _SPLIT = re.compile(r"[\s,;:()\[\]{}'\"`=<>!|&]+")
 _VALUE_MIN = 3  # `-1` and `42` say too little; `1e9`, `-17`, `10**20` say what was asked
-_NAME_MIN = 8
 _WHY = "repeats a hold-out: its files, or what its run printed, reported or wrote"
 
 
@@ -116,14 +116,8 @@ def holdout_output(
 
 def value_tokens(folded: str) -> set[str]:
     """The tokens of a text that carry a value: one with a digit (`10**20`, `0x1f`, `-17`) of
-    three characters or more, or a long name joined by `_` (`expected_total`)."""
-    found = set()
-    for token in _all_tokens(folded):
-        if (len(token) >= _VALUE_MIN and any(c.isdigit() for c in token)) or (
-            len(token) >= _NAME_MIN and "_" in token.strip("_")
-        ):
-            found.add(token)
-    return found
+    three characters or more."""
+    return {t for t in _all_tokens(folded) if len(t) >= _VALUE_MIN and any(c.isdigit() for c in t)}
 
 
 def _all_tokens(folded: str) -> set[str]:
