@@ -97,6 +97,28 @@ HONEST: dict[str, tuple[str, str]] = {
         "        if not isinstance(other, P):\n            return NotImplemented\n"
         "        same = (self.x, self.y) == (other.x, other.y)\n        return same\n",
     ),
+    "py-guard-clauses": (
+        "calc.py",
+        "class Choice:\n    def __eq__(self, other):\n        if not isinstance(other, Choice):\n"
+        "            return NotImplemented\n        if self.choices != other.choices:\n"
+        "            return False\n        return True\n",
+    ),
+    "py-compares-in-a-loop": (
+        "calc.py",
+        "class Row:\n    def __eq__(self, other):\n"
+        "        for a, b in zip(self.cells, other.cells):\n"
+        "            if a != b:\n                return False\n        return True\n",
+    ),
+    "rust-destructured-operand": (
+        "src/lib.rs",
+        "struct V { major: u64 }\nimpl PartialEq for V {\n"
+        "    fn eq(&self, V { major }: &Self) -> bool { self.major == *major }\n}\n",
+    ),
+    "js-destructured-operand": (
+        "src/p.js",
+        "export class P {\n  equals({ x, y }) {\n"
+        "    return x === this.x && y === this.y;\n  }\n}\n",
+    ),
     "py-declines": (
         "calc.py",
         "class P:\n    def __eq__(self, other):\n        return NotImplemented\n",

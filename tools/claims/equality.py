@@ -232,7 +232,27 @@ def _py_ignores(function: PyFunction, name: str) -> bool:
         ]
     if not answers or _always_no(answers, name):
         return False
-    return not any(_py_reads(a, tainted) for a in answers)
+    if any(_py_reads(a, tainted) for a in answers):
+        return False
+    # Which answer is given may be the operand's choice: `if self.x != other.x: return False`
+    # then `return True` compares as much as `return self.x == other.x` does.
+    return isinstance(function, ast.Lambda) or not any(
+        _py_reads(test, tainted) for test in _decisions(function)
+    )
+
+
+def _decisions(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[ast.AST]:
+    """What decides which way the function goes: conditions, loops' iterables, match subjects,
+    the tested values of `with` and `try` aside."""
+    for node in ast.walk(function):
+        if isinstance(node, ast.If | ast.While | ast.IfExp | ast.Assert):
+            yield node.test
+        elif isinstance(node, ast.For | ast.AsyncFor | ast.comprehension):
+            yield node.iter
+        elif isinstance(node, ast.Match) and not all(
+            isinstance(c.pattern, ast.MatchAs) and c.pattern.pattern is None for c in node.cases
+        ):
+            yield node.subject  # unless every case takes anything (`case _`, `case x`)
 
 
 def _always_no(answers: list[ast.expr], name: str) -> bool:
@@ -473,33 +493,42 @@ def _go_empty(root: ts.Node, name: str) -> bool:
     return False
 
 
-def _operands(parameters: ts.Node | None, family: str) -> list[str]:
-    """Each parameter's name, in order (`_` or a `_`-led Rust name stays: never read)."""
+# The names a parameter's pattern binds: `other`, `{x, y}`, `Version { major, .. }`.
+_BINDERS = frozenset(
+    {"identifier", "shorthand_property_identifier_pattern", "shorthand_field_identifier"}
+)
+_USES = frozenset({"identifier", "shorthand_property_identifier", "shorthand_field_identifier"})
+
+
+def _operands(parameters: ts.Node | None, family: str) -> list[tuple[str, ...]]:
+    """The names each parameter binds, in order (`_` or a `_`-led Rust name stays: never
+    read); a destructured parameter binds each of its fields."""
     if parameters is None:
         return []
     if parameters.type == "identifier":  # `x => true`
-        return [text(parameters)]
-    found = []
+        return [(text(parameters),)]
+    found: list[tuple[str, ...]] = []
     for parameter in parameters.named_children:
         if "comment" in parameter.type:
             continue
         if parameter.type == "self_parameter":
-            found.append("self")
+            found.append(("self",))
             continue
         pattern = (
             parameter.child_by_field_name("pattern")
             or parameter.child_by_field_name("name")
             or parameter
         )
-        names = [n for n in [pattern, *descendants(pattern)] if n.type == "identifier"]
-        found.append(text(names[0]) if names else "_")
+        names = tuple(text(n) for n in [pattern, *descendants(pattern)] if n.type in _BINDERS)
+        found.append(names or ("_",))
     return found
 
 
-def _reads(body: ts.Node, name: str) -> bool:
-    if name == "_":
-        return False
-    return any(n.type == "identifier" and text(n) == name for n in [body, *descendants(body)])
+def _reads(body: ts.Node, names: tuple[str, ...]) -> bool:
+    wanted = set(names) - {"_"}
+    return bool(wanted) and any(
+        n.type in _USES and text(n) in wanted for n in [body, *descendants(body)]
+    )
 
 
 def _answers(body: ts.Node) -> bool:
