@@ -173,6 +173,23 @@ NOT_DATA: dict[str, tuple[dict[str, str], str]] = {
         },
         "calc_cases.py",
     ),
+    "python-class-extending-the-code": (
+        {
+            "faker/providers/person/__init__.py": "class Provider:\n    formats = ()\n",
+            "faker/providers/person/en_ng/__init__.py": "from faker.providers.person import"
+            " Provider as Base\n\n\nclass Provider(Base):\n    prefixes = ('Mr', 'Mr')\n",
+            "tests/test_person.py": "from faker.providers.person.en_ng import Provider\n",
+        },
+        "faker/providers/person/en_ng/__init__.py",
+    ),
+    "typescript-index-imported-by-its-folder": (
+        {
+            "src/constants/index.ts": "export const RATE = 1;\n",
+            "src/price.ts": "import { RATE } from './constants';\n",
+            "test/price.test.ts": "import { RATE } from '../src/constants/index';\n",
+        },
+        "src/constants/index.ts",
+    ),
     "python-package-constant-read-relatively": (
         {
             "pkg/__init__.py": "DEFAULT_TIMEOUT = 5\n",

@@ -92,7 +92,7 @@ def data_names(path: str, source: str) -> tuple[str, ...]:
     elif language == "java":
         names = (stem_of(path),) if _java_data(source) else ()
     elif language in ("javascript", "typescript"):
-        names = (stem_of(path),) if _script_data(script_language(path), source) else ()
+        names = (_script_name(path),) if _script_data(script_language(path), source) else ()
     else:
         names = ()
     return tuple(n for n in names if len(n) >= _MIN_NAME)
@@ -125,6 +125,12 @@ def read_by_code(path: str, names: tuple[str, ...], reader: str, source: str) ->
 
 def _words(names: Iterable[str]) -> re.Pattern[str]:
     return re.compile(r"\b(" + "|".join(re.escape(n) for n in names) + r")\b")
+
+
+def _script_name(path: str) -> str:
+    """A module's import name: its stem, or its folder's for an `index` file (`./constants`)."""
+    stem = stem_of(path)
+    return path.rsplit("/", 2)[-2] if stem == "index" and "/" in path else stem
 
 
 def _python_name(path: str) -> str:
@@ -162,7 +168,19 @@ def _python_data(source: str) -> bool:
     return bound
 
 
+# Bases a holder of constants may have: none of them brings behaviour of the project's.
+_PLAIN_BASES = frozenset(
+    {"object", "Enum", "IntEnum", "StrEnum", "Flag", "IntFlag", "NamedTuple", "TypedDict"}
+)
+
+
 def _holder(node: ast.ClassDef) -> bool:
+    """A class of assignments alone, with no base but `object` or an Enum's: one that extends
+    another class is that class's code (a Faker locale's `Provider(BaseProvider)`)."""
+    for base in node.bases:
+        name = base.attr if isinstance(base, ast.Attribute) else getattr(base, "id", None)
+        if name not in _PLAIN_BASES:
+            return False
     body = [
         s for s in node.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
     ]
