@@ -176,3 +176,24 @@ def test_doctest_ids_are_the_files() -> None:
     assert made is not None
     assert holds("calc.py", made, "calc.py::calc.add")
     assert not holds("calc.py", made, "tests/test_calc.py::test_add")
+
+
+def test_a_name_defined_twice_keeps_the_examples_of_the_definition_that_has_them() -> None:
+    """A property's setter after its documented getter, an `else` beside a documented `if`."""
+    getter = (
+        'class C:\n    @property\n    def x(self):\n        """>>> C().x\n        1\n'
+        '        """\n        return 1\n\n    @x.setter\n    def x(self, value):\n        pass\n'
+    )
+    made = splice(
+        "c.py", getter, getter.replace('        1\n        """', '        2\n        """')
+    )
+    assert made is not None and "        2\n" in made.text
+    branches = (
+        "import sys\n\nif sys.version_info >= (3, 9):\n    def f():\n"
+        '        """>>> f()\n        1\n        """\n        return 1\nelse:\n'
+        "    def f():\n        return 1\n"
+    )
+    made = splice(
+        "f.py", branches, branches.replace('        1\n        """', '        2\n        """')
+    )
+    assert made is not None and "        2\n" in made.text

@@ -2,10 +2,10 @@
 
 A docstring holding `>>>` examples is a test block, matched by the qualified name of what it
 documents (the module, a class, a function or method, wherever it is defined: under `if`, `try`
-or `with` too; the last definition of a name is the one the module binds). The base run gets the
-base's code with the change's docstrings, and the base-tests run the change's code with the
-base's: an example edited in the same change as the code (`>>> add(1, 2)` now answering `-1`) is
-checked as it was.
+or `with` too; of two definitions of a name the later, unless only the earlier has examples).
+The base run gets the base's code with the change's docstrings, and the base-tests run the
+change's code with the base's: an example edited in the same change as the code
+(`>>> add(1, 2)` now answering `-1`) is checked as it was.
 
 A docstring is also what the module makes of it as it loads: `add.__doc__ = …`, a decorator or
 `functools.wraps` that rewrites it, a module's `__test__` dict of examples. So where the two sides
@@ -178,7 +178,12 @@ class _Reader:
                 if doc is not None:
                     doc.decorators = tuple(self.segment(d) for d in node.decorator_list)
                     doc.reachable = reachable
-                    into.docs[name] = doc
+                    # A name defined twice: the later definition binds it, unless only the
+                    # earlier holds examples (a property's getter and its setter, a def in
+                    # `if sys.version_info …` and another in `else`).
+                    earlier = into.docs.get(name)
+                    if earlier is None or doc.examples or not earlier.examples:
+                        into.docs[name] = doc
                 inner = reachable and isinstance(node, ast.ClassDef)
                 self.walk(node.body, name, inner, into)
             elif not prefix and isinstance(node, ast.Assign):
