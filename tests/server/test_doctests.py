@@ -55,7 +55,7 @@ async def test_an_example_rewritten_with_the_code_is_checked_as_it_was(
     assert (criterion["status"], criterion["reason_code"]) == ("fail", "base_test_failed"), (
         criterion
     )
-    assert "calc.py::calc.add" in criterion["reason"]
+    assert "calc.py::calc.add: expected 3, got 2" in criterion["reason"], criterion["reason"]
 
 
 async def test_prose_edited_beside_an_example_is_no_test_edit(agent: Client, project: Path) -> None:

@@ -209,10 +209,16 @@ def _lost(form: SuiteRun, before: SuiteRun, names: list[str], expected: list[str
 
 
 def _first_error(form: SuiteRun, name: str) -> str:
-    """`name: the first line of its message` in the base-form run ("" when it has none)."""
+    """`name: the first line of its message` in the base-form run ("" when it has none); a
+    doctest's failure is quoted by what it expected and got, not by its source context."""
     message = next((t.message for t in form.outcomes if t.name == name), "")
-    first = message.strip().splitlines()
-    return f"{name}: {first[0][:200]}" if first else ""
+    lines = [line.strip() for line in message.strip().splitlines()]
+    if "Expected:" in lines and "Got:" in lines:
+        expected, got = lines.index("Expected:"), lines.index("Got:")
+        want = " ".join(lines[expected + 1 : got]).strip()
+        seen = " ".join(lines[got + 1 : got + 3]).strip()
+        return f"{name}: expected {want[:90]!s}, got {seen[:90]!s}"
+    return f"{name}: {lines[0][:200]}" if lines else ""
 
 
 def _expected(name: str, patterns: list[str]) -> bool:
