@@ -294,3 +294,26 @@ async def test_a_replaced_runner_under_node_modules_bin_is_not_run(tmp_path: Pat
     result, decision = await loop(repo, replaced_runner, check)
     assert result["criteria"][0]["status"] == "fail", result["criteria"]
     assert decision != "DELIVER"
+
+
+async def test_an_untracked_virtualenv_is_no_part_of_the_change(tmp_path: Path) -> None:
+    """A virtualenv in the tree that git does not ignore: its packages are not the change's
+    files (no scan, no claims, no findings of theirs), and the environment check still
+    watches them."""
+    repo = project(tmp_path)
+
+    def change(root: Path) -> None:
+        venv_with_pth(root)
+        site = next((root / ".venv" / "lib").glob("python*/site-packages"))
+        (site / "pkg").mkdir()
+        (site / "pkg" / "keys.py").write_text(
+            "import os\nKEY = 'AKIAQ3EGUX5NJZ7XWPLM'\nos._exit(0)\n", encoding="utf-8"
+        )
+        (root / "calc.py").write_text(GOOD.replace("a + b", "b + a"), encoding="utf-8")
+
+    result, _ = await loop(repo, change, pytest_check())
+    assert result["target"]["changed_files"] == ["calc.py"], result["target"]
+    assert result["criteria"][0]["status"] == "pass", result["criteria"][0]["reason"]
+    assert not [f for f in result["findings"] if ".venv" in str(f.get("location", ""))]
+    found = [a for a in result["antipatterns"] if a["id"] == "environment_modified"]
+    assert found and all(".venv" in a["location"] for a in found), result["antipatterns"]
