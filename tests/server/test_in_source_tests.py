@@ -121,3 +121,19 @@ async def test_a_fix_with_its_assertion_in_a_path_test_module_fails_at_base(
     criterion = await judged(agent, project, FIXED + PATH_DECLARATION)
     assert criterion["status"] == "pass", criterion["reason"]
     assert "fails at base and passes now: src/lib.rs::tests::adds_negative" in criterion["reason"]
+
+
+async def test_a_new_function_whose_test_in_a_path_module_does_not_build_at_base(
+    agent: Client, project: Path
+) -> None:
+    """The new test in src/checks.rs calls what the change adds: at base the crate's test build
+    fails in that file, and its tests count as failing there (the file's every test: which of
+    them the change touched is read for in-file modules only)."""
+    (project / "src" / "lib.rs").write_text(BUGGY + PATH_DECLARATION, encoding="utf-8")
+    (project / "src" / "checks.rs").write_text(CHECKS, encoding="utf-8")
+    commit_all(project, "tests in a file of their own")
+    negates = "\n#[test]\nfn negates() {\n    assert_eq!(negate(2), -2);\n}\n"
+    (project / "src" / "checks.rs").write_text(CHECKS + negates, encoding="utf-8")
+    criterion = await judged(agent, project, BUGGY + NEGATE + PATH_DECLARATION)
+    assert criterion["status"] == "pass", criterion["reason"]
+    assert "src/lib.rs::tests::negates" in criterion["reason"]

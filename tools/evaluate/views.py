@@ -82,7 +82,7 @@ def named_view(
     # An installed environment in the tree (a virtualenv, node_modules) that git does not ignore
     # stays in every view: it is not the change, and the environment check watches it.
     view = view_of(ws.repo, _tree_at(ws, run_root), shown, folder, installed_dependencies(run_root))
-    return replace(view, restored=restored) if restored else view
+    return replace(view, restored=restored, tests=tuple(tests) if name == "base" else ())
 
 
 def _spliced(ws: Workspace, base: str, evaluated: str, tests: list[str]) -> dict[str, Entry]:

@@ -344,7 +344,10 @@ async def _fail_before_pass_after(
             "must_fail_at_base needs a base commit to compare with",
             now.verdict.evidence_ids,
         )
-    tests = test_patch(ctx.scope_files)
+    # The change's tests as the base view took them: test files by path, and the files that are
+    # the tests' by what they are (a `#[path]` test module, a module of expected values).
+    view = await ctx.views("base")
+    tests = sorted({*test_patch(ctx.scope_files), *(view.tests if view is not None else ())})
     sources = [p for p in ctx.scope_files if p not in tests]
     spliced = await anyio.to_thread.run_sync(_spliced, ctx, sources)  # reads blobs with git
     return judge_fail_to_pass(now, before, tests, sources, spliced)

@@ -18,7 +18,7 @@ import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
-from referee.tools.insource.ids import edited, in_module_file
+from referee.tools.insource.ids import edited, in_declared_file, in_module_file
 from referee.tools.insource.splice import Spliced
 from referee.tools.models.evidence import TestOutcome
 from referee.tools.runners.rust_cargo import BUILD_ERROR
@@ -73,9 +73,14 @@ def _tests_of(
     not theirs."""
     path = error.name
     if path in touched:
-        # A module file's tests (`src/tests.rs`) are named by their crate root.
+        # A module file's tests (`src/tests.rs`, or a `#[path]` file) are named by their crate
+        # root and the module that declares them.
         return [
-            t.name for t in now if t.name.startswith(path + "::") or in_module_file(path, t.name)
+            t.name
+            for t in now
+            if t.name.startswith(path + "::")
+            or in_module_file(path, t.name)
+            or any(in_declared_file(path, p, s, t.name) for p, s in spliced.items())
         ]
     block = spliced.get(path)
     place = _PLACE.search(error.message)

@@ -14,7 +14,7 @@ from pathlib import PurePosixPath
 
 from referee.tools.insource.splice import Spliced
 
-__all__ = ["edited", "holds", "in_module_file", "out_of_line"]
+__all__ = ["edited", "holds", "in_declared_file", "in_module_file", "out_of_line"]
 
 _CRATE_ROOTS = ("lib.rs", "main.rs")
 _SEPARATORS = ("::", " - ", " > ", " ")
@@ -55,6 +55,17 @@ def in_module_file(path: str, name: str) -> bool:
         and _same_crate(path, target)
         and tail.startswith(inner)
     )
+
+
+def in_declared_file(path: str, declaring: str, spliced: Spliced, name: str) -> bool:
+    """Whether the Rust test `name` lives in the file `path` that `declaring` declares as a
+    test module of its own (`#[cfg(test)] #[path = "unit_tests.rs"] mod tests;`)."""
+    modules = [m for m, files in spliced.declared if path in files]
+    target, sep, tail = name.partition("::")
+    if not modules or not sep or not _same_crate(declaring, target):
+        return False
+    inner = _module_path(declaring)
+    return any(tail.startswith(f"{inner}{module}::") for module in modules)
 
 
 def out_of_line(path: str, spliced: Spliced | None, name: str, files: Collection[str]) -> bool:

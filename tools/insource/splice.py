@@ -17,11 +17,11 @@ code: `#[cfg(test)]` code is compiled for tests only).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import tree_sitter as ts
 
-from referee.tools.insource.declared import test_only
+from referee.tools.insource.declared import declared_test_modules, test_only
 from referee.tools.insource.doctests import splice_doctests
 from referee.tools.tampering.additive import script_language
 from referee.tools.tampering.syntax import descendants, parse, text
@@ -46,18 +46,23 @@ class Spliced:
     lines: tuple[tuple[int, int], ...] = ()
     """The 1-based line spans of the spliced blocks in `text`: a build error there comes from
     the change's tests, anywhere else from the splice itself."""
+    declared: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """Rust: the test modules the file declares with their code in a file of their own, and the
+    files each can live in (`tests`, `src/unit_tests.rs` for a `#[path]`)."""
 
 
 def splice(path: str, base: str, now: str) -> Spliced | None:
     """The spliced text of a changed source file, or None when it holds no test block (at base
     or now) or a side cannot be read."""
     if path.endswith(".rs"):
-        return _rust(base, now)
+        spliced = _rust(base, now)
+        declared = tuple(sorted(declared_test_modules(path, now).items()))
+        return replace(spliced, declared=declared) if spliced and declared else spliced
     if path.endswith(_SCRIPTS) and "import.meta.vitest" in now + base:
         return _vitest(script_language(path), base, now)
     if path.endswith(".py"):
-        made = splice_doctests(base, now)
-        return None if made is None else Spliced(made[0], (), (), False, made[1])
+        doctests = splice_doctests(base, now)
+        return None if doctests is None else Spliced(doctests[0], (), (), False, doctests[1])
     return None
 
 

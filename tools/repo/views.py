@@ -44,12 +44,15 @@ class TreeView:
         hide: Working-tree paths the shown tree does not have.
         restored: Paths where the shown tree puts the base's content back over the evaluated
             tree's (the base's versions of edited tests, whatever file holds them).
+        tests: The change's test files the shown tree holds in their current version (the
+            `base` view: test files by path, and the tests' data, modules and test-only files).
     """
 
     tree: str
     layer: Path | None = None
     hide: tuple[str, ...] = ()
     restored: tuple[str, ...] = ()
+    tests: tuple[str, ...] = ()
 
 
 def view_of(repo: Path, now: str, shown: str, folder: Path, keep: Sequence[str] = ()) -> TreeView:
