@@ -28,6 +28,7 @@ from collections.abc import Iterable
 
 import tree_sitter as ts
 
+from referee.tools import pysource
 from referee.tools.static.paths import language_of, stem_of
 from referee.tools.tampering.additive import script_language
 from referee.tools.tampering.syntax import descendants, parse, text
@@ -143,7 +144,7 @@ def _python_data(source: str) -> bool:
     """Assignments, absolute imports, a docstring and classes of assignments (a holder of
     constants, an Enum): no def, lambda or relative import."""
     try:
-        tree = ast.parse(source)
+        tree = pysource.parse(source)
     except (SyntaxError, ValueError, RecursionError):
         return False
     bound = False
@@ -193,7 +194,7 @@ def _relative_import(path: str, reader: str, source: str) -> bool:
     if "from ." not in source:
         return False
     try:
-        tree = ast.parse(source)
+        tree = pysource.parse(source)
     except (SyntaxError, ValueError, RecursionError):
         return True
     wanted = _module_of(path)
@@ -218,7 +219,7 @@ def _python_imports(names: tuple[str, ...], source: str) -> bool:
     """An import whose dotted path holds one of the names, or a string that is one (a module
     named for `importlib`, `DJANGO_SETTINGS_MODULE`)."""
     try:
-        tree = ast.parse(source)
+        tree = pysource.parse(source)
     except (SyntaxError, ValueError, RecursionError):
         return True  # unreadable: taken as reading it, so the module stays the code's
     wanted = set(names)

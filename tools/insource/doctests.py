@@ -21,6 +21,8 @@ import ast
 import doctest
 from dataclasses import dataclass, field
 
+from referee.tools import pysource
+
 __all__ = ["splice_doctests"]
 
 _PROMPT = ">>>"
@@ -117,7 +119,7 @@ def _examples(raw: str) -> list[tuple[str, str, str | None, tuple[tuple[int, boo
     if _PROMPT not in raw:
         return []
     try:
-        value = ast.literal_eval(raw)
+        value = ast.literal_eval(pysource.expression(raw))  # one parse at a time
         examples = doctest.DocTestParser().get_examples(value if isinstance(value, str) else "")
     except (SyntaxError, ValueError):
         return [("", raw, None, ())]  # not a plain string: compared as written
@@ -150,7 +152,7 @@ def _read(source: str) -> _Module | None:
     """The documentation of the module and of every class and function it defines, by qualified
     name (`""` for the module, `Calc.add`), the last definition of a name winning."""
     try:
-        tree = ast.parse(source)
+        tree = pysource.parse(source)
     except (SyntaxError, ValueError, RecursionError):
         return None
     reader = _Reader(source)
