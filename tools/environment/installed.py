@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Changed", "changed_environments", "environment_roots"]
+__all__ = ["Changed", "changed_environments", "environment_roots", "outside_environments"]
 
 _CACHES = frozenset({"__pycache__", ".cache", ".vite", ".vitest", ".temp", ".tmp", ".parcel-cache"})
 _MAX_FILES = 400_000  # a walk this long stops, and says so
@@ -58,6 +58,16 @@ def environment_roots(tree: Path, depth: int = 2) -> list[Path]:
                     deeper.append(path)
         level = deeper
     return sorted(set(found))
+
+
+def outside_environments(tree: Path, paths: list[str]) -> list[str]:
+    """`paths` without what an installed environment in the tree holds (a virtualenv or
+    node_modules git does not ignore): its package files are no part of a change to read, scan
+    or judge; changed_environments watches them."""
+    if not paths:
+        return paths
+    roots = tuple(f"{r.relative_to(tree).as_posix()}/" for r in environment_roots(tree))
+    return [p for p in paths if not p.startswith(roots)] if roots else paths
 
 
 def _is_dir(entry: os.DirEntry[str]) -> bool:

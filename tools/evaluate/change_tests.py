@@ -170,16 +170,16 @@ def _data_modules(repo: Path, sources: list[str], trees: tuple[str, ...]) -> lis
     candidates = {p: names for p, names in candidates.items() if names}
     if not candidates:
         return []
+    # Every text of the base a candidate's language has, read once (a candidate is rare).
+    languages = {language_of(p) for p in candidates}
+    same = [p for p in base if language_of(p) in languages]
+    every = blob_texts(repo, sorted({base[p][1] for p in same}))
     read = []
     for path, names in candidates.items():
-        language = language_of(path)
-        others = [p for p in base if p != path and language_of(p) == language]
-        tests = [p for p in others if is_test_path(p)]
-        code = [p for p in others if not is_test_path(p)]
-        code_texts = blob_texts(repo, sorted({base[p][1] for p in code}))
-        if names_in(names, _texts(repo, base, tests)) and not any(
-            read_by_code(path, names, p, code_texts.get(base[p][1], "")) for p in code
-        ):
+        others = [p for p in same if p != path and language_of(p) == language_of(path)]
+        tests = [every.get(base[p][1], "") for p in others if is_test_path(p)]
+        code = [(p, every.get(base[p][1], "")) for p in others if not is_test_path(p)]
+        if names_in(names, tests) and not any(read_by_code(path, names, p, t) for p, t in code):
             read.append(path)
     return read
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from referee.tools.environment.installed import environment_roots
+from referee.tools.environment.installed import outside_environments
 from referee.tools.evaluate.target import Workspace
 from referee.tools.evidence.recorder import EvidenceRecorder
 from referee.tools.graders import BaseHarness
@@ -58,13 +58,8 @@ def changed_harness(ws: Workspace) -> list[HarnessFile]:
         target = ws.workdir / path
         return target.read_text(encoding="utf-8", errors="replace") if target.is_file() else None
 
-    changed = _outside_environments(ws.workdir, ws.changed)
+    changed = outside_environments(ws.workdir, ws.changed)
     return harness_changes(changed, lambda p: file_at(ws.repo, base, p), current, layout)
-
-
-def _outside_environments(tree: Path, paths: list[str]) -> list[str]:
-    roots = tuple(f"{r.relative_to(tree).as_posix()}/" for r in environment_roots(tree))
-    return [p for p in paths if not p.startswith(roots)] if roots else paths
 
 
 def _prepared_before(

@@ -20,7 +20,7 @@ from pathlib import Path
 import anyio
 import anyio.to_thread
 
-from referee.tools.environment.installed import environment_roots
+from referee.tools.environment.installed import outside_environments
 from referee.tools.errors import InvalidInput, Problem
 from referee.tools.models.common import Isolation, Scope
 from referee.tools.models.contract import Contract
@@ -121,7 +121,8 @@ def _working_tree(repo: Path, request: TargetRequest, base: str | None, git: boo
     # The change since base is the change at every scope: project scope widens what the static
     # pipeline reads, while a bug-fix criterion still proves its tests against the base.
     changed = changed_files(repo, base, tree) if git and (request.scope == "task" or base) else []
-    changed = _outside_environments(repo, changed)
+    # An in-tree virtualenv or node_modules git does not ignore is no part of the change.
+    changed = outside_environments(repo, changed)
     commit = head_commit(repo) if git else None
     target = EvaluationTarget(
         repo=str(repo),
@@ -134,16 +135,6 @@ def _working_tree(repo: Path, request: TargetRequest, base: str | None, git: boo
     return Workspace(
         target=target, workdir=repo, isolation=request.isolation, changed_paths=changed
     )
-
-
-def _outside_environments(repo: Path, changed: list[str]) -> list[str]:
-    """The change without what an installed environment in the tree holds (a virtualenv or
-    node_modules that git does not ignore): thousands of files of packages are no part of the
-    change to read, scan or judge; the environment check watches them (environment_modified)."""
-    if not changed:
-        return changed
-    roots = tuple(f"{r.relative_to(repo).as_posix()}/" for r in environment_roots(repo))
-    return [p for p in changed if not p.startswith(roots)] if roots else changed
 
 
 def _refuse_git_options(repo: Path, request: TargetRequest) -> None:
