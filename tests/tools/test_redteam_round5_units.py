@@ -517,18 +517,6 @@ FORGED: dict[str, tuple[str, str]] = {
         "calc.py",
         "class S(int):\n    def __repr__(self):\n        return '3'\n",
     ),
-    "py-displayhook-replaced": (
-        "calc.py",
-        "import sys\n\nsys.__displayhook__ = lambda value: print(3)\n",
-    ),
-    "py-isclose-patched": (
-        "calc.py",
-        "import math\n\nmath.isclose = lambda *args, **kwargs: True\n",
-    ),
-    "py-assert-equal-patched": (
-        "calc.py",
-        "import unittest\n\nunittest.TestCase.assertEqual = lambda self, a, b, msg=None: None\n",
-    ),
     "py-metaclass-def": (
         "calc.py",
         "class M(type):\n    def __eq__(cls, other):\n        return True\n\n\n"
@@ -620,13 +608,6 @@ FORGED_THROUGH: dict[str, str] = {
     "py-eq-truthy-or": _PY_READ + ": `other or True`",
     "py-repr-lies-to-a-doctest": "py_equalities reads comparison methods; a doctest compares the"
     " repr, and `__repr__` is not among them",
-    "py-displayhook-replaced": "py_equalities reads comparison methods; replacing"
-    " `sys.__displayhook__` (which doctest restores for every example) forges every doctest's"
-    " output",
-    "py-isclose-patched": "py_equalities reads comparison methods; code under test that replaces"
-    " the comparison function the tests call (`math.isclose`) is not read",
-    "py-assert-equal-patched": "py_equalities reads comparison methods; code under test that"
-    " replaces `unittest.TestCase.assertEqual` is not read",
     "java-comparator-lambda": f"{_TS} reads method declarations named equals/compareTo/compare;"
     " a Comparator lambda `(a, b) -> 0` is none",
     "java-equals-reads-for-show": _TS + _READ + ": `o == o`",

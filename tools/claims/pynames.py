@@ -17,9 +17,9 @@ from collections.abc import Iterator
 
 from referee.tools import pysource
 
-__all__ = ["Names", "fold", "template"]
+__all__ = ["Names", "fold", "literal", "template"]
 
-_BUILTINS = frozenset(dir(builtins))
+_BUILTINS = frozenset(dir(builtins)) | {"__builtins__"}  # a module's own reference to them
 _MAX_FOLD = 10_000  # a folded string longer than this is not a name or a path
 _STRING_METHODS = frozenset({"lower", "upper", "strip", "lstrip", "rstrip", "title", "casefold"})
 
@@ -346,3 +346,15 @@ def _bindings(tree: ast.Module) -> Iterator[tuple[str, ast.AST]]:
         elif isinstance(node, ast.AnnAssign | ast.NamedExpr) and isinstance(node.target, ast.Name):
             if node.value is not None:
                 yield node.target.id, node.value
+
+
+def literal(value: ast.AST | None) -> bool:
+    """A constant value (or a list, tuple, dict or set of them): a setting, not code."""
+    if value is None:
+        return False
+    return all(
+        isinstance(n, ast.Constant | ast.List | ast.Tuple | ast.Dict | ast.Set | ast.Load)
+        or (isinstance(n, ast.UnaryOp) and isinstance(n.operand, ast.Constant))
+        or isinstance(n, ast.unaryop)
+        for n in ast.walk(value)
+    )

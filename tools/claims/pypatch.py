@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from referee.tools.claims import messages as M
 from referee.tools.claims.model import CODE_UNDER_TEST_PATCHED, Claim
 from referee.tools.claims.pyfile import PyFile
+from referee.tools.claims.pynames import literal
 from referee.tools.claims.pyscope import Target
 
 __all__ = ["replacements"]
@@ -33,7 +34,7 @@ def replacements(file: PyFile) -> Iterator[Claim]:
     for node in ast.walk(file.tree):
         # `del sys.modules["x"]` unloads for a fresh import; only putting something in counts.
         if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign):
-            if _literal(node.value):
+            if literal(node.value):
                 continue  # a setting set for the test (`calc.RETRIES = 0`), not code replaced
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for target in targets:
@@ -79,22 +80,10 @@ def _called(file: PyFile, call: ast.Call) -> Iterator[Claim]:
         for module in _keys(file, call.args[0] if call.args else None):
             yield from _replaced(file, call, module)
         return
-    if last in ("setattr", "setitem") and call.args and _literal(call.args[-1]):
+    if last in ("setattr", "setitem") and call.args and literal(call.args[-1]):
         return
     for dotted in _targets(file, call, callee, last):
         yield from _replaced(file, call, dotted)
-
-
-def _literal(value: ast.AST | None) -> bool:
-    """A constant value (or a list, tuple, dict or set of them)."""
-    if value is None:
-        return False
-    return all(
-        isinstance(n, ast.Constant | ast.List | ast.Tuple | ast.Dict | ast.Set | ast.Load)
-        or (isinstance(n, ast.UnaryOp) and isinstance(n.operand, ast.Constant))
-        or isinstance(n, ast.unaryop)
-        for n in ast.walk(value)
-    )
 
 
 def _targets(file: PyFile, call: ast.Call, callee: str, last: str) -> list[str | None]:

@@ -10,6 +10,7 @@ from referee.tools.claims.model import Claim, Role, Scope
 from referee.tools.claims.pyenvironment import inspections
 from referee.tools.claims.pyescape import escapes
 from referee.tools.claims.pyfile import PyFile
+from referee.tools.claims.pyinstruments import instruments
 from referee.tools.claims.pynames import Names
 from referee.tools.claims.pypatch import replacements
 from referee.tools.claims.pyscope import dotted_names
@@ -30,7 +31,7 @@ def python_claims(path: str, source: str, scope: Scope, role: Role) -> list[Clai
     package = dotted_names(path)[0].rpartition(".")[0] if path.endswith(".py") else ""
     parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
     file = PyFile(path, tree, Names(tree, package), scope, role, parents)
-    found = [*escapes(file), *situations(file)]
+    found = [*escapes(file), *situations(file), *instruments(file)]
     if role == "test":
         found += [*replacements(file), *inspections(file)]
     else:

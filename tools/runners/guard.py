@@ -1,10 +1,10 @@
 """pytest runs under referee's guard plugin (pytest_guard.py), and what its log says afterwards.
 
 The plugin is copied into the run's report folder and loaded with `-p referee_guard`; its log
-records refused writes of the report, signals the process sent itself and ctypes loads, and a
-`finished` line once pytest's session ended. `judge_guarded` turns a log that shows the runner
-was bypassed into an unscored criterion (`runner_bypassed`): a report forged or an exit taken
-under pytest's feet never counts as a pass.
+records refused writes of the report, signals the process sent itself, ctypes loads, the tests'
+instruments found replaced, and a `finished` line once pytest's session ended. `judge_guarded`
+turns a log that shows the runner was bypassed into an unscored criterion (`runner_bypassed`): a
+report forged, an exit taken under pytest's feet or an assertion replaced never counts as a pass.
 """
 
 from __future__ import annotations
@@ -50,6 +50,9 @@ class GuardLog:
     """`name path`: the tree's own modules the run imported from another place."""
     interrupted: list[str] = field(default_factory=list)
     """Where the session was stopped before its end (`pytest.exit`, an interrupt)."""
+    instruments: list[str] = field(default_factory=list)
+    """`name when`: what the tests judge with (`math.isclose`, `unittest.TestCase.assertEqual`)
+    found replaced during the run."""
 
     def bypassed(self, report: Path | None = None) -> str | None:
         """Why the run did not end through pytest (or its report is not pytest's), or None."""
@@ -63,6 +66,13 @@ class GuardLog:
             # pytest.exit ends the session early with any exit code, and the tests after it
             # never run: whatever the report then says, it is not the whole run's account.
             return f"the session was stopped before its end ({self.interrupted[0]})"
+        if self.instruments:
+            # Every comparison made through a replaced assertion or comparison helper answers as
+            # the replacement says: the run's passes are not the tests' verdicts.
+            return (
+                f"what the tests judge with was replaced during the run ({self.instruments[0]}):"
+                " their comparisons answered as the replacement said"
+            )
         if self.loaded and not self.finished:
             return "the test process ended before pytest finished its session (os._exit, a signal)"
         if report is not None and self.finished and _digest(report) not in self.digests:
@@ -94,6 +104,8 @@ def read_guard(reports: Path, root: Path) -> GuardLog:
             log.ctypes.append(_short(rest, root))
         elif kind == "interrupted":
             log.interrupted.append(_short(rest, root))
+        elif kind == "instrument" and len(log.instruments) < 20:
+            log.instruments.append(rest[:300])
         elif kind == "elsewhere" and len(log.elsewhere) < 20:
             log.elsewhere.append(rest[:300])
     return log

@@ -9,13 +9,17 @@ process can remove afterwards, and records in a log next to the report:
   error instead;
 - ctypes loads and signals sent to the process itself (ways to end it under pytest's feet);
 - the tree's own modules that were imported from another place (an installed copy);
+- the instruments the tests judge with (the test libraries' assertions, `math.isclose`, the
+  operator comparisons, doctest's display hook and output checker, a few builtins) that were no
+  longer the objects they were when pytest was configured, checked after collection, after each
+  test's teardown and at the end: code that replaces one decides the comparisons made through it;
 - `finished` with pytest's exit status and the report's sha256, written after the session ends:
   a run that exits without it did not end through pytest (os._exit from a test, a signal), and a
   report that differs from that digest was written after pytest wrote it.
 
 What happens in-process can be hidden by code that knows this file; referee treats the log as
 evidence that a run was tampered with, never as proof that it was not.
-Runs on the project's interpreter (Python 3.8+): standard library only.
+Runs on the project's interpreter (Python 3.8+): standard library and pytest only.
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ import contextlib
 import os
 import sys
 from typing import Any
+
+import pytest
 
 _REPORT = os.environ.get("REFEREE_GUARD_REPORT", "")
 _LOG = os.environ.get("REFEREE_GUARD_LOG", "")
@@ -109,7 +115,87 @@ def _install() -> None:
     sys.addaudithook(_hook)
 
 
+# Where the tests' verdicts are made. Only names a project's own code has no reason to leave
+# replaced: a test may patch `builtins.open` or `print` for itself (and the fixture puts it back).
+_INSTRUMENTS = {
+    "math": ("isclose",),
+    "cmath": ("isclose",),
+    "operator": ("eq", "ne", "lt", "le", "gt", "ge", "is_", "is_not", "contains", "truth"),
+    "builtins": ("repr", "isinstance", "issubclass", "abs", "round", "sorted", "len", "hash"),
+    # doctest shows each example's value through `sys.__displayhook__` (IPython's shell replaces
+    # `sys.displayhook` itself, and doctest puts that one back after each docstring).
+    "sys": ("__displayhook__",),
+    "doctest": ("OutputChecker", "DocTestRunner", "OutputChecker.check_output"),
+    "unittest": ("TestCase", "case.TestCase._baseAssertEqual"),
+    "pytest": ("approx", "raises", "fail", "warns", "skip", "xfail", "importorskip"),
+    "_pytest.outcomes": ("fail", "skip", "xfail", "exit", "Failed", "Skipped"),
+    "_pytest.python_api": ("approx",),
+    "_pytest.reports": ("TestReport", "BaseReport", "TestReport.from_item_and_call"),
+    "_pytest.runner": ("call_and_report", "runtestprotocol", "call_runtest_hook"),
+}
+_seen: dict[str, Any] = {}
+_replaced: set[str] = set()
+
+
+def _instruments() -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for module_name, names in _INSTRUMENTS.items():
+        module = sys.modules.get(module_name)
+        if module is None:
+            continue
+        for name in names:
+            value: Any = module
+            with contextlib.suppress(AttributeError):
+                for part in name.split("."):
+                    value = _static(value, part)
+                found[f"{module_name}.{name}"] = value
+        if module_name == "unittest":
+            case = getattr(module, "TestCase", None)
+            for attr in vars(case) if isinstance(case, type) else ():
+                if attr.startswith(("assert", "fail", "_base", "_getAssert")):
+                    found[f"unittest.TestCase.{attr}"] = vars(case)[attr]
+    return found
+
+
+def _static(owner: Any, name: str) -> Any:
+    """The attribute as stored (a class's own dict first): no descriptor runs."""
+    if isinstance(owner, type):
+        for klass in owner.__mro__:
+            if name in vars(klass):
+                return vars(klass)[name]
+        raise AttributeError(name)
+    return vars(owner)[name] if name in getattr(owner, "__dict__", {}) else getattr(owner, name)
+
+
+def _watch(when: str) -> None:
+    with contextlib.suppress(Exception):  # the watch must never be what breaks a run
+        for name, value in _instruments().items():
+            if name in _seen and _seen[name] is not value and name not in _replaced:
+                _replaced.add(name)
+                _write(f"instrument {name} {when}")
+
+
+@pytest.hookimpl(trylast=True)  # after the plugins that set themselves up at configure time
+def pytest_configure(config: Any) -> None:
+    import doctest  # noqa: F401  (imported now, so that its instruments are watched from here)
+    import unittest  # noqa: F401
+
+    with contextlib.suppress(Exception):
+        _seen.update(_instruments())
+
+
+def pytest_collection_finish(session: Any) -> None:
+    _watch("after collection")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item: Any, nextitem: Any) -> Any:
+    yield  # the fixtures' own teardown (monkeypatch's undo) runs first
+    _watch(f"after {getattr(item, 'nodeid', '?')}")
+
+
 def pytest_unconfigure(config: Any) -> None:
+    _watch("at the end")
     status = getattr(getattr(config, "_referee_session", None), "exitstatus", None)
     with contextlib.suppress(Exception):  # a note for people: never in the way of the account
         for name, file in _elsewhere(str(getattr(config, "rootpath", "") or os.getcwd())):

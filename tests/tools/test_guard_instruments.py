@@ -1,0 +1,143 @@
+"""referee's pytest guard finds the tests' instruments replaced during a run, however the code
+spelled the replacement: the run is bypassed. A test's own patch, undone by its fixture or its
+`with` block, is not."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from referee.tools.runners.guard import guarded_env, read_guard
+
+CALC = "def add(a, b):\n    return a - b\n"
+UNITTEST_TESTS = (
+    "import unittest\n\nimport calc\n\n\nclass T(unittest.TestCase):\n"
+    "    def test_add(self):\n        self.assertEqual(calc.add(1, 2), 3)\n"
+)
+ISCLOSE_TESTS = (
+    "import math\n\nimport calc\n\n\ndef test_add():\n    assert math.isclose(calc.add(1, 2), 3)\n"
+)
+APPROX_TESTS = (
+    "import pytest\n\nimport calc\n\n\ndef test_add():\n"
+    "    assert calc.add(1, 2) == pytest.approx(3)\n"
+)
+RAISES_TESTS = (
+    "import pytest\n\nimport calc\n\n\ndef test_refuses():\n"
+    "    with pytest.raises(TypeError):\n        calc.add(1, None)\n"
+)
+DOCTEST_CALC = 'def add(a, b):\n    """\n    >>> add(1, 2)\n    3\n    """\n    return a - b\n'
+
+# The code under test (calc.py) replaces an instrument; each is spelled so that no reader of the
+# code could name it.
+FORGED = {
+    "assert-equal-by-exec": (
+        CALC + "exec('import unittest; unittest.TestCase.assertEqual = lambda *a, **k: None')\n",
+        UNITTEST_TESTS,
+    ),
+    "assert-equal-through-import-module": (
+        CALC + "import importlib\n"
+        "setattr(importlib.import_module('unit' + 'test').TestCase, 'assert' + 'Equal',"
+        " lambda *a, **k: None)\n",
+        UNITTEST_TESTS,
+    ),
+    "base-assert-equal": (
+        CALC + "import unittest.case as c\nc.TestCase._baseAssertEqual = lambda *a, **k: None\n",
+        UNITTEST_TESTS,
+    ),
+    "isclose-replaced-when-add-runs": (
+        "def add(a, b):\n    __import__('math').__dict__['isclose'] = lambda *a, **k: True\n"
+        "    return a - b\n",
+        ISCLOSE_TESTS,
+    ),
+    "approx-replaced-by-code-under-test": (
+        CALC + "import sys\nsys.modules['pytest'].approx = lambda expected, **k: type("
+        "'A', (), {'__eq__': lambda s, o: True})()\n",
+        APPROX_TESTS,
+    ),
+    "raises-replaced": (
+        CALC + "import contextlib, pytest\npytest.raises = lambda *a, **k: contextlib.suppress()\n",
+        RAISES_TESTS,
+    ),
+    "displayhook-restored-by-doctest": (
+        DOCTEST_CALC + "import sys\nsys.__displayhook__ = lambda v: print(3)\n",
+        None,
+    ),
+    "doctest-output-checker": (
+        DOCTEST_CALC + "import doctest\n"
+        "doctest.OutputChecker.check_output = lambda self, want, got, flags: True\n",
+        None,
+    ),
+    "failure-report-made-a-pass": (
+        CALC + "import _pytest.reports as r\n_orig = r.TestReport.from_item_and_call\n"
+        "def _passed(item, call):\n    report = _orig(item, call)\n"
+        "    report.outcome = 'passed'\n    return report\n"
+        "r.TestReport.from_item_and_call = staticmethod(_passed)\n",
+        ISCLOSE_TESTS,
+    ),
+    "operator-eq-for-a-sorted-check": (
+        CALC + "import operator\noperator.eq = lambda a, b: True\n",
+        "import operator\n\nimport calc\n\n\ndef test_add():\n"
+        "    assert operator.eq(calc.add(1, 2), 3)\n",
+    ),
+}
+
+# Tests that patch for themselves, undone before the test ends.
+HONEST = {
+    "monkeypatched-builtin": (
+        "def ask():\n    return input('? ')\n",
+        "import calc\n\n\ndef test_ask(monkeypatch):\n"
+        "    monkeypatch.setattr('builtins.input', lambda _: 'y')\n    assert calc.ask() == 'y'\n",
+    ),
+    "mock-patch-block": (
+        "import math\n\n\ndef near(a, b):\n    return math.isclose(a, b)\n",
+        "from unittest import mock\n\nimport calc\n\n\ndef test_near():\n"
+        "    with mock.patch('math.isclose', return_value=False):\n"
+        "        assert not calc.near(1, 1)\n    assert calc.near(1, 1)\n",
+    ),
+    "doctest-passes": (DOCTEST_CALC.replace("a - b", "a + b"), None),
+}
+
+
+def _run(tmp_path: Path, calc: str, tests: str | None) -> str | None:
+    root = tmp_path / "project"
+    (root / "tests").mkdir(parents=True)
+    (root / "calc.py").write_text(calc, encoding="utf-8")
+    argv = ["tests"]
+    if tests is None:
+        argv = ["--doctest-modules", "calc.py"]
+    else:
+        (root / "tests" / "test_calc.py").write_text(tests, encoding="utf-8")
+    reports = tmp_path / "reports"
+    report = reports / "junit.xml"
+    env, extra = guarded_env(reports, report)
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "PYTHONPATH": f"{env['PYTHONPATH']}:{root}",
+        **{k: v for k, v in env.items() if k != "PYTHONPATH"},
+    }
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *extra]
+    subprocess.run(
+        [*command, f"--junitxml={report}", *argv],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+    return read_guard(reports, root).bypassed(report)
+
+
+@pytest.mark.parametrize("form", sorted(FORGED))
+def test_an_instrument_replaced_during_the_run_bypasses_it(form: str, tmp_path: Path) -> None:
+    calc, tests = FORGED[form]
+    said = _run(tmp_path, calc, tests)
+    assert said is not None and "replaced during the run" in said, (form, said)
+
+
+@pytest.mark.parametrize("form", sorted(HONEST))
+def test_a_patch_the_test_undoes_is_its_own(form: str, tmp_path: Path) -> None:
+    calc, tests = HONEST[form]
+    assert _run(tmp_path, calc, tests) is None, form
