@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
 
+from referee.tools.runners.base import Call
 from referee.tools.runners.guard import guarded_env, read_guard
+from referee.tools.runners.py_unittest import plan
 
 CALC = "def add(a, b):\n    return a - b\n"
 UNITTEST_TESTS = (
@@ -141,3 +144,34 @@ def test_an_instrument_replaced_during_the_run_bypasses_it(form: str, tmp_path: 
 def test_a_patch_the_test_undoes_is_its_own(form: str, tmp_path: Path) -> None:
     calc, tests = HONEST[form]
     assert _run(tmp_path, calc, tests) is None, form
+
+
+def _unittest(tmp_path: Path, calc: str, tests: str) -> list[tuple[str, str]]:
+    """Run `python -m unittest` the way referee plans it; each case's id and outcome tag."""
+    root = tmp_path / "project"
+    (root / "tests").mkdir(parents=True)
+    (root / "tests" / "__init__.py").write_text("", encoding="utf-8")
+    (root / "calc.py").write_text(calc, encoding="utf-8")
+    (root / "tests" / "test_calc.py").write_text(tests, encoding="utf-8")
+    reports = tmp_path / "reports"
+    reports.mkdir()
+    command = (sys.executable, "-m", "unittest")
+    planned = plan(Call(prefix=(), command=command, cwd=root, tree=root, reports=reports))
+    subprocess.run(list(planned.argv), cwd=root, capture_output=True, timeout=120, check=False)
+    found = ET.parse(planned.report.files[0]).getroot().iter("testcase")
+    return [(c.get("name") or "", c[0].tag if len(c) else "passed") for c in found]
+
+
+@pytest.mark.parametrize(
+    "form", ["assert-equal-by-exec", "assert-equal-through-import-module", "base-assert-equal"]
+)
+def test_unittest_runs_report_an_instrument_replaced(form: str, tmp_path: Path) -> None:
+    calc, tests = FORGED[form]
+    assert tests is not None
+    cases = _unittest(tmp_path, calc, tests)
+    assert ("referee.instruments", "error") in cases, (form, cases)
+
+
+def test_an_honest_unittest_run_has_no_instruments_case(tmp_path: Path) -> None:
+    cases = _unittest(tmp_path, CALC.replace("a - b", "a + b"), UNITTEST_TESTS)
+    assert cases == [("tests.test_calc.T.test_add", "passed")]

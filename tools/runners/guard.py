@@ -15,19 +15,27 @@ from dataclasses import dataclass, field
 from importlib.resources import files
 from pathlib import Path
 
-__all__ = ["GUARD_LOG", "GuardLog", "guarded_env", "read_guard"]
+__all__ = ["GUARD_LOG", "GuardLog", "copy_helper", "guarded_env", "read_guard"]
 
 GUARD_LOG = "referee-guard.log"
 _FOLDER = "guard"
 _LIMIT = 256 * 1024
 
 
+def copy_helper(name: str, target: Path) -> None:
+    """One of referee's in-process helpers, copied where the run imports it from, with the
+    instruments' watch beside it (instruments_watch.py, imported as `referee_instruments`)."""
+    package = files("referee.tools.runners")
+    target.write_text(package.joinpath(name).read_text("utf-8"), encoding="utf-8")
+    watch = package.joinpath("instruments_watch.py").read_text("utf-8")
+    (target.parent / "referee_instruments.py").write_text(watch, encoding="utf-8")
+
+
 def guarded_env(reports: Path, report: Path) -> tuple[dict[str, str], tuple[str, ...]]:
     """Install the plugin for one run: the variables and the extra pytest arguments."""
     folder = reports / _FOLDER
     folder.mkdir(parents=True, exist_ok=True)
-    source = files("referee.tools.runners").joinpath("pytest_guard.py").read_text("utf-8")
-    (folder / "referee_guard.py").write_text(source, encoding="utf-8")
+    copy_helper("pytest_guard.py", folder / "referee_guard.py")
     env = {
         "PYTHONPATH": str(folder),
         "REFEREE_GUARD_REPORT": str(report),

@@ -6,10 +6,10 @@ folder. Ids are unittest's own (`tests.test_x.TestA.test_b`), runnable as `pytho
 from __future__ import annotations
 
 from collections.abc import Sequence
-from importlib.resources import files
 from xml.etree.ElementTree import Element
 
 from referee.tools.runners.base import Call, Plan, Report, Runner
+from referee.tools.runners.guard import copy_helper
 from referee.tools.runners.junit import junit_reader
 from referee.tools.runners.wrappers import python_module
 
@@ -22,10 +22,7 @@ def matches(command: Sequence[str]) -> bool:
 def plan(call: Call) -> Plan:
     report = call.reports / "unittest.xml"
     script = call.reports / "referee_unittest.py"
-    script.write_text(
-        files("referee.tools.runners").joinpath("unittest_reporter.py").read_text("utf-8"),
-        encoding="utf-8",
-    )
+    copy_helper("unittest_reporter.py", script)
     module = python_module(call.command)
     assert module is not None  # matches() said so
     # `python [options] -m unittest ARGS` → `python [options] SCRIPT REPORT ARGS`

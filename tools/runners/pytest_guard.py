@@ -27,9 +27,17 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
+
+if TYPE_CHECKING:
+    from referee.tools.runners.instruments_watch import Watch
+else:
+    try:  # the copy beside this file in a run's folder
+        from referee_instruments import Watch
+    except ImportError:  # referee's own package
+        from referee.tools.runners.instruments_watch import Watch
 
 _REPORT = os.environ.get("REFEREE_GUARD_REPORT", "")
 _LOG = os.environ.get("REFEREE_GUARD_LOG", "")
@@ -115,73 +123,17 @@ def _install() -> None:
     sys.addaudithook(_hook)
 
 
-# Where the tests' verdicts are made. Only names a project's own code has no reason to leave
-# replaced: a test may patch `builtins.open` or `print` for itself (and the fixture puts it back).
-_INSTRUMENTS = {
-    "math": ("isclose",),
-    "cmath": ("isclose",),
-    "operator": ("eq", "ne", "lt", "le", "gt", "ge", "is_", "is_not", "contains", "truth"),
-    "builtins": ("repr", "isinstance", "issubclass", "abs", "round", "sorted", "len", "hash"),
-    # doctest shows each example's value through `sys.__displayhook__` (IPython's shell replaces
-    # `sys.displayhook` itself, and doctest puts that one back after each docstring).
-    "sys": ("__displayhook__",),
-    "doctest": ("OutputChecker", "DocTestRunner", "OutputChecker.check_output"),
-    "unittest": ("TestCase", "case.TestCase._baseAssertEqual"),
-    "pytest": ("approx", "raises", "fail", "warns", "skip", "xfail", "importorskip"),
-    "_pytest.outcomes": ("fail", "skip", "xfail", "exit", "Failed", "Skipped"),
-    "_pytest.python_api": ("approx",),
-    "_pytest.reports": ("TestReport", "BaseReport", "TestReport.from_item_and_call"),
-    "_pytest.runner": ("call_and_report", "runtestprotocol", "call_runtest_hook"),
-}
-_seen: dict[str, Any] = {}
-_replaced: set[str] = set()
-
-
-def _instruments() -> dict[str, Any]:
-    found: dict[str, Any] = {}
-    for module_name, names in _INSTRUMENTS.items():
-        module = sys.modules.get(module_name)
-        if module is None:
-            continue
-        for name in names:
-            value: Any = module
-            with contextlib.suppress(AttributeError):
-                for part in name.split("."):
-                    value = _static(value, part)
-                found[f"{module_name}.{name}"] = value
-        if module_name == "unittest":
-            case = getattr(module, "TestCase", None)
-            for attr in vars(case) if isinstance(case, type) else ():
-                if attr.startswith(("assert", "fail", "_base", "_getAssert")):
-                    found[f"unittest.TestCase.{attr}"] = vars(case)[attr]
-    return found
-
-
-def _static(owner: Any, name: str) -> Any:
-    """The attribute as stored (a class's own dict first): no descriptor runs."""
-    if isinstance(owner, type):
-        for klass in owner.__mro__:
-            if name in vars(klass):
-                return vars(klass)[name]
-        raise AttributeError(name)
-    return vars(owner)[name] if name in getattr(owner, "__dict__", {}) else getattr(owner, name)
+_instruments = Watch()
 
 
 def _watch(when: str) -> None:
-    with contextlib.suppress(Exception):  # the watch must never be what breaks a run
-        for name, value in _instruments().items():
-            if name in _seen and _seen[name] is not value and name not in _replaced:
-                _replaced.add(name)
-                _write(f"instrument {name} {when}")
+    for name in _instruments.replaced():
+        _write(f"instrument {name} {when}")
 
 
 @pytest.hookimpl(trylast=True)  # after the plugins that set themselves up at configure time
 def pytest_configure(config: Any) -> None:
-    import doctest  # noqa: F401  (imported now, so that its instruments are watched from here)
-    import unittest  # noqa: F401
-
-    with contextlib.suppress(Exception):
-        _seen.update(_instruments())
+    _instruments.start()
 
 
 def pytest_collection_finish(session: Any) -> None:

@@ -16,12 +16,29 @@ from typing import TYPE_CHECKING, ClassVar
 if TYPE_CHECKING:  # annotations only: the project's interpreter may be older than referee's
     from types import TracebackType
 
+    from referee.tools.runners.instruments_watch import Watch
+
     _Error = tuple[type[BaseException], BaseException, TracebackType] | tuple[None, None, None]
+else:
+    try:  # the copy beside this file in a run's folder (the script's folder is on sys.path)
+        from referee_instruments import Watch
+    except ImportError:  # referee's own package
+        from referee.tools.runners.instruments_watch import Watch
+
+# A case the report always carries when the tests' instruments were replaced: its failure is
+# the run's, whatever the tests said.
+INSTRUMENTS_CASE = "referee.instruments"
 
 
 class _Result(unittest.TextTestResult):
     cases: ClassVar[list[tuple[str, str, str, float]]] = []
     report: ClassVar[str] = ""
+    watch: ClassVar[Watch] = Watch()
+    replaced: ClassVar[list[str]] = []
+
+    def stopTest(self, test: unittest.TestCase) -> None:
+        super().stopTest(test)
+        self.replaced.extend(f"{name} after {test.id()}" for name in self.watch.replaced())
 
     def startTest(self, test: unittest.TestCase) -> None:
         self._started = time.perf_counter()
@@ -65,6 +82,14 @@ class _Result(unittest.TextTestResult):
 
     def stopTestRun(self) -> None:
         super().stopTestRun()
+        self.replaced.extend(f"{name} at the end" for name in self.watch.replaced())
+        if self.replaced:
+            text = (
+                "what the tests judge with was replaced during the run: "
+                + "; ".join(self.replaced)
+                + "\ntheir comparisons answered as the replacement said"
+            )
+            self.cases.append((INSTRUMENTS_CASE, "error", text, 0.0))
         _write(self.report, self.cases)
 
 
@@ -94,6 +119,7 @@ def main() -> None:
     # `python -m unittest` puts the working directory first on sys.path; a script puts its own.
     sys.path[0] = os.getcwd()
     sys.argv[0] = "python -m unittest"
+    _Result.watch.start()  # before unittest imports the tests (and the code they import)
     unittest.main(module=None, testRunner=_Runner)
 
 
