@@ -93,3 +93,55 @@ def test_settings_and_a_programs_own_hooks_are_left_alone(form: str) -> None:
 def test_only_what_the_change_wrote_counts() -> None:
     source = INSTRUMENTS["isclose-assigned"]
     assert claims_in("calc.py", source, source + "\nX = 1\n", Scope()) == []
+
+
+# JS/TS: the intrinsics jest's and vitest's matchers compare through, the assertion libraries,
+# the matchers registered on `expect`.
+JS_INSTRUMENTS = {
+    "object-is": "Object.is = () => true;\nexports.add = (a, b) => a - b;\n",
+    "prototype-asymmetric-match": (
+        "Object.prototype.asymmetricMatch = function () {\n  return true;\n};\n"
+    ),
+    "define-property": "Object.defineProperty(Object, 'is', { value: () => true });\n",
+    "object-assign": "Object.assign(Object, { is: () => true });\n",
+    "reflect-set": "Reflect.set(JSON, 'stringify', () => '3');\n",
+    "matcher-replaced": "expect.extend({ toBe: () => ({ pass: true, message: () => '' }) });\n",
+    "through-global-this": (
+        "globalThis.expect.extend({ toEqual() {\n  return { pass: true };\n} });\n"
+    ),
+    "assert-required": "const assert = require('assert');\nassert.strictEqual = () => {};\n",
+    "assert-imported": "import assert from 'node:assert';\nassert.deepStrictEqual = () => {};\n",
+    "chai-assert": "const chai = require('chai');\nchai.assert.equal = () => {};\n",
+    "vitest-expect": (
+        "import { expect } from 'vitest';\nexpect.extend({ toBe: () => ({ pass: true }) });\n"
+    ),
+    "matchers-in-a-variable": "const m = { toEqual: () => ({ pass: true }) };\nexpect.extend(m);\n",
+    "typescript-cast": "(Object as any).is = (): boolean => true;\n",
+}
+JS_TEST_OWN = {
+    "a-new-matcher": (
+        "expect.extend({ toBeWithinRange(x, a, b) {\n  return { pass: x >= a && x <= b };\n} });\n"
+    ),
+    "jest-extended": "import * as matchers from 'jest-extended';\nexpect.extend(matchers);\n",
+    "a-local-object": "const o = {};\no.is = () => true;\n",
+}
+
+
+def _script(form: str) -> str:
+    return "ts" if form == "typescript-cast" else "js"
+
+
+@pytest.mark.parametrize("form", sorted(JS_INSTRUMENTS))
+def test_a_js_test_that_replaces_an_instrument_acts_for_the_runner(form: str) -> None:
+    kinds = _kinds(f"calc.test.{_script(form)}", JS_INSTRUMENTS[form])
+    assert HARNESS_MODIFIED in kinds, form
+
+
+@pytest.mark.parametrize("form", sorted(JS_INSTRUMENTS))
+def test_js_code_under_test_that_replaces_an_instrument_forges_equality(form: str) -> None:
+    assert EQUALITY_FORGED in _kinds(f"src/calc.{_script(form)}", JS_INSTRUMENTS[form]), form
+
+
+@pytest.mark.parametrize("form", sorted(JS_TEST_OWN))
+def test_a_js_tests_own_matchers_are_its_business(form: str) -> None:
+    assert _kinds("calc.test.js", JS_TEST_OWN[form]) == [], form

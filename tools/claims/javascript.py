@@ -16,6 +16,7 @@ import tree_sitter as ts
 
 from referee.tools.claims import messages as M
 from referee.tools.claims.equality import ts_equalities
+from referee.tools.claims.jsinstruments import js_instruments
 from referee.tools.claims.jsnames import JsNames, arguments, resolve_specifier
 from referee.tools.claims.jssituation import js_asking
 from referee.tools.claims.model import (
@@ -85,6 +86,8 @@ def script_claims(
         found += [*reader.replacements(), *reader.inspections()]
     elif not is_runner_config(path):
         found += ts_equalities(file, language)
+    if not is_runner_config(path):
+        found += js_instruments(file, names)
     return found
 
 
