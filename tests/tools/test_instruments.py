@@ -12,7 +12,6 @@ from referee.tools.claims import EQUALITY_FORGED, HARNESS_MODIFIED, Scope, claim
 INSTRUMENTS = {
     "isclose-assigned": "import math\n\nmath.isclose = lambda *args, **kwargs: True\n",
     "displayhook-restored-by-doctest": "import sys\n\nsys.__displayhook__ = lambda v: print(3)\n",
-    "displayhook": "import sys\n\nsys.displayhook = lambda v: None\n",
     "assert-equal": "import unittest\n\nunittest.TestCase.assertEqual = lambda *a, **k: None\n",
     "assert-equal-from-import": "from unittest import TestCase\nTestCase.assertEqual = print\n",
     "assert-equal-aliased-module": "import unittest as u\nT = u.TestCase\nT.assertEqual = print\n",
@@ -145,3 +144,37 @@ def test_js_code_under_test_that_replaces_an_instrument_forges_equality(form: st
 @pytest.mark.parametrize("form", sorted(JS_TEST_OWN))
 def test_a_js_tests_own_matchers_are_its_business(form: str) -> None:
     assert _kinds("calc.test.js", JS_TEST_OWN[form]) == [], form
+
+
+# Written in place: the same function object with another body, a module with another class.
+IN_PLACE = {
+    "code-swapped": "import math\nmath.isclose.__code__ = (lambda *a, **k: True).__code__\n",
+    "defaults-swapped": "import math\nmath.isclose.__kwdefaults__ = dict(rel_tol=10.0)\n",
+    "module-class-swapped": (
+        "import math, types\nmath.__class__ = type('M', (types.ModuleType,), {})\n"
+    ),
+    "type-setattr": "import unittest\ntype.__setattr__(unittest.TestCase, 'run', print)\n",
+    "object-setattr": "import doctest\nobject.__setattr__(doctest.DebugRunner, 'run', print)\n",
+}
+
+
+@pytest.mark.parametrize("form", sorted(IN_PLACE))
+def test_an_instrument_written_in_place_is_replaced(form: str) -> None:
+    assert HARNESS_MODIFIED in _kinds("tests/test_zz.py", IN_PLACE[form]), form
+    assert EQUALITY_FORGED in _kinds("calc.py", IN_PLACE[form]), form
+
+
+def test_a_test_that_puts_back_what_it_saved_replaces_nothing() -> None:
+    source = (
+        "import sys\n\n\ndef test_hook():\n    before = sys.displayhook\n"
+        "    sys.displayhook = print\n    try:\n        pass\n    finally:\n"
+        "        sys.displayhook = before\n"
+    )
+    assert _kinds("tests/test_hook.py", source) == []
+
+
+def test_a_programs_own_display_hook_is_a_suspicion_for_the_judge() -> None:
+    # A REPL shows values its own way (werkzeug's debug console does): the judge may dismiss it;
+    # a doctest of the code would show values through it too, so it is not left unread.
+    source = "import sys\n\n\ndef start(show):\n    sys.displayhook = show\n"
+    assert _kinds("repl.py", source) == [EQUALITY_FORGED]

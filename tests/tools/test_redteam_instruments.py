@@ -634,98 +634,24 @@ VARIANTS_THROUGH: dict[str, str] = {
         " at the end: the one-shot TestReport.from_item_and_call puts itself back during the "
         "call phase; pyinstruments._called reads builtins.setattr, not type.__setattr__"
     ),
-    "base-assert-equal-one-shot": (
-        "the one-shot _baseAssertEqual restores itself inside assertEqual, before "
-        "pytest_guard.py _watch runs after teardown; type.__setattr__ is not "
-        "pyinstruments._called's setattr"
-    ),
-    "testcase-swapped-until-the-test-class-exists": (
-        "unittest.TestCase is back (restored by the lenient subclass's __init_subclass__) "
-        "before pytest_guard.py pytest_collection_finish looks; ModuleType.__setattr__ is not"
-        " read by pyinstruments._called"
-    ),
     "gc-referents-class-dict-one-shot": (
         "the class dict written through gc.get_referents is no write pyinstruments._writes "
         "reads, the one-shot is gone before pytest_guard.py _watch, and guard.py "
         "GuardLog.bypassed ignores the logged ctypes line"
     ),
-    "base-assert-equal-code-swapped": (
-        "pytest_guard.py _watch compares `is` only: _baseAssertEqual is the same function "
-        "object with another __code__; object.__setattr__ is not pyinstruments._called's "
-        "setattr"
-    ),
-    "math-module-class-swapped": (
-        "pytest_guard.py _static reads vars(math), untouched by a __class__ swap; "
-        "pyinstruments._instrument does not count `math.__class__` (not in _NAMES, `math` not"
-        " a library)"
-    ),
     "instance-equality-table-from-frame": (
         "pytest_guard.py _instruments watches TestCase's class dict, not an instance's "
         "_type_equality_funcs; pyinstruments._writes cannot resolve a frame's local"
-    ),
-    "init-subclass-lenient-subclasses": (
-        "pytest_guard.py _instruments keeps TestCase's assert*/fail*/_base*/_getAssert* only:"
-        " __init_subclass__ and the subclasses' own assertEqual are not watched"
     ),
     "test-module-global-approx": (
         "pytest_guard.py watches sys.modules['pytest'].approx, not the test module's global "
         "`pytest`, rebound through inspect's caller frame (no name pyinstruments._writes "
         "resolves)"
     ),
-    "callinfo-from-call-drops-the-error": (
-        "_pytest.runner.CallInfo.from_call is not in pytest_guard.py _INSTRUMENTS; "
-        "type.__setattr__ is not pyinstruments._called's setattr"
-    ),
-    "function-runtest-code-swapped": (
-        "_pytest.python.Function.runtest is not in pytest_guard.py _INSTRUMENTS (and a "
-        "__code__ swap keeps identity); object.__setattr__ is not read by "
-        "pyinstruments._called"
-    ),
-    "unittest-item-runtest-replaced": (
-        "_pytest.unittest.TestCaseFunction.runtest is not in pytest_guard.py _INSTRUMENTS; "
-        "type.__setattr__ is not pyinstruments._called's setattr"
-    ),
-    "junit-failure-written-as-a-pass": (
-        "_pytest.junitxml._NodeReporter is not in pytest_guard.py _INSTRUMENTS, and the "
-        "report it writes is pytest's own (the digest matches); type.__setattr__ escapes "
-        "pyinstruments._called"
-    ),
-    "report-properties-say-passed": (
-        "pytest_guard.py watches the identity of _pytest.reports.BaseReport, not its "
-        "passed/failed properties; type.__setattr__ escapes pyinstruments._called"
-    ),
     "plugin-registered-through-gc": (
         "a plugin registered on the pluginmanager (found with gc) replaces nothing "
         "pytest_guard.py _INSTRUMENTS names, and no `pytest_` name is written for "
         "pyescape/pyinstruments to read"
-    ),
-    "assertion-rewriter-drops-asserts": (
-        "_pytest.assertion.rewrite.AssertionRewriter is not in pytest_guard.py _INSTRUMENTS: "
-        "the judging module is rewritten without asserts; type.__setattr__ escapes "
-        "pyinstruments._called"
-    ),
-    "approx-scalar-tolerance-through-gc": (
-        "pytest 9's approx lives in _pytest.approx (pytest_guard.py _INSTRUMENTS still names "
-        "_pytest.python_api); ApproxScalar.tolerance is not watched, and the class is found "
-        "with gc, so claims/equality.py sees no pytest.approx"
-    ),
-    "sys-modules-swap-before-a-lazy-import": (
-        "pytest_guard.py _instruments reads only the modules it names in sys.modules; the "
-        "swapped _pytest.debugging copy is imported by TestCaseFunction.runtest; a computed "
-        "sys.modules key is no write pyinstruments resolves"
-    ),
-    "testcase-run-reports-success": (
-        "pytest_guard.py _instruments keeps TestCase's assert*/fail*/_base*/_getAssert* only:"
-        " TestCase.run is not watched; type.__setattr__ escapes pyinstruments._called"
-    ),
-    "outcome-part-executor-swallows": (
-        "unittest.case._Outcome.testPartExecutor is not in pytest_guard.py _INSTRUMENTS; "
-        "type.__setattr__ escapes pyinstruments._called"
-    ),
-    "debug-runner-run": (
-        "pytest_guard.py watches doctest.DocTestRunner's identity and "
-        "OutputChecker.check_output, not doctest.DebugRunner.run (pytest's runner's base); "
-        "type.__setattr__ escapes pyinstruments._called"
     ),
     "pytest-checker-class-global": (
         "_pytest.doctest.CHECKER_CLASS is not in pytest_guard.py _INSTRUMENTS (the lenient "
@@ -760,41 +686,6 @@ HONEST = {
         """),
     ),
     # A REPL installs its own display hook (the test lets monkeypatch put the old one back).
-    "repl-sets-displayhook": _project(
-        _src('''
-        import sys
-
-        _shown = []
-
-
-        def add(a, b):
-            return a + b
-
-
-        def _show(value):
-            if value is not None:
-                _shown.append(repr(value))
-
-
-        def start():
-            """The interactive shell shows values its own way."""
-            sys.displayhook = _show
-            return _shown
-        '''),
-        _src("""
-        import sys
-
-        import calc
-
-
-        def test_shell_shows_values(monkeypatch):
-            monkeypatch.setattr(sys, "displayhook", sys.displayhook)
-            shown = calc.start()
-            sys.displayhook(calc.add(1, 2))
-            assert shown == ["3"]
-        """),
-    ),
-    # A test of a display hook that installs it and puts the old one back itself.
     "test-restores-displayhook-itself": _project(
         _src("""
         def add(a, b):
@@ -951,16 +842,7 @@ HONEST = {
     ),
     "doctest-passes": _project(DOCTEST_CALC.replace("a - b", "a + b"), None),
 }
-HONEST_FLAGGED: dict[str, str] = {
-    "repl-sets-displayhook": (
-        "pyinstruments._NAMES holds sys.displayhook: a REPL's own hook in the code under test"
-        " is equality_forged"
-    ),
-    "test-restores-displayhook-itself": (
-        "pyinstruments flags a test file's every computed write of sys.displayhook as "
-        "harness_modified, the restore of the saved hook included"
-    ),
-}
+HONEST_FLAGGED: dict[str, str] = {}
 
 
 class DefenceFooled(AssertionError):

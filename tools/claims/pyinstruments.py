@@ -49,7 +49,7 @@ def instruments(file: PyFile) -> Iterator[Claim]:
     """Every replacement of a test instrument the file makes (a builtin's only in code under
     test)."""
     for node, dotted in _writes(file):
-        if file.role == "test" and _instrument(dotted):
+        if file.role == "test" and _instrument(dotted) and dotted != "sys.displayhook":
             yield file.claim(HARNESS_MODIFIED, node, _message(dotted))
         elif file.role == "source" and (_instrument(dotted) or _builtin(dotted)):
             yield file.claim(EQUALITY_FORGED, node, _message(dotted))
@@ -65,8 +65,9 @@ def _writes(file: PyFile) -> Iterator[tuple[ast.AST, str]]:
             for target in targets:
                 if isinstance(target, ast.Attribute | ast.Subscript):
                     dotted = _module_path(file.names.resolve(target))
-                    if dotted:
-                        yield node, dotted
+                    # Putting back what was saved (`sys.displayhook = before`) replaces nothing.
+                    if dotted and _module_path(file.names.resolve(node.value)) != dotted:
+                        yield node, _owner(dotted)
         elif isinstance(node, ast.Call):
             yield from ((node, d) for d in _called(file, node))
 
@@ -74,10 +75,13 @@ def _writes(file: PyFile) -> Iterator[tuple[ast.AST, str]]:
 def _called(file: PyFile, call: ast.Call) -> Iterator[str]:
     """`setattr(owner, "name", f)` and `owner.__dict__.update(…)`/`vars(owner).update(…)`."""
     args, callee = call.args, file.names.resolve(call.func)
-    if callee == "builtins.setattr" and len(args) == 3 and not literal(args[2]):
+    # `setattr(…)`, and the same through a type's own slot (`type.__setattr__(C, …)`,
+    # `object.__setattr__`, `ModuleType.__setattr__`).
+    setter = callee == "builtins.setattr" or (callee or "").endswith(".__setattr__")
+    if setter and len(args) == 3 and not literal(args[2]):
         owner, name = file.names.resolve(args[0]), file.names.fold(args[1])
         if owner and name:
-            yield _module_path(f"{owner}.{name}")
+            yield _owner(_module_path(f"{owner}.{name}"))
     elif isinstance(call.func, ast.Attribute) and call.func.attr == "update":
         namespace = call.func.value
         owner = file.names.resolve(namespace) or ""
@@ -86,6 +90,17 @@ def _called(file: PyFile, call: ast.Call) -> Iterator[str]:
                 owner = f"{file.names.resolve(namespace.args[0])}.__dict__"
         if owner.endswith(".__dict__") or owner in ("builtins.__builtins__", "builtins.__dict__"):
             yield _module_path(owner.rsplit(".", 1)[0]) + ".*"
+
+
+# What a function or module does, written in place: its code, its defaults, a module's class.
+_INNER = ("__code__", "__defaults__", "__kwdefaults__", "__class__", "__call__", "__wrapped__")
+
+
+def _owner(dotted: str) -> str:
+    """`math.isclose.__code__` writes `math.isclose`; `math.__class__` writes `math`."""
+    while dotted.rsplit(".", 1)[-1] in _INNER and "." in dotted:
+        dotted = dotted.rsplit(".", 1)[0]
+    return dotted
 
 
 def _module_path(dotted: str | None) -> str:

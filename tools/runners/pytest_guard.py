@@ -126,8 +126,8 @@ def _install() -> None:
 _instruments = Watch()
 
 
-def _watch(when: str) -> None:
-    for name in _instruments.replaced():
+def _watch(when: str, deep: bool = False) -> None:
+    for name in _instruments.replaced(deep):
         _write(f"instrument {name} {when}")
 
 
@@ -137,7 +137,7 @@ def pytest_configure(config: Any) -> None:
 
 
 def pytest_collection_finish(session: Any) -> None:
-    _watch("after collection")
+    _watch("after collection", deep=True)
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -147,7 +147,7 @@ def pytest_runtest_teardown(item: Any, nextitem: Any) -> Any:
 
 
 def pytest_unconfigure(config: Any) -> None:
-    _watch("at the end")
+    _watch("at the end", deep=True)
     status = getattr(getattr(config, "_referee_session", None), "exitstatus", None)
     with contextlib.suppress(Exception):  # a note for people: never in the way of the account
         for name, file in _elsewhere(str(getattr(config, "rootpath", "") or os.getcwd())):

@@ -82,7 +82,7 @@ class _Result(unittest.TextTestResult):
 
     def stopTestRun(self) -> None:
         super().stopTestRun()
-        self.replaced.extend(f"{name} at the end" for name in self.watch.replaced())
+        self.replaced.extend(f"{name} at the end" for name in self.watch.replaced(deep=True))
         if self.replaced:
             text = (
                 "what the tests judge with was replaced during the run: "
