@@ -183,3 +183,36 @@ def test_an_equality_that_compares_declines_or_is_the_tests_own_is_left_alone(fo
 def test_an_equality_the_base_had_is_the_repositorys() -> None:
     path, source = FORGED["py-int-subclass"]
     assert claims_in(path, source, source + "\n\nX = 1\n", Scope()) == []
+
+
+# A value class whose display never reads the value: every doctest of it passes.
+LYING_DISPLAYS = {
+    "int-repr": "class S(int):\n    def __repr__(self):\n        return '3'\n",
+    "str-str": "class S(str):\n    def __str__(self):\n        return 'ok'\n",
+    "float-format": "class S(float):\n    def __format__(self, spec):\n        return '0.3'\n",
+    "decimal-repr": (
+        "import decimal\n\n\nclass S(decimal.Decimal):\n    def __repr__(self):\n"
+        "        shown = '3'\n        return shown\n"
+    ),
+    "list-repr": "class S(list):\n    def __repr__(self):\n        return '[1, 2, 3]'\n",
+}
+HONEST_DISPLAYS = {
+    "sentinel": "class _Missing:\n    def __repr__(self):\n        return '<MISSING>'\n",
+    "reads-the-value": "class S(int):\n    def __repr__(self):\n        return f'S({int(self)})'\n",
+    "through-super": (
+        "from decimal import Decimal\n\n\nclass Money(Decimal):\n    def __repr__(self):\n"
+        "        return 'Money(' + super().__repr__() + ')'\n"
+    ),
+    "named-by-type": "class S(str):\n    def __repr__(self):\n        return type(self).__name__\n",
+}
+
+
+@pytest.mark.parametrize("form", sorted(LYING_DISPLAYS))
+def test_a_value_class_that_shows_every_value_the_same_forges_equality(form: str) -> None:
+    found = claims_in("calc.py", None, LYING_DISPLAYS[form], Scope())
+    assert EQUALITY_FORGED in [f.kind for f in found], form
+
+
+@pytest.mark.parametrize("form", sorted(HONEST_DISPLAYS))
+def test_a_display_that_reads_the_value_or_a_sentinels_is_left_alone(form: str) -> None:
+    assert claims_in("calc.py", None, HONEST_DISPLAYS[form], Scope()) == [], form

@@ -601,13 +601,11 @@ FORGED: dict[str, tuple[str, str]] = {
 _PY_BOUND = "_py_bound (tools/claims/equality.py)"
 _TS = "ts_equalities (tools/claims/equality.py)"
 _READ = " asks whether the answer names the operand, not whether it depends on it"
-_PY_READ = "_py_ignores (tools/claims/equality.py)" + _READ
+_PY_READ = "ignores_operand (tools/claims/equality.py)" + _READ
 FORGED_THROUGH: dict[str, str] = {
     "py-eq-delegates-to-a-helper-that-ignores": _PY_READ + ": `_same(self, other)` names it",
     "py-eq-reads-the-operand-for-show": _PY_READ + ": `other == other`",
     "py-eq-truthy-or": _PY_READ + ": `other or True`",
-    "py-repr-lies-to-a-doctest": "py_equalities reads comparison methods; a doctest compares the"
-    " repr, and `__repr__` is not among them",
     "java-comparator-lambda": f"{_TS} reads method declarations named equals/compareTo/compare;"
     " a Comparator lambda `(a, b) -> 0` is none",
     "java-equals-reads-for-show": _TS + _READ + ": `o == o`",

@@ -25,7 +25,7 @@ from referee.tools.claims.pyfile import PyFile
 from referee.tools.claims.tsfile import TsFile
 from referee.tools.tampering.syntax import descendants, text
 
-__all__ = ["py_equalities", "ts_equalities"]
+__all__ = ["ignores_operand", "py_equalities", "ts_equalities"]
 
 # Comparisons an assertion makes: equality and the orderings (`assert x <= 3`).
 _PY_DUNDERS = frozenset({"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__cmp__"})
@@ -56,7 +56,7 @@ def py_equalities(file: PyFile) -> Iterator[Claim]:
             continue
         if function is None:
             yield file.claim(EQUALITY_FORGED, node, _unread(name))
-        elif _py_ignores(function, name):
+        elif ignores_operand(function, name):
             yield file.claim(EQUALITY_FORGED, node, _message(name))
     yield from _matchers(file)
     yield from _uncompared_dataclasses(file)
@@ -207,15 +207,16 @@ def _not_compared(value: ast.expr | None) -> bool:
     )
 
 
-def _py_ignores(function: PyFunction, name: str) -> bool:
-    """No answer the function gives is computed from its second parameter (or its `*args`):
-    every value it returns, other than NotImplemented, reads neither the operand nor a name
-    assigned from it; and some answer can say yes (an equality that always says no, `__ne__`
-    that always says yes, passes no assertion)."""
+def ignores_operand(function: PyFunction, name: str, position: int = 1) -> bool:
+    """No answer the function gives is computed from its parameter at `position` (the second,
+    the operand, by default; the first is the value itself) or its `*args`: every value it
+    returns, other than NotImplemented, reads neither the operand nor a name assigned from it;
+    and some answer can say yes (an equality that always says no, `__ne__` that always says yes,
+    passes no assertion)."""
     arguments = function.args
     positional = [*arguments.posonlyargs, *arguments.args]
-    if len(positional) >= 2:
-        other = positional[1].arg
+    if len(positional) > position:
+        other = positional[position].arg
     elif arguments.vararg is not None:
         other = arguments.vararg.arg
     else:

@@ -7,6 +7,7 @@ import ast
 from referee.tools import pysource
 from referee.tools.claims.equality import py_equalities
 from referee.tools.claims.model import Claim, Role, Scope
+from referee.tools.claims.pydisplay import py_displays
 from referee.tools.claims.pyenvironment import inspections
 from referee.tools.claims.pyescape import escapes
 from referee.tools.claims.pyfile import PyFile
@@ -35,5 +36,5 @@ def python_claims(path: str, source: str, scope: Scope, role: Role) -> list[Clai
     if role == "test":
         found += [*replacements(file), *inspections(file)]
     else:
-        found += py_equalities(file)
+        found += [*py_equalities(file), *py_displays(file)]
     return found

@@ -81,7 +81,9 @@ ANTIPATTERNS: dict[str, Meaning] = {
         " it is compared with (`__eq__` returning True, an `equals` or `PartialEq::eq` ignoring"
         " its argument, a Go `Equal`, a jest/vitest `asymmetricMatch`), or replaces what the"
         " tests compare with (`math.isclose`, `unittest.TestCase.assertEqual`, a builtin such as"
-        " `repr`): a value of it passes every assertion made on it, the base's tests included,"
+        " `repr`), or shows every value of a value class the same (a `__repr__` that never reads"
+        " the value, under a doctest): a value of it passes every assertion made on it, the"
+        " base's tests included,"
         " whatever the code computed. Reported at file:line.",
         "Return plain values, or compare what the operand holds; leave the tests' instruments"
         " alone. A judge may dismiss code whose purpose is to match anything (a matcher"
