@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import ast
 import threading
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-__all__ = ["exclusive", "expression", "parse"]
+__all__ = ["exclusive", "expression", "nodes", "parse"]
 
 _LOCK = threading.RLock()  # re-entrant: code run under exclusive() may parse too
 
@@ -38,3 +39,19 @@ def exclusive() -> Iterator[None]:
     """Hold the parse lock for a block that builds or compiles ASTs by other means."""
     with _LOCK:
         yield
+
+
+_NODES: weakref.WeakKeyDictionary[ast.AST, list[ast.AST]] = weakref.WeakKeyDictionary()
+
+
+def nodes(tree: ast.AST) -> list[ast.AST]:
+    """Every node of a parsed module, in `ast.walk`'s order, listed once per module: each reader
+    of a file walks it whole, and a large file (a megabyte of generated settings) has a million
+    nodes. Nothing that reads a tree writes to it."""
+    if not isinstance(tree, ast.Module):
+        return list(ast.walk(tree))
+    with _LOCK:
+        found = _NODES.get(tree)
+        if found is None:
+            found = _NODES[tree] = list(ast.walk(tree))
+        return found

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator
 
 import tree_sitter as ts
 
+from referee.tools import pysource
 from referee.tools.claims.model import EQUALITY_FORGED, Claim
 from referee.tools.claims.pyfile import PyFile
 from referee.tools.claims.tsfile import TsFile
@@ -71,7 +72,7 @@ def _unread(name: str) -> str:
 
 def _py_bound(tree: ast.Module) -> Iterator[tuple[ast.AST, str, ast.AST | None]]:
     """Each binding of a comparison method: where, its name, the value bound (None: `exec`)."""
-    for node in ast.walk(tree):
+    for node in pysource.nodes(tree):
         if isinstance(node, ast.ClassDef):
             for item in node.body:
                 if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
@@ -149,7 +150,7 @@ _MATCHER_PACKAGES = ("dirty_equals", "hamcrest", "callee")
 def _matchers(file: PyFile) -> Iterator[Claim]:
     """The code under test using a test library's matcher: a value that equals what it is
     compared with by design."""
-    for node in ast.walk(file.tree):
+    for node in pysource.nodes(file.tree):
         found: str | None = None
         if isinstance(node, ast.ImportFrom) and node.module:
             for alias in node.names:
@@ -176,7 +177,7 @@ def _matcher(dotted: str) -> bool:
 def _uncompared_dataclasses(file: PyFile) -> Iterator[Claim]:
     """A dataclass whose every field is `compare=False`: its generated `__eq__` compares
     nothing, so any two of it are equal."""
-    for node in ast.walk(file.tree):
+    for node in pysource.nodes(file.tree):
         if not isinstance(node, ast.ClassDef) or not any(
             _dataclass(d) for d in node.decorator_list
         ):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from referee.tools import pysource
 from referee.tools.claims.equality import ignores_operand
 from referee.tools.claims.model import EQUALITY_FORGED, Claim
 from referee.tools.claims.pyfile import PyFile
@@ -27,7 +28,7 @@ _VALUES = frozenset(
 
 def py_displays(file: PyFile) -> Iterator[Claim]:
     """Every display method of a value class that never reads the value."""
-    for node in ast.walk(file.tree):
+    for node in pysource.nodes(file.tree):
         if not isinstance(node, ast.ClassDef) or not _of_values(node):
             continue
         for item in node.body:

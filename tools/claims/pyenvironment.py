@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from referee.tools import pysource
 from referee.tools.claims import messages as M
 from referee.tools.claims.model import TEST_INSPECTS_ENVIRONMENT, Claim
 from referee.tools.claims.patterns import names_source, reveals_environment
@@ -47,7 +48,7 @@ def inspections(file: PyFile) -> Iterator[Claim]:
             yield file.claim(TEST_INSPECTS_ENVIRONMENT, node, M.looks_at(where))
     for call in file.calls:
         yield from _read(file, call)
-    for node in ast.walk(file.tree):
+    for node in pysource.nodes(file.tree):
         if isinstance(node, ast.Attribute) and node.attr in _CODE:
             owner = file.target(file.names.resolve(node.value))
             if owner is not None:

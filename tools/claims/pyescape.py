@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from referee.tools import pysource
 from referee.tools.claims import messages as M
 from referee.tools.claims.model import HARNESS_MODIFIED, Claim
 from referee.tools.claims.patterns import names_runner, protocol_line
@@ -48,7 +49,7 @@ def escapes(file: PyFile) -> Iterator[Claim]:
 
 def _exits(file: PyFile) -> Iterator[Claim]:
     test = file.role == "test"
-    for node in ast.walk(file.tree):
+    for node in pysource.nodes(file.tree):
         if isinstance(node, ast.Raise) and test and _raises_exit(file, node):
             yield _ended(file, node, "SystemExit")
         if not isinstance(node, ast.Name | ast.Attribute | ast.Call) or _chained(file, node):
@@ -143,7 +144,7 @@ def _ended(file: PyFile, node: ast.AST, named: str) -> Claim:
 
 def _runner_names(file: PyFile) -> Iterator[Claim]:
     found: list[tuple[ast.AST, str]] = [(n, v) for n, v in file.strings()]
-    for node in ast.walk(file.tree):
+    for node in pysource.nodes(file.tree):
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             found.append((node, node.name))
         elif isinstance(node, ast.Attribute):

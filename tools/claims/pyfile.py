@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from referee.tools import pysource
 from referee.tools.claims.model import Claim, Role, Scope
 from referee.tools.claims.pynames import Names
 from referee.tools.claims.pyscope import Target, target_of
@@ -36,7 +37,7 @@ class PyFile:
 
     @cached_property
     def calls(self) -> list[ast.Call]:
-        return [n for n in ast.walk(self.tree) if isinstance(n, ast.Call)]
+        return [n for n in pysource.nodes(self.tree) if isinstance(n, ast.Call)]
 
     @cached_property
     def called(self) -> list[Target]:
@@ -48,9 +49,11 @@ class PyFile:
         """Every string the code computes from constants, each whole expression once
         (docstrings left out)."""
         docs = {
-            id(n.value) for n in ast.walk(self.tree) if isinstance(n, ast.Expr) and _docstring(n)
+            id(n.value)
+            for n in pysource.nodes(self.tree)
+            if isinstance(n, ast.Expr) and _docstring(n)
         }
-        for node in ast.walk(self.tree):
+        for node in pysource.nodes(self.tree):
             if not isinstance(node, _FOLDABLE) or id(node) in docs:
                 continue
             value = self.names.fold(node)

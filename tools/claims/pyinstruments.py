@@ -22,6 +22,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from referee.tools import pysource
 from referee.tools.claims.model import EQUALITY_FORGED, HARNESS_MODIFIED, Claim
 from referee.tools.claims.pyfile import PyFile
 from referee.tools.claims.pynames import literal
@@ -57,7 +58,7 @@ def instruments(file: PyFile) -> Iterator[Claim]:
 
 def _writes(file: PyFile) -> Iterator[tuple[ast.AST, str]]:
     """Each dotted name the file writes with a computed value."""
-    for node in ast.walk(file.tree):
+    for node in pysource.nodes(file.tree):
         if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign):
             if node.value is None or literal(node.value):
                 continue

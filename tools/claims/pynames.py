@@ -297,7 +297,7 @@ class Names:
         return None
 
     def _bind_imports(self, tree: ast.Module) -> None:
-        for node in ast.walk(tree):
+        for node in pysource.nodes(tree):
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     local = alias.asname or alias.name.split(".")[0]
@@ -334,7 +334,7 @@ class Names:
 
 
 def _bindings(tree: ast.Module) -> Iterator[tuple[str, ast.AST]]:
-    for node in ast.walk(tree):
+    for node in pysource.nodes(tree):
         if isinstance(node, ast.Assign) and len(node.targets) == 1:
             target = node.targets[0]
             if isinstance(target, ast.Name):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from referee.tools import pysource
 from referee.tools.claims import messages as M
 from referee.tools.claims.model import CODE_UNDER_TEST_PATCHED, Claim
 from referee.tools.claims.pyfile import PyFile
@@ -31,7 +32,7 @@ _MODULE_WRITERS = ("sys.modules.update", "sys.modules.__setitem__", "sys.modules
 
 def replacements(file: PyFile) -> Iterator[Claim]:
     """Every replacement of the code under test the file makes."""
-    for node in ast.walk(file.tree):
+    for node in pysource.nodes(file.tree):
         # `del sys.modules["x"]` unloads for a fresh import; only putting something in counts.
         if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign):
             if literal(node.value):

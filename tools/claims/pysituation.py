@@ -20,6 +20,7 @@ import ast
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from referee.tools import pysource
 from referee.tools.claims import messages as M
 from referee.tools.claims.model import CODE_DETECTS_TESTS, Claim
 from referee.tools.claims.patterns import names_source
@@ -97,7 +98,7 @@ _NOTHING = _Carried()
 def situations(file: PyFile) -> Iterator[Claim]:
     """Every expression of the file that asks whether it runs under test."""
     carried, seen = _carried(file), set()
-    for node in ast.walk(file.tree):
+    for node in pysource.nodes(file.tree):
         if not isinstance(node, ast.expr) or id(unit := _unit(file, node)) in seen:
             continue
         if _tells(file, node, _NOTHING) or _reads(file, node, _NOTHING):
@@ -161,6 +162,7 @@ def _carried(file: PyFile) -> _Carried:
     carried = _Carried()
     bindings = list(_bindings(file.tree))
     for _ in range(3):
+        grew = False
         for names, value in bindings:
             nodes = list(ast.walk(value))
             reads = [r for n in nodes for r in _reads(file, n, carried)][:4]
@@ -168,13 +170,21 @@ def _carried(file: PyFile) -> _Carried:
             for name in names:
                 if reads and name not in carried.reads:
                     carried.reads[name] = reads
+                    grew = True
                 if tells and name not in carried.tells:
                     carried.tells[name] = tells
+                    grew = True
+        if not grew:
+            break
+        # Only a value that reads a name can carry more on another pass.
+        bindings = [
+            (n, v) for n, v in bindings if any(isinstance(x, ast.Name) for x in ast.walk(v))
+        ]
     return carried
 
 
 def _bindings(tree: ast.Module) -> Iterator[tuple[list[str], ast.AST]]:
-    for node in ast.walk(tree):
+    for node in pysource.nodes(tree):
         match node:
             case ast.Assign(targets=targets, value=value):
                 yield [n for t in targets for n in _names(t)], value
@@ -193,7 +203,7 @@ def _bindings(tree: ast.Module) -> Iterator[tuple[list[str], ast.AST]]:
                 yield _names(target), source
             case ast.FunctionDef() | ast.AsyncFunctionDef() | ast.Lambda():
                 yield from _parameters(node)
-    for node in ast.walk(tree):
+    for node in pysource.nodes(tree):
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             for inner in ast.walk(node):
                 if isinstance(inner, ast.Return) and inner.value is not None:
@@ -238,7 +248,7 @@ def _own_source(file: PyFile) -> Iterator[Claim]:
             hashed = _hashed_source(file, call)
             if hashed is not None:
                 yield file.claim(CODE_DETECTS_TESTS, call, M.own(f"and hashes {hashed}"))
-    for node in ast.walk(file.tree):
+    for node in pysource.nodes(file.tree):
         if isinstance(node, ast.Attribute) and node.attr in _CODE:
             owner = file.target(file.names.resolve(node.value))
             if owner is not None and not isinstance(file.parents.get(node), ast.Attribute):

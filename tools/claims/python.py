@@ -30,7 +30,7 @@ def python_claims(path: str, source: str, scope: Scope, role: Role) -> list[Clai
     except (SyntaxError, ValueError, RecursionError):
         return None
     package = dotted_names(path)[0].rpartition(".")[0] if path.endswith(".py") else ""
-    parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    parents = {child: node for node in pysource.nodes(tree) for child in ast.iter_child_nodes(node)}
     file = PyFile(path, tree, Names(tree, package), scope, role, parents)
     found = [*escapes(file), *situations(file), *instruments(file)]
     if role == "test":

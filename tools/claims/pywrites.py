@@ -13,6 +13,7 @@ import ast
 import re
 from collections.abc import Iterator
 
+from referee.tools import pysource
 from referee.tools.claims import messages as M
 from referee.tools.claims.model import HARNESS_MODIFIED, Claim
 from referee.tools.claims.pyfile import PyFile
@@ -85,15 +86,26 @@ def _tainted_names(file: PyFile) -> dict[str, int]:
     taint: dict[str, int] = {}
     bindings = list(_bindings(file.tree))
     for _ in range(4):  # names bound from names, a few levels deep
+        grew = False
         for target, value in bindings:
             level = _level(file, value, taint)
             if level > taint.get(target, 0):
                 taint[target] = level
+                grew = True
+        if not grew:
+            break
+        # Only a value that reads a name can take more from another pass (a generated module's
+        # hundred thousand constants are read once).
+        bindings = [(t, v) for t, v in bindings if _reads_a_name(v)]
     return taint
 
 
+def _reads_a_name(value: ast.AST) -> bool:
+    return any(isinstance(n, ast.Name) for n in ast.walk(value))
+
+
 def _bindings(tree: ast.Module) -> Iterator[tuple[str, ast.AST]]:
-    for node in ast.walk(tree):
+    for node in pysource.nodes(tree):
         if isinstance(node, ast.Assign):
             pairs = [(t, node.value) for t in node.targets]
         elif isinstance(node, ast.AnnAssign | ast.AugAssign | ast.NamedExpr) and node.value:
