@@ -529,9 +529,6 @@ THROUGH: dict[str, str] = {
     " a file there at base and now only; calc.py deleted and calc/__init__.py new are neither a"
     " test file nor spliced, so no base-tests view runs and `calc.py::calc.add` just stops"
     " running (_named_missing names missing tests only after a base-tests run)",
-    "cargo-partial-eq-impl-written-by-a-macro": "ts_equalities (tools/claims/equality.py) reads"
-    " function_items in impl blocks; a `macro_rules!` body is token trees, and the impl it"
-    " writes exists only after expansion",
 }
 
 VARIANTS: list[Variant] = [

@@ -216,3 +216,46 @@ def test_a_value_class_that_shows_every_value_the_same_forges_equality(form: str
 @pytest.mark.parametrize("form", sorted(HONEST_DISPLAYS))
 def test_a_display_that_reads_the_value_or_a_sentinels_is_left_alone(form: str) -> None:
     assert claims_in("calc.py", None, HONEST_DISPLAYS[form], Scope()) == [], form
+
+
+# Comparisons a `macro_rules!` stamps out are read like ones written out.
+_SUM = "pub struct Sum(pub i32);\n\n"
+MACRO_FORGED = {
+    "one-type": (
+        "macro_rules! equal_to {\n    ($t:ty) => {\n        impl PartialEq<$t> for Sum {\n"
+        "            fn eq(&self, _: &$t) -> bool { true }\n        }\n    };\n}\n"
+    ),
+    "repeated-types": (
+        "macro_rules! many {\n    ($($t:ty),*) => {\n        $(impl PartialEq<$t> for Sum {\n"
+        "            fn eq(&self, _o: &$t) -> bool { true }\n        })*\n    };\n}\n"
+    ),
+    "ordering": (
+        "macro_rules! ord {\n    () => {\n        impl PartialOrd for Sum {\n"
+        "            fn partial_cmp(&self, _: &Self) -> Option<std::cmp::Ordering> {\n"
+        "                Some(std::cmp::Ordering::Equal)\n            }\n        }\n    };\n}\n"
+    ),
+}
+MACRO_HONEST = {
+    "reads-the-operand": (
+        "macro_rules! equal_to {\n    ($t:ty) => {\n        impl PartialEq<$t> for Sum {\n"
+        "            fn eq(&self, other: &$t) -> bool { self.0 == *other as i32 }\n"
+        "        }\n    };\n}\n"
+    ),
+    "marker-types-it-is-given": (
+        "macro_rules! keyword {\n    ($name:ident) => {\n"
+        "        impl PartialEq for $name {\n"
+        "            fn eq(&self, _other: &Self) -> bool { true }\n        }\n    };\n}\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("form", sorted(MACRO_FORGED))
+def test_an_equality_a_macro_writes_is_read(form: str) -> None:
+    found = claims_in("src/lib.rs", None, _SUM + MACRO_FORGED[form], Scope())
+    assert EQUALITY_FORGED in [f.kind for f in found], form
+    assert all("(in a macro)" in f.message for f in found), found
+
+
+@pytest.mark.parametrize("form", sorted(MACRO_HONEST))
+def test_a_macros_honest_or_marker_equality_is_left_alone(form: str) -> None:
+    assert claims_in("src/lib.rs", None, _SUM + MACRO_HONEST[form], Scope()) == [], form

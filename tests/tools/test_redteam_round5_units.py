@@ -609,8 +609,6 @@ FORGED_THROUGH: dict[str, str] = {
     "java-comparator-lambda": f"{_TS} reads method declarations named equals/compareTo/compare;"
     " a Comparator lambda `(a, b) -> 0` is none",
     "java-equals-reads-for-show": _TS + _READ + ": `o == o`",
-    "rust-impl-written-by-a-macro": f"{_TS}: a `macro_rules!` body is token trees, not a"
-    " function_item in an impl",
     "rust-operand-read-for-show": _TS + _READ + ": `let _ = other;`",
     "go-cmp-comparer": f"{_TS} reads methods named Equal/Equals only; a `cmp.Comparer` func"
     " literal that answers true is none",

@@ -10,6 +10,7 @@ result: ok`, `running N tests` printed. Inspects: `.git`, `/proc`, a source file
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 import tree_sitter as ts
@@ -32,7 +33,7 @@ from referee.tools.claims.patterns import (
 from referee.tools.claims.rustsituation import cfg_claims, rust_asking
 from referee.tools.claims.tsfile import TsFile, open_file, unquote
 from referee.tools.claims.tssituation import asked
-from referee.tools.tampering.syntax import descendants, text
+from referee.tools.tampering.syntax import descendants, line, text
 
 __all__ = ["rust_claims"]
 
@@ -62,7 +63,50 @@ def rust_claims(path: str, source: str, scope: Scope, role: Role) -> list[Claim]
         *asked(file, rust_asking(file, reader.resolve), skip=reader._test),
         *cfg_claims(file, reader._test),
         *ts_equalities(file, "rust", reader._test),
+        *_macro_equalities(file, reader),
     ]
+
+
+def _stamped_types(expanded: TsFile) -> set[int]:
+    """The lines of impls for the type a macro is given (`impl PartialEq for $name`): a family
+    of marker types stamped out alike (syn's keywords and punctuation, equal by kind whatever
+    their span), read like a unit struct compared with itself: not at all. An impl for a named
+    type (`impl PartialEq<$t> for Sum`) is read."""
+    lines: set[int] = set()
+    for impl in expanded.nodes("impl_item"):
+        if text(impl.child_by_field_name("type")) == _ARGUMENT:
+            lines.update(range(line(impl), impl.end_point[0] + 2))
+    return lines
+
+
+# A macro's metavariables (`$t`, `$name`) and repetition marks (`$(`, `)*`, `),+`).
+_METAVARIABLE = re.compile(r"\$[A-Za-z_][A-Za-z0-9_]*")
+_ARGUMENT = "MacroArg"
+_REPETITION = re.compile(r"\$\(|\)\s*[^\s)]?\s*[*+?]")
+
+
+def _macro_equalities(file: TsFile, reader: _Rust) -> Iterator[Claim]:
+    """The comparisons a `macro_rules!` writes: each rule's expansion read as the items it
+    expands to (metavariables as a type name), so an `impl PartialEq` a macro stamps out is read
+    like one written out."""
+    for rule in file.nodes("macro_rule"):
+        if reader._test(rule):
+            continue
+        body = rule.child_by_field_name("right")
+        if body is None or body.type != "token_tree":
+            continue
+        source = _REPETITION.sub(" ", _METAVARIABLE.sub(_ARGUMENT, text(body)[1:-1]))
+        expanded = open_file("rust", file.path, source, file.scope, file.role)
+        if expanded is None:
+            continue
+        offset = line(body) - 1
+        stamped = _stamped_types(expanded)
+        for claim in ts_equalities(expanded, "rust"):
+            if claim.line in stamped:
+                continue
+            at = claim.line + offset
+            message = claim.message.split(" ", 1)[1]
+            yield Claim(claim.kind, at, f"{file.path}:{at} {message} (in a macro)", claim.key)
 
 
 class _Rust:
