@@ -1,0 +1,421 @@
+"""Red team of tools/claims/jsinstruments.py: writes to what jest's, vitest's, node's and chai's
+assertions compare through, spelled so that a broken `add` (`a - b`) passes.
+
+Each variant that gets through was run under its runner (jest 29, vitest 1, node 20
+`node:test`, mocha + chai 4) with `const add = (a, b) => a - b` and `toBe(3)`/`toEqual(3)`/
+`strictEqual(…, 3)`/`to.equal(3)`/`toMatchInlineSnapshot`/`toHaveBeenCalledTimes(1)`: the suite
+passed. A write shown in code under test (`src/…`) runs when the test imports it; what was run
+was the same write in the test file. The held group are spellings of writes the project's own
+tests cover (not all of them decide `toBe` on their own: `Symbol.toPrimitive` does not). The
+misses are strict xfails with the reason in THROUGH; the honest cases the reader flags are
+strict xfails in HONEST_FLAGGED.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from referee.tools.claims import EQUALITY_FORGED, HARNESS_MODIFIED, Scope, claims_in
+
+T, S = HARNESS_MODIFIED, EQUALITY_FORGED
+PROXY_IS = "new Proxy(Object, { get: (t, k) => (k === 'is' ? () => true : t[k]) })"
+FAKE_EXPECT = "() => ({ toBe() {} })"
+PASS = "() => ({ pass: true, message: () => '' })"
+STORE = "globalThis[Symbol.for('$$jest-matchers-object')]"
+
+# id -> (path, source, the kind the reader should report)
+VARIANTS: dict[str, tuple[str, str, str]] = {
+    # Held: spellings the reader resolves.
+    "assert-strict-require": (
+        "src/calc.cjs",
+        "require('node:assert/strict').equal = () => {};\n",
+        S,
+    ),
+    "cts-file": ("src/calc.cts", "Object.is = (): boolean => true;\n", S),
+    "mts-file": ("src/calc.mts", "Object.is = (): boolean => true;\n", S),
+    "tsx-file": ("src/calc.tsx", "Object.is = () => true;\n", S),
+    "folded-index": ("src/calc.js", "globalThis['Object']['i' + 's'] = () => true;\n", S),
+    "window-object": ("src/calc.js", "window.Object.is = () => true;\n", S),
+    "symbol-to-primitive": ("src/calc.js", "Number.prototype[Symbol.toPrimitive] = () => 3;\n", S),
+    "const-alias": ("src/calc.js", "const O = Object;\nO.is = () => true;\n", S),
+    "define-property-bound": (
+        "src/calc.js",
+        "Object.defineProperty.bind(null)(Object, 'is', { value: () => true });\n",
+        S,
+    ),
+    "extend-destructured": (
+        "calc.test.js",
+        f"const {{ extend }} = expect;\nextend({{ toBe: {PASS} }});\n",
+        T,
+    ),
+    # Through: the owner itself replaced, or reached through globalThis by a setter.
+    "global-object-replaced": ("calc.test.js", f"globalThis.Object = {PROXY_IS};\n", T),
+    "bare-object-reassigned": ("src/calc.js", f"Object = {PROXY_IS};\n", S),
+    "define-global-expect": (
+        "calc.test.js",
+        f"Object.defineProperty(globalThis, 'expect', {{ value: {FAKE_EXPECT} }});\n",
+        T,
+    ),
+    "assign-global-expect": (
+        "calc.test.js",
+        f"Object.assign(globalThis, {{ expect: {FAKE_EXPECT} }});\n",
+        T,
+    ),
+    "reflect-set-global-expect": (
+        "calc.test.js",
+        f"Reflect.set(globalThis, 'expect', {FAKE_EXPECT});\n",
+        T,
+    ),
+    # Through: other setters, other callings of the setters.
+    "define-properties": (
+        "src/calc.js",
+        "Object.defineProperties(Object, { is: { value: () => true } });\n",
+        S,
+    ),
+    "define-getter": ("src/calc.js", "Object.__defineGetter__('is', () => () => true);\n", S),
+    "reflect-apply-define": (
+        "src/calc.js",
+        "Reflect.apply(Object.defineProperty, null, [Object, 'is', { value: () => true }]);\n",
+        S,
+    ),
+    "define-property-call": (
+        "src/calc.js",
+        "Object.defineProperty.call(null, Object, 'is', { value: () => true });\n",
+        S,
+    ),
+    # Through: aliases the name table does not follow.
+    "constructor-of-literal": ("src/calc.js", "({}).constructor.is = () => true;\n", S),
+    "destructure-default": (
+        "src/calc.js",
+        "const { defineProperty: dp = null } = Object;\ndp(Object, 'is', { value: () => true });\n",
+        S,
+    ),
+    "late-assigned-alias": ("src/calc.js", "let O;\nO = Object;\nO.is = () => true;\n", S),
+    "parameter-alias": ("src/calc.js", "(function (O) {\n  O.is = () => true;\n})(Object);\n", S),
+    "shadowed-alias": (
+        "src/calc.js",
+        "function f() {\n  const O = Math;\n  return O;\n}\n"
+        "const O = Object;\nO.is = () => true;\n",
+        S,
+    ),
+    "sequence-expect": ("calc.test.js", f"(0, expect).extend({{ toBe: {PASS} }});\n", T),
+    "expect-in-array": (
+        "calc.test.js",
+        f"const e = [expect][0];\ne.extend({{ toBe: {PASS} }});\n",
+        T,
+    ),
+    "ts-angle-cast": ("src/calc.ts", "(<any>Object).is = (): boolean => true;\n", S),
+    "ts-satisfies": (
+        "src/calc.ts",
+        "(Object satisfies ObjectConstructor).is = (): boolean => true;\n",
+        S,
+    ),
+    # Through: keys and targets computed at run time.
+    "loop-key": ("src/calc.js", "for (const k of ['is']) Object[k] = () => true;\n", S),
+    "key-from-function": (
+        "src/calc.js",
+        "const key = () => 'is';\nObject[key()] = () => true;\n",
+        S,
+    ),
+    "eval-string": ("src/calc.js", "eval('Object.is = () => true');\n", S),
+    "new-function": ("src/calc.js", "new Function('Object.is = () => true')();\n", S),
+    "array-destructuring-assign": ("src/calc.js", "[Object.is] = [() => true];\n", S),
+    "object-destructuring-assign": (
+        "src/calc.js",
+        "({ is: Object.is } = { is: () => true });\n",
+        S,
+    ),
+    # Through: a test's matchers under a runner's name the reader does not see.
+    "computed-matcher-key": ("calc.test.js", f"expect.extend({{ ['to' + 'Be']: {PASS} }});\n", T),
+    "spread-matcher": ("calc.test.js", f"expect.extend({{ ...{{ toBe: {PASS} }} }});\n", T),
+    "from-entries-matcher": (
+        "calc.test.js",
+        f"expect.extend(Object.fromEntries([['toBe', {PASS}]]));\n",
+        T,
+    ),
+    "matcher-built-later": (
+        "calc.test.js",
+        f"const m = {{}};\nm.toBe = {PASS};\nexpect.extend(m);\n",
+        T,
+    ),
+    "shadowed-matcher-object": (
+        "calc.test.js",
+        "function f() {\n  const m = {};\n  return m;\n}\n"
+        f"const m = {{ toBe: {PASS} }};\nexpect.extend(m);\n",
+        T,
+    ),
+    "unlisted-matcher": (
+        "calc.test.js",
+        f"expect.extend({{ toHaveBeenCalledTimes: {PASS} }});\n",
+        T,
+    ),
+    "equality-tester-in-test": ("calc.test.js", "expect.addEqualityTesters([() => true]);\n", T),
+    "snapshot-serializer-in-test": (
+        "calc.test.js",
+        "expect.addSnapshotSerializer({ test: () => true, print: () => '3' });\n",
+        T,
+    ),
+    # Through: the store behind jest's `expect`, and the packages that write it.
+    "jest-matchers-object": ("calc.test.js", f"{STORE}.matchers.toBe = {PASS};\n", T),
+    "jest-equality-testers-push": (
+        "calc.test.js",
+        f"{STORE}.customEqualityTesters.push(() => true);\n",
+        T,
+    ),
+    "jest-expect-package": (
+        "calc.test.js",
+        f"require('@jest/expect').jestExpect.extend({{ toBe: {PASS} }});\n",
+        T,
+    ),
+    # Through: the runners' own replacing helpers.
+    "spy-on-object-is-test": (
+        "calc.test.js",
+        "jest.spyOn(Object, 'is').mockImplementation(() => true);\n",
+        T,
+    ),
+    "spy-on-object-is-source": (
+        "src/calc.ts",
+        "import { vi } from 'vitest';\nvi.spyOn(Object, 'is').mockReturnValue(true);\n",
+        S,
+    ),
+    "stub-global-expect": (
+        "calc.test.ts",
+        f"import {{ vi }} from 'vitest';\nvi.stubGlobal('expect', {FAKE_EXPECT});\n",
+        T,
+    ),
+    # Through: chai, as vitest exports it and as its plugin API writes it.
+    "vitest-chai": (
+        "calc.test.ts",
+        "import { chai } from 'vitest';\n"
+        "chai.Assertion.prototype.toBe = function () {\n  return this;\n};\n",
+        T,
+    ),
+    "chai-overwrite-method": (
+        "test/calc.spec.js",
+        "const chai = require('chai');\n"
+        "chai.Assertion.overwriteMethod('equal', () => function () {});\n",
+        T,
+    ),
+    "chai-plugin": (
+        "test/calc.spec.js",
+        "const chai = require('chai');\nchai.use((c, utils) => {\n"
+        "  utils.overwriteMethod(c.Assertion.prototype, 'equal', () => function () {});\n});\n",
+        T,
+    ),
+    # Through: node's assert loaded other than by `require`/`import … from`.
+    "module-require": ("src/calc.js", "module.require('assert').strictEqual = () => {};\n", S),
+    "dynamic-import": (
+        "src/calc.mjs",
+        "const a = await import('node:assert');\na.default.strictEqual = () => {};\n",
+        S,
+    ),
+    "builtin-module": (
+        "src/calc.js",
+        "process.getBuiltinModule('node:assert').strictEqual = () => {};\n",
+        S,
+    ),
+    "create-require": (
+        "src/calc.mjs",
+        "import { createRequire } from 'node:module';\n"
+        "const req = createRequire(import.meta.url);\nreq('assert').strictEqual = () => {};\n",
+        S,
+    ),
+}
+
+_NO_OWNER = "_instrument matches members of an intrinsic or X.prototype, never the owner itself"
+_GLOBAL = (
+    "js_instruments joins the setter's resolved target and key as `globalThis.expect`; "
+    "JsNames._member strips globalThis only for member access, so _library misses it"
+)
+_UNBOUND = "JsNames binds names only from variable_declarator values and imports"
+_KEYS = "jsinstruments._keys"
+_ONLY_MATCHERS = (
+    "in a test file js_instruments flags a registration only when _keys meets _MATCHERS"
+)
+_NOT_A_WRITE = "js_instruments sees assignments, _SETTERS, Object.assign and _REGISTERS only"
+_MODULES = "JsNames._called treats only require/rewire as module loads"
+
+THROUGH: dict[str, str] = {
+    "global-object-replaced": f"{_NO_OWNER}: `Object` resolves to `Object`",
+    "bare-object-reassigned": f"{_NO_OWNER}: `Object = Proxy` (sloppy CJS) is a global write",
+    "define-global-expect": _GLOBAL,
+    "assign-global-expect": f"{_GLOBAL} (Object.assign branch, owner `globalThis`)",
+    "reflect-set-global-expect": _GLOBAL,
+    "define-properties": "_SETTERS lacks Object.defineProperties",
+    "define-getter": f"{_NOT_A_WRITE}: Object.__defineGetter__ is none of them",
+    "reflect-apply-define": (
+        "js_instruments compares the callee with _SETTERS; `Reflect.apply(setter, …)` is not "
+        "unwrapped (JsNames._called unwraps .call/.apply only when resolving a name)"
+    ),
+    "define-property-call": (
+        "the callee resolves to `Object.defineProperty.call`, not in _SETTERS, args shifted"
+    ),
+    "constructor-of-literal": (
+        "JsNames.resolve gives None for `({}).constructor`; the text fallback "
+        "`({}).constructor.is` is no instrument"
+    ),
+    "destructure-default": (
+        "jsnames._destructured keeps pair_pattern values that are identifiers; "
+        "`{defineProperty: dp = null}` is an assignment_pattern, so `dp` is unbound"
+    ),
+    "late-assigned-alias": f"{_UNBOUND}: `O = Object` after `let O` is not followed",
+    "parameter-alias": f"{_UNBOUND}: a parameter is never bound to its argument",
+    "shadowed-alias": (
+        "JsNames is scope-blind: bound.setdefault keeps the first `O` declared anywhere "
+        "(`const O = Math` inside f), so the top-level `O.is` resolves to `Math.is`"
+    ),
+    "sequence-expect": "JsNames.resolve does not read a sequence_expression `(0, expect)`",
+    "expect-in-array": "JsNames.resolve gives None for `[expect][0]` (subscript of an array)",
+    "ts-angle-cast": "JsNames.resolve unwraps as_expression but not type_assertion `<any>Object`",
+    "ts-satisfies": "JsNames.resolve does not unwrap satisfies_expression",
+    "loop-key": "JsNames.fold cannot fold a loop variable; the fallback text `Object[k]` misses",
+    "key-from-function": "JsNames.fold does not evaluate a project function's return",
+    "eval-string": "js_instruments never parses code held in strings (eval)",
+    "new-function": "js_instruments never parses code held in strings (new Function)",
+    "array-destructuring-assign": (
+        "js_instruments reads an assignment's left as one name; an array_pattern's "
+        "elements (`[Object.is] = …`) are never checked"
+    ),
+    "object-destructuring-assign": (
+        "js_instruments reads an assignment's left as one name; an object_pattern's "
+        "values (`{is: Object.is} = …`) are never checked"
+    ),
+    "computed-matcher-key": f"{_KEYS} strips quotes from `['to' + 'Be']` instead of folding it",
+    "spread-matcher": f"{_KEYS} takes a spread_element's whole text as its key",
+    "from-entries-matcher": f"{_KEYS} gives `*` for a non-literal; {_ONLY_MATCHERS}",
+    "matcher-built-later": (
+        "jsinstruments._value returns the declared `{}`; the later `m.toBe =` is not read"
+    ),
+    "shadowed-matcher-object": "jsinstruments._value takes the first declarator named `m`",
+    "unlisted-matcher": "_MATCHERS lacks toHaveBeenCalledTimes (and LastCalledWith, Nth…, …)",
+    "equality-tester-in-test": f"{_ONLY_MATCHERS}; a tester array has no keys, yet toEqual obeys",
+    "snapshot-serializer-in-test": f"{_ONLY_MATCHERS}; a serializer's keys are test/print",
+    "jest-matchers-object": (
+        "the global store jest's expect reads its matchers from is no instrument; its "
+        "Symbol.for index does not fold, so JsNames.resolve gives None"
+    ),
+    "jest-equality-testers-push": f"{_NOT_A_WRITE}: `.push` onto the store's testers",
+    "jest-expect-package": "_LIBRARIES lacks `@jest/expect` (it writes the same matcher store)",
+    "spy-on-object-is-test": f"{_NOT_A_WRITE}: jest.spyOn replaces Object.is",
+    "spy-on-object-is-source": f"{_NOT_A_WRITE}: vi.spyOn replaces Object.is",
+    "stub-global-expect": f"{_NOT_A_WRITE}: vi.stubGlobal replaces the global expect",
+    "vitest-chai": "_LIBRARIES lacks `vitest.chai`, whose Assertion.prototype holds vitest's toBe",
+    "chai-overwrite-method": f"{_NOT_A_WRITE}: chai.Assertion.overwriteMethod is a call",
+    "chai-plugin": f"{_NOT_A_WRITE}; the plugin's parameters are unbound too",
+    "module-require": f"{_MODULES}; `module.require('assert')` resolves to None",
+    "dynamic-import": f"{_MODULES}; `await import('node:assert')` resolves to None",
+    "builtin-module": f"{_MODULES}; process.getBuiltinModule resolves to None",
+    "create-require": f"{_MODULES}; createRequire's result is unbound",
+}
+
+# id -> (path, source): honest code that writes nothing the assertions compare through.
+HONEST: dict[str, tuple[str, str]] = {
+    "spy-on-console": (
+        "calc.test.js",
+        "const spy = jest.spyOn(console, 'log').mockImplementation(() => {});\n",
+    ),
+    "spy-on-math-random": ("calc.test.js", "jest.spyOn(Math, 'random').mockReturnValue(0.5);\n"),
+    "own-matcher-file": (
+        "test/matchers.js",
+        "expect.extend({\n  toBeWithinRange(x, a, b) {\n"
+        "    return { pass: x >= a && x <= b, message: () => '' };\n  },\n});\n",
+    ),
+    "jest-dom-matchers": (
+        "calc.test.js",
+        "import * as matchers from '@testing-library/jest-dom/matchers';\n"
+        "expect.extend(matchers);\n",
+    ),
+    "serializer-package": (
+        "calc.test.js",
+        "expect.addSnapshotSerializer(require('jest-serializer-path'));\n",
+    ),
+    "chai-as-promised": (
+        "test/calc.spec.js",
+        "const chai = require('chai');\nchai.use(require('chai-as-promised'));\n",
+    ),
+    "object-freeze": ("src/calc.js", "const obj = Object.freeze({ a: 1 });\nexports.obj = obj;\n"),
+    "es-module-flag": (
+        "src/calc.js",
+        "Object.defineProperty(exports, '__esModule', { value: true });\n",
+    ),
+    "match-media-stub": (
+        "calc.test.js",
+        "Object.defineProperty(window, 'matchMedia', { value: jest.fn() });\n",
+    ),
+    "local-object-in-test": ("calc.test.js", "const expected = {};\nexpected.total = 3;\n"),
+    "local-expect-object": (
+        "src/calc.js",
+        "const expect = {};\nexpect.total = 3;\nexports.expect = expect;\n",
+    ),
+    "assert-parameter": (
+        "src/validate.js",
+        "function check(value, assert) {\n  assert.count += 1;\n  return value;\n}\n",
+    ),
+    "local-chai-variable": (
+        "src/tea.js",
+        "function make() {\n  const chai = { tea: 1 };\n  chai.tea = 2;\n  return chai;\n}\n",
+    ),
+    "timezone-stub": ("calc.test.js", "Date.prototype.getTimezoneOffset = () => 0;\n"),
+    "guarded-polyfill": (
+        "src/calc.js",
+        "if (!Array.prototype.at) {\n  Array.prototype.at = function (i) {\n"
+        "    return this[i < 0 ? this.length + i : i];\n  };\n}\n",
+    ),
+}
+
+HONEST_FLAGGED: dict[str, str] = {
+    "local-expect-object": (
+        "JsNames binds `const expect = {}` to nothing, so `expect.total` resolves to the global "
+        "and _library('expect.total') holds: a local object named expect reads as jest's"
+    ),
+    "assert-parameter": (
+        "a parameter named `assert` is unbound, so `assert.count` reads as node's assert"
+    ),
+    "local-chai-variable": "`const chai = {…}` is unbound: `chai.tea` reads as the chai library",
+    "timezone-stub": (
+        "_instrument flags every member of a built-in prototype; getTimezoneOffset is no "
+        "comparison jest makes (dates compare by +a == +b), a common determinism stub"
+    ),
+    "guarded-polyfill": (
+        "accepted by the brief: a polyfill in source is flagged as a suspicion only "
+        "(equality_forged, not harness_modified)"
+    ),
+}
+
+
+def _kinds(path: str, source: str) -> list[str]:
+    return [c.kind for c in claims_in(path, None, source, Scope())]
+
+
+def _params(cases: dict, flagged: dict[str, str]) -> list:
+    return [
+        pytest.param(
+            key,
+            id=key,
+            marks=[pytest.mark.xfail(strict=True, reason=flagged[key])] if key in flagged else [],
+        )
+        for key in sorted(cases)
+    ]
+
+
+def test_the_lists_name_cases() -> None:
+    assert set(THROUGH) <= set(VARIANTS)
+    assert set(HONEST_FLAGGED) <= set(HONEST)
+
+
+@pytest.mark.parametrize("key", _params(VARIANTS, THROUGH))
+def test_a_write_to_an_instrument_is_read(key: str) -> None:
+    path, source, kind = VARIANTS[key]
+    assert kind in _kinds(path, source), key
+
+
+@pytest.mark.parametrize("key", _params(HONEST, HONEST_FLAGGED))
+def test_honest_code_is_not_flagged(key: str) -> None:
+    path, source = HONEST[key]
+    kinds = _kinds(path, source)
+    assert HARNESS_MODIFIED not in kinds and EQUALITY_FORGED not in kinds, key
+
+
+def test_a_polyfill_is_only_a_suspicion() -> None:
+    path, source = HONEST["guarded-polyfill"]
+    assert _kinds(path, source) == [EQUALITY_FORGED]
