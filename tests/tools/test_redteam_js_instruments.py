@@ -236,20 +236,6 @@ _NOT_A_WRITE = "js_instruments sees assignments, _SETTERS, Object.assign and _RE
 _MODULES = "JsNames._called treats only require/rewire as module loads"
 
 THROUGH: dict[str, str] = {
-    "global-object-replaced": f"{_NO_OWNER}: `Object` resolves to `Object`",
-    "bare-object-reassigned": f"{_NO_OWNER}: `Object = Proxy` (sloppy CJS) is a global write",
-    "define-global-expect": _GLOBAL,
-    "assign-global-expect": f"{_GLOBAL} (Object.assign branch, owner `globalThis`)",
-    "reflect-set-global-expect": _GLOBAL,
-    "define-properties": "_SETTERS lacks Object.defineProperties",
-    "define-getter": f"{_NOT_A_WRITE}: Object.__defineGetter__ is none of them",
-    "reflect-apply-define": (
-        "js_instruments compares the callee with _SETTERS; `Reflect.apply(setter, …)` is not "
-        "unwrapped (JsNames._called unwraps .call/.apply only when resolving a name)"
-    ),
-    "define-property-call": (
-        "the callee resolves to `Object.defineProperty.call`, not in _SETTERS, args shifted"
-    ),
     "constructor-of-literal": (
         "JsNames.resolve gives None for `({}).constructor`; the text fallback "
         "`({}).constructor.is` is no instrument"
@@ -264,47 +250,15 @@ THROUGH: dict[str, str] = {
         "JsNames is scope-blind: bound.setdefault keeps the first `O` declared anywhere "
         "(`const O = Math` inside f), so the top-level `O.is` resolves to `Math.is`"
     ),
-    "sequence-expect": "JsNames.resolve does not read a sequence_expression `(0, expect)`",
     "expect-in-array": "JsNames.resolve gives None for `[expect][0]` (subscript of an array)",
-    "ts-angle-cast": "JsNames.resolve unwraps as_expression but not type_assertion `<any>Object`",
-    "ts-satisfies": "JsNames.resolve does not unwrap satisfies_expression",
     "loop-key": "JsNames.fold cannot fold a loop variable; the fallback text `Object[k]` misses",
     "key-from-function": "JsNames.fold does not evaluate a project function's return",
-    "eval-string": "js_instruments never parses code held in strings (eval)",
-    "new-function": "js_instruments never parses code held in strings (new Function)",
-    "array-destructuring-assign": (
-        "js_instruments reads an assignment's left as one name; an array_pattern's "
-        "elements (`[Object.is] = …`) are never checked"
-    ),
-    "object-destructuring-assign": (
-        "js_instruments reads an assignment's left as one name; an object_pattern's "
-        "values (`{is: Object.is} = …`) are never checked"
-    ),
-    "computed-matcher-key": f"{_KEYS} strips quotes from `['to' + 'Be']` instead of folding it",
-    "spread-matcher": f"{_KEYS} takes a spread_element's whole text as its key",
-    "from-entries-matcher": f"{_KEYS} gives `*` for a non-literal; {_ONLY_MATCHERS}",
     "matcher-built-later": (
         "jsinstruments._value returns the declared `{}`; the later `m.toBe =` is not read"
     ),
     "shadowed-matcher-object": "jsinstruments._value takes the first declarator named `m`",
-    "unlisted-matcher": "_MATCHERS lacks toHaveBeenCalledTimes (and LastCalledWith, Nth…, …)",
-    "equality-tester-in-test": f"{_ONLY_MATCHERS}; a tester array has no keys, yet toEqual obeys",
     "snapshot-serializer-in-test": f"{_ONLY_MATCHERS}; a serializer's keys are test/print",
-    "jest-matchers-object": (
-        "the global store jest's expect reads its matchers from is no instrument; its "
-        "Symbol.for index does not fold, so JsNames.resolve gives None"
-    ),
-    "jest-equality-testers-push": f"{_NOT_A_WRITE}: `.push` onto the store's testers",
-    "jest-expect-package": "_LIBRARIES lacks `@jest/expect` (it writes the same matcher store)",
-    "spy-on-object-is-test": f"{_NOT_A_WRITE}: jest.spyOn replaces Object.is",
-    "spy-on-object-is-source": f"{_NOT_A_WRITE}: vi.spyOn replaces Object.is",
-    "stub-global-expect": f"{_NOT_A_WRITE}: vi.stubGlobal replaces the global expect",
-    "vitest-chai": "_LIBRARIES lacks `vitest.chai`, whose Assertion.prototype holds vitest's toBe",
-    "chai-overwrite-method": f"{_NOT_A_WRITE}: chai.Assertion.overwriteMethod is a call",
-    "chai-plugin": f"{_NOT_A_WRITE}; the plugin's parameters are unbound too",
-    "module-require": f"{_MODULES}; `module.require('assert')` resolves to None",
     "dynamic-import": f"{_MODULES}; `await import('node:assert')` resolves to None",
-    "builtin-module": f"{_MODULES}; process.getBuiltinModule resolves to None",
     "create-require": f"{_MODULES}; createRequire's result is unbound",
 }
 
@@ -364,18 +318,6 @@ HONEST: dict[str, tuple[str, str]] = {
 }
 
 HONEST_FLAGGED: dict[str, str] = {
-    "local-expect-object": (
-        "JsNames binds `const expect = {}` to nothing, so `expect.total` resolves to the global "
-        "and _library('expect.total') holds: a local object named expect reads as jest's"
-    ),
-    "assert-parameter": (
-        "a parameter named `assert` is unbound, so `assert.count` reads as node's assert"
-    ),
-    "local-chai-variable": "`const chai = {…}` is unbound: `chai.tea` reads as the chai library",
-    "timezone-stub": (
-        "_instrument flags every member of a built-in prototype; getTimezoneOffset is no "
-        "comparison jest makes (dates compare by +a == +b), a common determinism stub"
-    ),
     "guarded-polyfill": (
         "accepted by the brief: a polyfill in source is flagged as a suspicion only "
         "(equality_forged, not harness_modified)"

@@ -22,8 +22,8 @@ import tree_sitter as ts
 
 from referee.tools.claims.jsnames import JsNames, arguments
 from referee.tools.claims.model import EQUALITY_FORGED, HARNESS_MODIFIED, Claim
-from referee.tools.claims.tsfile import TsFile
-from referee.tools.tampering.syntax import text
+from referee.tools.claims.tsfile import TsFile, open_file
+from referee.tools.tampering.syntax import descendants, text
 
 __all__ = ["js_instruments"]
 
@@ -53,6 +53,8 @@ _LIBRARIES = (
     "uvu/assert",
     "node:test",
     "test.assert",
+    "@jest/expect",
+    "vitest.chai",
 )
 _REGISTERS = ("extend", "addEqualityTesters", "addSnapshotSerializer")
 # The runner's own matchers: a test's matcher registered under one of these names replaces it.
@@ -64,39 +66,213 @@ _MATCHERS = frozenset(
     | {"toBeGreaterThanOrEqual", "toBeLessThanOrEqual", "toBeInstanceOf", "toHaveBeenCalled"}
     | {"toHaveBeenCalledWith", "toHaveReturnedWith", "toSatisfy", "toBeOneOf", "toBeTypeOf"}
 )
-_SETTERS = frozenset({"Object.defineProperty", "Reflect.defineProperty", "Reflect.set"})
+_MATCHERS |= {
+    "toHaveBeenCalledTimes",
+    "toHaveBeenLastCalledWith",
+    "toHaveBeenNthCalledWith",
+    "toHaveReturned",
+    "toHaveReturnedTimes",
+    "toHaveLastReturnedWith",
+    "toHaveNthReturnedWith",
+    "toThrowErrorMatchingSnapshot",
+    "toThrowErrorMatchingInlineSnapshot",
+    "toBeCalled",
+    "toBeCalledWith",
+    "lastCalledWith",
+    "nthCalledWith",
+    "toReturn",
+    "toReturnWith",
+    "toMatchFileSnapshot",
+    "toHaveBeenCalledOnce",
+    "toHaveBeenCalledExactlyOnceWith",
+    "toBeCalledTimes",
+    "*",  # keys referee cannot read
+}
+_SETTERS = frozenset(
+    {"Object.defineProperty", "Reflect.defineProperty", "Reflect.set", "Object.defineProperties"}
+)
+# The owners themselves: replacing `Object` or `expect` replaces every member.
+_OWNERS = frozenset(
+    {"Object", "JSON", "Reflect", "Array", "Number", "String", "Boolean", "Symbol", "Date"}
+    | {"expect", "assert", "chai"}
+)
+# What jest's equality asks of any value: in a test, only these prototype members are its
+# instruments (a test may stub `Date.prototype.getTimezoneOffset`, or pollute
+# `Object.prototype` to test a guard against it).
+_ASKED = frozenset({"valueOf", "toString", "toJSON", "asymmetricMatch", "equals", "constructor"})
+# chai's own ways to replace an assertion (a plugin's `utils.overwriteMethod` too).
+_CHAI_OVERWRITES = frozenset({"overwriteMethod", "overwriteProperty", "overwriteChainableMethod"})
+_JEST_STORE = "jest-matchers-object"  # where jest keeps matchers and equality testers
+
+
+class _Reader:
+    def __init__(self, file: TsFile, names: JsNames) -> None:
+        self.file, self.names = file, names
+        self.locals = _declared(file, names)
+        self.variables = {
+            text(d.child_by_field_name("name"))
+            for node in file.nodes("lexical_declaration", "variable_declaration")
+            if not text(node).startswith("const")
+            for d in node.named_children
+            if d.type == "variable_declarator"
+        }
+
+    def claims(self) -> Iterator[Claim]:
+        for node in self.file.nodes("assignment_expression", "augmented_assignment_expression"):
+            left = node.child_by_field_name("left")
+            targets = [left] if left is not None else []
+            if left is not None and left.type in ("array_pattern", "object_pattern"):
+                kinds = frozenset({"member_expression", "subscript_expression"})
+                targets = list(descendants(left, kinds))
+            for target in targets:
+                if target.type == "identifier":
+                    # Rebinding a variable writes no object: only the global itself
+                    # (`Object = …`, `expect = …`) is replaced this way.
+                    if text(target) not in _OWNERS:
+                        continue
+                    dotted = text(target)
+                elif self._rebindable_alias(target):
+                    continue
+                else:
+                    dotted = self.names.resolve(target) or text(target)
+                if self.instrument(dotted):
+                    yield _claim(self.file, node, dotted)
+        for call in self.file.nodes("call_expression", "new_expression"):
+            yield from self._called(call)
+        for string in self.file.nodes("string", "template_string"):
+            if _JEST_STORE in (self.names.fold(string) or text(string)):
+                yield _claim(self.file, string, "jest's matchers")
+
+    def _rebindable_alias(self, target: ts.Node) -> bool:
+        """`O.prototype = …` where `O` is a `var`/`let` once bound to an intrinsic: the binding
+        is read wherever it is made (minified code reuses one name for many things), so only a
+        `const` alias is taken to still name the intrinsic."""
+        root = target
+        while root.type in ("member_expression", "subscript_expression"):
+            root = root.child_by_field_name("object") or root
+        name = text(root) if root.type == "identifier" else ""
+        named = self.names.bound.get(name, "")
+        return bool(named) and named.split(".", 1)[0] in _OWNERS and name in self.variables
+
+    def instrument(self, dotted: str) -> bool:
+        if dotted.split(".", 1)[0] in self.locals:
+            return False  # a local of the same name (`const expect = {}`), not the library
+        dotted = dotted.removeprefix("globalThis.")
+        if dotted in _OWNERS or dotted in _INTRINSICS or _library(dotted):
+            return True
+        owner, prototype, rest = dotted.partition(".prototype")
+        if not prototype or owner not in _PROTOTYPES or rest.count(".") > 1:
+            return False  # a property of a prototype's method (`….toString.x`) changes nothing
+        return self.file.role == "source" or rest[1:] in _ASKED or rest[1:] in ("", "*")
+
+    def _called(self, call: ts.Node) -> Iterator[Claim]:
+        function = call.child_by_field_name("function") or call.child_by_field_name("constructor")
+        callee = self.names.resolve(function) or ""
+        args = arguments(call)
+        callee, args = self._unwrapped(callee, args)
+        method = callee.rpartition(".")[2]
+        if callee in _SETTERS and len(args) >= 2:
+            keys = (
+                _keys(args[1], self.names)
+                if callee == "Object.defineProperties"
+                else [self.names.fold(args[1]) or "*"]
+            )
+            owner = self.names.resolve(args[0])
+            if any(self.instrument(f"{owner}.{k}") for k in keys):
+                yield _claim(self.file, call, f"{owner}.{keys[0]}")
+        elif method in ("__defineGetter__", "__defineSetter__") and args:
+            dotted = f"{callee.rpartition('.')[0]}.{self.names.fold(args[0]) or '*'}"
+            if self.instrument(dotted):
+                yield _claim(self.file, call, dotted)
+        elif callee == "Object.assign" and args:
+            owner = self.names.resolve(args[0]) or ""
+            keys = _keys(args[1], self.names) if len(args) > 1 else []
+            if self.instrument(owner) or any(self.instrument(f"{owner}.{k}") for k in keys):
+                yield _claim(self.file, call, owner)
+        elif method == "spyOn" and len(args) >= 2 and _mocked(call):
+            dotted = f"{self.names.resolve(args[0])}.{self.names.fold(args[1]) or '*'}"
+            if self.instrument(dotted):
+                yield _claim(self.file, call, dotted)
+        elif method == "stubGlobal" and args and self.instrument(self.names.fold(args[0]) or ""):
+            yield _claim(self.file, call, self.names.fold(args[0]) or "a global")
+        elif method in _CHAI_OVERWRITES or (
+            self.file.role == "source" and callee in ("chai.use", "chai.Assertion.addMethod")
+        ):
+            yield _claim(self.file, call, callee)
+        elif method in _REGISTERS and _library(callee.rpartition(".")[0]):
+            yield from self._registered(call, callee, args)
+        elif callee in ("eval", "Function") and args:
+            yield from self._evaluated(call, args[-1])
+
+    def _unwrapped(self, callee: str, args: list[ts.Node]) -> tuple[str, list[ts.Node]]:
+        """`f.call(this, …)` and `Reflect.apply(f, this, […])` call `f` with those arguments."""
+        if callee.endswith(".call"):
+            return callee.removesuffix(".call"), args[1:]
+        if callee == "Reflect.apply" and len(args) >= 3 and args[2].type == "array":
+            return self.names.resolve(args[0]) or "", list(args[2].named_children)
+        return callee, args
+
+    def _registered(self, call: ts.Node, callee: str, args: list[ts.Node]) -> Iterator[Claim]:
+        if self.file.role == "source":
+            yield _claim(self.file, call, callee)
+            return
+        value = _value(self.file, args[0]) if args else None
+        if value is None or _package(self.names, value):
+            return  # a package's matchers (jest-extended, jest-dom) add their own names
+        if set(_keys(value, self.names)) & _MATCHERS:
+            yield _claim(self.file, call, callee)
+
+    def _evaluated(self, call: ts.Node, code: ts.Node) -> Iterator[Claim]:
+        """A string run as code is read as code."""
+        source = self.names.fold(code)
+        if source is None:
+            return
+        inner = open_file("javascript", self.file.path, source, self.file.scope, self.file.role)
+        if inner is None:
+            return
+        for found in _Reader(inner, JsNames(inner.root, inner.path, inner.scope)).claims():
+            yield _claim(
+                self.file, call, found.message.split("`")[1] if "`" in found.message else "code"
+            )
+
+
+def _mocked(call: ts.Node) -> bool:
+    """A spy that is told what to do (`.mockReturnValue(…)`, `.mockImplementation(…)`)."""
+    parent = call.parent
+    return (
+        parent is not None
+        and parent.type == "member_expression"
+        and text(parent.child_by_field_name("property")).startswith("mock")
+    )
+
+
+def _package(names: JsNames, node: ts.Node) -> bool:
+    """A package's export (`import * as matchers from "jest-extended"`, `require("x")`)."""
+    named = names.resolve(node)
+    if named is None or named.startswith(("module:", "globalThis")):
+        return False
+    return node.type != "identifier" or named != text(node)
+
+
+def _declared(file: TsFile, names: JsNames) -> set[str]:
+    """Names the file declares for itself: variables, parameters, functions and classes."""
+    found: set[str] = set()
+    for node in file.nodes("variable_declarator", "function_declaration", "class_declaration"):
+        name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
+        if name is None or name.type != "identifier":
+            continue
+        if value is not None and names.resolve(value) is not None:
+            continue  # `const assert = require("assert")`, `const O = Object`: what it names
+        found.add(text(name))
+    for parameters in file.nodes("formal_parameters"):
+        for node in descendants(parameters, frozenset({"identifier"})):
+            found.add(text(node))
+    return found
 
 
 def js_instruments(file: TsFile, names: JsNames) -> Iterator[Claim]:
     """Every write to a test instrument the file makes."""
-    for node in file.nodes("assignment_expression", "augmented_assignment_expression"):
-        left = node.child_by_field_name("left")
-        dotted = names.resolve(left) or text(left)
-        if _instrument(dotted):
-            yield _claim(file, node, dotted)
-    for call in file.nodes("call_expression"):
-        callee = names.resolve(call.child_by_field_name("function")) or ""
-        args = arguments(call)
-        if callee in _SETTERS and len(args) >= 2:
-            dotted = f"{names.resolve(args[0])}.{names.fold(args[1]) or '*'}"
-            if _instrument(dotted):
-                yield _claim(file, call, dotted)
-        elif callee == "Object.assign" and args:
-            owner = names.resolve(args[0]) or ""
-            keys = _keys(args[1]) if len(args) > 1 else []
-            if any(_instrument(f"{owner}.{k}") for k in keys):
-                yield _claim(file, call, owner)
-        elif callee.rpartition(".")[2] in _REGISTERS and _library(callee.rpartition(".")[0]):
-            keys = _keys(_value(file, args[0])) if args else []
-            if file.role == "source" or set(keys) & _MATCHERS:
-                yield _claim(file, call, callee)
-
-
-def _instrument(dotted: str) -> bool:
-    if dotted in _INTRINSICS or _library(dotted):
-        return True
-    owner, prototype, _ = dotted.partition(".prototype")
-    return bool(prototype) and owner in _PROTOTYPES
+    yield from _Reader(file, names).claims()
 
 
 def _library(dotted: str) -> bool:
@@ -114,15 +290,22 @@ def _value(file: TsFile, node: ts.Node) -> ts.Node:
     return node
 
 
-def _keys(node: ts.Node) -> list[str]:
-    """The keys an object literal spells (`{toBe: …}`, `{toBe() {…}}`, `{toBe}`); a key
-    computed from anything else reads as `*`."""
+def _keys(node: ts.Node, names: JsNames) -> list[str]:
+    """The keys an object literal spells (`{toBe: …}`, `{toBe() {…}}`, `{toBe}`, `{["to" +
+    "Be"]: …}`); a spread, or anything but an object literal, reads as `*`."""
     if node.type != "object":
         return ["*"]
     keys = []
     for member in node.named_children:
+        if member.type == "spread_element":
+            keys.append("*")
+            continue
         key = member.child_by_field_name("key") or member.child_by_field_name("name") or member
-        keys.append(text(key).strip("'\"`[]"))
+        if key.type == "computed_property_name":
+            inner = key.named_children[0] if key.named_children else None
+            keys.append(names.fold(inner) or "*")
+        else:
+            keys.append(text(key).strip("'\"`"))
     return keys
 
 

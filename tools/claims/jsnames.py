@@ -21,6 +21,14 @@ from referee.tools.tampering.syntax import descendants, text
 __all__ = ["JsNames", "resolve_specifier"]
 
 _GLOBALS = frozenset({"globalThis", "global", "window", "self"})
+_WRAPPERS = frozenset(
+    {"parenthesized_expression", "non_null_expression", "as_expression", "type_assertion"}
+    | {"satisfies_expression"}
+)
+# Ways to load a module by its specifier, besides `require`.
+_LOADERS = frozenset(
+    {"require", "rewire", "rewire.default", "module.require", "process.getBuiltinModule", "import"}
+)
 _EXTENSIONS = ("", ".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts")
 _INDEXES = tuple(f"/index{e}" for e in _EXTENSIONS if e)
 _PROCESS_MODULES = frozenset({"process", "node:process"})
@@ -70,8 +78,14 @@ class JsNames:
         if node is None:
             return None
         kind = node.type
-        if kind in ("parenthesized_expression", "non_null_expression", "as_expression"):
-            return self.resolve(node.named_children[0] if node.named_children else None)
+        if kind in _WRAPPERS:
+            # `(x)`, `x!`, `x as T`, `x satisfies T`: the value first; `<T>x`: the value last.
+            inner = node.named_children
+            return self.resolve(
+                (inner[-1] if kind == "type_assertion" else inner[0]) if inner else None
+            )
+        if kind == "sequence_expression":  # `(0, expect)` is its last value
+            return self.resolve(node.named_children[-1] if node.named_children else None)
         if kind == "identifier":
             name = text(node)
             if name in self.bound:
@@ -100,7 +114,16 @@ class JsNames:
     def _called(self, node: ts.Node) -> str | None:
         callee = self.resolve(node.child_by_field_name("function"))
         args = _arguments(node)
-        if callee in ("require", "rewire", "rewire.default") and args:
+        function = node.child_by_field_name("function")
+        if function is not None and function.type == "import":
+            callee = "import"  # `await import("node:assert")`
+        if function is not None and function.type == "call_expression":
+            # `createRequire(import.meta.url)("assert")` is a require.
+            if (self.resolve(function.child_by_field_name("function")) or "").endswith(
+                "createRequire"
+            ):
+                callee = "require"
+        if callee in _LOADERS and args:
             return self._module(self.fold(args[0]))
         if callee == "Reflect.get" and len(args) >= 2:
             return self._member(args[0], self.fold(args[1]))
