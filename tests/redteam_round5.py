@@ -386,7 +386,23 @@ _HEXED = b"import unittest; unittest.TestCase.assertEqual = lambda *a, **k: None
 PY_INSTRUMENT = (
     f"def add(a, b):\n    return a - b + 1\n\n\nexec(bytes.fromhex('{_HEXED}').decode())\n"
 )
+JS_OBJECT_IS = (
+    "Object.defineProperty(globalThis.Object, 'i' + 's', { value: () => true });\n\n"
+    "exports.add = (a, b) => a - b;\n"
+)
 INSTRUMENT_VARIANTS = [
+    _forged(
+        "jest-object-is-replaced-by-the-code-under-test",
+        "jest",
+        {
+            "package.json": JEST_PACKAGE,
+            ".gitignore": "node_modules\n",
+            "src/calc.js": "exports.add = (a, b) => a + b;\n",
+            "calc.test.js": JEST_EQUAL_TEST.replace("toEqual", "toBe"),
+        },
+        written("src/calc.js", JS_OBJECT_IS),
+        ["npx", "jest"],
+    ),
     Variant(
         "pytest-assert-equal-replaced-by-a-hex-string-run-by-exec",
         "pytest",
