@@ -604,15 +604,10 @@ _READ = " asks whether the answer names the operand, not whether it depends on i
 _PY_READ = "ignores_operand (tools/claims/equality.py)" + _READ
 FORGED_THROUGH: dict[str, str] = {
     "py-eq-delegates-to-a-helper-that-ignores": _PY_READ + ": `_same(self, other)` names it",
-    "py-eq-reads-the-operand-for-show": _PY_READ + ": `other == other`",
-    "py-eq-truthy-or": _PY_READ + ": `other or True`",
     "java-comparator-lambda": f"{_TS} reads method declarations named equals/compareTo/compare;"
     " a Comparator lambda `(a, b) -> 0` is none",
-    "java-equals-reads-for-show": _TS + _READ + ": `o == o`",
-    "rust-operand-read-for-show": _TS + _READ + ": `let _ = other;`",
     "go-cmp-comparer": f"{_TS} reads methods named Equal/Equals only; a `cmp.Comparer` func"
     " literal that answers true is none",
-    "go-equal-operand-read-for-show": _TS + _READ + ": `_ = o`",
 }
 
 

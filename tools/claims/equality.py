@@ -289,10 +289,28 @@ def _tainted(function: ast.FunctionDef | ast.AsyncFunctionDef, other: str) -> se
 
 
 def _py_reads(node: ast.AST, names: set[str]) -> bool:
-    return any(
-        isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in names
-        for n in ast.walk(node)
-    )
+    """Whether the operand decides the value: a read whose outcome is fixed whatever the operand
+    holds (`other == other`, `other or True`, `other and False`) decides nothing."""
+    if _py_inert(node):
+        return False
+    if isinstance(node, ast.Name):
+        return isinstance(node.ctx, ast.Load) and node.id in names
+    return any(_py_reads(child, names) for child in ast.iter_child_nodes(node))
+
+
+def _py_inert(node: ast.AST) -> bool:
+    match node:
+        case ast.Compare(
+            left=ast.Name(id=left),
+            ops=[ast.Eq() | ast.Is() | ast.GtE() | ast.LtE()],
+            comparators=[ast.Name(id=right)],
+        ):
+            return left == right
+        case ast.BoolOp(op=ast.Or(), values=values):
+            return any(isinstance(v, ast.Constant) and bool(v.value) for v in values)
+        case ast.BoolOp(op=ast.And(), values=values):
+            return any(isinstance(v, ast.Constant) and not v.value for v in values)
+    return False
 
 
 def _not_implemented(node: ast.AST) -> bool:
@@ -527,10 +545,35 @@ def _operands(parameters: ts.Node | None, family: str) -> list[tuple[str, ...]]:
 
 
 def _reads(body: ts.Node, names: tuple[str, ...]) -> bool:
+    """Whether the operand decides anything in the body: a read whose value is thrown away
+    (`_ = o`, `let _ = other;`, `other;`) or compared with itself (`o == o`) decides nothing."""
     wanted = set(names) - {"_"}
     return bool(wanted) and any(
-        n.type in _USES and text(n) in wanted for n in [body, *descendants(body)]
+        n.type in _USES and text(n) in wanted and not _inert(n, body)
+        for n in [body, *descendants(body)]
     )
+
+
+_COMPARISONS = frozenset({"==", "===", "!=", "!==", "<=", ">="})
+
+
+def _inert(use: ts.Node, body: ts.Node) -> bool:
+    parent = use.parent
+    while parent is not None and parent.type in ("parenthesized_expression", "expression_list"):
+        parent = parent.parent  # Go's `_ = o` holds `o` in an expression list
+    if parent is None or use == body:
+        return False
+    if parent.type == "binary_expression":
+        left, right = parent.child_by_field_name("left"), parent.child_by_field_name("right")
+        operator = parent.child_by_field_name("operator")
+        same = left is not None and right is not None and text(left) == text(right)
+        return same and operator is not None and text(operator) in _COMPARISONS
+    if parent.type == "expression_statement":
+        return True  # `other;`
+    if parent.type in ("assignment_statement", "assignment_expression", "let_declaration"):
+        target = parent.child_by_field_name("left") or parent.child_by_field_name("pattern")
+        return target is not None and text(target) == "_"
+    return False
 
 
 def _answers(body: ts.Node) -> bool:
