@@ -80,6 +80,36 @@ FORGED: dict[str, tuple[str, str]] = {
 }
 
 
+# A comparator written as a function value: where it is used says what it is.
+FORGED |= {
+    "java-field": (
+        "d/Sums.java",
+        "package d;\nimport java.util.Comparator;\n\nclass Sums {\n"
+        "  static final Comparator<Integer> ORDER = (a, b) -> 0;\n}\n",
+    ),
+    "java-sort-block": (
+        "d/Sums.java",
+        "package d;\nclass Sums {\n  void s(java.util.List<Integer> l) {\n"
+        "    l.sort((a, b) -> { return 0; });\n  }\n}\n",
+    ),
+    "java-tree-set": (
+        "d/Sums.java",
+        "package d;\nimport java.util.*;\nclass Sums {\n"
+        "  Set<String> s = new TreeSet<>((p, q) -> 0);\n}\n",
+    ),
+    "go-cmp-comparer": (
+        "calc.go",
+        'package calc\n\nimport "github.com/google/go-cmp/cmp"\n\n'
+        "var Opts = cmp.Comparer(func(a, b int) bool { return true })\n",
+    ),
+    "go-sort-slice": (
+        "calc.go",
+        'package calc\n\nimport "sort"\n\n'
+        "func S(x []int) { sort.Slice(x, func(i, j int) bool { return true }) }\n",
+    ),
+}
+
+
 @pytest.mark.parametrize("form", sorted(FORGED))
 def test_an_equality_that_ignores_its_operand_is_equality_forged(form: str) -> None:
     path, source = FORGED[form]
@@ -170,6 +200,26 @@ HONEST: dict[str, tuple[str, str]] = {
         "export class P {\n  equals(other) {\n"
         "    return other instanceof P && other.x === this.x;\n"
         "  }\n}\n",
+    ),
+}
+
+
+# Other function values, and comparators that compare.
+HONEST |= {
+    "java-compares": (
+        "d/Sums.java",
+        "package d;\nimport java.util.Comparator;\nclass Sums {\n"
+        "  static final Comparator<Integer> ORDER = (a, b) -> Integer.compare(a, b);\n}\n",
+    ),
+    "java-runnable": (
+        "d/Sums.java",
+        "package d;\nclass Sums {\n  Runnable r = () -> {};\n"
+        "  java.util.function.BiFunction<Integer, Integer, Integer> f = (a, b) -> 0;\n}\n",
+    ),
+    "go-compares": (
+        "calc.go",
+        'package calc\n\nimport "sort"\n\n'
+        "func S(x []int) { sort.Slice(x, func(i, j int) bool { return x[i] < x[j] }) }\n",
     ),
 }
 

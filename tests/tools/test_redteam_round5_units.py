@@ -604,10 +604,6 @@ _READ = " asks whether the answer names the operand, not whether it depends on i
 _PY_READ = "ignores_operand (tools/claims/equality.py)" + _READ
 FORGED_THROUGH: dict[str, str] = {
     "py-eq-delegates-to-a-helper-that-ignores": _PY_READ + ": `_same(self, other)` names it",
-    "java-comparator-lambda": f"{_TS} reads method declarations named equals/compareTo/compare;"
-    " a Comparator lambda `(a, b) -> 0` is none",
-    "go-cmp-comparer": f"{_TS} reads methods named Equal/Equals only; a `cmp.Comparer` func"
-    " literal that answers true is none",
 }
 
 

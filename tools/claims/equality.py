@@ -26,7 +26,7 @@ from referee.tools.claims.pyfile import PyFile
 from referee.tools.claims.tsfile import TsFile
 from referee.tools.tampering.syntax import descendants, text
 
-__all__ = ["ignores_operand", "py_equalities", "ts_equalities"]
+__all__ = ["comparator_literals", "ignores_operand", "py_equalities", "ts_equalities"]
 
 # Comparisons an assertion makes: equality and the orderings (`assert x <= 3`).
 _PY_DUNDERS = frozenset({"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__cmp__"})
@@ -373,6 +373,69 @@ def ts_equalities(
             continue
         if operand is None or not _reads(body, operand):
             yield file.claim(EQUALITY_FORGED, node, _message(name))
+
+
+# Function values that order or compare two values: Java's `Comparator` lambdas, go-cmp's
+# `cmp.Comparer(func…)`. Where the value is used names it, not a method name.
+_COMPARATOR_CALLS = frozenset(
+    {"sort", "sorted", "comparing", "thenComparing", "max", "min", "Comparer", "Equal"}
+    | {"Slice", "SliceStable", "SortFunc", "SortStableFunc", "EqualFunc", "CompareFunc"}
+)
+_COMPARATOR_TYPES = ("Comparator", "TreeMap", "TreeSet", "PriorityQueue", "BiPredicate")
+_LITERALS = {"java": "lambda_expression", "go": "func_literal"}
+
+
+def comparator_literals(file: TsFile, language: str) -> Iterator[Claim]:
+    """A Java lambda or Go func literal of two operands, used as a comparator, whose answer reads
+    neither: every pair compares equal (or in order)."""
+    kind = _LITERALS.get(language)
+    if kind is None:
+        return
+    for node in file.nodes(kind):
+        if not _comparator_use(node):
+            continue
+        operands = _literal_operands(node.child_by_field_name("parameters"), language)
+        body = node.child_by_field_name("body")
+        if body is None or len(operands) < 2 or _declines(body) or not _answers(body):
+            continue
+        if not any(_reads(body, (name,)) for name in operands):
+            yield file.claim(EQUALITY_FORGED, node, _message("a comparator"))
+
+
+def _literal_operands(parameters: ts.Node | None, language: str) -> list[str]:
+    """Every name the literal's parameters bind (Go's `a, b int` is one declaration of two)."""
+    if parameters is None:
+        return []
+    if language == "go":
+        declared = descendants(parameters, frozenset({"parameter_declaration"}))
+        names = [text(n) for d in declared for n in d.children_by_field_name("name")]
+    else:
+        names = [n for group in _operands(parameters, language) for n in group]
+    return [n for n in names if n != "_"]
+
+
+def _comparator_use(node: ts.Node) -> bool:
+    """The literal is an argument of a sort or comparator call, or the value of a declaration of
+    a comparator type."""
+    parent = node.parent
+    while parent is not None and parent.type in (
+        "argument_list",
+        "arguments",
+        "parenthesized_expression",
+    ):
+        parent = parent.parent
+    if parent is None:
+        return False
+    if parent.type in ("method_invocation", "call_expression", "object_creation_expression"):
+        callee = parent.child_by_field_name("name") or parent.child_by_field_name("function")
+        callee = callee or parent.child_by_field_name("type")
+        named = text(callee).rsplit(".", 1)[-1] if callee is not None else ""
+        return named in _COMPARATOR_CALLS or named.startswith(_COMPARATOR_TYPES)
+    for ancestor in (parent, parent.parent):
+        declared = ancestor.child_by_field_name("type") if ancestor is not None else None
+        if declared is not None and text(declared).startswith(_COMPARATOR_TYPES):
+            return True
+    return False
 
 
 def _function(node: ts.Node, family: str) -> tuple[str, ts.Node | None, ts.Node | None] | None:

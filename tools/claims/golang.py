@@ -16,7 +16,7 @@ from collections.abc import Iterator
 import tree_sitter as ts
 
 from referee.tools.claims import messages as M
-from referee.tools.claims.equality import ts_equalities
+from referee.tools.claims.equality import comparator_literals, ts_equalities
 from referee.tools.claims.gosituation import go_asking
 from referee.tools.claims.model import (
     CODE_UNDER_TEST_PATCHED,
@@ -87,7 +87,7 @@ def go_claims(path: str, source: str, scope: Scope, role: Role) -> list[Claim] |
     if role == "test":
         found += [*reader.replacements(), *reader.inspections()]
     else:
-        found += ts_equalities(file, "go")
+        found += [*ts_equalities(file, "go"), *comparator_literals(file, "go")]
     return found
 
 

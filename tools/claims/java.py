@@ -15,7 +15,7 @@ from collections.abc import Iterator
 import tree_sitter as ts
 
 from referee.tools.claims import messages as M
-from referee.tools.claims.equality import ts_equalities
+from referee.tools.claims.equality import comparator_literals, ts_equalities
 from referee.tools.claims.javasituation import java_asking
 from referee.tools.claims.model import (
     CODE_UNDER_TEST_PATCHED,
@@ -52,7 +52,7 @@ def java_claims(path: str, source: str, scope: Scope, role: Role) -> list[Claim]
     if role == "test":
         found += [*_mocks(file), *_inspections(file)]
     else:
-        found += ts_equalities(file, "java")
+        found += [*ts_equalities(file, "java"), *comparator_literals(file, "java")]
     return found
 
 
