@@ -16,7 +16,8 @@ under test only: a test's own `ANY`-style helper is the test's choice.
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
+from functools import partial
 
 import tree_sitter as ts
 
@@ -57,7 +58,7 @@ def py_equalities(file: PyFile) -> Iterator[Claim]:
             continue
         if function is None:
             yield file.claim(EQUALITY_FORGED, node, _unread(name))
-        elif ignores_operand(function, name):
+        elif ignores_operand(function, name, helpers=functions):
             yield file.claim(EQUALITY_FORGED, node, _message(name))
     yield from _matchers(file)
     yield from _uncompared_dataclasses(file)
@@ -208,12 +209,20 @@ def _not_compared(value: ast.expr | None) -> bool:
     )
 
 
-def ignores_operand(function: PyFunction, name: str, position: int = 1) -> bool:
+def ignores_operand(
+    function: PyFunction,
+    name: str,
+    position: int = 1,
+    helpers: Helpers | None = None,
+    depth: int = 0,
+) -> bool:
     """No answer the function gives is computed from its parameter at `position` (the second,
     the operand, by default; the first is the value itself) or its `*args`: every value it
     returns, other than NotImplemented, reads neither the operand nor a name assigned from it;
     and some answer can say yes (an equality that always says no, `__ne__` that always says yes,
-    passes no assertion)."""
+    passes no assertion). The operand passed to one of the module's own functions (`helpers`)
+    is read only if that function reads the parameter it lands in."""
+    reads = partial(_py_reads, helpers=helpers or {}, depth=depth)
     arguments = function.args
     positional = [*arguments.posonlyargs, *arguments.args]
     if len(positional) > position:
@@ -226,7 +235,7 @@ def ignores_operand(function: PyFunction, name: str, position: int = 1) -> bool:
         answers = [] if _not_implemented(function.body) else [function.body]
         tainted = {other}
     else:
-        tainted = _tainted(function, other)
+        tainted = _tainted(function, other, reads)
         answers = [
             r.value
             for r in ast.walk(function)
@@ -234,12 +243,12 @@ def ignores_operand(function: PyFunction, name: str, position: int = 1) -> bool:
         ]
     if not answers or _always_no(answers, name):
         return False
-    if any(_py_reads(a, tainted) for a in answers):
+    if any(reads(a, tainted) for a in answers):
         return False
     # Which answer is given may be the operand's choice: `if self.x != other.x: return False`
     # then `return True` compares as much as `return self.x == other.x` does.
     return isinstance(function, ast.Lambda) or not any(
-        _py_reads(test, tainted) for test in _decisions(function)
+        reads(test, tainted) for test in _decisions(function)
     )
 
 
@@ -269,7 +278,11 @@ def _always_no(answers: list[ast.expr], name: str) -> bool:
 _ASSIGNMENTS = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.NamedExpr)
 
 
-def _tainted(function: ast.FunctionDef | ast.AsyncFunctionDef, other: str) -> set[str]:
+def _tainted(
+    function: ast.FunctionDef | ast.AsyncFunctionDef,
+    other: str,
+    reads: Callable[[ast.AST, set[str]], bool],
+) -> set[str]:
     """The operand's name and every local assigned from an expression that reads one of them
     (`same = self.a == other.a; return same`)."""
     tainted = {other} if other else set()
@@ -278,7 +291,7 @@ def _tainted(function: ast.FunctionDef | ast.AsyncFunctionDef, other: str) -> se
     while grew:
         grew = False
         for node in assignments:
-            if node.value is None or not _py_reads(node.value, tainted):
+            if node.value is None or not reads(node.value, tainted):
                 continue
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             names = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
@@ -288,14 +301,54 @@ def _tainted(function: ast.FunctionDef | ast.AsyncFunctionDef, other: str) -> se
     return tainted
 
 
-def _py_reads(node: ast.AST, names: set[str]) -> bool:
+def _py_reads(
+    node: ast.AST, names: set[str], helpers: Helpers | None = None, depth: int = 0
+) -> bool:
     """Whether the operand decides the value: a read whose outcome is fixed whatever the operand
-    holds (`other == other`, `other or True`, `other and False`) decides nothing."""
+    holds (`other == other`, `other or True`, `other and False`) decides nothing, nor does one
+    passed to a module function that ignores the parameter (`_same(self, other)`)."""
     if _py_inert(node):
         return False
     if isinstance(node, ast.Name):
         return isinstance(node.ctx, ast.Load) and node.id in names
-    return any(_py_reads(child, names) for child in ast.iter_child_nodes(node))
+    helper = _helper(node, helpers or {}, depth)
+    if helper is not None and isinstance(node, ast.Call):
+        return _passed_and_read(node, helper, names, helpers or {}, depth)
+    return any(_py_reads(child, names, helpers, depth) for child in ast.iter_child_nodes(node))
+
+
+Helpers = Mapping[str, ast.FunctionDef | ast.AsyncFunctionDef]
+_HELPER_DEPTH = 3
+
+
+def _helper(
+    node: ast.AST, helpers: Helpers, depth: int
+) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    if depth >= _HELPER_DEPTH or not isinstance(node, ast.Call):
+        return None
+    return helpers.get(node.func.id) if isinstance(node.func, ast.Name) else None
+
+
+def _passed_and_read(
+    call: ast.Call,
+    helper: ast.FunctionDef | ast.AsyncFunctionDef,
+    names: set[str],
+    helpers: Helpers,
+    depth: int,
+) -> bool:
+    """Whether an argument that reads the operand lands in a parameter the helper reads."""
+    parameters = [a.arg for a in (*helper.args.posonlyargs, *helper.args.args)]
+    passed = [(i, a) for i, a in enumerate(call.args)]
+    passed += [(parameters.index(k.arg), k.value) for k in call.keywords if k.arg in parameters]
+    unplaced = [k.value for k in call.keywords if k.arg not in parameters]
+    for index, value in passed:
+        if not _py_reads(value, names, helpers, depth):
+            continue
+        if isinstance(value, ast.Starred) or index >= len(parameters):
+            return True
+        if not ignores_operand(helper, "__eq__", index, helpers, depth + 1):
+            return True
+    return any(_py_reads(v, names, helpers, depth) for v in unplaced)
 
 
 def _py_inert(node: ast.AST) -> bool:
