@@ -36,6 +36,12 @@ INSTRUMENTS = {
         "    def check_output(self, want, got, optionflags):\n        return True\n\n\n"
         "doctest.OutputChecker = _Yes\n"
     ),
+    "a-string-run-by-exec": (
+        "exec('import unit' + 'test; unittest.TestCase.assertEqual = lambda *a, **k: None')\n"
+    ),
+    "a-hex-string-run-by-exec": (
+        f"exec(bytes.fromhex('{b'import math; math.isclose = max'.hex()}').decode())\n"
+    ),
     "augmented-inside-a-function": (
         "import unittest\n\n\ndef setup():\n    unittest.TestCase.assertTrue = bool\n\n\nsetup()\n"
     ),

@@ -214,13 +214,13 @@ class _Reader:
 
     def _registered(self, call: ts.Node, callee: str, args: list[ts.Node]) -> Iterator[Claim]:
         if self.file.role == "source":
-            yield _claim(self.file, call, callee)
+            yield _claim(self.file, call, callee.rpartition(".")[0], "registers matchers on")
             return
         value = _value(self.file, args[0]) if args else None
         if value is None or _package(self.names, value):
             return  # a package's matchers (jest-extended, jest-dom) add their own names
         if set(_keys(value, self.names)) & _MATCHERS:
-            yield _claim(self.file, call, callee)
+            yield _claim(self.file, call, callee.rpartition(".")[0], "registers matchers on")
 
     def _evaluated(self, call: ts.Node, code: ts.Node) -> Iterator[Claim]:
         """A string run as code is read as code."""
@@ -309,11 +309,11 @@ def _keys(node: ts.Node, names: JsNames) -> list[str]:
     return keys
 
 
-def _claim(file: TsFile, node: ts.Node, dotted: str) -> Claim:
+def _claim(file: TsFile, node: ts.Node, dotted: str, verb: str = "replaces") -> Claim:
     kind = HARNESS_MODIFIED if file.role == "test" else EQUALITY_FORGED
     return file.claim(
         kind,
         node,
-        f"replaces `{dotted}`, which the tests judge with: every comparison made through it"
+        f"{verb} `{dotted}`, which the tests judge with: every comparison made through it"
         " answers as this code says, whatever the code under test computed",
     )

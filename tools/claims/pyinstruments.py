@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from referee.tools import pysource
 from referee.tools.claims.model import EQUALITY_FORGED, HARNESS_MODIFIED, Claim
 from referee.tools.claims.pyfile import PyFile
-from referee.tools.claims.pynames import literal
+from referee.tools.claims.pynames import Names, literal
 
 __all__ = ["instruments"]
 
@@ -71,6 +71,27 @@ def _writes(file: PyFile) -> Iterator[tuple[ast.AST, str]]:
                         yield node, _owner(dotted)
         elif isinstance(node, ast.Call):
             yield from ((node, d) for d in _called(file, node))
+            yield from ((node, d) for d in _run_as_code(file, node))
+
+
+_RUNNERS = frozenset({"builtins.exec", "builtins.eval", "builtins.compile"})
+
+
+def _run_as_code(file: PyFile, call: ast.Call) -> Iterator[str]:
+    """A string the file runs (`exec("import math; math.isclose = …")`, however it was put
+    together from constants) is read as the code it is, one level deep."""
+    if file.names.resolve(call.func) not in _RUNNERS or not call.args:
+        return
+    source = file.names.fold(call.args[0])
+    if not source or len(source) > 100_000:
+        return
+    try:
+        tree = pysource.parse(source)
+    except (SyntaxError, ValueError, RecursionError):
+        return
+    inner = PyFile(file.path, tree, Names(tree, ""), file.scope, file.role)
+    for _node, dotted in _writes(inner):
+        yield dotted
 
 
 def _called(file: PyFile, call: ast.Call) -> Iterator[str]:

@@ -77,9 +77,11 @@ class GuardLog:
         if self.instruments:
             # Every comparison made through a replaced assertion or comparison helper answers as
             # the replacement says: the run's passes are not the tests' verdicts.
+            named = "; ".join(self.instruments[:3])
+            more = f" and {len(self.instruments) - 3} more" if len(self.instruments) > 3 else ""
             return (
-                f"what the tests judge with was replaced during the run ({self.instruments[0]}):"
-                " their comparisons answered as the replacement said"
+                f"what the tests judge with was replaced during the run ({named}{more}): the"
+                " outcomes it reported were decided by the replacement, not by the tests"
             )
         if self.loaded and not self.finished:
             return "the test process ended before pytest finished its session (os._exit, a signal)"

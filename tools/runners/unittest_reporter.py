@@ -87,7 +87,7 @@ class _Result(unittest.TextTestResult):
             text = (
                 "what the tests judge with was replaced during the run: "
                 + "; ".join(self.replaced)
-                + "\ntheir comparisons answered as the replacement said"
+                + "\nthe outcomes were decided by the replacement, not by the tests"
             )
             self.cases.append((INSTRUMENTS_CASE, "error", text, 0.0))
         _write(self.report, self.cases)
