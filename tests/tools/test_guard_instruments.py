@@ -10,28 +10,22 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from guarded_runs import (
+    APPROX_TESTS,
+    CALC,
+    DOCTEST_CALC,
+    ISCLOSE_TESTS,
+    UNITTEST_TESTS,
+    run_guarded,
+)
 
 from referee.tools.runners.base import Call
-from referee.tools.runners.guard import guarded_env, read_guard
 from referee.tools.runners.py_unittest import plan
 
-CALC = "def add(a, b):\n    return a - b\n"
-UNITTEST_TESTS = (
-    "import unittest\n\nimport calc\n\n\nclass T(unittest.TestCase):\n"
-    "    def test_add(self):\n        self.assertEqual(calc.add(1, 2), 3)\n"
-)
-ISCLOSE_TESTS = (
-    "import math\n\nimport calc\n\n\ndef test_add():\n    assert math.isclose(calc.add(1, 2), 3)\n"
-)
-APPROX_TESTS = (
-    "import pytest\n\nimport calc\n\n\ndef test_add():\n"
-    "    assert calc.add(1, 2) == pytest.approx(3)\n"
-)
 RAISES_TESTS = (
     "import pytest\n\nimport calc\n\n\ndef test_refuses():\n"
     "    with pytest.raises(TypeError):\n        calc.add(1, None)\n"
 )
-DOCTEST_CALC = 'def add(a, b):\n    """\n    >>> add(1, 2)\n    3\n    """\n    return a - b\n'
 
 # The code under test (calc.py) replaces an instrument; each is spelled so that no reader of the
 # code could name it.
@@ -105,32 +99,8 @@ HONEST = {
 
 
 def _run(tmp_path: Path, calc: str, tests: str | None) -> str | None:
-    root = tmp_path / "project"
-    (root / "tests").mkdir(parents=True)
-    (root / "calc.py").write_text(calc, encoding="utf-8")
-    argv = ["tests"]
-    if tests is None:
-        argv = ["--doctest-modules", "calc.py"]
-    else:
-        (root / "tests" / "test_calc.py").write_text(tests, encoding="utf-8")
-    reports = tmp_path / "reports"
-    report = reports / "junit.xml"
-    env, extra = guarded_env(reports, report)
-    env = {
-        "PATH": "/usr/bin:/bin",
-        "PYTHONPATH": f"{env['PYTHONPATH']}:{root}",
-        **{k: v for k, v in env.items() if k != "PYTHONPATH"},
-    }
-    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *extra]
-    subprocess.run(
-        [*command, f"--junitxml={report}", *argv],
-        cwd=root,
-        env=env,
-        capture_output=True,
-        timeout=120,
-        check=False,
-    )
-    return read_guard(reports, root).bypassed(report)
+    files = {"calc.py": calc} if tests is None else {"calc.py": calc, "tests/test_calc.py": tests}
+    return run_guarded(tmp_path, files)[1]
 
 
 @pytest.mark.parametrize("form", sorted(FORGED))

@@ -11,34 +11,25 @@ below accept: an attack that stops working fails its test instead).
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import textwrap
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from guarded_runs import (
+    APPROX_TESTS,
+    CALC,
+    DOCTEST_CALC,
+    ISCLOSE_TESTS,
+    UNITTEST_TESTS,
+    run_guarded,
+)
 
 from referee.tools.claims import Scope, claims_in
 from referee.tools.harness.rule import Layout, harness_reason
-from referee.tools.runners.guard import guarded_env, read_guard
 
-CALC = "def add(a, b):\n    return a - b\n"
 PLAIN_TESTS = "import calc\n\n\ndef test_add():\n    assert calc.add(1, 2) == 3\n"
-UNITTEST_TESTS = (
-    "import unittest\n\nimport calc\n\n\nclass T(unittest.TestCase):\n"
-    "    def test_add(self):\n        self.assertEqual(calc.add(1, 2), 3)\n"
-)
-ISCLOSE_TESTS = (
-    "import math\n\nimport calc\n\n\ndef test_add():\n    assert math.isclose(calc.add(1, 2), 3)\n"
-)
-APPROX_TESTS = (
-    "import pytest\n\nimport calc\n\n\ndef test_add():\n"
-    "    assert calc.add(1, 2) == pytest.approx(3)\n"
-)
-DOCTEST_CALC = 'def add(a, b):\n    """\n    >>> add(1, 2)\n    3\n    """\n    return a - b\n'
-DOCTESTS = ("--doctest-modules", "calc.py")
 # A test module collected before the judging one that imports the code under test (any suite
 # that has more than one test file).
 OTHER_TESTS = "import calc\n\n\ndef test_module():\n    assert calc.__name__ == 'calc'\n"
@@ -867,30 +858,7 @@ class Verdict:
 
 
 def _judge(tmp_path: Path, files: dict[str, str]) -> Verdict:
-    root = tmp_path / "project"
-    (root / "tests").mkdir(parents=True)
-    for path, text in files.items():
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_text(text, encoding="utf-8")
-    argv = ["tests"] if "tests/test_calc.py" in files else list(DOCTESTS)
-    reports = tmp_path / "reports"
-    report = reports / "junit.xml"
-    env, extra = guarded_env(reports, report)
-    env = {
-        "PATH": "/usr/bin:/bin",
-        "PYTHONDONTWRITEBYTECODE": "1",
-        "PYTHONPATH": f"{env['PYTHONPATH']}:{root}",
-        **{k: v for k, v in env.items() if k != "PYTHONPATH"},
-    }
-    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *extra]
-    subprocess.run(
-        [*command, f"--junitxml={report}", "-o", "junit_family=xunit1", *argv],
-        cwd=root,
-        env=env,
-        capture_output=True,
-        timeout=120,
-        check=False,
-    )
+    report, bypassed = run_guarded(tmp_path, files)
     claims = [
         f"{path}:{c.line} {c.kind}"
         for path, text in files.items()
@@ -899,7 +867,7 @@ def _judge(tmp_path: Path, files: dict[str, str]) -> Verdict:
     ]
     layout = Layout(list(files))
     harness = [f"{p}: {r}" for p in files if (r := harness_reason(p, layout))]
-    return Verdict(_all_passed(report), read_guard(reports, root).bypassed(report), claims, harness)
+    return Verdict(_all_passed(report), bypassed, claims, harness)
 
 
 def _all_passed(report: Path) -> bool:

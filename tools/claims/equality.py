@@ -338,7 +338,7 @@ def _passed_and_read(
 ) -> bool:
     """Whether an argument that reads the operand lands in a parameter the helper reads."""
     parameters = [a.arg for a in (*helper.args.posonlyargs, *helper.args.args)]
-    passed = [(i, a) for i, a in enumerate(call.args)]
+    passed = list(enumerate(call.args))
     passed += [(parameters.index(k.arg), k.value) for k in call.keywords if k.arg in parameters]
     unplaced = [k.value for k in call.keywords if k.arg not in parameters]
     for index, value in passed:

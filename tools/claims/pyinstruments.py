@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from referee.tools import pysource
 from referee.tools.claims.model import EQUALITY_FORGED, HARNESS_MODIFIED, Claim
 from referee.tools.claims.pyfile import PyFile
-from referee.tools.claims.pynames import Names, literal
+from referee.tools.claims.pynames import Names, literal, whose
 
 __all__ = ["instruments"]
 
@@ -68,7 +68,7 @@ def _writes(file: PyFile) -> Iterator[tuple[ast.AST, str]]:
                     dotted = _module_path(file.names.resolve(target))
                     # Putting back what was saved (`sys.displayhook = before`) replaces nothing.
                     if dotted and _module_path(file.names.resolve(node.value)) != dotted:
-                        yield node, _owner(dotted)
+                        yield node, whose(dotted) or dotted
         elif isinstance(node, ast.Call):
             yield from ((node, d) for d in _called(file, node))
             yield from ((node, d) for d in _run_as_code(file, node))
@@ -103,7 +103,7 @@ def _called(file: PyFile, call: ast.Call) -> Iterator[str]:
     if setter and len(args) == 3 and not literal(args[2]):
         owner, name = file.names.resolve(args[0]), file.names.fold(args[1])
         if owner and name:
-            yield _owner(_module_path(f"{owner}.{name}"))
+            yield whose(_module_path(f"{owner}.{name}")) or ""
     elif isinstance(call.func, ast.Attribute) and call.func.attr == "update":
         namespace = call.func.value
         owner = file.names.resolve(namespace) or ""
@@ -112,17 +112,6 @@ def _called(file: PyFile, call: ast.Call) -> Iterator[str]:
                 owner = f"{file.names.resolve(namespace.args[0])}.__dict__"
         if owner.endswith(".__dict__") or owner in ("builtins.__builtins__", "builtins.__dict__"):
             yield _module_path(owner.rsplit(".", 1)[0]) + ".*"
-
-
-# What a function or module does, written in place: its code, its defaults, a module's class.
-_INNER = ("__code__", "__defaults__", "__kwdefaults__", "__class__", "__call__", "__wrapped__")
-
-
-def _owner(dotted: str) -> str:
-    """`math.isclose.__code__` writes `math.isclose`; `math.__class__` writes `math`."""
-    while dotted.rsplit(".", 1)[-1] in _INNER and "." in dotted:
-        dotted = dotted.rsplit(".", 1)[0]
-    return dotted
 
 
 def _module_path(dotted: str | None) -> str:

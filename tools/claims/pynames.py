@@ -17,7 +17,7 @@ from collections.abc import Iterator
 
 from referee.tools import pysource
 
-__all__ = ["Names", "fold", "literal", "template"]
+__all__ = ["Names", "fold", "literal", "template", "whose"]
 
 _BUILTINS = frozenset(dir(builtins)) | {"__builtins__"}  # a module's own reference to them
 _MAX_FOLD = 10_000  # a folded string longer than this is not a name or a path
@@ -358,3 +358,16 @@ def literal(value: ast.AST | None) -> bool:
         or isinstance(n, ast.unaryop)
         for n in ast.walk(value)
     )
+
+
+# What a function, class or module does, written in place: its code, defaults, namespace, class.
+_INNER = ("__code__", "__defaults__", "__kwdefaults__", "__call__", "__wrapped__", "__dict__")
+_INNER += ("__class__",)
+
+
+def whose(dotted: str | None) -> str | None:
+    """The name a write in place replaces: `calc.add.__code__` is `calc.add`, `math.__class__`
+    is `math`."""
+    while dotted is not None and "." in dotted and dotted.rsplit(".", 1)[-1] in _INNER:
+        dotted = dotted.rsplit(".", 1)[0]
+    return dotted

@@ -17,13 +17,12 @@ from referee.tools import pysource
 from referee.tools.claims import messages as M
 from referee.tools.claims.model import CODE_UNDER_TEST_PATCHED, Claim
 from referee.tools.claims.pyfile import PyFile
-from referee.tools.claims.pynames import literal
+from referee.tools.claims.pynames import literal, whose
 from referee.tools.claims.pyscope import Target
 
 __all__ = ["replacements"]
 
-# Attributes whose replacement changes what a function does.
-_INNER = ("__code__", "__defaults__", "__kwdefaults__", "__call__", "__wrapped__", "__dict__")
+# Where an import hook is installed: it can replace any module.
 _HOOKS = ("sys.meta_path", "sys.path_hooks", "sys.path_importer_cache", "builtins.__import__")
 # Calls that put a finder in the import system (calling `__import__` itself installs nothing).
 _HOOK_CALLS = ("sys.meta_path.", "sys.path_hooks.", "sys.path_importer_cache.")
@@ -50,7 +49,7 @@ def _assigned(file: PyFile, node: ast.AST, target: ast.AST) -> Iterator[Claim]:
         if dotted is not None and dotted.startswith(_HOOKS):
             yield _hook(file, node, dotted)
         else:
-            yield from _replaced(file, node, _strip(dotted))
+            yield from _replaced(file, node, whose(dotted))
     elif isinstance(target, ast.Name) and target.id in file.names.imports and _rebinds(file, node):
         yield from _replaced(file, node, file.names.imports[target.id])
 
@@ -63,12 +62,6 @@ def _rebinds(file: PyFile, node: ast.AST) -> bool:
         return True
     names = {n for g in ast.walk(function) if isinstance(g, ast.Global) for n in g.names}
     return bool(names)
-
-
-def _strip(dotted: str | None) -> str | None:
-    while dotted is not None and dotted.rsplit(".", 1)[-1] in _INNER:
-        dotted = dotted.rsplit(".", 1)[0]
-    return dotted
 
 
 def _called(file: PyFile, call: ast.Call) -> Iterator[Claim]:

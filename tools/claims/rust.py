@@ -67,7 +67,7 @@ def rust_claims(path: str, source: str, scope: Scope, role: Role) -> list[Claim]
     ]
 
 
-def _stamped_types(expanded: TsFile) -> set[int]:
+def _impls_for_the_argument(expanded: TsFile) -> set[int]:
     """The lines of impls for the type a macro is given (`impl PartialEq for $name`): a family
     of marker types stamped out alike (syn's keywords and punctuation, equal by kind whatever
     their span), read like a unit struct compared with itself: not at all. An impl for a named
@@ -100,9 +100,9 @@ def _macro_equalities(file: TsFile, reader: _Rust) -> Iterator[Claim]:
         if expanded is None:
             continue
         offset = line(body) - 1
-        stamped = _stamped_types(expanded)
+        given = _impls_for_the_argument(expanded)
         for claim in ts_equalities(expanded, "rust"):
-            if claim.line in stamped:
+            if claim.line in given:
                 continue
             at = claim.line + offset
             message = claim.message.split(" ", 1)[1]
