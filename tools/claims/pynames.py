@@ -361,8 +361,10 @@ def literal(value: ast.AST | None) -> bool:
 
 
 # What a function, class or module does, written in place: its code, defaults, namespace, class.
-_INNER = ("__code__", "__defaults__", "__kwdefaults__", "__call__", "__wrapped__", "__dict__")
-_INNER += ("__class__",)
+_INNER = frozenset(
+    {"__code__", "__defaults__", "__kwdefaults__", "__call__", "__wrapped__", "__dict__"}
+    | {"__class__"}
+)
 
 
 def whose(dotted: str | None) -> str | None:
