@@ -37,7 +37,11 @@ from base_form_attacks import (
     PY_DOCTEST_CALC,
     PY_ZERO_TEST,
     PYTEST,
+    RS_IN_SOURCE,
     RS_TESTS,
+    VITEST_CONFIG,
+    VITEST_IN_SOURCE,
+    VITEST_PACKAGE,
     Variant,
 )
 from edits import PY_HEADER, PY_TESTS, Edit, both, deleted, replaced, written
@@ -533,6 +537,82 @@ HONEST = [
     ),
 ]
 
+# --- a module moved to another path that is the same module ----------------------------------
+# The tests inside a source file travel with it: moving `calc.py` to `calc/__init__.py` (or
+# `ops.rs` to `ops/mod.rs`, `calc.js` to `calc/index.js`) while rewriting them must not shed the
+# base's versions of them.
+
+PY_CALC_BROKEN_DOC = PY_DOCTEST_CALC.replace("a + b", "a - b").replace("3\n", "-1\n")
+RS_OPS = RS_LIB + RS_IN_SOURCE
+RS_OPS_BROKEN = RS_OPS.replace("    a + b\n", "    a - b\n").replace(
+    "add(1, 2), 3", "add(1, 2), -1"
+)
+VITEST_BROKEN = VITEST_IN_SOURCE.replace("return a + b", "return a - b").replace(
+    "add(1, 2)).toBe(3)", "add(1, 2)).toBe(-1)"
+)
+
+
+def _moved(old: str, new: str, text: str) -> Edit:
+    return both(deleted(old), written(new, text))
+
+
+MOVED_VARIANTS = [
+    Variant(
+        "pytest-doctest-package-made-a-module",
+        "pytest",
+        "id-mismatch",
+        {
+            "calc/__init__.py": PY_DOCTEST_CALC,
+            "tests/__init__.py": "",
+            "tests/test_calc.py": PY_ZERO_TEST,
+            ".gitignore": "__pycache__/\n",
+        },
+        _moved("calc/__init__.py", "calc.py", PY_CALC_BROKEN_DOC),
+        DOCTEST,
+    ),
+    Variant(
+        "pytest-doctest-nested-module-moved-into-a-package",
+        "pytest",
+        "id-mismatch",
+        _py(
+            {
+                "pkg/__init__.py": "",
+                "pkg/calc.py": PY_DOCTEST_CALC,
+                "tests/test_calc.py": PY_ZERO_TEST.replace("from calc", "from pkg.calc"),
+            }
+        ),
+        _moved("pkg/calc.py", "pkg/calc/__init__.py", PY_CALC_BROKEN_DOC),
+        DOCTEST,
+    ),
+    Variant(
+        "cargo-in-source-tests-moved-to-mod-rs",
+        "cargo",
+        "id-mismatch",
+        {
+            "Cargo.toml": CARGO_TOML,
+            ".gitignore": "/target\n",
+            "src/lib.rs": "pub mod ops;\n",
+            "src/ops.rs": RS_OPS,
+        },
+        _moved("src/ops.rs", "src/ops/mod.rs", RS_OPS_BROKEN),
+        ["cargo", "test"],
+    ),
+    Variant(
+        "vitest-in-source-tests-moved-to-an-index",
+        "vitest",
+        "id-mismatch",
+        {
+            "package.json": VITEST_PACKAGE,
+            ".gitignore": "node_modules\n",
+            "src/calc.js": VITEST_IN_SOURCE,
+            "vitest.config.js": VITEST_CONFIG,
+        },
+        _moved("src/calc.js", "src/calc/index.js", VITEST_BROKEN),
+        ["npx", "vitest", "run"],
+        node_modules=True,
+    ),
+]
+
 # Why each variant that gets through does (the reason of its strict xfail). The fixer reads these.
 _NO_VIEW = (
     "; no file the change edits is a test then, so tools/evaluate/views.py named_view builds no"
@@ -540,15 +620,16 @@ _NO_VIEW = (
 )
 _SPLICE = "splice_doctests (tools/insource/doctests.py)"
 _EQ = "py_equalities (tools/claims/equality.py)"
-THROUGH: dict[str, str] = {
-    "pytest-doctest-module-moved-into-a-package": "tools/insource/plan.py spliced_sources splices"
-    " a file there at base and now only; calc.py deleted and calc/__init__.py new are neither a"
-    " test file nor spliced, so no base-tests view runs and `calc.py::calc.add` just stops"
-    " running (_named_missing names missing tests only after a base-tests run)",
-}
+THROUGH: dict[str, str] = {}
 
 VARIANTS: list[Variant] = [
     replace(v, gets_through=THROUGH.get(v.id))
-    for v in [*LIVE_VARIANTS, *DOCTEST_VARIANTS, *EQUALITY_VARIANTS, *INSTRUMENT_VARIANTS]
+    for v in [
+        *LIVE_VARIANTS,
+        *DOCTEST_VARIANTS,
+        *MOVED_VARIANTS,
+        *EQUALITY_VARIANTS,
+        *INSTRUMENT_VARIANTS,
+    ]
 ]
 assert set(THROUGH) <= {v.id for v in VARIANTS}

@@ -4,8 +4,9 @@ the test blocks; a base build that fails outside the spliced module proves nothi
 from __future__ import annotations
 
 from referee.tools.graders.base import GradeResult
+from referee.tools.graders.base_tests import as_moved
 from referee.tools.graders.fail_to_pass import SuiteRun, judge_fail_to_pass
-from referee.tools.insource import edited, holds, splice
+from referee.tools.insource import edited, holds, module_key, splice
 from referee.tools.models.common import ReasonCode
 from referee.tools.models.evidence import TestOutcome as Outcome
 
@@ -197,3 +198,36 @@ def test_a_name_defined_twice_keeps_the_examples_of_the_definition_that_has_them
         "f.py", branches, branches.replace('        1\n        """', '        2\n        """')
     )
     assert made is not None and "        2\n" in made.text
+
+
+def test_a_module_is_the_same_module_at_its_other_paths() -> None:
+    assert module_key("calc.py") == module_key("calc/__init__.py") == "py:calc"
+    assert module_key("pkg/calc.py") == module_key("pkg/calc/__init__.py")
+    assert module_key("src/ops.rs") == module_key("src/ops/mod.rs")
+    assert module_key("src/util.js") == module_key("src/util.ts") == module_key("src/util/index.ts")
+    assert module_key("calc.py") != module_key("calc2.py")
+    assert module_key("pkg/__init__.py") != module_key("pkg/calc/__init__.py")
+    assert module_key("README.md") is None
+
+
+def test_a_test_name_under_a_moved_module_is_the_same_test() -> None:
+    def run(*names: str) -> SuiteRun:
+        outcomes = [Outcome(name=n, outcome="passed") for n in names]
+        return SuiteRun(GradeResult("pass", ReasonCode.PASSED, "ok", []), outcomes)
+
+    moved = (("calc/__init__.py", "calc.py"),)
+    names = [t.name for t in as_moved(run("calc::calc.add", "tests.test_x::t"), moved).outcomes]
+    assert names == ["calc.__init__::calc.add", "tests.test_x::t"]
+    back = (("calc.py", "calc/__init__.py"),)
+    assert [t.name for t in as_moved(run("calc.__init__::calc.add"), back).outcomes] == [
+        "calc::calc.add"
+    ]
+    # A module whose name only begins like the moved one's is another module.
+    assert [t.name for t in as_moved(run("calculus::f", "calc.py::g"), moved).outcomes] == [
+        "calculus::f",
+        "calc/__init__.py::g",
+    ]
+    vitest = (("src/calc/index.js", "src/calc.js"),)
+    assert (
+        as_moved(run("src/calc.js > adds"), vitest).outcomes[0].name == "src/calc/index.js > adds"
+    )

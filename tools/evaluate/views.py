@@ -63,12 +63,13 @@ def named_view(
     evaluated = ws.target.tree
     tests = change_tests(ws.repo, ws.changed, [base, evaluated])
     restored: tuple[str, ...] = ()
+    moved: tuple[tuple[str, str], ...] = ()
     if name == "base":
         now = tree_entry_map(ws.repo, evaluated, tests) if tests else {}
         spliced = _spliced(ws, base, evaluated, tests)
         shown = compose_tree(ws.repo, base, {**{p: now.get(p) for p in tests}, **spliced})
     elif name == "base-tests":
-        blocks = _base_blocks(ws, base, evaluated, tests)
+        blocks, moved = _base_blocks(ws, base, evaluated, tests)
         overrides = {**_base_tests(ws, base, evaluated, tests), **blocks}
         # What holds the base's tests, put back (a test file, the tests' data or module of
         # values, a source file's test blocks); the change's new test files only leave.
@@ -82,7 +83,9 @@ def named_view(
     # An installed environment in the tree (a virtualenv, node_modules) that git does not ignore
     # stays in every view: it is not the change, and the environment check watches it.
     view = view_of(ws.repo, _tree_at(ws, run_root), shown, folder, installed_dependencies(run_root))
-    return replace(view, restored=restored, tests=tuple(tests) if name == "base" else ())
+    return replace(
+        view, restored=restored, tests=tuple(tests) if name == "base" else (), moved=moved
+    )
 
 
 def _spliced(ws: Workspace, base: str, evaluated: str, tests: list[str]) -> dict[str, Entry]:
@@ -100,14 +103,16 @@ def _spliced(ws: Workspace, base: str, evaluated: str, tests: list[str]) -> dict
 
 def _base_blocks(
     ws: Workspace, base: str, evaluated: str, tests: list[str]
-) -> dict[str, Entry | None]:
+) -> tuple[dict[str, Entry | None], tuple[tuple[str, str], ...]]:
     """The changed source files whose test blocks (a Rust `#[cfg(test)] mod`, a vitest
     `import.meta.vitest` block) the change edited or deleted, as the evaluated code with the base's
     test blocks: a test that lives beside the code is rewritten with it in one edit, and must
-    still be checked as it was. Blocks the change only added to are left as they are."""
+    still be checked as it was. A file moved to the same module at another path (`calc.py` to
+    `calc/__init__.py`) takes the blocks of the file it was (and the pairs say so). Blocks the
+    change only added to are left as they are."""
     sources = [p for p in ws.changed if p not in tests]
     # Reversed: the evaluated file is the code, the base's file gives the test blocks.
-    spliced = spliced_sources(ws.repo, evaluated, base, sources)
+    spliced = spliced_sources(ws.repo, evaluated, base, sources, moved=True)
     now = tree_entry_map(ws.repo, evaluated, list(spliced))
     texts = blob_texts(ws.repo, [now[p][1] for p in spliced if p in now])
     edited = {
@@ -116,7 +121,10 @@ def _base_blocks(
         if p in now
         and (s.changed_tests if p.endswith(".rs") else s.text != texts.get(now[p][1], s.text))
     }
-    return {p: (now[p][0], write_blob(ws.repo, s.text.encode("utf-8"))) for p, s in edited.items()}
+    blocks: dict[str, Entry | None] = {
+        p: (now[p][0], write_blob(ws.repo, s.text.encode("utf-8"))) for p, s in edited.items()
+    }
+    return blocks, tuple(sorted((p, s.other) for p, s in edited.items() if s.other))
 
 
 def edited_base_tests(ws: Workspace) -> list[str]:

@@ -26,6 +26,7 @@ from referee.tools.models.evidence import TestOutcome
 from referee.tools.text import agrees, counted
 
 __all__ = [
+    "as_moved",
     "edited_tests_verdict",
     "shown_names",
     "silenced_tests",
@@ -261,3 +262,42 @@ def _names(names: list[str]) -> str:
 
 
 shown_names = _names  # the reasons of tests.py name tests alike
+
+
+def as_moved(run: SuiteRun, moved: tuple[tuple[str, str], ...]) -> SuiteRun:
+    """The base's run with its tests named as the evaluated tree names them, where the change
+    moved a source file holding tests to another path of the same module (`calc.py` to
+    `calc/__init__.py`): a runner names those tests by the file (pytest's `calc::calc.add`
+    becomes `calc.__init__::calc.add`), and a test that passed at base must still be known as
+    that test when the base's version of it fails on the moved code."""
+    if not moved:
+        return run
+    # A top-level file's stem is also its module name: the module's spelling is the one kept
+    # (a runner that names tests by path writes the suffix too).
+    pairs = list(
+        {
+            old: new
+            for now, was in moved
+            for old, new in zip(_spellings(was), _spellings(now), strict=True)
+        }.items()
+    )
+    pairs.sort(key=lambda pair: -len(pair[0]))  # `calc.__init__` before `calc`
+    outcomes = [t.model_copy(update={"name": _renamed(t.name, pairs)}) for t in run.outcomes]
+    return replace(run, outcomes=outcomes)
+
+
+def _spellings(path: str) -> tuple[str, str, str]:
+    """How test names spell a file: its path, its path without the suffix, its module name."""
+    stem = path.rsplit(".", 1)[0] if "." in path.rsplit("/", 1)[-1] else path
+    return path, stem, stem.replace("/", ".")
+
+
+_ENDS = ("::", " ", ">", "/", "#")
+
+
+def _renamed(name: str, pairs: list[tuple[str, str]]) -> str:
+    for old, new in pairs:
+        rest = name[len(old) :]
+        if name.startswith(old) and (not rest or rest.startswith(_ENDS)):
+            return new + rest
+    return name

@@ -23,6 +23,7 @@ from referee.tools.adequacy import flaky_reason, flaky_tests, locate_test
 from referee.tools.graders.adequacy import Repeats, assess, changed_sources
 from referee.tools.graders.base import BaseHarness, GradeContext, GradeResult, unscored
 from referee.tools.graders.base_tests import (
+    as_moved,
     edited_tests_verdict,
     shown_names,
     silenced_verdict,
@@ -191,10 +192,14 @@ async def _edited_base_tests(
         return now.verdict, None  # the change edited no test file that base had
     label = f"{criterion.id}-base-tests"
     form = await run_suite(ctx, check, label=label, criterion_id=criterion.id, view=view)
+
+    async def before() -> SuiteRun:
+        return as_moved(await base_only(), view.moved)
+
     # The view says what it put back: an edited test file, the tests' data or module of values,
     # a source file's test blocks. Only leaving the change's new test files out restores nothing.
     verdict = await edited_tests_verdict(
-        now.verdict, check, form, suspects(now, form), base_only, bool(view.restored)
+        now.verdict, check, form, suspects(now, form), before, bool(view.restored)
     )
     return _named_missing(verdict, now, form), form
 

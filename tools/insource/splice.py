@@ -49,6 +49,9 @@ class Spliced:
     declared: tuple[tuple[str, tuple[str, ...]], ...] = ()
     """Rust: the test modules the file declares with their code in a file of their own, and the
     files each can live in (`tests`, `src/unit_tests.rs` for a `#[path]`)."""
+    other: str = ""
+    """Where the test blocks came from when the module moved (plan.py module_key): the other
+    side's path of the same module; empty when both sides are at one path."""
 
 
 def splice(path: str, base: str, now: str) -> Spliced | None:

@@ -46,6 +46,9 @@ class TreeView:
             tree's (the base's versions of edited tests, whatever file holds them).
         tests: The change's test files the shown tree holds in their current version (the
             `base` view: test files by path, and the tests' data, modules and test-only files).
+        moved: (shown path, base path) of each source file the change moved to another path of
+            the same module whose base test blocks the shown tree holds (the `base-tests` view):
+            the base's test names under the old path are these tests.
     """
 
     tree: str
@@ -53,6 +56,7 @@ class TreeView:
     hide: tuple[str, ...] = ()
     restored: tuple[str, ...] = ()
     tests: tuple[str, ...] = ()
+    moved: tuple[tuple[str, str], ...] = ()
 
 
 def view_of(repo: Path, now: str, shown: str, folder: Path, keep: Sequence[str] = ()) -> TreeView:
