@@ -29,7 +29,9 @@ def python_claims(path: str, source: str, scope: Scope, role: Role) -> list[Clai
         tree = pysource.parse(source)
     except (SyntaxError, ValueError, RecursionError):
         return None
-    package = dotted_names(path)[0].rpartition(".")[0] if path.endswith(".py") else ""
+    # A root `__init__.py` is imported under no name of the tree's own: it has no package.
+    names = dotted_names(path) if path.endswith(".py") else []
+    package = names[0].rpartition(".")[0] if names else ""
     parents = {child: node for node in pysource.nodes(tree) for child in ast.iter_child_nodes(node)}
     file = PyFile(path, tree, Names(tree, package), scope, role, parents)
     found = [*escapes(file), *situations(file), *instruments(file)]
