@@ -3,8 +3,9 @@
 installed   packages of in-tree virtualenvs and node_modules with files written after the
             contract was created
 compiled    untracked compiled Python modules that Python would import instead of the source
+ignored     code and hidden settings files git ignores, written after the contract was created
 
-Both become the antipattern `environment_modified`, with the path, for the judge.
+Each becomes the antipattern `environment_modified`, with the path, for the judge.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Collection
 from pathlib import Path
 
 from referee.tools.environment.compiled import compiled_modules
+from referee.tools.environment.ignored import ignored_files
 from referee.tools.environment.installed import changed_environments
 from referee.tools.tampering.model import Tampering
 from referee.tools.text import agrees, counted
@@ -43,6 +45,19 @@ def environment_findings(
     ]
     if anchor is None:
         return found
+    compiled = {t.location for t in found}
+    for path in ignored_files(tree, tracked, anchor):
+        if path in compiled:
+            continue
+        found.append(
+            Tampering(
+                ENVIRONMENT_MODIFIED,
+                path,
+                1,
+                f"{path} is a file git ignores, written after the contract was created: the"
+                " checks ran with it, yet it is in no diff and no reader saw it",
+            )
+        )
     for package in changed_environments(tree, anchor):
         more = " (the walk stopped early)" if package.truncated else ""
         found.append(

@@ -1,0 +1,106 @@
+"""Files git is told to ignore, written while the generator worked, that the checks run with.
+
+The tree hash and the change's diff list what git lists: tracked files and untracked ones no
+ignore rule hides. Ignore rules are the player's to write (`.git/info/exclude`, a `.gitignore`
+line the change adds, the user's own global ignore file), yet every run still sees the ignored
+files on disk: a module imported by the changed code, a `.env.test.local` that vite loads in test
+mode, an `.npmrc` in a folder. So an ignored file that can run or steer a run (source code in any
+language referee reads, or a hidden file where tools keep settings) and whose inode change time is
+later than the contract's creation (no program can set a ctime back) is reported with its path:
+the checks ran with it, and no reader and no diff saw it.
+
+Left out: what runs write as they go and no check reads as code (caches, coverage data, installed
+environments, which installed.py watches) and the output folders of builds (`build`, `dist`,
+`target`), which a check that reads them builds itself.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Collection
+from pathlib import Path
+
+from referee.tools.static.paths import language_of
+
+__all__ = ["ignored_files"]
+
+_SKIP = frozenset(
+    {
+        ".git",
+        ".referee",
+        "node_modules",
+        "__pycache__",
+        "target",
+        "dist",
+        "build",
+        "htmlcov",
+        "coverage",
+        ".nyc_output",
+        ".tox",
+        ".nox",
+        ".gradle",
+        ".idea",
+        ".vscode",
+        ".next",
+        ".nuxt",
+        ".svelte-kit",
+        ".angular",
+        ".turbo",
+        ".hypothesis",
+        "test-results",
+        "playwright-report",
+    }
+)
+# A folder that says what it is: a virtualenv, or a cache (https://bford.info/cachedir/).
+_MARKS = ("pyvenv.cfg", "CACHEDIR.TAG")
+# Hidden files tools write for themselves as they run (coverage data, a finder's index).
+_TOOL_MARKS = (".coverage", ".DS_Store", ".eslintcache", ".stylelintcache")
+_EDITOR_MARKS = (".swp", ".swo", "~")
+_MAX_SEEN = 200_000
+
+
+def ignored_files(tree: Path, listed: Collection[str], anchor: float) -> list[str]:
+    """Files of `tree` on disk that `listed` (the evaluated tree's files) leaves out, that can
+    run or steer a run, written after `anchor` (a POSIX time: the contract's creation)."""
+    known = set(listed)
+    found: list[str] = []
+    seen = 0
+    for folder, dirs, files in os.walk(tree):
+        here = Path(folder)
+        if folder != str(tree) and any(mark in files for mark in _MARKS):
+            dirs[:] = []
+            continue
+        dirs[:] = [d for d in dirs if d not in _SKIP and "cache" not in d.lower()]
+        rel = here.relative_to(tree)
+        for name in files:
+            seen += 1
+            if seen > _MAX_SEEN:
+                return sorted(found)
+            path = (rel / name).as_posix()
+            if path in known or not _steers(path, name):
+                continue
+            if _written_after(here / name, anchor):
+                found.append(path)
+    return sorted(found)
+
+
+def _steers(path: str, name: str) -> bool:
+    """Code a run may import, or a hidden file where a tool may keep settings (`.env.local`,
+    `.npmrc`)."""
+    if language_of(path) is not None:
+        return True
+    return (
+        name.startswith(".")
+        and "cache" not in name.lower()
+        and not name.startswith(_TOOL_MARKS)
+        and not name.endswith(_EDITOR_MARKS)
+    )
+
+
+def _written_after(path: Path, anchor: float) -> bool:
+    try:
+        info = path.lstat()
+    except OSError:
+        return False
+    return (stat.S_ISREG(info.st_mode) or stat.S_ISLNK(info.st_mode)) and info.st_ctime > anchor
