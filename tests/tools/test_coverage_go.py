@@ -120,6 +120,34 @@ def test_the_plan_profiles_the_changed_packages_into_the_reports_folder(tmp_path
     )
 
 
+@pytest.mark.parametrize(
+    "loads",
+    [
+        "func init() {\n\tcalc.Add = func(a, b int) int { return a + b }\n}\n",
+        "var _ = register()\n\nfunc register() bool { return true }\n",
+        "var (\n\tok = true\n\twired = set(ok)\n)\n\nfunc set(b bool) bool { return b }\n",
+    ],
+    ids=["init", "var-set-by-a-call", "var-block"],
+)
+def test_a_package_that_runs_code_as_it_loads_is_not_linked_into_every_binary(
+    loads: str, tmp_path: Path
+) -> None:
+    # -coverpkg links each package it names into every test binary of the run: an `init` in one
+    # of them would run in tests that never import it (and could rewire the code they test).
+    (tmp_path / "go.mod").write_text("module example.com/m\n", encoding="utf-8")
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "a.go").write_text("package a\n\nfunc A() int { return 1 }\n", "utf-8")
+    (tmp_path / "wire").mkdir()
+    (tmp_path / "wire" / "wire.go").write_text(f"package wire\n\n{loads}", encoding="utf-8")
+    done = instrument_go(go_plan("./..."), tmp_path, ["a/a.go", "wire/wire.go"], tmp_path, tmp_path)
+    assert isinstance(done, tuple)
+    assert not any(a.startswith("-coverpkg") for a in done[0].argv), done[0].argv
+    assert any(a.startswith("-coverprofile") for a in done[0].argv)
+    quiet = instrument_go(go_plan("./..."), tmp_path, ["a/a.go"], tmp_path, tmp_path)
+    assert isinstance(quiet, tuple)
+    assert "-coverpkg=example.com/m/a" in quiet[0].argv
+
+
 def test_a_race_run_counts_atomically(tmp_path: Path) -> None:
     (tmp_path / "go.mod").write_text("module example.com/m\n", encoding="utf-8")
     done = instrument_go(go_plan("-race", "./..."), tmp_path, ["a.go"], tmp_path, tmp_path)

@@ -2,10 +2,12 @@
 
 `instrument_go` adds `-coverprofile` (into the check's report folder, outside the tree),
 `-covermode=set` and `-coverpkg` naming the changed packages, so a test in another package that
-calls the changed code counts. The go command merges every test binary's profile into that file
-itself, so the `-exec` account wrapper and the sandbox change nothing. `measure_go` reads the
-profile: a changed line is a statement when a block covers it, executed when a block with a
-count above 0 does. Import paths map to files through the go.mod nearest each changed file.
+calls the changed code counts (unless one of them runs code as it loads: `-coverpkg` links each
+package it names into every test binary, and an `init` would then run where nothing imports it).
+The go command merges every test binary's profile into that file itself, so the `-exec` account
+wrapper and the sandbox change nothing. `measure_go` reads the profile: a changed line is a
+statement when a block covers it, executed when a block with a count above 0 does. Import paths
+map to files through the go.mod nearest each changed file.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from referee.tools.adequacy.lines import FileLines, diff_coverage
 from referee.tools.models.adequacy import DiffCoverage
 from referee.tools.runners import Plan
 from referee.tools.runners.base import base_name
+from referee.tools.tampering.syntax import descendants, parse, text
 
 __all__ = [
     "GO_SUFFIXES",
@@ -93,10 +96,43 @@ def instrument_go(
     if not any(f.endswith("covermode") for f in own):
         # -race needs atomic counters; `set` is enough to tell run from not run.
         extra.append("-covermode=atomic" if "-race" in own else "-covermode=set")
-    if not any(f.endswith("coverpkg") for f in own):
+    folders = {(root / s).parent for s in sources if _in_module(root, s, module)}
+    if not any(f.endswith("coverpkg") for f in own) and not any(map(_runs_at_load, folders)):
         extra.append("-coverpkg=" + ",".join(packages))
     argv = (*plan.argv[: at + 2], *extra, *plan.argv[at + 2 :])
     return replace(plan, argv=argv), profile
+
+
+def _runs_at_load(folder: Path) -> bool:
+    """Whether a package runs code as it loads (an `init` function, a package-level variable set
+    by a call). `-coverpkg` links every package it names into every test binary of the run, so
+    such a package's code would run in tests that never import it: an `init` setting another
+    package's function variable would change what those tests see. Its changed lines are then
+    measured by `-coverprofile` alone, in the test binaries that import it themselves."""
+    try:
+        files = [
+            f for f in folder.iterdir() if f.suffix == ".go" and not f.name.endswith("_test.go")
+        ]
+    except FileNotFoundError:
+        return False  # the change deleted the package: nothing of it loads
+    except OSError:
+        return True
+    for file in files:
+        try:
+            root = parse("go", file.read_text(encoding="utf-8", errors="replace"))
+        except OSError:
+            return True
+        if root is None:
+            return True
+        for node in root.named_children:
+            name = node.child_by_field_name("name") if node.type == "function_declaration" else None
+            if name is not None and text(name) == "init":
+                return True
+            if node.type == "var_declaration" and any(
+                True for _ in descendants(node, frozenset({"call_expression"}))
+            ):
+                return True
+    return False
 
 
 def _is_go_test(argv: Sequence[str], i: int) -> bool:
