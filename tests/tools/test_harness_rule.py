@@ -162,6 +162,35 @@ def test_a_standard_library_name_counts_when_new_and_outside_the_tests() -> None
     assert not is_harness_file("json.py", layout)  # the project's own, since before the change
 
 
+@pytest.mark.parametrize(
+    ("new", "old"),
+    [
+        ("src/calc.mjs", "src/calc.js"),  # vite resolves .mjs before .js
+        ("src/calc.js", "src/calc.ts"),
+        ("src/calc/index.ts", "src/calc.ts"),
+        ("src/calc.cjs", "src/calc/index.js"),
+        ("calc/__init__.py", "calc.py"),  # a package before a module
+        ("pkg/calc.py", "pkg/calc/__init__.py"),
+        ("src/ops/mod.rs", "src/ops.rs"),
+        ("lib/util.tsx", "lib/util.jsx"),
+    ],
+)
+def test_a_new_file_that_is_the_same_module_as_a_base_file_is_harness(new: str, old: str) -> None:
+    layout = Layout([old, new], at_base={old}.__contains__)
+    assert "the same module as" in harness_reason(new, layout), new
+    assert not is_harness_file(old, layout)
+    # Moved (the base's file gone), or both new: no module stands in for another.
+    assert not is_harness_file(new, Layout([new], at_base={old}.__contains__))
+    assert not is_harness_file(new, Layout([old, new]))
+
+
+def test_files_that_only_share_a_stem_are_other_modules() -> None:
+    at_base = {"src/calc.ts", "src/calc.test.ts", "calc.py"}
+    for new in ("src/calc.d.ts", "src/calc.spec.ts", "src/calc.json", "calc.pyi", "src/calcs.ts"):
+        layout = Layout([*at_base, new], at_base=at_base.__contains__)
+        assert "the same module" not in harness_reason(new, layout), new
+
+
 def test_data_in_a_configuration_format_is_harness_only_at_a_configuration_place() -> None:
     layout = Layout(["src/app/package.json", "tests/test_a.py"])
     assert is_harness_file("src/app/settings.json", layout)  # a project root

@@ -6,9 +6,10 @@ from __future__ import annotations
 from referee.tools.graders.base import GradeResult
 from referee.tools.graders.base_tests import as_moved
 from referee.tools.graders.fail_to_pass import SuiteRun, judge_fail_to_pass
-from referee.tools.insource import edited, holds, module_key, splice
+from referee.tools.insource import edited, holds, splice
 from referee.tools.models.common import ReasonCode
 from referee.tools.models.evidence import TestOutcome as Outcome
+from referee.tools.static.paths import module_key, same_module_paths
 
 CODE = "/// Adds.\npub fn add(a: i32, b: i32) -> i32 {\n    a - b\n}\n"
 FIXED = "/// Adds.\npub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n"
@@ -208,6 +209,9 @@ def test_a_module_is_the_same_module_at_its_other_paths() -> None:
     assert module_key("calc.py") != module_key("calc2.py")
     assert module_key("pkg/__init__.py") != module_key("pkg/calc/__init__.py")
     assert module_key("README.md") is None
+    assert same_module_paths("calc.py") == ["calc/__init__.py"]
+    assert same_module_paths("src/ops/mod.rs") == ["src/ops.rs"]
+    assert "src/util/index.ts" in same_module_paths("src/util.mjs")
 
 
 def test_a_test_name_under_a_moved_module_is_the_same_test() -> None:

@@ -8,6 +8,12 @@ A file is harness when
   one the runner imports (`pytest.py`, `_pytest/`, `unittest.py`, `referee_guard.py`) or, outside
   the tests, one of the standard library (`typing.py`, `site.py`), unless the base had that
   top-level module already (then it is the project's own) (shadow.py);
+- **it is a new `__init__.py` above tests the base had**: it makes their folders a package, and
+  pytest imports each package above a test module before the module (the project's root is no
+  package a program imports);
+- **it is new and the same module as a file the base had and the tree still holds**
+  (`calc.mjs` beside `calc.js`, `calc.js` beside `calc.ts`, `calc/__init__.py` beside `calc.py`):
+  the resolver loads one of the two by an order of its own;
 - **it is hidden**: a dotfile or anything under a dot-folder (`.npmrc`, `.babelrc`, `.env`,
   `.pytest.ini`, `.mvn/`, `.cargo/`, `.config/`, `.yarn/`), save git's own (`.git*`: ignore
   rules, attributes, a host's CI), which no run of the tests reads;
@@ -39,7 +45,7 @@ import re
 from collections.abc import Callable, Iterable
 
 from referee.tools.harness.shadow import shadowed_module
-from referee.tools.static.paths import is_test_path, language_of
+from referee.tools.static.paths import is_test_path, language_of, same_module_paths
 
 __all__ = ["MANIFESTS", "Layout", "harness_reason", "is_harness_file"]
 
@@ -110,6 +116,13 @@ class Layout:
     def _test_folders(self) -> frozenset[str]:
         return frozenset(_folder(p) for p in self._paths if _holds_a_test(p))
 
+    def base_tests_below(self, folder: str) -> bool:
+        """Whether the base held a test anywhere below `folder` ('' for the root)."""
+        prefix = f"{folder}/" if folder else ""
+        return any(
+            p.startswith(prefix) and _holds_a_test(p) and self.at_base(p) for p in self._paths
+        )
+
     def at_base(self, path: str) -> bool:
         return self._at_base(path) if self._at_base is not None else False
 
@@ -151,6 +164,12 @@ def harness_reason(path: str, layout: Layout, ignored: bool = False) -> str:
         return "the interpreter or the runner loads it by name"
     if suffix == ".py" and (module := _shadowed(path, layout)):
         return f"imported in place of the module `{module}`"
+    if name == "__init__.py" and not layout.at_base(path) and layout.base_tests_below(folder):
+        return "makes a folder above the base's tests a package, which the runner imports first"
+    if twin := _twin(path, layout):
+        return (
+            f"the same module as `{twin}`, which the base had: one is loaded in place of the other"
+        )
     if any(_hidden(part) for part in path.split("/")) and (
         not ignored or suffix in _CONFIG_FORMATS | _DATA_FORMATS
     ):
@@ -166,6 +185,20 @@ def harness_reason(path: str, layout: Layout, ignored: bool = False) -> str:
 
 def _shadowed(path: str, layout: Layout) -> str:
     return shadowed_module(path, layout.has, layout.at_base, is_test_path(path))
+
+
+def _twin(path: str, layout: Layout) -> str:
+    """A file of the base that a new file is the same module as (`calc.mjs` beside `calc.js`,
+    `calc/__init__.py` beside `calc.py`): the resolver then loads one of the two, by an order of
+    its own (Python's packages first, vite's `.mjs` before `.js` before `.ts`), and the tests
+    may run the new file while the diff shows the old one edited. A module moved (its old file
+    gone) has no twin."""
+    if layout.at_base(path):
+        return ""
+    for other in same_module_paths(path):
+        if layout.at_base(other) and layout.has(other):
+            return other
+    return ""
 
 
 def _hidden(part: str) -> bool:

@@ -9,7 +9,7 @@ plan.py        which changed files of an evaluation splice, read from the reposi
 
 from referee.tools.insource.base_build import BaseBuild, read_base_build
 from referee.tools.insource.ids import edited, holds, out_of_line
-from referee.tools.insource.plan import module_key, spliced_sources
+from referee.tools.insource.plan import spliced_sources
 from referee.tools.insource.splice import Spliced, splice
 
 __all__ = [
@@ -17,7 +17,6 @@ __all__ = [
     "Spliced",
     "edited",
     "holds",
-    "module_key",
     "out_of_line",
     "read_base_build",
     "splice",

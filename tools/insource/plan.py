@@ -3,15 +3,15 @@ read from the repository's verified objects (the pure work is splice.py's)."""
 
 from __future__ import annotations
 
-import posixpath
 from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 
 from referee.tools.insource.splice import Spliced, splice
 from referee.tools.repo import blob_texts, tree_entry_map
+from referee.tools.static.paths import module_key
 
-__all__ = ["module_key", "spliced_sources"]
+__all__ = ["spliced_sources"]
 
 
 def spliced_sources(
@@ -59,21 +59,3 @@ def _moved(before: list[str], now: list[str]) -> dict[str, str]:
         if len(same) == 1:
             found[path] = same[0]
     return found
-
-
-_JS = (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".tsx", ".jsx")
-
-
-def module_key(path: str) -> str | None:
-    """What a source file is imported as, where another path names the same module: Python's
-    `pkg/calc.py` and `pkg/calc/__init__.py`, Rust's `ops.rs` and `ops/mod.rs`, a script's
-    `util.js`, `util.ts` and `util/index.ts`. None for a file of no such language."""
-    stem, ext = posixpath.splitext(path)
-    folder, name = posixpath.split(stem)
-    if ext == ".py":
-        return f"py:{folder if name == '__init__' else stem}"
-    if ext == ".rs":
-        return f"rs:{folder if name == 'mod' else stem}"
-    if ext in _JS:
-        return f"js:{folder if name == 'index' else stem}"
-    return None

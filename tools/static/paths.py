@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import posixpath
 import re
 from functools import lru_cache
 
@@ -210,3 +211,35 @@ def needs_test(path: str) -> bool:
     ):
         return False
     return not any(part.lower() in _NO_TEST_DIRS or part.startswith(".") for part in folders)
+
+
+_MODULE_SCRIPTS = (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".tsx", ".jsx")
+
+
+def module_key(path: str) -> str | None:
+    """What a source file is imported as, where another path names the same module: Python's
+    `pkg/calc.py` and `pkg/calc/__init__.py`, Rust's `ops.rs` and `ops/mod.rs`, a script's
+    `util.js`, `util.ts` and `util/index.ts`. None for a file of no such language."""
+    stem, ext = posixpath.splitext(path)
+    folder, name = posixpath.split(stem)
+    kinds = {".py": ("py", "__init__"), ".rs": ("rs", "mod")}
+    kind, index = kinds.get(ext) or (("js", "index") if ext in _MODULE_SCRIPTS else ("", ""))
+    module = folder if name == index else stem
+    return f"{kind}:{module}" if kind and module else None
+
+
+def same_module_paths(path: str) -> list[str]:
+    """The other paths a file could be at and still be the module it is (module_key)."""
+    key = module_key(path)
+    if key is None:
+        return []
+    kind, _, stem = key.partition(":")
+    prefix = f"{stem}/" if stem else ""
+    if kind == "py":
+        found = [f"{stem}.py", f"{prefix}__init__.py"]
+    elif kind == "rs":
+        found = [f"{stem}.rs", f"{prefix}mod.rs"]
+    else:
+        found = [f"{stem}{e}" for e in _MODULE_SCRIPTS]
+        found += [f"{prefix}index{e}" for e in _MODULE_SCRIPTS]
+    return [p for p in found if p != path]
