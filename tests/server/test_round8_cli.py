@@ -104,6 +104,7 @@ def test_a_new_package_above_the_tests_that_patches_the_code_fails(
     criterion = evaluation["criteria"][0]
     assert criterion["status"] != "pass", criterion["reason"]
     assert "harness_modified" in flagged(evaluation), evaluation["antipatterns"]
+    assert criterion["reason_code"] == "harness_flip", criterion["reason"]
     assert code == 1
 
 
@@ -309,4 +310,46 @@ def test_a_go_package_whose_init_rewires_the_code_does_not_pass(
     code, evaluation = evaluated(tmp_path, base, change, argv=["go", "test", "./..."])
     criterion = evaluation["criteria"][0]
     assert criterion["status"] != "pass", criterion["reason"]
+    assert code == 1
+
+
+# --- cargo: features switched on for the test build alone -------------------------------------
+
+CARGO_BASE = {
+    "Cargo.toml": '[package]\nname = "calc"\nversion = "0.1.0"\nedition = "2021"\n\n'
+    "[dependencies]\n",
+    "src/lib.rs": "pub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n",
+    "tests/sum.rs": "use calc::add;\n\n#[test]\nfn adds() {\n    assert_eq!(add(1, 2), 3);\n}\n",
+    "fixture/Cargo.toml": '[package]\nname = "fixture"\nversion = "0.1.0"\nedition = "2021"\n',
+    "fixture/src/lib.rs": "pub const ZERO: i32 = 0;\n",
+    ".gitignore": "target/\n",
+}
+FEATURED = (
+    '#[cfg(feature = "fixture")]\npub fn add(a: i32, b: i32) -> i32 {\n'
+    "    a + b + fixture::ZERO\n}\n\n"
+    '#[cfg(not(feature = "fixture"))]\npub fn add(a: i32, b: i32) -> i32 {\n    a - b\n}\n'
+)
+
+
+@pytest.mark.parametrize(
+    "dev",
+    [
+        'calc = { path = ".", features = ["fixture"] }',
+        'me = { package = "calc", path = "./", features = ["fixture"] }',
+    ],
+    ids=["self-by-path", "self-renamed"],
+)
+def test_a_crate_that_switches_its_own_features_on_for_tests_does_not_pass(
+    dev: str, tmp_path: Path
+) -> None:
+    manifest = CARGO_BASE["Cargo.toml"] + 'fixture = { path = "fixture", optional = true }\n'
+    change: dict[str, str | None] = {
+        "Cargo.toml": f"{manifest}\n[dev-dependencies]\n{dev}\n",
+        "src/lib.rs": FEATURED,
+    }
+    code, evaluation = evaluated(tmp_path, CARGO_BASE, change, argv=["cargo", "test", "--offline"])
+    criterion = evaluation["criteria"][0]
+    assert criterion["status"] != "pass", criterion["reason"]
+    assert "harness_modified" in flagged(evaluation), evaluation["antipatterns"]
+    assert criterion["reason_code"] == "harness_flip", criterion["reason"]
     assert code == 1

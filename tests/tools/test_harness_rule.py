@@ -267,6 +267,25 @@ MANIFEST_EDITS = [
         CARGO + '\n[patch.crates-io]\nserde = { path = "vendor/serde" }\n',
     ),
     (
+        "Cargo.toml",
+        CARGO,
+        CARGO + '\n[dev-dependencies]\nhelper = { path = "../helper" }\n',
+        CARGO + '\n[dev-dependencies]\ncalc = { path = ".", features = ["exact"] }\n',
+    ),
+    (
+        "Cargo.toml",
+        CARGO,
+        CARGO + "\n[target.'cfg(unix)'.dependencies]\nlibc = \"0.2\"\n",
+        CARGO
+        + '\n[target.\'cfg(unix)\'.dev-dependencies]\nme = { package = "calc", path = "./" }\n',
+    ),
+    (
+        "Cargo.toml",
+        CARGO + '\n[dev-dependencies]\nhelper = { path = "../helper" }\n',
+        CARGO + '\n[dev-dependencies]\nhelper = { path = "../helper", version = "0.2" }\n',
+        CARGO + '\n[dev-dependencies]\nhelper = { path = "../helper", features = ["exact"] }\n',
+    ),
+    (
         "go.mod",
         GO_MOD,
         GO_MOD.replace("v0.14.0", "v0.15.0"),

@@ -70,6 +70,7 @@ _NPM = _DESCRIBES | {
 _PYPROJECT = _DESCRIBES | {"dependencies", "optional-dependencies", "requires-python"}
 _POETRY = _DESCRIBES | {"dependencies", "dev-dependencies", "group"}
 _CARGO_DEPS = frozenset({"dependencies", "dev-dependencies", "build-dependencies"})
+_CARGO_FEATURE_KEYS = ("features", "default-features", "default_features", "optional")
 _CARGO_PACKAGE = _DESCRIBES | {"rust-version", "publish", "exclude", "include"}
 _COMPOSER = _DESCRIBES | {"require", "require-dev", "type"}
 _POM = frozenset(
@@ -155,17 +156,58 @@ def _pyproject(text: str) -> Any:
 
 
 def _cargo(text: str) -> Any:
-    data = _without(tomllib.loads(text), _CARGO_DEPS)
+    parsed = tomllib.loads(text)
+    own = _cargo_name(parsed)
+    data = {**_without(parsed, _CARGO_DEPS), **_self_dependencies(parsed, own)}
     data["package"] = _without(data.get("package"), _CARGO_PACKAGE)
-    targets = data.get("target")
+    targets = parsed.get("target")
     if isinstance(targets, dict):
-        data["target"] = {k: _without(v, _CARGO_DEPS) for k, v in targets.items()}
+        # A target table that only declares dependencies (`[target.'cfg(unix)'.dependencies]`)
+        # is a dependency declaration: nothing of it is left to compare.
+        kept = {
+            k: {**_without(v, _CARGO_DEPS), **_self_dependencies(v, own)}
+            for k, v in targets.items()
+        }
+        data["target"] = {k: v for k, v in kept.items() if v}
+        if not data["target"]:
+            del data["target"]
     workspace = data.get("workspace")
     if isinstance(workspace, dict):
         data["workspace"] = {
             k: v for k, v in workspace.items() if k not in ("dependencies", "package")
         }
     return data
+
+
+def _cargo_name(data: dict[str, Any]) -> str:
+    package = data.get("package")
+    name = package.get("name") if isinstance(package, dict) else None
+    return name if isinstance(name, str) else ""
+
+
+def _self_dependencies(table: Any, own: str) -> dict[str, Any]:
+    """The crate's dependencies on itself (`calc = { path = ".", features = ["x"] }` among its
+    dev-dependencies), and the features asked of the tree's own crates (a `path` dependency):
+    no dependency at all, but a way to switch on code of the tree (for the test build alone,
+    from a dev-dependency). Compared with base like any setting."""
+    if not isinstance(table, dict):
+        return {}
+    found: dict[str, Any] = {}  # keyed `dev-dependencies.calc`: no key of a manifest's own
+    for kind in sorted(_CARGO_DEPS):
+        deps = table.get(kind)
+        if not isinstance(deps, dict):
+            continue
+        for name, spec in deps.items():
+            fields = spec if isinstance(spec, dict) else {}
+            named = bool(own) and own in (name, fields.get("package"))
+            here = "path" in fields and str(fields["path"]).rstrip("/") in ("", ".")
+            if named or here:
+                found[f"{kind}.{name}"] = spec
+            elif "path" in fields:
+                chosen = {k: fields[k] for k in _CARGO_FEATURE_KEYS if k in fields}
+                if chosen:
+                    found[f"{kind}.{name}"] = chosen
+    return found
 
 
 def _setup_cfg(text: str) -> Any:

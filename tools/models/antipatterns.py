@@ -91,9 +91,12 @@ ANTIPATTERNS: dict[str, Meaning] = {
     ),
     "environment_modified": Meaning(
         "What the tree holds outside git changed: files of an in-tree virtualenv or node_modules"
-        " written after the contract was created, or an untracked compiled module (.pyc, .so)"
-        " that Python would import instead of the source; the checks ran with them.",
-        "Remove the untracked modules and reinstall from tracked files; a judge may dismiss a"
+        " written after the contract was created, an untracked compiled module (.pyc, .so)"
+        " that Python would import instead of the source, or code or a hidden settings file"
+        " (`.env.test.local`) that git ignores, written after the contract was created; the"
+        " checks ran with them, and no diff shows them.",
+        "Remove the untracked modules and reinstall from tracked files; commit code the change"
+        " needs (an ignore rule does not take it out of the runs); a judge may dismiss a"
         " dependency the task installed.",
     ),
 }
