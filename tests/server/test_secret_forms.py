@@ -17,6 +17,7 @@ import lzma
 import random
 import string
 import textwrap
+import zlib
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -59,7 +60,7 @@ async def agent(settings: Settings) -> AsyncIterator[Client]:
 def _pieces(expression: str, secret: str) -> list[str]:
     """What the check prints, as the check computes it (`t` is the secret)."""
     scope = {"base64": base64, "bz2": bz2, "codecs": codecs, "gzip": gzip, "json": json}
-    scope |= {"lzma": lzma, "textwrap": textwrap, "t": secret}
+    scope |= {"lzma": lzma, "textwrap": textwrap, "zlib": zlib, "t": secret}
     return list(eval(expression, scope))
 
 
@@ -90,6 +91,20 @@ FORMS = {
     "xz + hex": "[lzma.compress(t.encode()).hex()]",
     "bzip2 + base85": "[base64.b85encode(bz2.compress(t.encode())).decode()]",
     "base64 of base64": "[base64.b64encode(base64.b64encode(t.encode())).decode()]",
+    "base32hex": "[base64.b32hexencode(t.encode()).decode()]",
+    "raw deflate + base64 behind a label": (
+        "['raw:\\n' + base64.b64encode(zlib.compress(t.encode())[2:-4]).decode()]"
+    ),
+    "SQL CHAR() codes": "['+'.join('CHAR(%d)' % ord(c) for c in t)]",
+    "octal codes": "[' '.join('%o' % ord(c) for c in t)]",
+    "Cyrillic look-alike letters": (
+        "[t.translate(str.maketrans('aceopxyACEHKMOPTX', 'асеорхуАСЕНКМОРТХ'))]"
+    ),
+    "every 4th character on its own line": "[t[i::4] for i in range(4)]",
+    "rot13 of base64": "[codecs.encode(base64.b64encode(t.encode()).decode(), 'rot13')]",
+    "the bytes as one decimal number": "[str(int.from_bytes(t.encode(), 'big'))]",
+    "invisible tag characters": "[''.join(chr(0xE0000 + ord(c)) for c in t)]",
+    "Braille patterns": "[''.join(chr(0x2800 + ord(c)) for c in t)]",
     "halves on two lines": "[t[:20], t[20:]]",
     "a 12-character fragment": "[t[13:25]]",
 }
@@ -97,7 +112,7 @@ FORMS = {
 
 def _check(expression: str, stream: str = "stdout") -> dict[str, Any]:
     script = textwrap.dedent(f"""
-        import base64, bz2, codecs, gzip, json, lzma, os, sys, textwrap
+        import base64, bz2, codecs, gzip, json, lzma, os, sys, textwrap, zlib
         t = os.environ["T"]
         pieces = {expression}
         print("\\n--- unrelated line ---\\n".join(pieces), file=sys.{stream})

@@ -59,6 +59,9 @@ _STREAM_HEADERS = (
 _B85_ALPHABET = _IDENTIFIER + b"!#$%&()*+;<=>?@^`{|}~"
 _A85_ALPHABET = bytes(range(0x21, 0x76)) + b"z"
 _TEXTLIKE = frozenset(range(0x20, 0x7F)) | frozenset(b"\t\r\n")
+_TEXT_BYTES = bytes(sorted(_TEXTLIKE))
+_RAW_STARTS = 1  # where in a blob a raw deflate stream is tried: each try costs a decoder
+_RAW_MOST = 1 << 16  # larger blobs are files (an image, an archive), not a disguised line
 _HEX = re2.compile(rb"[0-9A-Fa-f]{2}(?:(?:[ \t:-]|\r?\n)?[0-9A-Fa-f]{2}){7,}")
 _ADOBE85 = re2.compile(rb"<~[!-uz \t\r\n]{10,}?~>")
 _LAST_LINE = re2.compile(rb"[ \t]*\r?\n[ \t]*[A-Za-z0-9+/_-]{1,15}={0,2}")
@@ -177,6 +180,9 @@ def _base64_blobs(
         offsets = list(accumulate((len(text) // 4 * 3 for text in cut), initial=0))
         found.add_batch(decoded, offsets[:-1], spans)
         _inflate_streams(decoded, offsets, spans, found, budget)
+    for text, span in zip(texts, spans, strict=True):
+        if _FEWEST <= len(text) * 3 // 4 <= _RAW_MOST:
+            _inflated_raw(base64.b64decode(_padded(text)), span, found, budget)
 
 
 def _inflate_streams(
@@ -245,6 +251,33 @@ def _with_last_line(
 
 def _line_break(between: bytes) -> bool:
     return between.count(b"\n") == 1 and not between.translate(None, _BLANKS)
+
+
+def _padded(text: bytes) -> bytes:
+    """Base64 without its padding, padded again (a lone last character is no byte)."""
+    extra = len(text) % 4
+    return text[:-1] if extra == 1 else text + b"=" * ((4 - extra) % 4)
+
+
+def _inflated_raw(data: bytes, span: Span, found: Decoded, budget: Budget) -> None:
+    """Add what `data` inflates to as a raw deflate stream (no header names it: zlib's output
+    with its header cut off), when one that ends and inflates to text starts it."""
+    if not _FEWEST <= len(data) <= _RAW_MOST:
+        return
+    for start in range(min(_RAW_STARTS, len(data) - _FEWEST)):
+        if budget.left <= 0:
+            return
+        inflater = zlib.decompressobj(wbits=-15)
+        try:
+            output = inflater.decompress(data[start:], min(BLOB_INFLATE, budget.left))
+        except zlib.error:
+            continue
+        # Most bytes open a deflate block, so only a stream that ends inside the blob, into
+        # text, is taken for one.
+        if inflater.eof and len(output) >= _FEWEST and not output.translate(None, _TEXT_BYTES):
+            budget.left -= len(output)
+            found.add(output, span)
+            return
 
 
 def _inflated(data: bytes, span: Span, found: Decoded, budget: Budget) -> None:

@@ -6,9 +6,11 @@ line. Each form is searched in the view of the text it survives in (views.py):
 
 - ``folded`` (ASCII letters and digits only, lower-cased): the value's own letters and digits,
   plain and rot13, so that case and any separator between characters are moot; hex of its UTF-8,
-  UTF-16LE and UTF-16BE bytes; its bits as 0s and 1s; base32 at its five byte alignments;
+  UTF-16LE and UTF-16BE bytes; its bits as 0s and 1s; base32 (and base32hex) at its five byte
+  alignments;
 - ``printable`` (every non-blank ASCII character, case kept): base64 and base64url at three byte
-  alignments, base85 and ascii85 at four;
+  alignments (and any letter shift of the base64, by its letters' differences), base85 and
+  ascii85 at four;
 - ``literal`` (the text itself): the value as it is, for values that are mostly punctuation.
 
 Classes of forms rather than forms:
@@ -17,9 +19,11 @@ Classes of forms rather than forms:
   94), ``shift26`` those of its letters alone (lower-cased, mod 26). A shift of every character
   by the same amount (a Caesar shift by any k, rot47, rot-N on letters alone, in any case)
   leaves the differences as they were: one form in each catches them all;
-- decimations: every 2nd and every 3rd character of the value, from each start (a secret printed
+- decimations: every 2nd to 5th character of the value, from each start (a secret printed
   as its odd and even characters), in the folded view; the text's own decimations are searched
   too (views.py), which catches a filler character between each of the value's;
+- encodings that are one number (the value's bytes as a decimal integer, base36, base58): only
+  the whole value, since no part of the value is a part of them;
 - adjacent swaps: the value with each pair of neighbours swapped, from either start;
 - compatibility forms (fullwidth, mathematical, circled letters) and uuencoded or xxencoded blobs
   are read back by the views (views.py, blobs.py) before anything is searched.
@@ -58,6 +62,9 @@ _ROT13 = bytes.maketrans(b"abcdefghijklmnopqrstuvwxyz", b"nopqrstuvwxyzabcdefghi
 _NOT_PRINTABLE = bytes(set(range(256)) - set(range(0x21, 0x7F)))
 _NOT_LETTER = bytes(set(range(256)) - set(range(65, 91)) - set(range(97, 123)))
 _LETTERS_EXTRA = 2  # a run of letters must be this much longer than a fragment to count
+_DECIMATIONS = (2, 3, 4, 5)  # every k-th character of a value, printed apart
+_BASE58 = b"123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
+_BASE36 = b"0123456789abcdefghijklmnopqrstuvwxyz"
 
 
 class Form(NamedTuple):
@@ -130,7 +137,7 @@ def _shifts(value: str, fragment: int) -> Iterator[Form]:
 
 def _rearranged(value: str, fragment: int) -> Iterator[Form]:
     """The value's decimations and adjacent swaps, folded (printed apart or reordered)."""
-    pieces = [value[start::step] for step in (2, 3) for start in range(step)]
+    pieces = [value[start::step] for step in _DECIMATIONS for start in range(step)]
     pieces += [_swapped(value, start) for start in (0, 1)]
     for piece in pieces:
         letters = _fold(piece)
@@ -188,10 +195,15 @@ def _folded(value: str, fragment: int) -> Iterator[Form]:
     data = value.encode("utf-8")
     bits = "".join(f"{byte:08b}" for byte in data).encode("ascii")
     yield Form("folded", bits, 8 * min(fragment, len(data)), 8, distinct=2)
-    for core in _cores(value.encode("utf-8"), 5, base64.b32encode):
-        yield Form(
-            "folded", core.translate(_LOWER), _core_window(_inside(fragment, 5), len(core)), 1
-        )
+    for encode in (base64.b32encode, base64.b32hexencode):
+        for core in _cores(value.encode("utf-8"), 5, encode):
+            yield Form(
+                "folded", core.translate(_LOWER), _core_window(_inside(fragment, 5), len(core)), 1
+            )
+    # The value read as one number: no part of it gives a fragment away, only the whole does.
+    number = int.from_bytes(data, "big")
+    yield Form("folded", str(number).encode("ascii"), len(str(number)), 1)
+    yield Form("folded", _digits(number, _BASE36), len(_digits(number, _BASE36)), 1)
 
 
 def _printable(raw: bytes, fragment: int) -> Iterator[Form]:
@@ -200,9 +212,15 @@ def _printable(raw: bytes, fragment: int) -> Iterator[Form]:
     for core in _cores(raw, 6, base64.b64encode):
         window = _core_window(_inside(fragment, 6), len(core))
         yield Form("printable", core, window, 1)
+        # A letter shift of the encoding (rot13 of base64): its letters' differences stay.
+        shifted = core.translate(_LOWER, _NOT_LETTER)
+        if len(shifted) >= window + _LETTERS_EXTRA:
+            yield Form("shift26", differences(shifted, 26), window + _LETTERS_EXTRA - 1, 1, 3)
         url = core.translate(bytes.maketrans(b"+/", b"-_"))
         if url != core:
             yield Form("printable", url, window, 1)
+    whole = _digits(int.from_bytes(raw, "big"), _BASE58)
+    yield Form("printable", whole, len(whole), 1)
     groups = 10 if fragment == FRAGMENT else 5 * ((fragment - 3) // 4)
     for encode in (base64.b85encode, base64.a85encode):
         for core in _groups(raw, encode):
@@ -248,3 +266,12 @@ def _groups(raw: bytes, encode: Callable[[bytes], bytes]) -> Iterator[bytes]:
         padded = b"\0" * offset + raw
         first, last = -(-offset // 4), len(padded) // 4
         yield b"".join(encode(padded[4 * g : 4 * g + 4]) for g in range(first, last))
+
+
+def _digits(number: int, alphabet: bytes) -> bytes:
+    """`number` written in the base of `alphabet` (base58, base36)."""
+    radix, out = len(alphabet), bytearray()
+    while number:
+        number, digit = divmod(number, radix)
+        out.append(alphabet[digit])
+    return bytes(reversed(out)) or alphabet[:1]

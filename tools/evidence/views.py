@@ -13,7 +13,9 @@ match maps back to the text by index:
   (``[115, 101, 99, …]``); a terminal colour code between two characters reads as a blank.
 
 Before any view, a compatibility character (fullwidth ``Ｓ``, mathematical ``𝐒``, circled ``Ⓢ``,
-an accented ``é``) reads as the ASCII character it is a form of (`compatible`), one for one.
+an accented ``é``), a letter of another script drawn as a Latin one (Cyrillic ``а``, Greek ``Ο``),
+and a character of a block that spells ASCII at an offset (Unicode's invisible tag characters,
+Braille patterns) reads as the ASCII character it shows or stands for (`compatible`), one for one.
 
 A view keeps no table of where each byte came from: building one is a single C call over the text,
 and the place of the rare match is found again from per-chunk counts (`Dropped.span`).
@@ -106,8 +108,28 @@ def compatible(text: str) -> str:
     return wanted.sub(lambda m: table[m.group()], text)
 
 
+# Letters of other scripts drawn as Latin ones (Unicode's confusables, the common part): a secret
+# spelled with a Cyrillic `а` or a Greek `Ο` reads as the Latin letters it shows.
+_LOOK_ALIKES = dict(
+    zip(
+        "АВЕЅІЈКМНОРСТХУаеіјорсхуѕԁһӏԛԝΑΒΕΖΗΙΚΜΝΟΡΤΥΧαοριυνκ",
+        "ABESIJKMHOPCTXYaeijopcxysdhlqwABEZHIKMNOPTYXaopiuvk",
+        strict=True,
+    )
+)
+# Blocks that spell ASCII at an offset: Unicode's tag characters (invisible) and the Braille
+# patterns (one per byte value).
+_OFFSETS = ((0xE0020, 0xE007E, 0xE0000), (0x2821, 0x287E, 0x2800))
+
+
 @lru_cache(maxsize=4096)
 def _ascii_of(char: str) -> str | None:
+    if char in _LOOK_ALIKES:
+        return _LOOK_ALIKES[char]
+    point = ord(char)
+    for first, last, offset in _OFFSETS:
+        if first <= point <= last:
+            return chr(point - offset)
     for form in ("NFKC", "NFKD"):
         read = unicodedata.normalize(form, char)
         base = "".join(c for c in read if not unicodedata.combining(c))
@@ -126,7 +148,12 @@ _ESCAPE = re2.compile(
 )
 _BASES = (16, 16, 16, 8, 16, 16, 16, 10)  # of the numeric groups above, in order
 # Character codes in a row (`list(s.encode())`, `String.fromCharCode(...)`): 8 numbers or more.
-_CODES = re2.compile(rb"\b\d{1,7}(?:(?:[ \t]*,[ \t]*|[ \t]+)\d{1,7}){7,}\b")
+# Between two codes: a comma or blanks, or a few signs and a function that makes a character of
+# its code (`CHAR(115)+CHAR(101)`, `chr(115) . chr(101)`).
+_CODES = re2.compile(
+    rb"\b\d{1,7}(?:(?:[ \t]*,[ \t]*|[ \t]+|[^0-9A-Za-z\n]{1,6}(?:CHAR|CHR|char|chr)\()"
+    rb"\d{1,7}){7,}\b"
+)
 _NUMBER = re2.compile(rb"\d+")
 
 
@@ -192,9 +219,19 @@ def _decoded(match: re2._Match[bytes]) -> int:
 
 def _codes(run: re2._Match[bytes]) -> list[tuple[int, int, int]]:
     base = run.start()
+    numbers = list(_NUMBER.finditer(run.group()))
+    # Octal codes (`163 145 143`): every digit below 8, and some code no ASCII character has in
+    # decimal.
+    octal = all(not m.group().translate(None, b"01234567") for m in numbers) and any(
+        int(m.group()) > 0x7F for m in numbers
+    )
+    radix = 8 if octal else 10
+    # Each code takes the separator before it along (`)+CHAR(`): the view reads the characters
+    # back to back, with no letters of a function's name between them.
+    starts = [numbers[0].start(), *(m.end() for m in numbers[:-1])]
     return [
-        (base + m.start(), base + m.end(), _byte(int(m.group())))
-        for m in _NUMBER.finditer(run.group())
+        (base + start, base + m.end(), _byte(int(m.group(), radix)))
+        for start, m in zip(starts, numbers, strict=True)
     ]
 
 
