@@ -25,10 +25,11 @@ ENVIRONMENT_MODIFIED = "environment_modified"
 
 
 def environment_findings(
-    tree: Path, tracked: Collection[str], anchor: float | None
+    tree: Path, tracked: Collection[str], anchor: float | None, changed: Collection[str] = ()
 ) -> list[Tampering]:
     """Findings for the tree's environment; `anchor` is the contract's creation (POSIX time),
-    None where the environment is known to be the runner's own (CI installed it)."""
+    None where the environment is known to be the runner's own (CI installed it); `changed`, the
+    change's files (the folders they name are searched too, ignored.py)."""
     found = [
         Tampering(
             ENVIRONMENT_MODIFIED,
@@ -46,7 +47,7 @@ def environment_findings(
     if anchor is None:
         return found
     compiled = {t.location for t in found}
-    for path in ignored_files(tree, tracked, anchor):
+    for path in ignored_files(tree, tracked, anchor, _texts(tree, changed)):
         if path in compiled:
             continue
         found.append(
@@ -71,4 +72,18 @@ def environment_findings(
                 f" installed file edited during the work; the checks ran with them{more}",
             )
         )
+    return found
+
+
+_MOST = 1 << 20  # of one changed file: the folder names a path spells are near its top anyway
+
+
+def _texts(tree: Path, paths: Collection[str]) -> list[str]:
+    found = []
+    for path in paths:
+        try:
+            with (tree / path).open("rb") as file:
+                found.append(file.read(_MOST).decode("utf-8", errors="replace"))
+        except OSError:
+            continue
     return found

@@ -11,12 +11,15 @@ the checks ran with it, and no reader and no diff saw it.
 
 Left out: what runs write as they go and no check reads as code (caches, coverage data, installed
 environments, which installed.py watches) and the output folders of builds (`build`, `dist`,
-`target`), which a check that reads them builds itself.
+`target`), which a check that reads them builds itself; unless a file of the change names such a
+folder in a string as a path (`sys.path.insert(0, "build")`): then it is walked like any other
+(`node_modules` and `target` never are).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import stat
 from collections.abc import Collection
 from pathlib import Path
@@ -27,7 +30,6 @@ __all__ = ["ignored_files"]
 
 _SKIP = frozenset(
     {
-        ".git",
         ".referee",
         "node_modules",
         "__pycache__",
@@ -52,6 +54,9 @@ _SKIP = frozenset(
         "playwright-report",
     }
 )
+# Never walked, whatever the change names: installed packages (installed.py watches them),
+# referee's own folder, and Rust's and Maven's build folder (a build writes generated code there).
+_ALWAYS_SKIP = frozenset({".referee", "node_modules", "target"})
 # A folder that says what it is: a virtualenv, or a cache (https://bford.info/cachedir/).
 _MARKS = ("pyvenv.cfg", "CACHEDIR.TAG")
 # Hidden files tools write for themselves as they run (coverage data, a finder's index).
@@ -60,10 +65,19 @@ _EDITOR_MARKS = (".swp", ".swo", "~")
 _MAX_SEEN = 200_000
 
 
-def ignored_files(tree: Path, listed: Collection[str], anchor: float) -> list[str]:
+def ignored_files(
+    tree: Path, listed: Collection[str], anchor: float, named: Collection[str] = ()
+) -> list[str]:
     """Files of `tree` on disk that `listed` (the evaluated tree's files) leaves out, that can
-    run or steer a run, written after `anchor` (a POSIX time: the contract's creation)."""
+    run or steer a run, written after `anchor` (a POSIX time: the contract's creation).
+
+    Args:
+        named: Texts of the change's files: a build or cache folder one of them names in a
+            string as a path (`sys.path.insert(0, "build")`, `require("../dist/impl")`) is
+            walked like any other, for the code the change runs from there.
+    """
     known = set(listed)
+    wanted = _named_folders(named)
     found: list[str] = []
     seen = 0
     for folder, dirs, files in os.walk(tree):
@@ -71,7 +85,11 @@ def ignored_files(tree: Path, listed: Collection[str], anchor: float) -> list[st
         if folder != str(tree) and any(mark in files for mark in _MARKS):
             dirs[:] = []
             continue
-        dirs[:] = [d for d in dirs if d not in _SKIP and "cache" not in d.lower()]
+        dirs[:] = [d for d in dirs if d not in _ALWAYS_SKIP and (d in wanted or _walked(d))]
+        if here.name == ".git" and here.parent == tree:
+            # The git folder too (code can put it on its path); its object store holds no
+            # file of a name a run imports.
+            dirs[:] = [d for d in dirs if d != "objects"]
         rel = here.relative_to(tree)
         for name in files:
             seen += 1
@@ -83,6 +101,31 @@ def ignored_files(tree: Path, listed: Collection[str], anchor: float) -> list[st
             if _written_after(here / name, anchor):
                 found.append(path)
     return sorted(found)
+
+
+def _walked(folder: str) -> bool:
+    return folder not in _SKIP and "cache" not in folder.lower()
+
+
+# A folder name in a string, as a path's part: "build", './dist/x', "../.hypothesis/".
+_PATH_PART = re.compile(r"""(?:^|[\\/"'`])([.\w-]{1,64})(?=$|[\\/"'`])""")
+_MAX_NAMED = 4 * 1024 * 1024
+
+
+def _named_folders(texts: Collection[str]) -> frozenset[str]:
+    """The skipped folders' names that the texts spell as a path's part inside a string."""
+    found: set[str] = set()
+    budget = _MAX_NAMED
+    for text in texts:
+        budget -= len(text)
+        if budget < 0:
+            break
+        for literal in _STRING.findall(text):
+            found.update(p for p in _PATH_PART.findall(literal) if not _walked(p))
+    return frozenset(found - _ALWAYS_SKIP)
+
+
+_STRING = re.compile(r""""[^"\n]{0,512}"|'[^'\n]{0,512}'|`[^`\n]{0,512}`""")
 
 
 def _steers(path: str, name: str) -> bool:

@@ -423,7 +423,9 @@ async def _environment_task(ctx: GradeContext, plan: RunPlan, outcomes: Outcomes
     ws = plan.workspace
     anchor = None if plan.settings.trusted_environment else _created(plan)
     tracked = tree_files(ws.repo, ws.target.tree) if is_git_repo(ws.repo) else []
-    found = await anyio.to_thread.run_sync(environment_findings, ctx.root, tracked, anchor)
+    found = await anyio.to_thread.run_sync(
+        environment_findings, ctx.root, tracked, anchor, ws.changed
+    )
     if not found:
         return
     item = plan.recorder.record(
