@@ -148,6 +148,23 @@ def test_a_package_that_runs_code_as_it_loads_is_not_linked_into_every_binary(
     assert "-coverpkg=example.com/m/a" in quiet[0].argv
 
 
+def test_a_package_that_imports_one_that_runs_code_as_it_loads_is_not_linked_in(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "go.mod").write_text("module example.com/m\n", encoding="utf-8")
+    for folder, source in {
+        "a": 'package a\n\nimport _ "example.com/m/b"\n',
+        "b": 'package b\n\nimport (\n\t"fmt"\n\t_ "example.com/m/internal/c"\n)\n\n'
+        "var _ = fmt.Sprint\n",
+        "internal/c": "package c\n\nfunc init() {}\n",
+    }.items():
+        (tmp_path / folder).mkdir(parents=True)
+        (tmp_path / folder / "x.go").write_text(source, encoding="utf-8")
+    done = instrument_go(go_plan("./..."), tmp_path, ["a/x.go"], tmp_path, tmp_path)
+    assert isinstance(done, tuple)
+    assert not any(a.startswith("-coverpkg") for a in done[0].argv), done[0].argv
+
+
 def test_a_race_run_counts_atomically(tmp_path: Path) -> None:
     (tmp_path / "go.mod").write_text("module example.com/m\n", encoding="utf-8")
     done = instrument_go(go_plan("-race", "./..."), tmp_path, ["a.go"], tmp_path, tmp_path)

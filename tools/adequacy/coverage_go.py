@@ -97,42 +97,77 @@ def instrument_go(
         # -race needs atomic counters; `set` is enough to tell run from not run.
         extra.append("-covermode=atomic" if "-race" in own else "-covermode=set")
     folders = {(root / s).parent for s in sources if _in_module(root, s, module)}
-    if not any(f.endswith("coverpkg") for f in own) and not any(map(_runs_at_load, folders)):
+    if not any(f.endswith("coverpkg") for f in own) and not _runs_at_load(folders, module):
         extra.append("-coverpkg=" + ",".join(packages))
     argv = (*plan.argv[: at + 2], *extra, *plan.argv[at + 2 :])
     return replace(plan, argv=argv), profile
 
 
-def _runs_at_load(folder: Path) -> bool:
-    """Whether a package runs code as it loads (an `init` function, a package-level variable set
-    by a call). `-coverpkg` links every package it names into every test binary of the run, so
-    such a package's code would run in tests that never import it: an `init` setting another
-    package's function variable would change what those tests see. Its changed lines are then
-    measured by `-coverprofile` alone, in the test binaries that import it themselves."""
+def _runs_at_load(folders: set[Path], mod: Path) -> bool:
+    """Whether a package of `folders`, or one of the module's packages they import (however
+    deep), runs code as it loads (an `init` function, a package-level variable set by a call).
+
+    `-coverpkg` links every package it names into every test binary of the run, with what they
+    import, so such code would run in tests that never import it: an `init` setting another
+    package's function variable would change what those tests see. The changed lines are then
+    measured by `-coverprofile` alone, in the test binaries that import them themselves."""
+    found = _MODULE.search(_read(mod))
+    prefix = f"{found[1]}/" if found else None
+    todo, seen = list(folders), set(folders)
+    while todo:
+        package = _package(todo.pop())
+        if package is None or package.loads:
+            return True
+        for path in package.imports:
+            inner = path.removeprefix(prefix) if prefix and path.startswith(prefix) else None
+            folder = mod.parent / inner if inner else None
+            if folder is not None and folder not in seen:
+                seen.add(folder)
+                todo.append(folder)
+    return False
+
+
+@dataclass(frozen=True)
+class _Package:
+    loads: bool  # runs code as it loads
+    imports: tuple[str, ...]
+
+
+def _package(folder: Path) -> _Package | None:
+    """What a package's non-test files run as it loads and import (None: unreadable)."""
     try:
         files = [
             f for f in folder.iterdir() if f.suffix == ".go" and not f.name.endswith("_test.go")
         ]
     except FileNotFoundError:
-        return False  # the change deleted the package: nothing of it loads
+        return _Package(False, ())  # the change deleted the package: nothing of it loads
     except OSError:
-        return True
+        return None
+    imports: list[str] = []
     for file in files:
-        try:
-            root = parse("go", file.read_text(encoding="utf-8", errors="replace"))
-        except OSError:
-            return True
+        root = parse("go", _read(file))
         if root is None:
-            return True
+            return None
         for node in root.named_children:
             name = node.child_by_field_name("name") if node.type == "function_declaration" else None
-            if name is not None and text(name) == "init":
-                return True
-            if node.type == "var_declaration" and any(
-                True for _ in descendants(node, frozenset({"call_expression"}))
+            if (name is not None and text(name) == "init") or (
+                node.type == "var_declaration"
+                and any(True for _ in descendants(node, frozenset({"call_expression"})))
             ):
-                return True
-    return False
+                return _Package(True, ())
+            if node.type == "import_declaration":
+                imports += [
+                    text(spec)[1:-1]
+                    for spec in descendants(node, frozenset({"interpreted_string_literal"}))
+                ]
+    return _Package(False, tuple(imports))
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
 
 
 def _is_go_test(argv: Sequence[str], i: int) -> bool:
