@@ -181,6 +181,8 @@ def test_a_new_file_that_is_the_same_module_as_a_base_file_is_harness(new: str, 
     assert not is_harness_file(old, layout)
     # Moved (the base's file gone), or both new: no module stands in for another.
     assert not is_harness_file(new, Layout([new], at_base={old}.__contains__))
+    moved = Layout([old, new], at_base={old}.__contains__, now={new}.__contains__)
+    assert not is_harness_file(new, moved)
     assert not is_harness_file(new, Layout([old, new]))
 
 

@@ -209,7 +209,12 @@ def test_a_module_is_the_same_module_at_its_other_paths() -> None:
     assert module_key("calc.py") != module_key("calc2.py")
     assert module_key("pkg/__init__.py") != module_key("pkg/calc/__init__.py")
     assert module_key("README.md") is None
-    assert same_module_paths("calc.py") == ["calc/__init__.py"]
+    assert same_module_paths("calc.py") == [
+        "src/calc.py",
+        "calc/__init__.py",
+        "src/calc/__init__.py",
+    ]
+    assert module_key("src/pkg/calc.py") == module_key("pkg/calc/__init__.py")
     assert same_module_paths("src/ops/mod.rs") == ["src/ops.rs"]
     assert "src/util/index.ts" in same_module_paths("src/util.mjs")
 

@@ -52,7 +52,7 @@ def changed_harness(ws: Workspace) -> list[HarnessFile]:
     base = ws.base or ""
     at_base = set(tree_files(ws.repo, commit_tree_hash(ws.repo, base)))
     now = set(tree_files(ws.repo, ws.target.tree))
-    layout = Layout(at_base | now, at_base=at_base.__contains__)
+    layout = Layout(at_base | now, at_base=at_base.__contains__, now=now.__contains__)
 
     def current(path: str) -> str | None:
         target = ws.workdir / path

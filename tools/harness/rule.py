@@ -95,16 +95,19 @@ class Layout:
         paths: Iterable[str] = (),
         exists: Callable[[str], bool] | None = None,
         at_base: Callable[[str], bool] | None = None,
+        now: Callable[[str], bool] | None = None,
     ):
         """
         Args:
             paths: Files the tree holds (the base's and the current ones): enough for most files.
             exists: Asked for a file `paths` does not name (None: it does not exist).
             at_base: Whether the base held a file (None: nothing the rule asks about).
+            now: Whether the evaluated tree holds a file (None: as `exists` says).
         """
         self._paths = frozenset(paths)
         self._exists = exists
         self._at_base = at_base
+        self._now = now
         self._roots: dict[tuple[str, str], bool] = {}
 
     def has(self, path: str) -> bool:
@@ -122,6 +125,10 @@ class Layout:
         return any(
             p.startswith(prefix) and _holds_a_test(p) and self.at_base(p) for p in self._paths
         )
+
+    def now(self, path: str) -> bool:
+        """Whether the evaluated tree holds a file (not one the change deleted)."""
+        return self._now(path) if self._now is not None else self.has(path)
 
     def at_base(self, path: str) -> bool:
         return self._at_base(path) if self._at_base is not None else False
@@ -196,7 +203,7 @@ def _twin(path: str, layout: Layout) -> str:
     if layout.at_base(path):
         return ""
     for other in same_module_paths(path):
-        if layout.at_base(other) and layout.has(other):
+        if layout.at_base(other) and layout.now(other):
             return other
     return ""
 

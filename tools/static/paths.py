@@ -218,13 +218,16 @@ _MODULE_SCRIPTS = (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".tsx", ".jsx")
 
 def module_key(path: str) -> str | None:
     """What a source file is imported as, where another path names the same module: Python's
-    `pkg/calc.py` and `pkg/calc/__init__.py`, Rust's `ops.rs` and `ops/mod.rs`, a script's
-    `util.js`, `util.ts` and `util/index.ts`. None for a file of no such language."""
+    `pkg/calc.py`, `pkg/calc/__init__.py` and `src/pkg/calc.py`, Rust's `ops.rs` and
+    `ops/mod.rs`, a script's `util.js`, `util.ts` and `util/index.ts`. None for a file of no such
+    language."""
     stem, ext = posixpath.splitext(path)
     folder, name = posixpath.split(stem)
     kinds = {".py": ("py", "__init__"), ".rs": ("rs", "mod")}
     kind, index = kinds.get(ext) or (("js", "index") if ext in _MODULE_SCRIPTS else ("", ""))
     module = folder if name == index else stem
+    if kind == "py":
+        module = module.removeprefix("src/")  # a src layout imports `src/calc.py` as `calc`
     return f"{kind}:{module}" if kind and module else None
 
 
@@ -236,7 +239,8 @@ def same_module_paths(path: str) -> list[str]:
     kind, _, stem = key.partition(":")
     prefix = f"{stem}/" if stem else ""
     if kind == "py":
-        found = [f"{stem}.py", f"{prefix}__init__.py"]
+        found = [f"{root}{stem}.py" for root in ("", "src/")]
+        found += [f"{root}{prefix}__init__.py" for root in ("", "src/")]
     elif kind == "rs":
         found = [f"{stem}.rs", f"{prefix}mod.rs"]
     else:

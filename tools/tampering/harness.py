@@ -73,6 +73,7 @@ def harness_changes(
             changed,
             exists=lambda p: after(p) is not None or before(p) is not None,
             at_base=lambda p: before(p) is not None,
+            now=lambda p: after(p) is not None,
         )
     found: list[HarnessFile] = []
     for path in changed:
