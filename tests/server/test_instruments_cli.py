@@ -4,19 +4,13 @@
 
 from __future__ import annotations
 
-import contextlib
-import io
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
-from gitrepo import make_repo
+from cli_runs import evaluated
 from redteam_round5 import PY_INSTRUMENT, PY_UNITTEST_TESTS
-
-from referee.server.cli import main
 
 pytestmark = [pytest.mark.slow]
 
@@ -26,31 +20,13 @@ CHECKS = {
 }
 
 
-def _cli(*argv: str) -> tuple[int, dict[str, Any]]:
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        code = main(list(argv))
-    return code, json.loads(out.getvalue())
-
-
 def _evaluated(tmp_path: Path, runner: str, calc: str) -> tuple[int, dict[str, Any]]:
-    root = make_repo(
-        tmp_path / "calc",
-        {
-            "calc.py": "def add(a, b):\n    return a - b\n",
-            "tests/__init__.py": "",
-            "tests/test_calc.py": PY_UNITTEST_TESTS,
-        },
-    )
-    check = {"kind": "tests", "argv": CHECKS[runner]}
-    criterion = {"criterion": "the tests pass", "verification_method": "test", "check": check}
-    contract = {"goal": "Fix add.", "out_of_scope": ["ui"], "functional": [criterion]}
-    spec = tmp_path / "contract.yaml"
-    spec.write_text(yaml.safe_dump(contract), encoding="utf-8")
-    code, made = _cli("--root", str(root), "contract", "create", str(spec), "--json")
-    assert code == 0, made
-    (root / "calc.py").write_text(calc, encoding="utf-8")
-    return _cli("--root", str(root), "evaluate", made["contract"]["id"], "--json")
+    base = {
+        "calc.py": "def add(a, b):\n    return a - b\n",
+        "tests/__init__.py": "",
+        "tests/test_calc.py": PY_UNITTEST_TESTS,
+    }
+    return evaluated(tmp_path, base, {"calc.py": calc}, argv=CHECKS[runner])
 
 
 @pytest.mark.parametrize("runner", sorted(CHECKS))

@@ -4,23 +4,16 @@ a package above the tests that patches the code) must not pass unnoticed."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
-from gitrepo import make_repo
+from cli_runs import PYTEST, Files, evaluated
 from runner_projects import JS_CACHE
-
-from referee.server.cli import main
 
 pytestmark = [pytest.mark.slow]
 
-PYTEST = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"]
 CALC = "def add(a, b):\n    return a + b\n"
 BROKEN = "def add(a, b):\n    return a - b\n"
 TESTS = (
@@ -34,42 +27,6 @@ PY_BASE = {
     "tests/test_calc.py": TESTS,
     ".gitignore": "__pycache__/\n",
 }
-
-
-def _cli(*argv: str) -> tuple[int, dict[str, Any]]:
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        code = main(list(argv))
-    return code, json.loads(out.getvalue())
-
-
-def evaluated(
-    tmp_path: Path,
-    base: dict[str, str],
-    change: dict[str, str | None],
-    argv: list[str] | None = None,
-    before: dict[str, str] | None = None,
-) -> tuple[int, dict[str, Any]]:
-    """Commit `base`, write `before` (untracked, before the contract), create the contract,
-    apply `change` (None deletes) and evaluate through the CLI."""
-    root = make_repo(tmp_path / "repo", base)
-    for path, text in (before or {}).items():
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_text(text, encoding="utf-8")
-    check = {"kind": "tests", "argv": argv or PYTEST}
-    criterion = {"criterion": "the tests pass", "verification_method": "test", "check": check}
-    contract = {"goal": "Keep add right.", "out_of_scope": ["ui"], "functional": [criterion]}
-    spec = tmp_path / "contract.yaml"
-    spec.write_text(yaml.safe_dump(contract), encoding="utf-8")
-    code, made = _cli("--root", str(root), "contract", "create", str(spec), "--json")
-    assert code == 0, made
-    for path, text in change.items():
-        if text is None:
-            (root / path).unlink()
-            continue
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_text(text, encoding="utf-8")
-    return _cli("--root", str(root), "evaluate", made["contract"]["id"], "--json")
 
 
 def flagged(evaluation: dict[str, Any]) -> list[str]:
@@ -98,7 +55,7 @@ def test_a_new_package_above_the_tests_that_patches_the_code_fails(
     folder: str, tmp_path: Path
 ) -> None:
     base = {f"{folder}{path}": text for path, text in PY_BASE.items()}
-    change: dict[str, str | None] = {f"{folder}calc.py": BROKEN, f"{folder}__init__.py": PATCHES}
+    change: Files = {f"{folder}calc.py": BROKEN, f"{folder}__init__.py": PATCHES}
     argv = [*PYTEST[:-1], f"{folder}tests"] if folder else PYTEST
     code, evaluation = evaluated(tmp_path, base, change, argv=argv)
     criterion = evaluation["criteria"][0]
@@ -109,7 +66,7 @@ def test_a_new_package_above_the_tests_that_patches_the_code_fails(
 
 
 def test_a_new_package_with_its_own_new_tests_is_no_harness(tmp_path: Path) -> None:
-    change: dict[str, str | None] = {
+    change: Files = {
         "shapes/__init__.py": "",
         "shapes/area.py": "def square(a):\n    return a * a\n",
         "shapes/tests/__init__.py": "",
@@ -136,10 +93,10 @@ DELEGATES = "from _impl import add\n\n__all__ = ['add']\n"
 
 def _hidden_by(
     tmp_path: Path, how: str, monkeypatch: pytest.MonkeyPatch
-) -> tuple[dict[str, str | None], dict[str, str]]:
+) -> tuple[Files, dict[str, str]]:
     """The change, with `_impl.py` (or `lib/_impl.py`) hidden from git one way or another, and
     what is written before the contract."""
-    change: dict[str, str | None] = {"calc.py": DELEGATES, "_impl.py": DETECTOR}
+    change: Files = {"calc.py": DELEGATES, "_impl.py": DETECTOR}
     before: dict[str, str] = {}
     if how == "info-exclude":
         before[".git/info/exclude"] = "_impl.py\n"
@@ -197,7 +154,7 @@ def test_an_ignored_settings_file_the_code_reads_is_reported(tmp_path: Path) -> 
         "    exact = Path(__file__).with_name('.env.test.local').exists()\n"
         "    return a + b if exact else a - b\n"
     )
-    change: dict[str, str | None] = {
+    change: Files = {
         "calc.py": reads,
         ".env.test.local": "EXACT=1\n",
         ".gitignore": "__pycache__/\n*.local\n",
@@ -215,7 +172,7 @@ def test_ignored_files_from_before_the_contract_and_a_runs_own_output_are_not(
     # than the contract; coverage data and a build folder written during the work.
     base = {**PY_BASE, ".gitignore": "__pycache__/\n_version.py\n.coverage\nbuild/\n"}
     before = {"_version.py": "version = '1.0'\n"}
-    change: dict[str, str | None] = {
+    change: Files = {
         "calc.py": "from _version import version\n\n\n" + CALC,
         ".coverage": "data",
         "build/lib/calc.py": CALC,
@@ -231,7 +188,7 @@ def test_ignored_files_from_before_the_contract_and_a_runs_own_output_are_not(
 
 
 def test_a_package_beside_the_module_it_shadows_is_harness(tmp_path: Path) -> None:
-    change: dict[str, str | None] = {"calc.py": BROKEN, "calc/__init__.py": CALC}
+    change: Files = {"calc.py": BROKEN, "calc/__init__.py": CALC}
     code, evaluation = evaluated(tmp_path, PY_BASE, change)
     criterion = evaluation["criteria"][0]
     assert "harness_modified" in flagged(evaluation), evaluation["antipatterns"]
@@ -258,14 +215,13 @@ def test_a_script_resolved_before_the_one_it_shadows_is_harness(
         old: "export const add = (a, b) => a + b;\n",
         "test/calc.test.js": VITE_TEST,
     }
-    root = tmp_path / "repo"
-    root.mkdir()
-    (root / "node_modules").symlink_to(JS_CACHE, target_is_directory=True)
-    change: dict[str, str | None] = {
+    change: dict[str, str | bytes | None] = {
         old: "export const add = (a, b) => a - b;\n",
         twin: "export const add = (a, b) => a + b;\n",
     }
-    code, evaluation = evaluated(tmp_path, base, change, argv=["npx", "vitest", "run"])
+    code, evaluation = evaluated(
+        tmp_path, base, change, argv=["npx", "vitest", "run"], node_modules=True
+    )
     criterion = evaluation["criteria"][0]
     assert "harness_modified" in flagged(evaluation), evaluation["antipatterns"]
     assert criterion["status"] != "pass", criterion["reason"]
@@ -300,7 +256,7 @@ def test_a_go_package_whose_init_rewires_the_code_does_not_pass(
         "calc.go": "package calc\n\n// Add sums.\nfunc Add(a, b int) int {\n\treturn a + b\n}\n",
         "calc_test.go": GO_TEST,
     }
-    change: dict[str, str | None] = {
+    change: Files = {
         "calc.go": "package calc\n\n// Add sums.\n"
         "var Add = func(a, b int) int {\n\treturn a - b\n}\n",
         "internal/defaults/defaults.go": GO_WIRE,
@@ -343,7 +299,7 @@ def test_a_crate_that_switches_its_own_features_on_for_tests_does_not_pass(
     dev: str, tmp_path: Path
 ) -> None:
     manifest = CARGO_BASE["Cargo.toml"] + 'fixture = { path = "fixture", optional = true }\n'
-    change: dict[str, str | None] = {
+    change: Files = {
         "Cargo.toml": f"{manifest}\n[dev-dependencies]\n{dev}\n",
         "src/lib.rs": FEATURED,
     }
