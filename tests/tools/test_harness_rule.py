@@ -186,6 +186,19 @@ def test_a_new_file_that_is_the_same_module_as_a_base_file_is_harness(new: str, 
     assert not is_harness_file(new, Layout([old, new]))
 
 
+def test_a_new_init_py_above_the_base_tests_is_harness_and_one_beside_them_is_not() -> None:
+    at_base = {"app/calc.py", "app/tests/test_calc.py", "tests/test_x.py"}
+    layout = Layout([*at_base, "app/__init__.py", "__init__.py"], at_base=at_base.__contains__)
+    assert "above the base's tests" in harness_reason("app/__init__.py", layout)
+    assert "above the base's tests" in harness_reason("__init__.py", layout)
+    for beside in ("app/tests/__init__.py", "tests/__init__.py"):
+        there = Layout([*at_base, beside], at_base=at_base.__contains__)
+        assert "above the base's tests" not in harness_reason(beside, there), beside
+    # A new package whose tests are new too makes no base test a package's.
+    fresh = Layout(["shapes/__init__.py", "shapes/tests/test_area.py"], at_base=set().__contains__)
+    assert not is_harness_file("shapes/__init__.py", fresh)
+
+
 def test_files_that_only_share_a_stem_are_other_modules() -> None:
     at_base = {"src/calc.ts", "src/calc.test.ts", "calc.py"}
     for new in ("src/calc.d.ts", "src/calc.spec.ts", "src/calc.json", "calc.pyi", "src/calcs.ts"):

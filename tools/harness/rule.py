@@ -8,9 +8,9 @@ A file is harness when
   one the runner imports (`pytest.py`, `_pytest/`, `unittest.py`, `referee_guard.py`) or, outside
   the tests, one of the standard library (`typing.py`, `site.py`), unless the base had that
   top-level module already (then it is the project's own) (shadow.py);
-- **it is a new `__init__.py` above tests the base had**: it makes their folders a package, and
-  pytest imports each package above a test module before the module (the project's root is no
-  package a program imports);
+- **it is a new `__init__.py` above tests the base had** (not in their own folder, where it is a
+  test file of the change): it makes their folders a package, and pytest imports each package
+  above a test module before the module (the project's root is no package a program imports);
 - **it is new and the same module as a file the base had and the tree still holds**
   (`calc.mjs` beside `calc.js`, `calc.js` beside `calc.ts`, `calc/__init__.py` beside `calc.py`):
   the resolver loads one of the two by an order of its own;
@@ -120,10 +120,15 @@ class Layout:
         return frozenset(_folder(p) for p in self._paths if _holds_a_test(p))
 
     def base_tests_below(self, folder: str) -> bool:
-        """Whether the base held a test anywhere below `folder` ('' for the root)."""
+        """Whether the base held a test in a folder below `folder` ('' for the root), not in
+        `folder` itself."""
         prefix = f"{folder}/" if folder else ""
         return any(
-            p.startswith(prefix) and _holds_a_test(p) and self.at_base(p) for p in self._paths
+            p.startswith(prefix)
+            and "/" in p[len(prefix) :]
+            and _holds_a_test(p)
+            and self.at_base(p)
+            for p in self._paths
         )
 
     def now(self, path: str) -> bool:
