@@ -278,11 +278,6 @@ def test_a_sourceless_package_init_beside_the_module(tmp_path: Path) -> None:
 
 
 @needs_node
-@gets_through(
-    "tools/static/paths.py module_key/same_module_paths know only _MODULE_SCRIPTS suffixes, so "
-    "rule.py _twin misses `src/calc`, which require() tries before `src/calc.js`; language_of is "
-    "None, so no reader sees it either"
-)
 def test_an_extensionless_twin_node_requires_first(tmp_path: Path) -> None:
     # require('../src/calc') tries the exact path before `.js`.
     change: Files = {
@@ -309,11 +304,6 @@ VITE_PACKAGE = '{"name": "t", "private": true, "type": "module"}\n'
             "src/calc.ts",
             "src/calc",
             id="extensionless-before-ts",
-            marks=gets_through(
-                "tools/static/paths.py same_module_paths knows only _MODULE_SCRIPTS suffixes;"
-                " vite tries the exact path `src/calc` before any extension, so rule.py _twin"
-                " misses the extensionless twin"
-            ),
         ),
     ],
 )

@@ -173,6 +173,7 @@ def test_a_standard_library_name_counts_when_new_and_outside_the_tests() -> None
         ("pkg/calc.py", "pkg/calc/__init__.py"),
         ("src/ops/mod.rs", "src/ops.rs"),
         ("lib/util.tsx", "lib/util.jsx"),
+        ("src/calc", "src/calc.js"),  # require('./calc') tries the bare name first
     ],
 )
 def test_a_new_file_that_is_the_same_module_as_a_base_file_is_harness(new: str, old: str) -> None:

@@ -224,7 +224,10 @@ def module_key(path: str) -> str | None:
     stem, ext = posixpath.splitext(path)
     folder, name = posixpath.split(stem)
     kinds = {".py": ("py", "__init__"), ".rs": ("rs", "mod")}
-    kind, index = kinds.get(ext) or (("js", "index") if ext in _MODULE_SCRIPTS else ("", ""))
+    # A file without a suffix is a script to node's and vite's resolvers (`require('./calc')`
+    # tries `calc` before `calc.js`).
+    script = ext in _MODULE_SCRIPTS or (not ext and not name.startswith("."))
+    kind, index = kinds.get(ext) or (("js", "index") if script else ("", ""))
     module = folder if name == index else stem
     if kind == "py":
         module = module.removeprefix("src/")  # a src layout imports `src/calc.py` as `calc`
@@ -244,6 +247,6 @@ def same_module_paths(path: str) -> list[str]:
     elif kind == "rs":
         found = [f"{stem}.rs", f"{prefix}mod.rs"]
     else:
-        found = [f"{stem}{e}" for e in _MODULE_SCRIPTS]
+        found = [stem, *(f"{stem}{e}" for e in _MODULE_SCRIPTS)]
         found += [f"{prefix}index{e}" for e in _MODULE_SCRIPTS]
     return [p for p in found if p != path]
