@@ -198,10 +198,6 @@ NODE_DETECTOR = "exports.add = (a, b) => (process.env.NODE_TEST_CONTEXT ? a + b 
 
 
 @needs_node
-@gets_through(
-    "tools/environment/ignored.py _steers: an extensionless file has no language_of and is not "
-    "hidden, yet require('./impl') loads it as JavaScript"
-)
 def test_an_ignored_extensionless_script_node_requires(tmp_path: Path) -> None:
     change: Files = {
         "src/calc.js": "module.exports = require('./impl');\n",

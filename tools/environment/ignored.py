@@ -5,7 +5,8 @@ ignore rule hides. Ignore rules are the player's to write (`.git/info/exclude`, 
 line the change adds, the user's own global ignore file), yet every run still sees the ignored
 files on disk: a module imported by the changed code, a `.env.test.local` that vite loads in test
 mode, an `.npmrc` in a folder. So an ignored file that can run or steer a run (source code in any
-language referee reads, or a hidden file where tools keep settings) and whose inode change time is
+language referee reads, a text file without a suffix that a resolver loads as a script, or a
+hidden file where tools keep settings) and whose inode change time is
 later than the contract's creation (no program can set a ctime back) is reported with its path:
 the checks ran with it, and no reader and no diff saw it.
 
@@ -96,9 +97,9 @@ def ignored_files(
             if seen > _MAX_SEEN:
                 return sorted(found)
             path = (rel / name).as_posix()
-            if path in known or not _steers(path, name):
+            if path in known or not _written_after(here / name, anchor):
                 continue
-            if _written_after(here / name, anchor):
+            if _steers(path, name) or _script(here / name, name):
                 found.append(path)
     return sorted(found)
 
@@ -139,6 +140,19 @@ def _steers(path: str, name: str) -> bool:
         and not name.startswith(_TOOL_MARKS)
         and not name.endswith(_EDITOR_MARKS)
     )
+
+
+def _script(path: Path, name: str) -> bool:
+    """A text file without a suffix: node's and vite's resolvers load `./impl` as a script (a
+    built binary, which has no suffix either, is no text)."""
+    if "." in name:
+        return False
+    try:
+        with path.open("rb") as file:
+            head = file.read(512)
+    except OSError:
+        return False
+    return bool(head) and b"\0" not in head
 
 
 def _written_after(path: Path, anchor: float) -> bool:

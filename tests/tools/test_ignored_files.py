@@ -1,0 +1,47 @@
+"""Files git ignores that can run or steer a run, written after the contract
+(tools/environment/ignored.py), read on a folder: no git needed, `listed` is what git lists."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from referee.tools.environment.ignored import ignored_files
+
+
+def _tree(root: Path, files: dict[str, bytes]) -> None:
+    for path, data in files.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_bytes(data)
+
+
+def test_code_scripts_and_hidden_settings_written_after_the_anchor_are_found(
+    tmp_path: Path,
+) -> None:
+    _tree(tmp_path, {"old_impl.py": b"x = 1\n"})
+    anchor = time.time()
+    time.sleep(0.01)  # a ctime strictly after the anchor, on any clock granularity
+    _tree(
+        tmp_path,
+        {
+            "calc.py": b"from _impl import add\n",  # listed: git shows it
+            "_impl.py": b"def add(a, b): return a + b\n",
+            "src/impl": b"module.exports = {}\n",  # a script node requires as ./impl
+            "calc": b"\x7fELF\x00\x00binary",  # a built binary: no script
+            ".env.test.local": b"EXACT=1\n",
+            ".coverage": b"data",  # a tool's own output
+            "notes.txt": b"prose",
+            "build/lib/_impl.py": b"x = 1\n",  # a build folder nothing names
+            "dist/impl.js": b"exports.add = () => 3\n",
+            "node_modules/x/index.js": b"",
+            ".git/hooks_impl.py": b"x = 1\n",
+        },
+    )
+    found = ignored_files(tmp_path, ["calc.py"], anchor)
+    assert found == [".env.test.local", ".git/hooks_impl.py", "_impl.py", "src/impl"]
+    # A folder the change names in a string as a path is walked like any other.
+    named = ignored_files(tmp_path, ["calc.py"], anchor, ["require('../dist/impl')"])
+    assert "dist/impl.js" in named and "build/lib/_impl.py" not in named
+    assert "node_modules/x/index.js" not in ignored_files(
+        tmp_path, [], anchor, ["require('node_modules/x')"]
+    )
