@@ -525,11 +525,6 @@ def test_an_in_source_module_moved_to_two_paths_of_the_same_module(tmp_path: Pat
 
 
 @needs_js
-@gets_through(
-    "tools/insource/plan.py _moved pairs only one module_key (src/calc.js and src/math.js are "
-    "two): the base's import.meta.vitest block leaves with the deleted file and no test_deleted is"
-    " raised for it"
-)
 def test_an_in_source_module_moved_to_another_name(tmp_path: Path) -> None:
     base = {
         "package.json": VITE_PACKAGE,

@@ -580,3 +580,28 @@ def test_php_an_unchanged_test_and_an_added_assertion_find_nothing() -> None:
         "        self::assertSame(4, add(2, 2));\n        $this->assertTrue(true);\n",
     )
     assert found("tests/CalcTest.php", PHP_BASE, after) == []
+
+
+def test_a_deleted_source_file_takes_its_in_source_tests_with_it() -> None:
+    block = "export const add = (a, b) => a + b;\nif (import.meta.vitest) {\n  test('adds')\n}\n"
+    base = {"src/calc.js": block, "src/util.js": "export const one = 1;\n"}
+    now = {"src/math.js": block.split("if")[0]}
+
+    def found(changed: list[str], after: dict[str, str]) -> list[tuple[str, str]]:
+        return [(t.kind, t.location) for t in detect(changed, base.get, after.get)]
+
+    assert found(["src/calc.js", "src/math.js"], now) == [("test_deleted", "src/calc.js:1")]
+    # A file without in-source tests is no test; a move to the same module keeps them.
+    assert found(["src/util.js"], {}) == []
+    assert found(["src/calc.js", "src/calc/index.js"], {"src/calc/index.js": block}) == []
+
+
+def test_a_rust_module_moved_to_mod_rs_is_no_test_deleted() -> None:
+    module = (
+        "pub fn one() -> i32 { 1 }\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn one() {}\n}\n"
+    )
+    base = {"src/ops.rs": module}
+    moved = detect(["src/ops.rs", "src/ops/mod.rs"], base.get, {"src/ops/mod.rs": module}.get)
+    assert [t.kind for t in moved] == []
+    gone = detect(["src/ops.rs"], base.get, {}.get)
+    assert [t.kind for t in gone] == ["test_deleted"]

@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable
 from functools import partial
 
+from referee.tools.static.paths import module_key
 from referee.tools.tampering.golang import go_tests
 from referee.tools.tampering.java import java_tests
 from referee.tools.tampering.javascript import script_tests
@@ -65,9 +66,13 @@ def detect(
 ) -> list[Tampering]:
     """Compare every changed test file at base (`before`) with now (`after`)."""
     found: list[Tampering] = []
+    moved = _moved_away(changed, before, after)
     for path in changed:
         reader = _reader(path)
-        if reader is None or not is_test_file(path):
+        if reader is None or path in moved:
+            continue
+        if not is_test_file(path):
+            found.extend(_in_source_deleted(path, before, after))
             continue
         old = before(path)
         if old is None:
@@ -83,6 +88,33 @@ def detect(
         if tests_before is not None and tests_now is not None:
             found.extend(compare(path, tests_before, tests_now))
     return found
+
+
+def _moved_away(
+    changed: list[str], before: Callable[[str], str | None], after: Callable[[str], str | None]
+) -> set[str]:
+    """Deleted files the change moved to another path of the same module (`ops.rs` to
+    `ops/mod.rs`): their tests went along, and the base-tests run checks them as they were."""
+    new = {module_key(p) for p in changed if before(p) is None and after(p) is not None}
+    return {
+        p for p in changed if after(p) is None and (key := module_key(p)) is not None and key in new
+    }
+
+
+def _in_source_deleted(
+    path: str, before: Callable[[str], str | None], after: Callable[[str], str | None]
+) -> list[Tampering]:
+    """A deleted source file that held the base's in-source tests (a vitest `import.meta.vitest`
+    block): they are deleted with it, as a test file's would be."""
+    if not path.endswith(_SCRIPTS) or after(path) is not None:
+        return []
+    old = before(path)
+    if old is None or "import.meta.vitest" not in old:
+        return []
+    return [Tampering(TEST_DELETED, path, 1, f"the in-source tests of {path} were deleted with it")]
+
+
+_SCRIPTS = (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".tsx", ".jsx")
 
 
 def _new_file(path: str, text: str | None, reader: Reader) -> list[Tampering]:
