@@ -99,11 +99,6 @@ def test_a_folder_marked_as_a_virtualenv_holding_the_module(tmp_path: Path) -> N
     caught(*run(tmp_path, PY_BASE, change))
 
 
-@gets_through(
-    "tools/environment/ignored.py ignored_files stops at a folder holding CACHEDIR.TAG (_MARKS), "
-    "and installed.py takes only pyvenv.cfg folders and node_modules for environments: a module "
-    "planted there is seen by no one"
-)
 def test_a_folder_marked_cachedir_tag_holding_the_module(tmp_path: Path) -> None:
     change: Files = {
         "calc.py": _via("lib"),

@@ -45,3 +45,11 @@ def test_code_scripts_and_hidden_settings_written_after_the_anchor_are_found(
     assert "node_modules/x/index.js" not in ignored_files(
         tmp_path, [], anchor, ["require('node_modules/x')"]
     )
+
+
+def test_a_cache_marked_folder_is_walked_only_when_the_change_names_it(tmp_path: Path) -> None:
+    anchor = time.time()
+    time.sleep(0.01)
+    _tree(tmp_path, {"lib/CACHEDIR.TAG": b"Signature: x\n", "lib/_impl.py": b"x = 1\n"})
+    assert ignored_files(tmp_path, [], anchor) == []
+    assert ignored_files(tmp_path, [], anchor, ["sys.path.insert(0, 'lib')"]) == ["lib/_impl.py"]

@@ -83,7 +83,8 @@ def ignored_files(
     seen = 0
     for folder, dirs, files in os.walk(tree):
         here = Path(folder)
-        if folder != str(tree) and any(mark in files for mark in _MARKS):
+        marked = folder != str(tree) and any(mark in files for mark in _MARKS)
+        if marked and not ("CACHEDIR.TAG" in files and here.name in wanted):
             dirs[:] = []
             continue
         dirs[:] = [d for d in dirs if d not in _ALWAYS_SKIP and (d in wanted or _walked(d))]
@@ -114,7 +115,8 @@ _MAX_NAMED = 4 * 1024 * 1024
 
 
 def _named_folders(texts: Collection[str]) -> frozenset[str]:
-    """The skipped folders' names that the texts spell as a path's part inside a string."""
+    """The names the texts spell as a path's part inside a string (a folder the walk would
+    skip, or stop at for its cache mark, is walked when one of them names it)."""
     found: set[str] = set()
     budget = _MAX_NAMED
     for text in texts:
@@ -122,7 +124,7 @@ def _named_folders(texts: Collection[str]) -> frozenset[str]:
         if budget < 0:
             break
         for literal in _STRING.findall(text):
-            found.update(p for p in _PATH_PART.findall(literal) if not _walked(p))
+            found.update(_PATH_PART.findall(literal))
     return frozenset(found - _ALWAYS_SKIP)
 
 
