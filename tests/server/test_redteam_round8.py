@@ -339,10 +339,6 @@ DOCTEST_ARGV = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
 DOCTEST_ARGV += ["--doctest-modules", "calc.py"]
 
 
-@gets_through(
-    "tools/harness/rule.py Layout.base_tests_below counts only is_test_path files; doctests inside"
-    " calc.py are no test path, so the new root __init__.py is not harness (rule C)"
-)
 def test_a_root_init_above_doctests_only(tmp_path: Path) -> None:
     # No test file at base: base_tests_below('') finds none, yet pytest imports the root package
     # before `calc.py` to run its doctests.
@@ -362,11 +358,6 @@ CHECKS_BASE = {
 }
 
 
-@gets_through(
-    "tools/harness/rule.py base_tests_below uses tools/static/paths.py is_test_path, which does "
-    "not read pytest's python_files: checks/check_calc.py is no test to it, so checks/__init__.py "
-    "is not harness"
-)
 def test_a_new_init_above_tests_named_by_the_projects_own_pattern(tmp_path: Path) -> None:
     # is_test_path does not know `checks/check_calc.py` is a test.
     change: Files = {

@@ -190,11 +190,15 @@ def test_a_new_file_that_is_the_same_module_as_a_base_file_is_harness(new: str, 
 def test_a_new_init_py_above_the_base_tests_is_harness_and_one_beside_them_is_not() -> None:
     at_base = {"app/calc.py", "app/tests/test_calc.py", "tests/test_x.py"}
     layout = Layout([*at_base, "app/__init__.py", "__init__.py"], at_base=at_base.__contains__)
-    assert "above the base's tests" in harness_reason("app/__init__.py", layout)
-    assert "above the base's tests" in harness_reason("__init__.py", layout)
+    packs = "a folder of the base's tests or modules a package"
+    assert packs in harness_reason("app/__init__.py", layout)
+    assert packs in harness_reason("__init__.py", layout)
     for beside in ("app/tests/__init__.py", "tests/__init__.py"):
         there = Layout([*at_base, beside], at_base=at_base.__contains__)
-        assert "above the base's tests" not in harness_reason(beside, there), beside
+        assert packs not in harness_reason(beside, there), beside
+    # Beside the base's modules (a root calc.py that doctests run): imported before them too.
+    doctested = Layout(["calc.py", "__init__.py"], at_base={"calc.py"}.__contains__)
+    assert packs in harness_reason("__init__.py", doctested)
     # A new package whose tests are new too makes no base test a package's.
     fresh = Layout(["shapes/__init__.py", "shapes/tests/test_area.py"], at_base=set().__contains__)
     assert not is_harness_file("shapes/__init__.py", fresh)

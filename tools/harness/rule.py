@@ -8,9 +8,10 @@ A file is harness when
   one the runner imports (`pytest.py`, `_pytest/`, `unittest.py`, `referee_guard.py`) or, outside
   the tests, one of the standard library (`typing.py`, `site.py`), unless the base had that
   top-level module already (then it is the project's own) (shadow.py);
-- **it is a new `__init__.py` above tests the base had** (not in their own folder, where it is a
-  test file of the change): it makes their folders a package, and pytest imports each package
-  above a test module before the module (the project's root is no package a program imports);
+- **it is a new `__init__.py` above tests the base had, or beside its modules** (not in a folder
+  of tests, where it is a test file of the change): it makes the folder a package, and pytest
+  imports each package above a test or doctest module before the module (the project's root is
+  no package a program imports);
 - **it is new and the same module as a file the base had and the tree still holds**
   (`calc.mjs` beside `calc.js`, `calc.js` beside `calc.ts`, `calc/__init__.py` beside `calc.py`):
   the resolver loads one of the two by an order of its own;
@@ -135,6 +136,18 @@ class Layout:
         """Whether the evaluated tree holds a file (not one the change deleted)."""
         return self._now(path) if self._now is not None else self.has(path)
 
+    def base_modules_in(self, folder: str) -> bool:
+        """Whether the base held a Python module directly in `folder` (a module, not a test)."""
+        prefix = f"{folder}/" if folder else ""
+        return any(
+            p.startswith(prefix)
+            and "/" not in p[len(prefix) :]
+            and p.endswith(".py")
+            and not is_test_path(p)
+            and self.at_base(p)
+            for p in self._paths
+        )
+
     def at_base(self, path: str) -> bool:
         return self._at_base(path) if self._at_base is not None else False
 
@@ -176,8 +189,8 @@ def harness_reason(path: str, layout: Layout, ignored: bool = False) -> str:
         return "the interpreter or the runner loads it by name"
     if suffix == ".py" and (module := _shadowed(path, layout)):
         return f"imported in place of the module `{module}`"
-    if name == "__init__.py" and not layout.at_base(path) and layout.base_tests_below(folder):
-        return "makes a folder above the base's tests a package, which the runner imports first"
+    if name == "__init__.py" and not layout.at_base(path) and _packs_base_code(folder, layout):
+        return "makes a folder of the base's tests or modules a package, imported before them"
     if twin := _twin(path, layout):
         return (
             f"the same module as `{twin}`, which the base had: one is loaded in place of the other"
@@ -197,6 +210,15 @@ def harness_reason(path: str, layout: Layout, ignored: bool = False) -> str:
 
 def _shadowed(path: str, layout: Layout) -> str:
     return shadowed_module(path, layout.has, layout.at_base, is_test_path(path))
+
+
+def _packs_base_code(folder: str, layout: Layout) -> bool:
+    """A new `__init__.py` makes `folder` a package the runner imports before any module in it:
+    above the base's tests, or beside the base's modules (a doctest module), unless the folder
+    holds tests itself (a new `tests/__init__.py` is a test file of the change)."""
+    if layout.base_tests_below(folder):
+        return True
+    return layout.base_modules_in(folder) and not layout.holds_tests(folder)
 
 
 def _twin(path: str, layout: Layout) -> str:
