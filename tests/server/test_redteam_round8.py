@@ -241,10 +241,6 @@ RUST_DETECTOR = (
 
 
 @needs_cargo
-@gets_through(
-    "tools/environment/ignored.py _SKIP holds `target`, and nothing checks that src/lib.rs "
-    "include!s code from it"
-)
 def test_rust_code_included_from_the_ignored_target_folder(tmp_path: Path) -> None:
     change: Files = {
         "src/lib.rs": 'include!("../target/generated.rs");\n',

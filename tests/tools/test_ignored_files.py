@@ -40,10 +40,10 @@ def test_code_scripts_and_hidden_settings_written_after_the_anchor_are_found(
     found = ignored_files(tmp_path, ["calc.py"], anchor)
     assert found == [".env.test.local", ".git/hooks_impl.py", "_impl.py", "src/impl"]
     # A folder the change names in a string as a path is walked like any other.
-    named = ignored_files(tmp_path, ["calc.py"], anchor, ["require('../dist/impl')"])
+    named = ignored_files(tmp_path, ["calc.py"], anchor, {"src/x.js": "require('../dist/impl')"})
     assert "dist/impl.js" in named and "build/lib/_impl.py" not in named
     assert "node_modules/x/index.js" not in ignored_files(
-        tmp_path, [], anchor, ["require('node_modules/x')"]
+        tmp_path, [], anchor, {"x.js": "require('node_modules/x')"}
     )
 
 
@@ -52,4 +52,18 @@ def test_a_cache_marked_folder_is_walked_only_when_the_change_names_it(tmp_path:
     time.sleep(0.01)
     _tree(tmp_path, {"lib/CACHEDIR.TAG": b"Signature: x\n", "lib/_impl.py": b"x = 1\n"})
     assert ignored_files(tmp_path, [], anchor) == []
-    assert ignored_files(tmp_path, [], anchor, ["sys.path.insert(0, 'lib')"]) == ["lib/_impl.py"]
+    assert ignored_files(tmp_path, [], anchor, {"a.py": "sys.path.insert(0, 'lib')"}) == [
+        "lib/_impl.py"
+    ]
+
+
+def test_a_code_file_a_string_names_by_its_path_is_looked_at_wherever_it_is(
+    tmp_path: Path,
+) -> None:
+    anchor = time.time()
+    time.sleep(0.01)
+    _tree(tmp_path, {"target/gen.rs": b"pub fn add() {}\n", "target/debug/x.rs": b"\n"})
+    texts = {"src/lib.rs": 'include!("../target/gen.rs");\nlet s = "target";\n'}
+    assert ignored_files(tmp_path, ["src/lib.rs"], anchor, texts) == ["target/gen.rs"]
+    outside = {"src/lib.rs": 'include!("../../etc/gen.rs");'}
+    assert ignored_files(tmp_path, ["src/lib.rs"], anchor, outside) == []

@@ -78,12 +78,12 @@ def environment_findings(
 _MOST = 1 << 20  # of one changed file: the folder names a path spells are near its top anyway
 
 
-def _texts(tree: Path, paths: Collection[str]) -> list[str]:
-    found = []
+def _texts(tree: Path, paths: Collection[str]) -> dict[str, str]:
+    found = {}
     for path in paths:
         try:
             with (tree / path).open("rb") as file:
-                found.append(file.read(_MOST).decode("utf-8", errors="replace"))
+                found[path] = file.read(_MOST).decode("utf-8", errors="replace")
         except OSError:
             continue
     return found

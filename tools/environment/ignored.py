@@ -20,9 +20,10 @@ folder in a string as a path (`sys.path.insert(0, "build")`): then it is walked 
 from __future__ import annotations
 
 import os
+import posixpath
 import re
 import stat
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from pathlib import Path
 
 from referee.tools.static.paths import language_of
@@ -67,19 +68,23 @@ _MAX_SEEN = 200_000
 
 
 def ignored_files(
-    tree: Path, listed: Collection[str], anchor: float, named: Collection[str] = ()
+    tree: Path, listed: Collection[str], anchor: float, named: Mapping[str, str] | None = None
 ) -> list[str]:
     """Files of `tree` on disk that `listed` (the evaluated tree's files) leaves out, that can
     run or steer a run, written after `anchor` (a POSIX time: the contract's creation).
 
     Args:
-        named: Texts of the change's files: a build or cache folder one of them names in a
-            string as a path (`sys.path.insert(0, "build")`, `require("../dist/impl")`) is
-            walked like any other, for the code the change runs from there.
+        named: The change's files and their texts. A build or cache folder one of them names
+            in a string as a path (`sys.path.insert(0, "build")`, `require("../dist/impl")`) is
+            walked like any other, and a code file a string names by its path (Rust's
+            `include!("../target/gen.rs")`) is looked at wherever it is.
     """
     known = set(listed)
-    wanted = _named_folders(named)
-    found: list[str] = []
+    texts = named or {}
+    wanted = _named_folders(texts.values())
+    found: list[str] = [
+        p for p in _named_files(tree, texts) if p not in known and _written_after(tree / p, anchor)
+    ]
     seen = 0
     for folder, dirs, files in os.walk(tree):
         here = Path(folder)
@@ -100,9 +105,32 @@ def ignored_files(
             path = (rel / name).as_posix()
             if path in known or not _written_after(here / name, anchor):
                 continue
-            if _steers(path, name) or _script(here / name, name):
+            if (_steers(path, name) or _script(here / name, name)) and path not in found:
                 found.append(path)
     return sorted(found)
+
+
+def _named_files(tree: Path, texts: Mapping[str, str]) -> list[str]:
+    """Code files that strings of the change's files name by a path, from their own folder or
+    from the tree's root, that exist in the tree."""
+    found: list[str] = []
+    budget = _MAX_NAMED
+    for path, text in texts.items():
+        budget -= len(text)
+        if budget < 0:
+            break
+        here = posixpath.dirname(path)
+        for literal in _STRING.findall(text):
+            name = literal[1:-1].strip()
+            if "/" not in name or language_of(name) is None:
+                continue
+            for candidate in (posixpath.join(here, name), name):
+                rel = posixpath.normpath(candidate)
+                if rel.startswith(("../", "/")) or rel == "..":
+                    continue
+                if (tree / rel).is_file() and rel not in found:
+                    found.append(rel)
+    return found
 
 
 def _walked(folder: str) -> bool:
