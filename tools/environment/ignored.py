@@ -6,9 +6,9 @@ line the change adds, the user's own global ignore file), yet every run still se
 files on disk: a module imported by the changed code, a `.env.test.local` that vite loads in test
 mode, an `.npmrc` in a folder. So an ignored file that can run or steer a run (source code in any
 language referee reads, a text file without a suffix that a resolver loads as a script, or a
-hidden file where tools keep settings) and whose inode change time is
-later than the contract's creation (no program can set a ctime back) is reported with its path:
-the checks ran with it, and no reader and no diff saw it.
+hidden file where tools keep settings) and whose inode change time is later than the contract's
+creation (no program can set a ctime back) is reported with its path: the checks ran with it,
+and no reader and no diff saw it.
 
 Left out: what runs write as they go and no check reads as code (caches, coverage data, installed
 environments, which installed.py watches) and the output folders of builds (`build`, `dist`,
