@@ -35,6 +35,8 @@ def test_code_scripts_and_hidden_settings_written_after_the_anchor_are_found(
             "dist/impl.js": b"exports.add = () => 3\n",
             "node_modules/x/index.js": b"",
             ".git/hooks_impl.py": b"x = 1\n",
+            ".git/refs/referee/c/1": b"0123abcd\n",  # referee's own pin: git's text, no code
+            ".git/hooks/pre-commit": b"#!/bin/sh\n",
         },
     )
     found = ignored_files(tmp_path, ["calc.py"], anchor)

@@ -105,7 +105,13 @@ def ignored_files(
             path = (rel / name).as_posix()
             if path in known or not _written_after(here / name, anchor):
                 continue
-            if (_steers(path, name) or _script(here / name, name)) and path not in found:
+            if path.startswith(".git/"):
+                # Git's own files (refs, hooks, logs) have no suffix and are text: only code
+                # by its suffix counts there.
+                steers = language_of(path) is not None
+            else:
+                steers = _steers(path, name) or _script(here / name, name)
+            if steers and path not in found:
                 found.append(path)
     return sorted(found)
 
