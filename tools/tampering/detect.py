@@ -7,7 +7,9 @@ a failing test must not earn an ACCEPT, so every finding becomes a detected anti
 
 from __future__ import annotations
 
+import functools
 import re
+from collections import Counter
 from collections.abc import Callable
 from functools import partial
 
@@ -65,6 +67,8 @@ def detect(
     changed: list[str], before: Callable[[str], str | None], after: Callable[[str], str | None]
 ) -> list[Tampering]:
     """Compare every changed test file at base (`before`) with now (`after`)."""
+    # Each side is read once however many questions ask for it (at base: a git call per file).
+    before, after = functools.cache(before), functools.cache(after)
     found: list[Tampering] = []
     moved = _moved_away(changed, before, after)
     for path in changed:
@@ -95,10 +99,13 @@ def _moved_away(
 ) -> set[str]:
     """Deleted files the change moved to another path of the same module (`ops.rs` to
     `ops/mod.rs`): their tests went along, and the base-tests run checks them as they were."""
-    new = {module_key(p) for p in changed if before(p) is None and after(p) is not None}
-    return {
-        p for p in changed if after(p) is None and (key := module_key(p)) is not None and key in new
-    }
+    # Only files that share their module with another changed file can be a move: only those
+    # are read here, however large the change.
+    keys = {p: key for p in changed if (key := module_key(p)) is not None}
+    counts = Counter(keys.values())
+    shared = [p for p, key in keys.items() if counts[key] > 1]
+    new = {keys[p] for p in shared if before(p) is None and after(p) is not None}
+    return {p for p in shared if keys[p] in new and after(p) is None}
 
 
 def _in_source_deleted(
