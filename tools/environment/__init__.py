@@ -76,14 +76,19 @@ def environment_findings(
 
 
 _MOST = 1 << 20  # of one changed file: the folder names a path spells are near its top anyway
+_MOST_IN_ALL = 4 << 20
 
 
 def _texts(tree: Path, paths: Collection[str]) -> dict[str, str]:
-    found = {}
+    """The changed files' texts, up to what ignored.py reads of them in all."""
+    found, left = {}, _MOST_IN_ALL
     for path in paths:
+        if left <= 0:
+            break
         try:
             with (tree / path).open("rb") as file:
-                found[path] = file.read(_MOST).decode("utf-8", errors="replace")
+                found[path] = file.read(min(_MOST, left)).decode("utf-8", errors="replace")
         except OSError:
             continue
+        left -= len(found[path])
     return found

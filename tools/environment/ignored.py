@@ -80,10 +80,11 @@ def ignored_files(
             `include!("../target/gen.rs")`) is looked at wherever it is.
     """
     known = set(listed)
-    texts = named or {}
-    wanted = _named_folders(texts.values())
-    found: list[str] = [
-        p for p in _named_files(tree, texts) if p not in known and _written_after(tree / p, anchor)
+    wanted, paths = _named(named or {})
+    found = [
+        p
+        for p in paths
+        if p not in known and (tree / p).is_file() and _written_after(tree / p, anchor)
     ]
     seen = 0
     for folder, dirs, files in os.walk(tree):
@@ -116,29 +117,6 @@ def ignored_files(
     return sorted(found)
 
 
-def _named_files(tree: Path, texts: Mapping[str, str]) -> list[str]:
-    """Code files that strings of the change's files name by a path, from their own folder or
-    from the tree's root, that exist in the tree."""
-    found: list[str] = []
-    budget = _MAX_NAMED
-    for path, text in texts.items():
-        budget -= len(text)
-        if budget < 0:
-            break
-        here = posixpath.dirname(path)
-        for literal in _STRING.findall(text):
-            name = literal[1:-1].strip()
-            if "/" not in name or language_of(name) is None:
-                continue
-            for candidate in (posixpath.join(here, name), name):
-                rel = posixpath.normpath(candidate)
-                if rel.startswith(("../", "/")) or rel == "..":
-                    continue
-                if (tree / rel).is_file() and rel not in found:
-                    found.append(rel)
-    return found
-
-
 def _walked(folder: str) -> bool:
     return folder not in _SKIP and "cache" not in folder.lower()
 
@@ -148,18 +126,29 @@ _PATH_PART = re.compile(r"""(?:^|[\\/"'`])([.\w-]{1,64})(?=$|[\\/"'`])""")
 _MAX_NAMED = 4 * 1024 * 1024
 
 
-def _named_folders(texts: Collection[str]) -> frozenset[str]:
-    """The names the texts spell as a path's part inside a string (a folder the walk would
-    skip, or stop at for its cache mark, is walked when one of them names it)."""
-    found: set[str] = set()
+def _named(texts: Mapping[str, str]) -> tuple[frozenset[str], list[str]]:
+    """What the strings of the change's files name, read in one pass: every path part (a folder
+    the walk would skip, or stop at for its cache mark, is walked when one of them names it), and
+    every code file a string names by a path, from the file's own folder or the tree's root,
+    kept inside the tree."""
+    parts: set[str] = set()
+    files: list[str] = []
     budget = _MAX_NAMED
-    for text in texts:
+    for path, text in texts.items():
         budget -= len(text)
         if budget < 0:
             break
+        here = posixpath.dirname(path)
         for literal in _STRING.findall(text):
-            found.update(_PATH_PART.findall(literal))
-    return frozenset(found - _ALWAYS_SKIP)
+            parts.update(_PATH_PART.findall(literal))
+            name = literal[1:-1].strip()
+            if "/" not in name or language_of(name) is None:
+                continue
+            for candidate in (posixpath.join(here, name), name):
+                rel = posixpath.normpath(candidate)
+                if not rel.startswith(("../", "/")) and rel != ".." and rel not in files:
+                    files.append(rel)
+    return frozenset(parts - _ALWAYS_SKIP), files
 
 
 _STRING = re.compile(r""""[^"\n]{0,512}"|'[^'\n]{0,512}'|`[^`\n]{0,512}`""")
