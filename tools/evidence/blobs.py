@@ -60,7 +60,6 @@ _B85_ALPHABET = _IDENTIFIER + b"!#$%&()*+;<=>?@^`{|}~"
 _A85_ALPHABET = bytes(range(0x21, 0x76)) + b"z"
 _TEXTLIKE = frozenset(range(0x20, 0x7F)) | frozenset(b"\t\r\n")
 _TEXT_BYTES = bytes(sorted(_TEXTLIKE))
-_RAW_STARTS = 1  # where in a blob a raw deflate stream is tried: each try costs a decoder
 _RAW_MOST = 1 << 16  # larger blobs are files (an image, an archive), not a disguised line
 _HEX = re2.compile(rb"[0-9A-Fa-f]{2}(?:(?:[ \t:-]|\r?\n)?[0-9A-Fa-f]{2}){7,}")
 _ADOBE85 = re2.compile(rb"<~[!-uz \t\r\n]{10,}?~>")
@@ -261,23 +260,19 @@ def _padded(text: bytes) -> bytes:
 
 def _inflated_raw(data: bytes, span: Span, found: Decoded, budget: Budget) -> None:
     """Add what `data` inflates to as a raw deflate stream (no header names it: zlib's output
-    with its header cut off), when one that ends and inflates to text starts it."""
-    if not _FEWEST <= len(data) <= _RAW_MOST:
+    with its header cut off), when it is one that ends inside it and inflates to text (most
+    bytes open a deflate block, so nothing less is taken for one). It is tried at the blob's
+    start only: a try costs a decoder, and one at every byte cost the engine twice its time."""
+    if not _FEWEST <= len(data) <= _RAW_MOST or budget.left <= 0:
         return
-    for start in range(min(_RAW_STARTS, len(data) - _FEWEST)):
-        if budget.left <= 0:
-            return
-        inflater = zlib.decompressobj(wbits=-15)
-        try:
-            output = inflater.decompress(data[start:], min(BLOB_INFLATE, budget.left))
-        except zlib.error:
-            continue
-        # Most bytes open a deflate block, so only a stream that ends inside the blob, into
-        # text, is taken for one.
-        if inflater.eof and len(output) >= _FEWEST and not output.translate(None, _TEXT_BYTES):
-            budget.left -= len(output)
-            found.add(output, span)
-            return
+    inflater = zlib.decompressobj(wbits=-15)
+    try:
+        output = inflater.decompress(data, min(BLOB_INFLATE, budget.left))
+    except zlib.error:
+        return
+    if inflater.eof and len(output) >= _FEWEST and not output.translate(None, _TEXT_BYTES):
+        budget.left -= len(output)
+        found.add(output, span)
 
 
 def _inflated(data: bytes, span: Span, found: Decoded, budget: Budget) -> None:

@@ -203,7 +203,8 @@ def _folded(value: str, fragment: int) -> Iterator[Form]:
     # The value read as one number: no part of it gives a fragment away, only the whole does.
     number = int.from_bytes(data, "big")
     yield Form("folded", str(number).encode("ascii"), len(str(number)), 1)
-    yield Form("folded", _digits(number, _BASE36), len(_digits(number, _BASE36)), 1)
+    base36 = _digits(number, _BASE36)
+    yield Form("folded", base36, len(base36), 1)
 
 
 def _printable(raw: bytes, fragment: int) -> Iterator[Form]:
