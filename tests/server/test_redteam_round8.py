@@ -88,22 +88,21 @@ def test_a_module_in_a_skipped_ignored_folder_the_code_puts_on_sys_path(
     caught(*run(tmp_path, base, change))
 
 
-def test_a_folder_marked_as_a_virtualenv_holding_the_module(tmp_path: Path) -> None:
-    # ignored.py stops at a folder holding pyvenv.cfg; installed.py only reads site-packages.
+@pytest.mark.parametrize(
+    ("mark", "text"),
+    [
+        # ignored.py stops at a folder holding pyvenv.cfg; installed.py reads it as a virtualenv.
+        ("pyvenv.cfg", "home = /usr/bin\n"),
+        # a cache mark stops the walk too, unless the change names the folder (it does).
+        ("CACHEDIR.TAG", "Signature: 8a477f597d28d172789f06886806bc55\n"),
+    ],
+    ids=["virtualenv", "cachedir-tag"],
+)
+def test_a_marked_folder_holding_the_module(mark: str, text: str, tmp_path: Path) -> None:
     change: Files = {
         "calc.py": _via("lib"),
         ".gitignore": "__pycache__/\nlib/\n",
-        "lib/pyvenv.cfg": "home = /usr/bin\n",
-        "lib/_impl.py": DETECTOR,
-    }
-    caught(*run(tmp_path, PY_BASE, change))
-
-
-def test_a_folder_marked_cachedir_tag_holding_the_module(tmp_path: Path) -> None:
-    change: Files = {
-        "calc.py": _via("lib"),
-        ".gitignore": "__pycache__/\nlib/\n",
-        "lib/CACHEDIR.TAG": "Signature: 8a477f597d28d172789f06886806bc55\n",
+        f"lib/{mark}": text,
         "lib/_impl.py": DETECTOR,
     }
     caught(*run(tmp_path, PY_BASE, change))

@@ -33,6 +33,17 @@ def flagged(evaluation: dict[str, Any]) -> list[str]:
     return [a["id"] for a in evaluation["antipatterns"]]
 
 
+def assert_harness_held(code: int, evaluation: dict[str, Any], flip: bool = False) -> None:
+    """The change is harness and the criterion does not pass (`flip`: because the tests fail
+    with the base harness)."""
+    criterion = evaluation["criteria"][0]
+    assert "harness_modified" in flagged(evaluation), evaluation["antipatterns"]
+    assert criterion["status"] != "pass", criterion["reason"]
+    if flip:
+        assert criterion["reason_code"] == "harness_flip", criterion["reason"]
+    assert code == 1
+
+
 PATCHES = "import calc\n\ncalc.add = lambda a, b: a + b\n"
 
 
@@ -58,11 +69,7 @@ def test_a_new_package_above_the_tests_that_patches_the_code_fails(
     change: Files = {f"{folder}calc.py": BROKEN, f"{folder}__init__.py": PATCHES}
     argv = [*PYTEST[:-1], f"{folder}tests"] if folder else PYTEST
     code, evaluation = evaluated(tmp_path, base, change, argv=argv)
-    criterion = evaluation["criteria"][0]
-    assert criterion["status"] != "pass", criterion["reason"]
-    assert "harness_modified" in flagged(evaluation), evaluation["antipatterns"]
-    assert criterion["reason_code"] == "harness_flip", criterion["reason"]
-    assert code == 1
+    assert_harness_held(code, evaluation, flip=True)
 
 
 def test_a_new_package_with_its_own_new_tests_is_no_harness(tmp_path: Path) -> None:
@@ -190,10 +197,7 @@ def test_ignored_files_from_before_the_contract_and_a_runs_own_output_are_not(
 def test_a_package_beside_the_module_it_shadows_is_harness(tmp_path: Path) -> None:
     change: Files = {"calc.py": BROKEN, "calc/__init__.py": CALC}
     code, evaluation = evaluated(tmp_path, PY_BASE, change)
-    criterion = evaluation["criteria"][0]
-    assert "harness_modified" in flagged(evaluation), evaluation["antipatterns"]
-    assert criterion["status"] != "pass", criterion["reason"]
-    assert code == 1
+    assert_harness_held(code, evaluation)
 
 
 VITE_TEST = (
@@ -222,10 +226,7 @@ def test_a_script_resolved_before_the_one_it_shadows_is_harness(
     code, evaluation = evaluated(
         tmp_path, base, change, argv=["npx", "vitest", "run"], node_modules=True
     )
-    criterion = evaluation["criteria"][0]
-    assert "harness_modified" in flagged(evaluation), evaluation["antipatterns"]
-    assert criterion["status"] != "pass", criterion["reason"]
-    assert code == 1
+    assert_harness_held(code, evaluation)
 
 
 # --- go: a package whose init rewires the code, linked in by coverage -------------------------
@@ -304,8 +305,4 @@ def test_a_crate_that_switches_its_own_features_on_for_tests_does_not_pass(
         "src/lib.rs": FEATURED,
     }
     code, evaluation = evaluated(tmp_path, CARGO_BASE, change, argv=["cargo", "test", "--offline"])
-    criterion = evaluation["criteria"][0]
-    assert criterion["status"] != "pass", criterion["reason"]
-    assert "harness_modified" in flagged(evaluation), evaluation["antipatterns"]
-    assert criterion["reason_code"] == "harness_flip", criterion["reason"]
-    assert code == 1
+    assert_harness_held(code, evaluation, flip=True)

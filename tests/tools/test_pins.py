@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from cli_runs import write_files
 from gitrepo import git
 from projects import SAMPLE_ENV, calc_repo, contract_for
 
@@ -40,16 +41,6 @@ def store(project: Path) -> Store:
     return Store(project / ".referee")
 
 
-def write(repo: Path, files: dict[str, str | None]) -> None:
-    for name, text in files.items():
-        path = repo / name
-        if text is None:
-            path.unlink()
-            continue
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-
-
 def pin_now(repo: Path, iteration: int) -> str:
     tree = working_tree_hash(repo)
     pin_tree(repo, "SC-x-20260325", iteration, tree, git(repo, "rev-parse", "HEAD"), WHEN)
@@ -60,7 +51,7 @@ async def test_evaluate_pins_the_evaluated_tree_so_gc_keeps_it(store: Store, pro
     contract = contract_for(
         store, project, {"criterion": "reads well", "verification_method": "manual"}
     )
-    write(project, {"src/new.py": "VALUE = 41\n"})  # untracked: part of the evaluated tree
+    write_files(project, {"src/new.py": "VALUE = 41\n"})  # untracked: part of the evaluated tree
     deps = EvaluateDeps(
         store=store,
         settings=Settings.build([project], env=dict(SAMPLE_ENV)),
@@ -71,18 +62,18 @@ async def test_evaluate_pins_the_evaluated_tree_so_gc_keeps_it(store: Store, pro
     assert result.pin == ref
     assert git(project, "rev-parse", f"{ref}^{{tree}}") == result.target.tree
     assert git(project, "rev-parse", f"{ref}^") == git(project, "rev-parse", "HEAD")
-    write(project, {"src/new.py": None})
+    write_files(project, {"src/new.py": None})
     git(project, "gc", "-q", "--prune=now")
     assert git(project, "show", f"{ref}:src/new.py") == "VALUE = 41"
 
 
 def test_a_pinned_tree_is_written_back_byte_for_byte(project: Path) -> None:
-    write(project, {"src/calc.py": "def add(a, b):\n    return b + a\n", "docs/a.txt": "a\n"})
+    write_files(project, {"src/calc.py": "def add(a, b):\n    return b + a\n", "docs/a.txt": "a\n"})
     os.symlink("calc.py", project / "src" / "link.py")
     (project / "run.sh").write_text("#!/bin/sh\necho hi\n", encoding="utf-8")
     (project / "run.sh").chmod(0o755)
     wanted = pin_now(project, 1)
-    write(project, {"src/calc.py": "broken", "docs/a.txt": None, "extra/b.txt": "b\n"})
+    write_files(project, {"src/calc.py": "broken", "docs/a.txt": None, "extra/b.txt": "b\n"})
     (project / "run.sh").chmod(0o644)
     pin_now(project, 2)
 
@@ -97,7 +88,7 @@ def test_a_pinned_tree_is_written_back_byte_for_byte(project: Path) -> None:
 
 def test_restoring_refuses_work_that_no_pin_keeps_unless_forced(project: Path) -> None:
     wanted = pin_now(project, 1)
-    write(project, {"src/calc.py": "work in progress\n"})
+    write_files(project, {"src/calc.py": "work in progress\n"})
     safe = {wanted}
     with pytest.raises(RestoreRefused, match="--force"):
         restore_tree(project, wanted, safe, False)
@@ -107,9 +98,9 @@ def test_restoring_refuses_work_that_no_pin_keeps_unless_forced(project: Path) -
 
 
 def test_ignored_files_are_never_touched(project: Path) -> None:
-    write(project, {"src/calc.py": "v1\n"})
+    write_files(project, {"src/calc.py": "v1\n"})
     first = pin_now(project, 1)
-    write(project, {"src/calc.py": "v2\n"})
+    write_files(project, {"src/calc.py": "v2\n"})
     pin_now(project, 2)
     (project / "src" / "__pycache__").mkdir()
     (project / "src" / "__pycache__" / "calc.pyc").write_bytes(b"\0cache")
@@ -120,11 +111,11 @@ def test_ignored_files_are_never_touched(project: Path) -> None:
 def test_a_symlinked_folder_is_not_followed_out_of_the_repository(
     project: Path, tmp_path: Path
 ) -> None:
-    write(project, {"lib/x.txt": "inside\n"})
+    write_files(project, {"lib/x.txt": "inside\n"})
     wanted = pin_now(project, 1)
     outside = tmp_path / "outside"
     outside.mkdir()
-    write(project, {"lib/x.txt": None})
+    write_files(project, {"lib/x.txt": None})
     (project / "lib").rmdir()
     os.symlink(outside, project / "lib")
     # The symlink `lib` is not in the pinned tree: it is deleted before `lib/x.txt` is written.
@@ -134,7 +125,7 @@ def test_a_symlinked_folder_is_not_followed_out_of_the_repository(
 
 
 def test_a_branch_starts_at_the_pin_and_an_existing_one_is_refused(project: Path) -> None:
-    write(project, {"src/calc.py": "v1\n"})
+    write_files(project, {"src/calc.py": "v1\n"})
     tree = pin_now(project, 1)
     pin = pins(project, "SC-x-20260325")[0]
     start_branch(project, "restored", pin)
