@@ -150,11 +150,6 @@ def test_an_ignored_data_file_the_code_reads(tmp_path: Path) -> None:
     caught(*run(tmp_path, PY_BASE, change))
 
 
-@gets_through(
-    "tools/environment/ignored.py _steers keeps only code (language_of) and hidden files: an "
-    "ignored json the code reads is neither, and below data/ rule.py calls it data, not "
-    "configuration"
-)
 def test_an_ignored_data_file_below_a_data_folder_the_code_reads(tmp_path: Path) -> None:
     # Below a folder of data the json is no configuration (rule.py), and _steers leaves it out.
     reads = (
@@ -308,11 +303,6 @@ def test_a_script_twin_vite_resolves_first(old: str, twin: str, tmp_path: Path) 
 
 
 @needs_go
-@gets_through(
-    "tools/static/paths.py module_key has no Go notion: every file of a package folder is the "
-    "package, and a build constraint picks which one the tests build (rule.py _twin never asks); "
-    "the code is right on linux only"
-)
 def test_a_go_file_for_this_platform_beside_the_shown_one(tmp_path: Path) -> None:
     # The diff shows calc.go broken; a build constraint keeps it out of every linux build, where
     # calc_linux.go (right) is the Add the tests run.

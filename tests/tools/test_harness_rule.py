@@ -5,13 +5,20 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import subprocess
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
-from referee.tools.harness import Layout, harness_reason, is_harness_file, runner_modules
+from referee.tools.harness import (
+    Layout,
+    built_here,
+    harness_reason,
+    is_harness_file,
+    runner_modules,
+)
 from referee.tools.repo import working_tree_hash
 from referee.tools.repo.tree import tree_entries
 from referee.tools.tampering.harness import harness_changes
@@ -410,3 +417,61 @@ def test_an_ignored_file_on_disk_before_the_contract_is_the_environments(tmp_pat
     kept = _prepared_before(ws, files, anchor)  # type: ignore[arg-type]
     assert [h.path for h in kept] == ["pytest.toml"]  # not ignored: the change's, whenever made
     assert _prepared_before(ws, files, None) == files  # no contract time: every file counts
+
+
+# --- Go: which files this machine's build takes ------------------------------------------------
+
+GO_ADD = "package calc\n\nfunc Add(a, b int) int { return a + b }\n"
+WRONG = GO_ADD.replace("a + b", "a - b")
+HERE = platform.system().lower()  # the tests run on linux; the rule asks the machine
+
+
+@pytest.mark.parametrize(
+    ("path", "text", "built"),
+    [
+        ("calc.go", GO_ADD, True),
+        (f"calc_{HERE}.go", GO_ADD, True),
+        ("calc_plan9.go", GO_ADD, False),
+        ("calc_windows_amd64.go", GO_ADD, False),
+        ("_calc.go", GO_ADD, False),
+        ("calc.go", f"//go:build !{HERE}\n\n{GO_ADD}", False),
+        ("calc.go", f"// +build !{HERE}\n\n{GO_ADD}", False),
+        ("calc.go", f"// Copyright\n\n//go:build ignore\n\n{GO_ADD}", False),
+        ("calc.go", f"//go:build ({HERE} || plan9) && !ignore\n\n{GO_ADD}", True),
+        ("calc.go", f"//go:build go1.999\n\n{GO_ADD}", False),
+        ("calc.go", f"//go:build go1.1\n\n{GO_ADD}", True),
+        ("calc.go", f"// +build plan9 {HERE},!cgo_never\n\n{GO_ADD}", True),
+        ("calc.go", f"{GO_ADD}\n//go:build ignore\n", True),  # below the package clause
+        ("calc.go", f"//go:build {HERE} &&\n\n{GO_ADD}", None),
+    ],
+)
+def test_go_build_takes_files_by_name_and_constraint(path: str, text: str, built: bool) -> None:
+    assert built_here(path, text) is built
+
+
+def _go(base: dict[str, str], now: dict[str, str]) -> list[str]:
+    changed = sorted({p for p in base | now if base.get(p) != now.get(p)})
+    return [h.path for h in harness_changes(changed, base.get, now.get)]
+
+
+@pytest.mark.parametrize(
+    "now",
+    [
+        {"calc.go": f"//go:build !{HERE}\n\n{WRONG}", f"calc_{HERE}.go": GO_ADD},
+        {"calc.go": f"// +build !{HERE}\n\n{WRONG}", "calc_other.go": GO_ADD},
+        {"calc.go": f"//go:build ignore\n\n{WRONG}", "add.go": GO_ADD},
+        {"calc.go": f"//go:build go1.999\n\n{WRONG}", "add.go": GO_ADD},
+        {"calc_plan9.go": WRONG, f"calc_{HERE}.go": GO_ADD},  # a move to another platform's name
+        {"calc_windows.go": WRONG, "calc_other.go": f"//go:build {HERE}\n\n{GO_ADD}"},
+    ],
+)
+def test_a_go_file_left_out_of_this_build_is_harness(now: dict[str, str]) -> None:
+    found = _go({"calc.go": WRONG.replace("a - b", "a * b")}, now)
+    assert found and all(p.endswith(".go") for p in found), found
+
+
+def test_go_platform_files_the_base_had_are_edited_freely() -> None:
+    base = {"calc_windows.go": GO_ADD, f"calc_{HERE}.go": GO_ADD}
+    assert _go(base, {"calc_windows.go": WRONG, f"calc_{HERE}.go": GO_ADD}) == []
+    # A platform's file added beside the base's, even declaring the same names.
+    assert _go(base, {**base, "calc_plan9.go": WRONG}) == []

@@ -14,6 +14,12 @@ runner's own protocol lines, or a module under test that reaches into the runner
 Nothing the process emits can tell that from a real run, so the change itself is read, by
 structure and in every language referee runs (tools/claims): a code file to which the change
 added such a construct is a harness file too.
+
+A Go build constraint is configuration inside a source file. When the change takes code the base
+built here out of this machine's build (`//go:build !linux` on `calc.go`, or `calc.go` moved to
+`calc_windows.go`) and adds or edits another file, built here, that declares the same names
+(`calc_linux.go`), the diff shows one implementation and the tests build the other: the file
+left out is harness as well. (Adding a platform's file beside the base's is ordinary work.)
 """
 
 from __future__ import annotations
@@ -27,6 +33,8 @@ from pathlib import PurePosixPath
 from referee.tools.claims import HARNESS_MODIFIED, Scope, claims_in
 from referee.tools.harness import (
     Layout,
+    built_here,
+    declared_names,
     harness_reason,
     is_harness_file,
     is_manifest,
@@ -78,9 +86,71 @@ def harness_changes(
     found: list[HarnessFile] = []
     for path in changed:
         old, new = before(path), after(path)
-        if old != new and (item := _changed_file(path, old, new, layout)) is not None:
+        if old == new:
+            continue
+        item = _changed_file(path, old, new, layout) or _left_out(
+            path, old, new, after, before, changed
+        )
+        if item is not None:
             found.append(item)
     return found
+
+
+def _left_out(
+    path: str,
+    old: str | None,
+    new: str | None,
+    after: Callable[[str], str | None],
+    before: Callable[[str], str | None],
+    changed: list[str],
+) -> HarnessFile | None:
+    """A Go file of the change left out of this machine's build, declaring names that another
+    file of the change, which is built, declares too, while the base built those names from a
+    file the change deleted or left out (see the module docstring)."""
+    if not path.endswith(".go") or new is None or built_here(path, new) is not False:
+        return None
+    names = declared_names(new)
+    twin = _built_in_change(path, names, changed, after)
+    if not twin or not _moved_out(names, changed, before, after):
+        return None
+    line = _first_difference(old or "", new)
+    message = (
+        f"{path}:{line} is left out of this machine's build by its name or build constraint,"
+        f" and `{twin}`, which is built, declares the same names: the diff shows code the tests"
+        " do not build; the tests also ran with the base harness"
+    )
+    return HarnessFile(path, old, Tampering(HARNESS_MODIFIED, path, line, message))
+
+
+def _built_in_change(
+    path: str, names: frozenset[str], changed: list[str], after: Callable[[str], str | None]
+) -> str:
+    folder = path.rpartition("/")[0]
+    for other in changed:
+        if other == path or other.rpartition("/")[0] != folder or not other.endswith(".go"):
+            continue
+        body = after(other)
+        if body is not None and built_here(other, body) and names & declared_names(body):
+            return other
+    return ""
+
+
+def _moved_out(
+    names: frozenset[str],
+    changed: list[str],
+    before: Callable[[str], str | None],
+    after: Callable[[str], str | None],
+) -> bool:
+    """Whether a file the base built here, declaring one of `names`, is deleted or left out
+    now."""
+    for other in changed:
+        old = before(other)
+        if not other.endswith(".go") or old is None or not built_here(other, old):
+            continue
+        new = after(other)
+        if (new is None or built_here(other, new) is False) and names & declared_names(old):
+            return True
+    return False
 
 
 def _changed_file(
