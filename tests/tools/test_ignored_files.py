@@ -69,3 +69,26 @@ def test_a_code_file_a_string_names_by_its_path_is_looked_at_wherever_it_is(
     assert ignored_files(tmp_path, ["src/lib.rs"], anchor, texts) == ["target/gen.rs"]
     outside = {"src/lib.rs": 'include!("../../etc/gen.rs");'}
     assert ignored_files(tmp_path, ["src/lib.rs"], anchor, outside) == []
+
+
+def test_a_data_file_the_change_names_is_found(tmp_path: Path) -> None:
+    anchor = time.time()
+    time.sleep(0.01)
+    _tree(
+        tmp_path,
+        {
+            "data/local.json": b'{"exact": true}',
+            "answers.yaml": b"exact: true\n",
+            "fixtures/x.csv": b"1,2\n",
+            "out/report.xml": b"<x/>",  # nothing names it
+            "junit.xml": b"<x/>",
+            "src/calc.egg-info/PKG-INFO": b"Name: calc\n",  # what an editable install writes
+        },
+    )
+    texts = {
+        "calc.py": "p = Path(__file__).parent / 'data' / 'local.json'\n"
+        "q = open('answers' + '.yaml')\nr = Path('fixtures') / name\n"
+    }
+    found = ignored_files(tmp_path, ["calc.py"], anchor, texts)
+    assert found == ["answers.yaml", "data/local.json", "fixtures/x.csv"]
+    assert ignored_files(tmp_path, ["calc.py"], anchor) == []

@@ -6,9 +6,11 @@ line the change adds, the user's own global ignore file), yet every run still se
 files on disk: a module imported by the changed code, a `.env.test.local` that vite loads in test
 mode, an `.npmrc` in a folder. So an ignored file that can run or steer a run (source code in any
 language referee reads, a text file without a suffix that a resolver loads as a script, or a
-hidden file where tools keep settings) and whose inode change time is later than the contract's
-creation (no program can set a ctime back) is reported with its path: the checks ran with it,
-and no reader and no diff saw it.
+hidden file where tools keep settings), or a file of data the change's strings name (its name
+or its stem as a string, a data format in a folder they name: `Path(__file__).parent / "data" /
+"local.json"`), and whose inode change time is later than the contract's creation (no program
+can set a ctime back) is reported with its path: the checks ran with it, and no reader and no
+diff saw it.
 
 Left out: what runs write as they go and no check reads as code (caches, coverage data, installed
 environments, which installed.py watches) and the output folders of builds (`build`, `dist`,
@@ -61,6 +63,13 @@ _SKIP = frozenset(
 _ALWAYS_SKIP = frozenset({".referee", "node_modules", "target"})
 # A folder that says what it is: a virtualenv, or a cache (https://bford.info/cachedir/).
 _MARKS = ("pyvenv.cfg", "CACHEDIR.TAG")
+# What an install writes beside the code (`src/calc.egg-info/PKG-INFO`): installed.py's concern.
+_INSTALL_RECORDS = (".egg-info", ".dist-info")
+# Formats programs read their data and settings from, named by a folder of the change's strings.
+_DATA = frozenset(
+    {".json", ".yaml", ".yml", ".toml", ".ini", ".cfg", ".conf", ".env", ".txt", ".csv", ".xml"}
+    | {".properties", ".pickle", ".pkl", ".db", ".sqlite", ".bin", ".dat"}
+)
 # Hidden files tools write for themselves as they run (coverage data, a finder's index).
 _TOOL_MARKS = (".coverage", ".DS_Store", ".eslintcache", ".stylelintcache")
 _EDITOR_MARKS = (".swp", ".swo", "~")
@@ -80,7 +89,7 @@ def ignored_files(
             `include!("../target/gen.rs")`) is looked at wherever it is.
     """
     known = set(listed)
-    wanted, paths = _named(named or {})
+    wanted, paths, words = _named(named or {})
     found = [
         p
         for p in paths
@@ -111,14 +120,33 @@ def ignored_files(
                 # by its suffix counts there.
                 steers = language_of(path) is not None
             else:
-                steers = _steers(path, name) or _script(here / name, name)
+                steers = (
+                    _steers(path, name)
+                    or _script(here / name, name)
+                    or _read(name, here.name if rel.parts else "", wanted, words)
+                )
             if steers and path not in found:
                 found.append(path)
     return sorted(found)
 
 
 def _walked(folder: str) -> bool:
-    return folder not in _SKIP and "cache" not in folder.lower()
+    return (
+        folder not in _SKIP
+        and "cache" not in folder.lower()
+        and not folder.endswith(_INSTALL_RECORDS)
+    )
+
+
+def _read(name: str, folder: str, parts: frozenset[str], words: frozenset[str]) -> bool:
+    """A file of data the change's code can be reading: a string holds its name or its stem
+    (`"local" + ".json"`), or it is in a data format in a folder a string names."""
+    stem, dot, suffix = name.rpartition(".")
+    if not dot:
+        return False  # a built binary
+    if name in words or (len(stem) >= 3 and stem in words):
+        return True
+    return bool(folder) and folder in parts and f".{suffix.lower()}" in _DATA
 
 
 # A folder name in a string, as a path's part: "build", './dist/x', "../.hypothesis/".
@@ -126,12 +154,13 @@ _PATH_PART = re.compile(r"""(?:^|[\\/"'`])([.\w-]{1,64})(?=$|[\\/"'`])""")
 _MAX_NAMED = 4 * 1024 * 1024
 
 
-def _named(texts: Mapping[str, str]) -> tuple[frozenset[str], list[str]]:
+def _named(texts: Mapping[str, str]) -> tuple[frozenset[str], list[str], frozenset[str]]:
     """What the strings of the change's files name, read in one pass: every path part (a folder
-    the walk would skip, or stop at for its cache mark, is walked when one of them names it), and
+    the walk would skip, or stop at for its cache mark, is walked when one of them names it),
     every code file a string names by a path, from the file's own folder or the tree's root,
-    kept inside the tree."""
+    kept inside the tree, and every string's last path part (a file's name or stem)."""
     parts: set[str] = set()
+    words: set[str] = set()
     files: list[str] = []
     budget = _MAX_NAMED
     for path, text in texts.items():
@@ -142,13 +171,14 @@ def _named(texts: Mapping[str, str]) -> tuple[frozenset[str], list[str]]:
         for literal in _STRING.findall(text):
             parts.update(_PATH_PART.findall(literal))
             name = literal[1:-1].strip()
+            words.add(posixpath.basename(name))
             if "/" not in name or language_of(name) is None:
                 continue
             for candidate in (posixpath.join(here, name), name):
                 rel = posixpath.normpath(candidate)
                 if not rel.startswith(("../", "/")) and rel != ".." and rel not in files:
                     files.append(rel)
-    return frozenset(parts - _ALWAYS_SKIP), files
+    return frozenset(parts - _ALWAYS_SKIP), files, frozenset(words)
 
 
 _STRING = re.compile(r""""[^"\n]{0,512}"|'[^'\n]{0,512}'|`[^`\n]{0,512}`""")
