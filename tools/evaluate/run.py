@@ -464,7 +464,10 @@ async def _grade_task(
     tick: Callable[[str], Awaitable[None]],
 ) -> None:
     assert criterion.check is not None  # only checked criteria are scheduled
-    outcomes.results[criterion.id] = await GRADERS[criterion.check.kind](ctx, criterion)
+    result = outcomes.results[criterion.id] = await GRADERS[criterion.check.kind](ctx, criterion)
+    if result.findings:
+        outcomes.tampering += result.findings
+        outcomes.tampering_ids += [i for i in result.findings_evidence if i]
     await tick(criterion.id)
 
 

@@ -28,6 +28,7 @@ from referee.tools.repo import TreeView
 from referee.tools.settings import Settings
 from referee.tools.static import StaticFinding, StaticReport
 from referee.tools.tampering.harness import HarnessFile
+from referee.tools.tampering.model import Tampering
 
 if TYPE_CHECKING:
     from referee.tools.browser.baselines import Baselines
@@ -123,6 +124,10 @@ class GradeResult:
     """Per-test outcomes, for a tests check that reported them."""
     adequacy: TestAdequacy | None = None
     """Diff coverage, mutants and repeats of a tests check."""
+    findings: list[Tampering] = field(default_factory=list)
+    """Antipatterns a run of the check found (the tests pass in the test mode only)."""
+    findings_evidence: list[str] = field(default_factory=list)
+    """The evidence of `findings`: the runs that found them."""
 
     @property
     def passed(self) -> bool:

@@ -31,6 +31,7 @@ from referee.tools.graders.base_tests import (
 )
 from referee.tools.graders.fail_to_pass import SuiteRun, judge_fail_to_pass, test_patch
 from referee.tools.graders.harness import judge_harness
+from referee.tools.graders.mode import mode_finding, production_mode
 from referee.tools.graders.suite import Launch, Refused, SuiteCall, launch_suite
 from referee.tools.insource import Spliced, spliced_sources
 from referee.tools.models.checks import TestsCheck
@@ -38,6 +39,7 @@ from referee.tools.models.common import ReasonCode
 from referee.tools.models.contract import Criterion
 from referee.tools.repo import TreeView, commit_tree_hash, is_git_repo
 from referee.tools.runners import Advice, Plan, ReportRead
+from referee.tools.tampering.model import Tampering
 
 _ARTIFACT_LIMIT = 16 * 1024 * 1024  # larger reports are read, not copied into the store
 
@@ -70,6 +72,9 @@ async def grade_tests(ctx: GradeContext, criterion: Criterion) -> GradeResult:
     if len(runs) > 1 and not flaky:
         grade.evidence_ids = list(dict.fromkeys([*grade.evidence_ids, *_ids(runs)]))
         grade.reason += f"; the same in {len(runs)} runs"
+    if grade.passed and (found := await _in_production(ctx, criterion, check, now)):
+        grade.findings.append(found[0])
+        grade.findings_evidence.append(found[1])
     return await assess(ctx, criterion, grade, now, Repeats(len(runs), flaky), sources)
 
 
@@ -124,6 +129,25 @@ async def _judged(
     if not check.must_fail_at_base:
         return now.verdict
     return await _fail_before_pass_after(ctx, criterion, check, now, before)
+
+
+async def _in_production(
+    ctx: GradeContext, criterion: Criterion, check: TestsCheck, now: SuiteRun
+) -> tuple[Tampering, str] | None:
+    """A passing run checked in production's mode when the change's code reads the mode
+    (graders/mode.py). Not for a hold-out: what its run shows is the evaluator's alone."""
+    if ctx.scope != "task" or ctx.base is None or ctx.is_holdout(criterion.id):
+        return None
+    changed = list(await ctx.changed_lines())
+    mode = await anyio.to_thread.run_sync(production_mode, ctx.workdir, changed)
+    if mode is None:
+        return None
+    moded = check.model_copy(update={"env": {**check.env, **mode.env}})
+    label = f"{criterion.id}-production"
+    there = await run_suite(ctx, moded, label=label, criterion_id=criterion.id)
+    failed = there.verdict.status == "fail"
+    found = mode_finding(mode, now.outcomes, there.outcomes, failed)
+    return None if found is None else (found, there.evidence_id or "")
 
 
 async def _base_run(ctx: GradeContext, criterion: Criterion, check: TestsCheck) -> SuiteRun | None:

@@ -1,0 +1,66 @@
+"""When the tests run once more in production's mode (tools/graders/mode.py), and what a
+difference between the two runs reports."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from referee.tools.graders.mode import mode_finding, production_mode
+from referee.tools.models.evidence import TestOutcome as Outcome
+
+
+@pytest.mark.parametrize(
+    ("path", "text", "variable"),
+    [
+        ("src/a.ts", "const p = process.env.NODE_ENV;\n", "NODE_ENV"),
+        ("src/a.js", "x\nconst e = process.env;\n", "NODE_ENV"),
+        ("src/a.mjs", "if (import.meta.env.DEV) {}\n", "NODE_ENV"),
+        ("src/a.js", "process['e' + 'nv']\n", "NODE_ENV"),
+        ("src/a.js", "globalThis['process']\n", "NODE_ENV"),
+        ("src/lib.rs", "#[cfg(not(debug_assertions))]\nfn f() {}\n", "DEBUG_ASSERTIONS"),
+        ("src/lib.rs", "std::panic::catch_unwind(|| 1);\n", "DEBUG_ASSERTIONS"),
+    ],
+)
+def test_code_that_reads_the_mode_runs_once_more(
+    path: str, text: str, variable: str, tmp_path: Path
+) -> None:
+    (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / path).write_text(text, encoding="utf-8")
+    mode = production_mode(tmp_path, [path])
+    assert mode is not None and variable in mode.shown
+    assert (mode.path, mode.line) == (path, 2 if text.startswith("x\n") else 1)
+
+
+@pytest.mark.parametrize(
+    ("path", "text"),
+    [
+        ("src/a.js", "const url = process.env.API_URL;\n"),  # a setting, not the mode
+        ("src/a.js", "export const add = (a, b) => a + b;\n"),
+        ("test/a.test.js", "process.env.NODE_ENV = 'production';\n"),  # a test's own business
+        ("src/a.py", "import os\nos.environ['NODE_ENV']\n"),
+        ("src/lib.rs", "pub fn add(a: i32) -> i32 { debug_assert!(a > 0); a }\n"),
+    ],
+)
+def test_code_that_does_not_read_the_mode_runs_once(path: str, text: str, tmp_path: Path) -> None:
+    (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / path).write_text(text, encoding="utf-8")
+    assert production_mode(tmp_path, [path]) is None
+
+
+def _outcomes(**tests: str) -> list[Outcome]:
+    return [Outcome.model_validate({"name": n, "outcome": o}) for n, o in tests.items()]
+
+
+def test_a_test_that_passes_in_the_test_mode_only_is_reported(tmp_path: Path) -> None:
+    (tmp_path / "calc.js").write_text("process.env.NODE_ENV\n", encoding="utf-8")
+    mode = production_mode(tmp_path, ["calc.js"])
+    assert mode is not None
+    now = _outcomes(adds="passed", subs="passed", skips="skipped")
+    assert mode_finding(mode, now, _outcomes(adds="passed", subs="passed"), False) is None
+    found = mode_finding(mode, now, _outcomes(adds="failed", subs="passed"), True)
+    assert found is not None and found.kind == "code_detects_tests"
+    assert "adds fails" in found.message and found.location == "calc.js:1"
+    # A suite that does not build or report in production's mode is a difference too.
+    assert mode_finding(mode, now, [], True) is not None
