@@ -53,7 +53,12 @@ _LOG_LIMIT = 4 * 1024 * 1024
 _RUNNING_TESTS = re.compile(r"running (\d+) tests?")
 _MAX_LINE = 4096
 
-RESULT = re.compile(r"test (\S(?:.*\S)?) \.\.\. (ok|FAILED|ignored(?:, .*)?)")
+# libtest names a test, then what it expects of it (` - should panic`, a doc test's
+# ` - compile fail`), which its log leaves out.
+RESULT = re.compile(
+    r"test (\S(?:.*?\S)?)(?: - (?:should panic|compile fail|compile))? \.\.\."
+    r" (ok|FAILED|ignored(?:, .*)?)"
+)
 RUNNING = re.compile(r"\s*Running (?:unittests )?(\S+)(?: \([^)]*\))?")
 DOC_TESTS = re.compile(r"\s*Doc-tests \S+")
 

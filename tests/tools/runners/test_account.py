@@ -12,6 +12,7 @@ import pytest
 
 from referee.tools.runners import Plan, plan_command
 from referee.tools.runners.account import go_bypassed, libtest_bypassed
+from referee.tools.runners.rust_cargo import parse_libtest
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -91,6 +92,24 @@ def test_a_libtest_binary_whose_log_holds_every_listed_test_backs_its_lines(
         "test src/lib.rs - add (line 3) ... ok",
     )
     assert libtest_bypassed(data, tmp_path) is None
+
+
+def test_a_should_panic_test_is_named_as_libtests_log_names_it(tmp_path: Path) -> None:
+    # libtest prints what a test expects after its name; its log has the bare name.
+    log = _log(tmp_path, "libtest.abcdef123456", "ok panics\nok adds\n")
+    data = _cargo(
+        HEADER,
+        "running 2 tests",
+        "test panics - should panic ... ok",
+        "test adds ... ok",
+        "test result: ok. 2 passed; 0 failed",
+        f"referee-account libtest 0 2 {log}",
+        "   Doc-tests calc",
+        "test src/lib.rs - add (line 3) - compile fail ... ok",
+    )
+    assert libtest_bypassed(data, tmp_path) is None
+    names = [o.name for o in parse_libtest(data)]
+    assert names == ["tests/calc.rs::panics", "tests/calc.rs::adds", "src/lib.rs - add"]
 
 
 @pytest.mark.parametrize(
