@@ -18,12 +18,18 @@ import subprocess
 import sys
 from functools import cache
 
+import tree_sitter as ts
+
+from referee.tools.static.langs import parser
+
 __all__ = ["built_here", "declared_names"]
 
+# go/build's known systems; `wasip1` joined in go1.21 (before, `calc_wasip1.go` is built here).
 _GOOS = frozenset(
     {"aix", "android", "darwin", "dragonfly", "freebsd", "hurd", "illumos", "ios", "js"}
-    | {"linux", "nacl", "netbsd", "openbsd", "plan9", "solaris", "wasip1", "windows", "zos"}
+    | {"linux", "nacl", "netbsd", "openbsd", "plan9", "solaris", "windows", "zos"}
 )
+_GOOS_SINCE = {"wasip1": 21}
 _UNIX = frozenset(
     {"aix", "android", "darwin", "dragonfly", "freebsd", "hurd", "illumos", "ios", "linux"}
     | {"netbsd", "openbsd", "solaris"}
@@ -36,7 +42,8 @@ _GOARCH = frozenset(
 _MACHINES = {"x86_64": "amd64", "amd64": "amd64", "aarch64": "arm64", "arm64": "arm64"}
 _MACHINES |= {"i386": "386", "i686": "386", "ppc64le": "ppc64le", "s390x": "s390x"}
 _MACHINES |= {"riscv64": "riscv64", "armv7l": "arm"}
-_TOKEN = re.compile(r"\s*(\|\||&&|!|\(|\)|[A-Za-z0-9_.]+)")
+# A tag is letters (any script), digits, `_` and `.`.
+_TOKEN = re.compile(r"\s*(\|\||&&|!|\(|\)|[\w.]+)")
 _VERSION = re.compile(r"^go1\.(\d+)$")
 _GO_VERSION = re.compile(r"\bgo1\.(\d+)")
 _NO_GO_MINOR = 30  # without a go command, a release tag up to go1.30 holds
@@ -72,9 +79,13 @@ def _go_minor() -> int:
     return int(found.group(1)) if found else _NO_GO_MINOR
 
 
+def _systems() -> frozenset[str]:
+    return _GOOS | {s for s, minor in _GOOS_SINCE.items() if _go_minor() >= minor}
+
+
 def built_here(path: str, text: str) -> bool | None:
     """Whether `go build` on this machine compiles the file (None: a constraint it cannot
-    read, which go itself refuses)."""
+    read, which go itself refuses; the rule takes that for left out)."""
     name = path.rsplit("/", 1)[-1]
     if name.startswith(("_", ".")) or not _name_holds(name):
         return False
@@ -85,11 +96,12 @@ def built_here(path: str, text: str) -> bool | None:
 
 
 def _name_holds(name: str) -> bool:
-    parts = name.removesuffix(".go").removesuffix("_test").split("_")[1:]
-    tags = _tags()
-    if len(parts) >= 2 and parts[-2] in _GOOS and parts[-1] in _GOARCH:
+    # As go/build reads a name: up to its first dot (`calc_windows.v2.go` is for windows).
+    parts = name.split(".", 1)[0].removesuffix("_test").split("_")[1:]
+    tags, systems = _tags(), _systems()
+    if len(parts) >= 2 and parts[-2] in systems and parts[-1] in _GOARCH:
         return parts[-2] in tags and parts[-1] in tags
-    if parts and parts[-1] in _GOOS:
+    if parts and parts[-1] in systems:
         return parts[-1] in tags
     if parts and parts[-1] in _GOARCH:
         return parts[-1] in tags
@@ -98,20 +110,41 @@ def _name_holds(name: str) -> bool:
 
 def _constraint(text: str) -> str | None:
     """The file's build expression: its `//go:build` line, else its `// +build` lines joined
-    as go does (lines AND, spaces OR, commas AND). Only the header before `package` counts."""
+    as go does (lines AND, spaces OR, commas AND). Only the header counts: what comes before
+    the first line that is neither blank nor a comment (a `/* … */` block is skipped whole,
+    a byte-order mark too)."""
     plus: list[str] = []
-    for line in text.splitlines():
-        stripped = line.strip()
-        if stripped.startswith("package ") or stripped == "package":
-            break
-        if stripped.startswith("//go:build"):
-            return stripped[len("//go:build") :].strip()
-        if stripped.startswith("// +build"):
-            words = stripped[len("// +build") :].split()
+    for comment in _header_comments(text.removeprefix("\ufeff")):
+        if comment.startswith("//go:build") and comment[10:11] in ("", " ", "\t"):
+            return comment[len("//go:build") :].strip()
+        if comment.startswith("// +build") and comment[9:10] in ("", " ", "\t"):
+            words = comment[len("// +build") :].split()
             plus.append(" || ".join("(" + " && ".join(w.split(",")) + ")" for w in words))
     if not plus:
         return None
     return " && ".join(f"({p})" for p in plus)
+
+
+def _header_comments(text: str) -> list[str]:
+    """The line comments of the file's header, each stripped."""
+    found: list[str] = []
+    at, size = 0, len(text)
+    while at < size:
+        if text[at].isspace():
+            at += 1
+        elif text.startswith("//", at):
+            end = text.find("\n", at)
+            end = size if end < 0 else end
+            found.append(text[at:end].strip())
+            at = end
+        elif text.startswith("/*", at):
+            end = text.find("*/", at + 2)
+            if end < 0:
+                break
+            at = end + 2
+        else:
+            break
+    return found
 
 
 def _evaluate(expression: str) -> bool | None:
@@ -179,12 +212,49 @@ class _Parser:
         return token in self.tags
 
 
-_DECLARED = re.compile(
-    r"^(?:func\s+(?:\([^)]*\)\s*)?([A-Za-z_]\w*)|(?:type|var|const)\s+([A-Za-z_]\w*))", re.M
-)
+_MAX_SOURCE = 2 * 1024 * 1024
+_SPECS = frozenset({"var_spec", "const_spec", "type_spec", "type_alias"})
 
 
 def declared_names(text: str) -> frozenset[str]:
-    """The top-level functions, methods (by name), types, variables and constants a Go file
-    declares on a line of their own."""
-    return frozenset(a or b for a, b in _DECLARED.findall(text))
+    """The package-level names a Go file declares: functions, types, variables and constants
+    (grouped or not), and methods as `Type.Method`."""
+    data = text.encode("utf-8", "replace")
+    if len(data) > _MAX_SOURCE:
+        return frozenset()
+    root = parser("go").parse(data).root_node
+    names: set[str] = set()
+    for node in root.children:
+        if node.type == "function_declaration":
+            names.add(_text(node.child_by_field_name("name")))
+        elif node.type == "method_declaration":
+            receiver = node.child_by_field_name("receiver")
+            owner = _first(receiver, "type_identifier")
+            names.add(f"{owner}.{_text(node.child_by_field_name('name'))}")
+        elif node.type in ("var_declaration", "const_declaration", "type_declaration"):
+            for spec in _below(node, _SPECS):
+                names.update(_text(n) for n in spec.children_by_field_name("name") if n.is_named)
+    names.discard("")
+    names.discard("_")
+    return frozenset(names)
+
+
+def _below(node: ts.Node, types: frozenset[str]) -> list[ts.Node]:
+    found: list[ts.Node] = []
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current.type in types:
+            found.append(current)
+        else:
+            stack.extend(reversed(current.children))
+    return found
+
+
+def _first(node: ts.Node | None, kind: str) -> str:
+    found = _below(node, frozenset({kind})) if node is not None else []
+    return _text(found[0]) if found else ""
+
+
+def _text(node: ts.Node | None) -> str:
+    return "" if node is None or node.text is None else node.text.decode("utf-8", "replace")

@@ -106,9 +106,9 @@ def _left_out(
 ) -> HarnessFile | None:
     """A Go file of the change left out of this machine's build, declaring names that another
     file of the change, which is built, declares too, while the base built those names from a
-    file the change deleted or left out (see the module docstring)."""
-    if not path.endswith(".go") or new is None or built_here(path, new) is not False:
-        return None
+    file that no longer does (see the module docstring)."""
+    if not path.endswith(".go") or new is None or built_here(path, new):
+        return None  # (an unreadable constraint, which go refuses, counts as left out)
     names = declared_names(new)
     twin = _built_in_change(path, names, changed, after)
     if not twin or not _moved_out(names, changed, before, after):
@@ -141,14 +141,17 @@ def _moved_out(
     before: Callable[[str], str | None],
     after: Callable[[str], str | None],
 ) -> bool:
-    """Whether a file the base built here, declaring one of `names`, is deleted or left out
-    now."""
+    """Whether the base built one of `names` here from a file that no longer does: deleted,
+    left out of the build, or built still without it."""
     for other in changed:
         old = before(other)
         if not other.endswith(".go") or old is None or not built_here(other, old):
             continue
+        lost = names & declared_names(old)
+        if not lost:
+            continue
         new = after(other)
-        if (new is None or built_here(other, new) is False) and names & declared_names(old):
+        if new is None or not built_here(other, new) or lost - declared_names(new):
             return True
     return False
 
