@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -92,3 +93,39 @@ def test_a_data_file_the_change_names_is_found(tmp_path: Path) -> None:
     found = ignored_files(tmp_path, ["calc.py"], anchor, texts)
     assert found == ["answers.yaml", "data/local.json", "fixtures/x.csv"]
     assert ignored_files(tmp_path, ["calc.py"], anchor) == []
+
+
+def test_a_file_beside_or_below_the_changed_code_is_found_whatever_its_name(
+    tmp_path: Path,
+) -> None:
+    anchor = time.time()
+    time.sleep(0.01)
+    _tree(
+        tmp_path,
+        {
+            "app/x.anything": b"1",  # beside app/calc.py: read by a glob, a computed name …
+            "app/conf/local/exact": b"",
+            "app/junit.xml": b"<x/>",  # what the tools write as they run
+            "app/coverage.json": b"{}",
+            "app/run.log": b"",
+            "local.json": b"{}",  # the root holds changed code: its own files count
+            "other/x.json": b"{}",  # below the root only
+            "tests/out.json": b"{}",  # beside a test, not the code under test
+            ".git/calc.local.json": b"{}",  # in the git folder, named by a string
+            "calc": b"\x7fELF\x02\x01\x01\x00binary",  # a program built here, named by a string
+        },
+    )
+    os.symlink("../build/assets", tmp_path / "app" / "data")
+    texts = {
+        "app/calc.py": "x = 1\n",
+        "main.py": "open('calc.local.json'); name = 'calc'\n",
+        "tests/test_calc.py": "",
+    }
+    found = ignored_files(tmp_path, list(texts), anchor, texts)
+    assert found == [
+        ".git/calc.local.json",
+        "app/conf/local/exact",
+        "app/data",
+        "app/x.anything",
+        "local.json",
+    ]

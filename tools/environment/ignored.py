@@ -28,7 +28,7 @@ import stat
 from collections.abc import Collection, Mapping
 from pathlib import Path
 
-from referee.tools.static.paths import language_of
+from referee.tools.static.paths import is_test_path, language_of
 
 __all__ = ["ignored_files"]
 
@@ -65,11 +65,9 @@ _ALWAYS_SKIP = frozenset({".referee", "node_modules", "target"})
 _MARKS = ("pyvenv.cfg", "CACHEDIR.TAG")
 # What an install writes beside the code (`src/calc.egg-info/PKG-INFO`): installed.py's concern.
 _INSTALL_RECORDS = (".egg-info", ".dist-info")
-# Formats programs read their data and settings from, named by a folder of the change's strings.
-_DATA = frozenset(
-    {".json", ".yaml", ".yml", ".toml", ".ini", ".cfg", ".conf", ".env", ".txt", ".csv", ".xml"}
-    | {".properties", ".pickle", ".pkl", ".db", ".sqlite", ".bin", ".dat"}
-)
+# What the tools write beside the code as they run: a test or coverage report, a log, a build's
+# incremental record. Left out of the files found only by where they are.
+_OUTPUT = re.compile(r"(?i)junit|coverage|lcov|\.log$|\.tsbuildinfo$|\.pid$")
 # Hidden files tools write for themselves as they run (coverage data, a finder's index).
 _TOOL_MARKS = (".coverage", ".DS_Store", ".eslintcache", ".stylelintcache")
 _EDITOR_MARKS = (".swp", ".swo", "~")
@@ -90,6 +88,7 @@ def ignored_files(
     """
     known = set(listed)
     wanted, paths, words = _named(named or {})
+    beside = _code_folders(named or {})
     found = [
         p
         for p in paths
@@ -103,11 +102,20 @@ def ignored_files(
             dirs[:] = []
             continue
         dirs[:] = [d for d in dirs if d not in _ALWAYS_SKIP and (d in wanted or _walked(d))]
+        rel = here.relative_to(tree)
+        for name in dirs:
+            # A folder git ignores that is a link (`data` -> `../build/assets`): the walk does
+            # not follow it, the runs do.
+            path = (rel / name).as_posix()
+            if (here / name).is_symlink() and path not in known and path not in found:
+                if _written_after(here / name, anchor):
+                    found.append(path)
         if here.name == ".git" and here.parent == tree:
             # The git folder too (code can put it on its path); its object store holds no
             # file of a name a run imports.
             dirs[:] = [d for d in dirs if d != "objects"]
-        rel = here.relative_to(tree)
+        near = _near(rel.as_posix() if rel.parts else "", beside)
+        named_folder = any(part in wanted for part in rel.parts)
         for name in files:
             seen += 1
             if seen > _MAX_SEEN:
@@ -117,13 +125,14 @@ def ignored_files(
                 continue
             if path.startswith(".git/"):
                 # Git's own files (refs, hooks, logs) have no suffix and are text: only code
-                # by its suffix counts there.
-                steers = language_of(path) is not None
+                # by its suffix, or a file a string of the change names, counts there.
+                steers = language_of(path) is not None or _read(here / name, words)
             else:
                 steers = (
                     _steers(path, name)
                     or _script(here / name, name)
-                    or _read(name, here.name if rel.parts else "", wanted, words)
+                    or _read(here / name, words)
+                    or ((named_folder or near) and _placed(here / name))
                 )
             if steers and path not in found:
                 found.append(path)
@@ -138,15 +147,48 @@ def _walked(folder: str) -> bool:
     )
 
 
-def _read(name: str, folder: str, parts: frozenset[str], words: frozenset[str]) -> bool:
-    """A file of data the change's code can be reading: a string holds its name or its stem
-    (`"local" + ".json"`), or it is in a data format in a folder a string names."""
-    stem, dot, suffix = name.rpartition(".")
-    if not dot:
-        return False  # a built binary
-    if name in words or (len(stem) >= 3 and stem in words):
+def _read(path: Path, words: frozenset[str]) -> bool:
+    """A file the change's code can be reading by its name: a string holds its name or its
+    stem (`"local" + ".json"`). A program built here is no data (a Go binary named for its
+    module)."""
+    name = path.name
+    stem, dot, _suffix = name.rpartition(".")
+    if not (name in words or (bool(dot) and len(stem) >= 3 and stem in words)):
+        return False
+    return bool(dot) or not _executable(path)
+
+
+def _placed(path: Path) -> bool:
+    """A file found by where it is (beside the changed code, in a folder the change names)
+    that no tool wrote as it ran, and no program built here."""
+    name = path.name
+    if name in _MARKS or name.startswith(_TOOL_MARKS) or _OUTPUT.search(name):
+        return False
+    return not _executable(path)
+
+
+def _executable(path: Path) -> bool:
+    try:
+        with path.open("rb") as file:
+            head = file.read(4)
+    except OSError:
+        return False
+    return head.startswith((b"\x7fELF", b"MZ", b"\xcf\xfa\xed\xfe", b"\xca\xfe\xba\xbe"))
+
+
+def _code_folders(texts: Mapping[str, str]) -> frozenset[str]:
+    """The folders of the change's source files (not its tests)."""
+    return frozenset(
+        posixpath.dirname(p) for p in texts if language_of(p) is not None and not is_test_path(p)
+    )
+
+
+def _near(folder: str, code: frozenset[str]) -> bool:
+    """Whether a folder is one of the change's source folders or below one (the root counts
+    for its own files only: every folder is below it)."""
+    if folder in code:
         return True
-    return bool(folder) and folder in parts and f".{suffix.lower()}" in _DATA
+    return any(c and folder.startswith(f"{c}/") for c in code)
 
 
 # A folder name in a string, as a path's part: "build", './dist/x', "../.hypothesis/".
