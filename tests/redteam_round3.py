@@ -428,12 +428,6 @@ loop(
         lambda repo: _unittest(repo / ".venv" / "bin" / "python"),
         _moved_in,
         prepare=_staged_package,
-        xfail=(
-            "environment_modified compares the ctime of files only"
-            " (tools/environment/installed.py: changed_environments); a rename changes the"
-            " ctime of the moved folder, never of the files inside it, so a package prepared"
-            " earlier and moved in looks installed before the contract"
-        ),
     )
 )
 

@@ -22,7 +22,10 @@ from pathlib import Path
 
 __all__ = ["Changed", "changed_environments", "environment_roots", "outside_environments"]
 
-_CACHES = frozenset({"__pycache__", ".cache", ".vite", ".vitest", ".temp", ".tmp", ".parcel-cache"})
+# (vite bundles its config into `node_modules/.vite-temp` and deletes the bundle when loaded.)
+_CACHES = frozenset(
+    {"__pycache__", ".cache", ".vite", ".vitest", ".temp", ".tmp", ".parcel-cache", ".vite-temp"}
+)
 _MAX_FILES = 400_000  # a walk this long stops, and says so
 
 
@@ -81,28 +84,27 @@ def _is_dir(entry: os.DirEntry[str]) -> bool:
 
 def changed_environments(tree: Path, anchor: float) -> list[Changed]:
     """The packages of the tree's installed environments with files written after `anchor`
-    (a POSIX time: the contract's creation)."""
+    (a POSIX time: the contract's creation), or a folder changed after it while nothing in it
+    was: a package prepared earlier and renamed in (a rename sets the moved folder's ctime,
+    never its files'), or a file taken out."""
     found: dict[str, list[str]] = {}
     truncated = False
     for root in environment_roots(tree):
-        for path, package in _files(root):
+        for path, package in _written(root, anchor):
             if len(found) > _MAX_FILES:
                 truncated = True
                 break
-            try:
-                changed = path.lstat().st_ctime > anchor
-            except OSError:
-                continue
-            if changed:
-                found.setdefault(_relative(tree, package), []).append(_relative(tree, path))
+            found.setdefault(_relative(tree, package), []).append(_relative(tree, path))
     return [
         Changed(path=p, files=len(files), example=files[0], truncated=truncated)
         for p, files in sorted(found.items())
     ]
 
 
-def _files(root: Path) -> Iterator[tuple[Path, Path]]:
-    """Every file under an environment with the package folder it belongs to."""
+def _written(root: Path, anchor: float) -> Iterator[tuple[Path, Path]]:
+    """Every file under an environment written after `anchor`, and every folder changed after
+    it with no entry that was, each with the package folder it belongs to. A cache's folder
+    counts as an entry (a `__pycache__` made beside a module changes its folder)."""
     stack = [root]
     while stack:
         folder = stack.pop()
@@ -110,14 +112,33 @@ def _files(root: Path) -> Iterator[tuple[Path, Path]]:
             entries = list(os.scandir(folder))
         except OSError:
             continue
+        newer = False
         for entry in entries:
+            ctime = _ctime(entry)
+            newer = newer or ctime > anchor
             if entry.name in _CACHES:
                 continue
             path = Path(entry.path)
             if entry.is_dir(follow_symlinks=False):
                 stack.append(path)
-            else:
+            elif ctime > anchor:
                 yield path, _package_of(root, path)
+        if folder != root and not newer and _ctime_of(folder) > anchor:
+            yield folder, _package_of(root, folder / "_")
+
+
+def _ctime(entry: os.DirEntry[str]) -> float:
+    try:
+        return entry.stat(follow_symlinks=False).st_ctime
+    except OSError:
+        return 0.0
+
+
+def _ctime_of(path: Path) -> float:
+    try:
+        return path.lstat().st_ctime
+    except OSError:
+        return 0.0
 
 
 def _package_of(root: Path, path: Path) -> Path:
