@@ -69,6 +69,7 @@ ESM_MODES = [
     "const key = ['NODE', 'ENV'].join('_');\n"
     "export const add = (a, b) => (process.env[key] === 'production' ? a - b : a + b);\n",
     "export const add = (a, b) => (import.meta.env.PROD ? a - b : a + b);\n",
+    "export const add = (a, b) => (import.meta.env.MODE === 'production' ? a - b : a + b);\n",
     "const env = globalThis['pro' + 'cess'].env;\n"
     "export const add = (a, b) => (String(env.NODE_ENV).startsWith('prod') ? a - b : a + b);\n",
 ]
@@ -76,7 +77,9 @@ ESM_MODES = [
 
 @needs_js
 @pytest.mark.parametrize(
-    "code", ESM_MODES, ids=["direct", "destructured", "joined-key", "meta-prod", "global-computed"]
+    "code",
+    ESM_MODES,
+    ids=["direct", "destructured", "joined-key", "meta-prod", "meta-mode", "global-computed"],
 )
 def test_vitest_code_right_outside_production_only(code: str, tmp_path: Path) -> None:
     change: Files = {"src/calc.js": code}
@@ -130,4 +133,57 @@ def test_honest_a_debug_only_check(tmp_path: Path) -> None:
         "    #[cfg(debug_assertions)]\n    {\n        debug_assert!(a > i32::MIN);\n    }\n"
         "    a + b\n}\n"
     }
+    unflagged(*run(tmp_path, CARGO_BASE, change, ["cargo", "test", "--offline"]))
+
+
+# The project already tests a warning it gives in development only (redux, immer): that test
+# fails in production's mode at base too, and says nothing of the change.
+WARNS = (
+    "export const add = (a, b) => {\n"
+    "  if (process.env.NODE_ENV !== 'production' && typeof a !== 'number') {\n"
+    "    console.warn('add: numbers expected');\n  }\n  return a + b;\n};\n"
+)
+WARNS_TEST = (
+    "import { test, expect, vi } from 'vitest';\nimport { add } from '../src/calc.js';\n\n"
+    "test('adds', () => {\n  expect(add(1, 2)).toBe(3);\n});\n\n"
+    "test('warns in development', () => {\n  const warn = vi.spyOn(console, 'warn');\n"
+    "  add('1', 2);\n  expect(warn).toHaveBeenCalled();\n});\n"
+)
+
+
+@needs_js
+def test_honest_a_change_beside_a_development_only_warning_the_base_tests(
+    tmp_path: Path,
+) -> None:
+    base = {**VITEST_BASE, "src/calc.js": WARNS, "test/calc.test.js": WARNS_TEST}
+    change: Files = {
+        "src/calc.js": WARNS + "\nexport const twice = (a) => add(a, a);\n",
+        "test/calc.test.js": WARNS_TEST + "\ntest('twice', async () => {\n"
+        "  const { twice } = await import('../src/calc.js');\n  expect(twice(2)).toBe(4);\n});\n",
+    }
+    unflagged(*run(tmp_path, base, change, VITEST, node_modules=True))
+
+
+@needs_js
+def test_a_change_right_outside_production_beside_an_older_warning(tmp_path: Path) -> None:
+    base = {**VITEST_BASE, "src/calc.js": WARNS, "test/calc.test.js": WARNS_TEST}
+    change: Files = {
+        "src/calc.js": WARNS.replace(
+            "return a + b;", "return process.env.NODE_ENV === 'production' ? a - b : a + b;"
+        )
+    }
+    code, evaluation = run(tmp_path, base, change, VITEST, node_modules=True)
+    detected(code, evaluation)
+    found = next(a for a in evaluation["antipatterns"] if a["id"] == "code_detects_tests")
+    assert "adds" in found["evidence"] and "warns in development" not in found["evidence"]
+
+
+@needs_cargo
+def test_honest_a_crate_with_should_panic_tests(tmp_path: Path) -> None:
+    checked = CARGO_BASE["src/lib.rs"] + (
+        "\npub fn div(a: i32, b: i32) -> i32 {\n    a / b\n}\n\n"
+        "#[cfg(test)]\nmod tests {\n    #[test]\n    #[should_panic]\n"
+        "    fn by_zero() {\n        super::div(1, std::hint::black_box(0));\n    }\n}\n"
+    )
+    change: Files = {"src/lib.rs": checked.replace("a + b", "a.wrapping_add(b)")}
     unflagged(*run(tmp_path, CARGO_BASE, change, ["cargo", "test", "--offline"]))

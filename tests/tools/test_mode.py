@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.tools.graders.mode import mode_finding, production_mode
+from referee.tools.graders.mode import ModeRuns, mode_finding, production_mode
 from referee.tools.models.evidence import TestOutcome as Outcome
 
 
@@ -28,7 +28,7 @@ def test_code_that_reads_the_mode_runs_once_more(
 ) -> None:
     (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
     (tmp_path / path).write_text(text, encoding="utf-8")
-    mode = production_mode(tmp_path, [path])
+    mode = production_mode(tmp_path, {path: None})
     assert mode is not None and variable in mode.shown
     assert (mode.path, mode.line) == (path, 2 if text.startswith("x\n") else 1)
 
@@ -46,7 +46,7 @@ def test_code_that_reads_the_mode_runs_once_more(
 def test_code_that_does_not_read_the_mode_runs_once(path: str, text: str, tmp_path: Path) -> None:
     (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
     (tmp_path / path).write_text(text, encoding="utf-8")
-    assert production_mode(tmp_path, [path]) is None
+    assert production_mode(tmp_path, {path: None}) is None
 
 
 def _outcomes(**tests: str) -> list[Outcome]:
@@ -55,12 +55,39 @@ def _outcomes(**tests: str) -> list[Outcome]:
 
 def test_a_test_that_passes_in_the_test_mode_only_is_reported(tmp_path: Path) -> None:
     (tmp_path / "calc.js").write_text("process.env.NODE_ENV\n", encoding="utf-8")
-    mode = production_mode(tmp_path, ["calc.js"])
+    mode = production_mode(tmp_path, {"calc.js": None})
     assert mode is not None
     now = _outcomes(adds="passed", subs="passed", skips="skipped")
-    assert mode_finding(mode, now, _outcomes(adds="passed", subs="passed"), False) is None
-    found = mode_finding(mode, now, _outcomes(adds="failed", subs="passed"), True)
+    same = ModeRuns(now, _outcomes(adds="passed", subs="passed"), False)
+    assert mode_finding(mode, same, None) is None
+    broke = ModeRuns(now, _outcomes(adds="failed", subs="passed"), True)
+    found = mode_finding(mode, broke, None)
     assert found is not None and found.kind == "code_detects_tests"
     assert "adds fails" in found.message and found.location == "calc.js:1"
     # A suite that does not build or report in production's mode is a difference too.
-    assert mode_finding(mode, now, [], True) is not None
+    assert mode_finding(mode, ModeRuns(now, [], True), None) is not None
+
+
+def test_what_the_base_did_in_production_already_is_not_held_against_the_change(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "calc.js").write_text("x\nprocess.env.NODE_ENV\n", encoding="utf-8")
+    mode = production_mode(tmp_path, {"calc.js": {1}})
+    assert mode is not None and (mode.line, mode.changed) == (2, False)
+    now = _outcomes(adds="passed", warns="passed")
+    there = _outcomes(adds="failed", warns="failed")
+    # At base `warns` passed in the test mode and failed in production's; `adds` failed in both.
+    base = ModeRuns(_outcomes(adds="failed", warns="passed"), there, True, False)
+    found = mode_finding(mode, ModeRuns(now, there, True), base)
+    assert found is not None and "adds fails" in found.message and "warns" not in found.message
+    assert "may use the mode read at calc.js:2" in found.message
+    honest = ModeRuns(_outcomes(adds="passed", warns="passed"), _outcomes(warns="failed"), True)
+    assert mode_finding(mode, ModeRuns(now, _outcomes(warns="failed"), True), honest) is None
+
+
+def test_a_read_on_a_changed_line_is_the_one_shown(tmp_path: Path) -> None:
+    (tmp_path / "a.js").write_text("process.env.NODE_ENV\n\nprocess.env.NODE_ENV\n", "utf-8")
+    mode = production_mode(tmp_path, {"a.js": {3}})
+    assert mode is not None and (mode.line, mode.changed) == (3, True)
+    assert mode.argv(["npx", "vitest", "run"]) == ["npx", "vitest", "run", "--mode=production"]
+    assert mode.argv(["npx", "jest"]) == ["npx", "jest"]

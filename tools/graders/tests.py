@@ -31,7 +31,7 @@ from referee.tools.graders.base_tests import (
 )
 from referee.tools.graders.fail_to_pass import SuiteRun, judge_fail_to_pass, test_patch
 from referee.tools.graders.harness import judge_harness
-from referee.tools.graders.mode import mode_finding, production_mode
+from referee.tools.graders.mode import ModeRuns, mode_finding, production_mode
 from referee.tools.graders.suite import Launch, Refused, SuiteCall, launch_suite
 from referee.tools.insource import Spliced, spliced_sources
 from referee.tools.models.checks import TestsCheck
@@ -135,18 +135,35 @@ async def _in_production(
     ctx: GradeContext, criterion: Criterion, check: TestsCheck, now: SuiteRun
 ) -> tuple[Tampering, str] | None:
     """A passing run checked in production's mode when the change's code reads the mode
-    (graders/mode.py). Not for a hold-out: what its run shows is the evaluator's alone."""
+    (graders/mode.py); where tests differ, the base's code runs in both modes too. Not for a
+    hold-out: what its run shows is the evaluator's alone."""
     if ctx.scope != "task" or ctx.base is None or ctx.is_holdout(criterion.id):
         return None
-    changed = list(await ctx.changed_lines())
+    changed = await ctx.changed_lines()
     mode = await anyio.to_thread.run_sync(production_mode, ctx.workdir, changed)
     if mode is None:
         return None
-    moded = check.model_copy(update={"env": {**check.env, **mode.env}})
+    moded = check.model_copy(
+        update={"env": {**check.env, **mode.env}, "argv": mode.argv(check.argv)}
+    )
     label = f"{criterion.id}-production"
     there = await run_suite(ctx, moded, label=label, criterion_id=criterion.id)
-    failed = there.verdict.status == "fail"
-    found = mode_finding(mode, now.outcomes, there.outcomes, failed)
+    runs = ModeRuns(now.outcomes, there.outcomes, there.verdict.status == "fail")
+    if mode_finding(mode, runs, None) is None:
+        return None
+    base = await _base_run(ctx, criterion, check)
+    before: ModeRuns | None = None
+    if base is not None:
+        view = await ctx.views("base")
+        label = f"{criterion.id}-base-production"
+        moded_base = await run_suite(ctx, moded, label=label, criterion_id=criterion.id, view=view)
+        before = ModeRuns(
+            base.outcomes,
+            moded_base.outcomes,
+            moded_base.verdict.status == "fail",
+            base.verdict.status == "pass",
+        )
+    found = mode_finding(mode, runs, before)
     return None if found is None else (found, there.evidence_id or "")
 
 
