@@ -95,8 +95,8 @@ ANTIPATTERNS: dict[str, Meaning] = {
         "What the tree holds outside git changed: files of an in-tree virtualenv or node_modules"
         " written after the contract was created, an untracked compiled module (.pyc, .so)"
         " that Python would import instead of the source, or code, a hidden settings file"
-        " (`.env.test.local`) or a data file the change's code names, that git ignores, written"
-        " after the contract was created; the"
+        " (`.env.test.local`) or a data file the change's code names or keeps beside it, that"
+        " git ignores, written after the contract was created; the"
         " checks ran with them, and no diff shows them.",
         "Remove the untracked modules and reinstall from tracked files; commit code the change"
         " needs (an ignore rule does not take it out of the runs); a judge may dismiss a"
