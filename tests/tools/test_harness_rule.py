@@ -475,3 +475,10 @@ def test_go_platform_files_the_base_had_are_edited_freely() -> None:
     assert _go(base, {"calc_windows.go": WRONG, f"calc_{HERE}.go": GO_ADD}) == []
     # A platform's file added beside the base's, even declaring the same names.
     assert _go(base, {**base, "calc_plan9.go": WRONG}) == []
+
+
+@pytest.mark.parametrize("name", ["coverage.xml", "junit.xml", "coverage.json", "lcov.info"])
+def test_an_ignored_report_a_tool_wrote_is_no_harness(name: str) -> None:
+    # `coverage xml` or `pytest --junitxml` left at the root by the developer's own runs.
+    assert not is_harness_file(name, ignored=True)
+    assert is_harness_file("phpunit.xml", ignored=True)

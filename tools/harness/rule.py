@@ -77,6 +77,7 @@ _BUILD_FOLDERS = frozenset({"buildSrc", "gradle"})
 _TOOL_PART = re.compile(r"^(config|conf|rc|setup|teardown|workspace|workspaces|preset)$", re.I)
 _SETUP_NAME = re.compile(r"^(global[-_]?)?(setup|teardown)([-_]?(tests?|files?|env))?$", re.I)
 _PROSE = re.compile(r"^[A-Z0-9_-]+$")
+_REPORT = re.compile(r"(?i)^(?!\.)[^/]*(?:junit|coverage|cobertura|lcov)[^/]*\.(?:xml|json|info|html)$")
 _PINS = re.compile(
     r"((^|[-.])lock(file|b)?(\.[A-Za-z0-9]+)?|^go\.sum|^npm-shrinkwrap\.json|\.versions\.toml)$"
 )
@@ -185,6 +186,8 @@ def harness_reason(path: str, layout: Layout, ignored: bool = False) -> str:
     suffix = _suffix(name)
     if _PINS.search(name) and language_of(path) is None:
         return ""
+    if ignored and _REPORT.search(name):
+        return ""  # a report a tool wrote (`coverage xml`, `--junitxml`): no tool reads it back
     if name in _LOADED_BY_NAME or suffix == ".pth":
         return "the interpreter or the runner loads it by name"
     if suffix == ".py" and (module := _shadowed(path, layout)):
