@@ -77,7 +77,10 @@ _BUILD_FOLDERS = frozenset({"buildSrc", "gradle"})
 _TOOL_PART = re.compile(r"^(config|conf|rc|setup|teardown|workspace|workspaces|preset)$", re.I)
 _SETUP_NAME = re.compile(r"^(global[-_]?)?(setup|teardown)([-_]?(tests?|files?|env))?$", re.I)
 _PROSE = re.compile(r"^[A-Z0-9_-]+$")
-_REPORT = re.compile(r"(?i)^(?!\.)[^/]*(?:junit|coverage|cobertura|lcov)[^/]*\.(?:xml|json|info|html)$")
+# A report a test or coverage tool writes as it runs (`coverage.xml`, `junit.xml`, `lcov.info`).
+_REPORT = re.compile(
+    r"(?i)^(?!\.)[^/]*(?:junit|coverage|cobertura|lcov)[^/]*\.(?:xml|json|info|html)$"
+)
 _PINS = re.compile(
     r"((^|[-.])lock(file|b)?(\.[A-Za-z0-9]+)?|^go\.sum|^npm-shrinkwrap\.json|\.versions\.toml)$"
 )
