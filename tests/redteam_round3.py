@@ -395,11 +395,6 @@ loop(
         lambda repo: _unittest(repo.parent / "env" / "bin" / "python"),
         _pth_outside,
         prepare=_outside_env,
-        xfail=(
-            "environment_modified walks only environments inside the tree"
-            " (tools/environment/installed.py: environment_roots); the interpreter a check"
-            " names outside it is used as it is, whatever was written into it after the contract"
-        ),
     )
 )
 

@@ -3,7 +3,8 @@
 installed   packages of in-tree virtualenvs and node_modules with files written after the
             contract was created
 compiled    untracked compiled Python modules that Python would import instead of the source
-ignored     code and hidden settings files git ignores, written after the contract was created
+ignored     code, settings and data files git ignores, written after the contract was created
+interpreters  the environments outside the tree of the interpreters the checks name
 
 Each becomes the antipattern `environment_modified`, with the path, for the judge.
 """
@@ -16,16 +17,21 @@ from pathlib import Path
 from referee.tools.environment.compiled import compiled_modules
 from referee.tools.environment.ignored import ignored_files
 from referee.tools.environment.installed import changed_environments
+from referee.tools.environment.interpreters import interpreter_environments, outside_changes
 from referee.tools.tampering.model import Tampering
 from referee.tools.text import agrees, counted
 
-__all__ = ["ENVIRONMENT_MODIFIED", "environment_findings"]
+__all__ = ["ENVIRONMENT_MODIFIED", "environment_findings", "interpreter_environments"]
 
 ENVIRONMENT_MODIFIED = "environment_modified"
 
 
 def environment_findings(
-    tree: Path, tracked: Collection[str], anchor: float | None, changed: Collection[str] = ()
+    tree: Path,
+    tracked: Collection[str],
+    anchor: float | None,
+    changed: Collection[str] = (),
+    outside: Collection[Path] = (),
 ) -> list[Tampering]:
     """Findings for the tree's environment; `anchor` is the contract's creation (POSIX time),
     None where the environment is known to be the runner's own (CI installed it); `changed`, the
@@ -59,7 +65,7 @@ def environment_findings(
                 " checks ran with it, yet it is in no diff and no reader saw it",
             )
         )
-    for package in changed_environments(tree, anchor):
+    for package in [*changed_environments(tree, anchor), *outside_changes(list(outside), anchor)]:
         more = " (the walk stopped early)" if package.truncated else ""
         found.append(
             Tampering(

@@ -20,7 +20,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Changed", "changed_environments", "environment_roots", "outside_environments"]
+__all__ = [
+    "Changed",
+    "changed_environments",
+    "environment_roots",
+    "outside_environments",
+    "written",
+]
 
 # (vite bundles its config into `node_modules/.vite-temp` and deletes the bundle when loaded.)
 _CACHES = frozenset(
@@ -90,7 +96,7 @@ def changed_environments(tree: Path, anchor: float) -> list[Changed]:
     found: dict[str, list[str]] = {}
     truncated = False
     for root in environment_roots(tree):
-        for path, package in _written(root, anchor):
+        for path, package in written(root, anchor):
             if len(found) > _MAX_FILES:
                 truncated = True
                 break
@@ -101,7 +107,7 @@ def changed_environments(tree: Path, anchor: float) -> list[Changed]:
     ]
 
 
-def _written(root: Path, anchor: float) -> Iterator[tuple[Path, Path]]:
+def written(root: Path, anchor: float) -> Iterator[tuple[Path, Path]]:
     """Every file under an environment written after `anchor`, and every folder changed after
     it with no entry that was, each with the package folder it belongs to. A cache's folder
     counts as an entry (a `__pycache__` made beside a module changes its folder)."""

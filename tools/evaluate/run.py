@@ -12,6 +12,7 @@ its network and its browser belong to a phase and stop with it, the rest when th
 
 from __future__ import annotations
 
+import os
 import posixpath
 import shutil
 import tempfile
@@ -25,7 +26,7 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 import anyio
 
 from referee.tools.claims.run import run_claims
-from referee.tools.environment import environment_findings
+from referee.tools.environment import environment_findings, interpreter_environments
 from referee.tools.evaluate.harness import base_harness, record_harness
 from referee.tools.evaluate.phases import PhaseGate
 from referee.tools.evaluate.static import run_static
@@ -46,7 +47,7 @@ from referee.tools.graders import (
 from referee.tools.graders.base import BaseApp, ViewName, anonymous_folder
 from referee.tools.graders.base_app import start_base_app
 from referee.tools.holdouts import HoldoutSource
-from referee.tools.models.checks import TestsCheck
+from referee.tools.models.checks import CommandCheck, TestsCheck
 from referee.tools.models.common import Depth, Scope
 from referee.tools.models.contract import Contract, ContractConfig, Criterion
 from referee.tools.models.evaluation import Perturbation, TreeChanged
@@ -423,8 +424,13 @@ async def _environment_task(ctx: GradeContext, plan: RunPlan, outcomes: Outcomes
     ws = plan.workspace
     anchor = None if plan.settings.trusted_environment else _created(plan)
     tracked = tree_files(ws.repo, ws.target.tree) if is_git_repo(ws.repo) else []
+    outside = interpreter_environments(
+        [c.check.argv for c in plan.criteria if isinstance(c.check, (TestsCheck, CommandCheck))],
+        ctx.root,
+        plan.settings.env.get("PATH", os.environ.get("PATH")),
+    )
     found = await anyio.to_thread.run_sync(
-        environment_findings, ctx.root, tracked, anchor, ws.changed
+        environment_findings, ctx.root, tracked, anchor, ws.changed, outside
     )
     if not found:
         return
