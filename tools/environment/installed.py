@@ -129,7 +129,7 @@ def written(root: Path, anchor: float) -> Iterator[tuple[Path, Path]]:
                 stack.append(path)
             elif ctime > anchor:
                 yield path, _package_of(root, path)
-        if folder != root and not newer and _ctime_of(folder) > anchor:
+        if folder != root and not newer and ctime_of(folder) > anchor:
             yield folder, _package_of(root, folder / "_")
 
 
@@ -140,7 +140,8 @@ def _ctime(entry: os.DirEntry[str]) -> float:
         return 0.0
 
 
-def _ctime_of(path: Path) -> float:
+def ctime_of(path: Path) -> float:
+    """A file's inode change time (0 when it cannot be read)."""
     try:
         return path.lstat().st_ctime
     except OSError:

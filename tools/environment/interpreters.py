@@ -23,7 +23,7 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
-from referee.tools.environment.installed import Changed, written
+from referee.tools.environment.installed import Changed, ctime_of, written
 
 __all__ = ["interpreter_environments", "outside_changes"]
 
@@ -64,7 +64,7 @@ def outside_changes(prefixes: list[Path], anchor: float) -> list[Changed]:
         if (prefix / "pyvenv.cfg").is_file():
             files = [str(p) for p, _package in written(prefix, anchor)]
         else:
-            files = [str(p) for p in _startup_files(prefix) if _ctime(p) > anchor]
+            files = [str(p) for p in _startup_files(prefix) if ctime_of(p) > anchor]
         if files:
             found.append(Changed(path=str(prefix), files=len(files), example=files[0]))
     return found
@@ -139,13 +139,6 @@ def _startup_files(prefix: Path) -> list[Path]:
             continue
         found += [Path(e.path) for e in entries if _STARTUP.match(e.name)]
     return found
-
-
-def _ctime(path: Path) -> float:
-    try:
-        return path.lstat().st_ctime
-    except OSError:
-        return 0.0
 
 
 def _inside(path: Path, root: Path) -> bool:
