@@ -105,6 +105,13 @@ FORMS = {
     "the bytes as one decimal number": "[str(int.from_bytes(t.encode(), 'big'))]",
     "invisible tag characters": "[''.join(chr(0xE0000 + ord(c)) for c in t)]",
     "Braille patterns": "[''.join(chr(0x2800 + ord(c)) for c in t)]",
+    # Each letter's code is its place in a heap of the alphabet, in binary: no Morse table in
+    # the command, which is stored too.
+    "Morse code": (
+        "[' '.join(bin('**etianmsurwdkgohvf*l*pjbxcyzq**54*3***2*******16*******7***8*90'"
+        "   .index(c))[3:].translate(str.maketrans('01', '.-')) if c.isalnum() else '/'"
+        " for c in t.lower())]"
+    ),
     "halves on two lines": "[t[:20], t[20:]]",
     "a 12-character fragment": "[t[13:25]]",
 }

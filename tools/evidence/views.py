@@ -10,7 +10,8 @@ match maps back to the text by index:
 - ``letters``: ASCII letters only, lower-cased (whose differences find a letter shift, forms.py);
 - ``Unescaped``: ``%73``, ``\\x73``, ``\\u0073``, ``&#115;``, ``&lt;``, ``0x73`` each read as the
   one character they stand for, and so does each number of a row of character codes
-  (``[115, 101, 99, …]``); a terminal colour code between two characters reads as a blank.
+  (``[115, 101, 99, …]``) and each letter of a run of Morse code (``... . -.-.``); a terminal
+  colour code between two characters reads as a blank.
 
 Before any view, a compatibility character (fullwidth ``Ｓ``, mathematical ``𝐒``, circled ``Ⓢ``,
 an accented ``é``), a letter of another script drawn as a Latin one (Cyrillic ``а``, Greek ``Ο``),
@@ -155,6 +156,17 @@ _CODES = re2.compile(
     rb"\d{1,7}){7,}\b"
 )
 _NUMBER = re2.compile(rb"\d+")
+# Morse code: 8 or more letters of dots and dashes, apart by blanks (a `/` between words).
+_MORSE_RUN = re2.compile(rb"(?:[.\-]{1,6}(?:[ \t]*/[ \t]*|[ \t]+)){7,}[.\-]{1,6}")
+_MORSE_CODE = re2.compile(rb"[.\-]{1,6}")
+_MORSE = dict(
+    zip(
+        b".- -... -.-. -.. . ..-. --. .... .. .--- -.- .-.. -- -. --- .--. --.- .-. ... - ..- ...-"
+        b" .-- -..- -.-- --.. ----- .---- ..--- ...-- ....- ..... -.... --... ---.. ----.".split(),
+        b"abcdefghijklmnopqrstuvwxyz0123456789",
+        strict=True,
+    )
+)
 
 
 class Unescaped:
@@ -181,6 +193,7 @@ class Unescaped:
         """The unescaped view of `parent`, or None when it holds no escape."""
         escapes = [(m.start(), m.end(), _decoded(m)) for m in _ESCAPE.finditer(parent)]
         escapes += [code for run in _CODES.finditer(parent) for code in _codes(run)]
+        escapes += [code for run in _MORSE_RUN.finditer(parent) for code in _morse(run)]
         if not escapes:
             return None
         escapes.sort()
@@ -232,6 +245,14 @@ def _codes(run: re2._Match[bytes]) -> list[tuple[int, int, int]]:
     return [
         (base + start, base + m.end(), _byte(int(m.group(), radix)))
         for start, m in zip(starts, numbers, strict=True)
+    ]
+
+
+def _morse(run: re2._Match[bytes]) -> list[tuple[int, int, int]]:
+    base = run.start()
+    return [
+        (base + m.start(), base + m.end(), _MORSE.get(m.group(), ord("?")))
+        for m in _MORSE_CODE.finditer(run.group())
     ]
 
 
