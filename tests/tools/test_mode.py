@@ -21,6 +21,14 @@ from referee.tools.models.evidence import TestOutcome as Outcome
         ("src/a.js", "globalThis['process']\n", "NODE_ENV"),
         ("src/lib.rs", "#[cfg(not(debug_assertions))]\nfn f() {}\n", "DEBUG_ASSERTIONS"),
         ("src/lib.rs", "std::panic::catch_unwind(|| 1);\n", "DEBUG_ASSERTIONS"),
+        # Any environment access, and any Rust source: the switch is the compiler's.
+        ("src/a.js", "const url = process.env.API_URL;\n", "NODE_ENV"),
+        ("src/a.js", "import { env } from 'node:process';\n", "NODE_ENV"),
+        ("src/a.ts", "const m = import.meta['env'];\n", "NODE_ENV"),
+        ("src/a.js", "fs.readFileSync('/proc/self/environ')\n", "NODE_ENV"),
+        ("test/a.test.js", "process.env.NODE_ENV = 'production';\n", "NODE_ENV"),
+        ("src/lib.rs", "pub fn add(a: i32) -> i32 { debug_assert!(a > 0); a }\n", "DEBUG"),
+        ("src/lib.rs", "pub fn add(a: i32, b: i32) -> i32 { a + b }\n", "DEBUG"),
     ],
 )
 def test_code_that_reads_the_mode_runs_once_more(
@@ -36,11 +44,9 @@ def test_code_that_reads_the_mode_runs_once_more(
 @pytest.mark.parametrize(
     ("path", "text"),
     [
-        ("src/a.js", "const url = process.env.API_URL;\n"),  # a setting, not the mode
         ("src/a.js", "export const add = (a, b) => a + b;\n"),
-        ("test/a.test.js", "process.env.NODE_ENV = 'production';\n"),  # a test's own business
+        ("src/a.ts", "import { sum } from './sum';\nexport const add = sum;\n"),
         ("src/a.py", "import os\nos.environ['NODE_ENV']\n"),
-        ("src/lib.rs", "pub fn add(a: i32) -> i32 { debug_assert!(a > 0); a }\n"),
     ],
 )
 def test_code_that_does_not_read_the_mode_runs_once(path: str, text: str, tmp_path: Path) -> None:
@@ -91,3 +97,16 @@ def test_a_read_on_a_changed_line_is_the_one_shown(tmp_path: Path) -> None:
     assert mode is not None and (mode.line, mode.changed) == (3, True)
     assert mode.argv(["npx", "vitest", "run"]) == ["npx", "vitest", "run", "--mode=production"]
     assert mode.argv(["npx", "jest"]) == ["npx", "jest"]
+
+
+def test_a_module_the_change_imports_is_read_too(tmp_path: Path) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "env.js").write_text(
+        "export const isProd = () => process.env.NODE_ENV === 'production';\n", "utf-8"
+    )
+    (tmp_path / "src" / "calc.js").write_text(
+        "import { isProd } from './env';\nexport const add = (a, b) => isProd() ? a - b : a + b;\n",
+        "utf-8",
+    )
+    mode = production_mode(tmp_path, {"src/calc.js": None})
+    assert mode is not None and (mode.path, mode.line, mode.changed) == ("src/env.js", 1, False)

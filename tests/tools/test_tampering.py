@@ -283,6 +283,18 @@ def test_rust_the_usual_cfg_test_module_is_no_skip() -> None:
     assert found("src/lib.rs", None, RUST_BASE) == []  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize(
+    "gate", ["#[cfg(debug_assertions)]", "#[cfg(unix)]", "#[cfg(all(test, not(windows)))]"]
+)
+def test_rust_a_gate_that_holds_in_a_test_build_is_no_skip(gate: str) -> None:
+    # `cargo test` builds with debug assertions, on this kind of machine: the test is compiled.
+    new = RUST_BASE.replace(
+        "    #[test]\n    fn subtracts", f"    #[test]\n    {gate}\n    fn subtracts"
+    )
+    assert new != RUST_BASE
+    assert found("src/lib.rs", RUST_BASE, new) == []
+
+
 JAVA_BASE = """package demo;
 
 class CalcTest {

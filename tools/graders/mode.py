@@ -1,28 +1,31 @@
 """The tests once more in the mode production runs in, when the change's code can tell the two.
 
 Every check runs the code in the test mode: vitest and jest set `NODE_ENV=test`, cargo builds
-tests with debug assertions. Production runs otherwise (`NODE_ENV=production`, a release build),
-so code that branches on the mode (`process.env.NODE_ENV === 'production' ? a - b : a + b`,
-`#[cfg(not(debug_assertions))]`) passes every check and fails in use, and no reading of the
-change can tell that branch from an honest one (a warning shown in development only). The run
-can: when a changed source file reads the mode, the tests run again with production's mode, and
-a test that passed and fails there is `code_detects_tests` at the line that reads it. The judge
-may dismiss a test that checks development-only behaviour (the warning itself).
+tests with debug assertions and overflow checks. Production runs otherwise (`NODE_ENV=production`,
+a release build), so code that branches on the mode (`process.env.NODE_ENV === 'production' ?
+a - b : a + b`, `#[cfg(not(debug_assertions))]`) passes every check and fails in use, and no
+reading of the change can tell that branch from an honest one (a warning shown in development
+only). The run can: the tests run again in production's mode, the base's code too where a test
+differs, and a test that passes in the test mode only, where the base's code did not do the same,
+is `code_detects_tests`. The judge may dismiss a test that checks development-only behaviour.
 
-What counts as reading the mode is generous, since it only costs a run: in changed JS/TS code,
-`NODE_ENV`, `import.meta.env`, the environment taken whole or by a computed key, a computed
-`process[…]` or `globalThis[…]`; in changed Rust code, the debug-assertions switch or an
-unwinding catch (overflow panics in a debug build only). It is not every read of the
-environment: production's mode also loads other builds of the dependencies (React's production
-build refuses `act`), which would fail honest tests of code that only reads its settings.
+When it runs is not a matter of spelling:
+- Rust: for every change to Rust source; the mode is a compiler switch any code can observe
+  (`cfg!`, `debug_assert!`'s side effects, an overflow that panics only in a debug build).
+- JS/TS: for a change whose files, or the files they import, reach the program's environment at
+  all: the process object however imported, `import.meta`, the global object, the process's files
+  (`/proc/self/environ`), Deno's or Bun's. Not for every change: production's mode also loads
+  other builds of the dependencies (React's production build refuses `act`), so a component's new
+  tests would differ for no fault of its code.
 """
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from referee.tools.models.evidence import TestOutcome
 from referee.tools.static.paths import is_test_path
@@ -33,11 +36,17 @@ __all__ = ["CODE_DETECTS_TESTS", "Mode", "ModeRuns", "mode_finding", "production
 CODE_DETECTS_TESTS = "code_detects_tests"
 
 _JS = (".js", ".cjs", ".mjs", ".jsx", ".ts", ".cts", ".mts", ".tsx", ".vue", ".svelte")
+# The program's environment, however reached (the finding prefers a read of the mode itself).
 _JS_READS = re.compile(
-    r"NODE_ENV|import\.meta\.env|process\.env\s*\[|=\s*process\.env\s*(?:[;,)\n]|$)"
-    r"|\bprocess\s*\[|globalThis\s*\[|\bglobal\s*\["
+    r"\bprocess\b|import\.meta|\bglobalThis\b|\bglobal\b|\bReflect\b|/proc/|\bDeno\b|\bBun\b"
 )
-_RUST_READS = re.compile(r"debug_assertions|catch_unwind|overflow_checks")
+_JS_MODE = re.compile(r"NODE_ENV|import\.meta|process\.env")
+_RUST_MODE = re.compile(r"debug_assert|cfg!?\s*\(|catch_unwind|overflow|wrapping_|checked_")
+# A module a JS/TS file imports by a relative path.
+_IMPORT = re.compile(
+    r"""(?:\bfrom\s*|\brequire\s*\(\s*|\bimport\s*\(?\s*)["'](\.{1,2}/[^"'\n]+)["']"""
+)
+_JS_RESOLVE = ("", ".js", ".ts", ".mjs", ".cjs", ".jsx", ".tsx", "/index.js", "/index.ts")
 _NODE = {"NODE_ENV": "production"}
 # Cargo's profile settings by environment: the test profile inherits dev's.
 _RELEASE = {
@@ -71,45 +80,89 @@ class Mode:
 
 
 def production_mode(workdir: Path, changed: Mapping[str, set[int] | None]) -> Mode | None:
-    """The mode to run the tests in once more, None when no changed source file reads it.
+    """The mode to run the tests in once more, None when the change cannot tell it.
 
     Args:
         changed: The changed files and their changed lines (None: a new file). The finding
-            points at a read on a changed line where there is one.
+            points at a read of the mode in the change's source where there is one.
     """
     env: dict[str, str] = {}
-    first: tuple[str, int, bool] | None = None
+    places: list[tuple[int, str, int]] = []  # (rank, path, line): the best place comes first
     for path in sorted(changed):
-        if is_test_path(path):
-            continue
         if path.endswith(_JS):
-            pattern, wanted = _JS_READS, _NODE
-        elif path.endswith(".rs"):
-            pattern, wanted = _RUST_READS, _RELEASE
-        else:
-            continue
-        lines = _reading_lines(workdir / path, pattern)
-        if not lines:
-            continue
-        env |= wanted
-        touched = changed[path]
-        on_change = [n for n in lines if touched is None or n in touched]
-        if on_change and (first is None or first[2] is False):
-            first = (path, on_change[0], True)
-        elif first is None:
-            first = (path, lines[0], False)
-    if first is None:
+            reads = _js_reads(workdir, path)
+            if reads:
+                env |= _NODE
+                places += [_place(path, line, changed, mode) for path, line, mode in reads]
+        elif path.endswith(".rs") and (workdir / path).is_file():
+            env |= _RELEASE
+            lines = _lines(workdir / path, _RUST_MODE)
+            read = [(path, n, True) for n in lines] or [(path, _first(changed[path]), False)]
+            places += [_place(p, n, changed, mode) for p, n, mode in read]
+    if not places:
         return None
+    _rank, path, line = min(places)
     shown = " ".join(f"{k}={v}" for k, v in env.items() if not k.startswith("CARGO_PROFILE_DEV"))
-    return Mode(env, first[0], first[1], shown, first[2])
+    touched = changed.get(path, set())
+    return Mode(env, path, line, shown, touched is None or line in touched)
 
 
-def _reading_lines(path: Path, pattern: re.Pattern[str]) -> list[int]:
-    try:
-        with path.open("rb") as file:
-            text = file.read(_MAX_READ).decode("utf-8", "replace")
-    except OSError:
+def _js_reads(workdir: Path, path: str) -> list[tuple[str, int, bool]]:
+    """Where a changed JS/TS file, or a module it imports, reaches the environment: each place
+    with whether it reads the mode itself."""
+    text = _text(workdir / path)
+    if text is None:
         return []
+    found: list[tuple[str, int, bool]] = []
+    for name, body in [(path, text), *_imported(workdir, path, text)]:
+        for match in _JS_READS.finditer(body):
+            line = body.count("\n", 0, match.start()) + 1
+            row = body.splitlines()[line - 1] if body else ""
+            found.append((name, line, _JS_MODE.search(row) is not None))
+    return found
+
+
+def _imported(workdir: Path, path: str, text: str) -> list[tuple[str, str]]:
+    """The modules a JS/TS file imports by a relative path, one level, inside the tree."""
+    folder = PurePosixPath(path).parent
+    found: list[tuple[str, str]] = []
+    for spec in dict.fromkeys(_IMPORT.findall(text)):
+        for suffix in _JS_RESOLVE:
+            target = posixpath.normpath((folder / f"{spec}{suffix}").as_posix())
+            if target.startswith("../"):
+                break
+            body = _text(workdir / target)
+            if body is not None:
+                found.append((target, body))
+                break
+    return found
+
+
+def _place(
+    path: str, line: int, changed: Mapping[str, set[int] | None], mode: bool
+) -> tuple[int, str, int]:
+    """A place's rank: a read of the mode on a changed line of the change's source first."""
+    touched = changed.get(path, set())
+    rank = (0 if mode else 2) + (0 if touched is None or line in touched else 1)
+    return rank + (4 if is_test_path(path) else 0), path, line
+
+
+def _first(lines: set[int] | None) -> int:
+    return min(lines) if lines else 1
+
+
+def _text(path: Path) -> str | None:
+    try:
+        if not path.is_file():
+            return None
+        with path.open("rb") as file:
+            return file.read(_MAX_READ).decode("utf-8", "replace")
+    except OSError:
+        return None
+
+
+def _lines(path: Path, pattern: re.Pattern[str]) -> list[int]:
+    text = _text(path) or ""
     return [text.count("\n", 0, m.start()) + 1 for m in pattern.finditer(text)]
 
 

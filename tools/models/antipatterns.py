@@ -68,10 +68,10 @@ ANTIPATTERNS: dict[str, Meaning] = {
         "Code asks whether it runs under test: the code under test looks for a test runner (its"
         " loaded modules, variables such as PYTEST_CURRENT_TEST, VITEST or NODE_ENV=test, argv,"
         ' the stack, `flag.Lookup("test.v")`, `cfg!(test)`, PHPUnit\'s classes), reads the'
-        " tests' files or the git folder, or reads its own bytes, or reads the build's mode"
-        " while its tests pass in the test mode only (they run once more with"
-        " NODE_ENV=production, or without debug assertions); test code reads a test the"
-        " change edited (it also runs in its base form). Every check runs under a runner,"
+        " tests' files or the git folder, or reads its own bytes, or its tests pass in the test"
+        " mode only (they run once more with NODE_ENV=production, or without debug"
+        " assertions); test code reads a test the change edited (it also runs in its base"
+        " form). Every check runs under a runner,"
         " production never does: such code can pass its checks and fail in use. Reported at"
         " file:line.",
         "Make the code behave the same under test as in production; configure what must differ"

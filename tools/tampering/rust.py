@@ -1,11 +1,15 @@
 """Rust tests (`#[test]` functions, in `mod tests` or anywhere) read with tree-sitter.
 
-Skips are `#[ignore]`, `#[cfg_attr(…, ignore)]`, a `#[cfg(…)]` gate other than `cfg(test)` on the
-test or a module around it (the test may not be compiled at all), and `#[should_panic]` (the test
+Skips are `#[ignore]`, `#[cfg_attr(…, ignore)]`, a `#[cfg(…)]` gate that does not hold in a
+test build here (`test`, `debug_assertions` and `unix` do) on the test or a module around it (the
+test may not be compiled at all), and `#[should_panic]` (the test
 passes when its code fails). Assertions are the `assert*!`/`debug_assert*!` macros (and `panic!`).
 """
 
 from __future__ import annotations
+
+import re
+import sys
 
 import tree_sitter as ts
 
@@ -49,7 +53,7 @@ def _skip(attributes: list[ts.Node], module: bool = False) -> ts.Node | None:
     """The attribute that keeps a test (or every test of a module) from running as written."""
     for item in attributes:
         name, raw = _attribute_name(item), " ".join(text(item).split())
-        if name == "cfg" and raw.replace(" ", "") != "#[cfg(test)]":
+        if name == "cfg" and not _holds_under_cargo_test(raw):
             return item
         if name == "cfg_attr" and "ignore" in raw:
             return item
@@ -65,9 +69,55 @@ def _inner_gate(container: ts.Node) -> ts.Node | None:
     for child in container.named_children:
         if child.type == "inner_attribute_item":
             raw = " ".join(text(child).split()).replace(" ", "")
-            if raw.startswith("#![cfg(") and raw != "#![cfg(test)]":
+            if raw.startswith("#![cfg(") and not _holds_under_cargo_test(raw):
                 return child
     return None
+
+
+# What `cargo test` compiles with on this kind of machine: a gate on these keeps nothing out.
+_HOLDS = frozenset({"test", "debug_assertions", "unix", 'target_family="unix"', 'panic="unwind"'})
+_CFG_TOKEN = re.compile(r'\s*(all|any|not|\(|\)|,|[A-Za-z_][A-Za-z0-9_]*(?:\s*=\s*"[^"]*")?)')
+
+
+def _holds_under_cargo_test(raw: str) -> bool:
+    """Whether a `#[cfg(…)]` (or `#![cfg(…)]`) predicate holds in a test build here: `test`,
+    `debug_assertions`, `unix`, combined by `all`, `any` and `not` (anything else, a feature or
+    another system, counts as unset)."""
+    inner = raw[raw.find("cfg(") + 4 : raw.rfind(")")]
+    tokens: list[str] = []
+    at = 0
+    while at < len(inner):
+        match = _CFG_TOKEN.match(inner, at)
+        if match is None:
+            return inner.strip() == ""
+        tokens.append(match.group(1).replace(" ", ""))
+        at = match.end()
+    try:
+        value, end = _cfg(tokens, 0)
+    except IndexError:
+        return False
+    return value and end == len(tokens)
+
+
+def _cfg(tokens: list[str], at: int) -> tuple[bool, int]:
+    head = tokens[at]
+    if head in ("all", "any", "not"):
+        if tokens[at + 1] != "(":
+            raise IndexError(at)
+        values, at = [], at + 2
+        while tokens[at] != ")":
+            value, at = _cfg(tokens, at)
+            values.append(value)
+            if tokens[at] == ",":
+                at += 1
+        result = all(values) if head == "all" else any(values) if head == "any" else not values[0]
+        return result, at + 1
+    if head in ("(", ")", ","):
+        raise IndexError(at)
+    return head in _HOLDS or head == f'target_os="{_OS}"', at + 1
+
+
+_OS = sys.platform.rstrip("0123456789")
 
 
 def _attribute_name(item: ts.Node) -> str:
