@@ -57,6 +57,7 @@ _RELEASE = {
 }
 _VITEST = re.compile(r"^vitest(?:\.m?js)?$")
 _MAX_READ = 1 << 20
+_MAX_PLACES = 200  # of one changed file and its imports: the best of them is shown
 _MAX_NAMED = 5
 
 
@@ -115,10 +116,13 @@ def _js_reads(workdir: Path, path: str) -> list[tuple[str, int, bool]]:
         return []
     found: list[tuple[str, int, bool]] = []
     for name, body in [(path, text), *_imported(workdir, path, text)]:
+        rows, line, at = body.split("\n"), 1, 0
         for match in _JS_READS.finditer(body):
-            line = body.count("\n", 0, match.start()) + 1
-            row = body.splitlines()[line - 1] if body else ""
-            found.append((name, line, _JS_MODE.search(row) is not None))
+            line += body.count("\n", at, match.start())
+            at = match.start()
+            found.append((name, line, _JS_MODE.search(rows[line - 1]) is not None))
+            if len(found) >= _MAX_PLACES:
+                return found
     return found
 
 
