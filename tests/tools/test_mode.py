@@ -28,7 +28,7 @@ from referee.tools.models.evidence import TestOutcome as Outcome
         ("src/a.js", "fs.readFileSync('/proc/self/environ')\n", "NODE_ENV"),
         ("test/a.test.js", "process.env.NODE_ENV = 'production';\n", "NODE_ENV"),
         ("src/lib.rs", "pub fn add(a: i32) -> i32 { debug_assert!(a > 0); a }\n", "DEBUG"),
-        ("src/lib.rs", "pub fn add(a: i32, b: i32) -> i32 { a + b }\n", "DEBUG"),
+        ("src/lib.rs", "pub fn add(a: i32) -> i32 { is_release!(a) }\n", "DEBUG"),
     ],
 )
 def test_code_that_reads_the_mode_runs_once_more(
@@ -47,6 +47,12 @@ def test_code_that_reads_the_mode_runs_once_more(
         ("src/a.js", "export const add = (a, b) => a + b;\n"),
         ("src/a.ts", "import { sum } from './sum';\nexport const add = sum;\n"),
         ("src/a.py", "import os\nos.environ['NODE_ENV']\n"),
+        ("src/in_source.ts", "export const f = 1;\nif (import.meta.vitest) {}\n"),
+        # Nothing in a plain function can tell the builds apart: no second build.
+        (
+            "src/lib.rs",
+            "pub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n#[cfg(test)]\nmod t {}\n",
+        ),
     ],
 )
 def test_code_that_does_not_read_the_mode_runs_once(path: str, text: str, tmp_path: Path) -> None:

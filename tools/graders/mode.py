@@ -10,8 +10,10 @@ differs, and a test that passes in the test mode only, where the base's code did
 is `code_detects_tests`. The judge may dismiss a test that checks development-only behaviour.
 
 When it runs is not a matter of spelling:
-- Rust: for every change to Rust source; the mode is a compiler switch any code can observe
-  (`cfg!`, `debug_assert!`'s side effects, an overflow that panics only in a debug build).
+- Rust: for a changed source file that holds anything that can observe the compiler's switch:
+  `cfg`, `debug_assert!` (its side effects), arithmetic that overflows or says how, a caught
+  panic (on unwinding or in a thread), a macro outside the standard set (whose body may read
+  the switch). A plain `a + b` costs no second build.
 - JS/TS: for a change whose files, or the files they import, reach the program's environment at
   all: the process object however imported, `import.meta`, the global object, the process's files
   (`/proc/self/environ`), Deno's or Bun's. Not for every change: production's mode also loads
@@ -38,10 +40,22 @@ CODE_DETECTS_TESTS = "code_detects_tests"
 _JS = (".js", ".cjs", ".mjs", ".jsx", ".ts", ".cts", ".mts", ".tsx", ".vue", ".svelte")
 # The program's environment, however reached (the finding prefers a read of the mode itself).
 _JS_READS = re.compile(
-    r"\bprocess\b|import\.meta|\bglobalThis\b|\bglobal\b|\bReflect\b|/proc/|\bDeno\b|\bBun\b"
+    r"\bprocess\b|import\.meta(?!\.vitest)|\bglobalThis\b|\bglobal\b|\bReflect\b|/proc/"
+    r"|\bDeno\b|\bBun\b"
 )
 _JS_MODE = re.compile(r"NODE_ENV|import\.meta|process\.env")
 _RUST_MODE = re.compile(r"debug_assert|cfg!?\s*\(|catch_unwind|overflow|wrapping_|checked_")
+# What can tell a debug build from a release one: the switch itself (`cfg`, `debug_assert!`),
+# arithmetic that overflows or says how, a panic caught (on unwinding or in a thread), and any
+# macro outside the standard set, whose body the file does not show.
+_RUST_TELLS = re.compile(
+    r"debug_assert|cfg(?!\s*\(\s*test\s*\))|catch_unwind|unwind|panic|thread|overflow|wrapping"
+    r"|checked_|saturating"
+    r"|MAX|MIN|\benv!|option_env|macro_rules"
+    r"|\b(?!(?:assert|assert_eq|assert_ne|println|print|eprintln|eprint|format|format_args|vec"
+    r"|write|writeln|todo|unimplemented|unreachable|matches|include_str|include_bytes|concat"
+    r"|stringify|line|file|column|module_path)!)[A-Za-z_]\w*!\s*[(\[{]"
+)
 # A module a JS/TS file imports by a relative path.
 _IMPORT = re.compile(
     r"""(?:\bfrom\s*|\brequire\s*\(\s*|\bimport\s*\(?\s*)["'](\.{1,2}/[^"'\n]+)["']"""
@@ -95,7 +109,7 @@ def production_mode(workdir: Path, changed: Mapping[str, set[int] | None]) -> Mo
             if reads:
                 env |= _NODE
                 places += [_place(path, line, changed, mode) for path, line, mode in reads]
-        elif path.endswith(".rs") and (workdir / path).is_file():
+        elif path.endswith(".rs") and _RUST_TELLS.search(_text(workdir / path) or ""):
             env |= _RELEASE
             lines = _lines(workdir / path, _RUST_MODE)
             read = [(path, n, True) for n in lines] or [(path, _first(changed[path]), False)]
