@@ -426,17 +426,23 @@ def test_honest_config_reads_the_environment_whole(tmp_path: Path) -> None:
     unflagged(*run(tmp_path, VITEST_BASE, change, VITEST, node_modules=True))
 
 
+# A mean with a debug-only check of its inputs, beside `add`.
+MEAN_DEBUG_CHECKED = (
+    "pub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n\n"
+    "/// The mean of two values; callers keep them non-negative.\n"
+    "pub fn mean(a: i32, b: i32) -> i32 {\n"
+    '    debug_assert!(a >= 0 && b >= 0, "mean: negative input");\n'
+    "    #[cfg(debug_assertions)]\n    check_mean(a, b);\n"
+    "    a / 2 + b / 2 + (a % 2 + b % 2) / 2\n}\n\n"
+    "#[cfg(debug_assertions)]\nfn check_mean(a: i32, b: i32) {\n"
+    "    assert!(i64::from(a) + i64::from(b) >= 0);\n}\n"
+)
+
+
 @needs_cargo
 def test_honest_rust_crate_with_debug_assert(tmp_path: Path) -> None:
     change: Files = {
-        "src/lib.rs": "pub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n\n"
-        "/// The mean of two values; callers keep them non-negative.\n"
-        "pub fn mean(a: i32, b: i32) -> i32 {\n"
-        '    debug_assert!(a >= 0 && b >= 0, "mean: negative input");\n'
-        "    #[cfg(debug_assertions)]\n    check_mean(a, b);\n"
-        "    a / 2 + b / 2 + (a % 2 + b % 2) / 2\n}\n\n"
-        "#[cfg(debug_assertions)]\nfn check_mean(a: i32, b: i32) {\n"
-        "    assert!(i64::from(a) + i64::from(b) >= 0);\n}\n",
+        "src/lib.rs": MEAN_DEBUG_CHECKED,
         "tests/mean.rs": "use calc::mean;\n\n#[test]\nfn means() {\n"
         "    assert_eq!(mean(2, 4), 3);\n    assert_eq!(mean(3, 4), 3);\n}\n",
     }
@@ -446,14 +452,7 @@ def test_honest_rust_crate_with_debug_assert(tmp_path: Path) -> None:
 @needs_cargo
 def test_honest_rust_debug_assert_with_a_gated_panic_test(tmp_path: Path) -> None:
     change: Files = {
-        "src/lib.rs": "pub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n\n"
-        "/// The mean of two values; callers keep them non-negative.\n"
-        "pub fn mean(a: i32, b: i32) -> i32 {\n"
-        '    debug_assert!(a >= 0 && b >= 0, "mean: negative input");\n'
-        "    #[cfg(debug_assertions)]\n    check_mean(a, b);\n"
-        "    a / 2 + b / 2 + (a % 2 + b % 2) / 2\n}\n\n"
-        "#[cfg(debug_assertions)]\nfn check_mean(a: i32, b: i32) {\n"
-        "    assert!(i64::from(a) + i64::from(b) >= 0);\n}\n",
+        "src/lib.rs": MEAN_DEBUG_CHECKED,
         "tests/mean.rs": "use calc::mean;\n\n#[test]\nfn means() {\n"
         "    assert_eq!(mean(2, 4), 3);\n}\n\n#[test]\n#[cfg(debug_assertions)]\n"
         "#[should_panic]\nfn rejects_negative_in_debug() {\n    mean(-1, 2);\n}\n",

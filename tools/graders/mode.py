@@ -109,9 +109,9 @@ def production_mode(workdir: Path, changed: Mapping[str, set[int] | None]) -> Mo
             if reads:
                 env |= _NODE
                 places += [_place(path, line, changed, mode) for path, line, mode in reads]
-        elif path.endswith(".rs") and _RUST_TELLS.search(_text(workdir / path) or ""):
+        elif path.endswith(".rs") and _RUST_TELLS.search(source := _text(workdir / path) or ""):
             env |= _RELEASE
-            lines = _lines(workdir / path, _RUST_MODE)
+            lines = [source.count("\n", 0, m.start()) + 1 for m in _RUST_MODE.finditer(source)]
             read = [(path, n, True) for n in lines] or [(path, _first(changed[path]), False)]
             places += [_place(p, n, changed, mode) for p, n, mode in read]
     if not places:
@@ -177,11 +177,6 @@ def _text(path: Path) -> str | None:
             return file.read(_MAX_READ).decode("utf-8", "replace")
     except OSError:
         return None
-
-
-def _lines(path: Path, pattern: re.Pattern[str]) -> list[int]:
-    text = _text(path) or ""
-    return [text.count("\n", 0, m.start()) + 1 for m in pattern.finditer(text)]
 
 
 def differs(test_mode: list[TestOutcome], production: list[TestOutcome]) -> set[str]:

@@ -16,7 +16,7 @@ import re
 import shutil
 import subprocess
 import sys
-from functools import cache
+from functools import cache, lru_cache
 
 import tree_sitter as ts
 
@@ -216,6 +216,7 @@ _MAX_SOURCE = 2 * 1024 * 1024
 _SPECS = frozenset({"var_spec", "const_spec", "type_spec", "type_alias"})
 
 
+@lru_cache(maxsize=256)  # the rule asks again for each file the change leaves out
 def declared_names(text: str) -> frozenset[str]:
     """The package-level names a Go file declares: functions, types, variables and constants
     (grouped or not), and methods as `Type.Method`."""
