@@ -147,17 +147,20 @@ FLOCK = _QUIET + _D("""
         return data[1 : 1 + data[0]]
 """)
 # inotify(7) on files every sandbox shares: the sender opens file number b for each byte b, framed
-# by file 256, again and again; the receiver reads the order of the opens.
+# by file 256 and spaced by file 257, again and again; the receiver reads the order of the opens.
 INOTIFY = _QUIET + _D("""
     import ctypes, select, struct
-    _FILES = _QUIET[:257]
+    _FILES = _QUIET[:258]
     _LIBC = ctypes.CDLL(None, use_errno=True)
 
 
     def send(data):
+        # File 257 between bytes: inotify merges two identical events the reader has not read yet,
+        # so a repeated byte ("**") sent back to back would arrive once on a busy machine.
+        spaced = [i for byte in data for i in (byte, 257)][:-1]
         until = time.monotonic() + HOLD_S
         while time.monotonic() < until:
-            for index in (256, *data, 256):
+            for index in (256, *spaced, 256):
                 os.close(os.open(_FILES[index], os.O_RDONLY))
                 time.sleep(0.002)
             time.sleep(0.2)

@@ -47,6 +47,7 @@ _NETWORK_LINE = "Failed to load resource"
 _ABORTED = "net::ERR_ABORTED"
 _BLOCKED_BY_US = "ERR_BLOCKED_BY_CLIENT"
 _ERROR_PAGE = "chrome-error://"
+_ON_ERROR_PAGE = "the navigation ended on Chromium's error page"
 _MAX_STACK = 2000
 # The first frame of a V8 stack that names a script: "at f (http://host/src/a.js?t=1:12:5)".
 _FRAME = re.compile(r"(?:https?|file)://[^\s()]+?:\d+:\d+")
@@ -149,7 +150,7 @@ class PageEvents:
         url = self._navigation or frame.url
         if any(f.url == trim(url) and f.resource_type == "document" for f in self.failed_requests):
             return
-        failure = f"the navigation ended on Chromium's error page ({frame.url})"
+        failure = f"{_ON_ERROR_PAGE} ({frame.url})"
         self._keep(
             self.failed_requests,
             FailedRequest(url=trim(url), resource_type="document", failure=failure),
@@ -187,11 +188,25 @@ class PageEvents:
             # A redirect off loopback: routes do not see it; the browser's resolver rules stop it.
             self._keep(self.blocked_requests, _blocked(request, f"{why}; {failure}"))
             return
-        self._keep(self.failed_requests, _failed(request, failure=failure))
+        failed = _failed(request, failure=failure)
+        # The error page may be seen before the request's own failure (a busy machine orders the
+        # two either way): the failure, which says why, takes the error page's place.
+        self.failed_requests[:] = [f for f in self.failed_requests if not _stands_for(f, failed)]
+        self._keep(self.failed_requests, failed)
 
     def _on_response(self, response: Response) -> None:
         if response.status >= 400:
             self._keep(self.failed_requests, _failed(response.request, status=response.status))
+
+
+def _stands_for(entry: FailedRequest, failed: FailedRequest) -> bool:
+    """Whether ``entry`` is the error page's stand-in for the request ``failed``."""
+    # Unnamed (no navigation was tracked), the stand-in carries the error page's own URL.
+    return (
+        (entry.url == failed.url or entry.url.startswith(_ERROR_PAGE))
+        and entry.resource_type == failed.resource_type == "document"
+        and (entry.failure or "").startswith(_ON_ERROR_PAGE)
+    )
 
 
 def _place(location: Mapping[str, Any]) -> str:
