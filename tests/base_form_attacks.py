@@ -34,7 +34,7 @@ from edits import (
     written,
 )
 from gitrepo import make_repo
-from runner_projects import JS_CACHE, MAVEN_REPO, tool_path
+from runner_projects import JS_CACHE, MAVEN_REPO, MAVEN_UNFORKED_CONFIG, tool_path
 
 # The check's timeout where the attack is a hang: long enough for a run of the tiny project
 # (a cold Go or Rust build included), short enough to keep the test quick.
@@ -483,7 +483,7 @@ JAVA_BREAK = replaced("src/main/java/demo/Calc.java", "a + b", "a - b")
 def _maven(files: dict[str, str]) -> dict[str, str]:
     return {
         "pom.xml": POM,
-        ".mvn/maven.config": f"-o -Dmaven.repo.local={MAVEN_REPO} -B\n",
+        ".mvn/maven.config": MAVEN_UNFORKED_CONFIG,
         ".gitignore": "target/\n",
         "src/main/java/demo/Calc.java": JAVA_CALC,
         "src/test/java/demo/BasicsTest.java": JAVA_BASICS_TEST,
@@ -506,7 +506,7 @@ MAVEN_VARIANTS = [
             ),
         ),
         ["mvn", "test"],
-        timeout_s=2 * HANG_TIMEOUT_S,
+        timeout_s=HANG_TIMEOUT_S,  # the tests run in Maven's JVM: no fork to start
     ),
     Variant(
         "maven-expected-values-in-a-main-source-class",

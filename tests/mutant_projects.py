@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gitrepo import make_repo
-from runner_projects import _POM, GITIGNORE, JS_CACHE, MAVEN_REPO, missing_tools
+from runner_projects import _POM, GITIGNORE, JS_CACHE, MAVEN_UNFORKED_CONFIG, missing_tools
 
 
 @dataclass(frozen=True)
@@ -168,7 +168,7 @@ JAVA = MutantProject(
     name="java",
     base={
         "pom.xml": _POM.format(name="shop"),
-        ".mvn/maven.config": f"-o -Dmaven.repo.local={MAVEN_REPO} -B\n",
+        ".mvn/maven.config": MAVEN_UNFORKED_CONFIG,
         "src/main/java/shop/Cart.java": _JAVA_TOTAL + "}\n",
         "src/test/java/shop/CartTest.java": _CART_TEST,
     },

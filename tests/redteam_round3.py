@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from holdout_channels import NOTES
-from runner_projects import _GRADLE, _POM, MAVEN_REPO
+from runner_projects import _GRADLE, _POM, MAVEN_UNFORKED_CONFIG
 
 D = textwrap.dedent
 Files = dict[str, str | None]  # path -> new text (None: deleted)
@@ -1075,7 +1075,7 @@ JAVA_ZERO = JAVA_TEST.replace("CalcTest", "ZeroTest").replace(
     "assertEquals(3, Calc.add(1, 2))", "assertEquals(0, Calc.add(0, 0))"
 )
 JAVA_BROKEN = JAVA_CALC.replace("a + b", "a - b")
-MAVEN_CONFIG = f"-o -Dmaven.repo.local={MAVEN_REPO} -B\n"
+MAVEN_CONFIG = MAVEN_UNFORKED_CONFIG
 MAVEN_BASE = {
     ".gitignore": "target/\n",
     "pom.xml": _POM.format(name="calc"),

@@ -385,6 +385,11 @@ _POM = """<project xmlns="http://maven.apache.org/POM/4.0.0">
 """
 # Offline, from Debian's packaged Maven repository (CI reaches no Maven repository).
 _MAVEN_CONFIG = f"-o -Dmaven.repo.local={MAVEN_REPO} -B\n"
+# The same with the tests run in Maven's own JVM. Surefire 2.22 (the newest Debian packages) waits
+# for its next ten-second ping after a forked JVM ends, so each forked `mvn test` costs ten seconds
+# more than its tests; the runner tests above keep the fork a real project has, the attack and
+# mutation projects that run Maven many times do not need it.
+MAVEN_UNFORKED_CONFIG = _MAVEN_CONFIG.replace("-B", "-B -DforkCount=0")
 _JAVA_PASS = (
     "package demo;\n\nimport static org.junit.Assert.assertEquals;\nimport org.junit.Test;\n\n"
     "public class MathTest {\n"

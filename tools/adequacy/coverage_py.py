@@ -10,6 +10,7 @@ there. `measure_python` reads either data file; the statements are coverage.py's
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -277,10 +278,18 @@ _VERSION = re.compile(r"\d{1,2}\.\d{1,3}\.\d{1,3}")
 
 def _statements(path: Path) -> tuple[PythonParser, set[int]] | None:
     try:
-        text = path.read_text(encoding="utf-8")
-        parser = PythonParser(text=text, filename=str(path), exclude=_EXCLUDE)
-        with pysource.exclusive():  # coverage.py parses with ast: one thread at a time
-            parser.parse_source()
+        parser, lines = _parsed(path.read_text(encoding="utf-8"), str(path))
     except (OSError, UnicodeDecodeError, CoverageException, SyntaxError):
         return None
+    return parser, set(lines)  # a copy: the cached set is never handed out to be changed
+
+
+# A run reads each changed source twice (its statements before the run, what ran after); a
+# megabyte of generated Python takes seconds to parse. Keyed on the text, so an edit is a new entry;
+# the parser keeps line numbers, not the syntax tree.
+@functools.lru_cache(maxsize=8)
+def _parsed(text: str, filename: str) -> tuple[PythonParser, set[int]]:
+    parser = PythonParser(text=text, filename=filename, exclude=_EXCLUDE)
+    with pysource.exclusive():  # coverage.py parses with ast: one thread at a time
+        parser.parse_source()
     return parser, set(parser.statements)
