@@ -29,8 +29,8 @@ class _Frame:
     url: str = "chrome-error://chromewebdata/"
 
 
-def _events() -> tuple[PageEvents, Any, Any, Any]:
-    events = PageEvents(UrlPolicy(), track_inflight=True)
+def _events(tracked: bool = True) -> tuple[PageEvents, Any, Any, Any]:
+    events = PageEvents(UrlPolicy(), track_inflight=tracked)
     return events, _Request(), _Frame(), events._on_request_failed
 
 
@@ -60,8 +60,14 @@ def test_an_error_page_with_no_failed_request_is_still_a_failed_request() -> Non
     assert (entry.failure or "").startswith("the navigation ended on Chromium's error page")
 
 
-def test_an_unnamed_error_page_gives_way_to_the_failure_that_names_the_url() -> None:
-    events, request, frame, failed = _events()
-    events._on_navigated(frame)  # type: ignore[arg-type]
-    failed(request)
+@pytest.mark.parametrize("failure_first", [True, False])
+def test_untracked_a_refused_navigation_is_still_one_failed_request(failure_first: bool) -> None:
+    """Requests not followed (no settling wait, no trace): the error page's URL is all it knows."""
+    events, request, frame, failed = _events(tracked=False)
+    if failure_first:
+        failed(request)
+        events._on_navigated(frame)  # type: ignore[arg-type]
+    else:
+        events._on_navigated(frame)  # type: ignore[arg-type]
+        failed(request)
     assert [f.url for f in events.failed_requests] == [URL]
