@@ -1489,7 +1489,7 @@ HOGS: dict[str, tuple[str, str | None]] = {
                     b = bytearray(2 * MB)
                     for i in range(0, len(b), 4096):
                         b[i] = 1
-                    time.sleep(3)
+                    time.sleep(30)  # alive until the check ends: all 128 at once, however slow
                     os._exit(0)
         """),
         None,
