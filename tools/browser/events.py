@@ -150,11 +150,11 @@ class PageEvents:
         url = self._navigation or frame.url
         if any(f.url == trim(url) and f.resource_type == "document" for f in self.failed_requests):
             return
-        if not self._navigation and self.failed_requests[-1:]:
-            # Untracked, the URL is unknown: a document's failure just before is the one that led
-            # here, already named.
-            if self.failed_requests[-1].resource_type == "document":
-                return
+        # Untracked, the URL is unknown: a document's failure just before is the one that led
+        # here, already named.
+        last = self.failed_requests[-1:]
+        if not self._navigation and last and last[0].resource_type == "document":
+            return
         failure = f"{_ON_ERROR_PAGE} ({frame.url})"
         self._keep(
             self.failed_requests,
