@@ -222,44 +222,12 @@ VARIANTS: dict[str, tuple[str, str, str]] = {
     ),
 }
 
-_NO_OWNER = "_instrument matches members of an intrinsic or X.prototype, never the owner itself"
-_GLOBAL = (
-    "js_instruments joins the setter's resolved target and key as `globalThis.expect`; "
-    "JsNames._member strips globalThis only for member access, so _library misses it"
-)
-_UNBOUND = "JsNames binds names only from variable_declarator values and imports"
-_KEYS = "jsinstruments._keys"
 _ONLY_MATCHERS = (
     "in a test file js_instruments flags a registration only when _keys meets _MATCHERS"
 )
-_NOT_A_WRITE = "js_instruments sees assignments, _SETTERS, Object.assign and _REGISTERS only"
-_MODULES = "JsNames._called treats only require/rewire as module loads"
 
 THROUGH: dict[str, str] = {
-    "constructor-of-literal": (
-        "JsNames.resolve gives None for `({}).constructor`; the text fallback "
-        "`({}).constructor.is` is no instrument"
-    ),
-    "destructure-default": (
-        "jsnames._destructured keeps pair_pattern values that are identifiers; "
-        "`{defineProperty: dp = null}` is an assignment_pattern, so `dp` is unbound"
-    ),
-    "late-assigned-alias": f"{_UNBOUND}: `O = Object` after `let O` is not followed",
-    "parameter-alias": f"{_UNBOUND}: a parameter is never bound to its argument",
-    "shadowed-alias": (
-        "JsNames is scope-blind: bound.setdefault keeps the first `O` declared anywhere "
-        "(`const O = Math` inside f), so the top-level `O.is` resolves to `Math.is`"
-    ),
-    "expect-in-array": "JsNames.resolve gives None for `[expect][0]` (subscript of an array)",
-    "loop-key": "JsNames.fold cannot fold a loop variable; the fallback text `Object[k]` misses",
-    "key-from-function": "JsNames.fold does not evaluate a project function's return",
-    "matcher-built-later": (
-        "jsinstruments._value returns the declared `{}`; the later `m.toBe =` is not read"
-    ),
-    "shadowed-matcher-object": "jsinstruments._value takes the first declarator named `m`",
     "snapshot-serializer-in-test": f"{_ONLY_MATCHERS}; a serializer's keys are test/print",
-    "dynamic-import": f"{_MODULES}; `await import('node:assert')` resolves to None",
-    "create-require": f"{_MODULES}; createRequire's result is unbound",
 }
 
 # id -> (path, source): honest code that writes nothing the assertions compare through.

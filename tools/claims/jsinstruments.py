@@ -39,6 +39,7 @@ _INTRINSICS = (
     "Number.isNaN",
     "Reflect.ownKeys",
 )
+_INTRINSIC_OWNERS = frozenset(name.split(".", 1)[0] for name in _INTRINSICS)
 _PROTOTYPES = ("Object", "Array", "Number", "String", "Boolean", "Map", "Set", "Date", "RegExp")
 # Assertion libraries, as the reader names a global or an imported package.
 _LIBRARIES = (
@@ -128,15 +129,21 @@ class _Reader:
                 if target.type == "identifier":
                     # Rebinding a variable writes no object: only the global itself
                     # (`Object = …`, `expect = …`) is replaced this way.
-                    if text(target) not in _OWNERS:
-                        continue
                     dotted = text(target)
-                elif self._rebindable_alias(target):
+                    if dotted not in _OWNERS:
+                        continue
+                    if self.instrument(dotted):
+                        yield _claim(self.file, node, dotted)
                     continue
-                else:
-                    dotted = self.names.resolve(target) or text(target)
-                if self.instrument(dotted):
-                    yield _claim(self.file, node, dotted)
+                if self._rebindable_alias(target):
+                    continue
+                # Every binding the target's names may have: one that is an instrument is enough.
+                written = sorted(self.names.resolve_all(target))
+                if self.names.resolve(target) is None:
+                    written.append(text(target))  # as spelled, where its first binding is unknown
+                hit = next((d for d in written if self.instrument(d)), None)
+                if hit is not None:
+                    yield _claim(self.file, node, hit)
         for call in self.file.nodes("call_expression", "new_expression"):
             yield from self._called(call)
         for string in self.file.nodes("string", "template_string"):
@@ -144,15 +151,16 @@ class _Reader:
                 yield _claim(self.file, string, "jest's matchers")
 
     def _rebindable_alias(self, target: ts.Node) -> bool:
-        """`O.prototype = …` where `O` is a `var`/`let` once bound to an intrinsic: the binding
-        is read wherever it is made (minified code reuses one name for many things), so only a
-        `const` alias is taken to still name the intrinsic."""
+        """`O.prototype = …` where `O` is a `var`/`let` bound to an intrinsic and to something
+        else too: the reader does not follow the order of statements (minified code reuses one
+        name for many things), so such a variable is not taken to name the intrinsic. A `const`
+        alias, or a variable only ever given intrinsics (`let O; O = Object`), is."""
         root = target
         while root.type in ("member_expression", "subscript_expression"):
             root = root.child_by_field_name("object") or root
         name = text(root) if root.type == "identifier" else ""
-        named = self.names.bound.get(name, "")
-        return bool(named) and named.split(".", 1)[0] in _OWNERS and name in self.variables
+        owners = {named.split(".", 1)[0] for named in self.names.aliases.get(name, ())}
+        return bool(owners & _OWNERS) and name in self.variables and name in self.names.unknown
 
     def instrument(self, dotted: str) -> bool:
         if dotted.split(".", 1)[0] in self.locals:
@@ -160,6 +168,8 @@ class _Reader:
         dotted = dotted.removeprefix("globalThis.")
         if dotted in _OWNERS or dotted in _INTRINSICS or _library(dotted):
             return True
+        if dotted.endswith(".*") and dotted[:-2] in _INTRINSIC_OWNERS:
+            return True  # `Object[k] = …` with a key the reader cannot fold: any of them
         owner, prototype, rest = dotted.partition(".prototype")
         if not prototype or owner not in _PROTOTYPES or rest.count(".") > 1:
             return False  # a property of a prototype's method (`….toString.x`) changes nothing
@@ -167,9 +177,16 @@ class _Reader:
 
     def _called(self, call: ts.Node) -> Iterator[Claim]:
         function = call.child_by_field_name("function") or call.child_by_field_name("constructor")
-        callee = self.names.resolve(function) or ""
-        args = arguments(call)
-        callee, args = self._unwrapped(callee, args)
+        first = self.names.resolve(function)
+        # The first binding, then every other one the callee's names may have.
+        for callee in dict.fromkeys([first or "", *sorted(self.names.resolve_all(function))]):
+            found = list(self._called_as(call, callee))
+            if found:
+                yield found[0]
+                return
+
+    def _called_as(self, call: ts.Node, callee: str) -> Iterator[Claim]:
+        callee, args = self._unwrapped(callee, arguments(call))
         method = callee.rpartition(".")[2]
         if callee in _SETTERS and len(args) >= 2:
             keys = (
@@ -216,10 +233,14 @@ class _Reader:
         if self.file.role == "source":
             yield _claim(self.file, call, callee.rpartition(".")[0], "registers matchers on")
             return
-        value = _value(self.file, args[0]) if args else None
-        if value is None or _package(self.names, value):
+        values = _values(self.file, args[0]) if args else []
+        if not values or any(_package(self.names, value) for value in values):
             return  # a package's matchers (jest-extended, jest-dom) add their own names
-        if set(_keys(value, self.names)) & _MATCHERS:
+        keys = {key for value in values for key in _keys(value, self.names)}
+        if args[0].type == "identifier":
+            keys.discard("*")  # an object made empty here, and filled below
+            keys |= _written_keys(self.file, self.names, text(args[0]))
+        if keys & _MATCHERS:
             yield _claim(self.file, call, callee.rpartition(".")[0], "registers matchers on")
 
     def _evaluated(self, call: ts.Node, code: ts.Node) -> Iterator[Claim]:
@@ -279,15 +300,33 @@ def _library(dotted: str) -> bool:
     return any(dotted == name or dotted.startswith(name + ".") for name in _LIBRARIES)
 
 
-def _value(file: TsFile, node: ts.Node) -> ts.Node:
-    """An object a name was declared with (`const m = {…}; expect.extend(m)`), else the node."""
+def _values(file: TsFile, node: ts.Node) -> list[ts.Node]:
+    """Every object a name is declared with anywhere in the file (`const m = {…};
+    expect.extend(m)`: the reader is blind to scopes), else the node itself."""
     if node.type != "identifier":
-        return node
+        return [node]
+    found = []
     for declarator in file.nodes("variable_declarator"):
         value = declarator.child_by_field_name("value")
         if text(declarator.child_by_field_name("name")) == text(node) and value is not None:
-            return value
-    return node
+            found.append(value)
+    return found or [node]
+
+
+def _written_keys(file: TsFile, names: JsNames, name: str) -> set[str]:
+    """The members the file writes on a name (`m.toBe = …`, `m["to" + "Be"] = …`)."""
+    found: set[str] = set()
+    for node in file.nodes("assignment_expression"):
+        left = node.child_by_field_name("left")
+        if left is None or left.type not in ("member_expression", "subscript_expression"):
+            continue
+        owner = left.child_by_field_name("object")
+        if owner is not None and owner.type == "identifier" and text(owner) == name:
+            if left.type == "member_expression":
+                found.add(text(left.child_by_field_name("property")))
+            else:
+                found.add(names.fold(left.child_by_field_name("index")) or "*")
+    return found
 
 
 def _keys(node: ts.Node, names: JsNames) -> list[str]:

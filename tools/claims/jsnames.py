@@ -23,8 +23,21 @@ __all__ = ["JsNames", "resolve_specifier"]
 _GLOBALS = frozenset({"globalThis", "global", "window", "self"})
 _WRAPPERS = frozenset(
     {"parenthesized_expression", "non_null_expression", "as_expression", "type_assertion"}
-    | {"satisfies_expression"}
+    | {"satisfies_expression", "await_expression"}
 )
+# What `.constructor` of a literal is.
+_LITERALS = {
+    "object": "Object",
+    "array": "Array",
+    "string": "String",
+    "template_string": "String",
+    "number": "Number",
+    "regex": "RegExp",
+    "true": "Boolean",
+    "false": "Boolean",
+}
+_FUNCTIONS = frozenset({"function_expression", "arrow_function", "function_declaration"})
+_MAX_ALIASES = 16  # of one name: enough for any honest file, bounded for a hostile one
 # Ways to load a module by its specifier, besides `require`.
 _LOADERS = frozenset(
     {"require", "rewire", "rewire.default", "module.require", "process.getBuiltinModule", "import"}
@@ -61,18 +74,152 @@ class JsNames:
 
     A reference is a dotted string: `process.exit`, `module:src/calc.ts:add` for a member of a
     project file, `fs.writeFileSync` for a node builtin; None when unknown.
+
+    `resolve` gives a name's first binding. `resolve_all` gives every binding the file can give
+    it: the reader is blind to scopes and to the order of statements, so a check that must not
+    be missed asks whether any of them is what it looks for. Besides declarations, a name is
+    bound by a plain assignment (`O = Object`), by a function's parameter to the arguments of the
+    calls the file makes of that function (an immediately called one included), and a loop's
+    variable to the items of the array literal it walks.
     """
 
     def __init__(self, root: ts.Node, path: str, scope: Scope) -> None:
         self._path, self._scope = path, scope
         self.bound: dict[str, str] = {}
         self.consts: dict[str, str] = {}
+        self.aliases: dict[str, set[str]] = {}
+        """Every binding of a name, the first one (`bound`) included."""
+        self.unknown: set[str] = set()
+        """Names also given a value the reader cannot name (`O = function () {…}`)."""
+        self.keys: dict[str, set[str]] = {}
+        """Every string a name can hold (a loop's variable over an array of strings)."""
         declarators = list(descendants(root, frozenset({"variable_declarator"})))
         for node in descendants(root, frozenset({"import_statement"})):
             self._imports(node)
         for _ in range(3):  # bindings of bindings
             for node in declarators:
                 self._declared(node)
+        self._may_bind(root, declarators)
+
+    def resolve_all(self, node: ts.Node | None) -> set[str]:
+        """Every reference `node` may have (see the class): empty when none is known."""
+        if node is None:
+            return set()
+        kind = node.type
+        if kind in _WRAPPERS or kind == "sequence_expression":
+            inner = node.named_children
+            if not inner:
+                return set()
+            first = kind in _WRAPPERS and kind != "type_assertion"
+            return self.resolve_all(inner[0] if first else inner[-1])
+        if kind == "identifier":
+            name = text(node)
+            found = set(self.aliases.get(name, ()))
+            return found or {self.resolve(node) or name}
+        if kind in ("member_expression", "subscript_expression"):
+            owners = self.resolve_all(node.child_by_field_name("object"))
+            found = {f for f in (self.resolve(node),) if f is not None}
+            for key in self._keys_of(node):
+                for owner in sorted(owners)[:_MAX_ALIASES]:
+                    found.add(_joined(owner, key))
+            return found
+        named = self.resolve(node)
+        return {named} if named is not None else set()
+
+    def _keys_of(self, node: ts.Node) -> set[str]:
+        """The member names a member expression may use; `*` for one the reader cannot fold."""
+        if node.type == "member_expression":
+            return {text(node.child_by_field_name("property"))}
+        index = node.child_by_field_name("index")
+        folded = self.fold(index) if index is None or index.type != "number" else text(index)
+        if folded is not None:
+            return {folded}  # `Array.prototype[0]` writes an element, not a method
+        if index is not None and index.type == "identifier" and text(index) in self.keys:
+            return set(self.keys[text(index)])
+        symbol = self.resolve(index)
+        if symbol is not None and symbol.startswith("Symbol."):
+            return {f"[{symbol}]"}  # `Array.prototype[Symbol.iterator]`: a known member
+        return {"*"}
+
+    def _alias(self, name: str, named: str | None) -> None:
+        if named is not None and named != name:
+            found = self.aliases.setdefault(name, set())
+            if len(found) < _MAX_ALIASES:
+                found.add(named)
+
+    def _may_bind(self, root: ts.Node, declarators: list[ts.Node]) -> None:
+        for bound_name, named in self.bound.items():
+            self._alias(bound_name, named)
+        for node in declarators:
+            name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
+            if name is not None and value is not None:
+                self._pattern(name, self.resolve(value), value)
+        kinds = frozenset({"assignment_expression", "for_in_statement", "call_expression"})
+        functions = self._functions(root)
+        for node in descendants(root, kinds):
+            if node.type == "assignment_expression":
+                left, value = node.child_by_field_name("left"), node.child_by_field_name("right")
+                if left is not None and value is not None:
+                    self._pattern(left, self.resolve(value), value)
+            elif node.type == "for_in_statement":
+                self._loop(node)
+            else:
+                self._call(node, functions)
+
+    def _pattern(self, pattern: ts.Node, named: str | None, value: ts.Node) -> None:
+        """Bind what a declaration or an assignment names, a destructuring one included."""
+        if pattern.type == "identifier":
+            self._alias(text(pattern), named)
+            if named is None:
+                self.unknown.add(text(pattern))
+        elif pattern.type == "object_pattern" and named is not None:
+            for key, local in _destructured(pattern):
+                self._alias(local, f"{named}.{key}")
+        elif pattern.type == "array_pattern" and value.type == "array":
+            for target, item in zip(pattern.named_children, value.named_children, strict=False):
+                self._pattern(target, self.resolve(item), item)
+
+    def _loop(self, node: ts.Node) -> None:
+        """`for (const k of ["is", "keys"])`: `k` holds each string."""
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        if left is None or right is None or left.type != "identifier" or right.type != "array":
+            return
+        items = [self.fold(item) for item in right.named_children]
+        self.keys.setdefault(text(left), set()).update(i for i in items if i is not None)
+        for item in right.named_children:
+            self._alias(text(left), self.resolve(item))
+
+    def _functions(self, root: ts.Node) -> dict[str, list[ts.Node]]:
+        """The file's functions by the name it calls them by (declared or held by a const)."""
+        found: dict[str, list[ts.Node]] = {}
+        for node in descendants(root, _FUNCTIONS | {"variable_declarator"}):
+            name = node.child_by_field_name("name")
+            if node.type == "variable_declarator":
+                value = node.child_by_field_name("value")
+                if value is None or value.type not in _FUNCTIONS:
+                    continue
+                node = value
+            if name is not None and name.type == "identifier":
+                found.setdefault(text(name), []).append(node)
+        return found
+
+    def _call(self, node: ts.Node, functions: dict[str, list[ts.Node]]) -> None:
+        """Bind the parameters of the function a call calls to its arguments."""
+        callee = node.child_by_field_name("function")
+        while callee is not None and callee.type == "parenthesized_expression":
+            callee = callee.named_children[0] if callee.named_children else None
+        if callee is None:
+            return
+        if callee.type in _FUNCTIONS:
+            called = [callee]
+        elif callee.type == "identifier":
+            called = functions.get(text(callee), [])
+        else:
+            return
+        args = _arguments(node)
+        for function in called:
+            for parameter, arg in zip(_parameters(function), args, strict=False):
+                self._pattern(parameter, self.resolve(arg), arg)
 
     def resolve(self, node: ts.Node | None) -> str | None:
         if node is None:
@@ -92,13 +239,22 @@ class JsNames:
                 return self.bound[name]
             return "globalThis" if name in _GLOBALS else name
         if kind == "member_expression":
-            return self._member(
-                node.child_by_field_name("object"), text(node.child_by_field_name("property"))
-            )
+            owner = node.child_by_field_name("object")
+            name = text(node.child_by_field_name("property"))
+            if name == "constructor" and owner is not None:
+                literal = _literal(owner)
+                if literal is not None:
+                    return literal  # `({}).constructor` is `Object`
+            return self._member(owner, name)
         if kind == "subscript_expression":
-            return self._member(
-                node.child_by_field_name("object"), self.fold(node.child_by_field_name("index"))
-            )
+            owner = node.child_by_field_name("object")
+            index = node.child_by_field_name("index")
+            if owner is not None and owner.type == "array" and index is not None:
+                position = _number(index)  # `[expect][0]` is `expect`
+                items = owner.named_children
+                if position is not None and 0 <= position < len(items):
+                    return self.resolve(items[position])
+            return self._member(owner, self.fold(index))
         if kind == "call_expression":
             return self._called(node)
         return None
@@ -107,9 +263,7 @@ class JsNames:
         base = self.resolve(owner)
         if base is None or name is None:
             return None
-        if base == "globalThis":
-            return "globalThis" if name in _GLOBALS else name
-        return f"{base}.{name}"
+        return _joined(base, name)
 
     def _called(self, node: ts.Node) -> str | None:
         callee = self.resolve(node.child_by_field_name("function"))
@@ -125,6 +279,8 @@ class JsNames:
                 callee = "require"
         if callee in _LOADERS and args:
             return self._module(self.fold(args[0]))
+        if callee is not None and callee.rpartition(".")[2] == "createRequire":
+            return "require"  # what `createRequire(import.meta.url)` returns loads as require
         if callee == "Reflect.get" and len(args) >= 2:
             return self._member(args[0], self.fold(args[1]))
         if callee is not None and callee.endswith((".bind", ".call", ".apply")):
@@ -296,9 +452,44 @@ def _destructured(pattern: ts.Node) -> list[tuple[str, str]]:
             found.append((text(child), text(child)))
         elif child.type == "pair_pattern":
             key, value = child.child_by_field_name("key"), child.child_by_field_name("value")
+            if value is not None and value.type == "assignment_pattern":
+                value = value.child_by_field_name("left")  # `{defineProperty: dp = null}`
             if value is not None and value.type == "identifier":
                 found.append((text(key).strip("'\"[]"), text(value)))
+        elif child.type == "object_assignment_pattern":  # `{is = null}`
+            left = child.child_by_field_name("left")
+            if left is not None and left.type == "shorthand_property_identifier_pattern":
+                found.append((text(left), text(left)))
     return found
+
+
+def _parameters(function: ts.Node) -> list[ts.Node]:
+    """A function's parameters as patterns (`a`, `{x}`; a default's left side; TS's typed one)."""
+    single = function.child_by_field_name("parameter")  # `O => …`
+    if single is not None:
+        return [single]
+    listed = function.child_by_field_name("parameters")
+    found = []
+    for parameter in listed.named_children if listed is not None else []:
+        if parameter.type in ("required_parameter", "optional_parameter"):
+            parameter = parameter.child_by_field_name("pattern") or parameter
+        if parameter.type == "assignment_pattern":
+            parameter = parameter.child_by_field_name("left") or parameter
+        found.append(parameter)
+    return found
+
+
+def _literal(node: ts.Node) -> str | None:
+    """The constructor of a literal value (`{}`, `[]`, `""`), through parentheses."""
+    while node.type == "parenthesized_expression" and node.named_children:
+        node = node.named_children[0]
+    return _LITERALS.get(node.type)
+
+
+def _joined(owner: str, key: str) -> str:
+    if owner == "globalThis":
+        return "globalThis" if key in _GLOBALS else key
+    return f"{owner}.{key}"
 
 
 def _arguments(node: ts.Node) -> list[ts.Node]:
