@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 import logging
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import dataclass
 from importlib.metadata import version
 from typing import Any
 
@@ -14,6 +16,7 @@ import mcp_types as types
 from mcp.server.lowlevel.helper_types import ReadResourceContents
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.tools import Tool
 from pydantic import AnyUrl
 
 from referee.tools.errors import RefereeError
@@ -50,35 +53,18 @@ class RefereeServer(MCPServer[State]):
     """MCPServer whose tool errors list every problem with a JSON pointer and a code."""
 
     def __init__(self, settings: Settings) -> None:
+        built = _built_tools()
         super().__init__(
             "referee",
             title="referee",
             version=version("referee"),
             instructions=INSTRUCTIONS,
             lifespan=_lifespan(settings),
+            tools=[b.tool for b in built],
         )
         self.referee_settings = settings
-        self.specs: dict[str, ToolSpec[Any]] = {}
-        self._schemas: dict[str, tuple[dict[str, Any], dict[str, Any] | None]] = {}
-
-    def add_spec(self, spec: ToolSpec[Any]) -> None:
-        """Register one tool; its docstring, dedented, is the description the agent reads."""
-        fn = tool_function(spec)
-        self.specs[spec.name] = spec
-        self.add_tool(
-            fn,
-            name=spec.name,
-            title=spec.title,
-            annotations=spec.annotations,
-            description=inspect.cleandoc(fn.__doc__ or ""),
-        )
-        tool = self._tool_manager.get_tool(spec.name)
-        assert tool is not None
-        output = tool.output_schema
-        self._schemas[spec.name] = (
-            advertised_input(tool.parameters),
-            advertised_output(output) if output is not None else None,
-        )
+        self.specs: dict[str, ToolSpec[Any]] = {b.spec.name: b.spec for b in built}
+        self._schemas = {b.spec.name: b.schemas for b in built}
 
     async def list_tools(self) -> list[types.Tool]:
         """The tools with their compact advertised schemas (server/advertised.py)."""
@@ -146,11 +132,44 @@ def _lifespan(
     return lifespan
 
 
+@dataclass(frozen=True)
+class _Built:
+    spec: ToolSpec[Any]
+    tool: Tool
+    schemas: tuple[dict[str, Any], dict[str, Any] | None]
+    """The input and output schemas the agent is shown (server/advertised.py)."""
+
+
+@functools.cache
+def _built_tools() -> tuple[_Built, ...]:
+    """Every tool as the SDK registers it, built once per process: the SDK derives a pydantic
+    model and two JSON schemas from each signature, which cost more than the rest of a server's
+    start. A tool holds nothing of a server (its function reads the request's context), so every
+    server of the process shares them."""
+    return tuple(_built(spec) for spec in TOOLS)
+
+
+def _built(spec: ToolSpec[Any]) -> _Built:
+    """One tool; its docstring, dedented, is the description the agent reads."""
+    fn = tool_function(spec)
+    tool = Tool.from_function(
+        fn,
+        name=spec.name,
+        title=spec.title,
+        annotations=spec.annotations,
+        description=inspect.cleandoc(fn.__doc__ or ""),
+    )
+    output = tool.output_schema
+    schemas = (
+        advertised_input(tool.parameters),
+        advertised_output(output) if output is not None else None,
+    )
+    return _Built(spec, tool, schemas)
+
+
 def build_server(settings: Settings) -> RefereeServer:
     """The referee MCP server for these settings (no transport attached)."""
     server = RefereeServer(settings)
-    for spec in TOOLS:
-        server.add_spec(spec)
     evaluate.register_resources(server)
     resources.register(server, settings)
     prompts.register(server)
