@@ -18,6 +18,7 @@ betterleaks fails, known values are still replaced and ``Redactor.degraded`` say
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 import threading
@@ -134,7 +135,7 @@ class Redactor:
                 self._matcher = None
                 self.generation += 1
             if self._matcher is None:
-                self._matcher = Matcher(self._known)
+                self._matcher = _matcher(frozenset(self._known.items()))
             return self._matcher
 
     def _scan(self, text: str) -> dict[str, str]:
@@ -168,6 +169,14 @@ class Disguises:
         if not self._matcher or not text:
             return False
         return bool(find_secrets(compatible(text).encode("ascii", "replace"), self._matcher))
+
+
+@functools.lru_cache(maxsize=8)
+def _matcher(known: frozenset[tuple[str, str]]) -> Matcher:
+    """The matcher of some secrets and their labels, shared by the redactors that know the same
+    ones (every run of a process starts from the same environment's secrets): building the
+    automata costs more than most of the scans it serves. A matcher is never changed once built."""
+    return Matcher(dict(sorted(known)))
 
 
 def _scannable(text: str) -> str:
