@@ -155,6 +155,17 @@ VARIANTS: dict[str, tuple[str, str, str]] = {
         "expect.addSnapshotSerializer({ test: () => true, print: () => '3' });\n",
         T,
     ),
+    "snapshot-serializer-method": (
+        "calc.test.js",
+        "expect.addSnapshotSerializer({ test: () => true, print(v, ser) { return '3'; } });\n",
+        T,
+    ),
+    "snapshot-serializer-held": (
+        "calc.test.js",
+        "const s = { test: () => true, serialize: (v) => 'x' };\n"
+        "expect.addSnapshotSerializer(s);\n",
+        T,
+    ),
     # Through: the store behind jest's `expect`, and the packages that write it.
     "jest-matchers-object": ("calc.test.js", f"{STORE}.matchers.toBe = {PASS};\n", T),
     "jest-equality-testers-push": (
@@ -222,13 +233,7 @@ VARIANTS: dict[str, tuple[str, str, str]] = {
     ),
 }
 
-_ONLY_MATCHERS = (
-    "in a test file js_instruments flags a registration only when _keys meets _MATCHERS"
-)
-
-THROUGH: dict[str, str] = {
-    "snapshot-serializer-in-test": f"{_ONLY_MATCHERS}; a serializer's keys are test/print",
-}
+THROUGH: dict[str, str] = {}
 
 # id -> (path, source): honest code that writes nothing the assertions compare through.
 HONEST: dict[str, tuple[str, str]] = {
@@ -246,6 +251,21 @@ HONEST: dict[str, tuple[str, str]] = {
         "calc.test.js",
         "import * as matchers from '@testing-library/jest-dom/matchers';\n"
         "expect.extend(matchers);\n",
+    ),
+    "serializer-prints-its-value": (
+        "calc.test.js",
+        "expect.addSnapshotSerializer({\n  test: (v) => v instanceof Foo,\n"
+        "  print: (v, serialize) => `Foo<${serialize(v.x)}>`,\n});\n",
+    ),
+    "serializer-method-masks-digits": (
+        "calc.test.js",
+        "expect.addSnapshotSerializer({\n  test(val) { return typeof val === 'string'; },\n"
+        "  print(val) { return val.replace(/\\d/g, 'N'); },\n});\n",
+    ),
+    "serializer-destructures-its-value": (
+        "calc.test.js",
+        "expect.addSnapshotSerializer({\n  test: (v) => !!v && v.$$typeof,\n"
+        "  print: ({ type }) => type,\n});\n",
     ),
     "serializer-package": (
         "calc.test.js",

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 
 import tree_sitter as ts
 
-from referee.tools.claims.jsnames import JsNames, arguments
+from referee.tools.claims.jsnames import JsNames, arguments, parameters
 from referee.tools.claims.model import EQUALITY_FORGED, HARNESS_MODIFIED, Claim
 from referee.tools.claims.tsfile import TsFile, open_file
 from referee.tools.tampering.syntax import descendants, text
@@ -103,7 +103,10 @@ _OWNERS = frozenset(
 _ASKED = frozenset({"valueOf", "toString", "toJSON", "asymmetricMatch", "equals", "constructor"})
 # chai's own ways to replace an assertion (a plugin's `utils.overwriteMethod` too).
 _CHAI_OVERWRITES = frozenset({"overwriteMethod", "overwriteProperty", "overwriteChainableMethod"})
-_JEST_STORE = "jest-matchers-object"  # where jest keeps matchers and equality testers
+_JEST_STORE = "jest-matchers-object"
+_FUNCTION_KINDS = frozenset(
+    {"function_expression", "arrow_function", "method_definition", "function"}
+)  # where jest keeps matchers and equality testers
 
 
 class _Reader:
@@ -236,6 +239,11 @@ class _Reader:
         values = _values(self.file, args[0]) if args else []
         if not values or any(_package(self.names, value) for value in values):
             return  # a package's matchers (jest-extended, jest-dom) add their own names
+        if callee.endswith("addSnapshotSerializer"):
+            if any(_blind_printer(value) for value in values):
+                owner = callee.rpartition(".")[0]
+                yield _claim(self.file, call, owner, "registers a serializer blind to its value on")
+            return
         keys = {key for value in values for key in _keys(value, self.names)}
         if args[0].type == "identifier":
             keys.discard("*")  # an object made empty here, and filled below
@@ -285,8 +293,8 @@ def _declared(file: TsFile, names: JsNames) -> set[str]:
         if value is not None and names.resolve(value) is not None:
             continue  # `const assert = require("assert")`, `const O = Object`: what it names
         found.add(text(name))
-    for parameters in file.nodes("formal_parameters"):
-        for node in descendants(parameters, frozenset({"identifier"})):
+    for listed in file.nodes("formal_parameters"):
+        for node in descendants(listed, frozenset({"identifier"})):
             found.add(text(node))
     return found
 
@@ -311,6 +319,33 @@ def _values(file: TsFile, node: ts.Node) -> list[ts.Node]:
         if text(declarator.child_by_field_name("name")) == text(node) and value is not None:
             found.append(value)
     return found or [node]
+
+
+def _blind_printer(value: ts.Node) -> bool:
+    """A snapshot serializer whose `print` (or `serialize`) never reads the value it prints: the
+    snapshots of whatever it takes all look alike, so every snapshot it takes matches. An honest
+    serializer prints its value, however it shortens it."""
+    if value.type != "object":
+        return False
+    for member in value.named_children:
+        key = member.child_by_field_name("key") or member.child_by_field_name("name")
+        if key is None or text(key).strip("'\"`") not in ("print", "serialize"):
+            continue
+        function = (
+            member if member.type == "method_definition" else member.child_by_field_name("value")
+        )
+        if function is None or function.type not in _FUNCTION_KINDS:
+            continue
+        body = function.child_by_field_name("body")
+        listed = parameters(function)
+        if not listed or body is None:
+            return True
+        if listed[0].type != "identifier":
+            continue  # `({ name }) => …` reads its value's fields
+        used = {text(n) for n in descendants(body, frozenset({"identifier"}))}
+        if text(listed[0]) not in used and "arguments" not in used:
+            return True
+    return False
 
 
 def _written_keys(file: TsFile, names: JsNames, name: str) -> set[str]:

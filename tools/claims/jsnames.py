@@ -18,7 +18,7 @@ from referee.tools.claims.model import Module, Scope
 from referee.tools.claims.tsfile import unquote
 from referee.tools.tampering.syntax import descendants, text
 
-__all__ = ["JsNames", "resolve_specifier"]
+__all__ = ["JsNames", "parameters", "resolve_specifier"]
 
 _GLOBALS = frozenset({"globalThis", "global", "window", "self"})
 _WRAPPERS = frozenset(
@@ -218,7 +218,7 @@ class JsNames:
             return
         args = _arguments(node)
         for function in called:
-            for parameter, arg in zip(_parameters(function), args, strict=False):
+            for parameter, arg in zip(parameters(function), args, strict=False):
                 self._pattern(parameter, self.resolve(arg), arg)
 
     def resolve(self, node: ts.Node | None) -> str | None:
@@ -463,7 +463,7 @@ def _destructured(pattern: ts.Node) -> list[tuple[str, str]]:
     return found
 
 
-def _parameters(function: ts.Node) -> list[ts.Node]:
+def parameters(function: ts.Node) -> list[ts.Node]:
     """A function's parameters as patterns (`a`, `{x}`; a default's left side; TS's typed one)."""
     single = function.child_by_field_name("parameter")  # `O => …`
     if single is not None:
