@@ -14,6 +14,7 @@ strict xfails in HONEST_FLAGGED.
 from __future__ import annotations
 
 import pytest
+from js_alias_cases import ALIAS_HONEST, ALIAS_THROUGH, ALIAS_VARIANTS
 
 from referee.tools.claims import EQUALITY_FORGED, HARNESS_MODIFIED, Scope, claims_in
 
@@ -252,6 +253,11 @@ HONEST: dict[str, tuple[str, str]] = {
         "import * as matchers from '@testing-library/jest-dom/matchers';\n"
         "expect.extend(matchers);\n",
     ),
+    "serializer-returns-its-value": (  # jest's own e2e tests: strings without quotes
+        "calc.test.js",
+        "expect.addSnapshotSerializer({\n  print: value => value,\n"
+        "  test: received => typeof received === 'string',\n});\n",
+    ),
     "serializer-prints-its-value": (
         "calc.test.js",
         "expect.addSnapshotSerializer({\n  test: (v) => v instanceof Foo,\n"
@@ -313,6 +319,12 @@ HONEST_FLAGGED: dict[str, str] = {
 }
 
 
+# The aliasing class (tests/js_alias_cases.py): a name bound to an instrument some other way.
+VARIANTS |= ALIAS_VARIANTS
+THROUGH |= ALIAS_THROUGH
+HONEST |= ALIAS_HONEST
+
+
 def _kinds(path: str, source: str) -> list[str]:
     return [c.kind for c in claims_in(path, None, source, Scope())]
 
@@ -349,3 +361,15 @@ def test_honest_code_is_not_flagged(key: str) -> None:
 def test_a_polyfill_is_only_a_suspicion() -> None:
     path, source = HONEST["guarded-polyfill"]
     assert _kinds(path, source) == [EQUALITY_FORGED]
+
+
+def test_a_file_whose_bindings_cannot_all_be_followed_is_named_not_cleared() -> None:
+    # Many functions of one name calling each other: following every binding would take time
+    # quadratic in the file; the reader stops at its budget and says the file was not read.
+    source = (
+        "".join("function f(a, b) {\n  return f(f(a), b) || g(a);\n}\n" for _ in range(300))
+        + "function g(x) {\n  return f(x) ? f(x) : g(x);\n}\nf(Object).is = () => true;\n"
+    )
+    found = claims_in("src/calc.js", None, source, Scope())
+    assert [c.kind for c in found] == [EQUALITY_FORGED], found
+    assert "more ways than referee follows" in found[0].message

@@ -20,6 +20,7 @@ from collections.abc import Iterator
 
 import tree_sitter as ts
 
+from referee.tools.claims.jsaliases import Aliases
 from referee.tools.claims.jsnames import JsNames, arguments, parameters
 from referee.tools.claims.model import EQUALITY_FORGED, HARNESS_MODIFIED, Claim
 from referee.tools.claims.tsfile import TsFile, open_file
@@ -106,12 +107,14 @@ _CHAI_OVERWRITES = frozenset({"overwriteMethod", "overwriteProperty", "overwrite
 _JEST_STORE = "jest-matchers-object"
 _FUNCTION_KINDS = frozenset(
     {"function_expression", "arrow_function", "method_definition", "function"}
+    | {"function_declaration", "generator_function", "generator_function_declaration"}
 )  # where jest keeps matchers and equality testers
 
 
 class _Reader:
     def __init__(self, file: TsFile, names: JsNames) -> None:
         self.file, self.names = file, names
+        self.aliases = Aliases(names, file.root)
         self.locals = _declared(file, names)
         self.variables = {
             text(d.child_by_field_name("name"))
@@ -122,6 +125,16 @@ class _Reader:
         }
 
     def claims(self) -> Iterator[Claim]:
+        if self.aliases.exhausted:
+            # What referee cannot read, it does not clear: the writes of a file whose names it
+            # cannot all follow may hide behind any of them.
+            kind = HARNESS_MODIFIED if self.file.role == "test" else EQUALITY_FORGED
+            message = (
+                f"{self.file.path}:1 binds its names in more ways than referee follows"
+                " (functions of one name calling each other): a write to what the tests judge"
+                " with may hide behind any of them"
+            )
+            yield Claim(kind, 1, message, f"{kind}|bindings not followed")
         for node in self.file.nodes("assignment_expression", "augmented_assignment_expression"):
             left = node.child_by_field_name("left")
             targets = [left] if left is not None else []
@@ -141,10 +154,13 @@ class _Reader:
                 if self._rebindable_alias(target):
                     continue
                 # Every binding the target's names may have: one that is an instrument is enough.
-                written = sorted(self.names.resolve_all(target))
+                written = sorted(self.aliases.resolve_all(target, place=True))
                 if self.names.resolve(target) is None:
                     written.append(text(target))  # as spelled, where its first binding is unknown
                 hit = next((d for d in written if self.instrument(d)), None)
+                value = node.child_by_field_name("right")
+                if hit is not None and hit in self.aliases.resolve_all(value):
+                    continue  # `O.is = O.is || shim` keeps what is there
                 if hit is not None:
                     yield _claim(self.file, node, hit)
         for call in self.file.nodes("call_expression", "new_expression"):
@@ -162,8 +178,9 @@ class _Reader:
         while root.type in ("member_expression", "subscript_expression"):
             root = root.child_by_field_name("object") or root
         name = text(root) if root.type == "identifier" else ""
-        owners = {named.split(".", 1)[0] for named in self.names.aliases.get(name, ())}
-        return bool(owners & _OWNERS) and name in self.variables and name in self.names.unknown
+        bindings, unknown = self.aliases.rebound(name)
+        owners = {named.split(".", 1)[0] for named in bindings}
+        return bool(owners & _OWNERS) and name in self.variables and unknown
 
     def instrument(self, dotted: str) -> bool:
         if dotted.split(".", 1)[0] in self.locals:
@@ -182,7 +199,7 @@ class _Reader:
         function = call.child_by_field_name("function") or call.child_by_field_name("constructor")
         first = self.names.resolve(function)
         # The first binding, then every other one the callee's names may have.
-        for callee in dict.fromkeys([first or "", *sorted(self.names.resolve_all(function))]):
+        for callee in dict.fromkeys([first or "", *sorted(self.aliases.resolve_all(function))]):
             found = list(self._called_as(call, callee))
             if found:
                 yield found[0]
@@ -228,6 +245,8 @@ class _Reader:
         """`f.call(this, …)` and `Reflect.apply(f, this, […])` call `f` with those arguments."""
         if callee.endswith(".call"):
             return callee.removesuffix(".call"), args[1:]
+        if callee.endswith(".apply") and len(args) >= 2 and args[1].type == "array":
+            return callee.removesuffix(".apply"), list(args[1].named_children)
         if callee == "Reflect.apply" and len(args) >= 3 and args[2].type == "array":
             return self.names.resolve(args[0]) or "", list(args[2].named_children)
         return callee, args
@@ -293,9 +312,12 @@ def _declared(file: TsFile, names: JsNames) -> set[str]:
         if value is not None and names.resolve(value) is not None:
             continue  # `const assert = require("assert")`, `const O = Object`: what it names
         found.add(text(name))
-    for listed in file.nodes("formal_parameters"):
-        for node in descendants(listed, frozenset({"identifier"})):
-            found.add(text(node))
+    # A parameter's own names, not its default's (`O = Object` leaves `Object` the global).
+    for function in file.nodes(*_FUNCTION_KINDS):
+        for parameter in parameters(function):
+            for node in [parameter, *descendants(parameter, frozenset({"identifier"}))]:
+                if node.type in ("identifier", "shorthand_property_identifier_pattern"):
+                    found.add(text(node))
     return found
 
 
@@ -342,7 +364,7 @@ def _blind_printer(value: ts.Node) -> bool:
             return True
         if listed[0].type != "identifier":
             continue  # `({ name }) => …` reads its value's fields
-        used = {text(n) for n in descendants(body, frozenset({"identifier"}))}
+        used = {text(n) for n in [body, *descendants(body, frozenset({"identifier"}))]}
         if text(listed[0]) not in used and "arguments" not in used:
             return True
     return False

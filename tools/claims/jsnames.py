@@ -18,7 +18,7 @@ from referee.tools.claims.model import Module, Scope
 from referee.tools.claims.tsfile import unquote
 from referee.tools.tampering.syntax import descendants, text
 
-__all__ = ["JsNames", "parameters", "resolve_specifier"]
+__all__ = ["JsNames", "destructured", "joined", "parameters", "resolve_specifier"]
 
 _GLOBALS = frozenset({"globalThis", "global", "window", "self"})
 _WRAPPERS = frozenset(
@@ -36,8 +36,7 @@ _LITERALS = {
     "true": "Boolean",
     "false": "Boolean",
 }
-_FUNCTIONS = frozenset({"function_expression", "arrow_function", "function_declaration"})
-_MAX_ALIASES = 16  # of one name: enough for any honest file, bounded for a hostile one
+
 # Ways to load a module by its specifier, besides `require`.
 _LOADERS = frozenset(
     {"require", "rewire", "rewire.default", "module.require", "process.getBuiltinModule", "import"}
@@ -75,151 +74,19 @@ class JsNames:
     A reference is a dotted string: `process.exit`, `module:src/calc.ts:add` for a member of a
     project file, `fs.writeFileSync` for a node builtin; None when unknown.
 
-    `resolve` gives a name's first binding. `resolve_all` gives every binding the file can give
-    it: the reader is blind to scopes and to the order of statements, so a check that must not
-    be missed asks whether any of them is what it looks for. Besides declarations, a name is
-    bound by a plain assignment (`O = Object`), by a function's parameter to the arguments of the
-    calls the file makes of that function (an immediately called one included), and a loop's
-    variable to the items of the array literal it walks.
+    `resolve` gives a name's first binding (tools/claims/jsaliases.py gives every binding).
     """
 
     def __init__(self, root: ts.Node, path: str, scope: Scope) -> None:
         self._path, self._scope = path, scope
         self.bound: dict[str, str] = {}
         self.consts: dict[str, str] = {}
-        self.aliases: dict[str, set[str]] = {}
-        """Every binding of a name, the first one (`bound`) included."""
-        self.unknown: set[str] = set()
-        """Names also given a value the reader cannot name (`O = function () {…}`)."""
-        self.keys: dict[str, set[str]] = {}
-        """Every string a name can hold (a loop's variable over an array of strings)."""
         declarators = list(descendants(root, frozenset({"variable_declarator"})))
         for node in descendants(root, frozenset({"import_statement"})):
             self._imports(node)
         for _ in range(3):  # bindings of bindings
             for node in declarators:
                 self._declared(node)
-        self._may_bind(root, declarators)
-
-    def resolve_all(self, node: ts.Node | None) -> set[str]:
-        """Every reference `node` may have (see the class): empty when none is known."""
-        if node is None:
-            return set()
-        kind = node.type
-        if kind in _WRAPPERS or kind == "sequence_expression":
-            inner = node.named_children
-            if not inner:
-                return set()
-            first = kind in _WRAPPERS and kind != "type_assertion"
-            return self.resolve_all(inner[0] if first else inner[-1])
-        if kind == "identifier":
-            name = text(node)
-            found = set(self.aliases.get(name, ()))
-            return found or {self.resolve(node) or name}
-        if kind in ("member_expression", "subscript_expression"):
-            owners = self.resolve_all(node.child_by_field_name("object"))
-            found = {f for f in (self.resolve(node),) if f is not None}
-            for key in self._keys_of(node):
-                for owner in sorted(owners)[:_MAX_ALIASES]:
-                    found.add(_joined(owner, key))
-            return found
-        named = self.resolve(node)
-        return {named} if named is not None else set()
-
-    def _keys_of(self, node: ts.Node) -> set[str]:
-        """The member names a member expression may use; `*` for one the reader cannot fold."""
-        if node.type == "member_expression":
-            return {text(node.child_by_field_name("property"))}
-        index = node.child_by_field_name("index")
-        folded = self.fold(index) if index is None or index.type != "number" else text(index)
-        if folded is not None:
-            return {folded}  # `Array.prototype[0]` writes an element, not a method
-        if index is not None and index.type == "identifier" and text(index) in self.keys:
-            return set(self.keys[text(index)])
-        symbol = self.resolve(index)
-        if symbol is not None and symbol.startswith("Symbol."):
-            return {f"[{symbol}]"}  # `Array.prototype[Symbol.iterator]`: a known member
-        return {"*"}
-
-    def _alias(self, name: str, named: str | None) -> None:
-        if named is not None and named != name:
-            found = self.aliases.setdefault(name, set())
-            if len(found) < _MAX_ALIASES:
-                found.add(named)
-
-    def _may_bind(self, root: ts.Node, declarators: list[ts.Node]) -> None:
-        for bound_name, named in self.bound.items():
-            self._alias(bound_name, named)
-        for node in declarators:
-            name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
-            if name is not None and value is not None:
-                self._pattern(name, self.resolve(value), value)
-        kinds = frozenset({"assignment_expression", "for_in_statement", "call_expression"})
-        functions = self._functions(root)
-        for node in descendants(root, kinds):
-            if node.type == "assignment_expression":
-                left, value = node.child_by_field_name("left"), node.child_by_field_name("right")
-                if left is not None and value is not None:
-                    self._pattern(left, self.resolve(value), value)
-            elif node.type == "for_in_statement":
-                self._loop(node)
-            else:
-                self._call(node, functions)
-
-    def _pattern(self, pattern: ts.Node, named: str | None, value: ts.Node) -> None:
-        """Bind what a declaration or an assignment names, a destructuring one included."""
-        if pattern.type == "identifier":
-            self._alias(text(pattern), named)
-            if named is None:
-                self.unknown.add(text(pattern))
-        elif pattern.type == "object_pattern" and named is not None:
-            for key, local in _destructured(pattern):
-                self._alias(local, f"{named}.{key}")
-        elif pattern.type == "array_pattern" and value.type == "array":
-            for target, item in zip(pattern.named_children, value.named_children, strict=False):
-                self._pattern(target, self.resolve(item), item)
-
-    def _loop(self, node: ts.Node) -> None:
-        """`for (const k of ["is", "keys"])`: `k` holds each string."""
-        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-        if left is None or right is None or left.type != "identifier" or right.type != "array":
-            return
-        items = [self.fold(item) for item in right.named_children]
-        self.keys.setdefault(text(left), set()).update(i for i in items if i is not None)
-        for item in right.named_children:
-            self._alias(text(left), self.resolve(item))
-
-    def _functions(self, root: ts.Node) -> dict[str, list[ts.Node]]:
-        """The file's functions by the name it calls them by (declared or held by a const)."""
-        found: dict[str, list[ts.Node]] = {}
-        for node in descendants(root, _FUNCTIONS | {"variable_declarator"}):
-            name = node.child_by_field_name("name")
-            if node.type == "variable_declarator":
-                value = node.child_by_field_name("value")
-                if value is None or value.type not in _FUNCTIONS:
-                    continue
-                node = value
-            if name is not None and name.type == "identifier":
-                found.setdefault(text(name), []).append(node)
-        return found
-
-    def _call(self, node: ts.Node, functions: dict[str, list[ts.Node]]) -> None:
-        """Bind the parameters of the function a call calls to its arguments."""
-        callee = node.child_by_field_name("function")
-        while callee is not None and callee.type == "parenthesized_expression":
-            callee = callee.named_children[0] if callee.named_children else None
-        if callee is None:
-            return
-        if callee.type in _FUNCTIONS:
-            called = [callee]
-        elif callee.type == "identifier":
-            called = functions.get(text(callee), [])
-        else:
-            return
-        args = _arguments(node)
-        for function in called:
-            for parameter, arg in zip(parameters(function), args, strict=False):
-                self._pattern(parameter, self.resolve(arg), arg)
 
     def resolve(self, node: ts.Node | None) -> str | None:
         if node is None:
@@ -263,7 +130,7 @@ class JsNames:
         base = self.resolve(owner)
         if base is None or name is None:
             return None
-        return _joined(base, name)
+        return joined(base, name)
 
     def _called(self, node: ts.Node) -> str | None:
         callee = self.resolve(node.child_by_field_name("function"))
@@ -336,7 +203,7 @@ class JsNames:
         elif name.type == "object_pattern":
             owner = self.resolve(value)
             if owner is not None:
-                for key, local in _destructured(name):
+                for key, local in destructured(name):
                     self.bound.setdefault(local, f"{owner}.{key}")
 
     def fold(self, node: ts.Node | None, holes: bool = False) -> str | None:
@@ -445,7 +312,7 @@ class JsNames:
         return None
 
 
-def _destructured(pattern: ts.Node) -> list[tuple[str, str]]:
+def destructured(pattern: ts.Node) -> list[tuple[str, str]]:
     found = []
     for child in pattern.named_children:
         if child.type == "shorthand_property_identifier_pattern":
@@ -486,7 +353,7 @@ def _literal(node: ts.Node) -> str | None:
     return _LITERALS.get(node.type)
 
 
-def _joined(owner: str, key: str) -> str:
+def joined(owner: str, key: str) -> str:
     if owner == "globalThis":
         return "globalThis" if key in _GLOBALS else key
     return f"{owner}.{key}"
