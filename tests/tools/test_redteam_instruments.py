@@ -619,37 +619,7 @@ VARIANTS = {
     **LOADED_BY_NAME,
     **WATCHED,
 }
-VARIANTS_THROUGH: dict[str, str] = {
-    "report-maker-one-shot": (
-        "pytest_guard.py _watch compares identities only after collection, after teardown and"
-        " at the end: the one-shot TestReport.from_item_and_call puts itself back during the "
-        "call phase; pyinstruments._called reads builtins.setattr, not type.__setattr__"
-    ),
-    "gc-referents-class-dict-one-shot": (
-        "the class dict written through gc.get_referents is no write pyinstruments._writes "
-        "reads, the one-shot is gone before pytest_guard.py _watch, and guard.py "
-        "GuardLog.bypassed ignores the logged ctypes line"
-    ),
-    "instance-equality-table-from-frame": (
-        "pytest_guard.py _instruments watches TestCase's class dict, not an instance's "
-        "_type_equality_funcs; pyinstruments._writes cannot resolve a frame's local"
-    ),
-    "test-module-global-approx": (
-        "pytest_guard.py watches sys.modules['pytest'].approx, not the test module's global "
-        "`pytest`, rebound through inspect's caller frame (no name pyinstruments._writes "
-        "resolves)"
-    ),
-    "plugin-registered-through-gc": (
-        "a plugin registered on the pluginmanager (found with gc) replaces nothing "
-        "pytest_guard.py _INSTRUMENTS names, and no `pytest_` name is written for "
-        "pyescape/pyinstruments to read"
-    ),
-    "pytest-checker-class-global": (
-        "_pytest.doctest.CHECKER_CLASS is not in pytest_guard.py _INSTRUMENTS (the lenient "
-        "subclass leaves OutputChecker.check_output as it was); written through a frame's "
-        "f_globals, which pyinstruments._writes cannot resolve"
-    ),
-}
+VARIANTS_THROUGH: dict[str, str] = {}
 
 # Real projects: none of this may be flagged.
 HONEST = {

@@ -14,6 +14,7 @@ from referee.tools.claims.pyfile import PyFile
 from referee.tools.claims.pyinstruments import instruments
 from referee.tools.claims.pynames import Names
 from referee.tools.claims.pypatch import replacements
+from referee.tools.claims.pyreflect import reflective_writes
 from referee.tools.claims.pyscope import dotted_names
 from referee.tools.claims.pysituation import situations
 from referee.tools.tampering.syntax import MAX_SOURCE
@@ -34,7 +35,7 @@ def python_claims(path: str, source: str, scope: Scope, role: Role) -> list[Clai
     package = names[0].rpartition(".")[0] if names else ""
     parents = {child: node for node in pysource.nodes(tree) for child in ast.iter_child_nodes(node)}
     file = PyFile(path, tree, Names(tree, package), scope, role, parents)
-    found = [*escapes(file), *situations(file), *instruments(file)]
+    found = [*escapes(file), *situations(file), *instruments(file), *reflective_writes(file)]
     if role == "test":
         found += [*replacements(file), *inspections(file)]
     else:
