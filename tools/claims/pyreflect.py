@@ -19,7 +19,7 @@ the judge with file:line.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from referee.tools import pysource
 from referee.tools.claims.model import EQUALITY_FORGED, HARNESS_MODIFIED, Claim
@@ -49,19 +49,32 @@ _CONTAINERS = frozenset({"builtins.dict", "builtins.list", "builtins.set", "copy
 
 def reflective_writes(file: PyFile) -> Iterator[Claim]:
     """Every write the file makes through a frame's namespaces or the collector's objects."""
-    if not _mentions(file) and not _c_api(file):
+    if not _mentions(file):
         return  # no handle anywhere: most files, read once
     kind = HARNESS_MODIFIED if file.role == "test" else EQUALITY_FORGED
     inherited: dict[int, set[str]] = {}  # a function sees its enclosing scope's names
     for scope in _scopes(file.tree):
-        tainted = _tainted(file, scope, inherited.get(id(scope), set()))
-        copies = _copies(file, scope)
-        for node in _own_nodes(scope):
-            if isinstance(node, _FUNCTION):
+        own = list(_own_nodes(scope))
+        given = inherited.get(id(scope), set())
+        if not given and not any(_handle(file, node) for node in own):
+            continue  # nothing here leads to a handle: most functions of a file that has one
+        tainted = _tainted(file, own, given)
+        copies = _copies(file, own)
+        for node in own:
+            if isinstance(node, _FUNCTION) and tainted:
                 inherited[id(node)] = tainted - _bound(node)
             how = _write(file, node, tainted, copies)
             if how is not None:
                 yield file.claim(kind, node, _message(how))
+
+
+def _handle(file: PyFile, node: ast.AST) -> bool:
+    """A namespace reached through a frame, a call that finds objects, or the C API."""
+    if isinstance(node, ast.Attribute) and node.attr in _NAMESPACES:
+        return True
+    if isinstance(node, ast.Call) and file.names.resolve(node.func) in _HANDLES:
+        return True
+    return _is_c_api(file, node)
 
 
 def _scopes(tree: ast.AST) -> list[ast.AST]:
@@ -109,10 +122,6 @@ def _copy(owner: ast.AST, copies: set[str]) -> bool:
     return isinstance(owner, ast.Name) and owner.id in copies
 
 
-def _c_api(file: PyFile) -> bool:
-    return any(_is_c_api(file, node) for node in pysource.nodes(file.tree))
-
-
 def _is_c_api(file: PyFile, node: ast.AST) -> bool:
     return (
         isinstance(node, ast.Attribute)
@@ -123,12 +132,7 @@ def _is_c_api(file: PyFile, node: ast.AST) -> bool:
 
 def _mentions(file: PyFile) -> bool:
     """Whether the file names a handle at all."""
-    for node in pysource.nodes(file.tree):
-        if isinstance(node, ast.Attribute) and node.attr in _NAMESPACES:
-            return True
-        if isinstance(node, ast.Call) and file.names.resolve(node.func) in _HANDLES:
-            return True
-    return False
+    return any(_handle(file, node) for node in pysource.nodes(file.tree))
 
 
 def _reflective(file: PyFile, expr: ast.AST, tainted: set[str], depth: int = 0) -> bool:
@@ -164,11 +168,12 @@ def _reflective(file: PyFile, expr: ast.AST, tainted: set[str], depth: int = 0) 
     return False
 
 
-def _tainted(file: PyFile, scope: ast.AST, inherited: set[str]) -> set[str]:
-    """The names a scope binds to something derived from a handle (blind to the order of its
-    statements: one such binding is enough), and those it takes from its enclosing scope."""
+def _tainted(file: PyFile, own: list[ast.AST], inherited: set[str]) -> set[str]:
+    """The names a scope (its own nodes) binds to something derived from a handle (blind to the
+    order of its statements: one such binding is enough), and those it takes from its
+    enclosing scope."""
     tainted = set(inherited)
-    bindings = list(_bindings(scope))
+    bindings = list(_bindings(own))
     for _ in range(_ROUNDS):
         before = len(tainted)
         for names, value in bindings:
@@ -179,9 +184,9 @@ def _tainted(file: PyFile, scope: ast.AST, inherited: set[str]) -> set[str]:
     return tainted
 
 
-def _bindings(scope: ast.AST) -> Iterator[tuple[set[str], ast.AST]]:
-    """(names bound, the value they are bound from) for every binding of the scope."""
-    for node in _own_nodes(scope):
+def _bindings(own: Iterable[ast.AST]) -> Iterator[tuple[set[str], ast.AST]]:
+    """(names bound, the value they are bound from) for every binding among a scope's nodes."""
+    for node in own:
         if isinstance(node, ast.Assign):
             yield {n for t in node.targets for n in _names(t)}, node.value
         elif isinstance(node, ast.AnnAssign | ast.AugAssign | ast.NamedExpr) and node.value:
@@ -194,7 +199,7 @@ def _bindings(scope: ast.AST) -> Iterator[tuple[set[str], ast.AST]]:
 
 def _bound(function: ast.AST) -> set[str]:
     """The names a function binds for itself (its parameters and assignments)."""
-    found = {n for names, _value in _bindings(function) for n in names}
+    found = {n for names, _value in _bindings(_own_nodes(function)) for n in names}
     arguments = getattr(function, "args", None)
     if isinstance(arguments, ast.arguments):
         every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
@@ -214,11 +219,11 @@ def _names(target: ast.AST) -> set[str]:
     return set()
 
 
-def _copies(file: PyFile, scope: ast.AST) -> set[str]:
+def _copies(file: PyFile, own: list[ast.AST]) -> set[str]:
     """Names a scope binds to a copy (`ns = frame.f_locals.copy()`, `dict(frame.f_globals)`):
     writing into the copy changes nothing of the namespace (its items are still the objects)."""
     found: set[str] = set()
-    for names, value in _bindings(scope):
+    for names, value in _bindings(own):
         if isinstance(value, ast.Call):
             func = value.func
             copied = isinstance(func, ast.Attribute) and func.attr == "copy"
