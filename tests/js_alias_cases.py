@@ -327,106 +327,61 @@ ALIAS_VARIANTS: dict[str, tuple[str, str, str]] = {
     ),
 }
 
-_LITERAL = "JsNames.resolve has no case for an object literal, so `{O: Object}` names nothing"
-_DEFAULT = (
-    "JsNames._call binds a parameter only to a call's argument, never to its default value "
-    "(_parameters drops the default); _declared then counts the parameter a local"
+_LITERAL = (
+    "Aliases binds an object literal's properties to the name it is declared or assigned to, "
+    "and a destructured name to its literal's property; a getter, a nested or rest pattern, "
+    "and a literal kept inside another one are not followed"
 )
 _RETURN = (
-    "JsNames._called resolves only loaders, Reflect.get, createRequire and .bind/.call/.apply; "
-    "a call's return value is not followed"
+    "Aliases._gives follows what the file's own functions return, not what a host's method "
+    "or a generator gives back"
 )
 _CALLEE = (
-    "JsNames._call binds parameters only when the callee is an identifier or a function "
-    "literal; a member callee (`w.call`, `lib.w`) returns early"
-)
-_CALLBACK = (
-    "JsNames._call binds the parameters of a function the file calls; a function handed to a "
-    "host (forEach/map/then/setTimeout) as an argument gets no binding"
-)
-_CONDITIONAL = (
-    "JsNames.resolve/resolve_all have no case for binary (`||`, `??`) or ternary expressions"
+    "Aliases._call binds the parameters of a function called by its name, immediately or "
+    "through call/apply; not through bind, Reflect.apply, or as an object's or class's method"
 )
 _REBINDABLE = (
     "_Reader._rebindable_alias skips a var/let alias to an owner that is also given a value "
-    "JsNames cannot name (JsNames.unknown)"
+    "the reader cannot name (Aliases.unknown)"
 )
 _MATCHER_NAME = (
-    "_Reader._registered: _values reads only `const`/`let` declarators of the argument's name; "
+    "_Reader._registered: _values reads only declarators of the argument's own name; "
     "an identifier's `*` is discarded and _written_keys sees only `m.toBe = …` writes"
 )
-_CLASS = "JsNames binds no class field, static member or `this.x`; resolve(`this`) is None"
-_CATCH = "JsNames._may_bind never visits a catch_clause parameter"
-_GLOBAL_PROP = (
-    "JsNames._pattern binds only identifier/object/array patterns: `globalThis.O = Object` binds "
-    "no bare `O`"
-)
-_PROTO_CHAIN = (
-    "JsNames._called does not resolve Object.getPrototypeOf(x), and `.constructor` is folded "
-    "only on a literal (_literal)"
-)
-_DUNDER = "JsNames.resolve does not follow `__proto__`; `.constructor` is folded only on a literal"
 
 ALIAS_THROUGH: dict[str, str] = {
     "object-getter": _LITERAL,
-    "nested-destructure": f"{_LITERAL}; _pattern's object_pattern branch needs a named value",
-    "rest-destructure": f"{_LITERAL}; _destructured ignores a rest_pattern",
-    "destructure-assign-object": f"{_LITERAL}; _pattern's object_pattern branch needs a name",
-    "array-spread": "JsNames._pattern zips array items positionally; a spread_element names None",
+    "nested-destructure": _LITERAL,
+    "rest-destructure": f"{_LITERAL}; jsnames.destructured ignores a rest_pattern",
+    "array-spread": "Aliases._pattern zips array items by position; a spread names none",
     "array-held-index": (
-        "JsNames.resolve folds `[x][0]` only when the owner is an array literal, not a name "
-        "bound to one"
+        "JsNames.resolve folds `[x][0]` only on an array literal, not on a name bound to one"
     ),
     "map-get": _RETURN,
     "object-values": _RETURN,
     "expect-in-object": _LITERAL,
-    "class-static-field": _CLASS,
-    "this-field": _CLASS,
-    "ts-parameter-property": _CLASS,
-    "generator-yield": f"{_RETURN}; JsNames._loop walks only an array literal",
-    "function-this-global": f"{_RETURN}; _Reader._called_as evaluates Function only when called",
+    "ts-parameter-property": "Aliases._fields binds class fields, not a TS parameter property",
+    "generator-yield": _RETURN,
+    "function-this-global": f"{_RETURN}; _Reader._called_as reads Function's code only when called",
     "descriptor-value": _RETURN,
     "writer-bind": _CALLEE,
-    "writer-reflect-apply": f"{_CALLEE}; Reflect.apply is unwrapped only for _Reader's callees",
+    "writer-reflect-apply": _CALLEE,
     "writer-renamed": (
-        "JsNames._functions maps only function declarations and const-held function literals; "
-        "`const ww = w` is neither"
+        "Aliases._functions maps declarations and function literals held by a name; "
+        "`const ww = w` holds a name"
     ),
-    "writer-object-method": f"{_CALLEE}; _functions has no methods",
-    "writer-static-method": f"{_CALLEE}; _functions has no methods",
-    "writer-new": "JsNames._may_bind visits call_expression, not new_expression",
-    "writer-spread-argument": "JsNames._call zips arguments positionally; a spread names None",
-    "writer-tagged-template": (
-        "JsNames._call zips a tagged template's substitutions from the first parameter on, "
-        "not from the second (the first is the strings array)"
-    ),
-    "writer-destructured-param": f"{_LITERAL}; _pattern's object_pattern branch needs a name",
-    "writer-rest-param": "JsNames._pattern ignores a rest_pattern parameter",
-    "writer-arguments-object": "JsNames binds nothing to `arguments`",
-    "prototype-constructor": (
-        "_Reader.instrument drops `X.prototype.a.b` as a property of a method; "
-        "`Object.prototype.constructor` is `Object` itself"
-    ),
-    "prototype-constructor-alias": (
-        "_Reader.instrument drops `X.prototype.a.b`; the alias resolves to "
-        "`Object.prototype.constructor.is`"
-    ),
-    "get-prototype-of-constructor": _PROTO_CHAIN,
-    "get-prototype-of-array": _PROTO_CHAIN,
-    "dunder-proto-constructor": _DUNDER,
-    "number-dunder-proto": _DUNDER,
+    "writer-object-method": _CALLEE,
+    "writer-static-method": _CALLEE,
+    "writer-new": "Aliases._called maps functions, not classes: `new` binds no constructor",
+    "writer-spread-argument": "Aliases._call zips arguments by position; a spread names none",
+    "writer-tagged-template": "Aliases._call reads a call's arguments; a tagged template has none",
+    "writer-rest-param": "Aliases binds a rest parameter to nothing",
+    "writer-arguments-object": "Aliases binds nothing to `arguments`",
     "with-statement": (
         "_Reader.claims skips a bare identifier target unless it is an owner; "
         "the with_statement's object is never read"
     ),
-    "global-property-alias": _GLOBAL_PROP,
-    "ts-declare-var": _GLOBAL_PROP,
-    "ts-namespace": "JsNames binds the namespace's `O`, but not `N.O`",
-    "catch-binding": _CATCH,
-    "catch-destructure": _CATCH,
-    "for-of-array-pattern": "JsNames._loop binds only an identifier loop variable",
-    "for-of-object-pattern": "JsNames._loop binds only an identifier loop variable",
-    "for-of-held-array": "JsNames._loop walks only an array literal, not a name bound to one",
+    "ts-namespace": "Aliases binds the namespace's own `O`, not `N.O` from outside it",
     "var-dead-rebind": _REBINDABLE,
     "matcher-alias": _MATCHER_NAME,
     "matcher-let-assigned": _MATCHER_NAME,

@@ -22,7 +22,13 @@ from typing import TYPE_CHECKING
 
 import tree_sitter as ts
 
-from referee.tools.claims.jsnames import arguments, destructured, joined, parameters
+from referee.tools.claims.jsnames import (
+    arguments,
+    destructured,
+    joined,
+    literal_constructor,
+    parameters,
+)
 from referee.tools.tampering.syntax import descendants, text
 
 if TYPE_CHECKING:
@@ -42,6 +48,7 @@ _EITHER = frozenset({"||", "??", "&&"})
 _ITERATIONS = frozenset(
     {"forEach", "map", "filter", "some", "every", "find", "findIndex", "findLast", "flatMap"}
 )
+_GET_PROTOTYPE = frozenset({"Object.getPrototypeOf", "Reflect.getPrototypeOf"})
 # A timer's callback gets the arguments after these many.
 _TIMERS = {"setTimeout": 2, "setInterval": 2, "setImmediate": 1}
 _MAX = 16  # bindings of one name: enough for any honest file, bounded for a hostile one
@@ -75,6 +82,7 @@ class Aliases:
         self._param_names: dict[int, set[str]] = {}
         self._functions = _functions(root)
         self._returns: dict[int, list[ts.Node]] = {}
+        self._arrays: dict[str, ts.Node] = {}
         self._given: dict[int, set[str]] = {}
         self.steps = 0
         """Expressions resolved and parameters bound so far."""
@@ -108,15 +116,31 @@ class Aliases:
             return self.resolve_all(inner[-1], depth + 1, place)
         if kind == "identifier":
             return self._identifier(node)
+        if kind == "this":
+            return {"this"}
         if kind in ("member_expression", "subscript_expression"):
             return self._member(node, depth, place)
         found = {n for n in (self._names.resolve(node),) if n is not None}
+        if kind == "call_expression":
+            found |= self._prototype_of(node, depth)
         for part in self._parts(node):
             found |= self.resolve_all(part, depth + 1)
         if kind == "call_expression":
             for function in self._callees(node)[:_MAX]:
                 found |= self._gives(function, depth)
         return found
+
+    def _prototype_of(self, node: ts.Node, depth: int) -> set[str]:
+        """`Object.getPrototypeOf({})` is `Object.prototype`."""
+        if self._names.resolve(node.child_by_field_name("function")) not in _GET_PROTOTYPE:
+            return set()
+        args = arguments(node)
+        if not args:
+            return set()
+        made = literal_constructor(args[0])
+        if made is not None:
+            return {f"{made}.prototype"}
+        return {_member_of(o, "__proto__") for o in self.resolve_all(args[0], depth + 1)}
 
     def _gives(self, function: ts.Node, depth: int) -> set[str]:
         """What a function of the file returns, worked out once per function (a hostile file
@@ -143,11 +167,15 @@ class Aliases:
         return set(self.names.get(name, ())) or {self._names.resolve(node) or name}
 
     def _member(self, node: ts.Node, depth: int, place: bool) -> set[str]:
-        owners = self.resolve_all(node.child_by_field_name("object"), depth + 1)
+        owner_node = node.child_by_field_name("object")
+        owners = self.resolve_all(owner_node, depth + 1)
+        made = literal_constructor(owner_node) if owner_node is not None else None
+        if made is not None:
+            owners.add(f"{made}.__literal__")  # `({}).__proto__` is `Object.prototype`
         found = {n for n in (self._names.resolve(node),) if n is not None}
         for key in self._keys_of(node):
             for owner in sorted(owners)[:_MAX]:
-                member = joined(owner, key)
+                member = _member_of(owner, key)
                 found.add(member)
                 if not place:
                     found |= self.names.get(member, set())  # `o.O` where `o = {O: Object}`
@@ -218,12 +246,30 @@ class Aliases:
                 found.add(named)
 
     def _bind(self, root: ts.Node) -> None:
-        for name, named in self._names.bound.items():
-            self._add(self.names, name, named)
-        kinds = frozenset({"variable_declarator", "assignment_expression", "for_in_statement"})
+        for bound, named in self._names.bound.items():
+            self._add(self.names, bound, named)
+        for node in descendants(root, frozenset({"variable_declarator"})):
+            held, value = node.child_by_field_name("name"), node.child_by_field_name("value")
+            if held is not None and value is not None and value.type == "array":
+                self._arrays.setdefault(text(held), value)
+        thrown = [
+            c.named_children[0]
+            for c in descendants(root, frozenset({"throw_statement"}))
+            if c.named_children
+        ]
+        kinds = frozenset(
+            {"variable_declarator", "assignment_expression", "for_in_statement", "catch_clause"}
+            | {"class_declaration", "class"}
+        )
         for node in descendants(root, kinds):
             if node.type == "for_in_statement":
                 self._loop(node)
+                continue
+            if node.type == "catch_clause":
+                self._catch(node, thrown)
+                continue
+            if node.type in ("class_declaration", "class"):
+                self._fields(node)
                 continue
             left_field = "name" if node.type == "variable_declarator" else "left"
             value_field = "value" if node.type == "variable_declarator" else "right"
@@ -236,10 +282,12 @@ class Aliases:
         calls = list(descendants(root, frozenset({"call_expression", "new_expression"})))
         functions = self._all_functions(root)
         for _ in range(_ROUNDS):  # a parameter passed on binds the next function's
+            self._given.clear()  # what functions return, worked out with fewer bindings
             for function in functions:
                 self._defaults(function)
             for call in calls:
                 self._call(call)
+        self._given.clear()
 
     def _pattern(self, pattern: ts.Node, value: ts.Node) -> None:
         """Bind what a declaration or an assignment names, a destructuring one included."""
@@ -255,12 +303,21 @@ class Aliases:
             if value.type == "object":
                 self._properties(name, value)
         elif pattern.type == "object_pattern":
+            held = _properties(value) if value.type == "object" else {}
             for key, local in destructured(pattern):
                 for each in named:
                     self._add(self.names, local, f"{each}.{key}")
+                if key in held:  # `const { O } = { O: Object }`
+                    for each in sorted(self.resolve_all(held[key]))[:_MAX]:
+                        self._add(self.names, local, each)
         elif pattern.type == "array_pattern" and value.type == "array":
             for target, item in zip(pattern.named_children, value.named_children, strict=False):
                 self._pattern(target, item)
+        elif pattern.type in ("member_expression", "subscript_expression"):
+            # `this.O = Object`, `globalThis.O = Object`: the member holds it from now on.
+            for place in sorted(self.resolve_all(pattern, place=True))[:_MAX]:
+                for each in named:
+                    self._add(self.names, place, each)
 
     def _properties(self, name: str, value: ts.Node) -> None:
         """`const o = {O: Object}`: `o.O` is `Object`."""
@@ -277,14 +334,43 @@ class Aliases:
                 self._add(self.names, f"{name}.{text(pair)}", self._names.bound.get(text(pair)))
 
     def _loop(self, node: ts.Node) -> None:
-        """`for (const k of ["is", "keys"])`: `k` holds each string."""
+        """`for (const k of ["is", "keys"])`: `k` holds each string; `for (const [O] of
+        [[Object]])` and a loop over a name bound to an array literal alike."""
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-        if left is None or right is None or left.type != "identifier" or right.type != "array":
+        if left is None or right is None:
             return
-        items = [self._names.fold(item) for item in right.named_children]
-        self._keys.setdefault(text(left), set()).update(i for i in items if i is not None)
-        for item in right.named_children:
-            self._add(self.names, text(left), self._names.resolve(item))
+        array = right if right.type == "array" else self._arrays.get(text(right))
+        if array is None:
+            return
+        if left.type == "identifier":
+            items = [self._names.fold(item) for item in array.named_children]
+            self._keys.setdefault(text(left), set()).update(i for i in items if i is not None)
+        for item in array.named_children:
+            self._pattern(left, item)
+
+    def _catch(self, node: ts.Node, thrown: list[ts.Node]) -> None:
+        """`catch (O)` may hold whatever the file throws."""
+        parameter = node.child_by_field_name("parameter")
+        if parameter is not None:
+            for value in thrown[:_MAX]:
+                self._pattern(parameter, value)
+
+    def _fields(self, node: ts.Node) -> None:
+        """A class's fields: `static O = Object` is `K.O`; `O = Object` and a TS parameter
+        property (`constructor(public O)`) are `this.O`."""
+        name = node.child_by_field_name("name")
+        body = node.child_by_field_name("body")
+        for member in body.named_children if body is not None else []:
+            if member.type not in ("field_definition", "public_field_definition"):
+                continue
+            key = member.child_by_field_name("property") or member.child_by_field_name("name")
+            value = member.child_by_field_name("value")
+            if key is None or value is None:
+                continue
+            static = any(c.type == "static" for c in member.children)
+            owner = text(name) if static and name is not None else "this"
+            for named in self.resolve_all(value):
+                self._add(self.names, f"{owner}.{text(key)}", named)
 
     def _all_functions(self, root: ts.Node) -> list[ts.Node]:
         return [f for fs in self._functions.values() for f in fs] + [
@@ -379,6 +465,29 @@ class Aliases:
         if callee.type == "identifier":
             return self._functions.get(text(callee), [])
         return []
+
+
+def _properties(value: ts.Node) -> dict[str, ts.Node]:
+    """An object literal's properties by key (`{O: Object}`, `{O}`)."""
+    found: dict[str, ts.Node] = {}
+    for pair in value.named_children:
+        if pair.type == "pair":
+            key, item = pair.child_by_field_name("key"), pair.child_by_field_name("value")
+            if key is not None and item is not None:
+                found[text(key).strip("'\"")] = item
+        elif pair.type == "shorthand_property_identifier":
+            found[text(pair)] = pair
+    return found
+
+
+def _member_of(owner: str, key: str) -> str:
+    """`owner.key`, where the language says more: `X.prototype.constructor` is `X`, a
+    literal's `__proto__` its constructor's prototype."""
+    if key == "constructor" and owner.endswith(".prototype"):
+        return owner.removesuffix(".prototype")
+    if owner.endswith(".__literal__") and key == "__proto__":
+        return f"{owner.removesuffix('.__literal__')}.prototype"
+    return joined(owner, key)  # a literal's own member (`({}).x`) is no intrinsic's
 
 
 def _functions(root: ts.Node) -> dict[str, list[ts.Node]]:

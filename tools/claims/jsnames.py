@@ -18,7 +18,14 @@ from referee.tools.claims.model import Module, Scope
 from referee.tools.claims.tsfile import unquote
 from referee.tools.tampering.syntax import descendants, text
 
-__all__ = ["JsNames", "destructured", "joined", "parameters", "resolve_specifier"]
+__all__ = [
+    "JsNames",
+    "destructured",
+    "joined",
+    "literal_constructor",
+    "parameters",
+    "resolve_specifier",
+]
 
 _GLOBALS = frozenset({"globalThis", "global", "window", "self"})
 _WRAPPERS = frozenset(
@@ -109,7 +116,7 @@ class JsNames:
             owner = node.child_by_field_name("object")
             name = text(node.child_by_field_name("property"))
             if name == "constructor" and owner is not None:
-                literal = _literal(owner)
+                literal = literal_constructor(owner)
                 if literal is not None:
                     return literal  # `({}).constructor` is `Object`
             return self._member(owner, name)
@@ -346,7 +353,7 @@ def parameters(function: ts.Node) -> list[ts.Node]:
     return found
 
 
-def _literal(node: ts.Node) -> str | None:
+def literal_constructor(node: ts.Node) -> str | None:
     """The constructor of a literal value (`{}`, `[]`, `""`), through parentheses."""
     while node.type == "parenthesized_expression" and node.named_children:
         node = node.named_children[0]
