@@ -48,6 +48,11 @@ _EITHER = frozenset({"||", "??", "&&"})
 _ITERATIONS = frozenset(
     {"forEach", "map", "filter", "some", "every", "find", "findIndex", "findLast", "flatMap"}
 )
+# What binds names, besides functions' parameters.
+_BOUND_BY = frozenset(
+    {"variable_declarator", "assignment_expression", "for_in_statement", "catch_clause"}
+    | {"class_declaration", "class", "throw_statement", "call_expression", "new_expression"}
+)
 _GET_PROTOTYPE = frozenset({"Object.getPrototypeOf", "Reflect.getPrototypeOf"})
 # A timer's callback gets the arguments after these many.
 _TIMERS = {"setTimeout": 2, "setInterval": 2, "setImmediate": 1}
@@ -248,39 +253,31 @@ class Aliases:
     def _bind(self, root: ts.Node) -> None:
         for bound, named in self._names.bound.items():
             self._add(self.names, bound, named)
-        for node in descendants(root, frozenset({"variable_declarator"})):
+        by_kind: dict[str, list[ts.Node]] = {}
+        for node in descendants(root, _BOUND_BY | _FUNCTIONS):  # the file walked once
+            by_kind.setdefault(node.type, []).append(node)
+        kind = by_kind.get
+        for node in kind("variable_declarator", []):
             held, value = node.child_by_field_name("name"), node.child_by_field_name("value")
             if held is not None and value is not None and value.type == "array":
                 self._arrays.setdefault(text(held), value)
-        thrown = [
-            c.named_children[0]
-            for c in descendants(root, frozenset({"throw_statement"}))
-            if c.named_children
-        ]
-        kinds = frozenset(
-            {"variable_declarator", "assignment_expression", "for_in_statement", "catch_clause"}
-            | {"class_declaration", "class"}
-        )
-        for node in descendants(root, kinds):
-            if node.type == "for_in_statement":
-                self._loop(node)
-                continue
-            if node.type == "catch_clause":
-                self._catch(node, thrown)
-                continue
-            if node.type in ("class_declaration", "class"):
-                self._fields(node)
-                continue
-            left_field = "name" if node.type == "variable_declarator" else "left"
-            value_field = "value" if node.type == "variable_declarator" else "right"
-            left, value = (
-                node.child_by_field_name(left_field),
-                node.child_by_field_name(value_field),
-            )
+        thrown = [c.named_children[0] for c in kind("throw_statement", []) if c.named_children]
+        for node in kind("for_in_statement", []):
+            self._loop(node)
+        for node in kind("catch_clause", []):
+            self._catch(node, thrown)
+        for node in [*kind("class_declaration", []), *kind("class", [])]:
+            self._fields(node)
+        for node in [*kind("variable_declarator", []), *kind("assignment_expression", [])]:
+            declared = node.type == "variable_declarator"
+            left = node.child_by_field_name("name" if declared else "left")
+            value = node.child_by_field_name("value" if declared else "right")
             if left is not None and value is not None:
                 self._pattern(left, value)
-        calls = list(descendants(root, frozenset({"call_expression", "new_expression"})))
-        functions = self._all_functions(root)
+        calls = [*kind("call_expression", []), *kind("new_expression", [])]
+        functions = [f for fs in self._functions.values() for f in fs] + [
+            f for k in _FUNCTIONS for f in kind(k, []) if f.child_by_field_name("name") is None
+        ]
         for _ in range(_ROUNDS):  # a parameter passed on binds the next function's
             self._given.clear()  # what functions return, worked out with fewer bindings
             for function in functions:
@@ -371,11 +368,6 @@ class Aliases:
             owner = text(name) if static and name is not None else "this"
             for named in self.resolve_all(value):
                 self._add(self.names, f"{owner}.{text(key)}", named)
-
-    def _all_functions(self, root: ts.Node) -> list[ts.Node]:
-        return [f for fs in self._functions.values() for f in fs] + [
-            f for f in descendants(root, _FUNCTIONS) if f.child_by_field_name("name") is None
-        ]
 
     def _defaults(self, function: ts.Node) -> None:
         """`function f(O = Object)`: the parameter may be its default."""
