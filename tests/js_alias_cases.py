@@ -337,8 +337,9 @@ _RETURN = (
     "or a generator gives back"
 )
 _CALLEE = (
-    "Aliases._call binds the parameters of a function called by its name, immediately or "
-    "through call/apply; not through bind, Reflect.apply, or as an object's or class's method"
+    "Aliases._call binds the parameters of a function called by its name (or a name holding "
+    "it), immediately, or through call/apply/bind/Reflect.apply; not as an object's or class's "
+    "method"
 )
 _REBINDABLE = (
     "_Reader._rebindable_alias skips a var/let alias to an owner that is also given a value "
@@ -364,12 +365,6 @@ ALIAS_THROUGH: dict[str, str] = {
     "generator-yield": _RETURN,
     "function-this-global": f"{_RETURN}; _Reader._called_as reads Function's code only when called",
     "descriptor-value": _RETURN,
-    "writer-bind": _CALLEE,
-    "writer-reflect-apply": _CALLEE,
-    "writer-renamed": (
-        "Aliases._functions maps declarations and function literals held by a name; "
-        "`const ww = w` holds a name"
-    ),
     "writer-object-method": _CALLEE,
     "writer-static-method": _CALLEE,
     "writer-new": "Aliases._called maps functions, not classes: `new` binds no constructor",

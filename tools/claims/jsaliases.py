@@ -393,9 +393,16 @@ class Aliases:
         callee = node.child_by_field_name("function") or node.child_by_field_name("constructor")
         while callee is not None and callee.type == "parenthesized_expression":
             callee = callee.named_children[0] if callee.named_children else None
-        if callee is not None and callee.type == "member_expression":
+        if callee is not None and self._names.resolve(callee) == "Reflect.apply":
+            # `Reflect.apply(w, null, [Object])`
+            spread = args[2] if len(args) > 2 and args[2].type == "array" else None
+            callee = args[0] if args else None
+            args = list(spread.named_children) if spread is not None else []
+        elif callee is not None and callee.type == "member_expression":
             how = text(callee.child_by_field_name("property"))
-            if how in ("call", "apply"):  # `w.call(null, Object)`, `w.apply(null, [Object])`
+            # `w.call(null, Object)`, `w.apply(null, [Object])`, and `w.bind(null, Object)`,
+            # whose arguments are bound when it is made, whenever it is called.
+            if how in ("call", "apply", "bind"):
                 callee = callee.child_by_field_name("object")
                 rest = args[1:]
                 if how == "apply":
@@ -497,6 +504,13 @@ def _functions(root: ts.Node) -> dict[str, list[ts.Node]]:
             continue
         if name is not None and name.type == "identifier":
             found.setdefault(text(name), []).append(function)
+    # `const ww = w`: a name holding a function's name calls it too.
+    for node in descendants(root, frozenset({"variable_declarator"})):
+        name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
+        if name is not None and value is not None and value.type == "identifier":
+            held = found.get(text(value))
+            if held and name.type == "identifier":
+                found.setdefault(text(name), []).extend(held[:_MAX])
     return found
 
 
