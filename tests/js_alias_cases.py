@@ -345,10 +345,6 @@ _REBINDABLE = (
     "_Reader._rebindable_alias skips a var/let alias to an owner that is also given a value "
     "the reader cannot name (Aliases.unknown)"
 )
-_MATCHER_NAME = (
-    "_Reader._registered: _values reads only declarators of the argument's own name; "
-    "an identifier's `*` is discarded and _written_keys sees only `m.toBe = …` writes"
-)
 
 ALIAS_THROUGH: dict[str, str] = {
     "object-getter": _LITERAL,
@@ -378,14 +374,6 @@ ALIAS_THROUGH: dict[str, str] = {
     ),
     "ts-namespace": "Aliases binds the namespace's own `O`, not `N.O` from outside it",
     "var-dead-rebind": _REBINDABLE,
-    "matcher-alias": _MATCHER_NAME,
-    "matcher-let-assigned": _MATCHER_NAME,
-    "matcher-param": _MATCHER_NAME,
-    "matcher-object-assign": _MATCHER_NAME,
-    "matcher-nested": (
-        "_Reader._registered: _package takes `all.m` (a member that resolves to a name not its "
-        "own text) for a package's export, whose matchers are not read"
-    ),
 }
 
 U = "src/util.js"

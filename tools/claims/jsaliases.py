@@ -88,6 +88,8 @@ class Aliases:
         self._functions = _functions(root)
         self._returns: dict[int, list[ts.Node]] = {}
         self._arrays: dict[str, ts.Node] = {}
+        self._held: dict[str, list[ts.Node]] = {}  # the expressions a name is given
+        self._param_held: dict[Scoped, list[ts.Node]] = {}
         self._given: dict[int, set[str]] = {}
         self.steps = 0
         """Expressions resolved and parameters bound so far."""
@@ -158,6 +160,29 @@ class Aliases:
                 found |= self.resolve_all(value, depth + 1)
             self._given[function.id] = found
         return found
+
+    def objects(self, node: ts.Node | None, depth: int = 0) -> list[ts.Node]:
+        """The object literals `node` may be (a matcher object handed to `expect.extend`):
+        through names, parameters, properties and `Object.assign`."""
+        if node is None or depth > _DEPTH:
+            return []
+        kind = node.type
+        if kind == "object":
+            return [node]
+        if kind in _WRAPPERS and node.named_children:
+            return self.objects(node.named_children[0], depth + 1)
+        held: list[ts.Node] = []
+        if kind == "identifier":
+            scoped = self._parameter(node, text(node))
+            held = self._param_held.get(scoped, []) if scoped else self._held.get(text(node), [])
+        elif kind == "member_expression":
+            key = text(node.child_by_field_name("property"))
+            for owner in self.objects(node.child_by_field_name("object"), depth + 1):
+                held += [v for k, v in _properties(owner).items() if k == key]
+        elif kind == "call_expression":
+            if self._names.resolve(node.child_by_field_name("function")) == "Object.assign":
+                held = arguments(node)
+        return [o for value in held[:_MAX] for o in self.objects(value, depth + 1)][:_MAX]
 
     def rebound(self, name: str) -> tuple[set[str], bool]:
         """What a name may be bound to outside parameters, and whether it is also given a value
@@ -293,6 +318,9 @@ class Aliases:
         named = sorted(self.resolve_all(value))[:_MAX]
         if pattern.type == "identifier":
             name = text(pattern)
+            held = self._held.setdefault(name, [])
+            if len(held) < _MAX:
+                held.append(value)
             for each in named:
                 self._add(self.names, name, each)
             if not named:
@@ -300,12 +328,12 @@ class Aliases:
             if value.type == "object":
                 self._properties(name, value)
         elif pattern.type == "object_pattern":
-            held = _properties(value) if value.type == "object" else {}
+            properties = _properties(value) if value.type == "object" else {}
             for key, local in destructured(pattern):
                 for each in named:
                     self._add(self.names, local, f"{each}.{key}")
-                if key in held:  # `const { O } = { O: Object }`
-                    for each in sorted(self.resolve_all(held[key]))[:_MAX]:
+                if key in properties:  # `const { O } = { O: Object }`
+                    for each in sorted(self.resolve_all(properties[key]))[:_MAX]:
                         self._add(self.names, local, each)
         elif pattern.type == "array_pattern" and value.type == "array":
             for target, item in zip(pattern.named_children, value.named_children, strict=False):
@@ -445,6 +473,9 @@ class Aliases:
 
     def _bind_parameter(self, scoped: Scoped, value: ts.Node) -> None:
         self._step()
+        held = self._param_held.setdefault(scoped, [])
+        if len(held) < _MAX and all(v.id != value.id for v in held):
+            held.append(value)
         found = self._params.setdefault(scoped, set())
         found.update(sorted(self.resolve_all(value))[: _MAX - len(found)])
         key = self._names.fold(value)

@@ -255,8 +255,10 @@ class _Reader:
         if self.file.role == "source":
             yield _claim(self.file, call, callee.rpartition(".")[0], "registers matchers on")
             return
-        values = _values(self.file, args[0]) if args else []
-        if not values or any(_package(self.names, value) for value in values):
+        # The object literals the argument may be, however it got there; else its declaration.
+        literals = self.aliases.objects(args[0]) if args else []
+        values = literals or (_values(self.file, args[0]) if args else [])
+        if not values or (not literals and any(_package(self.names, v) for v in values)):
             return  # a package's matchers (jest-extended, jest-dom) add their own names
         if callee.endswith("addSnapshotSerializer"):
             if any(_blind_printer(value) for value in values):
