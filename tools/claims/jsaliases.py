@@ -4,10 +4,13 @@
 any other binding, so `resolve_all` gives them all, blind to the order of statements:
 - a name: every declaration of it in the file, every plain assignment (`let O; O = Object`,
   `(O = Object).is`), destructuring (defaults included), a loop's variable for the items of the
-  array it walks, and an object literal's properties (`const o = {O: Object}; o.O`);
+  array it walks, an object literal's properties (`const o = {O: Object}; o.O`), a class's
+  fields and `this.x`, a global's property (`globalThis.O`), a catch parameter (whatever the
+  file throws);
 - a function's parameter, inside that function only: its default, and the arguments of every
-  call the file makes of the function (by its name, immediately, through `call`/`apply`, with
-  `new`), through chains of such calls; a string argument is a key the parameter may hold
+  call the file makes of the function (by its name or a name holding it, immediately, through
+  `call`/`apply`/`bind`/`Reflect.apply`, as a callback of an array's iteration, of `then` or of
+  a timer), through chains of such calls; a string argument is a key the parameter may hold
   (`stub(JSON, "parse", …)` writes `JSON.parse`, not any key of `JSON`);
 - an expression: both sides of `||`, `??` and `&&`, both branches of `?:`, an assignment's
   value, and what the file's own functions return (`const get = () => Object; get().is`).
@@ -23,11 +26,14 @@ from typing import TYPE_CHECKING
 import tree_sitter as ts
 
 from referee.tools.claims.jsnames import (
+    FUNCTIONS,
+    WRAPPERS,
     arguments,
     destructured,
     joined,
     literal_constructor,
     parameters,
+    unwrapped,
 )
 from referee.tools.tampering.syntax import descendants, text
 
@@ -36,14 +42,6 @@ if TYPE_CHECKING:
 
 __all__ = ["Aliases"]
 
-_FUNCTIONS = frozenset(
-    {"function_expression", "arrow_function", "function_declaration", "method_definition"}
-    | {"generator_function", "generator_function_declaration", "function"}
-)
-_WRAPPERS = frozenset(
-    {"parenthesized_expression", "non_null_expression", "as_expression", "satisfies_expression"}
-    | {"await_expression"}
-)
 _EITHER = frozenset({"||", "??", "&&"})
 _ITERATIONS = frozenset(
     {"forEach", "map", "filter", "some", "every", "find", "findIndex", "findLast", "flatMap"}
@@ -60,9 +58,10 @@ _MAX = 16  # bindings of one name: enough for any honest file, bounded for a hos
 _ROUNDS = 3  # parameters passed on to other functions' parameters
 _DEPTH = 8  # of the expressions resolved through returns and parameters
 
-# Steps (an expression resolved, a parameter bound) one file may take: the largest honest files
-# read (lodash's builds and tests, jest, vitest) take about 11,000. A file that needs more (many
-# functions of one name calling each other) is named as unread (jsinstruments), not followed.
+# Steps (an expression resolved, a parameter bound) one file may take: the largest honest file
+# read (lodash.min.js; lodash's builds and tests, jest and vitest take fewer) takes about 19,000.
+# A file that needs more (many functions of one name calling each other) is named as unread
+# (jsinstruments), not followed.
 _BUDGET = 100_000
 
 Scoped = tuple[int, str]  # (the function's node id, the parameter's name)
@@ -85,7 +84,10 @@ class Aliases:
         self._params: dict[Scoped, set[str]] = {}
         self._param_keys: dict[Scoped, set[str]] = {}
         self._param_names: dict[int, set[str]] = {}
-        self._functions = _functions(root)
+        self._by_kind: dict[str, list[ts.Node]] = {}
+        for node in descendants(root, _BOUND_BY | FUNCTIONS):  # the file walked once
+            self._by_kind.setdefault(node.type, []).append(node)
+        self._functions = _functions(self._by_kind)
         self._returns: dict[int, list[ts.Node]] = {}
         self._arrays: dict[str, ts.Node] = {}
         self._held: dict[str, list[ts.Node]] = {}  # the expressions a name is given
@@ -116,9 +118,8 @@ class Aliases:
         if node is None or depth > _DEPTH:
             return set()
         kind, inner = node.type, node.named_children
-        if kind in _WRAPPERS or kind == "type_assertion":
-            at = inner[-1 if kind == "type_assertion" else 0]
-            return self.resolve_all(at, depth + 1, place)
+        if kind in WRAPPERS and inner:
+            return self.resolve_all(unwrapped(node), depth + 1, place)
         if kind == "sequence_expression" and inner:
             return self.resolve_all(inner[-1], depth + 1, place)
         if kind == "identifier":
@@ -169,8 +170,8 @@ class Aliases:
         kind = node.type
         if kind == "object":
             return [node]
-        if kind in _WRAPPERS and node.named_children:
-            return self.objects(node.named_children[0], depth + 1)
+        if kind in WRAPPERS and node.named_children:
+            return self.objects(unwrapped(node), depth + 1)
         held: list[ts.Node] = []
         if kind == "identifier":
             scoped = self._parameter(node, text(node))
@@ -257,7 +258,7 @@ class Aliases:
         """The function whose parameter `name` is, where `node` stands; None if not one."""
         parent = node.parent
         while parent is not None:
-            if parent.type in _FUNCTIONS:
+            if parent.type in FUNCTIONS:
                 if parent.id not in self._param_names:
                     self._param_names[parent.id] = {
                         text(p) for p in parameters(parent) if p.type == "identifier"
@@ -278,10 +279,7 @@ class Aliases:
     def _bind(self, root: ts.Node) -> None:
         for bound, named in self._names.bound.items():
             self._add(self.names, bound, named)
-        by_kind: dict[str, list[ts.Node]] = {}
-        for node in descendants(root, _BOUND_BY | _FUNCTIONS):  # the file walked once
-            by_kind.setdefault(node.type, []).append(node)
-        kind = by_kind.get
+        kind = self._by_kind.get
         for node in kind("variable_declarator", []):
             held, value = node.child_by_field_name("name"), node.child_by_field_name("value")
             if held is not None and value is not None and value.type == "array":
@@ -301,7 +299,7 @@ class Aliases:
                 self._pattern(left, value)
         calls = [*kind("call_expression", []), *kind("new_expression", [])]
         functions = [f for fs in self._functions.values() for f in fs] + [
-            f for k in _FUNCTIONS for f in kind(k, []) if f.child_by_field_name("name") is None
+            f for k in FUNCTIONS for f in kind(k, []) if f.child_by_field_name("name") is None
         ]
         for _ in range(_ROUNDS):  # a parameter passed on binds the next function's
             self._given.clear()  # what functions return, worked out with fewer bindings
@@ -313,8 +311,7 @@ class Aliases:
 
     def _pattern(self, pattern: ts.Node, value: ts.Node) -> None:
         """Bind what a declaration or an assignment names, a destructuring one included."""
-        while value.type in _WRAPPERS and value.named_children:  # `[Object] as const`
-            value = value.named_children[0]
+        value = unwrapped(value)  # `[Object] as const`
         named = sorted(self.resolve_all(value))[:_MAX]
         if pattern.type == "identifier":
             name = text(pattern)
@@ -346,17 +343,10 @@ class Aliases:
 
     def _properties(self, name: str, value: ts.Node) -> None:
         """`const o = {O: Object}`: `o.O` is `Object`."""
-        for pair in value.named_children:
-            if pair.type == "pair":
-                key, item = pair.child_by_field_name("key"), pair.child_by_field_name("value")
-                if key is not None and item is not None:
-                    self._add(
-                        self.names,
-                        f"{name}.{text(key).strip(chr(39) + chr(34))}",
-                        self._names.resolve(item),
-                    )
-            elif pair.type == "shorthand_property_identifier":
-                self._add(self.names, f"{name}.{text(pair)}", self._names.bound.get(text(pair)))
+        for key, item in _properties(value).items():
+            short = item.type == "shorthand_property_identifier"  # `{O}`: what `O` names
+            named = self._names.bound.get(key) if short else self._names.resolve(item)
+            self._add(self.names, f"{name}.{key}", named)
 
     def _loop(self, node: ts.Node) -> None:
         """`for (const k of ["is", "keys"])`: `k` holds each string; `for (const [O] of
@@ -381,8 +371,8 @@ class Aliases:
                 self._pattern(parameter, value)
 
     def _fields(self, node: ts.Node) -> None:
-        """A class's fields: `static O = Object` is `K.O`; `O = Object` and a TS parameter
-        property (`constructor(public O)`) are `this.O`."""
+        """A class's fields: `static O = Object` is `K.O`, `O = Object` is `this.O` (a TS
+        parameter property, `constructor(public O)`, is not read)."""
         name = node.child_by_field_name("name")
         body = node.child_by_field_name("body")
         for member in body.named_children if body is not None else []:
@@ -490,7 +480,7 @@ class Aliases:
             callee = callee.named_children[0] if callee.named_children else None
         if callee is None:
             return []
-        if callee.type in _FUNCTIONS:
+        if callee.type in FUNCTIONS:
             return [callee]
         if callee.type == "identifier":
             return self._functions.get(text(callee), [])
@@ -520,23 +510,24 @@ def _member_of(owner: str, key: str) -> str:
     return joined(owner, key)  # a literal's own member (`({}).x`) is no intrinsic's
 
 
-def _functions(root: ts.Node) -> dict[str, list[ts.Node]]:
-    """The file's functions by the name it calls them by (declared or held by a variable)."""
+def _functions(by_kind: dict[str, list[ts.Node]]) -> dict[str, list[ts.Node]]:
+    """The file's functions by the name it calls them by: declared, held by a variable, or by
+    a name that holds one (`const ww = w`)."""
     found: dict[str, list[ts.Node]] = {}
-    for node in descendants(root, _FUNCTIONS | {"variable_declarator", "assignment_expression"}):
+    holders = [*by_kind.get("variable_declarator", []), *by_kind.get("assignment_expression", [])]
+    for node in [n for k in FUNCTIONS for n in by_kind.get(k, [])] + holders:
         function: ts.Node | None = node
-        if node.type in _FUNCTIONS:
+        if node.type in FUNCTIONS:
             name = node.child_by_field_name("name")
         else:
             left = "name" if node.type == "variable_declarator" else "left"
             name = node.child_by_field_name(left)
             function = node.child_by_field_name("value" if left == "name" else "right")
-        if function is None or function.type not in _FUNCTIONS:
+        if function is None or function.type not in FUNCTIONS:
             continue
         if name is not None and name.type == "identifier":
             found.setdefault(text(name), []).append(function)
-    # `const ww = w`: a name holding a function's name calls it too.
-    for node in descendants(root, frozenset({"variable_declarator"})):
+    for node in by_kind.get("variable_declarator", []):
         name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
         if name is not None and value is not None and value.type == "identifier":
             held = found.get(text(value))
@@ -555,7 +546,7 @@ def _returned(function: ts.Node) -> list[ts.Node]:
     found = []
     for statement in descendants(body, frozenset({"return_statement"})):
         owner = statement.parent
-        while owner is not None and owner.type not in _FUNCTIONS:
+        while owner is not None and owner.type not in FUNCTIONS:
             owner = owner.parent
         if owner is not None and owner.id == function.id and statement.named_children:
             found.append(statement.named_children[0])

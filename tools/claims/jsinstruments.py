@@ -21,7 +21,7 @@ from collections.abc import Iterator
 import tree_sitter as ts
 
 from referee.tools.claims.jsaliases import Aliases
-from referee.tools.claims.jsnames import JsNames, arguments, parameters
+from referee.tools.claims.jsnames import FUNCTIONS, JsNames, arguments, parameters
 from referee.tools.claims.model import EQUALITY_FORGED, HARNESS_MODIFIED, Claim
 from referee.tools.claims.tsfile import TsFile, open_file
 from referee.tools.tampering.syntax import descendants, text
@@ -104,11 +104,7 @@ _OWNERS = frozenset(
 _ASKED = frozenset({"valueOf", "toString", "toJSON", "asymmetricMatch", "equals", "constructor"})
 # chai's own ways to replace an assertion (a plugin's `utils.overwriteMethod` too).
 _CHAI_OVERWRITES = frozenset({"overwriteMethod", "overwriteProperty", "overwriteChainableMethod"})
-_JEST_STORE = "jest-matchers-object"
-_FUNCTION_KINDS = frozenset(
-    {"function_expression", "arrow_function", "method_definition", "function"}
-    | {"function_declaration", "generator_function", "generator_function_declaration"}
-)  # where jest keeps matchers and equality testers
+_JEST_STORE = "jest-matchers-object"  # where jest keeps matchers and equality testers
 
 
 class _Reader:
@@ -315,7 +311,7 @@ def _declared(file: TsFile, names: JsNames) -> set[str]:
             continue  # `const assert = require("assert")`, `const O = Object`: what it names
         found.add(text(name))
     # A parameter's own names, not its default's (`O = Object` leaves `Object` the global).
-    for function in file.nodes(*_FUNCTION_KINDS):
+    for function in file.nodes(*FUNCTIONS):
         for parameter in parameters(function):
             for node in [parameter, *descendants(parameter, frozenset({"identifier"}))]:
                 if node.type in ("identifier", "shorthand_property_identifier_pattern"):
@@ -358,7 +354,7 @@ def _blind_printer(value: ts.Node) -> bool:
         function = (
             member if member.type == "method_definition" else member.child_by_field_name("value")
         )
-        if function is None or function.type not in _FUNCTION_KINDS:
+        if function is None or function.type not in FUNCTIONS:
             continue
         body = function.child_by_field_name("body")
         listed = parameters(function)

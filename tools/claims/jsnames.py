@@ -19,18 +19,28 @@ from referee.tools.claims.tsfile import unquote
 from referee.tools.tampering.syntax import descendants, text
 
 __all__ = [
+    "FUNCTIONS",
+    "WRAPPERS",
     "JsNames",
     "destructured",
     "joined",
     "literal_constructor",
     "parameters",
     "resolve_specifier",
+    "unwrapped",
 ]
 
 _GLOBALS = frozenset({"globalThis", "global", "window", "self"})
-_WRAPPERS = frozenset(
+# Expressions whose value is their operand's: `(x)`, `x!`, `x as T`, `x satisfies T`,
+# `await x`, `<T>x` (whose operand comes last).
+WRAPPERS = frozenset(
     {"parenthesized_expression", "non_null_expression", "as_expression", "type_assertion"}
     | {"satisfies_expression", "await_expression"}
+)
+# Every kind of function node: a parameter's scope, a call's target, what a return ends.
+FUNCTIONS = frozenset(
+    {"function_expression", "arrow_function", "function_declaration", "method_definition"}
+    | {"generator_function", "generator_function_declaration", "function"}
 )
 # What `.constructor` of a literal is.
 _LITERALS = {
@@ -99,7 +109,7 @@ class JsNames:
         if node is None:
             return None
         kind = node.type
-        if kind in _WRAPPERS:
+        if kind in WRAPPERS:
             # `(x)`, `x!`, `x as T`, `x satisfies T`: the value first; `<T>x`: the value last.
             inner = node.named_children
             return self.resolve(
@@ -351,6 +361,13 @@ def parameters(function: ts.Node) -> list[ts.Node]:
             parameter = parameter.child_by_field_name("left") or parameter
         found.append(parameter)
     return found
+
+
+def unwrapped(node: ts.Node) -> ts.Node:
+    """The operand a wrapper stands for (WRAPPERS), through any number of them."""
+    while node.type in WRAPPERS and node.named_children:
+        node = node.named_children[-1 if node.type == "type_assertion" else 0]
+    return node
 
 
 def literal_constructor(node: ts.Node) -> str | None:
