@@ -284,8 +284,9 @@ def test_eight_validators_and_aggregators_at_once_keep_one_active_card_and_every
             )
             for _ in range(8)
         ]
-        for writer in writers:
-            out, err = writer.communicate(timeout=600)
+        # Every writer is waited for (and its pipes closed) before any is judged.
+        ended = [(w, *w.communicate(timeout=600)) for w in writers]
+        for writer, out, err in ended:
             assert writer.returncode in verdicts, (command, writer.returncode, out, err)
     store = Store(repo / ".referee", url=team)
     cards = scorecards_for(store, cid, history=True)
