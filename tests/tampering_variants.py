@@ -1011,3 +1011,313 @@ mod tests {
 }
 """,
 )
+
+# ---------- assertions still written that check nothing (tools/tampering/reach.py) ----------
+# One class in every language: the assertion can no longer run (after an exit, on a branch a
+# constant condition never takes, in a loop over an empty table) or no longer fail (it reads
+# nothing but one literal).
+
+
+def _js_test(body):
+    return "import { test, expect } from 'vitest'\ntest('adds', () => {\n" + body + "\n})\n"
+
+
+def _py_test(body):
+    return "import pytest\ndef test_add():\n" + body + "\n"
+
+
+def _go_test(body):
+    return 'package calc\nimport "testing"\nfunc TestAdd(t *testing.T) {\n' + body + "\n}\n"
+
+
+def _rs_test(body):
+    return "#[cfg(test)]\nmod tests {\n    #[test]\n    fn adds() { " + body + " }\n}\n"
+
+
+for _id, _lang, _spell, _path, _base, _after in [
+    (
+        "N1",
+        "JS",
+        "if (!true) around expect",
+        "a.test.ts",
+        JS_BASE,
+        _js_test("  if (!true) { expect(add(1, 2)).toBe(3) }"),
+    ),
+    (
+        "N2",
+        "JS",
+        "false && expect(...)",
+        "a.test.ts",
+        JS_BASE,
+        _js_test("  false && expect(add(1, 2)).toBe(3)"),
+    ),
+    (
+        "N3",
+        "JS",
+        "for (const c of []) expect(...)",
+        "a.test.ts",
+        JS_BASE,
+        _js_test("  for (const c of []) expect(add(c, c)).toBe(2 * c)"),
+    ),
+    ("N4", "JS", "expect(3).toEqual(3)", "a.test.ts", JS_BASE, _js_test("  expect(3).toEqual(3)")),
+    ("N5", "JS", "assert.ok(true)", "a.test.js", JS_BASE, _js_test("  assert.ok(true)")),
+    (
+        "N6",
+        "JS",
+        "throw before expect",
+        "a.test.ts",
+        JS_BASE,
+        _js_test("  try { throw 0; expect(add(1, 2)).toBe(3) } catch {}"),
+    ),
+    (
+        "N7",
+        "Python",
+        "if False: assert",
+        "tests/test_a.py",
+        PY_BASE,
+        _py_test("    if False:\n        assert add(1, 2) == 3"),
+    ),
+    (
+        "N8",
+        "Python",
+        "while 0: assert",
+        "tests/test_a.py",
+        PY_BASE,
+        _py_test("    while 0:\n        assert add(1, 2) == 3"),
+    ),
+    (
+        "N9",
+        "Python",
+        "for x in []: assert",
+        "tests/test_a.py",
+        PY_BASE,
+        _py_test("    for a, b, want in []:\n        assert add(a, b) == want"),
+    ),
+    (
+        "N10",
+        "Python",
+        "if True: return, then assert",
+        "tests/test_a.py",
+        PY_BASE,
+        _py_test("    if True:\n        return\n    assert add(1, 2) == 3"),
+    ),
+    ("N11", "Python", "assert 3 == 3", "tests/test_a.py", PY_BASE, _py_test("    assert 3 == 3")),
+    (
+        "N12",
+        "Python",
+        "assert ... or True",
+        "tests/test_a.py",
+        PY_BASE,
+        _py_test("    assert add(1, 2) == 3 or True"),
+    ),
+    (
+        "N13",
+        "Python",
+        "unittest assertEqual(3, 3)",
+        "tests/test_a.py",
+        "import unittest\nclass T(unittest.TestCase):\n"
+        "    def test_add(self):\n        self.assertEqual(add(1, 2), 3)\n",
+        "import unittest\nclass T(unittest.TestCase):\n"
+        "    def test_add(self):\n        self.assertEqual(3, 3)\n",
+    ),
+    (
+        "N14",
+        "Python",
+        "parametrize over an empty table",
+        "tests/test_a.py",
+        PY_BASE.replace("def test_add():", '@pytest.mark.parametrize("a", [1])\ndef test_add(a):'),
+        PY_BASE.replace("def test_add():", '@pytest.mark.parametrize("a", [])\ndef test_add(a):'),
+    ),
+    (
+        "N15",
+        "Go",
+        "if true { return } first",
+        "calc_test.go",
+        GO_BASE,
+        _go_test('\tif true { return }\n\tif Add(1, 2) != 3 { t.Errorf("bad") }'),
+    ),
+    (
+        "N16",
+        "Go",
+        "range over an empty slice",
+        "calc_test.go",
+        GO_BASE,
+        _go_test('\tfor _, c := range []int{} {\n\t\tif Add(c, c) != 2*c { t.Errorf("bad") }\n\t}'),
+    ),
+    (
+        "N17",
+        "Go",
+        "testify assert.Equal(t, 3, 3)",
+        "calc_test.go",
+        GO_BASE,
+        _go_test("\tassert.Equal(t, 3, 3)"),
+    ),
+    (
+        "N18",
+        "Go",
+        "return; before the check",
+        "calc_test.go",
+        GO_BASE,
+        _go_test('\treturn\n\tif Add(1, 2) != 3 { t.Errorf("bad") }'),
+    ),
+    (
+        "N19",
+        "Rust",
+        "if false { assert_eq! }",
+        "src/lib.rs",
+        RS_BASE,
+        _rs_test("if false { assert_eq!(super::add(1, 2), 3); }"),
+    ),
+    ("N20", "Rust", "assert_eq!(3, 3)", "src/lib.rs", RS_BASE, _rs_test("assert_eq!(3, 3);")),
+    ("N21", "Rust", "assert!(true)", "src/lib.rs", RS_BASE, _rs_test("assert!(true);")),
+    (
+        "N22",
+        "Java",
+        "return; before assertEquals",
+        "CalcTest.java",
+        JV_BASE,
+        JV_BASE.replace("{ assertEquals", "{ if (true) return; assertEquals"),
+    ),
+    (
+        "N23",
+        "Java",
+        "assertEquals(3, 3)",
+        "CalcTest.java",
+        JV_BASE,
+        JV_BASE.replace("Calc.add(1, 2)", "3"),
+    ),
+    (
+        "N24",
+        "PHP",
+        "return; before assertSame",
+        "CalcTest.php",
+        PHP_BASE,
+        PHP_BASE.replace("{ $this->assertSame", "{ return; $this->assertSame"),
+    ),
+    (
+        "N25",
+        "PHP",
+        "assertTrue(true)",
+        "CalcTest.php",
+        PHP_BASE,
+        PHP_BASE.replace("$this->assertSame(3, add(1, 2))", "$this->assertTrue(true)"),
+    ),
+]:
+    T(_id, _lang, _spell, _path, _base, _after)
+
+# Honest edits of the same shapes: they still check what they checked.
+for _id, _lang, _spell, _path, _base, _after in [
+    (
+        "NF1",
+        "JS",
+        "return after the assertion",
+        "a.test.ts",
+        JS_BASE,
+        _js_test("  const r = add(1, 2)\n  expect(r).toBe(3)\n  return"),
+    ),
+    (
+        "NF2",
+        "JS",
+        "an early return on a condition that reads a name",
+        "a.test.ts",
+        JS_BASE,
+        _js_test("  if (!add) return\n  expect(add(1, 2)).toBe(3)"),
+    ),
+    (
+        "NF3",
+        "JS",
+        "chai chain on the same value",
+        "a.test.js",
+        JS_BASE,
+        _js_test("  expect(add(1, 2)).to.be.a('number').and.equal(3)"),
+    ),
+    (
+        "NF4",
+        "JS",
+        "an assertion library's own test: two literals",
+        "a.test.js",
+        _js_test("  expect(add(1, 2)).toBe(3)\n  expect(2).not.toBe(1)"),
+        _js_test("  expect(add(1, 2)).toBe(3)\n  expect(2).not.toBe(1)\n  expect(3).not.toBe(4)"),
+    ),
+    (
+        "NF5",
+        "Python",
+        "a nested helper returns early, its assert runs",
+        "tests/test_a.py",
+        PY_BASE,
+        _py_test(
+            "    def check(a, b):\n        if a is None:\n            return\n"
+            "        assert add(a, b) == a + b\n    check(1, 2)"
+        ),
+    ),
+    (
+        "NF6",
+        "Python",
+        "one-row table looped over",
+        "tests/test_a.py",
+        PY_BASE,
+        "ROWS = [(1, 2, 3)]\n"
+        + _py_test("    for a, b, want in ROWS:\n        assert add(a, b) == want"),
+    ),
+    (
+        "NF7",
+        "Python",
+        "pytest.fail in a dead-looking else",
+        "tests/test_a.py",
+        PY_BASE,
+        _py_test("    if add(1, 2) == 3:\n        return\n    pytest.fail('wrong sum')"),
+    ),
+    (
+        "NF8",
+        "Go",
+        "if testing.Short() skip stays a skip condition",
+        "calc_test.go",
+        GO_BASE,
+        _go_test('\tif Add(1, 2) != 3 { t.Errorf("bad") }\n\tif testing.Short() { return }'),
+    ),
+    (
+        "NF9",
+        "Rust",
+        "cfg!(windows) return is no constant",
+        "src/lib.rs",
+        RS_BASE,
+        _rs_test("if cfg!(windows) { return; } assert_eq!(super::add(1, 2), 3);"),
+    ),
+    (
+        "NF10",
+        "Java",
+        "try/fail to assertThrows",
+        "CalcTest.java",
+        JV_BASE.replace(
+            "assertEquals(3, Calc.add(1, 2));",
+            "try { Calc.add(null, 2); fail(); } catch (NullPointerException e) {}",
+        ),
+        JV_BASE.replace(
+            "assertEquals(3, Calc.add(1, 2));",
+            "assertThrows(NullPointerException.class, () -> Calc.add(null, 2));",
+        ),
+    ),
+    (
+        "NF11",
+        "Java",
+        "Truth chain: the subject is in .that()",
+        "CalcTest.java",
+        JV_BASE,
+        JV_BASE.replace(
+            "assertEquals(3, Calc.add(1, 2));",
+            'assertWithMessage("sum").that(Calc.add(1, 2)).isEqualTo(3);',
+        ),
+    ),
+    (
+        "NF12",
+        "PHP",
+        "expectException with a class name",
+        "CalcTest.php",
+        PHP_BASE,
+        PHP_BASE.replace(
+            "$this->assertSame(3, add(1, 2));",
+            "$this->expectException(\\TypeError::class); add('a', 2);",
+        ),
+    ),
+]:
+    F(_id, _lang, _spell, _path, _base, _after)

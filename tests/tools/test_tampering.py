@@ -147,8 +147,12 @@ def test_a_new_test_added_already_skipped_is_found(
 
 
 def test_js_unchanged_tests_and_added_assertions_find_nothing() -> None:
-    after = JS_BASE.replace("    expect(add(2, 2)).toBe(4);\n", "    expect(1).toBe(1);\n" * 3)
+    added = "    expect(add(2, 2)).toBe(4);\n    expect(add(0, 0)).toBe(0);\n"
+    after = JS_BASE.replace("    expect(add(2, 2)).toBe(4);\n", added * 2)
     assert found("math.test.js", JS_BASE, after) == []
+    # Literal-only assertions in place of one that read the code check nothing.
+    literal = JS_BASE.replace("    expect(add(2, 2)).toBe(4);\n", "    expect(1).toBe(1);\n" * 3)
+    assert found("math.test.js", JS_BASE, literal) == [("assertions_removed", "math.test.js:2")]
 
 
 GO_BASE = """package calc
@@ -353,8 +357,8 @@ def test_java_a_disabled_class_skips_every_test_in_it() -> None:
 
 
 def test_python_tampering_still_has_file_and_line() -> None:
-    base = "def test_a():\n    assert 1\n    assert 2\n\ndef test_b():\n    assert 3\n"
-    after = "def test_a():\n    assert 1\n\ndef test_b():\n    pass\n"
+    base = "def test_a():\n    assert f(1)\n    assert f(2)\n\ndef test_b():\n    assert f(3)\n"
+    after = "def test_a():\n    assert f(1)\n\ndef test_b():\n    pass\n"
     assert found("tests/test_x.py", base, after) == [
         ("assertions_removed", "tests/test_x.py:1"),
         ("test_emptied", "tests/test_x.py:4"),

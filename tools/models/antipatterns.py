@@ -31,8 +31,10 @@ ANTIPATTERNS: dict[str, Meaning] = {
         "Remove the focus.",
     ),
     "assertions_removed": Meaning(
-        "A test keeps its name but lost assertions it had at base; the removed call and its line"
-        " at base are named.",
+        "A test keeps its name but lost assertions it had at base, or keeps them where they can no"
+        " longer run or fail (after a return, on a branch a literal condition never takes, reading"
+        " only literals); the removed call and its line at base are named, and why each one left"
+        " written checks nothing.",
         "Put the assertions back; change what they expect only where the contract changes it.",
     ),
     "test_emptied": Meaning(

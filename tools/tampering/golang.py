@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import tree_sitter as ts
 
+from referee.tools.tampering import reach
 from referee.tools.tampering.model import TestInfo
 from referee.tools.tampering.syntax import descendants, empty_block, line, parse, text
 
@@ -57,7 +58,8 @@ def _testing_t(node: ts.Node) -> str:
 
 
 def _info(node: ts.Node, body: ts.Node) -> TestInfo:
-    skip_line, asserts = None, []
+    skip_line: int | None = None
+    candidates: list[tuple[ts.Node, frozenset[str]]] = []
     t = _testing_t(node)
     for call in descendants(body, frozenset({"call_expression"})):
         target = call.child_by_field_name("function")
@@ -67,12 +69,17 @@ def _info(node: ts.Node, body: ts.Node) -> TestInfo:
         method = text(target.child_by_field_name("field"))
         if method in _SKIPS and owner == t and skip_line is None:
             skip_line = line(call)  # t.Skip(), never a decoder's d.Skip()
-        elif (method in _ASSERTS and owner == t) or owner in _ASSERT_PACKAGES:
-            asserts.append((line(call), " ".join(text(call).split())))
+        elif method in _ASSERTS and owner == t:
+            # `t.Errorf("bad")` says nothing of what it checks: its `if` does (no heads).
+            candidates.append((call, frozenset()))
+        elif owner in _ASSERT_PACKAGES:
+            candidates.append((call, frozenset({owner, method, t})))
+    asserts, inert = reach.sort(candidates, body)
     return TestInfo(
         line=line(node),
         skipped=skip_line is not None,
         skip_line=skip_line,
         asserts=asserts,
+        inert=inert,
         trivial=empty_block(body),
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import tree_sitter as ts
 
+from referee.tools.tampering import reach
 from referee.tools.tampering.model import TestInfo
 from referee.tools.tampering.syntax import descendants, empty_block, line, parse, text
 
@@ -76,16 +77,21 @@ def _disabled(node: ts.Node) -> ts.Node | None:
 def _info(node: ts.Node, class_skip: ts.Node | None) -> TestInfo:
     skip = _annotation(node, _SKIP_ANNOTATIONS) or class_skip or _disabled(node)
     body = node.child_by_field_name("body")
-    asserts = []
+    candidates: list[tuple[ts.Node, frozenset[str]]] = []
     if body is not None:
         for call in descendants(body, frozenset({"method_invocation"})):
             name = text(call.child_by_field_name("name"))
-            if name.startswith("assert") or name in ("fail", "verify"):
-                asserts.append((line(call), " ".join(text(call).split())))
+            if name.startswith("assert") or name == "verify":
+                owner = text(call.child_by_field_name("object"))
+                candidates.append((call, frozenset({name, owner})))
+            elif name == "fail":
+                candidates.append((call, frozenset()))  # a fail() fails wherever it is reached
+    asserts, inert = reach.sort(candidates, body) if body is not None else ([], [])
     return TestInfo(
         line=line(node),
         skipped=skip is not None,
         skip_line=line(skip) if skip is not None else None,
         asserts=asserts,
+        inert=inert,
         trivial=empty_block(body),
     )

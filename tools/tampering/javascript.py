@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import tree_sitter as ts
 
+from referee.tools.tampering import reach
 from referee.tools.tampering.model import TestInfo
 from referee.tools.tampering.syntax import descendants, empty_block, line, parse, text
 
@@ -104,13 +105,17 @@ def _call(node: ts.Node) -> _Call | None:
 
 
 def _conditional(factory: str, call: ts.Node) -> set[str]:
-    """`skipIf(cond)` skips unless cond is the literal false, `runIf(cond)` unless it is true."""
+    """`skipIf(cond)` skips unless cond is the literal false, `runIf(cond)` unless it is true;
+    `each([])`/`for([])` declare the test once per row of an empty table: never."""
     args = call.child_by_field_name("arguments")
-    first = text(args.named_children[0]) if args is not None and args.named_children else ""
+    first_node = args.named_children[0] if args is not None and args.named_children else None
+    first = text(first_node)
     if factory == "skipIf" and first != "false":
         return {"skip"}
     if factory == "runIf" and first != "true":
         return {"skip"}
+    if factory in ("each", "for") and first_node is not None and first_node.type == "array":
+        return {"skip"} if empty_block(first_node) else set()
     return set()
 
 
@@ -142,12 +147,14 @@ def _info(call: _Call, suites: list[_Call]) -> TestInfo:
     skipper = next((c for c in chain if c.marks & _SKIPS), None)
     focuser = next((c for c in chain if c.marks & _FOCUS), None)
     marker = skipper or focuser
+    asserts, inert = _asserts(call.body)
     return TestInfo(
         line=line(call.node),
         skipped=skipper is not None or call.body is None or _skips_itself(call.body),
         skip_line=line(marker.node) if marker else None,
         focused=focuser is not None,
-        asserts=_asserts(call.body),
+        asserts=asserts,
+        inert=inert,
         trivial=call.body is not None and _empty(call.body),
     )
 
@@ -181,25 +188,43 @@ def _first_parameter(function: ts.Node) -> str:
     return text(first.child_by_field_name("pattern") or first) if first is not None else ""
 
 
-def _asserts(body: ts.Node | None) -> list[tuple[int, str]]:
+def _asserts(body: ts.Node | None) -> tuple[list[tuple[int, str]], list[tuple[int, str, str]]]:
+    """The test's assertions that count, and those still written that check nothing."""
+    found: list[tuple[int, str]] = []
+    inert: list[tuple[int, str, str]] = []
     if body is None:
-        return []
-    found = []
+        return found, inert
     for node in descendants(body, frozenset({"call_expression"})):
         parts = _chain(node.child_by_field_name("function"))
         # `expect(…)`, `expect.soft(…)`, `expect.poll(…)`: one assertion each; `assert…(…)`.
-        if (parts[:1] == ["expect"] and parts[1:] in ([], ["soft"], ["poll"])) or parts[:1] == [
-            "assert"
-        ]:
-            found.append((line(node), _statement(node)))
-    return found
+        expects = parts[:1] == ["expect"] and parts[1:] in ([], ["soft"], ["poll"])
+        if not expects and parts[:1] != ["assert"]:
+            continue
+        statement = _outermost(node)
+        # `assert.fail()` reads nothing and fails wherever it is reached: no literal test for it.
+        why = reach.inert(statement, body, frozenset() if parts[-1] == "fail" else _HEADS)
+        if expects and _same(statement, node):
+            why = "no matcher follows its expect()"  # `expect(x)` alone asserts nothing
+        entry = (line(node), " ".join(text(statement).split()))
+        if why is None:
+            found.append(entry)
+        else:
+            inert.append((*entry, why))
+    return found, inert
 
 
-def _statement(node: ts.Node) -> str:
+_HEADS = frozenset({"expect", "assert"})
+
+
+def _same(a: ts.Node, b: ts.Node) -> bool:
+    return (a.start_byte, a.end_byte) == (b.start_byte, b.end_byte)
+
+
+def _outermost(node: ts.Node) -> ts.Node:
     """The whole assertion (`expect(a).toBe(b)`), not only its `expect(a)` part."""
     while node.parent is not None and node.parent.type in ("member_expression", "call_expression"):
         node = node.parent
-    return " ".join(text(node).split())
+    return node
 
 
 def _empty(body: ts.Node) -> bool:

@@ -53,7 +53,9 @@ class TestInfo:
         skipped: Skipped, ignored, disabled or todo (itself or through its suite or class).
         skip_line: Where the skip is written (the marker, the call or the decorator).
         focused: Focused (`.only`, `fit`): every other test of the run is silently skipped.
-        asserts: (line, text) of each assertion in the test's body.
+        asserts: (line, text) of each assertion in the test's body that can run and fail.
+        inert: (line, text, why) of each assertion still written that cannot (tools/tampering/
+            reach.py): it counts as removed.
         trivial: The body does nothing (`pass`, `{}`).
         expects_failure: See below.
     """
@@ -65,6 +67,7 @@ class TestInfo:
     skip_line: int | None = None
     focused: bool = False
     asserts: list[tuple[int, str]] = field(default_factory=list)
+    inert: list[tuple[int, str, str]] = field(default_factory=list)
     trivial: bool = False
     expects_failure: int | None = None
     """Where the test is marked to pass only when its code fails (`#[should_panic]`): a fair
@@ -120,11 +123,18 @@ def _changed(path: str, name: str, was: TestInfo, now: TestInfo) -> list[Tamperi
 
 def _lost(name: str, was: TestInfo, now: TestInfo) -> str:
     remaining = [text for _, text in now.asserts]
+    inert = {text: (line, why) for line, text, why in now.inert}
     removed = []
     for line, text in was.asserts:
         if text in remaining:
             remaining.remove(text)
+        elif text in inert:
+            at, why = inert.pop(text)
+            removed.append(f"`{text[:80]}` (still at line {at}, but {why})")
         else:
             removed.append(f"`{text[:80]}` (line {line} at base)")
     detail = "; removed: " + ", ".join(removed[:5]) if removed else ""
+    if inert:
+        still = [f"`{text[:80]}` (line {at}: {why})" for text, (at, why) in list(inert.items())[:3]]
+        detail += "; written now but checking nothing: " + ", ".join(still)
     return f"test {name} lost assertions ({len(was.asserts)} → {len(now.asserts)}){detail}"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import tree_sitter as ts
 
+from referee.tools.tampering import reach
 from referee.tools.tampering.model import TestInfo
 from referee.tools.tampering.syntax import descendants, empty_block, line, parse, text
 
@@ -69,17 +70,22 @@ def _conditional(node: ts.Node, doc: ts.Node | None = None) -> ts.Node | None:
 
 def _info(method: ts.Node, doc: ts.Node | None, class_skip: ts.Node | None) -> TestInfo:
     body = method.child_by_field_name("body")
-    asserts, skip = [], _conditional(method, doc) or class_skip
+    candidates: list[tuple[ts.Node, frozenset[str]]] = []
+    skip = _conditional(method, doc) or class_skip
     for call in descendants(body, _CALLS) if body is not None else ():
         called = text(call.child_by_field_name("name"))
         if called in _SKIP_CALLS:
             skip = skip or call
-        elif called.startswith(("assert", "expectException")) or called == "fail":
-            asserts.append((line(call), " ".join(text(call).split())))
+        elif called.startswith(("assert", "expectException")):
+            candidates.append((call, frozenset({called, "this", "self", "static", "parent"})))
+        elif called == "fail":
+            candidates.append((call, frozenset()))  # a fail() fails wherever it is reached
+    asserts, inert = reach.sort(candidates, body) if body is not None else ([], [])
     return TestInfo(
         line=line(method),
         skipped=skip is not None,
         skip_line=line(skip) if skip is not None else None,
         asserts=asserts,
+        inert=inert,
         trivial=body is not None and empty_block(body),
     )

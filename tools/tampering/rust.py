@@ -13,6 +13,7 @@ import sys
 
 import tree_sitter as ts
 
+from referee.tools.tampering import reach
 from referee.tools.tampering.model import TestInfo
 from referee.tools.tampering.syntax import descendants, empty_block, line, parse, text
 
@@ -133,17 +134,21 @@ def _info(node: ts.Node, attributes: list[ts.Node], gate: ts.Node | None) -> Tes
     ignored = _skip(attributes) or gate
     panics = next((a for a in attributes if _attribute_name(a) == "should_panic"), None)
     body = node.child_by_field_name("body")
-    asserts = []
+    candidates: list[tuple[ts.Node, frozenset[str]]] = []
     if body is not None:
         for macro in descendants(body, frozenset({"macro_invocation"})):
             name = text(macro.child_by_field_name("macro")).split("::")[-1]
-            if name.startswith(("assert", "debug_assert")) or name == "panic":
-                asserts.append((line(macro), " ".join(text(macro).split())))
+            if name.startswith(("assert", "debug_assert")):
+                candidates.append((macro, frozenset({name})))
+            elif name == "panic":
+                candidates.append((macro, frozenset()))  # its message is all it reads
+    asserts, inert = reach.sort(candidates, body) if body is not None else ([], [])
     return TestInfo(
         line=line(node),
         skipped=ignored is not None,
         skip_line=line(ignored) if ignored is not None else None,
         asserts=asserts,
+        inert=inert,
         trivial=empty_block(body),
         expects_failure=line(panics) if panics is not None else None,
     )
