@@ -8,11 +8,20 @@ other reader can follow (`frame.f_globals["CHECKER_CLASS"] = …`, `gc.get_refer
 [name] = …`, a plugin registered on the pluginmanager found by its type's name), and it can
 undo itself before anything looks. The class is the write, not the spelling: an item or
 attribute assigned or deleted on anything derived from a frame's namespaces (`f_globals`,
-`f_locals`, `f_builtins`) or the collector's objects, `setattr` on it, a mutating method called
-on it, and any use of `ctypes.pythonapi` (the C API, which writes what Python does not let code
-write). A frame itself leads nowhere until its namespaces are read. Reading them (a logger's
-caller name), counting the collector's objects (a leak test) or writing into a copy writes
-nothing and is not named.
+`f_locals`, `f_builtins`, also through `getattr` with a folded name), the collector's objects,
+`object.__subclasses__()` or `inspect.getmodule`; `setattr`, `operator.setitem`, a type's
+method (`dict.__setitem__(ns, …)`) or `exec` given one; a mutating method called on it or only
+taken (`put = ns.__setitem__`); an in-place `|=`; a loop or unpacking target inside it; a
+handle passed to a function of the file (or a lambda) that writes into that parameter, held as
+a parameter's default or on an attribute (`box.ns`); a trace function moving a frame's
+`f_lineno` past a test's lines; and any use of `ctypes.pythonapi` or `PyDLL` however imported
+(the C API, which writes what Python does not let code write). A frame itself leads nowhere
+until its namespaces are read. Reading them (a logger's caller name, `eval` in a frame's
+globals), counting the collector's objects (a leak test) or writing into a container of one's
+own (a copy, `sorted(f_locals)`, the list `gc.get_objects()` returns, a comprehension) writes
+nothing and is not named. Not followed: a handle a function returns or yields, held on a class
+or a global and written in another function, found through `from gc import *`, or reached
+through raw memory (`py_object.from_address`).
 
 In a test file it is `harness_modified`; in code under test `equality_forged`, a suspicion for
 the judge with file:line.
@@ -31,14 +40,29 @@ __all__ = ["reflective_writes"]
 
 # The handles: namespaces of other code reached through a frame, and objects the collector found.
 # A frame itself is no handle (a logger reads its caller's name): what it leads to is.
-_HANDLES = frozenset({"gc.get_objects", "gc.get_referents", "gc.get_referrers"})
+_HANDLES = frozenset(
+    {"gc.get_objects", "gc.get_referents", "gc.get_referrers", "inspect.getmodule"}
+    | {"builtins.object.__subclasses__", "builtins.type.__subclasses__"}
+)
+# The C API and raw object memory: what writes what Python code cannot.
+# (`py_object` alone is a field type of C structures, as in click's Windows console.)
+_C_API = frozenset({"ctypes.pythonapi", "ctypes.PyDLL", "ctypes.pydll"})
+# Calls that write into their argument: `operator.setitem(ns, k, v)`, `exec(code, ns)`.
+_WRITE_INTO = frozenset({"operator.setitem", "operator.delitem", "operator.ior", "operator.iadd"})
+# `exec` runs statements in the namespace it is given; `eval` of an expression in a frame's
+# globals is how debuggers and pytest's own frames evaluate (it binds nothing but a walrus).
+_RUNS_IN = frozenset({"builtins.exec"})
+_TYPES = frozenset({f"builtins.{t}" for t in ("dict", "list", "set", "object", "type")})
+# A frame's own attribute that changes what runs: setting it jumps over the test's lines.
+_JUMPS = frozenset({"f_lineno"})
 _NAMESPACES = frozenset({"f_globals", "f_locals", "f_builtins"})
 _SETTERS = frozenset({"builtins.setattr", "builtins.delattr"})
 _MUTATORS = frozenset(
     {"update", "setdefault", "register", "__setitem__", "__delitem__", "__setattr__", "pop"}
-    | {"popitem", "clear", "append", "insert", "extend", "add", "remove", "discard"}
+    | {"popitem", "clear", "append", "insert", "extend", "add", "remove", "discard", "__init__"}
+    | {"__ior__", "__iadd__", "__delattr__"}
 )
-_ROUNDS = 4  # names bound from names bound from a handle
+_ROUNDS = 16  # names bound from names bound from a handle (stops early when nothing grows)
 _FUNCTION = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 _DEPTH = 32  # of an expression followed to its handle
 # Calls whose result is their first argument's object, or one found in it.
@@ -47,6 +71,9 @@ _LEADING = frozenset(
     | {"builtins.tuple", "builtins.reversed", "builtins.sorted", "builtins.filter"}
 )
 _CONTAINERS = frozenset({"builtins.dict", "builtins.list", "builtins.set", "copy.copy"})
+# Calls that return a new container of what they were given: the container is the caller's own
+# (`names = sorted(f_locals)`, `objs = gc.get_objects()`), its items are not.
+_FRESH = _CONTAINERS | {"builtins.sorted", "gc.get_objects", "gc.get_referents", "gc.get_referrers"}
 
 
 def reflective_writes(file: PyFile) -> Iterator[Claim]:
@@ -61,22 +88,41 @@ def reflective_writes(file: PyFile) -> Iterator[Claim]:
         if not given and not any(_handle(file, node) for node in own):
             continue  # nothing here leads to a handle: most functions of a file that has one
         tainted = _tainted(file, own, given)
-        copies = _copies(file, own)
+        copies = _copies(file, own, tainted)
         for node in own:
-            if isinstance(node, _FUNCTION) and tainted:
-                inherited[id(node)] = tainted - _bound(node)
-            how = _write(file, node, tainted, copies)
+            if isinstance(node, _FUNCTION):
+                inherited[id(node)] = (tainted - _bound(node)) | _defaults(file, node, tainted)
+            how = _write(file, node, tainted, copies) or _passed(file, node, tainted)
             if how is not None:
-                yield file.claim(kind, node, _message(how))
+                where = node.target if isinstance(node, ast.comprehension) else node
+                yield file.claim(kind, where, _message(how))
 
 
 def _handle(file: PyFile, node: ast.AST) -> bool:
     """A namespace reached through a frame, a call that finds objects, or the C API."""
-    if isinstance(node, ast.Attribute) and node.attr in _NAMESPACES:
+    if _namespace(file, node) or _jump(node):
         return True
     if isinstance(node, ast.Call) and file.names.resolve(node.func) in _HANDLES:
         return True
     return _is_c_api(file, node)
+
+
+def _namespace(file: PyFile, node: ast.AST) -> bool:
+    """`x.f_globals`, and `getattr(x, "f_glo" + "bals")`."""
+    if isinstance(node, ast.Attribute):
+        return node.attr in _NAMESPACES
+    if isinstance(node, ast.Call) and len(node.args) >= 2:
+        getter = file.names.resolve(node.func) == "builtins.getattr"
+        return getter and file.names.fold(node.args[1]) in _NAMESPACES
+    return False
+
+
+def _jump(node: ast.AST) -> bool:
+    """`frame.f_lineno = n` (or `+=`): a trace function moving a running frame past lines."""
+    if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        return any(isinstance(t, ast.Attribute) and t.attr in _JUMPS for t in targets)
+    return False
 
 
 def _scopes(tree: ast.AST) -> list[ast.AST]:
@@ -92,32 +138,143 @@ def _own_nodes(scope: ast.AST) -> Iterator[ast.AST]:
         yield node
         if not isinstance(node, _FUNCTION):
             pending.extend(ast.iter_child_nodes(node))
+        else:  # its decorators and defaults run here, where it is defined
+            arguments = node.args
+            pending.extend(getattr(node, "decorator_list", []))
+            pending.extend(d for d in (*arguments.defaults, *arguments.kw_defaults) if d)
 
 
 def _write(file: PyFile, node: ast.AST, tainted: set[str], copies: set[str]) -> str | None:
     """How `node` writes through a handle, or None (a write into a copy is none)."""
-    if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign | ast.Delete):
-        targets = node.targets if isinstance(node, ast.Assign | ast.Delete) else [node.target]
-        for target in targets:
-            if isinstance(target, ast.Attribute | ast.Subscript):
-                if _copy(target.value, copies):
-                    continue
-                if _reflective(file, target.value, tainted):
-                    return "assigns into"
+    if _jump(node):
+        return "sets the line a running frame is on (`f_lineno`), so lines of a test never run, in"
+    for target in _targets(node):
+        if isinstance(target, ast.Attribute | ast.Subscript) and not _copy(target.value, copies):
+            if _reflective(file, target.value, tainted):
+                return "assigns into"
+    if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+        if not _copy(node.target, copies) and node.target.id in tainted:
+            return "updates in place"  # `ns |= {…}` on a namespace is `ns.update(…)`
     if _is_c_api(file, node):
-        return "calls the C API (`ctypes.pythonapi`), which writes what Python code cannot, on"
+        return "uses the C API or raw object memory (`ctypes`), which writes what Python cannot, on"
+    if (
+        isinstance(node, ast.Attribute)
+        and node.attr in _MUTATORS
+        and isinstance(node.ctx, ast.Load)
+    ):
+        # Called or only taken (`put = ns.__setitem__`, `partial(ns.update, …)`): a bound
+        # mutator of a namespace is good for nothing but writing into it.
+        if not _copy(node.value, copies) and _reflective(file, node.value, tainted):
+            return f"uses `{node.attr}` of"
+    if isinstance(node, ast.Call):
+        return _writes_argument(file, node, tainted, copies)
+    return None
+
+
+def _targets(node: ast.AST) -> list[ast.AST]:
+    """What a statement or loop assigns to, unpacked (`ns["x"], _ = …`, `for ns["x"] in …`)."""
+    if isinstance(node, ast.Assign | ast.Delete):
+        found = list(node.targets)
+    elif isinstance(
+        node, ast.AugAssign | ast.AnnAssign | ast.For | ast.AsyncFor | ast.comprehension
+    ):
+        found = [node.target]
+    else:
+        return []
+    flat: list[ast.AST] = []
+    while found:
+        target = found.pop()
+        if isinstance(target, ast.Tuple | ast.List):
+            found.extend(target.elts)
+        elif isinstance(target, ast.Starred):
+            found.append(target.value)
+        else:
+            flat.append(target)
+    return flat
+
+
+def _writes_argument(
+    file: PyFile, node: ast.Call, tainted: set[str], copies: set[str]
+) -> str | None:
+    """A call that writes into a handle given as its argument: `setattr(o, …)`,
+    `operator.setitem(ns, …)`, `dict.__setitem__(ns, …)`, `exec(code, ns)`."""
+    callee = file.names.resolve(node.func) or ""
+    first = node.args[0] if node.args else None
+    # A type's method called on the handle: `dict.__setitem__(ns, …)`, `object.__setattr__(o, …)`
+    # (a method of any other object takes the handle as a value: `STATS.setdefault(mod, [])`).
+    owner, _, method = callee.rpartition(".")
+    unbound = owner in _TYPES and method in _MUTATORS
+    if (callee in _SETTERS or callee in _WRITE_INTO or unbound) and first is not None:
+        if not _copy(first, copies) and _reflective(file, first, tainted):
+            return "sets an attribute of" if callee in _SETTERS else f"calls `{callee}` on"
+    if callee in _RUNS_IN:
+        scopes = [*node.args[1:], *(k.value for k in node.keywords)]
+        if any(_reflective(file, a, tainted) and not _copy(a, copies) for a in scopes):
+            return f"runs code (`{callee.split('.')[-1]}`) with its names in"
+    return None
+
+
+def _passed(file: PyFile, node: ast.AST, tainted: set[str]) -> str | None:
+    """A call handing a handle to a function of the file that writes into that parameter."""
     if not isinstance(node, ast.Call):
         return None
-    callee = file.names.resolve(node.func) or ""
-    setter = callee in _SETTERS or callee.endswith(".__setattr__")
-    if setter and node.args and not _copy(node.args[0], copies):
-        if _reflective(file, node.args[0], tainted):
-            return "sets an attribute of"
-    func = node.func
-    if isinstance(func, ast.Attribute) and func.attr in _MUTATORS and not _copy(func.value, copies):
-        if _reflective(file, func.value, tainted):
-            return f"calls `{func.attr}` on"
+    if isinstance(node.func, ast.Lambda):
+        function: ast.AST | None = node.func  # `(lambda ns: ns.update(…))(frame.f_globals)`
+    elif isinstance(node.func, ast.Name):
+        function = _functions(file).get(node.func.id)
+    else:
+        return None
+    if not isinstance(function, _FUNCTION):
+        return None
+    params = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
+    name = getattr(function, "name", "lambda")
+    given = dict(zip(params, node.args, strict=False))
+    given |= {k.arg: k.value for k in node.keywords if k.arg is not None}
+    for param, value in given.items():
+        if _reflective(file, value, tainted) and param in _written_parameters(file, function):
+            return f"passes to `{name}`, which writes into its `{param}`,"
     return None
+
+
+def _functions(file: PyFile) -> dict[str, ast.FunctionDef | ast.AsyncFunctionDef]:
+    """The file's functions by name (the last one of a name wins, as at run time)."""
+    return {
+        n.name: n
+        for n in pysource.nodes(file.tree)
+        if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
+    }
+
+
+def _written_parameters(
+    file: PyFile, function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
+) -> set[str]:
+    """The parameters the function writes into, were each a handle (one level: the function's
+    own body, not what it calls)."""
+    arguments = function.args
+    written = set()
+    own = list(_own_nodes(function))
+    for param in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs):
+        tainted = _tainted(file, own, {param.arg})
+        copies = _copies(file, own, tainted)
+        if any(_write(file, node, tainted, copies) for node in own):
+            written.add(param.arg)
+    return written
+
+
+def _defaults(file: PyFile, function: ast.AST, tainted: set[str]) -> set[str]:
+    """Parameters whose default is a handle (`def f(ns=sys._getframe(1).f_globals)`)."""
+    arguments = getattr(function, "args", None)
+    if not isinstance(arguments, ast.arguments):
+        return set()
+    positional = [*arguments.posonlyargs, *arguments.args]
+    with_default = positional[len(positional) - len(arguments.defaults) :]
+    pairs = list(zip(with_default, arguments.defaults, strict=True))
+    pairs += [
+        (a, d)
+        for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True)
+        if d is not None
+    ]
+    return {a.arg for a, default in pairs if _reflective(file, default, tainted)}
 
 
 def _copy(owner: ast.AST, copies: set[str]) -> bool:
@@ -125,11 +282,13 @@ def _copy(owner: ast.AST, copies: set[str]) -> bool:
 
 
 def _is_c_api(file: PyFile, node: ast.AST) -> bool:
-    return (
-        isinstance(node, ast.Attribute)
-        and node.attr == "pythonapi"
-        and (file.names.resolve(node) or "").startswith("ctypes.")
-    )
+    """`ctypes.pythonapi`, `PyDLL`, `py_object`, however imported or spelled (`getattr(ctypes,
+    "python" + "api")`, `from ctypes import pythonapi as api`)."""
+    if not isinstance(node, ast.Attribute | ast.Name | ast.Call):
+        return False
+    if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+        return False
+    return file.names.resolve(node) in _C_API
 
 
 def _mentions(file: PyFile) -> bool:
@@ -151,18 +310,20 @@ def _reflective(file: PyFile, expr: ast.AST, tainted: set[str], depth: int = 0) 
     if isinstance(expr, ast.Name):
         return expr.id in tainted
     if isinstance(expr, ast.Attribute):
-        return expr.attr in _NAMESPACES or again(expr.value)
+        return expr.attr in _NAMESPACES or _dotted(expr) in tainted or again(expr.value)
     if isinstance(expr, ast.Subscript | ast.Starred | ast.NamedExpr | ast.Await):
         return again(expr.value)
     if isinstance(expr, ast.Call):
         callee = file.names.resolve(expr.func)
-        if callee in _HANDLES:
+        if callee in _HANDLES or _namespace(file, expr):
             return True
         if callee in _LEADING and expr.args:
             return again(expr.args[0])
         return isinstance(expr.func, ast.Attribute) and again(expr.func.value)
     if isinstance(expr, ast.BoolOp):
         return any(again(v) for v in expr.values)
+    if isinstance(expr, ast.Tuple | ast.List):
+        return any(again(e) for e in expr.elts)  # `ns, _ = frame.f_globals, None`
     if isinstance(expr, ast.IfExp):
         return again(expr.body) or again(expr.orelse)
     if isinstance(expr, ast.GeneratorExp | ast.ListComp | ast.SetComp):
@@ -218,21 +379,49 @@ def _names(target: ast.AST) -> set[str]:
         return {n for item in target.elts for n in _names(item)}
     if isinstance(target, ast.Starred):
         return _names(target.value)
-    return set()
+    dotted = _dotted(target)
+    return {dotted} if dotted else set()  # `box.ns = frame.f_globals`: held on an attribute
 
 
-def _copies(file: PyFile, own: list[ast.AST]) -> set[str]:
-    """Names a scope binds to a copy (`ns = frame.f_locals.copy()`, `dict(frame.f_globals)`):
-    writing into the copy changes nothing of the namespace (its items are still the objects)."""
-    found: set[str] = set()
+def _dotted(node: ast.AST) -> str:
+    """`box.ns` for an attribute of a name (or of an attribute of one), else ''."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        owner = _dotted(node.value)
+        return f"{owner}.{node.attr}" if owner else ""
+    return ""
+
+
+def _copies(file: PyFile, own: list[ast.AST], tainted: set[str]) -> set[str]:
+    """Names a scope binds only to a container of its own (`ns = frame.f_locals.copy()`,
+    `dict(frame.f_globals)`, `sorted(f_locals)`, `gc.get_objects()`, a comprehension): writing
+    into it changes nothing of a namespace (the objects in it are still the process's). A name
+    also bound to a handle itself anywhere in the scope is no copy."""
+    fresh: set[str] = set()
+    other: set[str] = set()
     for names, value in _bindings(own):
-        if isinstance(value, ast.Call):
-            func = value.func
-            copied = isinstance(func, ast.Attribute) and func.attr == "copy"
-            made = file.names.resolve(func) in _CONTAINERS
-            if copied or made:
-                found |= names
-    return found
+        whole = not isinstance(value, ast.AST) or value not in _iterated(own)
+        if whole and _fresh(file, value):
+            fresh |= names
+        elif _reflective(file, value, tainted):
+            other |= names
+    return fresh - other
+
+
+def _iterated(own: list[ast.AST]) -> list[ast.AST]:
+    """What loops of the scope walk: their targets are bound to its items, no container."""
+    return [n.iter for n in own if isinstance(n, ast.For | ast.AsyncFor | ast.comprehension)]
+
+
+def _fresh(file: PyFile, value: ast.AST) -> bool:
+    if isinstance(value, ast.ListComp | ast.SetComp | ast.DictComp):
+        return True
+    if not isinstance(value, ast.Call):
+        return False
+    func = value.func
+    copied = isinstance(func, ast.Attribute) and func.attr == "copy"
+    return copied or file.names.resolve(func) in _FRESH
 
 
 def _message(how: str) -> str:
