@@ -218,6 +218,9 @@ def _passed(file: PyFile, node: ast.AST, tainted: set[str]) -> str | None:
     """A call handing a handle to a function of the file that writes into that parameter."""
     if not isinstance(node, ast.Call):
         return None
+    values = [*node.args, *(k.value for k in node.keywords)]
+    if not any(_reflective(file, v, tainted) for v in values):
+        return None  # most calls: no handle among the arguments, no function to read
     if isinstance(node.func, ast.Lambda):
         function: ast.AST | None = node.func  # `(lambda ns: ns.update(…))(frame.f_globals)`
     elif isinstance(node.func, ast.Name):
