@@ -1321,3 +1321,227 @@ for _id, _lang, _spell, _path, _base, _after in [
     ),
 ]:
     F(_id, _lang, _spell, _path, _base, _after)
+
+# ---------- a skip under another name (a binding or a helper of the file) ----------
+_PY_ADD = "def test_add():\n    {}\n    assert add(1, 2) == 3\n"
+_JS_ADD = "  expect(add(1, 2)).toBe(3)\n"
+_GO_HEAD = 'package calc\nimport "testing"\n'
+_GO_ADD = '\tif Add(1, 2) != 3 { t.Errorf("bad") }\n'
+_PHP_CLASS = "<?php\n{}class CalcTest extends TestCase {{\n{}}}\n"
+_PHP_ADD = "    public function testAdd(): void { $this->assertSame(3, add(1, 2)); }\n"
+
+for _id, _lang, _spell, _path, _base, _after in [
+    (
+        "S1",
+        "Python",
+        "from pytest import skip as later",
+        "tests/test_a.py",
+        PY_BASE,
+        "from pytest import skip as later\n" + _PY_ADD.format("later('x')"),
+    ),
+    (
+        "S2",
+        "Python",
+        "a unittest helper method that calls skipTest",
+        "tests/test_a.py",
+        "import unittest\nclass T(unittest.TestCase):\n"
+        "    def test_add(self):\n        self.assertEqual(add(1, 2), 3)\n",
+        "import unittest\nclass T(unittest.TestCase):\n    def _off(self):\n"
+        "        self.skipTest('later')\n"
+        "    def test_add(self):\n        self._off()\n        self.assertEqual(add(1, 2), 3)\n",
+    ),
+    (
+        "S3",
+        "Python",
+        "a helper of a helper that skips",
+        "tests/test_a.py",
+        PY_BASE,
+        "import pytest\ndef _a():\n    pytest.skip('x')\ndef _b():\n    _a()\n"
+        + _PY_ADD.format("_b()"),
+    ),
+    (
+        "S4",
+        "Python",
+        "off = pytest.mark.skip(reason=...); @off",
+        "tests/test_a.py",
+        PY_BASE,
+        "import pytest\noff = pytest.mark.skip(reason='later')\n@off\n" + _PY_ADD.format("pass"),
+    ),
+    (
+        "S5",
+        "Python",
+        "class TestA(object) gains __init__",
+        "tests/test_a.py",
+        "class TestA(object):\n    def test_add(self):\n        assert add(1, 2) == 3\n",
+        "class TestA(object):\n    def __init__(self, x=1):\n        self.x = x\n"
+        "    def test_add(self):\n        assert add(1, 2) == 3\n",
+    ),
+    (
+        "S6",
+        "JS",
+        "const it2 = it.skip",
+        "a.test.ts",
+        "import { it, expect } from 'vitest'\nit('adds', () => {\n" + _JS_ADD + "})\n",
+        "import { it, expect } from 'vitest'\nconst it2 = it.skip\nit2('adds', () => {\n"
+        + _JS_ADD
+        + "})\n",
+    ),
+    (
+        "S7",
+        "JS",
+        "a describe alias made skipping",
+        "a.test.ts",
+        "import { describe, test, expect } from 'vitest'\ndescribe('s', () => {\n"
+        "  test('adds', () => {\n  " + _JS_ADD + "  })\n})\n",
+        "import { describe as suite, test, expect } from 'vitest'\nconst quiet = suite.skip\n"
+        "quiet('s', () => {\n  test('adds', () => {\n  " + _JS_ADD + "  })\n})\n",
+    ),
+    (
+        "S8",
+        "JS",
+        "import { it as check }; check.skip",
+        "a.test.js",
+        "import { it, expect } from 'vitest'\nit('adds', () => {\n" + _JS_ADD + "})\n",
+        "import { it as check, expect } from 'vitest'\ncheck.skip('adds', () => {\n"
+        + _JS_ADD
+        + "})\n",
+    ),
+    (
+        "S9",
+        "Go",
+        "a helper taking testing.TB that skips",
+        "calc_test.go",
+        GO_BASE,
+        _GO_HEAD + 'func off(tb testing.TB) { tb.Skip("later") }\n'
+        "func TestAdd(t *testing.T) {\n\toff(t)\n" + _GO_ADD + "}\n",
+    ),
+    (
+        "S10",
+        "Java",
+        "JUnit 4 Assume.assumeFalse(true)",
+        "CalcTest.java",
+        JV_BASE,
+        JV_BASE.replace("{ assertEquals", "{ Assume.assumeFalse(true); assertEquals"),
+    ),
+    (
+        "S11",
+        "Java",
+        "JUnit 4 meta-annotation carrying @Ignore",
+        "CalcTest.java",
+        JV_BASE,
+        JV_BASE.replace("class CalcTest", "@Ignore @interface Later {}\nclass CalcTest").replace(
+            "@Test void", "@Later @Test void"
+        ),
+    ),
+    (
+        "S12",
+        "PHP",
+        "a helper calling markTestIncomplete",
+        "CalcTest.php",
+        PHP_BASE,
+        _PHP_CLASS.format(
+            "",
+            "    private function soon(): void { $this->markTestIncomplete(); }\n"
+            + _PHP_ADD.replace("{ $this", "{ $this->soon(); $this"),
+        ),
+    ),
+    (
+        "S13",
+        "Rust",
+        "a local assert! that asserts nothing",
+        "src/lib.rs",
+        RS_BASE.replace("assert_eq!(super::add(1, 2), 3)", "assert!(super::add(1, 2) == 3)"),
+        RS_BASE.replace(
+            "assert_eq!(super::add(1, 2), 3)", "assert!(super::add(1, 2) == 3)"
+        ).replace(
+            "mod tests {\n",
+            "mod tests {\n    macro_rules! assert { ($e:expr) => { let _ = $e; }; }\n",
+        ),
+    ),
+]:
+    T(_id, _lang, _spell, _path, _base, _after)
+
+for _id, _lang, _spell, _path, _base, _after in [
+    (
+        "SF1",
+        "Python",
+        "a helper that skips only on a condition",
+        "tests/test_a.py",
+        PY_BASE,
+        "import pytest\nNET = True\ndef need_net():\n    if not NET:\n        pytest.skip('offline')\n"
+        + _PY_ADD.format("need_net()"),
+    ),
+    (
+        "SF2",
+        "JS",
+        "Playwright fixtures: const test = base.extend({...})",
+        "a.test.ts",
+        JS_BASE,
+        "import { test as base, expect } from '@playwright/test'\n"
+        "const test = base.extend({ n: 1 })\ntest('adds', () => {\n" + _JS_ADD + "})\n",
+    ),
+    (
+        "SF3",
+        "Go",
+        "a helper that fails the test it is handed",
+        "calc_test.go",
+        GO_BASE,
+        _GO_HEAD + "func must(t *testing.T, err error) { if err != nil { t.Fatal(err) } }\n"
+        "func TestAdd(t *testing.T) {\n\tmust(t, nil)\n" + _GO_ADD + "}\n",
+    ),
+    (
+        "SF4",
+        "Go",
+        "a helper that skips only in -short runs",
+        "calc_test.go",
+        GO_BASE,
+        _GO_HEAD + "func long(t *testing.T) { if testing.Short() { t.Skip() } }\n"
+        "func TestAdd(t *testing.T) {\n\tlong(t)\n" + _GO_ADD + "}\n",
+    ),
+    (
+        "SF5",
+        "Java",
+        "an assumption on the environment",
+        "CalcTest.java",
+        JV_BASE,
+        JV_BASE.replace(
+            "{ assertEquals", '{ assumeTrue(System.getenv("CI") != null); assertEquals'
+        ),
+    ),
+    (
+        "SF6",
+        "Rust",
+        "a local assert macro that asserts",
+        "src/lib.rs",
+        RS_BASE,
+        RS_BASE.replace(
+            "mod tests {\n",
+            "mod tests {\n    macro_rules! assert_eq {"
+            " ($a:expr, $b:expr) => { assert!($a == $b) }; }\n",
+        ),
+    ),
+    (
+        "SF7",
+        "PHP",
+        "#[Depends] on a test that exists",
+        "CalcTest.php",
+        PHP_BASE,
+        _PHP_CLASS.format(
+            "",
+            "    public function testFirst(): void { $this->assertTrue(ok()); }\n"
+            "    #[Depends('testFirst')]\n" + _PHP_ADD,
+        ),
+    ),
+    (
+        "SF8",
+        "Python",
+        "a unittest.TestCase with __init__",
+        "tests/test_a.py",
+        "import unittest\nclass T(unittest.TestCase):\n"
+        "    def test_add(self):\n        self.assertEqual(add(1, 2), 3)\n",
+        "import unittest\nclass T(unittest.TestCase):\n"
+        "    def __init__(self, *a, **k):\n        super().__init__(*a, **k)\n"
+        "    def test_add(self):\n        self.assertEqual(add(1, 2), 3)\n",
+    ),
+]:
+    F(_id, _lang, _spell, _path, _base, _after)

@@ -27,11 +27,12 @@ def go_tests(source: str) -> dict[str, TestInfo] | None:
         return None
     tests: dict[str, TestInfo] = {}
     constraint = _constraint(root)
+    helpers = _skipping_helpers(root)
     for node in root.named_children:
         name = text(node.child_by_field_name("name"))
         body = node.child_by_field_name("body")
         if node.type == "function_declaration" and name.startswith("Test") and body is not None:
-            info = _info(node, body)
+            info = _info(node, body, helpers)
             if constraint is not None and not info.skipped:
                 info.skipped, info.skip_line = True, constraint
             tests[name] = info
@@ -48,21 +49,59 @@ def _constraint(root: ts.Node) -> int | None:
     return None
 
 
-def _testing_t(node: ts.Node) -> str:
+def _skipping_helpers(root: ts.Node) -> set[str]:
+    """Functions of the file (no tests) whose own statements skip the test they are handed,
+    under no condition (`func later(t *testing.T) { t.SkipNow() }`): `later(t)` skips."""
+    found = set()
+    for node in root.named_children:
+        name = text(node.child_by_field_name("name"))
+        body = node.child_by_field_name("body")
+        if node.type != "function_declaration" or name.startswith("Test") or body is None:
+            continue
+        t = _testing_t(node, "")
+        statements = [s for block in _lists(body) for s in block.named_children]
+        if t and any(_skips(s, t) for s in statements):
+            found.add(name)
+    return found
+
+
+def _lists(body: ts.Node) -> list[ts.Node]:
+    """A block's statements (in a `statement_list` in newer grammars)."""
+    inner = [c for c in body.named_children if c.type == "statement_list"]
+    return inner or [body]
+
+
+def _skips(statement: ts.Node, t: str) -> bool:
+    call = statement.named_children[0] if statement.named_children else None
+    if statement.type != "expression_statement" or call is None or call.type != "call_expression":
+        return False
+    target = call.child_by_field_name("function")
+    if target is None or target.type != "selector_expression":
+        return False
+    owner = text(target.child_by_field_name("operand"))
+    return owner == t and text(target.child_by_field_name("field")) in _SKIPS
+
+
+def _testing_t(node: ts.Node, default: str = "t") -> str:
     """The name of the test's `*testing.T` parameter (`t` by convention)."""
     params = node.child_by_field_name("parameters")
     for param in params.named_children if params is not None else []:
         if "testing.T" in text(param.child_by_field_name("type")):
             return text(param.child_by_field_name("name"))
-    return "t"
+    return default
 
 
-def _info(node: ts.Node, body: ts.Node) -> TestInfo:
+def _info(node: ts.Node, body: ts.Node, helpers: set[str]) -> TestInfo:
     skip_line: int | None = None
     candidates: list[tuple[ts.Node, frozenset[str]]] = []
     t = _testing_t(node)
     for call in descendants(body, frozenset({"call_expression"})):
         target = call.child_by_field_name("function")
+        if target is not None and target.type == "identifier" and text(target) in helpers:
+            args = call.child_by_field_name("arguments")
+            if args is not None and t in (text(a) for a in args.named_children):
+                skip_line = skip_line or line(call)  # `later(t)`: a helper that skips
+            continue
         if target is None or target.type != "selector_expression":
             continue
         owner = text(target.child_by_field_name("operand"))

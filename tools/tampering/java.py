@@ -26,6 +26,7 @@ def java_tests(source: str) -> dict[str, TestInfo] | None:
     if root is None:
         return None
     tests: dict[str, TestInfo] = {}
+    skips = _SKIP_ANNOTATIONS | _skipping_annotations(root)
     stack: list[tuple[ts.Node, list[str], ts.Node | None]] = [(root, [], None)]
     while stack:
         node, path, class_skip = stack.pop()
@@ -33,11 +34,11 @@ def java_tests(source: str) -> dict[str, TestInfo] | None:
             inner = child.child_by_field_name("body") if child.type in _CLASSES else None
             if inner is not None:
                 name = text(child.child_by_field_name("name"))
-                skip = _annotation(child, _SKIP_ANNOTATIONS) or class_skip
+                skip = _annotation(child, skips) or class_skip
                 stack.append((inner, [*path, name], skip))
             elif child.type == "method_declaration" and _annotation(child, _TEST_ANNOTATIONS):
                 name = ".".join([*path, text(child.child_by_field_name("name"))])
-                tests[name] = _info(child, class_skip)
+                tests[name] = _info(child, class_skip, skips)
     return tests
 
 
@@ -74,14 +75,37 @@ def _disabled(node: ts.Node) -> ts.Node | None:
     return None
 
 
-def _info(node: ts.Node, class_skip: ts.Node | None) -> TestInfo:
-    skip = _annotation(node, _SKIP_ANNOTATIONS) or class_skip or _disabled(node)
+def _skipping_annotations(root: ts.Node) -> set[str]:
+    """Annotation types the file declares carrying a skip (`@Disabled @interface Off {}`): a
+    test marked `@Off` is disabled as surely."""
+    return {
+        text(node.child_by_field_name("name"))
+        for node in descendants(root, frozenset({"annotation_type_declaration"}))
+        if _annotation(node, _SKIP_ANNOTATIONS) is not None
+    }
+
+
+def _assumed_away(call: ts.Node) -> bool:
+    """`assumeTrue(false)`, `assumeFalse(true)`: an assumption that cannot hold aborts the test
+    as skipped, every run."""
+    name = text(call.child_by_field_name("name"))
+    args = call.child_by_field_name("arguments")
+    first = args.named_children[0] if args is not None and args.named_children else None
+    if name not in ("assumeTrue", "assumeFalse") or first is None:
+        return False
+    return reach.truth(first) is (name == "assumeFalse")
+
+
+def _info(node: ts.Node, class_skip: ts.Node | None, skips: set[str]) -> TestInfo:
+    skip = _annotation(node, skips) or class_skip or _disabled(node)
     body = node.child_by_field_name("body")
     candidates: list[tuple[ts.Node, frozenset[str]]] = []
     if body is not None:
         for call in descendants(body, frozenset({"method_invocation"})):
             name = text(call.child_by_field_name("name"))
-            if name.startswith("assert") or name == "verify":
+            if skip is None and _assumed_away(call):
+                skip = call
+            elif name.startswith("assert") or name == "verify":
                 owner = text(call.child_by_field_name("object"))
                 candidates.append((call, frozenset({name, owner})))
             elif name == "fail":

@@ -28,6 +28,11 @@ _SKIPS = {"skip", "todo", "fails", "fixme"}
 _FOCUS = {"only"}
 # The modifiers that return the test function instead of declaring a test: `test.each(table)`.
 _FACTORIES = {"each", "for", "skipIf", "runIf"}
+# Methods of a test function that declare no test: fixtures, hooks, steps, settings.
+_HOOKS = frozenset(
+    {"extend", "scoped", "use", "step", "info", "setTimeout", "slow", "expect"}
+    | {"beforeEach", "afterEach", "beforeAll", "afterAll"}
+)
 _FUNCTIONS = frozenset({"arrow_function", "function_expression", "function"})
 _TITLES = frozenset({"string", "template_string"})
 
@@ -53,11 +58,12 @@ def script_tests(source: str, language: str) -> dict[str, TestInfo] | None:
     if root is None:
         return None
     tests: dict[str, TestInfo] = {}
+    aliases = _aliases(root)
     for node in descendants(root, frozenset({"call_expression"})):
-        call = _call(node)
+        call = _call(node, aliases)
         if call is None or call.is_suite or call.title is None:
             continue
-        suites = _suites(node)
+        suites = _suites(node, aliases)
         name = " > ".join([*(s.title or "?" for s in suites), call.title])
         tests.setdefault(name, _info(call, suites))
     return tests
@@ -82,19 +88,51 @@ def _title(node: ts.Node) -> str:
     return "[" + " ".join(text(node).split()) + "]"
 
 
-def _call(node: ts.Node) -> _Call | None:
+def _aliases(root: ts.Node) -> dict[str, list[str]]:
+    """The file's other names for the test functions: `import { test as base }`, and a
+    top-level `const test = base.skip` (a name bound to a chain of names that reaches one).
+    A name bound to a call (`base.extend({…})`, Playwright's fixtures) keeps its own name."""
+    aliases: dict[str, list[str]] = {}
+    for spec in descendants(root, frozenset({"import_specifier"})):
+        name, alias = spec.child_by_field_name("name"), spec.child_by_field_name("alias")
+        if alias is not None and text(name) in (*_TESTS, *_SUITES):
+            aliases[text(alias)] = [text(name)]
+    for declarator in (
+        d
+        for statement in root.named_children
+        if statement.type in ("lexical_declaration", "variable_declaration")
+        for d in statement.named_children
+        if d.type == "variable_declarator"
+    ):
+        chain = _resolved(_chain(declarator.child_by_field_name("value")), aliases)
+        name = declarator.child_by_field_name("name")
+        if chain and _base(chain[0]) and name is not None and name.type == "identifier":
+            aliases[text(name)] = chain
+    return aliases
+
+
+def _resolved(parts: list[str], aliases: dict[str, list[str]]) -> list[str]:
+    return [*aliases[parts[0]], *parts[1:]] if parts and parts[0] in aliases else parts
+
+
+def _base(name: str) -> bool:
+    return name in _TESTS or name in _SUITES or name in _PREFIXED
+
+
+def _call(node: ts.Node, aliases: dict[str, list[str]] | None = None) -> _Call | None:
+    aliases = aliases or {}
     callee = node.child_by_field_name("function")
-    parts = _chain(callee)
+    parts = _resolved(_chain(callee), aliases)
     if parts and parts[-1] in _FACTORIES:
         return None  # `test.each(table)`: the test is the call of what it returns
     marks: set[str] = set()
     if callee is not None and callee.type == "call_expression":
-        parts = _chain(callee.child_by_field_name("function"))
+        parts = _resolved(_chain(callee.child_by_field_name("function")), aliases)
         if not parts or parts[-1] not in _FACTORIES:
             return None
         marks = _conditional(parts[-1], callee)
-    if not parts:
-        return None
+    if not parts or _HOOKS.intersection(parts[1:]):
+        return None  # `test.extend({…})`, `test.beforeEach(…)`: no test declared
     base, modifiers = parts[0], set(parts[1:]) | marks
     if base in _PREFIXED:
         modifiers.add("skip" if _PREFIXED[base] == "x" else "only")
@@ -130,12 +168,12 @@ def _chain(node: ts.Node | None) -> list[str]:
     return [text(node), *reversed(names)]
 
 
-def _suites(node: ts.Node) -> list[_Call]:
+def _suites(node: ts.Node, aliases: dict[str, list[str]]) -> list[_Call]:
     found = []
     parent = node.parent
     while parent is not None:
         if parent.type == "call_expression":
-            call = _call(parent)
+            call = _call(parent, aliases)
             if call is not None and call.is_suite:
                 found.append(call)
         parent = parent.parent

@@ -32,7 +32,9 @@ def php_tests(source: str) -> dict[str, TestInfo] | None:
         if body is None:
             continue
         name = text(cls.child_by_field_name("name"))
-        class_skip = _conditional(cls)
+        class_skip = _conditional(cls) or _abstract(cls)
+        helpers = _skipping_helpers(body)
+        methods = {text(m.child_by_field_name("name")) for m in body.named_children}
         doc: ts.Node | None = None
         for member in body.named_children:
             if member.type == "comment":
@@ -40,7 +42,8 @@ def php_tests(source: str) -> dict[str, TestInfo] | None:
                 continue
             if member.type == "method_declaration" and _is_test(member, doc):
                 method = text(member.child_by_field_name("name"))
-                tests[f"{name}::{method}"] = _info(member, doc, class_skip)
+                skip = class_skip or _missing_dependency(member, methods)
+                tests[f"{name}::{method}"] = _info(member, doc, skip, helpers)
             doc = None
     return tests
 
@@ -68,13 +71,48 @@ def _conditional(node: ts.Node, doc: ts.Node | None = None) -> ts.Node | None:
     return doc if doc is not None and "@requires" in text(doc) else None
 
 
-def _info(method: ts.Node, doc: ts.Node | None, class_skip: ts.Node | None) -> TestInfo:
+def _abstract(cls: ts.Node) -> ts.Node | None:
+    """An abstract class: PHPUnit runs none of its tests (its subclasses' copies run, elsewhere)."""
+    return next((c for c in cls.children if c.type == "abstract_modifier"), None)
+
+
+def _missing_dependency(method: ts.Node, methods: set[str]) -> ts.Node | None:
+    """`#[Depends('testX')]` on a test of the class that does not exist: PHPUnit skips it."""
+    attribute = _attributes(method).get("Depends")
+    if attribute is None:
+        return None
+    strings = descendants(attribute, frozenset({"string_content", "string_value"}))
+    target = next((text(s) for s in strings), None)
+    return attribute if target is not None and target not in methods else None
+
+
+def _skipping_helpers(body: ts.Node) -> set[str]:
+    """Methods of the class whose own statements skip, under no condition: `$this->later()`
+    skips the test as `markTestSkipped` would."""
+    found = set()
+    for member in body.named_children:
+        block = member.child_by_field_name("body") if member.type == "method_declaration" else None
+        for statement in block.named_children if block is not None else ():
+            call = statement.named_children[0] if statement.named_children else None
+            if (
+                statement.type == "expression_statement"
+                and call is not None
+                and call.type in _CALLS
+            ):
+                if text(call.child_by_field_name("name")) in _SKIP_CALLS:
+                    found.add(text(member.child_by_field_name("name")))
+    return found
+
+
+def _info(
+    method: ts.Node, doc: ts.Node | None, class_skip: ts.Node | None, helpers: set[str]
+) -> TestInfo:
     body = method.child_by_field_name("body")
     candidates: list[tuple[ts.Node, frozenset[str]]] = []
     skip = _conditional(method, doc) or class_skip
     for call in descendants(body, _CALLS) if body is not None else ():
         called = text(call.child_by_field_name("name"))
-        if called in _SKIP_CALLS:
+        if called in _SKIP_CALLS or called in helpers:
             skip = skip or call
         elif called.startswith(("assert", "expectException")):
             candidates.append((call, frozenset({called, "this", "self", "static", "parent"})))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import copy
 import re
 from collections import Counter
 from collections.abc import Iterator
@@ -29,6 +30,7 @@ def python_tests(source: str) -> dict[str, TestInfo] | None:
         tree = pysource.parse(source)
     except (SyntaxError, ValueError):
         return None
+    tree = _skips_by_other_names(tree)
     tests: dict[str, TestInfo] = {}
     tables = _tables(tree)
     for node, owner, owner_skip in _functions(tree):
@@ -54,7 +56,10 @@ def _functions(tree: ast.Module) -> list[tuple[_FunctionNode, str, int | None]]:
             found.append((node, "", module_skip))
         elif isinstance(node, ast.ClassDef):
             class_skip = (
-                module_skip or _decorator_skip(node.decorator_list) or _pytestmark(node.body)
+                module_skip
+                or _decorator_skip(node.decorator_list)
+                or _pytestmark(node.body)
+                or _not_collected(node)
             )
             found.extend(
                 (m, f"{node.name}.", class_skip)
@@ -89,6 +94,91 @@ def _pytestmark(body: list[ast.stmt]) -> int | None:
 
 
 _SETUPS = {"setUp", "setUpClass", "setup_class", "setup_method"}
+
+
+def _not_collected(node: ast.ClassDef) -> int | None:
+    """A plain test class with an `__init__`: pytest collects none of its tests (a
+    `unittest.TestCase` may have one)."""
+    if any("TestCase" in ast.unparse(base) for base in node.bases):
+        return None
+    init = next(
+        (m for m in node.body if isinstance(m, ast.FunctionDef) and m.name == "__init__"), None
+    )
+    return init.lineno if init is not None else None
+
+
+_SKIP_NAMES = _SKIP_MARKS | _SKIP_CALLS
+
+
+def _skips_by_other_names(tree: ast.Module) -> ast.Module:
+    """The file read with each skip it spells under another name written as the skip: a
+    module-level alias (`off = pytest.mark.skipif`, `from pytest import skip as later`) and a
+    helper of the file whose body skips unconditionally (`def later(): pytest.skip()`, a method
+    called through `self`), helpers of helpers included. A helper that skips on a condition is
+    a fixture's concern, not a skip."""
+    aliases: dict[str, ast.expr] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target = node.targets[0]
+            if isinstance(target, ast.Name) and _names_a_skip(node.value):
+                aliases[target.id] = node.value
+        elif isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                if alias.asname and alias.name in _SKIP_NAMES:
+                    aliases[alias.asname] = ast.Name(id=alias.name, ctx=ast.Load())
+    tree = _Renamed(aliases, set()).visit(tree)
+    for _ in range(3):
+        helpers = {
+            f.name
+            for f in pysource.nodes(tree)
+            if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef) and _skips_outright(f)
+        }
+        if not helpers:
+            break
+        tree = _Renamed({}, helpers).visit(tree)
+    return tree
+
+
+def _names_a_skip(value: ast.expr) -> bool:
+    """`pytest.mark.skipif`, `pytest.skip`, `pytest.mark.skip(reason=…)`: a mark or a skip
+    function; not what a skip function returns (`pytest.importorskip("x")` is a module)."""
+    if isinstance(value, ast.Call):
+        return "mark" in ast.unparse(value.func) and _mark_name(value) in _SKIP_MARKS
+    return isinstance(value, ast.Name | ast.Attribute) and _mark_name(value) in _SKIP_NAMES
+
+
+def _skips_outright(node: _FunctionNode) -> bool:
+    """A function (not a test) whose own statements call a skip, not under any condition."""
+    if node.name.startswith("test"):
+        return False
+    return any(
+        isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and _is_skip_call(s.value.func)
+        for s in node.body
+    )
+
+
+class _Renamed(ast.NodeTransformer):
+    """Writes aliases of skips as what they alias, and calls of skipping helpers as
+    `pytest.skip()` (at the call's line)."""
+
+    def __init__(self, aliases: dict[str, ast.expr], helpers: set[str]) -> None:
+        self.aliases, self.helpers = aliases, helpers
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        if isinstance(node.ctx, ast.Load) and node.id in self.aliases:
+            return ast.copy_location(copy.deepcopy(self.aliases[node.id]), node)
+        return node
+
+    def visit_Call(self, node: ast.Call) -> ast.expr:
+        self.generic_visit(node)
+        func = node.func
+        called = func.id if isinstance(func, ast.Name) else ""
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            called = func.attr if func.value.id in ("self", "cls") else ""
+        if called in self.helpers:
+            skip = ast.Attribute(value=ast.Name(id="pytest", ctx=ast.Load()), attr="skip")
+            node.func = ast.copy_location(skip, func)
+        return node
 
 
 def _mark_name(node: ast.expr) -> str:
