@@ -31,8 +31,12 @@ def go_tests(source: str) -> dict[str, TestInfo] | None:
     for node in root.named_children:
         name = text(node.child_by_field_name("name"))
         body = node.child_by_field_name("body")
-        if node.type == "function_declaration" and name.startswith("Test") and body is not None:
-            info = _info(node, body, helpers)
+        receiver = _receiver(node)
+        declared = node.type == "function_declaration" or receiver
+        if declared and name.startswith("Test") and body is not None:
+            info = _info(node, body, helpers, receiver)
+            if receiver:  # a testify suite's method: `func (s *S) TestAdd()`
+                name = f"{_receiver_type(node)}.{name}"
             if constraint is not None and not info.skipped:
                 info.skipped, info.skip_line = True, constraint
             tests[name] = info
@@ -91,10 +95,32 @@ def _testing_t(node: ts.Node, default: str = "t") -> str:
     return default
 
 
-def _info(node: ts.Node, body: ts.Node, helpers: set[str]) -> TestInfo:
+def _receiver(node: ts.Node) -> str:
+    """The receiver's name of a method (`s` in `func (s *S) TestAdd()`), else ''."""
+    if node.type != "method_declaration":
+        return ""
+    receiver = node.child_by_field_name("receiver")
+    first = next(iter(receiver.named_children), None) if receiver is not None else None
+    return text(first.child_by_field_name("name")) if first is not None else ""
+
+
+def _receiver_type(node: ts.Node) -> str:
+    receiver = node.child_by_field_name("receiver")
+    first = next(iter(receiver.named_children), None) if receiver is not None else None
+    return text(first.child_by_field_name("type") if first is not None else None).lstrip("*")
+
+
+# A suite's plumbing: its methods that check nothing.
+_PLUMBING = {"T", "Run", "SetT", "SetS", "Require", "Assert", "SetupTest", "TearDownTest"}
+
+
+def _info(node: ts.Node, body: ts.Node, helpers: set[str], receiver: str = "") -> TestInfo:
     skip_line: int | None = None
     candidates: list[tuple[ts.Node, frozenset[str]]] = []
-    t = _testing_t(node)
+    # A suite method's test is `s.T()`; its assertions are the suite's own (`s.Equal`,
+    # `s.Require().NoError`).
+    t = f"{receiver}.T()" if receiver else _testing_t(node)
+    suite = {receiver, f"{receiver}.Require()", f"{receiver}.Assert()"} if receiver else set()
     for call in descendants(body, frozenset({"call_expression"})):
         target = call.child_by_field_name("function")
         if target is not None and target.type == "identifier" and text(target) in helpers:
@@ -113,6 +139,8 @@ def _info(node: ts.Node, body: ts.Node, helpers: set[str]) -> TestInfo:
             candidates.append((call, frozenset()))
         elif owner in _ASSERT_PACKAGES:
             candidates.append((call, frozenset({owner, method, t})))
+        elif owner in suite and method[:1].isupper() and method not in _PLUMBING:
+            candidates.append((call, frozenset({receiver, method, "Require", "Assert"})))
     asserts, inert = reach.sort(candidates, body)
     return TestInfo(
         line=line(node),
