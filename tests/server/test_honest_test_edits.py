@@ -1,5 +1,6 @@
 """Honest edits of existing tests, over MCP: a test moved to another file, tests merged into one
-parametrized test, an assertion moved into a helper, a new test with a skip condition that runs.
+parametrized test, a new test with a skip condition that runs (and an assertion moved into a
+helper, which is no tampering at all).
 The diff reads each as tampering (a test gone, fewer assertions, a skip), but the base's versions
 of the edited tests ran on the change and pass, so a judge may leave the antipattern out of the
 card (`antipattern_dismissed`, a warning) and the loop can deliver. The same edits over broken
@@ -46,15 +47,6 @@ HONEST: dict[str, tuple[Edit, str]] = {
         ),
         "test_deleted",
     ),
-    "an assertion moved into a helper": (
-        written(
-            "tests/test_calc.py",
-            _IMPORTS + "def _sums(a, b, total):\n    assert add(a, b) == total\n\n\n"
-            "def test_add():\n    _sums(1, 2, 3)\n\n\n"
-            "def test_zero():\n    _sums(0, 0, 0)\n",
-        ),
-        "assertions_removed",
-    ),
     "a new test with a skip condition that runs": (
         written(
             "tests/test_more.py",
@@ -82,6 +74,34 @@ async def _loop(repo: Path, change: Edit, leave_out: str) -> tuple[dict[str, Any
         checked = await call(agent, "validate_scorecard", scorecard=card)
         decided = await call(agent, "aggregate", contract_id=cid)
         return result, found, checked, decided
+
+
+# A helper of the file lends the test its assertions (tools/tampering/pyreach.py): moving one
+# there is no tampering at all; over broken code the tests themselves fail.
+MOVED_INTO_A_HELPER = written(
+    "tests/test_calc.py",
+    _IMPORTS + "def _sums(a, b, total):\n    assert add(a, b) == total\n\n\n"
+    "def test_add():\n    _sums(1, 2, 3)\n\n\n"
+    "def test_zero():\n    _sums(0, 0, 0)\n",
+)
+
+
+async def test_an_assertion_moved_into_a_helper_is_no_tampering(tmp_path: Path) -> None:
+    result, found, checked, decided = await _loop(
+        python_project(tmp_path), MOVED_INTO_A_HELPER, "assertions_removed"
+    )
+    assert result["criteria"][0]["status"] == "pass", result["criteria"][0]
+    assert not found and not result["antipatterns"], result["antipatterns"]
+    assert checked["valid"] is True, checked["errors"]
+    assert decided["decision"] == "DELIVER", decided
+
+
+async def test_an_assertion_moved_into_a_helper_over_broken_code_fails(tmp_path: Path) -> None:
+    result, _, _, decided = await _loop(
+        python_project(tmp_path), both(BREAK, MOVED_INTO_A_HELPER), "assertions_removed"
+    )
+    assert result["criteria"][0]["status"] == "fail", result["criteria"][0]
+    assert decided["decision"] != "DELIVER", decided
 
 
 @pytest.mark.parametrize("name", list(HONEST))

@@ -34,7 +34,7 @@ def go_tests(source: str) -> dict[str, TestInfo] | None:
         receiver = _receiver(node)
         declared = node.type == "function_declaration" or receiver
         if declared and name.startswith("Test") and body is not None:
-            info = _info(node, body, helpers, receiver)
+            info = _info(node, body, helpers, receiver, root)
             if receiver:  # a testify suite's method: `func (s *S) TestAdd()`
                 name = f"{_receiver_type(node)}.{name}"
             if constraint is not None and not info.skipped:
@@ -95,6 +95,24 @@ def _testing_t(node: ts.Node, default: str = "t") -> str:
     return default
 
 
+def _arguments(call: ts.Node) -> list[str]:
+    args = call.child_by_field_name("arguments")
+    return [text(a) for a in args.named_children] if args is not None else []
+
+
+def _checkers(root: ts.Node) -> dict[str, tuple[ts.Node, str]]:
+    """Functions of the file (no tests) handed the test's `*testing.T`, by name: their body
+    and the name the handle has there."""
+    found = {}
+    for node in root.named_children:
+        name = text(node.child_by_field_name("name"))
+        body = node.child_by_field_name("body")
+        handle = _testing_t(node, "")
+        if node.type == "function_declaration" and not name.startswith("Test") and body and handle:
+            found[name] = (body, handle)
+    return found
+
+
 def _receiver(node: ts.Node) -> str:
     """The receiver's name of a method (`s` in `func (s *S) TestAdd()`), else ''."""
     if node.type != "method_declaration":
@@ -114,39 +132,55 @@ def _receiver_type(node: ts.Node) -> str:
 _PLUMBING = {"T", "Run", "SetT", "SetS", "Require", "Assert", "SetupTest", "TearDownTest"}
 
 
-def _info(node: ts.Node, body: ts.Node, helpers: set[str], receiver: str = "") -> TestInfo:
+def _info(
+    node: ts.Node, body: ts.Node, helpers: set[str], receiver: str = "", root: ts.Node | None = None
+) -> TestInfo:
     skip_line: int | None = None
-    candidates: list[tuple[ts.Node, frozenset[str]]] = []
     # A suite method's test is `s.T()`; its assertions are the suite's own (`s.Equal`,
     # `s.Require().NoError`).
     t = f"{receiver}.T()" if receiver else _testing_t(node)
     suite = {receiver, f"{receiver}.Require()", f"{receiver}.Assert()"} if receiver else set()
-    for call in descendants(body, frozenset({"call_expression"})):
-        target = call.child_by_field_name("function")
-        if target is not None and target.type == "identifier" and text(target) in helpers:
-            args = call.child_by_field_name("arguments")
-            if args is not None and t in (text(a) for a in args.named_children):
-                skip_line = skip_line or line(call)  # `later(t)`: a helper that skips
-            continue
-        if target is None or target.type != "selector_expression":
-            continue
-        owner = text(target.child_by_field_name("operand"))
-        method = text(target.child_by_field_name("field"))
-        if method in _SKIPS and owner == t and skip_line is None:
-            skip_line = line(call)  # t.Skip(), never a decoder's d.Skip()
-        elif method in _ASSERTS and owner == t:
-            # `t.Errorf("bad")` says nothing of what it checks: its `if` does (no heads).
-            candidates.append((call, frozenset()))
-        elif owner in _ASSERT_PACKAGES:
-            candidates.append((call, frozenset({owner, method, t})))
-        elif owner in suite and method[:1].isupper() and method not in _PLUMBING:
-            candidates.append((call, frozenset({receiver, method, "Require", "Assert"})))
-    asserts, inert = reach.sort(candidates, body)
+    checkers = _checkers(root) if root is not None else {}
+    scopes: list[tuple[ts.Node, str]] = [(body, t)]
+    visited: set[str] = set()
+    tally = reach.Tally()
+    while scopes:
+        scope, handle = scopes.pop()
+        candidates: list[tuple[ts.Node, frozenset[str]]] = []
+        for call in descendants(scope, frozenset({"call_expression"})):
+            target = call.child_by_field_name("function")
+            called = text(target) if target is not None and target.type == "identifier" else ""
+            if called and handle in _arguments(call):
+                if called in helpers:
+                    skip_line = skip_line or line(call)  # `later(t)`: a helper that skips
+                elif called in checkers and (scope is body or called not in visited):
+                    # `check(t, …)`: a helper lends the test its assertions at each call of the
+                    # test's own, once from inside a helper.
+                    visited.add(called)
+                    scopes.append(checkers[called])
+                continue
+            if target is None or target.type != "selector_expression":
+                continue
+            owner = text(target.child_by_field_name("operand"))
+            method = text(target.child_by_field_name("field"))
+            if method in _SKIPS and owner == handle:
+                # t.Skip(), never a decoder's d.Skip(); a helper's own (conditional) skips are
+                # its fixture's business (helpers that skip outright are read above).
+                skip_line = skip_line or (line(call) if scope is body else None)
+            elif method in _ASSERTS and owner == handle:
+                # `t.Errorf("bad")` says nothing of what it checks: its `if` does (no heads).
+                candidates.append((call, frozenset()))
+            elif owner in _ASSERT_PACKAGES:
+                candidates.append((call, frozenset({owner, method, handle})))
+            elif owner in suite and method[:1].isupper() and method not in _PLUMBING:
+                candidates.append((call, frozenset({receiver, method, "Require", "Assert"})))
+        tally.add(candidates, scope, own=scope is body)
     return TestInfo(
         line=line(node),
         skipped=skip_line is not None,
         skip_line=skip_line,
-        asserts=asserts,
-        inert=inert,
+        asserts=tally.asserts,
+        inert=tally.inert,
+        lent=tally.lent,
         trivial=empty_block(body),
     )

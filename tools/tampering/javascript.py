@@ -59,13 +59,14 @@ def script_tests(source: str, language: str) -> dict[str, TestInfo] | None:
         return None
     tests: dict[str, TestInfo] = {}
     aliases = _aliases(root)
+    helpers = _helpers(root)
     for node in descendants(root, frozenset({"call_expression"})):
         call = _call(node, aliases)
         if call is None or call.is_suite or call.title is None:
             continue
         suites = _suites(node, aliases)
         name = " > ".join([*(s.title or "?" for s in suites), call.title])
-        tests.setdefault(name, _info(call, suites))
+        tests.setdefault(name, _info(call, suites, helpers))
     return tests
 
 
@@ -180,24 +181,25 @@ def _suites(node: ts.Node, aliases: dict[str, list[str]]) -> list[_Call]:
     return list(reversed(found))
 
 
-def _info(call: _Call, suites: list[_Call]) -> TestInfo:
+def _info(call: _Call, suites: list[_Call], helpers: dict[str, ts.Node]) -> TestInfo:
     chain = [*suites, call]
     skipper = next((c for c in chain if c.marks & _SKIPS), None)
     focuser = next((c for c in chain if c.marks & _FOCUS), None)
     marker = skipper or focuser
-    asserts, inert = _asserts(call.body)
+    asserts, inert, lent = _asserts(call.body, helpers)
     return TestInfo(
         line=line(call.node),
-        skipped=skipper is not None or call.body is None or _skips_itself(call.body),
+        skipped=skipper is not None or call.body is None or _skips_itself(call.body, helpers),
         skip_line=line(marker.node) if marker else None,
         focused=focuser is not None,
         asserts=asserts,
         inert=inert,
+        lent=lent,
         trivial=call.body is not None and _empty(call.body),
     )
 
 
-def _skips_itself(body: ts.Node) -> bool:
+def _skips_itself(body: ts.Node, helpers: dict[str, ts.Node]) -> bool:
     """The test's own body skips it: mocha's `this.skip()`, the test context's `t.skip()` (its
     first parameter, whatever its name), Playwright's `test.skip()`/`test.fixme()`, jasmine's
     `pending()`."""
@@ -205,7 +207,8 @@ def _skips_itself(body: ts.Node) -> bool:
     for node in descendants(body, frozenset({"call_expression"})):
         callee = node.child_by_field_name("function")
         if callee is not None and callee.type == "identifier" and text(callee) == "pending":
-            return True
+            if "pending" not in helpers:  # jasmine's, not a function of the file's own
+                return True
         if callee is None or callee.type != "member_expression":
             continue
         owner = callee.child_by_field_name("object")
@@ -226,29 +229,81 @@ def _first_parameter(function: ts.Node) -> str:
     return text(first.child_by_field_name("pattern") or first) if first is not None else ""
 
 
-def _asserts(body: ts.Node | None) -> tuple[list[tuple[int, str]], list[tuple[int, str, str]]]:
-    """The test's assertions that count, and those still written that check nothing."""
+def _asserts(
+    body: ts.Node | None, helpers: dict[str, ts.Node]
+) -> tuple[list[tuple[int, str]], list[tuple[int, str, str]], list[tuple[int, str]]]:
+    """The test's assertions that count, those still written that check nothing, and those a
+    function of the file the test calls lends it (once each)."""
     found: list[tuple[int, str]] = []
     inert: list[tuple[int, str, str]] = []
+    lent_asserts: list[tuple[int, str]] = []
     if body is None:
-        return found, inert
-    for node in descendants(body, frozenset({"call_expression"})):
-        parts = _chain(node.child_by_field_name("function"))
-        # `expect(…)`, `expect.soft(…)`, `expect.poll(…)`: one assertion each; `assert…(…)`.
-        expects = parts[:1] == ["expect"] and parts[1:] in ([], ["soft"], ["poll"])
-        if not expects and parts[:1] != ["assert"]:
-            continue
-        statement = _outermost(node)
-        # `assert.fail()` reads nothing and fails wherever it is reached: no literal test for it.
-        why = reach.inert(statement, body, frozenset() if parts[-1] == "fail" else _HEADS)
-        if expects and _same(statement, node):
-            why = "no matcher follows its expect()"  # `expect(x)` alone asserts nothing
-        entry = (line(node), " ".join(text(statement).split()))
-        if why is None:
-            found.append(entry)
-        else:
-            inert.append((*entry, why))
-    return found, inert
+        return found, inert, lent_asserts
+    scopes, lent = [body], set()
+    while scopes:
+        scope = scopes.pop()
+        for node in descendants(scope, frozenset({"call_expression"})):
+            callee = node.child_by_field_name("function")
+            name = text(callee) if callee is not None and callee.type == "identifier" else ""
+            if name in helpers and (scope is body or name not in lent):
+                lent.add(name)  # lent at each call of the test, once from a helper
+                scopes.append(helpers[name])
+            read = _assertion(node, scope)
+            if read is not None and read[1] is None:
+                (found if scope is body else lent_asserts).append(read[0])
+            elif read is not None and read[1] is not None:
+                inert.append((*read[0], read[1]))
+    return found, inert, lent_asserts
+
+
+def _assertion(node: ts.Node, top: ts.Node) -> tuple[tuple[int, str], str | None] | None:
+    """(line, text) of an assertion and why it does not count (None: it does), or None for a
+    call that is no assertion."""
+    parts = _chain(node.child_by_field_name("function"))
+    # `expect(…)`, `expect.soft(…)`, `expect.poll(…)`: one assertion each; `assert…(…)`.
+    expects = parts[:1] == ["expect"] and parts[1:] in ([], ["soft"], ["poll"])
+    if not expects and parts[:1] != ["assert"]:
+        return None
+    statement = _outermost(node)
+    # `assert.fail()` reads nothing and fails wherever it is reached: no literal test for it.
+    why = reach.inert(statement, top, frozenset() if parts[-1] == "fail" else _HEADS)
+    if expects and (_same(statement, node) or _uncalled(statement)):
+        why = "no matcher is called on its expect()"  # `expect(x)`, `expect(x).toBe`
+    return (line(node), " ".join(text(statement).split())), why
+
+
+# chai's assertions made by reading a property (`expect(x).to.be.true`).
+_PROPERTY_ASSERTIONS = frozenset(
+    {"true", "false", "null", "undefined", "ok", "empty", "exist", "NaN", "finite"}
+    | {"extensible", "sealed", "frozen", "arguments", "Arguments", "called", "calledOnce"}
+)
+
+
+def _uncalled(statement: ts.Node) -> bool:
+    """A matcher named but never called: `expect(x).toBe` asserts nothing."""
+    if statement.type != "member_expression":
+        return False
+    return text(statement.child_by_field_name("property")) not in _PROPERTY_ASSERTIONS
+
+
+def _helpers(root: ts.Node) -> dict[str, ts.Node]:
+    """Functions the file declares at its top level, by name: `function check(…) {…}`,
+    `const check = (…) => {…}`."""
+    found: dict[str, ts.Node] = {}
+    for statement in root.named_children:
+        target = (
+            statement.named_children[0]
+            if statement.type == "export_statement" and (statement.named_children)
+            else statement
+        )
+        if target.type == "function_declaration":
+            found[text(target.child_by_field_name("name"))] = target
+        elif target.type in ("lexical_declaration", "variable_declaration"):
+            for declarator in (d for d in target.named_children if d.type == "variable_declarator"):
+                value = declarator.child_by_field_name("value")
+                if value is not None and value.type in _FUNCTIONS:
+                    found[text(declarator.child_by_field_name("name"))] = value
+    return found
 
 
 _HEADS = frozenset({"expect", "assert"})

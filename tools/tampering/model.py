@@ -56,6 +56,9 @@ class TestInfo:
         asserts: (line, text) of each assertion in the test's body that can run and fail.
         inert: (line, text, why) of each assertion still written that cannot (tools/tampering/
             reach.py): it counts as removed.
+        lent: Assertions of the file's helpers the test calls: they count for the test now
+            (an assertion moved into a helper is not lost), never for it at base (a helper
+            moved to another module loses the test nothing either).
         trivial: The body does nothing (`pass`, `{}`).
         expects_failure: See below.
     """
@@ -68,6 +71,7 @@ class TestInfo:
     focused: bool = False
     asserts: list[tuple[int, str]] = field(default_factory=list)
     inert: list[tuple[int, str, str]] = field(default_factory=list)
+    lent: list[tuple[int, str]] = field(default_factory=list)
     trivial: bool = False
     expects_failure: int | None = None
     """Where the test is marked to pass only when its code fails (`#[should_panic]`): a fair
@@ -78,8 +82,9 @@ def compare(path: str, before: dict[str, TestInfo], after: dict[str, TestInfo]) 
     """Findings for one file: every test of base that is gone, skipped, emptied or lost
     assertions, every test now focused, and every new test added already skipped."""
     found: list[Tampering] = []
+    moved = _moved(before, after)
     for name, was in before.items():
-        now = after.get(name)
+        now = after.get(name, after.get(moved.get(name, "")))
         if now is None:
             found.append(Tampering(TEST_DELETED, path, was.line, f"test {name} was removed"))
             continue
@@ -103,6 +108,26 @@ def compare(path: str, before: dict[str, TestInfo], after: dict[str, TestInfo]) 
     return found
 
 
+def _leaf(name: str) -> str:
+    """A test's own name without its suite, class or module path."""
+    for separator in (" > ", "::", "."):
+        name = name.rsplit(separator, 1)[-1]
+    return name
+
+
+def _moved(before: dict[str, TestInfo], after: dict[str, TestInfo]) -> dict[str, str]:
+    """Tests of base gone from their suite whose own name is now in exactly one new place
+    (moved into a `describe`, out of a class): they are compared there, not read as deleted."""
+    gone = [n for n in before if n not in after]
+    new = [n for n in after if n not in before]
+    moved = {}
+    for name in gone:
+        places = [n for n in new if _leaf(n) == _leaf(name)]
+        if len(places) == 1 and sum(_leaf(g) == _leaf(name) for g in gone) == 1:
+            moved[name] = places[0]
+    return moved
+
+
 def _focus_message(name: str) -> str:
     return f"test {name} is focused (.only/fit): every other test of the run is silently skipped"
 
@@ -116,13 +141,13 @@ def _changed(path: str, name: str, was: TestInfo, now: TestInfo) -> list[Tamperi
         return [Tampering(TEST_SKIPPED, path, line, f"test {name} is newly skipped or disabled")]
     if now.trivial and not was.trivial:
         return [Tampering(TEST_EMPTIED, path, now.line, f"test {name} was emptied")]
-    if len(now.asserts) < len(was.asserts):
+    if len(now.asserts) + len(now.lent) < len(was.asserts):
         return [Tampering(ASSERTIONS_REMOVED, path, now.line, _lost(name, was, now))]
     return []
 
 
 def _lost(name: str, was: TestInfo, now: TestInfo) -> str:
-    remaining = [text for _, text in now.asserts]
+    remaining = [text for _, text in (*now.asserts, *now.lent)]
     inert = {text: (line, why) for line, text, why in now.inert}
     removed = []
     for line, text in was.asserts:

@@ -29,6 +29,11 @@ def rust_tests(source: str) -> dict[str, TestInfo] | None:
         return None
     tests: dict[str, TestInfo] = {}
     hollow = _hollow_macros(root)
+    checkers = {
+        text(f.child_by_field_name("name")): body
+        for f in descendants(root, frozenset({"function_item"}))
+        if (body := f.child_by_field_name("body")) is not None
+    }
     stack: list[tuple[ts.Node, list[str], ts.Node | None]] = [(root, [], None)]
     while stack:
         container, path, gate = stack.pop()
@@ -46,7 +51,7 @@ def rust_tests(source: str) -> dict[str, TestInfo] | None:
                 stack.append((inner, [*path, name], gate or _skip(attributes, module=True)))
             elif child.type == "function_item" and _is_test(attributes):
                 name = "::".join([*path, text(child.child_by_field_name("name"))])
-                tests[name] = _info(child, attributes, gate, hollow)
+                tests[name] = _info(child, attributes, gate, hollow, checkers)
             attributes = []
     return tests
 
@@ -57,13 +62,26 @@ def _skip(attributes: list[ts.Node], module: bool = False) -> ts.Node | None:
         name, raw = _attribute_name(item), " ".join(text(item).split())
         if name == "cfg" and not _holds_under_cargo_test(raw):
             return item
-        if name == "cfg_attr" and "ignore" in raw:
-            return item
-        if name == "cfg_attr" and ("cfg(" in raw[len("#[cfg_attr(") :] or "should_panic" in raw):
-            return item
+        if name == "cfg_attr" and _applies(raw):
+            rest = raw[raw.find("cfg_attr(") :]
+            if "ignore" in rest or "cfg(" in rest[len("cfg_attr(") :] or "should_panic" in rest:
+                return item
         if not module and name == "ignore":
             return item
     return None
+
+
+def _applies(raw: str) -> bool:
+    """Whether a `#[cfg_attr(predicate, …)]`'s predicate holds in a test build here
+    (`cfg_attr(miri, ignore)` ignores nothing under `cargo test`)."""
+    inner = raw[raw.find("cfg_attr(") + len("cfg_attr(") :]
+    depth = 0
+    for at, char in enumerate(inner):
+        depth += char == "("
+        depth -= char == ")"
+        if char == "," and depth == 0:
+            return _holds_under_cargo_test(f"cfg({inner[:at]})")
+    return False
 
 
 def _inner_gate(container: ts.Node) -> ts.Node | None:
@@ -144,29 +162,48 @@ def _hollow_macros(root: ts.Node) -> set[str]:
 
 
 def _info(
-    node: ts.Node, attributes: list[ts.Node], gate: ts.Node | None, hollow: set[str]
+    node: ts.Node,
+    attributes: list[ts.Node],
+    gate: ts.Node | None,
+    hollow: set[str],
+    checkers: dict[str, ts.Node],
 ) -> TestInfo:
     ignored = _skip(attributes) or gate
     panics = next((a for a in attributes if _attribute_name(a) == "should_panic"), None)
     body = node.child_by_field_name("body")
-    candidates: list[tuple[ts.Node, frozenset[str]]] = []
-    if body is not None:
-        for macro in descendants(body, frozenset({"macro_invocation"})):
-            name = text(macro.child_by_field_name("macro")).split("::")[-1]
+    tally = reach.Tally()
+    # A function of the file the test calls lends it its assertions (once each).
+    scopes = [body] if body is not None else []
+    visited = {text(node.child_by_field_name("name"))}
+    while scopes:
+        scope = scopes.pop()
+        candidates: list[tuple[ts.Node, frozenset[str]]] = []
+        for found in descendants(scope, frozenset({"macro_invocation", "call_expression"})):
+            if found.type == "call_expression":
+                called = text(found.child_by_field_name("function")).split("::")[-1]
+                if called in checkers and (scope is body or called not in visited):
+                    visited.add(called)  # lent at each call of the test, once from a helper
+                    scopes.append(checkers[called])
+                continue
+            name = text(found.child_by_field_name("macro")).split("::")[-1]
             if name.startswith(("assert", "debug_assert")):
-                candidates.append((macro, frozenset({name})))
+                candidates.append((found, frozenset({name})))
             elif name == "panic":
-                candidates.append((macro, frozenset()))  # its message is all it reads
-    asserts, inert = reach.sort(candidates, body) if body is not None else ([], [])
-    shadowed = [a for a in asserts if a[1].split("!", 1)[0] in hollow]  # `std::assert_eq!` is std's
-    asserts = [a for a in asserts if a not in shadowed]
-    inert += [(*a, "the file's own macro of that name asserts nothing") for a in shadowed]
+                candidates.append((found, frozenset()))  # its message is all it reads
+        tally.add(candidates, scope, own=scope is body)
+    # `std::assert_eq!` is std's; a bare name may be the file's own macro.
+    shadowed = [a for a in tally.asserts if a[1].split("!", 1)[0] in hollow]
+    asserts = [a for a in tally.asserts if a not in shadowed]
+    inert = tally.inert + [
+        (*a, "the file's own macro of that name asserts nothing") for a in shadowed
+    ]
     return TestInfo(
         line=line(node),
         skipped=ignored is not None,
         skip_line=line(ignored) if ignored is not None else None,
         asserts=asserts,
         inert=inert,
+        lent=tally.lent,
         trivial=empty_block(body),
         expects_failure=line(panics) if panics is not None else None,
     )

@@ -1,0 +1,146 @@
+"""The value of an expression built of literals, in any tree-sitter language the readers know.
+
+A condition or an assertion's operand counts as constant only when it is made of literals and
+operators on them (`false`, `0`, `null`, `''`, `void 0`, `!true`, `1 > 2`, `'a' === 'b'`,
+`x && false`, `false ? a : b`, a TS cast of one): anything that reads a name may go either way,
+and is taken to. Truthiness is the JS/PHP/Python one; Go, Rust and Java only compile booleans
+there, so the rule is the same for them.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable
+from typing import Any
+
+import tree_sitter as ts
+
+from referee.tools.tampering.syntax import text
+
+__all__ = ["UNKNOWN", "truth", "value"]
+
+
+class _Unknown:
+    """What an expression that reads anything but literals evaluates to here."""
+
+
+UNKNOWN: Any = _Unknown()
+
+# Wrappers whose value is their one operand: parentheses, TS casts, a Go condition clause.
+_GROUPS = frozenset(
+    {"parenthesized_expression", "condition_clause", "as_expression", "satisfies_expression"}
+    | {"non_null_expression", "type_assertion", "parenthesized_type"}
+)
+_TRUE, _FALSE = frozenset({"true", "True", "TRUE"}), frozenset({"false", "False", "FALSE"})
+_BOOLEANS = frozenset({"true", "false", "boolean_literal", "boolean"})
+_NONE = frozenset({"null", "undefined", "nil", "none", "null_literal", "None"})
+_NUMBERS = frozenset(
+    {"number", "integer", "float", "int_literal", "integer_literal", "float_literal"}
+    | {"decimal_integer_literal", "hex_integer_literal", "octal_integer_literal"}
+    | {"binary_integer_literal", "decimal_floating_point_literal"}
+)
+_STRINGS = frozenset(
+    {"string", "string_literal", "interpreted_string_literal", "raw_string_literal"}
+    | {"encapsed_string", "template_string", "char_literal", "character_literal"}
+)
+_COMPARE: dict[str, Callable[[Any, Any], Any]] = {
+    "==": operator.eq,
+    "===": operator.eq,
+    "!=": operator.ne,
+    "!==": operator.ne,
+    "<>": operator.ne,
+    "<": operator.lt,
+    ">": operator.gt,
+    "<=": operator.le,
+    ">=": operator.ge,
+}
+
+
+def truth(node: ts.Node | None) -> bool | None:
+    """Whether a condition built of literals holds; None when it reads anything else."""
+    found = value(node)
+    return None if found is UNKNOWN else bool(found)
+
+
+def value(node: ts.Node | None, depth: int = 0) -> Any:
+    """The value of an expression built of literals, or UNKNOWN."""
+    while node is not None and node.type in _GROUPS and node.named_children:
+        node = node.named_children[0]
+    if node is None or depth > 64:
+        return UNKNOWN
+    kind, spelled = node.type, text(node).strip()
+    if kind in _BOOLEANS:
+        return True if spelled in _TRUE else False if spelled in _FALSE else UNKNOWN
+    if kind in _NONE:
+        return None
+    if kind in _NUMBERS:
+        return _number(spelled)
+    if kind in _STRINGS:
+        return _string(node, spelled)
+    if kind == "unary_expression":
+        return _unary(node, depth)
+    if kind == "binary_expression":
+        return _binary(node, depth)
+    if kind == "ternary_expression":
+        chosen = truth(node.child_by_field_name("condition"))
+        if chosen is None:
+            return UNKNOWN
+        return value(
+            node.child_by_field_name("consequence" if chosen else "alternative"), depth + 1
+        )
+    return UNKNOWN
+
+
+def _number(spelled: str) -> Any:
+    digits = spelled.replace("_", "").rstrip("nLlUuFfDd").lower()
+    for parse in (lambda s: int(s, 0), float):
+        try:
+            return parse(digits)
+        except ValueError:
+            continue
+    return UNKNOWN
+
+
+def _string(node: ts.Node, spelled: str) -> Any:
+    if "${" in spelled or (node.type == "encapsed_string" and "$" in spelled[1:-1]):
+        return UNKNOWN  # a template or an interpolating string reads what it fills in
+    return spelled[1:-1] if len(spelled) >= 2 else UNKNOWN
+
+
+def _unary(node: ts.Node, depth: int) -> Any:
+    op = text(node.child_by_field_name("operator") or node.children[0]).strip()
+    inner = value(node.named_children[-1] if node.named_children else None, depth + 1)
+    if op == "void":
+        return None  # `void 0` is undefined, whatever it voids
+    if inner is UNKNOWN:
+        return UNKNOWN
+    if op in ("!", "not"):
+        return not inner
+    if op == "-" and isinstance(inner, int | float) and not isinstance(inner, bool):
+        return -inner
+    return inner if op == "+" else UNKNOWN
+
+
+def _binary(node: ts.Node, depth: int) -> Any:
+    operator_node = node.child_by_field_name("operator")
+    op = text(operator_node if operator_node is not None else node.children[1]).strip()
+    left = value(node.child_by_field_name("left"), depth + 1)
+    right = value(node.child_by_field_name("right"), depth + 1)
+    if op in ("&&", "and"):
+        # `x && false` is false whatever x is; `false && x` never reads x.
+        if (left is not UNKNOWN and not left) or (right is not UNKNOWN and not right):
+            return False
+        return right if left is not UNKNOWN and right is not UNKNOWN else UNKNOWN
+    if op in ("||", "or"):
+        if left is not UNKNOWN and left:
+            return left
+        if right is not UNKNOWN and right:
+            return True
+        return right if left is not UNKNOWN and right is not UNKNOWN else UNKNOWN
+    compare = _COMPARE.get(op)
+    if compare is None or left is UNKNOWN or right is UNKNOWN:
+        return UNKNOWN
+    try:
+        return bool(compare(left, right))
+    except TypeError:
+        return UNKNOWN
