@@ -1543,5 +1543,22 @@ for _id, _lang, _spell, _path, _base, _after in [
         "    def __init__(self, *a, **k):\n        super().__init__(*a, **k)\n"
         "    def test_add(self):\n        self.assertEqual(add(1, 2), 3)\n",
     ),
+    (
+        "SF9",
+        "Python",
+        "a module from importorskip used in the test",
+        "tests/test_a.py",
+        "import pytest\nmod = pytest.importorskip('calc')\n" + _PY_ADD.format("mod.add(0, 0)"),
+        "import pytest\nmod = pytest.importorskip('calc')\n" + _PY_ADD.format("mod.add(1, 1)"),
+    ),
+    (
+        "SF10",
+        "JS",
+        "one test declared skipped by title leaves the others running",
+        "a.test.ts",
+        JS_BASE + "test.skip('later', () => {\n  expect(add(2, 2)).toBe(4)\n})\n",
+        JS_BASE + "test.skip('later', () => {\n  expect(add(2, 2)).toBe(4)\n})\n"
+        "test('zero', () => {\n  expect(add(0, 0)).toBe(0)\n})\n",
+    ),
 ]:
     F(_id, _lang, _spell, _path, _base, _after)

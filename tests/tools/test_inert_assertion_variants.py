@@ -1282,7 +1282,6 @@ OPEN: dict[str, str] = {
     "the Python reader does",
     "rs-literals-with-message": MESSAGE,
     # Java
-    "java-if-Boolean-FALSE": NAMED + " (`Boolean.FALSE`)",
     "java-static-final-skip": NAMED,
     "java-switch-no-case": SWITCH,
     "java-assertThrows-inversion": INVERTED,

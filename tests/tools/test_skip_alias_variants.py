@@ -1205,167 +1205,45 @@ HONEST = [
 # ---------- what the readers get wrong, and why (each a strict xfail) ----------
 MISSED = {
     # Python (tools/tampering/python.py)
-    "py-alias-tuple-unpacking": "_skips_by_other_names takes an alias only from an Assign to one "
-    "Name; `off, _ = pytest.mark.skip, 1` binds it through a tuple",
-    "py-alias-under-if-true": "_skips_by_other_names reads aliases in tree.body only, not under a "
-    "module-level `if True:`",
-    "py-alias-in-class-body": "_skips_by_other_names reads module-level aliases only; an alias in "
-    "the class body decorates the method all the same",
     "py-getattr-mark": "_mark_name reads the callee's last name (`getattr`), not the mark it "
     "fetches by a string",
     "py-mark-dunder-getattr": "_mark_name reads `__getattr__`, not the mark name passed to it",
-    "py-pytestmark-from-a-named-list": "_pytestmark reads a literal mark or list; `pytestmark = "
-    "LATER` names a list bound on the line above",
-    "py-pytestmark-annotated": "_pytestmark reads ast.Assign only; `pytestmark: list = [...]` is "
-    "an AnnAssign",
-    "py-pytestmark-appended": "_pytestmark reads assignments only; `pytestmark.append(pytest.mark."
-    "skip)` adds the mark by a call",
-    "py-mark-applied-by-call-after-def": "_skip_line reads decorators only; `test_add = "
-    "pytest.mark.skip(test_add)` applies the mark after the def",
-    "py-function-dunder-test-false": "_pytestmark reads `__test__ = False` on a Name target; "
-    "`test_add.__test__ = False` sets it on the function, and pytest collects it no more",
-    "py-del-after-def": "python_tests reads each def; `del test_add` removes it from the module "
-    "before pytest collects",
-    "py-helper-raises-unittest-skiptest": "_skips_outright counts skip calls only; a helper that "
-    "raises unittest.SkipTest is no skipping helper (_raises_skip is read in the test alone)",
-    "py-helper-raises-skip-exception": "_skips_outright counts skip calls only; a helper that "
-    "raises pytest.skip.Exception is no skipping helper",
-    "py-lambda-helper": "_skips_by_other_names follows defs and aliases of skip names; a lambda "
-    "bound to a name is neither",
-    "py-functools-partial-helper": "_names_a_skip takes a Call for an alias only when it builds a "
-    "mark; functools.partial(pytest.skip, ...) is a skip all the same",
     "py-wrapping-decorator-of-the-file": "_Renamed rewrites calls of skipping helpers; the "
     "decorator `later` does not skip itself (its wrapper does) and a decorator is no call",
-    "py-autouse-fixture-skips": "_Renamed rewrites calls only; an autouse fixture that skips runs "
-    "before every test without being called",
-    "py-requested-fixture-skips": "_Renamed rewrites calls only; a fixture requested by a "
-    "parameter (`def test_add(later)`) is never called in the file",
-    "py-setup-module-skips": "_pytestmark reads the hooks of _SETUPS (setUp, setUpClass, "
-    "setup_class, setup_method); setup_module is not one",
-    "py-module-level-skip": "python_tests reads skips in tests, classes and pytestmark; a module-"
-    "level `pytest.skip(..., allow_module_level=True)` statement is not read",
-    "py-parametrize-empty-list-call": "_no_rows counts rows of a literal list or tuple only "
-    "(_rows); `list()` is an empty table too",
-    "py-class-inherits-init": "_not_collected looks for `__init__` in the class's own body; one "
-    "inherited from a class of the file stops collection too",
-    "py-class-gains-new": "_not_collected reads `__init__` only; pytest refuses a class with "
-    "`__new__` as well",
-    "unittest-skip-applied-in-class-body": "_skip_line reads decorators only; `test_add = "
-    "unittest.skip(...)(test_add)` in the class body rebinds the method to a skipped one",
     "unittest-skiptest-through-getattr": "_is_skip_call needs a named callee; `getattr(self, "
     "'skipTest')(...)` calls the result of a call",
-    "unittest-setupmodule-raises-skiptest": "_pytestmark reads the hooks of _SETUPS only; "
-    "setUpModule raising SkipTest skips the whole module",
     # JS/TS (tools/tampering/javascript.py)
-    "vitest-destructured-skip-renamed-test": "_aliases reads a declarator whose name is an "
-    "identifier; `const { skip: test } = base` binds through an object pattern, so `test(...)` "
-    "reads as the plain test",
-    "vitest-let-reassigned-to-skip": "_aliases reads declarations, not assignments; `test = "
-    "test.skip` rebinds `let test`",
-    "vitest-alias-inside-describe": "_aliases reads top-level declarations only; `const test = "
-    "t0.skip` sits in the describe body",
-    "vitest-options-in-a-variable": "_Call reads options from an object literal argument only; a "
-    "name bound to `{ skip: true }` is not followed",
-    "vitest-options-shorthand-skip": "_option_marks reads `pair` children only; `{ skip }` is a "
-    "shorthand property",
     "vitest-options-spread": "_option_marks reads `pair` children only; `{ ...{ skip: true } }` "
     "is a spread element",
     "vitest-context-skip-destructured": "_skips_itself matches `<first parameter>.skip()`; "
     "`({ skip }) => { skip() }` destructures the context, and a bare call is read only as "
     "pending()",
-    "vitest-test-rebound-to-a-no-op": "_aliases keeps no name bound to anything but a chain of "
-    "names; `const test = (name, fn) => {}` shadows the framework's test, and `test('adds', ...)` "
-    "still reads as one",
-    "vitest-registered-under-if-false": "script_tests reads every call named test wherever it "
-    "sits; one under `if (false)` is never declared",
     "vitest-registered-in-a-function-never-called": "script_tests reads every call named test "
     "wherever it sits; one in a function nobody calls is never declared",
-    "jest-require-destructured-rename": "_aliases takes renames from import specifiers only; after "
-    "`const { test: base } = require('@jest/globals')`, `const test = base.skip` is no skip",
-    "mocha-this-skip-in-beforeEach": "_skips_itself reads the test's own body; `this.skip()` in "
-    "the suite's beforeEach skips every test of the suite",
     "mocha-suite-pending-property": "_suites reads marks from a suite's call chain; `describe(...)"
     ".pending = true` sets mocha's pending flag on the suite it returns",
-    "node-test-options-in-a-variable": "_Call reads options from an object literal argument only; "
-    "a name bound to `{ skip: 'later' }` is not followed",
-    "playwright-fixme-in-a-file-level-beforeEach": "_call drops `test.beforeEach(...)` as a hook "
-    "(_HOOKS) and _skips_itself reads the test's own body; `test.fixme()` in a beforeEach marks "
-    "every test of the file",
-    "playwright-file-level-skip-callback": "_Call takes the callback for the body and finds no "
-    "title, so `test.skip(() => true, ...)` declares nothing; Playwright skips every test of the "
-    "file",
     # Go (tools/tampering/golang.py)
-    "go-helper-takes-an-interface": "_skipping_helpers needs a parameter whose type names "
-    "testing.T (_testing_t); `interface{ SkipNow() }` does not",
     "go-helper-method-on-a-struct": "_skipping_helpers reads function_declaration only; a method "
     "that skips is no helper",
     "go-helper-through-a-struct-field": "_skipping_helpers reads functions with a testing.T "
     "parameter; a method skipping through a struct field `e.t.SkipNow()` is neither",
     "go-helper-in-a-var": "_skipping_helpers reads function declarations only; `var later = "
     "func(t *testing.T) { t.SkipNow() }` is a var",
-    "go-skip-method-value": "_info finds t.Skip* only as a called selector; `later := t.SkipNow; "
-    "later()` calls a method value",
-    "go-t-copied-to-another-name": "_info matches skips on the parameter's own name only (owner "
-    "== t); `u := t; u.SkipNow()`",
-    "go-helper-defers-skipnow": "_skips reads expression statements only; `defer t.SkipNow()` is a "
-    "defer statement",
-    "go-helper-skips-under-if-true": "_skips reads the helper's top-level statements only; `if "
-    "true { t.SkipNow() }` skips as surely",
-    "go-testmain-never-calls-run": "go_tests reads TestMain as one more test; a TestMain that "
-    "never calls m.Run() runs no test of the package",
     # Rust (tools/tampering/rust.py)
-    "rust-inner-cfg-attr-cfg-in-mod": "_inner_gate reads `#![cfg(` only; `#![cfg_attr(all(), "
-    "cfg(any()))]` expands to the same gate",
-    "rust-crate-inner-cfg-attr-cfg": "_inner_gate reads `#![cfg(` only; `#![cfg_attr(all(), "
-    "cfg(any()))]` at the crate root removes every test",
-    "rust-inner-ignore-in-fn-body": "_info reads the outer attributes before the fn; `#![ignore]` "
-    "as an inner attribute of its body ignores the test as well",
-    "rust-inner-cfg-in-fn-body": "_info reads the outer attributes before the fn; `#![cfg(any())]` "
-    "as an inner attribute of its body removes the test",
     # Java (tools/tampering/java.py)
-    "junit5-class-made-abstract": "java_tests reads the tests of an abstract class as runnable; "
-    "JUnit instantiates none (php.py's _abstract reads the PHPUnit counterpart)",
-    "junit5-class-level-enabled-on-other-os": "_disabled (EnabledOn/DisabledIf...) is read on "
-    "methods only; on a class only the skip annotations count",
     "junit5-local-annotation-named-test": "_annotation matches the short name Test; a member "
     "`@interface Test {}` shadows JUnit's, so JUnit finds no test",
     "junit5-test-returns-a-value": "java_tests does not read the return type; JUnit Jupiter runs "
     "no @Test method that returns a value",
     "junit5-two-level-meta-annotation": "_skipping_annotations follows one level (an @interface "
     "carrying @Disabled), not an annotation that carries such an annotation",
-    "junit5-assumption-in-beforeEach": "_assumed_away is read in test bodies only; "
-    "`assumeTrue(false)` in @BeforeEach aborts every test",
-    "junit5-helper-assumes-false": "_assumed_away is read in test bodies only; a helper of the "
-    "file that assumes false aborts the test that calls it",
-    "junit5-assumptions-abort": "_assumed_away knows assumeTrue/assumeFalse; Assumptions.abort() "
-    "aborts under no condition",
-    "junit5-assume-boolean-false-constant": "_assumed_away uses reach.truth, which reads literals; "
-    "Boolean.FALSE is the constant false",
     "junit5-execution-condition-extension": "java_tests reads no @ExtendWith; an "
     "ExecutionCondition of the file that always disables skips the class",
-    "junit4-assumption-violated-thrown": "java_tests reads no thrown skip exception; a helper "
-    "throwing AssumptionViolatedException skips the test that calls it",
     "junit4-runwith-empty-suite": "java_tests ignores @RunWith; a Suite with empty @SuiteClasses "
     "runs none of the class's own @Test methods",
-    "testng-enabled-false-across-lines": "_disabled strips spaces only; a newline between "
-    "`enabled =` and `false` defeats the `enabled=false` match",
     "testng-enabled-through-a-constant": "_disabled matches the text `enabled=false`; `enabled = "
     "ON` with `static final boolean ON = false` disables the test",
-    "testng-skip-exception": "java_tests reads no thrown skip exception; a helper throwing "
-    "TestNG's SkipException skips the test that calls it",
     # PHP (tools/tampering/php.py)
-    "phpunit-skip-in-setUp": "_skipping_helpers finds setUp, but _info marks only tests that call "
-    "a helper; PHPUnit calls setUp before every test",
-    "phpunit-skip-in-setUpBeforeClass": "_skipping_helpers finds setUpBeforeClass, but no test "
-    "calls it; PHPUnit does, once before the class",
-    "phpunit-test-made-private": "_is_test reads the name only; PHPUnit runs public methods only "
-    "(a warning, and the run stays green)",
-    "phpunit-class-no-longer-a-testcase": "php_tests reads every class; without `extends "
-    "TestCase` PHPUnit runs none of its methods",
-    "phpunit-depends-docblock-on-missing-test": "_missing_dependency reads the #[Depends] "
-    "attribute only, not a `@depends` docblock",
-    "phpunit-requires-on-class-docblock": "_conditional(cls) is called without the class's doc "
-    "comment; only #[Requires...] attributes count on a class",
     "phpunit-helper-from-a-trait": "_skipping_helpers reads the class body only; a skipping helper "
     "from a used trait is not seen",
     "phpunit-dynamic-method-name": "_info compares the call's name node; `$this->"
@@ -1374,8 +1252,6 @@ MISSED = {
     "'markTestSkipped']) is a function call",
     "phpunit-helper-throws-skipped": "_skipping_helpers reads skip calls only; a helper throwing "
     "SkippedWithMessageException is no skipping helper",
-    "phpunit-helper-skips-under-if-true": "_skipping_helpers reads top-level statements only; "
-    "`if (true) { $this->markTestSkipped() }` skips as surely",
     # Honest edits reported as tampering
 }
 

@@ -28,6 +28,7 @@ def go_tests(source: str) -> dict[str, TestInfo] | None:
     tests: dict[str, TestInfo] = {}
     constraint = _constraint(root)
     helpers = _skipping_helpers(root)
+    main = _main_without_run(root)
     for node in root.named_children:
         name = text(node.child_by_field_name("name"))
         body = node.child_by_field_name("body")
@@ -37,10 +38,39 @@ def go_tests(source: str) -> dict[str, TestInfo] | None:
             info = _info(node, body, helpers, receiver, root)
             if receiver:  # a testify suite's method: `func (s *S) TestAdd()`
                 name = f"{_receiver_type(node)}.{name}"
-            if constraint is not None and not info.skipped:
-                info.skipped, info.skip_line = True, constraint
+            gate = constraint or main
+            if gate is not None and not info.skipped and name != "TestMain":
+                info.skipped, info.skip_line = True, gate
             tests[name] = info
     return tests
+
+
+def _copies(body: ts.Node, t: str) -> tuple[set[str], set[str]]:
+    """Names the test binds to its `t` (`u := t`) and to its skip methods (`s := t.SkipNow`)."""
+    copies: set[str] = set()
+    skippers: set[str] = set()
+    for node in descendants(body, frozenset({"short_var_declaration", "var_spec"})):
+        left = node.child_by_field_name("left") or node.child_by_field_name("name")
+        right = node.child_by_field_name("right") or node.child_by_field_name("value")
+        if left is None or right is None:
+            continue
+        value = " ".join(text(right).split())
+        if value == t:
+            copies.add(text(left))
+        elif value in {f"{t}.{m}" for m in _SKIPS}:
+            skippers.add(text(left))
+    return copies, skippers
+
+
+def _main_without_run(root: ts.Node) -> int | None:
+    """A `TestMain` that never calls `m.Run()`: no test of the package runs."""
+    for node in root.named_children:
+        if (
+            node.type == "function_declaration"
+            and text(node.child_by_field_name("name")) == "TestMain"
+        ):
+            return None if ".Run()" in text(node.child_by_field_name("body")) else line(node)
+    return None
 
 
 def _constraint(root: ts.Node) -> int | None:
@@ -76,8 +106,15 @@ def _lists(body: ts.Node) -> list[ts.Node]:
 
 
 def _skips(statement: ts.Node, t: str) -> bool:
+    """A statement that skips `t` under no condition: `t.SkipNow()`, `defer t.SkipNow()`,
+    `if true { t.SkipNow() }`."""
+    if statement.type == "if_statement" and reach.truth(statement.child_by_field_name("condition")):
+        taken = statement.child_by_field_name("consequence")
+        inner = [s for block in _lists(taken) for s in block.named_children] if taken else []
+        return any(_skips(s, t) for s in inner)
     call = statement.named_children[0] if statement.named_children else None
-    if statement.type != "expression_statement" or call is None or call.type != "call_expression":
+    kinds = ("expression_statement", "defer_statement")
+    if statement.type not in kinds or call is None or call.type != "call_expression":
         return False
     target = call.child_by_field_name("function")
     if target is None or target.type != "selector_expression":
@@ -90,7 +127,8 @@ def _testing_t(node: ts.Node, default: str = "t") -> str:
     """The name of the test's `*testing.T` parameter (`t` by convention)."""
     params = node.child_by_field_name("parameters")
     for param in params.named_children if params is not None else []:
-        if "testing.T" in text(param.child_by_field_name("type")):
+        kind = text(param.child_by_field_name("type"))
+        if "testing.T" in kind or "SkipNow" in kind:  # `testing.TB`, `interface{ SkipNow() }`
             return text(param.child_by_field_name("name"))
     return default
 
@@ -144,12 +182,16 @@ def _info(
     scopes: list[tuple[ts.Node, str]] = [(body, t)]
     visited: set[str] = set()
     tally = reach.Tally()
+    copies, skippers = _copies(body, t)
     while scopes:
         scope, handle = scopes.pop()
         candidates: list[tuple[ts.Node, frozenset[str]]] = []
         for call in descendants(scope, frozenset({"call_expression"})):
             target = call.child_by_field_name("function")
             called = text(target) if target is not None and target.type == "identifier" else ""
+            if called in skippers and scope is body:
+                skip_line = skip_line or line(call)  # `s := t.SkipNow; s()`
+                continue
             if called and handle in _arguments(call):
                 if called in helpers:
                     skip_line = skip_line or line(call)  # `later(t)`: a helper that skips
@@ -163,7 +205,7 @@ def _info(
                 continue
             owner = text(target.child_by_field_name("operand"))
             method = text(target.child_by_field_name("field"))
-            if method in _SKIPS and owner == handle:
+            if method in _SKIPS and (owner == handle or owner in copies):
                 # t.Skip(), never a decoder's d.Skip(); a helper's own (conditional) skips are
                 # its fixture's business (helpers that skip outright are read above).
                 skip_line = skip_line or (line(call) if scope is body else None)

@@ -34,12 +34,70 @@ def java_tests(source: str) -> dict[str, TestInfo] | None:
             inner = child.child_by_field_name("body") if child.type in _CLASSES else None
             if inner is not None:
                 name = text(child.child_by_field_name("name"))
-                skip = _annotation(child, skips) or class_skip
+                skip = class_skip or _annotation(child, skips) or _class_skip(child, inner)
                 stack.append((inner, [*path, name], skip))
             elif child.type == "method_declaration" and _annotation(child, _TEST_ANNOTATIONS):
                 name = ".".join([*path, text(child.child_by_field_name("name"))])
-                tests[name] = _info(child, class_skip, skips)
+                tests[name] = _info(child, class_skip, skips, _skipping_helpers(node))
     return tests
+
+
+_SETUPS = {"BeforeEach", "BeforeAll", "Before", "BeforeClass", "BeforeMethod", "BeforeTest"}
+# Throwing one skips the test that is running (JUnit 4 and 5, TestNG, opentest4j).
+_SKIP_THROWS = {"AssumptionViolatedException", "TestAbortedException", "SkipException"}
+
+
+def _class_skip(node: ts.Node, body: ts.Node) -> ts.Node | None:
+    """What keeps every test of a class from running: the class is abstract (JUnit makes no
+    instance of it), carries a disabling condition, or a set-up method that runs before each
+    test skips outright."""
+    modifiers = next((c for c in node.children if c.type == "modifiers"), None)
+    abstract = (
+        next((c for c in modifiers.children if c.type == "abstract"), None) if modifiers else None
+    )
+    if abstract is not None:
+        return abstract
+    disabled = _disabled(node)
+    if disabled is not None and disabled.type != "private" and disabled.type != "static":
+        return disabled
+    for member in body.named_children:
+        if member.type == "method_declaration" and _annotation(member, _SETUPS) is not None:
+            skip = _skips_outright(member.child_by_field_name("body"), set())
+            if skip is not None:
+                return skip
+    return None
+
+
+def _skipping_helpers(body: ts.Node) -> set[str]:
+    """Methods of the class whose own statements skip outright: calling one skips the test."""
+    found: set[str] = set()
+    for _ in range(3):  # helpers of helpers
+        for member in body.named_children:
+            if member.type == "method_declaration" and not _annotation(member, _TEST_ANNOTATIONS):
+                if _skips_outright(member.child_by_field_name("body"), found) is not None:
+                    found.add(text(member.child_by_field_name("name")))
+    return found
+
+
+def _skips_outright(block: ts.Node | None, helpers: set[str]) -> ts.Node | None:
+    """A statement of the block that skips under no condition: an assumption that cannot hold,
+    `Assumptions.abort()`, a thrown skip exception, a skipping helper's call."""
+    for statement in block.named_children if block is not None else ():
+        if statement.type == "throw_statement" and any(t in text(statement) for t in _SKIP_THROWS):
+            return statement
+        call = statement.named_children[0] if statement.named_children else None
+        if statement.type != "expression_statement" or call is None:
+            continue
+        if call.type != "method_invocation":
+            continue
+        name = text(call.child_by_field_name("name"))
+        if (
+            _assumed_away(call)
+            or name == "abort"
+            or (name in helpers and call.child_by_field_name("object") is None)
+        ):
+            return call
+    return None
 
 
 def _annotation(node: ts.Node, names: set[str]) -> ts.Node | None:
@@ -67,7 +125,7 @@ def _disabled(node: ts.Node) -> ts.Node | None:
         if child.type not in ("annotation", "marker_annotation"):
             continue
         name = text(child.child_by_field_name("name")).split(".")[-1]
-        arguments = text(child.child_by_field_name("arguments")).replace(" ", "")
+        arguments = "".join(text(child.child_by_field_name("arguments")).split())
         if name == "Test" and "enabled=false" in arguments:
             return child
         if name.startswith(("DisabledIf", "DisabledOn", "EnabledIf", "EnabledOn")):
@@ -96,8 +154,11 @@ def _assumed_away(call: ts.Node) -> bool:
     return reach.truth(first) is (name == "assumeFalse")
 
 
-def _info(node: ts.Node, class_skip: ts.Node | None, skips: set[str]) -> TestInfo:
+def _info(
+    node: ts.Node, class_skip: ts.Node | None, skips: set[str], helpers: set[str]
+) -> TestInfo:
     skip = _annotation(node, skips) or class_skip or _disabled(node)
+    skip = skip or _skips_outright(node.child_by_field_name("body"), helpers)
     body = node.child_by_field_name("body")
     candidates: list[tuple[ts.Node, frozenset[str]]] = []
     if body is not None:

@@ -13,6 +13,8 @@ Assertions are `expect(…)` and `assert`/`assert.*(…)` calls.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import tree_sitter as ts
 
 from referee.tools.tampering import reach
@@ -40,16 +42,19 @@ _TITLES = frozenset({"string", "template_string"})
 class _Call:
     """A test or suite call: its kind, title and modifiers."""
 
-    def __init__(self, node: ts.Node, base: str, marks: set[str]) -> None:
+    def __init__(
+        self, node: ts.Node, base: str, marks: set[str], objects: dict[str, ts.Node]
+    ) -> None:
         self.node, self.marks = node, marks
         self.is_suite = base in _SUITES
         args = node.child_by_field_name("arguments")
         named = args.named_children if args is not None else []
         self.body = next((a for a in reversed(named) if a.type in _FUNCTIONS), None)
         self.title = _title(named[0]) if named and named[0] is not self.body else None
-        # node:test and vitest take options between title and body: `{ skip: true }`.
-        for option in (a for a in named[1:] if a.type == "object"):
-            self.marks |= _option_marks(option)
+        # node:test and vitest take options between title and body: `{ skip: true }`, or a
+        # name bound to such an object.
+        for option in named[1:]:
+            self.marks |= _option_marks(objects.get(text(option), option), objects)
 
 
 def script_tests(source: str, language: str) -> dict[str, TestInfo] | None:
@@ -58,25 +63,41 @@ def script_tests(source: str, language: str) -> dict[str, TestInfo] | None:
     if root is None:
         return None
     tests: dict[str, TestInfo] = {}
-    aliases = _aliases(root)
+    names = _aliases(root)
     helpers = _helpers(root)
     for node in descendants(root, frozenset({"call_expression"})):
-        call = _call(node, aliases)
+        call = _call(node, names)
         if call is None or call.is_suite or call.title is None:
             continue
-        suites = _suites(node, aliases)
+        suites = _suites(node, names)
         name = " > ".join([*(s.title or "?" for s in suites), call.title])
-        tests.setdefault(name, _info(call, suites, helpers))
+        info = _info(call, suites, helpers)
+        hook = _skipping_hook(root, suites, names, helpers)
+        dead = reach.unreached(node, root)  # declared under `if (false)`: never
+        if not info.skipped and (hook is not None or dead is not None):
+            info.skipped, info.skip_line = True, line(hook) if hook is not None else line(node)
+        tests.setdefault(name, info)
     return tests
 
 
-def _option_marks(options: ts.Node) -> set[str]:
-    """`{ skip: true }`, `{ todo: 'later' }`, `{ only: true }`: the marks an options object sets
-    (any value but a literal false, 0 or an empty string)."""
-    marks = set()
-    for pair in (c for c in options.named_children if c.type == "pair"):
-        key = text(pair.child_by_field_name("key")).strip("'\"")
-        value = text(pair.child_by_field_name("value"))
+def _option_marks(options: ts.Node, objects: dict[str, ts.Node], depth: int = 0) -> set[str]:
+    """`{ skip: true }`, `{ todo: 'later' }`, `{ only: true }`, `{ skip }`, `{ ...opts }`: the
+    marks an options object sets (any value but a literal false, 0 or an empty string)."""
+    marks: set[str] = set()
+    if options.type != "object" or depth > 8:
+        return marks
+    for entry in options.named_children:
+        if entry.type == "pair":
+            key = text(entry.child_by_field_name("key")).strip("'\"")
+            value = text(entry.child_by_field_name("value"))
+        elif entry.type == "shorthand_property_identifier":
+            key, value = text(entry), text(entry)  # `{ skip }`: a name that is not false
+        elif entry.type == "spread_element" and entry.named_children:
+            spread = objects.get(text(entry.named_children[0]))
+            marks |= _option_marks(spread, objects, depth + 1) if spread is not None else set()
+            continue
+        else:
+            continue
         if key in (*_SKIPS, *_FOCUS) and value not in ("false", "0", "''", '""', "undefined"):
             marks.add(key)
     return marks
@@ -89,27 +110,64 @@ def _title(node: ts.Node) -> str:
     return "[" + " ".join(text(node).split()) + "]"
 
 
-def _aliases(root: ts.Node) -> dict[str, list[str]]:
-    """The file's other names for the test functions: `import { test as base }`, and a
-    top-level `const test = base.skip` (a name bound to a chain of names that reaches one).
-    A name bound to a call (`base.extend({…})`, Playwright's fixtures) keeps its own name."""
-    aliases: dict[str, list[str]] = {}
+@dataclass
+class _Names:
+    """What the file binds to the test functions: other names for them (`import { test as
+    base }`, `const test = base.skip`, `const { skip: test } = base`, `test = test.skip`), names
+    of theirs it binds to functions of its own (`const test = (name, fn) => {}`: calls of it
+    declare nothing), and object literals it names (options passed by name)."""
+
+    aliases: dict[str, list[str]] = field(default_factory=dict)
+    shadowed: set[str] = field(default_factory=set)
+    objects: dict[str, ts.Node] = field(default_factory=dict)
+
+
+_DECLARATORS = frozenset({"variable_declarator", "assignment_expression"})
+
+
+def _aliases(root: ts.Node) -> _Names:
+    names = _Names()
     for spec in descendants(root, frozenset({"import_specifier"})):
         name, alias = spec.child_by_field_name("name"), spec.child_by_field_name("alias")
         if alias is not None and text(name) in (*_TESTS, *_SUITES):
-            aliases[text(alias)] = [text(name)]
-    for declarator in (
-        d
-        for statement in root.named_children
-        if statement.type in ("lexical_declaration", "variable_declaration")
-        for d in statement.named_children
-        if d.type == "variable_declarator"
-    ):
-        chain = _resolved(_chain(declarator.child_by_field_name("value")), aliases)
-        name = declarator.child_by_field_name("name")
-        if chain and _base(chain[0]) and name is not None and name.type == "identifier":
-            aliases[text(name)] = chain
-    return aliases
+            names.aliases[text(alias)] = [text(name)]
+    for node in descendants(root, _DECLARATORS):
+        target = node.child_by_field_name("name") or node.child_by_field_name("left")
+        value = node.child_by_field_name("value") or node.child_by_field_name("right")
+        if target is None or value is None:
+            continue
+        chain = _resolved(_chain(value), names.aliases)
+        framework = chain and _base(chain[0])
+        if target.type == "identifier":
+            if framework:
+                names.aliases[text(target)] = chain
+            elif value.type in _FUNCTIONS and _base(text(target)):
+                names.shadowed.add(text(target))
+            elif value.type == "object":
+                names.objects[text(target)] = value
+        elif target.type == "object_pattern":
+            _destructured(target, chain if framework else [], value, names)
+    return names
+
+
+def _destructured(pattern: ts.Node, chain: list[str], value: ts.Node, names: _Names) -> None:
+    """`const { skip: test } = base` binds test to base.skip; `const { test: base } =
+    require('@jest/globals')` binds base to the framework's test."""
+    module = (
+        value.type in ("call_expression", "await_expression") and "require" in text(value)
+    ) or ("import" in text(value))
+    for pair in pattern.named_children:
+        if pair.type == "shorthand_property_identifier_pattern":
+            key = bound = text(pair)
+        elif pair.type == "pair_pattern":
+            key = text(pair.child_by_field_name("key"))
+            bound = text(pair.child_by_field_name("value"))
+        else:
+            continue
+        if chain:
+            names.aliases[bound] = [*chain, key]
+        elif module and key in (*_TESTS, *_SUITES) and bound != key:
+            names.aliases[bound] = [key]
 
 
 def _resolved(parts: list[str], aliases: dict[str, list[str]]) -> list[str]:
@@ -120,9 +178,12 @@ def _base(name: str) -> bool:
     return name in _TESTS or name in _SUITES or name in _PREFIXED
 
 
-def _call(node: ts.Node, aliases: dict[str, list[str]] | None = None) -> _Call | None:
-    aliases = aliases or {}
+def _call(node: ts.Node, names: _Names | None = None) -> _Call | None:
+    names = names or _Names()
+    aliases = names.aliases
     callee = node.child_by_field_name("function")
+    if callee is not None and callee.type == "identifier" and text(callee) in names.shadowed:
+        return None  # the file's own function under a test function's name
     parts = _resolved(_chain(callee), aliases)
     if parts and parts[-1] in _FACTORIES:
         return None  # `test.each(table)`: the test is the call of what it returns
@@ -140,7 +201,7 @@ def _call(node: ts.Node, aliases: dict[str, list[str]] | None = None) -> _Call |
         base = base[1:]
     if base not in _TESTS and base not in _SUITES:
         return None
-    return _Call(node, base, modifiers)
+    return _Call(node, base, modifiers, names.objects)
 
 
 def _conditional(factory: str, call: ts.Node) -> set[str]:
@@ -169,12 +230,12 @@ def _chain(node: ts.Node | None) -> list[str]:
     return [text(node), *reversed(names)]
 
 
-def _suites(node: ts.Node, aliases: dict[str, list[str]]) -> list[_Call]:
+def _suites(node: ts.Node, names: _Names) -> list[_Call]:
     found = []
     parent = node.parent
     while parent is not None:
         if parent.type == "call_expression":
-            call = _call(parent, aliases)
+            call = _call(parent, names)
             if call is not None and call.is_suite:
                 found.append(call)
         parent = parent.parent
@@ -197,6 +258,39 @@ def _info(call: _Call, suites: list[_Call], helpers: dict[str, ts.Node]) -> Test
         lent=lent,
         trivial=call.body is not None and _empty(call.body),
     )
+
+
+_BEFORE = frozenset({"beforeEach", "before", "beforeAll"})
+
+
+def _skipping_hook(
+    root: ts.Node, suites: list[_Call], names: _Names, helpers: dict[str, ts.Node]
+) -> ts.Node | None:
+    """A hook run before the test, in its file or one of its suites, that skips (mocha's
+    `this.skip()` in `beforeEach`, Playwright's `test.fixme()`), or a file- or suite-level
+    Playwright `test.skip(true)`/`test.skip(() => true)`: where it is written, or None."""
+    scopes = [root, *(s.body for s in suites if s.body is not None)]
+    for scope in scopes:
+        block = scope.child_by_field_name("body") if scope is not root else scope
+        for statement in block.named_children if block is not None else ():
+            call = statement.named_children[0] if statement.named_children else None
+            if statement.type != "expression_statement" or call is None:
+                continue
+            if call.type != "call_expression":
+                continue
+            parts = _resolved(_chain(call.child_by_field_name("function")), names.aliases)
+            args = call.child_by_field_name("arguments")
+            given = args.named_children if args is not None else []
+            body = next((a for a in given if a.type in _FUNCTIONS), None)
+            if parts and parts[-1] in _BEFORE and body is not None:
+                if _skips_itself(body, helpers):
+                    return call
+            elif parts[:1] and _base(parts[0]) and parts[-1] in ("skip", "fixme") and given:
+                first = given[0]  # a title makes it a test declared skipped, not this form
+                titled = first.type in _TITLES
+                if not titled and (first.type in _FUNCTIONS or reach.truth(first) is True):
+                    return call  # Playwright: skip every test here
+    return None
 
 
 def _skips_itself(body: ts.Node, helpers: dict[str, ts.Node]) -> bool:

@@ -43,6 +43,8 @@ _STRINGS = frozenset(
     {"string", "string_literal", "interpreted_string_literal", "raw_string_literal"}
     | {"encapsed_string", "template_string", "char_literal", "character_literal"}
 )
+# Java's boxed constants.
+_BOXED = {"Boolean.FALSE": False, "Boolean.TRUE": True}
 _COMPARE: dict[str, Callable[[Any, Any], Any]] = {
     "==": operator.eq,
     "===": operator.eq,
@@ -73,6 +75,8 @@ def value(node: ts.Node | None, depth: int = 0) -> Any:
         return True if spelled in _TRUE else False if spelled in _FALSE else UNKNOWN
     if kind in _NONE:
         return None
+    if kind == "field_access" and spelled.replace(" ", "") in _BOXED:
+        return _BOXED[spelled.replace(" ", "")]
     if kind in _NUMBERS:
         return _number(spelled)
     if kind in _STRINGS:

@@ -32,8 +32,9 @@ def php_tests(source: str) -> dict[str, TestInfo] | None:
         if body is None:
             continue
         name = text(cls.child_by_field_name("name"))
-        class_skip = _conditional(cls) or _abstract(cls)
         helpers = _skipping_helpers(body)
+        class_skip = _conditional(cls, _doc(cls)) or _abstract(cls) or _no_test_case(cls)
+        class_skip = class_skip or _setup_skips(body, helpers)
         methods = {text(m.child_by_field_name("name")) for m in body.named_children}
         doc: ts.Node | None = None
         for member in body.named_children:
@@ -42,7 +43,15 @@ def php_tests(source: str) -> dict[str, TestInfo] | None:
                 continue
             if member.type == "method_declaration" and _is_test(member, doc):
                 method = text(member.child_by_field_name("name"))
-                skip = class_skip or _missing_dependency(member, methods)
+                skip = class_skip or _missing_dependency(member, methods, doc)
+                skip = skip or next(
+                    (
+                        c
+                        for c in member.children
+                        if c.type == "visibility_modifier" and text(c) != "public"
+                    ),
+                    None,
+                )
                 tests[f"{name}::{method}"] = _info(member, doc, skip, helpers)
             doc = None
     return tests
@@ -76,8 +85,41 @@ def _abstract(cls: ts.Node) -> ts.Node | None:
     return next((c for c in cls.children if c.type == "abstract_modifier"), None)
 
 
-def _missing_dependency(method: ts.Node, methods: set[str]) -> ts.Node | None:
-    """`#[Depends('testX')]` on a test of the class that does not exist: PHPUnit skips it."""
+def _doc(cls: ts.Node) -> ts.Node | None:
+    """The docblock just before a class (`/** @requires PHP 99 */`)."""
+    before = cls.prev_named_sibling
+    return before if before is not None and before.type == "comment" else None
+
+
+def _no_test_case(cls: ts.Node) -> ts.Node | None:
+    """A class that extends nothing: PHPUnit runs no method of a class not a TestCase."""
+    extends = next((c for c in cls.named_children if c.type == "base_clause"), None)
+    return cls.child_by_field_name("name") if extends is None else None
+
+
+_SETUPS = {"setUp", "setUpBeforeClass"}
+
+
+def _setup_skips(body: ts.Node, helpers: set[str]) -> ts.Node | None:
+    """`setUp`/`setUpBeforeClass` that skip outright: every test of the class skips."""
+    for member in body.named_children:
+        if (
+            member.type == "method_declaration"
+            and text(member.child_by_field_name("name")) in _SETUPS
+        ):
+            if text(member.child_by_field_name("name")) in helpers:
+                return member
+    return None
+
+
+def _missing_dependency(
+    method: ts.Node, methods: set[str], doc: ts.Node | None = None
+) -> ts.Node | None:
+    """`#[Depends('testX')]` (or `@depends testX`) on a test of the class that does not exist:
+    PHPUnit skips it."""
+    if doc is not None and "@depends" in text(doc):
+        words = text(doc).split("@depends", 1)[1].split()
+        return doc if words and words[0] not in methods else None
     attribute = _attributes(method).get("Depends")
     if attribute is None:
         return None
@@ -88,20 +130,35 @@ def _missing_dependency(method: ts.Node, methods: set[str]) -> ts.Node | None:
 
 def _skipping_helpers(body: ts.Node) -> set[str]:
     """Methods of the class whose own statements skip, under no condition: `$this->later()`
-    skips the test as `markTestSkipped` would."""
+    skips the test as `markTestSkipped` would (`if (true) { … }` and a thrown skip exception
+    included)."""
     found = set()
     for member in body.named_children:
         block = member.child_by_field_name("body") if member.type == "method_declaration" else None
-        for statement in block.named_children if block is not None else ():
-            call = statement.named_children[0] if statement.named_children else None
-            if (
-                statement.type == "expression_statement"
-                and call is not None
-                and call.type in _CALLS
-            ):
-                if text(call.child_by_field_name("name")) in _SKIP_CALLS:
-                    found.add(text(member.child_by_field_name("name")))
+        if block is not None and _skips_outright(block):
+            found.add(text(member.child_by_field_name("name")))
     return found
+
+
+_SKIP_THROWS = ("SkippedWithMessageException", "SkippedTestError", "IncompleteTestError")
+
+
+def _skips_outright(block: ts.Node) -> bool:
+    for statement in block.named_children:
+        if statement.type == "if_statement" and reach.truth(
+            statement.child_by_field_name("condition")
+        ):
+            taken = statement.child_by_field_name("body")
+            if taken is not None and _skips_outright(taken):
+                return True
+        if statement.type == "throw_expression" or "throw" in statement.type:
+            if any(t in text(statement) for t in _SKIP_THROWS):
+                return True
+        call = statement.named_children[0] if statement.named_children else None
+        if statement.type == "expression_statement" and call is not None and call.type in _CALLS:
+            if text(call.child_by_field_name("name")) in _SKIP_CALLS:
+                return True
+    return False
 
 
 def _info(

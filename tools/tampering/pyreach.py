@@ -313,6 +313,9 @@ def rows(iterable: ast.expr, context: Context) -> int | None:
         return total
     if isinstance(iterable, ast.Name):
         return context.tables.get(iterable.id)
+    empty = ("list", "tuple", "set", "dict", "frozenset")
+    if isinstance(iterable, ast.Call) and ast.unparse(iterable.func) in empty:
+        return 0 if not iterable.args and not iterable.keywords else None
     if isinstance(iterable, ast.Call) and ast.unparse(iterable.func) == "range":
         bounds = [_value(a, context, 0) for a in iterable.args]
         if 1 <= len(bounds) <= 3 and all(isinstance(b, int) for b in bounds):

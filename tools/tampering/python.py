@@ -29,9 +29,10 @@ def python_tests(source: str) -> dict[str, TestInfo] | None:
     tree = _skips_by_other_names(tree)
     tests: dict[str, TestInfo] = {}
     context = pyreach.context_of(tree)
+    fixtures = _skipping_fixtures(tree)
     for node, owner, owner_skip in _functions(tree):
         if node.name.startswith("test"):
-            skip_line = owner_skip or _skip_line(node)
+            skip_line = owner_skip or _skip_line(node) or _requests(node, fixtures)
             asserts, inert, lent = pyreach.asserts(node, context)
             tests[f"{owner}{node.name}"] = TestInfo(
                 line=node.lineno,
@@ -42,12 +43,61 @@ def python_tests(source: str) -> dict[str, TestInfo] | None:
                 lent=lent,
                 trivial=_trivial(node),
             )
+    _rebound(tree, tests)
     return tests
+
+
+def _skipping_fixtures(tree: ast.Module) -> dict[str, int]:
+    """Fixtures of the module that skip outright, by name: a test that requests one skips."""
+    return {
+        node.name: node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        and any("fixture" in ast.unparse(d) for d in node.decorator_list)
+        and _skips_outright(node)
+    }
+
+
+def _requests(node: _FunctionNode, fixtures: dict[str, int]) -> int | None:
+    named = [a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)]
+    return next((fixtures[n] for n in named if n in fixtures), None)
+
+
+def _rebound(tree: ast.Module, tests: dict[str, TestInfo]) -> None:
+    """What the module does to a test after defining it: `test_add.__test__ = False` and
+    `test_add = pytest.mark.skip(test_add)` (or `unittest.skip(…)(test_add)`) skip it, `del
+    test_add` deletes it; in a class body as at the top."""
+    scopes: list[tuple[str, list[ast.stmt]]] = [("", tree.body)]
+    scopes += [(f"{c.name}.", c.body) for c in tree.body if isinstance(c, ast.ClassDef)]
+    for owner, body in scopes:
+        for node in body:
+            if isinstance(node, ast.Delete):
+                for target in node.targets:
+                    if isinstance(target, ast.Name):
+                        tests.pop(owner + target.id, None)
+            for target, value in _pairs(node):
+                name = _rebinding(target, value)
+                test = tests.get(owner + name) if name else None
+                if test is not None and not test.skipped:
+                    test.skipped, test.skip_line = True, node.lineno
+
+
+def _rebinding(target: ast.expr, value: ast.expr) -> str:
+    """The test a binding skips: `t.__test__ = False` or `t = <skip mark>(t)`, else ''."""
+    if isinstance(target, ast.Attribute) and target.attr == "__test__":
+        off = isinstance(value, ast.Constant) and value.value is False
+        return target.value.id if off and isinstance(target.value, ast.Name) else ""
+    if not isinstance(target, ast.Name) or not isinstance(value, ast.Call):
+        return ""
+    wraps = [a for a in value.args if isinstance(a, ast.Name) and a.id == target.id]
+    marker = value.func.func if isinstance(value.func, ast.Call) else value.func
+    return target.id if wraps and _mark_name(marker) in _SKIP_MARKS else ""
 
 
 def _functions(tree: ast.Module) -> list[tuple[_FunctionNode, str, int | None]]:
     found: list[tuple[_FunctionNode, str, int | None]] = []
-    module_skip = _pytestmark(tree.body)
+    module_skip = _pytestmark(tree.body) or _autouse_skip(tree.body)
+    classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
     for node in tree.body:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             found.append((node, "", module_skip))
@@ -56,7 +106,7 @@ def _functions(tree: ast.Module) -> list[tuple[_FunctionNode, str, int | None]]:
                 module_skip
                 or _decorator_skip(node.decorator_list)
                 or _pytestmark(node.body)
-                or _not_collected(node)
+                or _not_collected(node, classes)
             )
             found.extend(
                 (m, f"{node.name}.", class_skip)
@@ -70,11 +120,18 @@ def _pytestmark(body: list[ast.stmt]) -> int | None:
     """What skips every test of a module or class body: `pytestmark = pytest.mark.skip` (or a
     list holding one), `__test__ = False`, `__unittest_skip__ = True`, a `setUp`/`setUpClass`
     that skips."""
+    bound = _bound_values(body)
     for node in body:
-        if isinstance(node, ast.Assign):
-            names = {t.id for t in node.targets if isinstance(t, ast.Name)}
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+            call = node.value  # `pytest.skip(…, allow_module_level=True)`, `pytestmark.append(…)`
+            if _is_skip_call(call.func) or _marks_pytestmark(call):
+                return node.lineno
+        if isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names = {t.id for t in targets if isinstance(t, ast.Name)}
             value = node.value
             if "pytestmark" in names:
+                value = bound.get(value.id, value) if isinstance(value, ast.Name) else value
                 marks = value.elts if isinstance(value, ast.List | ast.Tuple) else [value]
                 if any(_mark_name(m) in _SKIP_MARKS for m in marks):
                     return node.lineno
@@ -91,17 +148,46 @@ def _pytestmark(body: list[ast.stmt]) -> int | None:
 
 
 _SETUPS = {"setUp", "setUpClass", "setup_class", "setup_method"}
+_SETUPS |= {"setup_module", "setUpModule", "setup_function", "setup"}
 
 
-def _not_collected(node: ast.ClassDef) -> int | None:
-    """A plain test class with an `__init__`: pytest collects none of its tests (a
-    `unittest.TestCase` may have one)."""
-    if any("TestCase" in ast.unparse(base) for base in node.bases):
-        return None
-    init = next(
-        (m for m in node.body if isinstance(m, ast.FunctionDef) and m.name == "__init__"), None
-    )
-    return init.lineno if init is not None else None
+def _bound_values(body: list[ast.stmt]) -> dict[str, ast.expr]:
+    """Names a body binds (the last binding wins): `LATER = [pytest.mark.skip]`."""
+    return {
+        t.id: node.value
+        for node in body
+        if isinstance(node, ast.Assign)
+        for t in node.targets
+        if isinstance(t, ast.Name)
+    }
+
+
+def _marks_pytestmark(call: ast.Call) -> bool:
+    """`pytestmark.append(pytest.mark.skip)`, `pytestmark += […]` as a call."""
+    func = call.func
+    owner = func.value if isinstance(func, ast.Attribute) else None
+    named = isinstance(owner, ast.Name) and owner.id == "pytestmark"
+    return named and any(_mark_name(a) in _SKIP_MARKS for a in call.args)
+
+
+def _not_collected(node: ast.ClassDef, classes: dict[str, ast.ClassDef]) -> int | None:
+    """A plain test class with an `__init__` or `__new__` of its own or of a class of the file it
+    derives from: pytest collects none of its tests (a `unittest.TestCase` may have one)."""
+    seen: set[str] = set()
+    pending = [node]
+    while pending:
+        current = pending.pop()
+        if any("TestCase" in ast.unparse(base) for base in current.bases):
+            return None
+        for member in current.body:
+            if isinstance(member, ast.FunctionDef) and member.name in ("__init__", "__new__"):
+                return member.lineno if current is node else node.lineno
+        for base in current.bases:
+            name = ast.unparse(base)
+            if name in classes and name not in seen:
+                seen.add(name)
+                pending.append(classes[name])
+    return None
 
 
 _SKIP_NAMES = _SKIP_MARKS | _SKIP_CALLS
@@ -114,12 +200,15 @@ def _skips_by_other_names(tree: ast.Module) -> ast.Module:
     called through `self`), helpers of helpers included. A helper that skips on a condition is
     a fixture's concern, not a skip."""
     aliases: dict[str, ast.expr] = {}
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and len(node.targets) == 1:
-            target = node.targets[0]
-            if isinstance(target, ast.Name) and _names_a_skip(node.value):
-                aliases[target.id] = node.value
-        elif isinstance(node, ast.ImportFrom) and node.module in ("pytest", "unittest"):
+    classes = [n for n in tree.body if isinstance(n, ast.ClassDef)]
+    for node in _module_statements([*tree.body, *(s for c in classes for s in c.body)]):
+        for target, value in _pairs(node):
+            wraps = isinstance(value, ast.Call) and any(
+                isinstance(a, ast.Name) and a.id == getattr(target, "id", "") for a in value.args
+            )  # `test_add = pytest.mark.skip(test_add)` skips test_add (_rebound), aliases nothing
+            if isinstance(target, ast.Name) and _names_a_skip(value) and not wraps:
+                aliases[target.id] = value
+        if isinstance(node, ast.ImportFrom) and node.module in ("pytest", "unittest"):
             for alias in node.names:
                 if alias.name in _SKIP_NAMES:
                     spelled = ast.Name(id=node.module, ctx=ast.Load())
@@ -134,11 +223,42 @@ def _skips_by_other_names(tree: ast.Module) -> ast.Module:
     return tree
 
 
+def _module_statements(body: list[ast.stmt]) -> list[ast.stmt]:
+    """A module's statements, those under an `if` on a literal or `try` included (they run as
+    the module loads)."""
+    found: list[ast.stmt] = []
+    for node in body:
+        found.append(node)
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Constant):
+            found += _module_statements(node.body if node.test.value else node.orelse)
+        elif isinstance(node, ast.Try):
+            found += _module_statements(node.body)
+    return found
+
+
+def _pairs(node: ast.stmt) -> list[tuple[ast.expr, ast.expr]]:
+    """(target, value) of an assignment, unpacked: `off, _ = pytest.mark.skip, 1`."""
+    if not isinstance(node, ast.Assign):
+        return []
+    pairs: list[tuple[ast.expr, ast.expr]] = []
+    for target in node.targets:
+        value = node.value
+        if isinstance(target, ast.Tuple | ast.List) and isinstance(value, ast.Tuple | ast.List):
+            pairs += list(zip(target.elts, value.elts, strict=False))
+        else:
+            pairs.append((target, value))
+    return pairs
+
+
 def _names_a_skip(value: ast.expr) -> bool:
     """`pytest.mark.skipif`, `pytest.skip`, `pytest.mark.skip(reason=…)`: a mark or a skip
     function; not what a skip function returns (`pytest.importorskip("x")` is a module)."""
+    if isinstance(value, ast.Call) and ast.unparse(value.func).endswith("partial"):
+        return bool(value.args) and _names_a_skip(value.args[0])  # partial(pytest.skip, "x")
     if isinstance(value, ast.Call):
         return "mark" in ast.unparse(value.func) and _mark_name(value) in _SKIP_MARKS
+    if isinstance(value, ast.Lambda):
+        return isinstance(value.body, ast.Call) and _is_skip_call(value.body.func)
     return isinstance(value, ast.Name | ast.Attribute) and _mark_name(value) in _SKIP_NAMES
 
 
@@ -161,13 +281,30 @@ def _skips_outright(node: _FunctionNode) -> bool:
     """A function (not a test) whose own statements call a skip, not under any condition."""
     if node.name.startswith("test"):
         return False
-    return any(
-        isinstance(s, ast.Expr)
-        and isinstance(s.value, ast.Call)
-        and _is_skip_call(s.value.func)
-        and _mark_name(s.value) != "importorskip"  # skips only where the module is missing
-        for s in node.body
-    )
+    return any(_skip_statement(s) for s in node.body)
+
+
+def _skip_statement(statement: ast.stmt) -> bool:
+    """A statement that skips outright: a skip call (not `importorskip`, which skips only where
+    the module is missing) or a raised skip exception."""
+    if isinstance(statement, ast.Raise):
+        return statement.exc is not None and _raises_skip(statement.exc)
+    if not isinstance(statement, ast.Expr) or not isinstance(statement.value, ast.Call):
+        return False
+    call = statement.value
+    return _is_skip_call(call.func) and _mark_name(call) != "importorskip"
+
+
+def _autouse_skip(body: list[ast.stmt]) -> int | None:
+    """An autouse fixture of the module that skips outright: every test skips."""
+    for node in body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and _skips_outright(node):
+            if any(
+                "autouse" in ast.unparse(d) and "fixture" in ast.unparse(d)
+                for d in node.decorator_list
+            ):
+                return node.lineno
+    return None
 
 
 class _Renamed(ast.NodeTransformer):
@@ -241,6 +378,8 @@ def _is_skip_call(func: ast.expr) -> bool:
     other `skip` is the file's or a cursor's own)."""
     if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
         return func.attr in _SKIP_CALLS and func.value.id in _SKIP_OWNERS
+    if isinstance(func, ast.Call) and ast.unparse(func.func).endswith("partial") and func.args:
+        return _is_skip_call(func.args[0])  # `functools.partial(pytest.skip, "x")()`
     return False
 
 

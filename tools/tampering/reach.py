@@ -31,6 +31,7 @@ __all__ = [
     "inert",
     "sort",
     "truth",
+    "unreached",
 ]
 
 Counted = list[tuple[int, str]]
@@ -140,6 +141,11 @@ def whole(call: ts.Node) -> ts.Node:
     while call.parent is not None and call.parent.type in _CHAINS:
         call = call.parent
     return call
+
+
+def unreached(node: ts.Node, top: ts.Node) -> str | None:
+    """Why `node` (inside `top`) never runs, or None: after an exit, on a dead branch."""
+    return _unreached(node, top)
 
 
 def _unreached(node: ts.Node, top: ts.Node) -> str | None:

@@ -84,13 +84,24 @@ def _applies(raw: str) -> bool:
     return False
 
 
-def _inner_gate(container: ts.Node) -> ts.Node | None:
-    """`#![cfg(…)]` written inside a module: it gates the whole module like one on its head."""
+def _inner_gate(container: ts.Node, test: bool = False) -> ts.Node | None:
+    """`#![cfg(…)]` (or a `#![cfg_attr(…)]` that holds and writes one) inside a module or a
+    test's body: it gates the whole module or test like one on its head; in a test's body
+    `#![ignore]` ignores it too."""
     for child in container.named_children:
-        if child.type == "inner_attribute_item":
-            raw = " ".join(text(child).split()).replace(" ", "")
-            if raw.startswith("#![cfg(") and not _holds_under_cargo_test(raw):
+        if child.type != "inner_attribute_item":
+            continue
+        raw = " ".join(text(child).split()).replace(" ", "")
+        if raw.startswith("#![cfg(") and not _holds_under_cargo_test(raw):
+            return child
+        if raw.startswith("#![cfg_attr(") and _applies(raw):
+            rest = raw[raw.find("cfg_attr(") + len("cfg_attr(") :]
+            if "cfg(" in rest and not _holds_under_cargo_test(rest[rest.find("cfg(") :]):
                 return child
+            if test and "ignore" in rest:
+                return child
+        if test and raw.startswith("#![ignore"):
+            return child
     return None
 
 
@@ -168,9 +179,9 @@ def _info(
     hollow: set[str],
     checkers: dict[str, ts.Node],
 ) -> TestInfo:
-    ignored = _skip(attributes) or gate
-    panics = next((a for a in attributes if _attribute_name(a) == "should_panic"), None)
     body = node.child_by_field_name("body")
+    ignored = _skip(attributes) or gate or (_inner_gate(body, test=True) if body else None)
+    panics = next((a for a in attributes if _attribute_name(a) == "should_panic"), None)
     tally = reach.Tally()
     # A function of the file the test calls lends it its assertions (once each).
     scopes = [body] if body is not None else []
