@@ -1218,8 +1218,6 @@ MISSED = {
     "vitest-context-skip-destructured": "_skips_itself matches `<first parameter>.skip()`; "
     "`({ skip }) => { skip() }` destructures the context, and a bare call is read only as "
     "pending()",
-    "vitest-registered-in-a-function-never-called": "script_tests reads every call named test "
-    "wherever it sits; one in a function nobody calls is never declared",
     "mocha-suite-pending-property": "_suites reads marks from a suite's call chain; `describe(...)"
     ".pending = true` sets mocha's pending flag on the suite it returns",
     # Go (tools/tampering/golang.py)

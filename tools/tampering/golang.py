@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import tree_sitter as ts
 
-from referee.tools.tampering import reach
+from referee.tools.tampering import literals, reach
 from referee.tools.tampering.model import TestInfo
 from referee.tools.tampering.syntax import descendants, empty_block, line, parse, text
 
@@ -25,6 +25,11 @@ def go_tests(source: str) -> dict[str, TestInfo] | None:
     root = parse("go", source)
     if root is None:
         return None
+    with literals.bound(literals.constants(root)):  # the file's constants read as values
+        return _go_tests(root)
+
+
+def _go_tests(root: ts.Node) -> dict[str, TestInfo]:
     tests: dict[str, TestInfo] = {}
     constraint = _constraint(root)
     helpers = _skipping_helpers(root)

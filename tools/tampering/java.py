@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import tree_sitter as ts
 
-from referee.tools.tampering import reach
+from referee.tools.tampering import literals, reach
 from referee.tools.tampering.model import TestInfo
 from referee.tools.tampering.syntax import descendants, empty_block, line, parse, text
 
@@ -25,6 +25,11 @@ def java_tests(source: str) -> dict[str, TestInfo] | None:
     root = parse("java", source)
     if root is None:
         return None
+    with literals.bound(literals.constants(root)):  # the file's constants read as values
+        return _java_tests(root)
+
+
+def _java_tests(root: ts.Node) -> dict[str, TestInfo]:
     tests: dict[str, TestInfo] = {}
     skips = _SKIP_ANNOTATIONS | _skipping_annotations(root)
     stack: list[tuple[ts.Node, list[str], ts.Node | None]] = [(root, [], None)]

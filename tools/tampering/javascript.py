@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import tree_sitter as ts
 
-from referee.tools.tampering import reach
+from referee.tools.tampering import literals, reach
 from referee.tools.tampering.model import TestInfo
 from referee.tools.tampering.syntax import descendants, empty_block, line, parse, text
 
@@ -62,6 +62,11 @@ def script_tests(source: str, language: str) -> dict[str, TestInfo] | None:
     root = parse(language, source)
     if root is None:
         return None
+    with literals.bound(literals.constants(root)):  # the file's constants read as values
+        return _script_tests(root)
+
+
+def _script_tests(root: ts.Node) -> dict[str, TestInfo]:
     tests: dict[str, TestInfo] = {}
     names = _aliases(root)
     helpers = _helpers(root)

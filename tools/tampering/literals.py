@@ -10,14 +10,17 @@ there, so the rule is the same for them.
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 import tree_sitter as ts
 
 from referee.tools.tampering.syntax import text
 
-__all__ = ["UNKNOWN", "truth", "value"]
+__all__ = ["UNKNOWN", "bound", "constants", "truth", "value"]
 
 
 class _Unknown:
@@ -45,6 +48,23 @@ _STRINGS = frozenset(
 )
 # Java's boxed constants.
 _BOXED = {"Boolean.FALSE": False, "Boolean.TRUE": True}
+# Names bound to literal values where an expression is read (the file's constants, a loop's
+# initial values): a name is read as its value only inside `bound(…)`.
+_BOUND: ContextVar[dict[str, Any]] = ContextVar("bound", default={})  # noqa: B039
+_NAMES = frozenset({"identifier", "field_identifier"})
+_DECLARES = {
+    "variable_declarator": ("name", "value"),
+    "const_spec": ("name", "value"),
+    "var_spec": ("name", "value"),
+    "const_item": ("name", "value"),
+    "static_item": ("name", "value"),
+    "short_var_declaration": ("left", "right"),
+}
+# What changes a bound name (`a = 1`, `a += 1`, `a++`): a name changed anywhere is no constant.
+_ASSIGNS = frozenset(
+    {"assignment_expression", "assignment_statement", "augmented_assignment_expression"}
+    | {"compound_assignment_expr", "update_expression", "inc_statement", "dec_statement"}
+)
 _COMPARE: dict[str, Callable[[Any, Any], Any]] = {
     "==": operator.eq,
     "===": operator.eq,
@@ -56,6 +76,53 @@ _COMPARE: dict[str, Callable[[Any, Any], Any]] = {
     "<=": operator.le,
     ">=": operator.ge,
 }
+
+
+@contextmanager
+def bound(names: dict[str, Any]) -> Iterator[None]:
+    """Read names as these values (on top of those already bound) inside the block."""
+    token = _BOUND.set({**_BOUND.get(), **names})
+    try:
+        yield
+    finally:
+        _BOUND.reset(token)
+
+
+def constants(root: ts.Node) -> dict[str, Any]:
+    """Names a tree binds once, to a literal, and never assigns again: `const DEBUG = false`,
+    `const debug = false`, `const SKIP: bool = true;`, `static final boolean SKIP = true;`,
+    PHP's `const SKIP = true` (read as `self::SKIP` too)."""
+    values: dict[str, Any] = {}
+    counts: Counter[str] = Counter()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        stack.extend(node.named_children)
+        if node.type in _ASSIGNS:
+            changed = node.child_by_field_name("left") or node.child_by_field_name("argument")
+            changed = changed or (node.named_children[0] if node.named_children else None)
+            counts[text(changed).strip()] += 2
+        fields = _DECLARES.get(node.type)
+        name_node: ts.Node | None
+        value_node: ts.Node | None
+        if fields is None and node.type == "const_element" and len(node.named_children) == 2:
+            name_node, value_node = node.named_children
+        elif fields is not None:
+            name_node, value_node = (node.child_by_field_name(f) for f in fields)
+        else:
+            continue
+        if name_node is None or value_node is None:
+            continue
+        if value_node.type == "expression_list" and len(value_node.named_children) == 1:
+            value_node = value_node.named_children[0]
+        if name_node.type == "expression_list" and len(name_node.named_children) == 1:
+            name_node = name_node.named_children[0]
+        name = text(name_node).strip()
+        counts[name] += 1
+        found = value(value_node)
+        if found is not UNKNOWN:
+            values[name] = found
+    return {name: v for name, v in values.items() if counts[name] == 1}
 
 
 def truth(node: ts.Node | None) -> bool | None:
@@ -71,6 +138,10 @@ def value(node: ts.Node | None, depth: int = 0) -> Any:
     if node is None or depth > 64:
         return UNKNOWN
     kind, spelled = node.type, text(node).strip()
+    if kind in _NAMES or kind in ("class_constant_access_expression", "scoped_identifier"):
+        names = _BOUND.get()
+        last = node.named_children[-1] if kind != "identifier" and node.named_children else node
+        return names.get(text(last).strip(), UNKNOWN) if names else UNKNOWN
     if kind in _BOOLEANS:
         return True if spelled in _TRUE else False if spelled in _FALSE else UNKNOWN
     if kind in _NONE:
@@ -81,7 +152,7 @@ def value(node: ts.Node | None, depth: int = 0) -> Any:
         return _number(spelled)
     if kind in _STRINGS:
         return _string(node, spelled)
-    if kind == "unary_expression":
+    if kind in ("unary_expression", "unary_op_expression"):
         return _unary(node, depth)
     if kind == "binary_expression":
         return _binary(node, depth)

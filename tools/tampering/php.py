@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import tree_sitter as ts
 
-from referee.tools.tampering import reach
+from referee.tools.tampering import literals, reach
 from referee.tools.tampering.model import TestInfo
 from referee.tools.tampering.syntax import descendants, empty_block, line, parse, text
 
@@ -26,6 +26,11 @@ def php_tests(source: str) -> dict[str, TestInfo] | None:
     root = parse("php", source)
     if root is None:
         return None
+    with literals.bound(literals.constants(root)):  # the file's constants read as values
+        return _php_tests(root)
+
+
+def _php_tests(root: ts.Node) -> dict[str, TestInfo]:
     tests: dict[str, TestInfo] = {}
     for cls in descendants(root, frozenset({"class_declaration"})):
         body = cls.child_by_field_name("body")

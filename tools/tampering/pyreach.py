@@ -96,12 +96,22 @@ def asserts(node: _FunctionNode, context: Context) -> tuple[Counted, Inert, Coun
     for sub, times, why in walker.walk(node.body, 1, None):
         if _is_assertion(sub):
             entry = (getattr(sub, "lineno", 0), ast.unparse(sub).splitlines()[0])
+            why = why or (reach.INVERTED if _expects_a_failure(sub) else None)
             why = why or (reach.NEVER_FAILS if _never_fails(sub, context) else None)
             if why is not None:
                 inert.append((*entry, why))
             else:
                 (lent if id(sub) in walker.borrowed else counted).extend([entry] * times)
     return counted, inert, lent
+
+
+def _expects_a_failure(sub: ast.AST) -> bool:
+    """`pytest.raises(AssertionError)`, `self.assertRaises(AssertionError, …)`: it passes only
+    when an assertion fails."""
+    if not isinstance(sub, ast.Call) or not ast.unparse(sub.func).endswith(("raises", "Raises")):
+        return False
+    named = {getattr(n, "id", getattr(n, "attr", "")) for a in sub.args[:1] for n in ast.walk(a)}
+    return bool(named & {"AssertionError", "failureException"})
 
 
 def _is_assertion(sub: ast.AST) -> bool:
@@ -234,6 +244,9 @@ def truth(test: ast.expr, context: Context) -> bool | None:
 
 
 _UNKNOWN: Any = object()
+# Names whose value at run time is fixed: no type checker runs the tests, and asserts run only
+# where `__debug__` holds.
+_FIXED: dict[str, Any] = {"TYPE_CHECKING": False, "__debug__": True}
 
 
 def _value(node: ast.expr, context: Context, depth: int) -> Any:
@@ -246,7 +259,9 @@ def _value(node: ast.expr, context: Context, depth: int) -> Any:
     if isinstance(node, ast.Constant):
         return node.value
     if isinstance(node, ast.Name):
-        return context.consts.get(node.id, _UNKNOWN)
+        return context.consts.get(node.id, _FIXED.get(node.id, _UNKNOWN))
+    if isinstance(node, ast.Attribute) and ast.unparse(node) == "typing.TYPE_CHECKING":
+        return False
     if isinstance(node, ast.List | ast.Tuple | ast.Set) and not any(
         isinstance(e, ast.Starred) for e in node.elts
     ):
@@ -344,6 +359,8 @@ def _never_fails(sub: ast.AST, context: Context) -> bool:
         return False
     name = ast.unparse(sub.func)
     args = [*sub.args, *(k.value for k in sub.keywords if k.arg in ("first", "second", "expr"))]
+    if name == "self.assertTrue" and args and isinstance(args[0], ast.Tuple) and args[0].elts:
+        return True  # a non-empty tuple is true
     if _EQUALITY.match(name) and len(args) >= 2 and ast.dump(args[0]) == ast.dump(args[1]):
         return True
     if any(_reads(a, context) for a in args):

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 import tree_sitter as ts
 
-from referee.tools.tampering import tautology
+from referee.tools.tampering import literals, tautology
 from referee.tools.tampering.literals import truth
 from referee.tools.tampering.syntax import line, text
 
@@ -42,6 +43,8 @@ DEAD_BRANCH = "it sits on a branch whose condition is constant"
 NEVER_FAILS = tautology.NEVER_FAILS
 NO_ROWS = "its loop walks an empty table"
 CAUGHT = "its failure is caught before the runner sees it"
+INVERTED = "it passes only when an assertion fails"
+NEVER_CALLED = "it sits in a function the test never calls"
 
 # Go holds a block's statements in a `statement_list`.
 _BLOCKS = frozenset({"statement_block", "block", "compound_statement", "statement_list"})
@@ -124,9 +127,32 @@ def inert(node: ts.Node, top: ts.Node, heads: frozenset[str] = frozenset()) -> s
     unreached = _unreached(node, top)
     if unreached is not None:
         return unreached
+    if _expects_a_failure(node):
+        return INVERTED
     if heads and tautology.never_fails(node, heads):
         return NEVER_FAILS
     return None
+
+
+# Matchers and assertions that pass when what they are given throws.
+_THROWS = frozenset(
+    {"toThrow", "toThrowError", "rejects", "throws", "assertThrows", "assertRaises"}
+    | {"expectThrows", "toThrowErrorMatchingSnapshot", "assertThatThrownBy", "should_panic"}
+)
+_CLOSURES = frozenset(
+    {"arrow_function", "function_expression", "function", "func_literal", "closure_expression"}
+    | {"lambda_expression", "anonymous_function", "anonymous_function_creation_expression"}
+)
+
+
+def _expects_a_failure(node: ts.Node) -> bool:
+    """`expect(() => expect(x).toBe(y)).toThrow()`, `assertThrows(AssertionError.class, () ->
+    assertEquals(…))`: an assertion that passes exactly when the one it wraps fails."""
+    names = {tautology.name_of(c) for c in tautology.calls(node)}
+    if not names & _THROWS:
+        return False
+    args = [a for c in tautology.calls(node) for a in tautology.arguments(c)]
+    return any("expect(" in text(a) or "assert" in text(a) for a in args)
 
 
 _CHAINS = frozenset(
@@ -158,8 +184,61 @@ def _unreached(node: ts.Node, top: ts.Node) -> str | None:
             return never
         if parent.type in ("try_statement", "try_expression") and _swallowed(parent, child):
             return CAUGHT
+        if parent.type in _CLOSURES and not _same(parent, top):
+            never = _never_called(parent, top)
+            if never is not None:
+                return never
+        call = parent.parent if parent.type in ("arguments", "argument_list") else None
+        if call is not None and _expects_a_failure(whole(call)):
+            return INVERTED
         child, parent = parent, parent.parent
     return None
+
+
+def _never_called(closure: ts.Node, top: ts.Node) -> str | None:
+    """A function the test binds to a name it never uses again, or hands to a loop over an
+    empty array (`[].forEach(…)`): what it holds never runs."""
+    holder = closure.parent
+    if holder is not None and holder.type in ("arguments", "argument_list"):
+        call = holder.parent
+        callee = call.child_by_field_name("function") if call is not None else None
+        owner = callee.child_by_field_name("object") if callee is not None else None
+        if owner is not None and owner.type == "array" and not owner.named_children:
+            return NO_ROWS
+        return None
+    while holder is not None and holder.type in ("expression_list", "parenthesized_expression"):
+        holder = holder.parent
+    if holder is None or holder.type not in _BINDS:
+        return None
+    target = holder.child_by_field_name("name") or holder.child_by_field_name("left")
+    target = target or holder.child_by_field_name("pattern")
+    name = text(target).strip()
+    uses = [n for n in _identifiers(top) if text(n) == name.lstrip("$") and not _discarded(n)]
+    return NEVER_CALLED if name and len(uses) <= 1 else None
+
+
+def _discarded(use: ts.Node) -> bool:
+    """`_ = check`: a use that only quiets the compiler."""
+    holder = use.parent
+    while holder is not None and holder.type == "expression_list":
+        holder = holder.parent
+    left = holder.child_by_field_name("left") if holder is not None else None
+    return left is not None and text(left).strip() == "_"
+
+
+_BINDS = frozenset(
+    {"variable_declarator", "short_var_declaration", "let_declaration", "assignment_expression"}
+)
+
+
+def _identifiers(top: ts.Node) -> list[ts.Node]:
+    stack, found = [top], []
+    while stack:
+        node = stack.pop()
+        if node.type in ("identifier", "name"):
+            found.append(node)
+        stack.extend(node.named_children)
+    return found
 
 
 def _same(a: ts.Node, b: ts.Node) -> bool:
@@ -188,6 +267,7 @@ def _exits(statement: ts.Node) -> bool:
             inner.type in _EXITS
             or _ends_process(inner)
             or (inner.type in _BLOCKS and _always_exits(inner))
+            or (inner.type in _IFS and _exits(inner))
         )
     if kind in _BLOCKS or kind == "labeled_statement":
         return _always_exits(statement)
@@ -246,7 +326,8 @@ def _never_taken(parent: ts.Node, child: ts.Node) -> str | None:
             return None
         if _no_rows(parent):
             return NO_ROWS
-        return DEAD_BRANCH if truth(_condition(parent)) is False else None
+        with literals.bound(_initial(parent)):  # the first test: `for (a = 0; a < 0; a++)`
+            return DEAD_BRANCH if truth(_condition(parent)) is False else None
     if parent.type in ("binary_expression", "boolean_operator"):
         right = parent.child_by_field_name("right")
         if right is None or not _same(child, right):
@@ -264,8 +345,19 @@ def _never_taken(parent: ts.Node, child: ts.Node) -> str | None:
     return None
 
 
+def _initial(loop: ts.Node) -> dict[str, Any]:
+    """What a C-style loop binds before its first test (`let a = 0`, `a := 0`, `int a = 0`)."""
+    clause = next((c for c in loop.named_children if c.type == "for_clause"), loop)
+    start = clause.child_by_field_name("initializer") or clause.child_by_field_name("init")
+    return literals.constants(start) if start is not None else {}
+
+
 def _condition(loop: ts.Node) -> ts.Node | None:
-    """A loop's condition: a field in most grammars, Go's `for cond {}` a bare child."""
+    """A loop's condition: a field in most grammars, Go's `for cond {}` a bare child, in Go's
+    `for init; cond; post {}` its clause's."""
+    clause = next((c for c in loop.named_children if c.type == "for_clause"), None)
+    if clause is not None:
+        return clause.child_by_field_name("condition")
     found = loop.child_by_field_name("condition")
     if found is None and loop.type == "for_statement":
         first = loop.named_children[0] if loop.named_children else None

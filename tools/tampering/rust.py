@@ -13,7 +13,7 @@ import sys
 
 import tree_sitter as ts
 
-from referee.tools.tampering import reach
+from referee.tools.tampering import literals, reach
 from referee.tools.tampering.model import TestInfo
 from referee.tools.tampering.syntax import descendants, empty_block, line, parse, text
 
@@ -27,6 +27,11 @@ def rust_tests(source: str) -> dict[str, TestInfo] | None:
     root = parse("rust", source)
     if root is None:
         return None
+    with literals.bound(literals.constants(root)):  # the file's constants read as values
+        return _rust_tests(root)
+
+
+def _rust_tests(root: ts.Node) -> dict[str, TestInfo]:
     tests: dict[str, TestInfo] = {}
     hollow = _hollow_macros(root)
     checkers = {

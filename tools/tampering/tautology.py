@@ -20,7 +20,7 @@ import tree_sitter as ts
 from referee.tools.tampering.literals import UNKNOWN, value
 from referee.tools.tampering.syntax import text
 
-__all__ = ["NEVER_FAILS", "never_fails"]
+__all__ = ["NEVER_FAILS", "arguments", "calls", "name_of", "never_fails"]
 
 NEVER_FAILS = "it cannot fail: it compares an expression with itself or reads only literals"
 
@@ -50,18 +50,21 @@ _CONTAINERS = frozenset(
     {"arguments", "argument_list", "token_tree", "array", "object", "literal_value"}
     | {"array_creation_expression", "array_expression", "parenthesized_expression"}
 )
-_EQUALITY = re.compile(r"(?i)(^|\.)(to)?(be|equals?|eql|deepequal|strictequal|same|eq|is)$|equal")
+# An equality by its name's end (`toBe`, `toEqual`, `assertSame`, `assert_eq`, `Equal`), not a
+# negated one (`assertNotEqual` of an expression with itself always fails: no tautology).
+_EQUALITY = re.compile(r"(?i)(be|equals?|eql|same|eq|is|equalvalues)$")
+_NOT = re.compile(r"(?i)not|_ne$|Ne$")
 _NEGATIVE = re.compile(r"(?i)(null|nil|none|false|falsy|undefined|empty|not|isnt|zero)")
 
 
 def never_fails(node: ts.Node, heads: frozenset[str]) -> bool:
     """Whether the assertion `node` (its whole chain) holds whatever the code does."""
-    calls = _calls(node)
-    if not calls:
+    chain = calls(node)
+    if not chain:
         return False
-    name = _name(calls[0])
-    operands = _operands(calls, heads)
-    if _EQUALITY.search(name) and _same_sides(operands):
+    name = name_of(chain[0])
+    operands = _operands(chain, heads)
+    if _EQUALITY.search(name) and not _NOT.search(name) and _same_sides(operands):
         return True
     if not _reads_nothing(node, heads | {name}):
         return False
@@ -71,11 +74,11 @@ def never_fails(node: ts.Node, heads: frozenset[str]) -> bool:
         return len(texts) >= 2 and len(set(texts)) == 1
     if len(values) >= 2:
         return all(v == values[0] and type(v) is type(values[0]) for v in values)
-    negative = any(_NEGATIVE.search(_name(c)) for c in calls)
+    negative = any(_NEGATIVE.search(name_of(c)) for c in chain)
     return (not values[0]) if negative else bool(values[0])
 
 
-def _calls(node: ts.Node) -> list[ts.Node]:
+def calls(node: ts.Node) -> list[ts.Node]:
     """The calls of an assertion's chain, outermost first (`expect(a).not.toBe(b)`: toBe's
     call, then expect's)."""
     found: list[ts.Node] = []
@@ -95,7 +98,7 @@ def _calls(node: ts.Node) -> list[ts.Node]:
     return found
 
 
-def _name(call: ts.Node) -> str:
+def name_of(call: ts.Node) -> str:
     named = call.child_by_field_name("name") or call.child_by_field_name("macro")
     if named is not None:
         return text(named)
@@ -105,7 +108,7 @@ def _name(call: ts.Node) -> str:
     return text(function)
 
 
-def _arguments(call: ts.Node) -> list[ts.Node]:
+def arguments(call: ts.Node) -> list[ts.Node]:
     if call.type == "macro_invocation":
         tree = next((c for c in call.named_children if c.type == "token_tree"), None)
         return _token_groups(tree) if tree is not None else []
@@ -149,8 +152,8 @@ def _operands(calls: list[ts.Node], heads: frozenset[str]) -> list[ts.Node]:
     """The compared expressions: a chain's subject and expected value, or a call's arguments
     without the test handle (`t`) and a leading message."""
     if len(calls) >= 2:
-        return [*_arguments(calls[-1]), *_arguments(calls[0])]
-    args = [a for a in _arguments(calls[0]) if text(a) not in heads]
+        return [*arguments(calls[-1]), *arguments(calls[0])]
+    args = [a for a in arguments(calls[0]) if text(a) not in heads]
     if (
         len(args) == 3
         and args[0].type in ("string_literal", "string")
