@@ -25,7 +25,8 @@ def go_tests(source: str) -> dict[str, TestInfo] | None:
     root = parse("go", source)
     if root is None:
         return None
-    with literals.bound(literals.constants(root)):  # the file's constants read as values
+    # The file's constants read as their values; each block's exits read once.
+    with literals.bound(literals.constants(root)), reach.cached():
         return _go_tests(root)
 
 
@@ -33,6 +34,7 @@ def _go_tests(root: ts.Node) -> dict[str, TestInfo]:
     tests: dict[str, TestInfo] = {}
     constraint = _constraint(root)
     helpers = _skipping_helpers(root)
+    checkers = _checkers(root)
     main = _main_without_run(root)
     for node in root.named_children:
         name = text(node.child_by_field_name("name"))
@@ -40,7 +42,7 @@ def _go_tests(root: ts.Node) -> dict[str, TestInfo]:
         receiver = _receiver(node)
         declared = node.type == "function_declaration" or receiver
         if declared and name.startswith("Test") and body is not None:
-            info = _info(node, body, helpers, receiver, root)
+            info = _info(node, body, helpers, receiver, checkers)
             if receiver:  # a testify suite's method: `func (s *S) TestAdd()`
                 name = f"{_receiver_type(node)}.{name}"
             gate = constraint or main
@@ -176,14 +178,18 @@ _PLUMBING = {"T", "Run", "SetT", "SetS", "Require", "Assert", "SetupTest", "Tear
 
 
 def _info(
-    node: ts.Node, body: ts.Node, helpers: set[str], receiver: str = "", root: ts.Node | None = None
+    node: ts.Node,
+    body: ts.Node,
+    helpers: set[str],
+    receiver: str = "",
+    checkers: dict[str, tuple[ts.Node, str]] | None = None,
 ) -> TestInfo:
     skip_line: int | None = None
     # A suite method's test is `s.T()`; its assertions are the suite's own (`s.Equal`,
     # `s.Require().NoError`).
     t = f"{receiver}.T()" if receiver else _testing_t(node)
     suite = {receiver, f"{receiver}.Require()", f"{receiver}.Assert()"} if receiver else set()
-    checkers = _checkers(root) if root is not None else {}
+    checkers = checkers or {}
     scopes: list[tuple[ts.Node, str]] = [(body, t)]
     visited: set[str] = set()
     tally = reach.Tally()

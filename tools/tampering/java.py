@@ -25,7 +25,8 @@ def java_tests(source: str) -> dict[str, TestInfo] | None:
     root = parse("java", source)
     if root is None:
         return None
-    with literals.bound(literals.constants(root)):  # the file's constants read as values
+    # The file's constants read as their values; each block's exits read once.
+    with literals.bound(literals.constants(root)), reach.cached():
         return _java_tests(root)
 
 
@@ -35,6 +36,7 @@ def _java_tests(root: ts.Node) -> dict[str, TestInfo]:
     stack: list[tuple[ts.Node, list[str], ts.Node | None]] = [(root, [], None)]
     while stack:
         node, path, class_skip = stack.pop()
+        helpers: set[str] | None = None  # read once per class body, when it has a test
         for child in node.named_children:
             inner = child.child_by_field_name("body") if child.type in _CLASSES else None
             if inner is not None:
@@ -43,7 +45,8 @@ def _java_tests(root: ts.Node) -> dict[str, TestInfo]:
                 stack.append((inner, [*path, name], skip))
             elif child.type == "method_declaration" and _annotation(child, _TEST_ANNOTATIONS):
                 name = ".".join([*path, text(child.child_by_field_name("name"))])
-                tests[name] = _info(child, class_skip, skips, _skipping_helpers(node))
+                helpers = _skipping_helpers(node) if helpers is None else helpers
+                tests[name] = _info(child, class_skip, skips, helpers)
     return tests
 
 

@@ -62,7 +62,8 @@ def script_tests(source: str, language: str) -> dict[str, TestInfo] | None:
     root = parse(language, source)
     if root is None:
         return None
-    with literals.bound(literals.constants(root)):  # the file's constants read as values
+    # The file's constants read as their values; each block's exits read once.
+    with literals.bound(literals.constants(root)), reach.cached():
         return _script_tests(root)
 
 

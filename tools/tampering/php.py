@@ -26,7 +26,8 @@ def php_tests(source: str) -> dict[str, TestInfo] | None:
     root = parse("php", source)
     if root is None:
         return None
-    with literals.bound(literals.constants(root)):  # the file's constants read as values
+    # The file's constants read as their values; each block's exits read once.
+    with literals.bound(literals.constants(root)), reach.cached():
         return _php_tests(root)
 
 

@@ -12,7 +12,9 @@ Constant conditions are those built of literals (tools/tampering/literals.py).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,6 +31,7 @@ __all__ = [
     "NO_ROWS",
     "UNREACHABLE",
     "Tally",
+    "cached",
     "inert",
     "sort",
     "truth",
@@ -246,12 +249,36 @@ def _same(a: ts.Node, b: ts.Node) -> bool:
 
 
 def _exits_before(block: ts.Node, child: ts.Node) -> bool:
-    for statement in block.named_children:
-        if _same(statement, child):
-            return False
-        if _exits(statement):
-            return True
-    return False
+    exit_at = _first_exit(block)
+    return exit_at is not None and exit_at < child.start_byte
+
+
+def _first_exit(block: ts.Node) -> int | None:
+    """Where the first statement of a block that always exits starts (read once per block of
+    a file, inside `cached()`)."""
+    cache = _EXITS_CACHE.get()
+    key = (block.start_byte, block.end_byte, block.type)
+    if cache is not None and key in cache:
+        return cache[key]
+    found = next((s.start_byte for s in block.named_children if _exits(s)), None)
+    if cache is not None:
+        cache[key] = found
+    return found
+
+
+_EXITS_CACHE: ContextVar[dict[tuple[int, int, str], int | None] | None] = ContextVar(
+    "exits", default=None
+)
+
+
+@contextmanager
+def cached() -> Iterator[None]:
+    """Remember what each block's statements do while one file is read."""
+    token = _EXITS_CACHE.set({})
+    try:
+        yield
+    finally:
+        _EXITS_CACHE.reset(token)
 
 
 def _exits(statement: ts.Node) -> bool:

@@ -27,7 +27,8 @@ def rust_tests(source: str) -> dict[str, TestInfo] | None:
     root = parse("rust", source)
     if root is None:
         return None
-    with literals.bound(literals.constants(root)):  # the file's constants read as values
+    # The file's constants read as their values; each block's exits read once.
+    with literals.bound(literals.constants(root)), reach.cached():
         return _rust_tests(root)
 
 
