@@ -71,6 +71,7 @@ def _script_tests(root: ts.Node) -> dict[str, TestInfo]:
     tests: dict[str, TestInfo] = {}
     names = _aliases(root)
     helpers = _helpers(root)
+    hooks: dict[tuple[int, int], ts.Node | None] = {}
     for node in descendants(root, frozenset({"call_expression"})):
         call = _call(node, names)
         if call is None or call.is_suite or call.title is None:
@@ -78,7 +79,7 @@ def _script_tests(root: ts.Node) -> dict[str, TestInfo]:
         suites = _suites(node, names)
         name = " > ".join([*(s.title or "?" for s in suites), call.title])
         info = _info(call, suites, helpers)
-        hook = _skipping_hook(root, suites, names, helpers)
+        hook = _skipping_hook(root, suites, names, helpers, hooks)
         dead = reach.unreached(node, root)  # declared under `if (false)`: never
         if not info.skipped and (hook is not None or dead is not None):
             info.skipped, info.skip_line = True, line(hook) if hook is not None else line(node)
@@ -270,32 +271,45 @@ _BEFORE = frozenset({"beforeEach", "before", "beforeAll"})
 
 
 def _skipping_hook(
-    root: ts.Node, suites: list[_Call], names: _Names, helpers: dict[str, ts.Node]
+    root: ts.Node,
+    suites: list[_Call],
+    names: _Names,
+    helpers: dict[str, ts.Node],
+    seen: dict[tuple[int, int], ts.Node | None],
 ) -> ts.Node | None:
     """A hook run before the test, in its file or one of its suites, that skips (mocha's
     `this.skip()` in `beforeEach`, Playwright's `test.fixme()`), or a file- or suite-level
-    Playwright `test.skip(true)`/`test.skip(() => true)`: where it is written, or None."""
-    scopes = [root, *(s.body for s in suites if s.body is not None)]
-    for scope in scopes:
-        block = scope.child_by_field_name("body") if scope is not root else scope
-        for statement in block.named_children if block is not None else ():
-            call = statement.named_children[0] if statement.named_children else None
-            if statement.type != "expression_statement" or call is None:
-                continue
-            if call.type != "call_expression":
-                continue
-            parts = _resolved(_chain(call.child_by_field_name("function")), names.aliases)
-            args = call.child_by_field_name("arguments")
-            given = args.named_children if args is not None else []
-            body = next((a for a in given if a.type in _FUNCTIONS), None)
-            if parts and parts[-1] in _BEFORE and body is not None:
-                if _skips_itself(body, helpers):
-                    return call
-            elif parts[:1] and _base(parts[0]) and parts[-1] in ("skip", "fixme") and given:
-                first = given[0]  # a title makes it a test declared skipped, not this form
-                titled = first.type in _TITLES
-                if not titled and (first.type in _FUNCTIONS or reach.truth(first) is True):
-                    return call  # Playwright: skip every test here
+    Playwright `test.skip(true)`/`test.skip(() => true)`: where it is written, or None. Each
+    scope is read once per file (`seen`)."""
+    for scope in [root, *(s.body for s in suites if s.body is not None)]:
+        key = (scope.start_byte, scope.end_byte)
+        if key not in seen:
+            block = scope.child_by_field_name("body") if scope is not root else scope
+            seen[key] = _scope_hook(block, names, helpers) if block is not None else None
+        if seen[key] is not None:
+            return seen[key]
+    return None
+
+
+def _scope_hook(block: ts.Node, names: _Names, helpers: dict[str, ts.Node]) -> ts.Node | None:
+    for statement in block.named_children:
+        call = statement.named_children[0] if statement.named_children else None
+        if statement.type != "expression_statement" or call is None:
+            continue
+        if call.type != "call_expression":
+            continue
+        parts = _resolved(_chain(call.child_by_field_name("function")), names.aliases)
+        args = call.child_by_field_name("arguments")
+        given = args.named_children if args is not None else []
+        body = next((a for a in given if a.type in _FUNCTIONS), None)
+        if parts and parts[-1] in _BEFORE and body is not None:
+            if _skips_itself(body, helpers):
+                return call
+        elif parts[:1] and _base(parts[0]) and parts[-1] in ("skip", "fixme") and given:
+            first = given[0]  # a title makes it a test declared skipped, not this form
+            titled = first.type in _TITLES
+            if not titled and (first.type in _FUNCTIONS or reach.truth(first) is True):
+                return call  # Playwright: skip every test here
     return None
 
 
