@@ -678,33 +678,13 @@ ATTACKS: dict[str, tuple[str, str, str]] = {
 
 _RW = "pyreflect.py"
 MISSED: dict[str, str] = {
-    "star-import-gc": (
-        f"{_RW} _HANDLES via Names.resolve: `from gc import *` binds no import, so"
-        " `get_objects()` resolves to `get_objects`, not `gc.get_objects`"
-    ),
     "methodcaller-gc": (
         f"{_RW} _handle: Names.resolve does not see through"
         " `operator.methodcaller('get_objects')(gc)`, so no handle is found"
     ),
-    "partial-referrers": (
-        f"{_RW} _handle: `functools.partial(gc.get_referrers, …)()` is a call of a call;"
-        " Names.resolve gives None, so the collector call is not a handle"
-    ),
-    "map-lambda-over-collector": (
-        f"{_RW} _scopes/_bound: the lambda is its own scope and its parameter `o` is bound,"
-        " never tainted; map()'s feeding of the collector's objects into it is not followed"
-    ),
     "match-class-pattern": (
         f"{_RW} _handle/_mentions see only ast.Attribute; `case FrameType(f_globals=g)`"
         " reads the namespace through MatchClass.kwd_attrs, and _bindings ignores captures"
-    ),
-    "helper-returns-the-namespace": (
-        f"{_RW} _reflective follows a Call only to _HANDLES, _LEADING or a method's owner;"
-        " `_caller()` is not followed into its return value"
-    ),
-    "generator-yields-the-namespace": (
-        f"{_RW} _reflective follows next() to `_spaces()`, a call it does not follow"
-        " into the generator that yields the handle"
     ),
     "class-attribute-handle": (
         f"{_RW} the class body taints the name `ns`, but _reflective on `_Fix.ns`"
