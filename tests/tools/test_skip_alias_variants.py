@@ -1225,31 +1225,15 @@ MISSED = {
     "that skips is no helper",
     "go-helper-through-a-struct-field": "_skipping_helpers reads functions with a testing.T "
     "parameter; a method skipping through a struct field `e.t.SkipNow()` is neither",
-    "go-helper-in-a-var": "_skipping_helpers reads function declarations only; `var later = "
-    "func(t *testing.T) { t.SkipNow() }` is a var",
     # Rust (tools/tampering/rust.py)
     # Java (tools/tampering/java.py)
-    "junit5-local-annotation-named-test": "_annotation matches the short name Test; a member "
-    "`@interface Test {}` shadows JUnit's, so JUnit finds no test",
-    "junit5-test-returns-a-value": "java_tests does not read the return type; JUnit Jupiter runs "
-    "no @Test method that returns a value",
-    "junit5-two-level-meta-annotation": "_skipping_annotations follows one level (an @interface "
-    "carrying @Disabled), not an annotation that carries such an annotation",
     "junit5-execution-condition-extension": "java_tests reads no @ExtendWith; an "
     "ExecutionCondition of the file that always disables skips the class",
     "junit4-runwith-empty-suite": "java_tests ignores @RunWith; a Suite with empty @SuiteClasses "
     "runs none of the class's own @Test methods",
-    "testng-enabled-through-a-constant": "_disabled matches the text `enabled=false`; `enabled = "
-    "ON` with `static final boolean ON = false` disables the test",
     # PHP (tools/tampering/php.py)
     "phpunit-helper-from-a-trait": "_skipping_helpers reads the class body only; a skipping helper "
     "from a used trait is not seen",
-    "phpunit-dynamic-method-name": "_info compares the call's name node; `$this->"
-    "{'markTestSkipped'}()` names the method by a string",
-    "phpunit-call-user-func": "_CALLS holds member and scoped calls; call_user_func([$this, "
-    "'markTestSkipped']) is a function call",
-    "phpunit-helper-throws-skipped": "_skipping_helpers reads skip calls only; a helper throwing "
-    "SkippedWithMessageException is no skipping helper",
     # Honest edits reported as tampering
 }
 

@@ -94,15 +94,32 @@ def _skipping_helpers(root: ts.Node) -> set[str]:
     """Functions of the file (no tests) whose own statements skip the test they are handed,
     under no condition (`func later(t *testing.T) { t.SkipNow() }`): `later(t)` skips."""
     found = set()
-    for node in root.named_children:
-        name = text(node.child_by_field_name("name"))
+    for node, name in _functions(root):
         body = node.child_by_field_name("body")
-        if node.type != "function_declaration" or name.startswith("Test") or body is None:
+        if name.startswith("Test") or body is None:
             continue
         t = _testing_t(node, "")
         statements = [s for block in _lists(body) for s in block.named_children]
         if t and any(_skips(s, t) for s in statements):
             found.add(name)
+    return found
+
+
+def _functions(root: ts.Node) -> list[tuple[ts.Node, str]]:
+    """The file's functions with their names: declared, or a `var later = func(…) {…}`."""
+    found = []
+    for node in root.named_children:
+        if node.type == "function_declaration":
+            found.append((node, text(node.child_by_field_name("name"))))
+        for spec in (
+            descendants(node, frozenset({"var_spec"})) if node.type == "var_declaration" else ()
+        ):
+            value = spec.child_by_field_name("value")
+            literal = (
+                value.named_children[0] if value is not None and value.named_children else None
+            )
+            if literal is not None and literal.type == "func_literal":
+                found.append((literal, text(spec.child_by_field_name("name"))))
     return found
 
 

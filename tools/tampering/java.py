@@ -33,6 +33,12 @@ def java_tests(source: str) -> dict[str, TestInfo] | None:
 def _java_tests(root: ts.Node) -> dict[str, TestInfo]:
     tests: dict[str, TestInfo] = {}
     skips = _SKIP_ANNOTATIONS | _skipping_annotations(root)
+    # An annotation type the file declares under a test annotation's name shadows it.
+    shadowed = {
+        text(n.child_by_field_name("name"))
+        for n in descendants(root, frozenset({"annotation_type_declaration"}))
+    }
+    markers = _TEST_ANNOTATIONS - shadowed
     stack: list[tuple[ts.Node, list[str], ts.Node | None]] = [(root, [], None)]
     while stack:
         node, path, class_skip = stack.pop()
@@ -43,7 +49,7 @@ def _java_tests(root: ts.Node) -> dict[str, TestInfo]:
                 name = text(child.child_by_field_name("name"))
                 skip = class_skip or _annotation(child, skips) or _class_skip(child, inner)
                 stack.append((inner, [*path, name], skip))
-            elif child.type == "method_declaration" and _annotation(child, _TEST_ANNOTATIONS):
+            elif child.type == "method_declaration" and _annotation(child, markers):
                 name = ".".join([*path, text(child.child_by_field_name("name"))])
                 helpers = _skipping_helpers(node) if helpers is None else helpers
                 tests[name] = _info(child, class_skip, skips, helpers)
@@ -53,6 +59,14 @@ def _java_tests(root: ts.Node) -> dict[str, TestInfo]:
 _SETUPS = {"BeforeEach", "BeforeAll", "Before", "BeforeClass", "BeforeMethod", "BeforeTest"}
 # Throwing one skips the test that is running (JUnit 4 and 5, TestNG, opentest4j).
 _SKIP_THROWS = {"AssumptionViolatedException", "TestAbortedException", "SkipException"}
+
+
+def _enabled_off(annotation: ts.Node) -> bool:
+    """TestNG's `@Test(enabled = OFF)` with a constant of the file that is false."""
+    for pair in descendants(annotation, frozenset({"element_value_pair"})):
+        if text(pair.child_by_field_name("key")) == "enabled":
+            return literals.truth(pair.child_by_field_name("value")) is False
+    return False
 
 
 def _class_skip(node: ts.Node, body: ts.Node) -> ts.Node | None:
@@ -134,7 +148,7 @@ def _disabled(node: ts.Node) -> ts.Node | None:
             continue
         name = text(child.child_by_field_name("name")).split(".")[-1]
         arguments = "".join(text(child.child_by_field_name("arguments")).split())
-        if name == "Test" and "enabled=false" in arguments:
+        if name == "Test" and ("enabled=false" in arguments or _enabled_off(child)):
             return child
         if name.startswith(("DisabledIf", "DisabledOn", "EnabledIf", "EnabledOn")):
             return child
@@ -142,13 +156,20 @@ def _disabled(node: ts.Node) -> ts.Node | None:
 
 
 def _skipping_annotations(root: ts.Node) -> set[str]:
-    """Annotation types the file declares carrying a skip (`@Disabled @interface Off {}`): a
-    test marked `@Off` is disabled as surely."""
-    return {
-        text(node.child_by_field_name("name"))
-        for node in descendants(root, frozenset({"annotation_type_declaration"}))
-        if _annotation(node, _SKIP_ANNOTATIONS) is not None
-    }
+    """Annotation types the file declares carrying a skip (`@Disabled @interface Off {}`), or
+    carrying one of those (`@Off @interface Later {}`): a test marked with one is disabled as
+    surely."""
+    declared = list(descendants(root, frozenset({"annotation_type_declaration"})))
+    found: set[str] = set()
+    while True:
+        grown = {
+            text(node.child_by_field_name("name"))
+            for node in declared
+            if _annotation(node, _SKIP_ANNOTATIONS | found) is not None
+        }
+        if grown <= found:
+            return found
+        found |= grown
 
 
 def _assumed_away(call: ts.Node) -> bool:
@@ -165,7 +186,10 @@ def _assumed_away(call: ts.Node) -> bool:
 def _info(
     node: ts.Node, class_skip: ts.Node | None, skips: set[str], helpers: set[str]
 ) -> TestInfo:
-    skip = _annotation(node, skips) or class_skip or _disabled(node)
+    returns = node.child_by_field_name("type")
+    # JUnit Jupiter runs no test method that returns a value.
+    valued = returns if returns is not None and returns.type != "void_type" else None
+    skip = _annotation(node, skips) or class_skip or _disabled(node) or valued
     skip = skip or _skips_outright(node.child_by_field_name("body"), helpers)
     body = node.child_by_field_name("body")
     candidates: list[tuple[ts.Node, frozenset[str]]] = []

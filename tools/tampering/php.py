@@ -149,6 +149,22 @@ def _skipping_helpers(body: ts.Node) -> set[str]:
 _SKIP_THROWS = ("SkippedWithMessageException", "SkippedTestError", "IncompleteTestError")
 
 
+def _called(call: ts.Node) -> str:
+    """The method a call names, however spelled: `$this->markTestSkipped()`,
+    `$this->{'markTestSkipped'}()`, `call_user_func([$this, 'markTestSkipped'])`."""
+    if call.type == "function_call_expression":
+        function = text(call.child_by_field_name("function"))
+        if function.lstrip("\\") in ("call_user_func", "call_user_func_array"):
+            spelled = text(call.child_by_field_name("arguments"))
+            return next((n for n in _SKIP_CALLS if f"'{n}'" in spelled or f'"{n}"' in spelled), "")
+        return function
+    return text(call.child_by_field_name("name")).strip("{}'\" ")
+
+
+def _skip_call(call: ts.Node) -> bool:
+    return call.type in (*_CALLS, "function_call_expression") and _called(call) in _SKIP_CALLS
+
+
 def _skips_outright(block: ts.Node) -> bool:
     for statement in block.named_children:
         if statement.type == "if_statement" and reach.truth(
@@ -157,13 +173,12 @@ def _skips_outright(block: ts.Node) -> bool:
             taken = statement.child_by_field_name("body")
             if taken is not None and _skips_outright(taken):
                 return True
-        if statement.type == "throw_expression" or "throw" in statement.type:
+        if text(statement).lstrip().startswith("throw"):
             if any(t in text(statement) for t in _SKIP_THROWS):
                 return True
         call = statement.named_children[0] if statement.named_children else None
-        if statement.type == "expression_statement" and call is not None and call.type in _CALLS:
-            if text(call.child_by_field_name("name")) in _SKIP_CALLS:
-                return True
+        if statement.type == "expression_statement" and call is not None and _skip_call(call):
+            return True
     return False
 
 
@@ -173,8 +188,9 @@ def _info(
     body = method.child_by_field_name("body")
     candidates: list[tuple[ts.Node, frozenset[str]]] = []
     skip = _conditional(method, doc) or class_skip
-    for call in descendants(body, _CALLS) if body is not None else ():
-        called = text(call.child_by_field_name("name"))
+    calls = frozenset({*_CALLS, "function_call_expression"})
+    for call in descendants(body, calls) if body is not None else ():
+        called = _called(call)
         if called in _SKIP_CALLS or called in helpers:
             skip = skip or call
         elif called.startswith(("assert", "expectException")):
