@@ -1552,6 +1552,19 @@ for _id, _lang, _spell, _path, _base, _after in [
         "import pytest\nmod = pytest.importorskip('calc')\n" + _PY_ADD.format("mod.add(1, 1)"),
     ),
     (
+        "SF11",
+        "JS",
+        "a suite function chosen on a condition (immer's patch tests)",
+        "a.test.js",
+        "import { describe, test, expect } from 'vitest'\nfunction run(skip) {\n"
+        "  describe('s', () => {\n    test('adds', () => {\n      expect(add(1, 2)).toBe(3)\n"
+        "    })\n  })\n}\n",
+        "import { describe, test, expect } from 'vitest'\nfunction run(skip) {\n"
+        "  let describeFn = describe\n  if (skip) describeFn = describe.skip\n"
+        "  describeFn('s', () => {\n    test('adds', () => {\n      expect(add(1, 2)).toBe(3)\n"
+        "    })\n  })\n}\n",
+    ),
+    (
         "SF10",
         "JS",
         "one test declared skipped by title leaves the others running",

@@ -138,10 +138,14 @@ def _aliases(root: ts.Node) -> _Names:
         name, alias = spec.child_by_field_name("name"), spec.child_by_field_name("alias")
         if alias is not None and text(name) in (*_TESTS, *_SUITES):
             names.aliases[text(alias)] = [text(name)]
+    unsure: set[str] = set()
     for node in descendants(root, _DECLARATORS):
         target = node.child_by_field_name("name") or node.child_by_field_name("left")
         value = node.child_by_field_name("value") or node.child_by_field_name("right")
         if target is None or value is None:
+            continue
+        if node.type == "assignment_expression" and _conditional_site(node, root):
+            unsure.add(text(target))  # `if (skip) describeFn = describe.skip`: either may run
             continue
         chain = _resolved(_chain(value), names.aliases)
         framework = chain and _base(chain[0])
@@ -154,7 +158,26 @@ def _aliases(root: ts.Node) -> _Names:
                 names.objects[text(target)] = value
         elif target.type == "object_pattern":
             _destructured(target, chain if framework else [], value, names)
+    for either in unsure:
+        names.aliases.pop(either, None)
     return names
+
+
+_BRANCHES = frozenset(
+    {"if_statement", "ternary_expression", "switch_statement", "try_statement", "catch_clause"}
+    | {"for_statement", "for_in_statement", "while_statement", "do_statement"}
+    | {"binary_expression", "function_declaration", "arrow_function", "function_expression"}
+)
+
+
+def _conditional_site(node: ts.Node, root: ts.Node) -> bool:
+    """An assignment that runs only on a condition, in a loop or in a function."""
+    parent = node.parent
+    while parent is not None and parent != root:
+        if parent.type in _BRANCHES:
+            return True
+        parent = parent.parent
+    return False
 
 
 def _destructured(pattern: ts.Node, chain: list[str], value: ts.Node, names: _Names) -> None:
