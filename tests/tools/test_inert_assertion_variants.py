@@ -1230,14 +1230,12 @@ PHP_BRANCH = "PHP's if_statement names its branch `body`, not `consequence`: no 
 OPEN: dict[str, str] = {
     # Python
     "py-version-check": ALWAYS,
-    "py-tautology-via-name": VIA_NAME,
     "py-assert-function-object": "`assert add` reads a name; a function object is always true",
     "py-sliced-table": "_rows does not evaluate a slice of a literal table (`[…][:0]`)",
     "py-match-no-case": SWITCH,
     # JS/TS
     "js-typeof-guard-return": ALWAYS,
     "js-switch-no-case": SWITCH,
-    "js-tautology-via-const": VIA_NAME,
     "js-literals-with-message": MESSAGE,
     "js-for-of-concat-empty": "_no_rows wants a literal `[]`: `[].concat([])` is a call",
     "js-test-each-Array-0": "each() reads as empty only for a literal `[]`: `Array(0)` is a call",

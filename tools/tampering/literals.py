@@ -20,7 +20,7 @@ import tree_sitter as ts
 
 from referee.tools.tampering.syntax import text
 
-__all__ = ["UNKNOWN", "bound", "constants", "truth", "value"]
+__all__ = ["UNKNOWN", "bound", "constant", "constants", "truth", "value"]
 
 
 class _Unknown:
@@ -86,6 +86,11 @@ def bound(names: dict[str, Any]) -> Iterator[None]:
         yield
     finally:
         _BOUND.reset(token)
+
+
+def constant(name: str) -> bool:
+    """Whether `name` is read as a bound value here."""
+    return name in _BOUND.get()
 
 
 def constants(root: ts.Node) -> dict[str, Any]:

@@ -19,7 +19,7 @@ import ast
 import re
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from referee.tools.tampering import reach
@@ -92,6 +92,8 @@ def asserts(node: _FunctionNode, context: Context) -> tuple[Counted, Inert, Coun
     called = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} | {
         n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute)
     }
+    # Names the test binds once to a literal read as it (`x = 3; assert x == 3` reads nothing).
+    context = replace(context, consts={**context.consts, **_locals(node)})
     walker = _Walker(context, called)
     for sub, times, why in walker.walk(node.body, 1, None):
         if _is_assertion(sub):
@@ -112,6 +114,19 @@ def _expects_a_failure(sub: ast.AST) -> bool:
         return False
     named = {getattr(n, "id", getattr(n, "attr", "")) for a in sub.args[:1] for n in ast.walk(a)}
     return bool(named & {"AssertionError", "failureException"})
+
+
+def _locals(node: _FunctionNode) -> dict[str, Any]:
+    bound: Counter[str] = Counter()
+    values: dict[str, Any] = {}
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store | ast.Del):
+            bound[sub.id] += 1
+        if isinstance(sub, ast.Assign) and len(sub.targets) == 1:
+            target = sub.targets[0]
+            if isinstance(target, ast.Name) and isinstance(sub.value, ast.Constant):
+                values[target.id] = sub.value.value
+    return {name: v for name, v in values.items() if bound[name] == 1}
 
 
 def _is_assertion(sub: ast.AST) -> bool:

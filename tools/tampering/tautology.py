@@ -17,6 +17,7 @@ import re
 
 import tree_sitter as ts
 
+from referee.tools.tampering import literals
 from referee.tools.tampering.literals import UNKNOWN, value
 from referee.tools.tampering.syntax import text
 
@@ -180,8 +181,11 @@ def _reads_nothing(node: ts.Node, heads: frozenset[str]) -> bool:
             stack.extend(current.named_children)
             continue
         if not current.named_children:
-            if text(current) not in heads and current.type not in ("this", "self"):
-                return False
+            spelled = text(current)
+            # A name the file binds once to a literal (`const x = 3`) reads that literal.
+            if spelled not in heads and current.type not in ("this", "self"):
+                if not literals.constant(spelled):
+                    return False
             continue
         stack.extend(current.named_children)
     return True
