@@ -1235,18 +1235,15 @@ OPEN: dict[str, str] = {
     "py-match-no-case": SWITCH,
     # JS/TS
     "js-typeof-guard-return": ALWAYS,
-    "js-switch-no-case": SWITCH,
     "js-literals-with-message": MESSAGE,
     "js-for-of-concat-empty": "_no_rows wants a literal `[]`: `[].concat([])` is a call",
     "js-test-each-Array-0": "each() reads as empty only for a literal `[]`: `Array(0)` is a call",
     "js-it-each-concat": "each() reads as empty only for a literal `[]`: `[].concat([])` is a call",
     "js-timer-past-the-run": NEVER_RUNS.format("a timer due after the run ends"),
     "jest-unref-timer": NEVER_RUNS.format("an unref'd timer due after the run ends"),
-    "jest-promise-catch-swallow": SWALLOWED.format("`.catch(() => {})` on the returned promise"),
     # Go
     "go-check-against-itself": "t.Errorf has no heads, and its if comparing a call with itself "
     "is not read",
-    "go-switch-case-false": SWITCH + " (`switch { case false: }`)",
     "go-empty-table-variable": "_no_rows reads a literal in the range clause, not a variable "
     "bound to an empty one",
     "go-shadowed-t": "the owner is matched by name: `t = new(testing.T)` sends failures nowhere",
@@ -1255,7 +1252,6 @@ OPEN: dict[str, str] = {
     "rs-if-cfg-any": "`cfg!(any())` is a macro call, not evaluated (only #[cfg] on items is)",
     "rs-cfg-any-on-statement": "#[cfg(any())] on a statement compiles it out; only fns and mods "
     "are read for cfg",
-    "rs-catch-unwind": SWALLOWED.format("std::panic::catch_unwind"),
     "rs-thread-join-dropped": SWALLOWED.format("a thread whose join() Err is dropped"),
     "rs-match-no-arm": SWITCH,
     "rs-if-let-none": "an `if let` on a literal `None` is not evaluated",
@@ -1263,10 +1259,8 @@ OPEN: dict[str, str] = {
     "rs-true-or": "truth() is not applied to the assertion's own condition (`true || …`), as "
     "the Python reader does",
     # Java
-    "java-switch-no-case": SWITCH,
     "java-foreach-empty-array": "an enhanced for is not read as a loop over a table",
     # PHP
-    "php-switch-no-case": SWITCH,
     "php-expect-failure": INVERTED + " (expectException(ExpectationFailedException))",
 }
 

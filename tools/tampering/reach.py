@@ -187,6 +187,10 @@ def _unreached(node: ts.Node, top: ts.Node) -> str | None:
             return never
         if parent.type in ("try_statement", "try_expression") and _swallowed(parent, child):
             return CAUGHT
+        if parent.type in _CASES and _no_case_matches(parent):
+            return DEAD_BRANCH
+        if parent.type in ("arguments", "argument_list") and _swallowed_by_chain(parent):
+            return CAUGHT
         if parent.type in _CLOSURES and not _same(parent, top):
             never = _never_called(parent, top)
             if never is not None:
@@ -196,6 +200,69 @@ def _unreached(node: ts.Node, top: ts.Node) -> str | None:
             return INVERTED
         child, parent = parent, parent.parent
     return None
+
+
+_CASES = frozenset(
+    {"switch_case", "switch_block_statement_group", "case_statement", "expression_case"}
+)
+_DEFAULTS = frozenset({"switch_default", "default_statement", "default_case"})
+
+
+def _no_case_matches(case: ts.Node) -> bool:
+    """A case of a `switch` on a constant that no case label equals, with no default: no case
+    of it runs (`switch (1) { case 2: … }`, Go's `switch { case false: … }`)."""
+    switch = case.parent
+    while switch is not None and switch.type in ("switch_body", "switch_block"):
+        switch = switch.parent
+    if switch is None:
+        return False
+    subject_node = switch.child_by_field_name("value") or switch.child_by_field_name("condition")
+    subject = literals.value(subject_node) if subject_node is not None else True
+    if subject is literals.UNKNOWN:
+        return False
+    body = switch.child_by_field_name("body") or switch
+    labels = []
+    for arm in body.named_children:
+        if arm.type in _DEFAULTS or (arm.type in _CASES and "default" in text(arm).split(":")[0]):
+            return False
+        if arm.type in _CASES:
+            labels += _case_values(arm)
+    return all(v is not literals.UNKNOWN and v != subject for v in labels)
+
+
+def _case_values(case: ts.Node) -> list[Any]:
+    if case.type == "switch_block_statement_group":
+        found = [c for c in case.named_children if c.type == "switch_label"]
+        return [
+            literals.value(c.named_children[0]) if c.named_children else literals.UNKNOWN
+            for c in found
+        ]
+    value = case.child_by_field_name("value")
+    if value is not None and value.type == "expression_list":
+        return [literals.value(v) for v in value.named_children]
+    return [literals.value(value)] if value is not None else [literals.UNKNOWN]
+
+
+def _swallowed_by_chain(args: ts.Node) -> bool:
+    """`p.then(() => expect(x).toBe(y)).catch(() => {})`: the callback's failure rejects the
+    chain, and a silent `.catch` takes it; Rust's `let _ = catch_unwind(|| …)` alike."""
+    call = args.parent
+    if call is None:
+        return False
+    if tautology.name_of(call).endswith("catch_unwind"):
+        holder = call.parent
+        return holder is not None and (
+            holder.type == "expression_statement" or text(holder).lstrip().startswith("let _")
+        )
+    if tautology.name_of(call) != "then":
+        return False
+    for step in tautology.calls(whole(call)):
+        if tautology.name_of(step) == "catch":
+            handlers = tautology.arguments(step)
+            body = handlers[0].child_by_field_name("body") if handlers else None
+            if body is not None and _silent(body):
+                return True
+    return False
 
 
 def _never_called(closure: ts.Node, top: ts.Node) -> str | None:
