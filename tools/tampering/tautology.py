@@ -124,9 +124,10 @@ def arguments(call: ts.Node) -> list[ts.Node]:
 
 
 def _token_groups(tree: ts.Node) -> list[ts.Node]:
-    """A macro's arguments: its tokens split at top-level commas; a group of one token is that
-    token (`3`, `true`), a longer one its first token's parent range cannot be read alone, so
-    it stands as the whole tree (compared by text)."""
+    """A macro's arguments: its tokens split at top-level commas. A group of one token is that
+    token (`3`, `true`, read for its value); a longer one (`add(1, 2)`) has no node of its own
+    in the token tree, so it stands as its spelling (`_Spelled`): two groups spelled alike are
+    the same expression."""
     groups: list[list[ts.Node]] = [[]]
     for child in tree.children[1:-1]:
         if child.type == ",":
