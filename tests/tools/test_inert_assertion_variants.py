@@ -1231,7 +1231,6 @@ OPEN: dict[str, str] = {
     # Python
     "py-version-check": ALWAYS,
     "py-assert-function-object": "`assert add` reads a name; a function object is always true",
-    "py-sliced-table": "_rows does not evaluate a slice of a literal table (`[…][:0]`)",
     "py-match-no-case": SWITCH,
     # JS/TS
     "js-typeof-guard-return": ALWAYS,

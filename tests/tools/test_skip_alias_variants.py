@@ -1205,13 +1205,8 @@ HONEST = [
 # ---------- what the readers get wrong, and why (each a strict xfail) ----------
 MISSED = {
     # Python (tools/tampering/python.py)
-    "py-getattr-mark": "_mark_name reads the callee's last name (`getattr`), not the mark it "
-    "fetches by a string",
-    "py-mark-dunder-getattr": "_mark_name reads `__getattr__`, not the mark name passed to it",
     "py-wrapping-decorator-of-the-file": "_Renamed rewrites calls of skipping helpers; the "
     "decorator `later` does not skip itself (its wrapper does) and a decorator is no call",
-    "unittest-skiptest-through-getattr": "_is_skip_call needs a named callee; `getattr(self, "
-    "'skipTest')(...)` calls the result of a call",
     # JS/TS (tools/tampering/javascript.py)
     "vitest-options-spread": "_option_marks reads `pair` children only; `{ ...{ skip: true } }` "
     "is a spread element",

@@ -343,6 +343,17 @@ def rows(iterable: ast.expr, context: Context) -> int | None:
         return total
     if isinstance(iterable, ast.Name):
         return context.tables.get(iterable.id)
+    if isinstance(iterable, ast.Subscript) and isinstance(iterable.slice, ast.Slice):
+        whole, cut = rows(iterable.value, context), iterable.slice  # `ROWS[:0]`
+        edges = [
+            _value(b, context, 0) if b is not None else None
+            for b in (cut.lower, cut.upper, cut.step)
+        ]
+        if whole is not None and all(b is None or isinstance(b, int) for b in edges):
+            try:
+                return len(range(whole)[slice(*edges)])
+            except ValueError:  # a step of 0
+                return None
     empty = ("list", "tuple", "set", "dict", "frozenset")
     if isinstance(iterable, ast.Call) and ast.unparse(iterable.func) in empty:
         return 0 if not iterable.args and not iterable.keywords else None
@@ -365,6 +376,8 @@ def _never_fails(sub: ast.AST, context: Context) -> bool:
         test = sub.test
         if isinstance(test, ast.Tuple) and test.elts:
             return True
+        if isinstance(test, ast.Name) and test.id in context.helpers:
+            return True  # `assert add`: a function of the module is always true
         if isinstance(test, ast.Compare) and len(test.ops) == 1:
             same = ast.dump(test.left) == ast.dump(test.comparators[0])
             if same and isinstance(test.ops[0], ast.Eq | ast.Is | ast.LtE | ast.GtE):

@@ -6,6 +6,7 @@ import ast
 import copy
 
 from referee.tools import pysource
+from referee.tools.claims.pynames import fold
 from referee.tools.tampering import pyreach
 from referee.tools.tampering.model import TestInfo
 
@@ -214,7 +215,7 @@ def _skips_by_other_names(tree: ast.Module) -> ast.Module:
                     spelled = ast.Name(id=node.module, ctx=ast.Load())
                     skip = ast.Attribute(value=spelled, attr=alias.name, ctx=ast.Load())
                     aliases[alias.asname or alias.name] = skip
-    tree = _Renamed(aliases, set()).visit(tree)
+    tree = _Renamed(aliases, set()).visit(_Spelled().visit(tree))
     for _ in range(3):
         helpers = _skipping_helpers(tree)
         if not helpers:
@@ -305,6 +306,24 @@ def _autouse_skip(body: list[ast.stmt]) -> int | None:
             ):
                 return node.lineno
     return None
+
+
+class _Spelled(ast.NodeTransformer):
+    """Writes an attribute fetched by a constant string as the attribute:
+    `getattr(pytest.mark, "sk" + "ip")` and `pytest.mark.__getattr__("skip")` are
+    `pytest.mark.skip`, `getattr(self, "skipTest")` is `self.skipTest`."""
+
+    def visit_Call(self, node: ast.Call) -> ast.expr:
+        self.generic_visit(node)
+        func, args = node.func, node.args
+        owner: ast.expr | None = None
+        if isinstance(func, ast.Name) and func.id == "getattr" and len(args) == 2:
+            owner, name = args[0], fold(args[1])
+        elif isinstance(func, ast.Attribute) and func.attr == "__getattr__" and len(args) == 1:
+            owner, name = func.value, fold(args[0])
+        if owner is None or not name or not name.isidentifier():
+            return node
+        return ast.copy_location(ast.Attribute(value=owner, attr=name, ctx=ast.Load()), node)
 
 
 class _Renamed(ast.NodeTransformer):
