@@ -202,6 +202,7 @@ def _unreached(node: ts.Node, top: ts.Node) -> str | None:
     return None
 
 
+_DEEPEST = 200  # blocks in blocks read for an exit; a deeper nest is read as running on
 _CASES = frozenset(
     {"switch_case", "switch_block_statement_group", "case_statement", "expression_case"}
 )
@@ -348,31 +349,33 @@ def cached() -> Iterator[None]:
         _EXITS_CACHE.reset(token)
 
 
-def _exits(statement: ts.Node) -> bool:
+def _exits(statement: ts.Node, depth: int = 0) -> bool:
     """A statement after which nothing of its block runs: `return`, `throw`, `break`, a call
     that ends the process, a block that always exits, an `if` whose constant condition always
     takes a branch that does, a `try` whose body returns with no catch to resume."""
     kind = statement.type
     if kind in _EXITS:
         return True
+    if depth > _DEEPEST:
+        return False  # nested deeper than any test is written: read as running on
     if kind == "expression_statement" and statement.named_children:
         inner = statement.named_children[0]
         return (
             inner.type in _EXITS
             or _ends_process(inner)
-            or (inner.type in _BLOCKS and _always_exits(inner))
-            or (inner.type in _IFS and _exits(inner))
+            or (inner.type in _BLOCKS and _always_exits(inner, depth + 1))
+            or (inner.type in _IFS and _exits(inner, depth + 1))
         )
     if kind in _BLOCKS or kind == "labeled_statement":
-        return _always_exits(statement)
+        return _always_exits(statement, depth + 1)
     if kind in _IFS:
         taken = truth(statement.child_by_field_name("condition"))
         branch = _branch(statement, "consequence" if taken else "alternative")
-        return taken is not None and branch is not None and _always_exits(branch)
+        return taken is not None and branch is not None and _always_exits(branch, depth + 1)
     if kind == "try_statement":
         body = statement.child_by_field_name("body")
         resumes = any(c.type == "catch_clause" for c in statement.named_children)
-        return body is not None and not resumes and _always_exits(body)
+        return body is not None and not resumes and _always_exits(body, depth + 1)
     return False
 
 
@@ -387,12 +390,12 @@ def _ends_process(node: ts.Node) -> bool:
     return spelled in _NEVER_RETURN
 
 
-def _always_exits(branch: ts.Node) -> bool:
+def _always_exits(branch: ts.Node, depth: int = 0) -> bool:
     while branch.type == "else_clause" and branch.named_children:
         branch = branch.named_children[-1]
     if branch.type in _BLOCKS or branch.type == "labeled_statement":
-        return any(_exits(s) for s in branch.named_children)
-    return _exits(branch)
+        return any(_exits(s, depth + 1) for s in branch.named_children)
+    return _exits(branch, depth + 1)
 
 
 def _branch(statement: ts.Node, which: str) -> ts.Node | None:
