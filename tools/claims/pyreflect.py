@@ -145,27 +145,38 @@ def _star_gc(file: PyFile) -> bool:
 
 def _givers(file: PyFile) -> frozenset[str]:
     """The file's functions whose `return` or `yield` hands out a handle (their own names'
-    taint followed; helpers of helpers too, a few rounds)."""
+    taint followed; helpers of helpers too, a few rounds). Only functions that name a handle,
+    or call one found in an earlier round, are read."""
     found: set[str] = set()
     functions = [
-        n
+        (n, list(_own_nodes(n)))
         for n in pysource.nodes(file.tree)
         if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
     ]
+    pending = [(f, own) for f, own in functions if any(_handle(file, node) for node in own)]
     for _ in range(3):
         token = _GIVERS.set(frozenset(found))
         try:
-            for function in functions:
-                if function.name in found:
-                    continue
-                own = list(_own_nodes(function))
-                tainted = _tainted(file, own, set())
-                handed = [n.value for n in own if isinstance(n, ast.Return | ast.Yield) and n.value]
-                if any(_reflective(file, v, tainted) for v in handed):
-                    found.add(function.name)
+            grown = {f.name for f, own in pending if f.name not in found and _gives(file, own)}
         finally:
             _GIVERS.reset(token)
+        if not grown:
+            break
+        found |= grown
+        pending = [(f, own) for f, own in functions if _calls_any(own, grown)]
     return frozenset(found)
+
+
+def _gives(file: PyFile, own: list[ast.AST]) -> bool:
+    tainted = _tainted(file, own, set())
+    handed = [n.value for n in own if isinstance(n, ast.Return | ast.Yield) and n.value]
+    return any(_reflective(file, v, tainted) for v in handed)
+
+
+def _calls_any(own: list[ast.AST], names: set[str]) -> bool:
+    return any(
+        isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in names for n in own
+    )
 
 
 def _namespace(file: PyFile, node: ast.AST) -> bool:
