@@ -17,9 +17,10 @@ from __future__ import annotations
 import argparse
 import ast
 import json
-import time
 from collections.abc import Callable
 from typing import Any
+
+from bench_claims import best
 
 from referee.tools.static.langs import parser
 from referee.tools.tampering import detect
@@ -76,15 +77,6 @@ CASES: dict[str, tuple[str, str, Callable[[int], str]]] = {
     "go": ("calc_test.go", "go", _go),
     "java": ("src/test/java/CalcTest.java", "java", _java),
 }
-
-
-def best(repeat: int, run: Callable[[], Any]) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def measure(path: str, language: str, source: str, repeat: int) -> dict[str, Any]:

@@ -19,7 +19,7 @@ import tree_sitter as ts
 
 from referee.tools.tampering import literals, reach
 from referee.tools.tampering.model import TestInfo
-from referee.tools.tampering.syntax import descendants, empty_block, line, parse, text
+from referee.tools.tampering.syntax import descendants, empty_block, line, parse, same, text
 
 __all__ = ["script_tests"]
 
@@ -404,7 +404,7 @@ def _assertion(node: ts.Node, top: ts.Node) -> tuple[tuple[int, str], str | None
     statement = _outermost(node)
     # `assert.fail()` reads nothing and fails wherever it is reached: no literal test for it.
     why = reach.inert(statement, top, frozenset() if parts[-1] == "fail" else _HEADS)
-    if expects and (_same(statement, node) or _uncalled(statement)):
+    if expects and (same(statement, node) or _uncalled(statement)):
         why = "no matcher is called on its expect()"  # `expect(x)`, `expect(x).toBe`
     return (line(node), " ".join(text(statement).split())), why
 
@@ -444,10 +444,6 @@ def _helpers(root: ts.Node) -> dict[str, ts.Node]:
 
 
 _HEADS = frozenset({"expect", "assert"})
-
-
-def _same(a: ts.Node, b: ts.Node) -> bool:
-    return (a.start_byte, a.end_byte) == (b.start_byte, b.end_byte)
 
 
 def _outermost(node: ts.Node) -> ts.Node:

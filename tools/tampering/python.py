@@ -215,7 +215,7 @@ def _skips_by_other_names(tree: ast.Module) -> ast.Module:
                     spelled = ast.Name(id=node.module, ctx=ast.Load())
                     skip = ast.Attribute(value=spelled, attr=alias.name, ctx=ast.Load())
                     aliases[alias.asname or alias.name] = skip
-    tree = _Renamed(aliases, set()).visit(_Spelled().visit(tree))
+    tree = _Renamed(aliases, set()).visit(_Fetched().visit(tree))
     for _ in range(3):
         helpers = _skipping_helpers(tree)
         if not helpers:
@@ -308,7 +308,7 @@ def _autouse_skip(body: list[ast.stmt]) -> int | None:
     return None
 
 
-class _Spelled(ast.NodeTransformer):
+class _Fetched(ast.NodeTransformer):
     """Writes an attribute fetched by a constant string as the attribute:
     `getattr(pytest.mark, "sk" + "ip")` and `pytest.mark.__getattr__("skip")` are
     `pytest.mark.skip`, `getattr(self, "skipTest")` is `self.skipTest`."""

@@ -22,7 +22,7 @@ import tree_sitter as ts
 
 from referee.tools.tampering import literals, tautology
 from referee.tools.tampering.literals import truth
-from referee.tools.tampering.syntax import line, text
+from referee.tools.tampering.syntax import descendants, line, same, text
 
 __all__ = [
     "CAUGHT",
@@ -179,7 +179,7 @@ def unreached(node: ts.Node, top: ts.Node) -> str | None:
 
 def _unreached(node: ts.Node, top: ts.Node) -> str | None:
     child, parent = node, node.parent
-    while parent is not None and not _same(child, top):
+    while parent is not None and not same(child, top):
         if parent.type in _BLOCKS and _exits_before(parent, child):
             return UNREACHABLE
         never = _never_taken(parent, child)
@@ -191,7 +191,7 @@ def _unreached(node: ts.Node, top: ts.Node) -> str | None:
             return DEAD_BRANCH
         if parent.type in ("arguments", "argument_list") and _swallowed_by_chain(parent):
             return CAUGHT
-        if parent.type in _CLOSURES and not _same(parent, top):
+        if parent.type in _CLOSURES and not same(parent, top):
             never = _never_called(parent, top)
             if never is not None:
                 return never
@@ -284,7 +284,9 @@ def _never_called(closure: ts.Node, top: ts.Node) -> str | None:
     target = holder.child_by_field_name("name") or holder.child_by_field_name("left")
     target = target or holder.child_by_field_name("pattern")
     name = text(target).strip()
-    uses = [n for n in _identifiers(top) if text(n) == name.lstrip("$") and not _discarded(n)]
+    uses = [
+        n for n in descendants(top, _NAMES) if text(n) == name.lstrip("$") and not _discarded(n)
+    ]
     return NEVER_CALLED if name and len(uses) <= 1 else None
 
 
@@ -297,23 +299,10 @@ def _discarded(use: ts.Node) -> bool:
     return left is not None and text(left).strip() == "_"
 
 
+_NAMES = frozenset({"identifier", "name"})
 _BINDS = frozenset(
     {"variable_declarator", "short_var_declaration", "let_declaration", "assignment_expression"}
 )
-
-
-def _identifiers(top: ts.Node) -> list[ts.Node]:
-    stack, found = [top], []
-    while stack:
-        node = stack.pop()
-        if node.type in ("identifier", "name"):
-            found.append(node)
-        stack.extend(node.named_children)
-    return found
-
-
-def _same(a: ts.Node, b: ts.Node) -> bool:
-    return (a.start_byte, a.end_byte, a.type) == (b.start_byte, b.end_byte, b.type)
 
 
 def _exits_before(block: ts.Node, child: ts.Node) -> bool:
@@ -413,13 +402,13 @@ def _never_taken(parent: ts.Node, child: ts.Node) -> str | None:
     if parent.type in _IFS:
         value = truth(parent.child_by_field_name("condition"))
         consequence, alternative = _branch(parent, "consequence"), _branch(parent, "alternative")
-        if value is False and consequence is not None and _same(child, consequence):
+        if value is False and consequence is not None and same(child, consequence):
             return DEAD_BRANCH
-        taken = value is True and alternative is not None and _same(child, alternative)
+        taken = value is True and alternative is not None and same(child, alternative)
         return DEAD_BRANCH if taken else None
     if parent.type in _LOOPS:
         body = parent.child_by_field_name("body")
-        if body is None or not _same(child, body) or parent.type == "do_statement":
+        if body is None or not same(child, body) or parent.type == "do_statement":
             return None
         if _no_rows(parent):
             return NO_ROWS
@@ -427,7 +416,7 @@ def _never_taken(parent: ts.Node, child: ts.Node) -> str | None:
             return DEAD_BRANCH if truth(_condition(parent)) is False else None
     if parent.type in ("binary_expression", "boolean_operator"):
         right = parent.child_by_field_name("right")
-        if right is None or not _same(child, right):
+        if right is None or not same(child, right):
             return None
         op = text(parent.child_by_field_name("operator")).strip()
         left = truth(parent.child_by_field_name("left"))
@@ -437,7 +426,7 @@ def _never_taken(parent: ts.Node, child: ts.Node) -> str | None:
         value = truth(parent.child_by_field_name("condition"))
         for field, dead_when in (("consequence", False), ("alternative", True)):
             branch = parent.child_by_field_name(field)
-            if value is dead_when and branch is not None and _same(child, branch):
+            if value is dead_when and branch is not None and same(child, branch):
                 return DEAD_BRANCH
     return None
 
@@ -491,7 +480,7 @@ def _swallowed(statement: ts.Node, child: ts.Node) -> bool:
     error in JS, `Throwable`, `AssertionError`, PHPUnit's `ExpectationFailedException`, …) and
     neither rethrows nor asserts: the failure never reaches the runner."""
     body = statement.child_by_field_name("body")
-    if body is None or not _same(child, body):
+    if body is None or not same(child, body):
         return False
     for clause in (c for c in statement.named_children if c.type == "catch_clause"):
         handler = clause.child_by_field_name("body")

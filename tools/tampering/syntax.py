@@ -8,7 +8,7 @@ import tree_sitter as ts
 
 from referee.tools.static.langs import parser
 
-__all__ = ["MAX_SOURCE", "descendants", "empty_block", "line", "parse", "text"]
+__all__ = ["MAX_SOURCE", "descendants", "empty_block", "line", "parse", "same", "text"]
 
 MAX_SOURCE = 2 * 1024 * 1024  # a code file larger than this (in UTF-8 bytes) is not read
 
@@ -43,3 +43,8 @@ def empty_block(block: ts.Node | None) -> bool:
 
 def line(node: ts.Node) -> int:
     return node.start_point[0] + 1
+
+
+def same(a: ts.Node, b: ts.Node) -> bool:
+    """The same node of one tree (tree-sitter hands out a new object at each access)."""
+    return (a.start_byte, a.end_byte, a.type) == (b.start_byte, b.end_byte, b.type)
