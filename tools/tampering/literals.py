@@ -18,6 +18,7 @@ from typing import Any
 
 import tree_sitter as ts
 
+from referee.tools.tampering.rustcfg import holds
 from referee.tools.tampering.syntax import text
 
 __all__ = ["UNKNOWN", "bound", "constant", "constants", "truth", "value"]
@@ -161,6 +162,11 @@ def value(node: ts.Node | None, depth: int = 0) -> Any:
         return _unary(node, depth)
     if kind == "binary_expression":
         return _binary(node, depth)
+    if kind == "let_condition":
+        return _let_matches(node)
+    if kind == "macro_invocation" and text(node.child_by_field_name("macro")) == "cfg":
+        tree = node.named_children[-1] if node.named_children else None
+        return holds(f"cfg{text(tree)}")  # `cfg!(test)`, `cfg!(any())`: known at build time
     if kind == "ternary_expression":
         chosen = truth(node.child_by_field_name("condition"))
         if chosen is None:
@@ -169,6 +175,15 @@ def value(node: ts.Node | None, depth: int = 0) -> Any:
             node.child_by_field_name("consequence" if chosen else "alternative"), depth + 1
         )
     return UNKNOWN
+
+
+def _let_matches(node: ts.Node) -> Any:
+    """`if let Some(a) = None` never matches: a variant pattern against a literal `None`."""
+    pattern, given = node.child_by_field_name("pattern"), node.child_by_field_name("value")
+    spelled = "".join(text(given).split())
+    is_none = spelled == "None" or (spelled.startswith("None::<") and spelled.endswith(">"))
+    variant = pattern is not None and pattern.type in ("tuple_struct_pattern", "struct_pattern")
+    return False if is_none and variant else UNKNOWN
 
 
 def _number(spelled: str) -> Any:

@@ -22,6 +22,7 @@ import tree_sitter as ts
 
 from referee.tools.tampering import literals, tautology
 from referee.tools.tampering.literals import truth
+from referee.tools.tampering.rustcfg import holds
 from referee.tools.tampering.syntax import descendants, line, same, text
 
 __all__ = [
@@ -182,6 +183,8 @@ def _unreached(node: ts.Node, top: ts.Node) -> str | None:
     while parent is not None and not same(child, top):
         if parent.type in _BLOCKS and _exits_before(parent, child):
             return UNREACHABLE
+        if parent.type in _BLOCKS and _compiled_out(child):
+            return DEAD_BRANCH
         never = _never_taken(parent, child)
         if never is not None:
             return never
@@ -200,6 +203,18 @@ def _unreached(node: ts.Node, top: ts.Node) -> str | None:
             return INVERTED
         child, parent = parent, parent.parent
     return None
+
+
+def _compiled_out(statement: ts.Node) -> bool:
+    """A Rust statement under a `#[cfg(…)]` that does not hold in a test build: it is not
+    compiled (`#[cfg(any())] assert_eq!(…);`)."""
+    above = statement.prev_named_sibling
+    while above is not None and above.type == "attribute_item":
+        spelled = "".join(text(above).split())
+        if spelled.startswith("#[cfg(") and not holds(spelled):
+            return True
+        above = above.prev_named_sibling
+    return False
 
 
 _DEEPEST = 200  # blocks in blocks read for an exit; a deeper nest is read as running on
@@ -327,14 +342,20 @@ _EXITS_CACHE: ContextVar[dict[tuple[int, int, str], int | None] | None] = Contex
     "exits", default=None
 )
 
+_MENTIONS_CACHE: ContextVar[dict[str, dict[str, list[ts.Node]]] | None] = ContextVar(
+    "mentions", default=None
+)
+
 
 @contextmanager
 def cached() -> Iterator[None]:
     """Remember what each block's statements do while one file is read."""
     token = _EXITS_CACHE.set({})
+    names = _MENTIONS_CACHE.set({})
     try:
         yield
     finally:
+        _MENTIONS_CACHE.reset(names)
         _EXITS_CACHE.reset(token)
 
 
@@ -459,6 +480,8 @@ def _no_rows(loop: ts.Node) -> bool:
     table = clause.child_by_field_name("right") or clause.child_by_field_name("value")
     if table is None and loop.type == "foreach_statement" and loop.named_children:
         table = loop.named_children[0]
+    if table is not None and table.type in ("identifier", "variable_name"):
+        table = _bound_once(table)
     if table is not None and table.type == "composite_literal":
         table = table.child_by_field_name("body")
     if table is None:
@@ -468,11 +491,59 @@ def _no_rows(loop: ts.Node) -> bool:
         return low == high and "=" not in text(table)  # `0..0`, never `0..=0`
     if table.type == "array_expression" and "; 0]" in " ".join(text(table).split()):
         return True  # `[x; 0]`
-    if table.type == "array_creation_expression" and text(table).replace(" ", "").endswith("[0]"):
-        return True  # `new int[0]`
+    if table.type == "array_creation_expression" and table.child_by_field_name("dimensions"):
+        return _empty_java_array(table)  # `new int[0]`, `new int[0][]`, `new int[]{}`
     return table.type in _EMPTY_TABLES and not [
         c for c in table.named_children if "comment" not in c.type and c.type != "dimensions"
     ]
+
+
+_DECLARATORS = frozenset(
+    {"variable_declarator", "short_var_declaration", "var_spec", "let_declaration"}
+    | {"assignment_expression"}
+)
+
+
+def _bound_once(name: ts.Node) -> ts.Node | None:
+    """The table a loop walks by name (`rows := []row{}; for _, r := range rows`): the value
+    the name is declared with, if the file names it nowhere else (nothing appends to it)."""
+    root = name
+    while root.parent is not None:
+        root = root.parent
+    uses = _mentions(root, name.type).get(text(name), [])
+    if len(uses) != 2 or not same(uses[1], name):
+        return None
+    holder = uses[0].parent
+    while holder is not None and holder.type == "expression_list":
+        holder = holder.parent
+    if holder is None or holder.type not in _DECLARATORS:
+        return None
+    value = holder.child_by_field_name("value") or holder.child_by_field_name("right")
+    if value is not None and value.type == "expression_list" and len(value.named_children) == 1:
+        value = value.named_children[0]
+    return value
+
+
+def _mentions(root: ts.Node, kind: str) -> dict[str, list[ts.Node]]:
+    """Every node of a kind (`identifier`) in a file, by spelling (read once per file inside
+    `cached()`)."""
+    cache = _MENTIONS_CACHE.get()
+    if cache is not None and kind in cache:
+        return cache[kind]
+    found: dict[str, list[ts.Node]] = {}
+    for node in descendants(root, frozenset({kind})):
+        found.setdefault(text(node), []).append(node)
+    if cache is not None:
+        cache[kind] = found
+    return found
+
+
+def _empty_java_array(table: ts.Node) -> bool:
+    first = next((c for c in table.named_children if c.type == "dimensions_expr"), None)
+    if first is not None:
+        return bool(literals.value(first.named_children[0] if first.named_children else None) == 0)
+    given = table.child_by_field_name("value")
+    return given is not None and not [c for c in given.named_children if "comment" not in c.type]
 
 
 def _swallowed(statement: ts.Node, child: ts.Node) -> bool:

@@ -8,13 +8,11 @@ passes when its code fails). Assertions are the `assert*!`/`debug_assert*!` macr
 
 from __future__ import annotations
 
-import re
-import sys
-
 import tree_sitter as ts
 
 from referee.tools.tampering import literals, reach
 from referee.tools.tampering.model import TestInfo
+from referee.tools.tampering.rustcfg import holds
 from referee.tools.tampering.syntax import descendants, empty_block, line, parse, text
 
 __all__ = ["rust_tests"]
@@ -66,7 +64,7 @@ def _skip(attributes: list[ts.Node], module: bool = False) -> ts.Node | None:
     """The attribute that keeps a test (or every test of a module) from running as written."""
     for item in attributes:
         name, raw = _attribute_name(item), " ".join(text(item).split())
-        if name == "cfg" and not _holds_under_cargo_test(raw):
+        if name == "cfg" and not holds(raw):
             return item
         if name == "cfg_attr" and _applies(raw):
             rest = raw[raw.find("cfg_attr(") :]
@@ -86,7 +84,7 @@ def _applies(raw: str) -> bool:
         depth += char == "("
         depth -= char == ")"
         if char == "," and depth == 0:
-            return _holds_under_cargo_test(f"cfg({inner[:at]})")
+            return holds(f"cfg({inner[:at]})")
     return False
 
 
@@ -98,63 +96,17 @@ def _inner_gate(container: ts.Node, test: bool = False) -> ts.Node | None:
         if child.type != "inner_attribute_item":
             continue
         raw = " ".join(text(child).split()).replace(" ", "")
-        if raw.startswith("#![cfg(") and not _holds_under_cargo_test(raw):
+        if raw.startswith("#![cfg(") and not holds(raw):
             return child
         if raw.startswith("#![cfg_attr(") and _applies(raw):
             rest = raw[raw.find("cfg_attr(") + len("cfg_attr(") :]
-            if "cfg(" in rest and not _holds_under_cargo_test(rest[rest.find("cfg(") :]):
+            if "cfg(" in rest and not holds(rest[rest.find("cfg(") :]):
                 return child
             if test and "ignore" in rest:
                 return child
         if test and raw.startswith("#![ignore"):
             return child
     return None
-
-
-# What `cargo test` compiles with on this kind of machine: a gate on these keeps nothing out.
-_HOLDS = frozenset({"test", "debug_assertions", "unix", 'target_family="unix"', 'panic="unwind"'})
-_CFG_TOKEN = re.compile(r'\s*(all|any|not|\(|\)|,|[A-Za-z_][A-Za-z0-9_]*(?:\s*=\s*"[^"]*")?)')
-
-
-def _holds_under_cargo_test(raw: str) -> bool:
-    """Whether a `#[cfg(…)]` (or `#![cfg(…)]`) predicate holds in a test build here: `test`,
-    `debug_assertions`, `unix`, combined by `all`, `any` and `not` (anything else, a feature or
-    another system, counts as unset)."""
-    inner = raw[raw.find("cfg(") + 4 : raw.rfind(")")]
-    tokens: list[str] = []
-    at = 0
-    while at < len(inner):
-        match = _CFG_TOKEN.match(inner, at)
-        if match is None:
-            return inner.strip() == ""
-        tokens.append(match.group(1).replace(" ", ""))
-        at = match.end()
-    try:
-        value, end = _cfg(tokens, 0)
-    except IndexError:
-        return False
-    return value and end == len(tokens)
-
-
-def _cfg(tokens: list[str], at: int) -> tuple[bool, int]:
-    head = tokens[at]
-    if head in ("all", "any", "not"):
-        if tokens[at + 1] != "(":
-            raise IndexError(at)
-        values, at = [], at + 2
-        while tokens[at] != ")":
-            value, at = _cfg(tokens, at)
-            values.append(value)
-            if tokens[at] == ",":
-                at += 1
-        result = all(values) if head == "all" else any(values) if head == "any" else not values[0]
-        return result, at + 1
-    if head in ("(", ")", ","):
-        raise IndexError(at)
-    return head in _HOLDS or head == f'target_os="{_OS}"', at + 1
-
-
-_OS = sys.platform.rstrip("0123456789")
 
 
 def _attribute_name(item: ts.Node) -> str:

@@ -17,6 +17,7 @@ import re
 
 import tree_sitter as ts
 
+from referee.tools.static.langs import parser
 from referee.tools.tampering import literals
 from referee.tools.tampering.literals import UNKNOWN, value
 from referee.tools.tampering.syntax import text
@@ -55,6 +56,9 @@ _CONTAINERS = frozenset(
 # negated one (`assertNotEqual` of an expression with itself always fails: no tautology).
 _EQUALITY = re.compile(r"(?i)(be|equals?|eql|same|eq|is|equalvalues)$")
 _NOT = re.compile(r"(?i)not|_ne$|Ne$")
+# Assertions of one condition (`assert!`, `assertTrue`, `assert.ok`, `assert`): what follows it
+# is a message.
+_ONE = re.compile(r"(?i)^(assert|ok|asserttrue|assertfalse|assert_true|assert_false|true|false)$")
 _NEGATIVE = re.compile(r"(?i)(null|nil|none|false|falsy|undefined|empty|not|isnt|zero)")
 
 
@@ -64,10 +68,14 @@ def never_fails(node: ts.Node, heads: frozenset[str]) -> bool:
     if not chain:
         return False
     name = name_of(chain[0])
-    operands = _operands(chain, heads)
+    operands = _operands(chain, heads, name)
     if _EQUALITY.search(name) and not _NOT.search(name) and _same_sides(operands):
         return True
-    if not _reads_nothing(node, heads | {name}):
+    negative = any(_NEGATIVE.search(name_of(c)) for c in chain)
+    if len(operands) == 1 and (known := value(operands[0])) is not UNKNOWN:
+        # One condition whose value is known even if it reads names: `true || add(1, 2) == 3`.
+        return (not known) if negative else bool(known)
+    if not all(_reads_nothing(o, heads | {name}) for o in operands):
         return False
     values = [value(o) for o in operands]
     if not values or UNKNOWN in values:
@@ -75,7 +83,6 @@ def never_fails(node: ts.Node, heads: frozenset[str]) -> bool:
         return len(texts) >= 2 and len(set(texts)) == 1
     if len(values) >= 2:
         return all(v == values[0] and type(v) is type(values[0]) for v in values)
-    negative = any(_NEGATIVE.search(name_of(c)) for c in chain)
     return (not values[0]) if negative else bool(values[0])
 
 
@@ -125,16 +132,27 @@ def arguments(call: ts.Node) -> list[ts.Node]:
 
 def _token_groups(tree: ts.Node) -> list[ts.Node]:
     """A macro's arguments: its tokens split at top-level commas. A group of one token is that
-    token (`3`, `true`, read for its value); a longer one (`add(1, 2)`) has no node of its own
-    in the token tree, so it stands as its spelling (`_Spelled`): two groups spelled alike are
-    the same expression."""
+    token (`3`, `true`, read for its value); a longer one (`add(1, 2)`, `!false`) has no node of
+    its own in the token tree, so it is parsed again as a Rust expression (or, if that fails,
+    stands as its spelling, `_Spelled`: two groups spelled alike are the same expression)."""
     groups: list[list[ts.Node]] = [[]]
     for child in tree.children[1:-1]:
         if child.type == ",":
             groups.append([])
         else:
             groups[-1].append(child)
-    return [g[0] if len(g) == 1 else _Spelled(g) for g in groups if g]  # type: ignore[misc]
+    return [g[0] if len(g) == 1 else _expression(g) for g in groups if g]
+
+
+def _expression(tokens: list[ts.Node]) -> ts.Node:
+    spelled = b" ".join(t.text or b"" for t in tokens)
+    root = parser("rust").parse(b"fn f() {\n" + spelled + b"\n}").root_node
+    body = root.named_children[0].child_by_field_name("body") if root.named_children else None
+    statements = body.named_children if body is not None and not root.has_error else []
+    if len(statements) == 1:
+        found = statements[0]
+        return found.named_children[0] if found.type == "expression_statement" else found
+    return _Spelled(tokens)  # type: ignore[return-value]
 
 
 class _Spelled:
@@ -150,19 +168,21 @@ class _Spelled:
         return None
 
 
-def _operands(calls: list[ts.Node], heads: frozenset[str]) -> list[ts.Node]:
-    """The compared expressions: a chain's subject and expected value, or a call's arguments
-    without the test handle (`t`) and a leading message."""
+def _operands(calls: list[ts.Node], heads: frozenset[str], name: str) -> list[ts.Node]:
+    """The compared expressions, without a message: a chain's subject (its head's first
+    argument: `expect(x, "message")`) and expected value; a call's arguments without the test
+    handle (`t`), its two sides if it is an equality, its condition if it takes one."""
     if len(calls) >= 2:
-        return [*arguments(calls[-1]), *arguments(calls[0])]
+        return [*arguments(calls[-1])[:1], *arguments(calls[0])]
     args = [a for a in arguments(calls[0]) if text(a) not in heads]
-    if (
-        len(args) == 3
-        and args[0].type in ("string_literal", "string")
-        and text(args[1]) == text(args[2])
-    ):
-        return args[1:]  # JUnit 4: the message comes first
-    return args
+    if len(args) >= 2 and args[0].type in ("string_literal", "string"):
+        if len(args) == 3 and text(args[1]) == text(args[2]):
+            return args[1:]  # JUnit 4: the message comes first
+        if len(args) == 2 and _ONE.search(name):
+            return args[1:]  # JUnit 4's `assertTrue("message", condition)`
+    if _EQUALITY.search(name):
+        return args[:2]
+    return args[:1] if _ONE.search(name) else args
 
 
 def _same_sides(operands: list[ts.Node]) -> bool:
