@@ -13,6 +13,13 @@ The cost of running hold-outs alone: a contract with a visible and a hold-out cr
 suite) against one with two visible criteria (the same two runs, side by side). The hold-out runs
 after the visible one has ended, so on a machine with the cores the ratio nears 2; with one core
 it is 1. Reported, no target: it is the price of the boundary (docs/contracts.md).
+
+    python benchmarks/bench_evaluate.py --adds-test [--runs 3] [--seconds 5]
+
+The cost of the base tests' run: a change that adds one test file (a test that passes at once)
+against no change. The base's tests run again without it (a new test can act on the others as
+it runs, tools/evaluate/views.py), so the ratio nears 2 for a suite as slow as this one.
+Reported, no target: it is the price of the boundary (docs/evaluate.md).
 """
 
 from __future__ import annotations
@@ -123,11 +130,33 @@ def holdout_cost(store: Store, settings: Settings, root: Path, argv: list[str], 
     print(json.dumps(result, indent=2))
 
 
+def adds_test_cost(
+    store: Store, settings: Settings, root: Path, argv: list[str], runs: int
+) -> None:
+    contract_id = _contract(store, root, (argv, False))
+    added = root / "tests" / "test_added.py"
+    through_referee(store, settings, contract_id)  # warm the static cache and imports
+    unchanged, adding = [], []
+    for _ in range(runs):
+        added.unlink(missing_ok=True)
+        unchanged.append(through_referee(store, settings, contract_id))
+        added.write_text("def test_added():\n    assert True\n", encoding="utf-8")
+        adding.append(through_referee(store, settings, contract_id))
+    added.unlink(missing_ok=True)
+    result = {
+        "unchanged_s": round(statistics.median(unchanged), 3),
+        "adds_a_test_file_s": round(statistics.median(adding), 3),
+        "ratio": round(statistics.median(adding) / statistics.median(unchanged), 3),
+    }
+    print(json.dumps(result, indent=2))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--holdout", action="store_true", help="the cost of hold-outs alone")
+    parser.add_argument("--adds-test", action="store_true", help="the cost of the base tests' run")
     args = parser.parse_args()
     root = make_project(Path(tempfile.mkdtemp(prefix="referee-bench-")) / "suite", args.seconds)
     argv = [sys.executable, "-m", "pytest", "-q", "tests"]
@@ -135,6 +164,9 @@ def main() -> None:
     store = Store(settings.home)
     if args.holdout:
         holdout_cost(store, settings, root, argv, args.runs)
+        return
+    if args.adds_test:
+        adds_test_cost(store, settings, root, argv, args.runs)
         return
     contract_id = _contract(store, root, (argv, False))
     through_referee(store, settings, contract_id)  # warm the static cache and imports

@@ -11,18 +11,22 @@ the file's stem and the code neither spells it nor sits in a folder above the fi
 
 Source files count the same way when they are the tests' by what they are, not by their name: a
 Rust module compiled for tests alone in a file of its own (`#[cfg(test)] #[path = "checks.rs"]
-mod tests;`, tools/insource/declared.py), and a module of values alone that, at base, only test
-files read (data_modules.py).
+mod tests;`, tools/insource/declared.py), a module of values alone that, at base, only test
+files read (data_modules.py), and a Python module that holds tests and nothing else, whatever its
+name (a project's runner may collect `check_*.py`).
 """
 
 from __future__ import annotations
 
+import ast
 import posixpath
+import re
 import tomllib
 from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 
+from referee.tools import pysource
 from referee.tools.evaluate.data_modules import data_names, names_in, read_by_code
 from referee.tools.graders import test_patch
 from referee.tools.harness import is_harness_file
@@ -57,6 +61,7 @@ def _change_tests(repo: Path, changed: tuple[str, ...], trees: tuple[str, ...]) 
         *tests,
         *_rust_test_modules(repo, sources, trees),
         *_data_modules(repo, sources, trees),
+        *_test_modules(repo, sources, trees),
     }
     candidates = [p for p in changed if _data_file(p) and p not in found]
     if not candidates:
@@ -69,35 +74,42 @@ def _change_tests(repo: Path, changed: tuple[str, ...], trees: tuple[str, ...]) 
     return tuple(sorted({*found, *read, *_data_by_stem(repo, rest, trees[0], texts)}))
 
 
-# Prose a doctest runner reads as tests (`pytest --doctest-glob='*.md'`, `python -m doctest`).
-_PROSE = (".md", ".rst", ".txt", ".markdown")
+# A doctest example, as a doctest runner finds one in any text file (`pytest --doctest-glob`).
+_EXAMPLE = re.compile(r"(?m)^\s*>>> ")
 
 
 def _examples(repo: Path, candidates: list[str], trees: tuple[str, ...]) -> list[str]:
-    """Changed prose files that hold doctest examples (`>>> `) on either side: whether a check
-    runs them is the check's argv, which a change's run does not show here, and as test data they
-    cost nothing but the base's version in the base-tests run."""
-    prose = [p for p in candidates if p.lower().endswith(_PROSE)]
-    if not prose:
+    """Changed files of text that hold doctest examples (`>>> ` opening a line) on either side,
+    whatever their suffix (`--doctest-glob='*.doctest'`): whether a check runs them is the
+    check's argv, which a change's run does not show here, and as test data they cost nothing but
+    the base's version in the base-tests run."""
+    sides = _sides(repo, candidates, trees)
+    return [p for p in candidates if any(_EXAMPLE.search(side[p]) for side in sides if p in side)]
+
+
+def _sides(repo: Path, paths: list[str], trees: tuple[str, ...]) -> list[dict[str, str]]:
+    """The text of each of `paths` in each tree that has it (one dict per tree)."""
+    if not paths:
         return []
-    maps = [tree_entry_map(repo, tree, prose) for tree in trees]
+    maps = [tree_entry_map(repo, tree, paths) for tree in trees]
     texts = blob_texts(repo, sorted({e[1] for found in maps for e in found.values()}))
-    return [
-        p
-        for p in prose
-        if any(">>> " in texts.get(found[p][1], "") for found in maps if p in found)
-    ]
+    return [{p: texts.get(e[1], "") for p, e in found.items()} for found in maps]
 
 
 def _data_by_stem(repo: Path, candidates: list[str], base: str, tests: list[str]) -> list[str]:
     """Data files a test reads by a name it builds (`KIND + '.json'` with `KIND = 'cases'`): the
     stem is spelled in a test file, and the code neither spells it nor keeps code beside it.
 
-    The stem must be a word of a test file (five characters or more), no non-test source file of
-    the base may spell the stem or the name, and no folder above the file (the root aside) may
+    The stem, or the name of the file's folder (a test that globs `cases/*.json`), must be a word
+    of a test file (five characters or more), no non-test source file of the base may spell it or
+    the name, and no folder above the file (the root aside) may
     hold the base's non-test source: `data/cases.json` is the tests', `src/pkg/locale/de.po` the
     code's, whatever a test says."""
-    spelled = [p for p in candidates if len(_stem(p)) >= _MIN_NAME and names_in([_stem(p)], tests)]
+    spelled = [
+        p
+        for p in candidates
+        if any(names_in([w], tests) for w in _spellings(p) if len(w) >= _MIN_NAME)
+    ]
     if not spelled:
         return []
     entries = _entries(repo, base, lambda p: language_of(p) is not None and not is_test_path(p))
@@ -106,11 +118,18 @@ def _data_by_stem(repo: Path, candidates: list[str], base: str, tests: list[str]
     if not spelled:
         return []
     code = _texts(repo, entries, list(entries))
-    return [p for p in spelled if not names_in([_stem(p), posixpath.basename(p)], code)]
+    return [p for p in spelled if not names_in([*_spellings(p), posixpath.basename(p)], code)]
 
 
 def _stem(path: str) -> str:
     return posixpath.basename(path).split(".", 1)[0]
+
+
+def _spellings(path: str) -> list[str]:
+    """What a test may spell to read a data file: its stem, or its folder's name (a test that
+    globs `cases/*.json` reads every file there)."""
+    folder = posixpath.basename(posixpath.dirname(path))
+    return [_stem(path), folder] if folder else [_stem(path)]
 
 
 def _below_code(path: str, code_folders: set[str]) -> bool:
@@ -182,6 +201,41 @@ def _data_modules(repo: Path, sources: list[str], trees: tuple[str, ...]) -> lis
         if names_in(names, tests) and not any(read_by_code(path, names, p, t) for p, t in code):
             read.append(path)
     return read
+
+
+def _test_modules(repo: Path, sources: list[str], trees: tuple[str, ...]) -> list[str]:
+    """The changed Python files that hold tests and nothing else, on every side they exist on,
+    whatever their name: a project's runner may collect any name (`python_files = check_*.py`),
+    and what such a file does as its tests run acts on the base's tests as a `test_*.py` would."""
+    python = [p for p in sources if p.endswith(".py") and not is_harness_file(p)]
+    sides = _sides(repo, python, trees)
+    return [
+        p
+        for p in python
+        if any(p in side for side in sides)
+        and all(_only_tests(side[p]) for side in sides if p in side)
+    ]
+
+
+def _only_tests(source: str) -> bool:
+    """A module whose functions are all tests or fixtures and whose classes are all test
+    classes, with at least one test: nothing in it is code a test could be about."""
+    try:
+        tree = pysource.parse(source)
+    except (SyntaxError, ValueError, RecursionError):
+        return False
+    tests = 0
+    for statement in tree.body:
+        if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
+            if statement.name.startswith("test"):
+                tests += 1
+            elif not any("fixture" in ast.unparse(d) for d in statement.decorator_list):
+                return False
+        elif isinstance(statement, ast.ClassDef):
+            if not statement.name.startswith("Test"):
+                return False
+            tests += 1
+    return tests > 0
 
 
 def _entries(repo: Path, tree: str, keep: Callable[[str], bool]) -> dict[str, Entry]:

@@ -30,8 +30,7 @@ import tree_sitter as ts
 
 from referee.tools import pysource
 from referee.tools.static.paths import language_of, stem_of
-from referee.tools.tampering.additive import script_language
-from referee.tools.tampering.syntax import descendants, parse, text
+from referee.tools.tampering.syntax import descendants, parse, script_language, text
 
 __all__ = ["data_names", "names_in", "read_by_code"]
 

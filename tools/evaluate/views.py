@@ -35,8 +35,6 @@ from referee.tools.repo import (
     view_of,
     write_blob,
 )
-from referee.tools.tampering.additive import only_adds_tests
-from referee.tools.tampering.inert import inert_new_file
 
 __all__ = ["edited_base_tests", "evaluated_view", "named_view"]
 
@@ -141,33 +139,20 @@ def _base_tests(
     ws: Workspace, base: str, evaluated: str, tests: list[str]
 ) -> dict[str, Entry | None]:
     """What the `base-tests` view changes in the evaluated tree: the base's test files back where
-    the change edited or deleted them, and the change's new test files gone (they load with the
-    base's and could act on them). Nothing when every edit only adds tests and every new test
-    file is inert (tools/tampering/inert.py): the base's tests then run as they did."""
+    the change edited or deleted them, and the change's new test files gone.
+
+    A runner runs a session's tests in one process (or one per file, in one worker), so what a
+    new test does as it runs (registers a plugin, rewrites the session's reports, replaces the
+    code under test, stops the run) acts on every test that runs after it. No reading of its
+    code can say it does none of that: the base's tests are checked only with the base's own test
+    code, even when the change only added tests (to a new file or to a base one)."""
     if not tests:
         return {}
     before = tree_entry_map(ws.repo, base, tests)
     now = tree_entry_map(ws.repo, evaluated, tests)
-    edited = _not_additive(ws, before, {p: e for p, e in now.items() if p in before})
+    edited = sorted(p for p, entry in before.items() if now.get(p) != entry)
     new = sorted(p for p in now if p not in before)
-    texts = blob_texts(ws.repo, [now[p][1] for p in new])
-    at_base = tree_entry_map(ws.repo, base, ws.changed)
-    added = [p for p in ws.changed if p not in at_base]
-    acting = [p for p in new if not inert_new_file(p, texts.get(now[p][1], ""), added)]
-    if not edited and not acting:
-        return {}
     return {**{p: before[p] for p in edited}, **{p: None for p in new}}
-
-
-def _not_additive(ws: Workspace, before: dict[str, Entry], now: dict[str, Entry]) -> list[str]:
-    """The edited base test files whose edit does more than add tests (those need their base
-    form run; an edit that only adds tests leaves the base's tests as they were)."""
-    kept = [p for p, e in before.items() if now.get(p) not in (None, e)]
-    blobs = blob_texts(ws.repo, [before[p][1] for p in kept] + [now[p][1] for p in kept])
-    additive = {
-        p for p in kept if only_adds_tests(p, blobs.get(before[p][1], ""), blobs.get(now[p][1], ""))
-    }
-    return sorted(p for p, e in before.items() if now.get(p) != e and p not in additive)
 
 
 def _tree_at(ws: Workspace, run_root: Path) -> str:

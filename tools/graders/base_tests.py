@@ -114,10 +114,11 @@ async def edited_tests_verdict(
         # The base form did not run to its end (timed out, crashed, killed, ran no test, exited
         # without a reason its tests give): a test it never reached has no result, so no suspect,
         # and the code under test can choose to stop it just before a test that would fail.
-        if not restored and not (await base_only()).outcomes:
-            # Only the change's new test files were left out, and the base as it was has no test
-            # this check runs (a new folder of tests, say): there is no base test to hide.
-            return now
+        if (not restored or not form.outcomes) and not (await base_only()).outcomes:
+            # The base as it was has no test this check runs (a check of a new test file, a new
+            # folder of tests) and either only the change's new test files were left out, or the
+            # base form found no test either: there is no base test to hide.
+            return replace(now, evidence_ids=list(dict.fromkeys(ids)))
         return _unconfirmed(
             now,
             "the base's versions of the test files this change edited did not run to their end"
@@ -125,7 +126,8 @@ async def edited_tests_verdict(
             ids,
         )
     if not names or now.status == "unscored":
-        return now
+        # The base form's run is the criterion's evidence too: it ran for it.
+        return replace(now, evidence_ids=list(dict.fromkeys(ids)))
     before = await base_only()
     ids += before.verdict.evidence_ids
     if not before.outcomes:
@@ -166,14 +168,24 @@ async def edited_tests_verdict(
         return _graded(now, now.status, now.code, now.reason + note, ids)
     first = _first_error(form, broken[0])
     detail = f" ({first})" if first else ""
+    said = (
+        f"{counted(len(broken), 'test')} passed at base and {agrees(len(broken), 'fails', 'fail')}"
+    )
+    if restored:
+        said += (
+            f" now in their base form, which the change edited: {_names(broken)}{detail}; the"
+            " edited copies pass, the behaviour they checked is broken"
+        )
+    else:
+        said += (
+            f" now without the change's new test files: {_names(broken)}{detail}; they pass only"
+            " in a run with those files, whose tests ran in the same session and acted on them"
+        )
     return _graded(
         now,
         "fail",
         ReasonCode.BASE_TEST_FAILED,
-        f"{counted(len(broken), 'test')} passed at base and {agrees(len(broken), 'fails', 'fail')}"
-        " now in their base form, which the change"
-        f" edited: {_names(broken)}{detail}; the edited copies pass, the behaviour they checked"
-        " is broken (list a test in the check's expected_changes if the contract changes it)",
+        said + " (list a test in the check's expected_changes if the contract changes it)",
         ids,
     )
 

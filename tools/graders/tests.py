@@ -191,8 +191,9 @@ def _base_only(
         if not done:
             only = await ctx.views("base-only")
             label = f"{criterion.id}-base-only"
+            shown = _without_hidden(check, only, ctx.run_root or ctx.workdir) if only else check
             done.append(
-                await run_suite(ctx, check, label=label, criterion_id=criterion.id, view=only)
+                await run_suite(ctx, shown, label=label, criterion_id=criterion.id, view=only)
             )
         return done[0]
 
@@ -232,7 +233,13 @@ async def _edited_base_tests(
     if view is None or view.tree == ctx.tree:
         return now.verdict, None  # the change edited no test file that base had
     label = f"{criterion.id}-base-tests"
-    form = await run_suite(ctx, check, label=label, criterion_id=criterion.id, view=view)
+    form = await run_suite(
+        ctx,
+        _without_hidden(check, view, ctx.run_root or ctx.workdir),
+        label=label,
+        criterion_id=criterion.id,
+        view=view,
+    )
 
     async def before() -> SuiteRun:
         return as_moved(await base_only(), view.moved)
@@ -243,6 +250,30 @@ async def _edited_base_tests(
         now.verdict, check, form, suspects(now, form), before, bool(view.restored)
     )
     return _named_missing(verdict, now, form), form
+
+
+def _without_hidden(check: TestsCheck, view: TreeView, root: Path) -> TestsCheck:
+    """The check as the base tests' run gives it: without the arguments that name a file the
+    view leaves out (`pytest tests/test_new.py tests`: the change's new test file), which would
+    stop the runner before any base test ran. A command that names nothing else stays as it is
+    (the base then has no test it runs)."""
+    if check.shell or not view.hide:
+        return check
+    hidden = set(view.hide)
+    cwd = check.cwd or "."
+
+    def named(token: str) -> str | None:
+        if token.startswith("-") or "\0" in token:
+            return None
+        return os.path.normpath(os.path.join(cwd, token)).replace(os.sep, "/")
+
+    kept = [t for t in check.argv if named(t) not in hidden]
+    dropped = len(kept) != len(check.argv)
+    # What else it names that the tree holds (`tests`): the base's tests to run.
+    others = [n for n in map(named, kept[1:]) if n is not None and (root / n).exists()]
+    if not dropped or not others:
+        return check
+    return check.model_copy(update={"argv": kept})
 
 
 def _named_missing(verdict: GradeResult, now: SuiteRun, form: SuiteRun) -> GradeResult:

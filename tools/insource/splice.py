@@ -23,8 +23,7 @@ import tree_sitter as ts
 
 from referee.tools.insource.declared import declared_test_modules, test_only
 from referee.tools.insource.doctests import splice_doctests
-from referee.tools.tampering.additive import script_language
-from referee.tools.tampering.syntax import descendants, parse, text
+from referee.tools.tampering.syntax import descendants, parse, script_language, text
 
 __all__ = ["Spliced", "splice"]
 

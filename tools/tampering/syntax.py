@@ -8,7 +8,16 @@ import tree_sitter as ts
 
 from referee.tools.static.langs import parser
 
-__all__ = ["MAX_SOURCE", "descendants", "empty_block", "line", "parse", "same", "text"]
+__all__ = [
+    "MAX_SOURCE",
+    "descendants",
+    "empty_block",
+    "line",
+    "parse",
+    "same",
+    "script_language",
+    "text",
+]
 
 MAX_SOURCE = 2 * 1024 * 1024  # a code file larger than this (in UTF-8 bytes) is not read
 
@@ -48,3 +57,8 @@ def line(node: ts.Node) -> int:
 def same(a: ts.Node, b: ts.Node) -> bool:
     """The same node of one tree (tree-sitter hands out a new object at each access)."""
     return (a.start_byte, a.end_byte, a.type) == (b.start_byte, b.end_byte, b.type)
+
+
+def script_language(path: str) -> str:
+    """The tree-sitter grammar for a JS/TS file."""
+    return "tsx" if path.endswith("x") else "typescript" if ".ts" in path[-4:] else "javascript"
