@@ -137,6 +137,7 @@ def _main(argv: Sequence[str] | None) -> int:
     if not getattr(args, "handler", None):
         parser.print_help(sys.stderr)
         return 2
+    from referee.tools.errors import RefereeError
     from referee.tools.store import StoreKeyMismatch, StoreTampered, StoreUnavailable
 
     try:
@@ -145,6 +146,11 @@ def _main(argv: Sequence[str] | None) -> int:
         # A store with a row that does not verify or a trigger in its database, a team store out
         # of reach or sealed with another key: refuse in one line, saying why.
         sys.stderr.write(f"error: {exc.summary}\n")
+        return 2
+    except RefereeError as exc:
+        # Any other deliberate refusal (git cannot read the repository: a broken index, a
+        # corrupt object) is one line naming the cause, never a traceback.
+        sys.stderr.write(f"error: {exc}\n")
         return 2
 
 

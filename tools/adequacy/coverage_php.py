@@ -11,10 +11,8 @@ is a statement when clover lists a `stmt` on it, executed when its count is abov
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
-import subprocess
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from functools import lru_cache
@@ -27,6 +25,7 @@ from defusedxml.ElementTree import iterparse
 from referee.tools.adequacy.coverage_v8 import statement_lines
 from referee.tools.adequacy.lines import FileLines, diff_coverage
 from referee.tools.models.adequacy import DiffCoverage
+from referee.tools.process.probe import host_program, probe
 from referee.tools.runners import Plan
 from referee.tools.runners.base import base_name
 
@@ -71,7 +70,7 @@ def instrument_phpunit(
     if isinstance(started, str):
         return started
     at, php, script = started
-    driver = coverage_driver(php, path)
+    driver = coverage_driver(php, path, root)
     if driver is None:
         return NO_DRIVER.format(php=php)
     # For this run only: the project's php.ini is not changed, and pcov looks at the tree alone.
@@ -133,19 +132,20 @@ def _shebang_php(script: Path, path: str | None) -> str | None:
     return words[0] if words and _PHP.fullmatch(base_name(words[0])) else None
 
 
-def coverage_driver(php: str, path: str | None) -> str | None:
-    """`pcov` or `xdebug` when the php loads one (pcov first: it only collects lines)."""
-    return _modules(shutil.which(php, path=path) or php, path)
+def coverage_driver(php: str, path: str | None, tree: Path | None = None) -> str | None:
+    """`pcov` or `xdebug` when the php loads one (pcov first: it only collects lines).
+
+    Asked on the host, so only of a php outside the evaluated `tree`: a `#!` line or a command
+    may name one of the tree's own files, which is the generator's program (then None: the run
+    is not measured, and says so)."""
+    program = host_program(php, path, tree)
+    return _modules(program) if program is not None else None
 
 
 @lru_cache(maxsize=16)
-def _modules(php: str, path: str | None) -> str | None:
-    env = {"PATH": path or os.defpath}
-    try:
-        done = subprocess.run(
-            [php, "-m"], capture_output=True, text=True, timeout=30, env=env, check=False
-        )
-    except (OSError, subprocess.SubprocessError):
+def _modules(php: str) -> str | None:
+    done = probe([php, "-m"])
+    if done is None:
         return None
     loaded = {line.strip().lower() for line in done.stdout.splitlines()}
     return next((d for d in ("pcov", "xdebug") if d in loaded), None)

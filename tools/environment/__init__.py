@@ -16,12 +16,17 @@ from pathlib import Path
 
 from referee.tools.environment.compiled import compiled_modules
 from referee.tools.environment.ignored import ignored_files
-from referee.tools.environment.installed import changed_environments
+from referee.tools.environment.installed import bytecode_after, changed_environments
 from referee.tools.environment.interpreters import interpreter_environments, outside_changes
 from referee.tools.tampering.model import Tampering
 from referee.tools.text import agrees, counted
 
-__all__ = ["ENVIRONMENT_MODIFIED", "environment_findings", "interpreter_environments"]
+__all__ = [
+    "ENVIRONMENT_MODIFIED",
+    "bytecode_after",
+    "environment_findings",
+    "interpreter_environments",
+]
 
 ENVIRONMENT_MODIFIED = "environment_modified"
 

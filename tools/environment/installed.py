@@ -22,6 +22,7 @@ from pathlib import Path
 
 __all__ = [
     "Changed",
+    "bytecode_after",
     "changed_environments",
     "environment_roots",
     "outside_environments",
@@ -33,6 +34,8 @@ _CACHES = frozenset(
     {"__pycache__", ".cache", ".vite", ".vitest", ".temp", ".tmp", ".parcel-cache", ".vite-temp"}
 )
 _MAX_FILES = 400_000  # a walk this long stops, and says so
+# Folders no environment lives in: git's objects (large to walk), referee's store, bytecode.
+_NOT_ENVIRONMENTS = frozenset({".git", ".referee", "__pycache__"})
 
 
 @dataclass(frozen=True)
@@ -63,7 +66,8 @@ def environment_roots(tree: Path, depth: int = 2) -> list[Path]:
                 path = Path(entry.path)
                 if entry.name == "node_modules" or (path / "pyvenv.cfg").is_file():
                     found.append(path)
-                elif not entry.is_symlink() and not entry.name.startswith((".", "_")):
+                elif not entry.is_symlink() and entry.name not in _NOT_ENVIRONMENTS:
+                    # Dot folders too: tox and nox keep their virtualenvs in `.tox/py`, `.nox/s`.
                     deeper.append(path)
         level = deeper
     return sorted(set(found))
@@ -107,10 +111,24 @@ def changed_environments(tree: Path, anchor: float) -> list[Changed]:
     ]
 
 
-def written(root: Path, anchor: float) -> Iterator[tuple[Path, Path]]:
-    """Every file under an environment written after `anchor`, and every folder changed after
-    it with no entry that was, each with the package folder it belongs to. A cache's folder
-    counts as an entry (a `__pycache__` made beside a module changes its folder)."""
+def bytecode_after(tree: Path, anchor: float) -> str | None:
+    """A compiled module (`.pyc`) of the tree's installed environments written after `anchor`,
+    or None. A run imports installed bytecode whose header matches its source, so one written
+    during the work (a planted module that patches the code, headed to look current) would decide
+    what every run sees; while any is there, each run compiles afresh (evaluate/run.py)."""
+    # node_modules too: a package may carry a Python environment of its own.
+    for root in environment_roots(tree):
+        for folder, entries in _folders(root):
+            for entry in entries:
+                if folder.name == "__pycache__" and not _is_dir(entry) and _ctime(entry) > anchor:
+                    return str(Path(entry.path).relative_to(tree))
+    return None
+
+
+def _folders(
+    root: Path, skip: frozenset[str] = frozenset()
+) -> Iterator[tuple[Path, list[os.DirEntry[str]]]]:
+    """Every folder below `root` (links not followed, none named in `skip`) with its entries."""
     stack = [root]
     while stack:
         folder = stack.pop()
@@ -118,17 +136,25 @@ def written(root: Path, anchor: float) -> Iterator[tuple[Path, Path]]:
             entries = list(os.scandir(folder))
         except OSError:
             continue
+        yield folder, entries
+        stack.extend(
+            Path(e.path) for e in entries if e.name not in skip and e.is_dir(follow_symlinks=False)
+        )
+
+
+def written(root: Path, anchor: float) -> Iterator[tuple[Path, Path]]:
+    """Every file under an environment written after `anchor`, and every folder changed after
+    it with no entry that was, each with the package folder it belongs to. A cache's folder
+    counts as an entry (a `__pycache__` made beside a module changes its folder)."""
+    for folder, entries in _folders(root, _CACHES):
         newer = False
         for entry in entries:
             ctime = _ctime(entry)
             newer = newer or ctime > anchor
-            if entry.name in _CACHES:
+            if entry.name in _CACHES or entry.is_dir(follow_symlinks=False):
                 continue
-            path = Path(entry.path)
-            if entry.is_dir(follow_symlinks=False):
-                stack.append(path)
-            elif ctime > anchor:
-                yield path, _package_of(root, path)
+            if ctime > anchor:
+                yield Path(entry.path), _package_of(root, Path(entry.path))
         if folder != root and not newer and ctime_of(folder) > anchor:
             yield folder, _package_of(root, folder / "_")
 

@@ -26,7 +26,11 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 import anyio
 
 from referee.tools.claims.run import run_claims
-from referee.tools.environment import environment_findings, interpreter_environments
+from referee.tools.environment import (
+    bytecode_after,
+    environment_findings,
+    interpreter_environments,
+)
 from referee.tools.evaluate.harness import base_harness, record_harness
 from referee.tools.evaluate.phases import PhaseGate
 from referee.tools.evaluate.static import run_static
@@ -220,6 +224,7 @@ class _Shared:
     changed_lines: _Once[dict[str, set[int] | None]]
     holdout_layers: dict[str, Path]
     bytecode: tuple[str, ...]
+    cold_bytecode: bool
     view: TreeView | None
 
 
@@ -257,6 +262,7 @@ async def _shared(plan: RunPlan, scratch: Path) -> _Shared:
         changed_lines=_Once(lambda: _changed_lines(ws, plan.scope)),
         holdout_layers=_holdout_layers(plan, scratch),
         bytecode=await anyio.to_thread.run_sync(_bytecode_folders, plan, ws, run_root),
+        cold_bytecode=await anyio.to_thread.run_sync(_bytecode_written, plan, run_root),
         view=await anyio.to_thread.run_sync(
             evaluated_view, ws, run_root, anonymous_folder(scratch)
         ),
@@ -322,6 +328,7 @@ async def _context(
             config=plan.config,
             run_root=ws.run_root(plan.launcher),
             bytecode=shared.bytecode,
+            cold_bytecode=shared.cold_bytecode,
             view=shared.view,
             network=_Once(lambda: private_network(ctx, stack)).get,
             baselines=plan.baselines,
@@ -375,6 +382,15 @@ def _bytecode_folders(plan: RunPlan, ws: Workspace, run_root: Path) -> tuple[str
     folders = {posixpath.dirname(p) for p in tree_files(ws.repo, tree) if p.endswith(".py")}
     found = [posixpath.join(f, "__pycache__") for f in sorted(folders)]
     return tuple(p for p in found if (run_root / p).is_dir())
+
+
+def _bytecode_written(plan: RunPlan, run_root: Path) -> bool:
+    """Whether an installed environment of the tree holds bytecode written after the contract:
+    then every run compiles afresh (a fresh PYTHONPYCACHEPREFIX), so none of it is imported."""
+    anchor = _anchor(plan)
+    if anchor is None or plan.launcher.keeps_writes:
+        return False  # (outside the sandbox every run has a fresh prefix already)
+    return bytecode_after(run_root, anchor) is not None
 
 
 def _files_on_disk(plan: RunPlan, ws: Workspace) -> list[str]:

@@ -207,6 +207,8 @@ class GradeContext:
     graders/tests.py `run_suite`): keyed by what decides the run, each an `anyio` task's result."""
     bytecode: tuple[str, ...] = ()
     """The tree's `__pycache__` folders every sandboxed command runs without (evaluate/run.py)."""
+    cold_bytecode: bool = False
+    """Installed bytecode was written after the contract: every command compiles afresh."""
     run_root: Path | None = None
     """Where commands run (default `workdir`): the repository's own path in the sandbox."""
     view: TreeView | None = None
@@ -302,11 +304,12 @@ class GradeContext:
         if shown is not None:
             layers = (*layers, *((shown.layer,) if shown.layer else ()))
             hide = (*hide, *shown.hide)
-        if root == self.root:
+        if root == self.root and not self.cold_bytecode:
             hide = (*hide, *self.bytecode)
         elif not self.launcher.keeps_writes:
-            # Another tree (the perturbed copy): its bytecode is not hidden, so none is read. The
-            # sandbox's /tmp is its own and empty; outside it the host launcher gives every
+            # Another tree (the perturbed copy), or installed bytecode written during the work:
+            # with a prefix of its own, none of the tree's bytecode is read. The sandbox's /tmp
+            # is its own and empty; outside it the host launcher gives every
             # command a fresh prefix of its own (process/launch.py).
             env = {"PYTHONPYCACHEPREFIX": "/tmp/referee-pycache", **(env or {})}
         return Command(

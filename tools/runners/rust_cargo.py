@@ -14,14 +14,13 @@ import functools
 import itertools
 import platform
 import re
-import shutil
-import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
 from referee.tools.models.evidence import TestOutcome
+from referee.tools.process.probe import host_program, probe
 from referee.tools.runners.account import (
     DOC_TESTS,
     RESULT,
@@ -70,7 +69,7 @@ def plan(call: Call) -> Plan:
     # own log (tools/runners/account.py). The variable names the target's triple and wins over a
     # runner the project's .cargo/config.toml sets for it.
     runner = f"/bin/sh {wrapper('cargo_runner.sh', call.reports)}"
-    for triple in {host_triple(call.path), *_targets(kept)}:
+    for triple in {host_triple(call.path, str(call.tree)), *_targets(kept)}:
         env[f"CARGO_TARGET_{re.sub(r'[^A-Z0-9]', '_', triple.upper())}_RUNNER"] = runner
     return Plan(
         runner="cargo test",
@@ -94,17 +93,15 @@ def _targets(args: Sequence[str]) -> list[str]:
 
 
 @functools.cache
-def host_triple(path: str | None) -> str:
+def host_triple(path: str | None, tree: str | None = None) -> str:
     """The host's target triple as rustc says (`x86_64-unknown-linux-gnu`), else a guess from
-    the platform (rustc missing: the run will say so itself)."""
-    rustc = shutil.which("rustc", path=path)
+    the platform (rustc missing, or found only inside the evaluated `tree`: the run will say so
+    itself)."""
+    rustc = host_program("rustc", path, Path(tree) if tree else None)
     if rustc is not None:
-        try:
-            done = subprocess.run(
-                [rustc, "-vV"], capture_output=True, text=True, encoding="utf-8", timeout=30
-            )
-        except (OSError, subprocess.TimeoutExpired):
-            done = None
+        # From `/`: rustup's proxy reads `rust-toolchain.toml` where it starts, and that file
+        # can name a toolchain folder of the tree's to run (tools/process/probe.py).
+        done = probe([rustc, "-vV"])
         host = re.search(r"^host: (\S+)$", done.stdout, re.M) if done else None
         if host is not None:
             return host[1]

@@ -49,6 +49,7 @@ from referee.tools.process import (
     effective_argv,
     run_process,
 )
+from referee.tools.repo.tree import STORE_DIR
 from referee.tools.sandbox.gauge import Gauge
 from referee.tools.sandbox.network import NetworkUnavailable, private_network
 from referee.tools.sandbox.profile import SANDBOX_HOME, SANDBOX_TMP, SandboxProfile
@@ -291,6 +292,12 @@ class SandboxLauncher:
         for hidden in self.profile.hidden:
             if hidden.exists() and not _within(tree, hidden):
                 args += [*_sized(command.memory_mb), "--tmpfs", str(hidden)]
+        # `.referee/` is no part of the evaluated tree (its hash, its diff, what the readers
+        # read): what the tree holds there must not be there for the run either, wherever the
+        # store is (the gate keeps its own elsewhere, and a pull request may commit the folder).
+        store = tree / STORE_DIR
+        if store.is_dir() and not store.is_symlink() and store not in self.profile.hidden:
+            args += [*_sized(command.memory_mb), "--tmpfs", str(store)]
         # The one file a masked folder may hold that a command with network needs: the resolver
         # configuration, which systemd-resolved keeps under /run.
         resolver = _resolved(Path("/etc/resolv.conf"))
