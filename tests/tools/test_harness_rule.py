@@ -281,6 +281,15 @@ MANIFEST_EDITS = [
         PYPROJECT + '\n[dependency-groups]\ndev = ["pytest>=8"]\n',
         PYPROJECT + '\n[tool.coverage.run]\nomit = ["src/*"]\n',
     ),
+    # A linter's settings steer no test run; the same table is the tests' when pytest runs the
+    # linter as tests.
+    (
+        "pyproject.toml",
+        PYPROJECT,
+        PYPROJECT + "\n[tool.ruff]\nline-length = 120\n\n[tool.mypy]\nstrict = true\n",
+        PYPROJECT
+        + '\n[tool.pytest.ini_options]\naddopts = "--mypy"\n\n[tool.mypy]\nstrict = false\n',
+    ),
     (
         "Cargo.toml",
         CARGO,

@@ -44,6 +44,13 @@ NOT_AUTOMATED = "--disable-blink-features=AutomationControlled"
 # Playwright hides scrollbars in headless mode; a desktop Chromium on Linux shows 15 px ones, and
 # a page could tell the two apart by `innerWidth - clientWidth`.
 SCROLLBARS_HIDDEN = "--hide-scrollbars"
+# In the private network the network-quality estimator never gets a sample and reports a round
+# trip of 0 ms, which no user's connection shows: it is told to report a common connection's.
+USERS_CONNECTION = "--force-effective-connection-type=4G"
+# A user's screen is larger than the page: Playwright's emulation otherwise makes it the
+# viewport's size exactly.
+_SCREEN = (1920, 1080)
+_BROWSER_FRAME = 120  # px of toolbars and tabs above a desktop browser's page
 DEFAULT_MAX_PAGES = 2
 _COOKIE = "REFEREE_BROWSER_ID"
 _CLOSE_TIMEOUT_S = 10.0
@@ -170,7 +177,15 @@ class BrowserPool:
             BrowserUnavailable: it failed to (re)start.
         """
         size = viewport or Viewport()
-        options = {"viewport": {"width": size.width, "height": size.height}, **options}
+        screen = {
+            "width": max(_SCREEN[0], size.width),
+            "height": max(_SCREEN[1], size.height + _BROWSER_FRAME),
+        }
+        options = {
+            "viewport": {"width": size.width, "height": size.height},
+            "screen": screen,
+            **options,
+        }
         async with self._limiter:
             ctx = await self._new_context(options)
             try:
@@ -283,7 +298,7 @@ class BrowserPool:
         try:
             browser = await self._playwright.chromium.launch(
                 executable_path=self._executable(info),
-                args=[resolver_rules(self._allow_hosts), NOT_AUTOMATED],
+                args=[resolver_rules(self._allow_hosts), NOT_AUTOMATED, USERS_CONNECTION],
                 ignore_default_args=[SCROLLBARS_HIDDEN],
                 env={**self._env, _COOKIE: self._id},
             )

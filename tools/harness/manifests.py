@@ -143,6 +143,15 @@ def _composer(text: str) -> Any:
     return _without(json.loads(text), _COMPOSER)
 
 
+# Tools that read their `[tool.x]` table to lint, format, type-check or release the code: none of
+# them runs in a test session of its own accord.
+_STATIC_TOOLS = frozenset(
+    {"ruff", "black", "isort", "mypy", "pyright", "pylint", "flake8", "codespell", "bandit"}
+    | {"pydocstyle", "docformatter", "autopep8", "yapf", "towncrier", "commitizen", "bumpversion"}
+    | {"pyupgrade", "vulture", "interrogate", "refurb", "basedpyright", "pyrefly", "ty"}
+)
+
+
 def _pyproject(text: str) -> Any:
     data = tomllib.loads(text)
     data.pop("dependency-groups", None)
@@ -152,6 +161,21 @@ def _pyproject(text: str) -> Any:
     tool = data.get("tool")
     if isinstance(tool, dict):
         tool["poetry"] = _without(tool.get("poetry"), _POETRY)
+        # A linter's, formatter's or type checker's settings steer no test run, unless the
+        # pytest options of this file run that tool as tests (`--mypy`, `--ruff`, `-p pylint`).
+        options = str(_nested(tool, "pytest", "ini_options", "addopts") or "")
+        for name in _STATIC_TOOLS:
+            if name in tool and name not in options:
+                del tool[name]
+        data["tool"] = {k: v for k, v in tool.items() if v not in (None, {})}
+        if not data["tool"]:
+            del data["tool"]
+    return data
+
+
+def _nested(data: Any, *keys: str) -> Any:
+    for key in keys:
+        data = data.get(key) if isinstance(data, dict) else None
     return data
 
 

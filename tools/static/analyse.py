@@ -120,6 +120,8 @@ def _skip_reason(name: str, data: bytes, size: int, config: StaticConfig) -> str
         return f"over {config.max_file_bytes} bytes"
     if b"\0" in data[:_SNIFF_BYTES]:
         return "binary"
+    if not config.markers:
+        return None  # a file the change wrote is judged by what it holds, not what it says
     if ".min." in name or (
         len(data) > _MINIFIED_MIN_BYTES and len(data) > _MINIFIED_LINE * (data.count(b"\n") + 1)
     ):
@@ -163,11 +165,18 @@ def _components(data: bytes, config: StaticConfig) -> Outcome:
     return outcome
 
 
+_COMPLEXIPY = re.compile(r"(?i)complexipy")
+
+
 def _python_cognitive(text: str, config: StaticConfig) -> list[Item]:
     """Cognitive complexity per Python function (complexipy folds nested functions into their
     parent)."""
     items = []
-    for fn in complexipy.code_complexity(text, with_plans=False).functions:
+    # complexipy leaves out a function whose head carries its marker (a `noqa` comment naming
+    # complexipy, or `complexipy: ignore`): referee's limit is the contract's, and reads through
+    # it. The word is respelled at the same length, so every line stays where it was.
+    unmarked = _COMPLEXIPY.sub("c0mplexipy", text)
+    for fn in complexipy.code_complexity(unmarked, with_plans=False).functions:
         if fn.complexity > config.max_cognitive:
             name = fn.name.replace("::", ".")
             message = (

@@ -30,6 +30,9 @@ _FORMATS = (
     "csharp,scala,dart,lua,bash,perl,elixir,vue,svelte,objectivec,sql,r"
 )
 _TREE_IGNORE = "**/node_modules/**,**/.venv/**,**/__pycache__/**,**/.referee/**"
+# jscpd's own markers: `jscpd:ignore-start`/`-end` (matched as jscpd matches them, any case).
+_MARKER = re.compile(rb"(?i)jscpd:ignore")
+_SHADOW = "unmarked"
 
 
 class Clone(NamedTuple):
@@ -101,7 +104,7 @@ class JscpdRun:
             return []
         try:
             clones = [
-                _clone(c, self.repo)
+                _clone(c, self.repo, tmp / _SHADOW)
                 for c in json.loads(report.read_text(encoding="utf-8"))["duplicates"]
             ]
         except (ValueError, KeyError, TypeError) as exc:
@@ -131,7 +134,7 @@ def _start(
         "--absolute",
     ]
     if len(files) <= _EXPLICIT_MAX and sum(len(f) + 1 for f in files) <= _ARGV_BUDGET:
-        argv += ["--no-gitignore", "--", *files]
+        argv += ["--no-gitignore", "--", *(_unmarked(repo, f, tmp / _SHADOW) for f in files)]
     else:
         argv += ["--format", _FORMATS, "--ignore", _TREE_IGNORE, "--", "."]
     with open(tmp / "stderr.txt", "wb") as stderr:
@@ -140,23 +143,43 @@ def _start(
         )
 
 
-def _clone(raw: dict[str, Any], repo: Path) -> Clone:
+def _unmarked(repo: Path, path: str, shadow: Path) -> str:
+    """The file jscpd reads for `path`: itself, or, where it holds jscpd's ignore markers
+    (`jscpd:ignore-start`), a copy with them spelled so jscpd does not take them. A marker in the
+    code is the author's word that a block is no duplicate: referee's rule is the contract's, and
+    reads through it (lines and columns stay where they were)."""
+    try:
+        data = (repo / path).read_bytes()
+    except OSError:
+        return path
+    if _MARKER.search(data) is None:
+        return path
+    copy = shadow / path
+    copy.parent.mkdir(parents=True, exist_ok=True)
+    copy.write_bytes(_MARKER.sub(b"jscpd_ignore", data))
+    return str(copy)
+
+
+def _clone(raw: dict[str, Any], repo: Path, shadow: Path | None = None) -> Clone:
     first, second = raw["firstFile"], raw["secondFile"]
     return Clone(
-        _rel(first["name"], repo),
+        _rel(first["name"], repo, shadow),
         int(first["start"]),
         int(first["end"]),
-        _rel(second["name"], repo),
+        _rel(second["name"], repo, shadow),
         int(second["start"]),
         int(second["end"]),
         int(raw["lines"]),
     )
 
 
-def _rel(name: str, repo: Path) -> str:
+def _rel(name: str, repo: Path, shadow: Path | None = None) -> str:
     # Absolute in the report (`--absolute`): jscpd otherwise
-    # names files relative to their common folder.
-    return Path(os.path.relpath(os.path.realpath(name), os.path.realpath(repo))).as_posix()
+    # names files relative to their common folder. A copy read in a file's place is that file.
+    real = Path(os.path.realpath(name))
+    if shadow is not None and real.is_relative_to(os.path.realpath(shadow)):
+        return real.relative_to(os.path.realpath(shadow)).as_posix()
+    return Path(os.path.relpath(real, os.path.realpath(repo))).as_posix()
 
 
 def duplicate_items(clones: Sequence[Clone], files: Collection[str]) -> list[tuple[str, Item]]:

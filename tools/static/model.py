@@ -30,6 +30,9 @@ class StaticConfig:
     """Worker processes for per-file analysis; None means os.cpu_count()."""
     inline_bytes: int = 1_000_000
     """Below this many bytes to analyse, work stays in-process (no pool start-up cost)."""
+    markers: bool = True
+    """Whether a file's own markers (a generated banner, a minified shape or `.min.` name) spare
+    it the code rules; off for the files a change wrote (pipeline.py)."""
 
     def key(self) -> str:
         """The part of the cache key that depends on the checks and their thresholds."""
@@ -37,6 +40,7 @@ class StaticConfig:
             f"static-v{CHECKS_VERSION};file={self.max_file_lines};fn={self.max_function_lines};"
             f"nest={self.max_nesting};cog={self.max_cognitive};dup={self.max_duplicate_lines};"
             f"todo={self.max_todos};bytes={self.max_file_bytes}"
+            + ("" if self.markers else ";markers=0")
         )
 
 

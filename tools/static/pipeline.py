@@ -15,7 +15,7 @@ import stat
 import time
 from collections import Counter
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from referee.tools.errors import InvalidInput, Problem
@@ -207,6 +207,7 @@ class _Analysis:
         finally:
             if jscpd is not None:
                 jscpd.cancel()
+        self._read_through_markers(per_file, shas, sizes)
         self.complete = self.complete and not per_file.errors and not self.cache.errors
         self.errors += per_file.errors
         located = _per_file_items(per_file, self.rules, self.errors)
@@ -220,6 +221,29 @@ class _Analysis:
         report = _report(located, self.rules, self.config, per_file, self.errors)
         report.excluded = dict(Counter(r for r in skipped.values() if r == "generated"))
         return report
+
+    def _read_through_markers(
+        self, per_file: PerFile, shas: dict[str, str], sizes: dict[str, int]
+    ) -> None:
+        """Analyse again, without its markers, a file the change wrote that was spared as
+        generated or minified: the change can write the banner or the shape itself (`# @generated`,
+        lines padded past 300 bytes), and its code is what the contract's limits are about."""
+        changed = set(self.changed)
+        marked = [f for f, why in _skipped(per_file).items() if f in changed and why in _MARKED]
+        if not marked:
+            return
+        plain = replace(self.config, markers=False)
+        again = run_per_file(
+            self.repo,
+            {f: shas[f] for f in marked if f in shas},
+            {f: sizes[f] for f in marked if f in sizes},
+            self.rules & PER_FILE_RULES,
+            plain,
+            ResultCache(None, plain.key()),
+        )
+        for name in marked:
+            per_file.outcomes[name] = again.outcomes.get(name, {})
+        per_file.errors += again.errors
 
     def _duplicates(self, jscpd: JscpdRun, key: str) -> list[Clone]:
         clones = jscpd.collect()
@@ -270,6 +294,10 @@ def _start_duplicates(
     if isinstance(stored, list):
         return key, [Clone(*row) for row in stored], None
     return key, [], JscpdRun(repo, listed, config)
+
+
+# What a file says of itself: a change can write either (what it is, binary or too large, it can't).
+_MARKED = frozenset({"generated", "minified"})
 
 
 def _skipped(per_file: PerFile) -> dict[str, str]:
