@@ -57,6 +57,37 @@ _HOOKS = ("require.cache", "module.Module._load", "Module._load", "Module.protot
 _HOOK_OWNERS = frozenset({"module", "node:module"})
 _EXITS_ANYWHERE = frozenset({"process.reallyExit", "process.abort", "process.binding"})
 _EXITS_IN_TESTS = frozenset({"process.exit", "Deno.exit", "Bun.exit", "process.exitCode"})
+# What a runner's worker or child process reports its results through: its output (node:test's
+# child frames, TAP), its IPC channel and events (jest's and vitest's workers, a worker thread's
+# port), and the stream classes behind them. Code under test that writes any of it, on the object
+# or its prototype, decides what the parent hears; a test may capture output, and a test's own
+# doings are checked by the base tests' run without it.
+_PROCESS_CHANNELS = frozenset(
+    {"stdout", "stderr", "stdin", "send", "channel", "emit", "_events", "disconnect"}
+    | {"_rawDebug", "binding", "_linkedBinding", "reallyExit", "exit", "abort"}
+)
+_STREAM_MODULES = frozenset(
+    {"stream", "net", "tty", "fs", "events", "worker_threads", "child_process"}
+    | {"node:stream", "node:net", "node:tty", "node:fs", "node:events", "node:worker_threads"}
+)
+_DEFINES = frozenset(
+    {"Object.defineProperty", "Reflect.defineProperty", "Reflect.set", "Object.defineProperties"}
+    | {"Object.assign", "Object.setPrototypeOf", "Reflect.setPrototypeOf"}
+)
+
+
+def _channel(named: str) -> bool:
+    """Whether a write to `named` (a resolved name) changes what a runner's worker reports
+    through: a member of `process` that carries output, messages or the exit, anything of
+    a worker thread's `parentPort`, or a prototype of the stream and event classes."""
+    parts = named.removeprefix("globalThis.").split(".")
+    if parts[0] == "process":
+        return len(parts) >= 2 and parts[1] in _PROCESS_CHANNELS
+    if parts[0] in _STREAM_MODULES:
+        return "parentPort" in parts or "prototype" in parts or "__proto__" in parts
+    return False
+
+
 _OUTPUT = frozenset(
     {"console.log", "console.info", "console.error", "console.warn", "console.debug"}
 )
@@ -308,6 +339,10 @@ class _Reader:
                 if named == "process.exitCode" and not _assigned(node):
                     continue
                 yield self.file.claim(HARNESS_MODIFIED, node, M.ended(named))
+            elif not test and _assigned(node) and (_channel(named) or _zeroed(node, named)):
+                yield self.file.claim(HARNESS_MODIFIED, node, M.channel(named))
+        if not test:
+            yield from self._prototype_writes()
         for node, value in self._strings():
             runner = names_runner(value)
             if runner is not None:
@@ -319,6 +354,52 @@ class _Reader:
         for call in self.calls:
             yield from self._printed(call)
             yield from self._written(call)
+            if not test:
+                yield from self._channel_defined(call)
+
+    def _channel_defined(self, call: ts.Node) -> Iterator[Claim]:
+        """`Object.defineProperty(process.stdout, "write", …)`, `Object.assign(process.stdout,
+        {write})` and their kin: a channel replaced through a write of its owner."""
+        callee = self._callee(call)
+        if callee not in _DEFINES:
+            return
+        args = arguments(call)
+        owner = self._owner(args[0]) if args else None
+        if owner is None:
+            return
+        if callee.endswith("setPrototypeOf") or callee == "Object.assign":
+            keys = _literal_keys(args[1], self.names) if len(args) > 1 else ["*"]
+        else:
+            keys = [self.names.fold(args[1]) or "*"] if len(args) > 1 else ["*"]
+        named = next((f"{owner}.{k}" for k in keys if _channel(f"{owner}.{k}")), None)
+        if named is not None or (keys == ["*"] and _channel(f"{owner}.prototype")):
+            shown = named or owner
+            yield self.file.claim(HARNESS_MODIFIED, call, M.channel(shown))
+
+    def _owner(self, node: ts.Node) -> str | None:
+        """What a write's object names, its prototype included
+        (`Object.getPrototypeOf(process.stdout)` is `process.stdout.__proto__`)."""
+        if node.type == "call_expression":
+            callee = self._callee(node)
+            inner = arguments(node)
+            if callee in ("Object.getPrototypeOf", "Reflect.getPrototypeOf") and inner:
+                owner = self.names.resolve(inner[0])
+                return f"{owner}.__proto__" if owner else None
+        return self.names.resolve(node)
+
+    def _prototype_writes(self) -> Iterator[Claim]:
+        """`Object.getPrototypeOf(process.stdout).write = …`: an assignment whose object is a
+        prototype found by a call."""
+        for node in self.file.nodes("assignment_expression"):
+            left = node.child_by_field_name("left")
+            if left is None or left.type not in ("member_expression", "subscript_expression"):
+                continue
+            holder = left.child_by_field_name("object")
+            if holder is None or holder.type != "call_expression":
+                continue
+            owner = self._owner(holder)
+            if owner is not None and _channel(f"{owner}.x"):
+                yield self.file.claim(HARNESS_MODIFIED, node, M.channel(f"{owner}"))
 
     def _kills_itself(self, node: ts.Node) -> bool:
         call = node.parent
@@ -439,6 +520,32 @@ def _chained(node: ts.Node) -> bool:
     if parent.type in ("member_expression", "subscript_expression"):
         return parent.child_by_field_name("object") == node
     return False
+
+
+def _zeroed(node: ts.Node, named: str) -> bool:
+    """`process.exitCode = 0` in code under test: a run that failed made to end as a pass (a
+    program's own exit code is 0 unless it says otherwise)."""
+    if named != "process.exitCode" or node.parent is None:
+        return False
+    value = node.parent.child_by_field_name("right")
+    return value is not None and text(value).strip() in ("0", "undefined", "null", "false")
+
+
+def _literal_keys(node: ts.Node, names: JsNames) -> list[str]:
+    """The keys an object literal spells (a spread or anything else: `*`)."""
+    if node.type != "object":
+        return ["*"]
+    keys = []
+    for member in node.named_children:
+        key = member.child_by_field_name("key") or member.child_by_field_name("name") or member
+        if member.type == "spread_element":
+            keys.append("*")
+        elif key.type == "computed_property_name":
+            folded = names.fold(key.named_children[0]) if key.named_children else None
+            keys.append(folded or "*")
+        else:
+            keys.append(text(key).strip("'\"`"))
+    return keys
 
 
 def _assigned(node: ts.Node) -> bool:

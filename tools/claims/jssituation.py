@@ -9,6 +9,7 @@ What a JS program reads of its situation: `process.env` and `process.argv` howev
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 import tree_sitter as ts
@@ -49,6 +50,12 @@ _FS_READS = frozenset(
     | {"accessSync", "access", "readdirSync", "readdir", "createReadStream", "realpathSync"}
     | {"readTextFile", "readTextFileSync", "file", "glob", "globSync", "opendirSync"}
 )
+_ENUMERATES = frozenset(
+    {"Object.getOwnPropertySymbols", "Object.getOwnPropertyNames", "Reflect.ownKeys"}
+    | {"Object.getOwnPropertyDescriptors", "Object.keys", "Object.entries", "Object.values"}
+)
+_THIS_FUNCTION = re.compile(r"(new )?Function ?\( ?(['\"`])return this\2 ?\) ?\( ?\)")
+_GLOBAL_OBJECTS = frozenset({"globalThis", "global", "window", "self"})
 _FOLDED = frozenset({"string", "template_string", "binary_expression", "call_expression"})
 
 
@@ -75,6 +82,13 @@ class _Js:
     def tell(self, node: ts.Node) -> Tell | None:
         if self._skipped(node):
             return None
+        if self.source and node.type == "call_expression":
+            return self._enumerated(node)
+        if self.source and node.type == "for_in_statement" and _is_for_in(node):
+            walked = node.child_by_field_name("right")
+            if walked is not None and self._global_object(walked):
+                return Tell("runner", "every key of the global object (for…in)")
+            return None
         if node.type in _FOLDED or (node.type == "identifier" and text(node) in self.names.consts):
             value = self.names.fold(node)
             tell = tell_of(value, self.edited) if value else None
@@ -89,6 +103,23 @@ class _Js:
         if self._owner(node) == "globalThis" and key in RUNNER_GLOBALS:
             return Tell("runner", f"the runner's global {key}")
         return tell_of(key)
+
+    def _enumerated(self, call: ts.Node) -> Tell | None:
+        """`Object.getOwnPropertySymbols(globalThis)`: every key of the global object, where the
+        runners keep their state (jest-circus's tests, the matchers) under keys no code names."""
+        callee = self.names.resolve(call.child_by_field_name("function"))
+        args = call.child_by_field_name("arguments")
+        first = args.named_children[0] if args is not None and args.named_children else None
+        if callee not in _ENUMERATES or first is None or not self._global_object(first):
+            return None
+        return Tell("runner", f"every key of the global object ({callee})")
+
+    def _global_object(self, node: ts.Node) -> bool:
+        """The global object: `globalThis`, `global`, `window`, `self`, `Function("return this")()`
+        (a function whose body returns its unbound `this`)."""
+        if (self.names.resolve(node) or text(node)) in _GLOBAL_OBJECTS:
+            return True
+        return _THIS_FUNCTION.fullmatch(" ".join(text(node).split())) is not None
 
     def _global(self, node: ts.Node) -> Tell | None:
         """`typeof expect`: a runner's global, named where the file binds no such name."""
@@ -111,6 +142,8 @@ class _Js:
                 return Read("process", "a stack trace")
             if text(node).startswith("import.meta"):
                 return Read("process", "import.meta")
+        if kind == "call_expression" and _THIS_FUNCTION.fullmatch(" ".join(text(node).split())):
+            return Read("process", "globalThis")  # `Function("return this")()`
         if kind not in ("member_expression", "subscript_expression", "identifier"):
             return None
         if kind != "identifier" and self._owner(node) == "globalThis":
@@ -173,3 +206,8 @@ def _declared(pattern: ts.Node) -> list[str]:
     kinds = frozenset({"identifier", "shorthand_property_identifier_pattern"})
     found = [pattern] if pattern.type in kinds else list(descendants(pattern, kinds))
     return [text(n) for n in found]
+
+
+def _is_for_in(node: ts.Node) -> bool:
+    """A `for (k in o)` loop (tree-sitter calls `for…of` the same node)."""
+    return any(c.type == "in" for c in node.children)

@@ -45,6 +45,10 @@ def ended(named: str) -> str:
     return f"ends the process under the runner ({named}): {_ACTS}"
 
 
+def channel(named: str) -> str:
+    return f"replaces the channel a runner's worker reports its results through ({named}): {_ACTS}"
+
+
 def printed(line: str) -> str:
     return f"prints the runner's protocol ({line!r}), a forged report line: {_ACTS}"
 

@@ -73,8 +73,19 @@ def cfg_claims(file: TsFile, in_tests: Callable[[ts.Node], bool]) -> Iterator[Cl
     for attribute in file.nodes("attribute_item"):
         if in_tests(attribute):
             continue
-        body = text(attribute).replace(" ", "")
-        if not body.startswith("#[cfg(") or not _names_test(attribute):
+        body = "".join(text(attribute).split())
+        if not _names_test(attribute):
+            continue
+        if body.startswith("#[cfg_attr(") and ",path=" in body:
+            # `#[cfg_attr(test, path = "checked.rs")] mod imp;`: another file is the module
+            # under test.
+            yield file.claim(
+                CODE_DETECTS_TESTS,
+                attribute,
+                M.detects(body, "the compiler, which builds another file as the module in tests"),
+            )
+            continue
+        if not body.startswith("#[cfg("):
             continue
         outside = "not(" in body
         inside_function = attribute.parent is not None and attribute.parent.type == "block"
