@@ -28,6 +28,7 @@ from . import prompts, resources
 from .adapters import aggregate, contracts, evaluate, holdouts, validate
 from .advertised import advertised_input, advertised_output
 from .errors import error_result, problems_of
+from .json_text import strict_arguments
 from .state import State, open_state
 from .tooling import ToolSpec, tool_function
 
@@ -81,6 +82,11 @@ class RefereeServer(MCPServer[State]):
     ) -> types.CallToolResult | types.InputRequiredResult:
         # Every request runs with git calls off the event loop's thread (tools/repo/git.py): a
         # git call waits on the player's repository, and every other request would wait too.
+        spec = self.specs.get(name)
+        if spec is not None:
+            arguments, refused = strict_arguments(spec.input, arguments)
+            if refused:
+                return error_result(f"invalid input: {counted(len(refused), 'problem')}", refused)
         with loop_guarded():
             try:
                 return await super().call_tool(name, arguments, context)

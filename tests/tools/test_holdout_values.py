@@ -47,8 +47,23 @@ def test_an_issue_of_the_visible_world_is_kept(issue: str) -> None:
 
 
 def test_value_tokens_are_values_and_long_names() -> None:
+    # Each number also stands as its magnitude, however written.
     assert value_tokens(fold("add(10**20, 1) -1 42 1e9 x_y expected_total 3.11.2")) == {
         "10**20",
+        "#100000000000000000000",
         "1e9",
+        "#1000000000",
         "3.11.2",
     }
+
+
+@pytest.mark.parametrize("spelled", ["1e20", "-1e20", "10^20", "100_000_000_000_000_000_000"])
+def test_a_hidden_value_written_another_way_is_withheld(spelled: str) -> None:
+    assert _guard("assert add(10**20, 1) == 10**20 + 1", VISIBLE).repeated(
+        f"add({spelled}, 1) loses the 1"
+    )
+
+
+def test_a_small_number_is_no_value() -> None:
+    assert value_tokens(fold("0x1f 17 -17")) >= {"0x1f", "-17"}
+    assert "#17" not in value_tokens(fold("0x1f 17 -17"))

@@ -175,8 +175,12 @@ class HoldoutGuard:
 
     def _cited(self, issue: RawIssue, text: str) -> str | None:
         own = self.evidence.get(issue.evaluator, frozenset()) | self.evidence.get(_ANY, frozenset())
-        cited = sorted(own & set(issue.evidence_ids))
-        cited += sorted(e for e in own if re.search(rf"(?<![\w/-]){re.escape(e)}(?![\w-])", text))
+        # An id however the card spells it (`E5`, `RUN/E5`, `evidence://RUN/E5`): withholding an
+        # item another run numbered alike costs the generator a line; showing a hold-out's, the
+        # check.
+        given = {ident.rpartition("/")[2] for ident in issue.evidence_ids}
+        cited = sorted(own & given)
+        cited += sorted(e for e in own if re.search(rf"(?<![\w-]){re.escape(e)}(?![\w-])", text))
         return f"cites hold-out evidence {', '.join(dict.fromkeys(cited))}" if cited else None
 
 
