@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 from gitrepo import make_repo
@@ -64,6 +65,15 @@ async def judge_check(
     return result, result.criteria[0]
 
 
+def _base_run(store: Store, run_id: str, ids: list[str]) -> Any:
+    """The criterion's run on the base code: the one whose report has a failing test (the
+    criterion's other runs, now and the base's own tests, pass)."""
+    evidence = load_run(store, run_id).evidence
+    failing = [evidence[i] for i in ids if any(t.outcome == "failed" for t in evidence[i].tests)]
+    assert len(failing) == 1, [evidence[i].summary for i in ids]
+    return failing[0]
+
+
 def write(project: Path, path: str, text: str) -> None:
     (project / path).parent.mkdir(parents=True, exist_ok=True)
     (project / path).write_text(text, encoding="utf-8")
@@ -81,7 +91,7 @@ async def test_a_fix_whose_new_regression_test_fails_at_base_passes(
     )
     assert "1 passed at base too" in crit.reason
     # The base run ran the *current* test file: the new test is in its report, failing.
-    base = load_run(store, result.run_id).evidence[crit.evidence_ids[1]]
+    base = _base_run(store, result.run_id, crit.evidence_ids)
     outcomes = {t.name: t.outcome for t in base.tests}
     assert outcomes == {
         "tests/test_calc.py::test_add": "passed",
@@ -220,7 +230,7 @@ async def test_a_js_base_checkout_without_node_modules_still_runs_vitest(tmp_pat
     crit = result.criteria[0]
     assert crit.status == "pass", crit.reason
     assert "calc.test.js > add > adds a negative" in crit.reason
-    base = load_run(store, result.run_id).evidence[crit.evidence_ids[1]]
+    base = _base_run(store, result.run_id, crit.evidence_ids)
     assert base.details["runner"] == "vitest" and len(base.tests) == 2
 
 

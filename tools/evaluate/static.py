@@ -47,7 +47,13 @@ async def run_static(ctx: GradeContext, scope: str, home: Path) -> StaticRun:
         # The allowlist is the contract's (or the base's): a change cannot allowlist its secret.
         allowlist = await anyio.to_thread.run_sync(_allowlist, ctx)
         report = await anyio.to_thread.run_sync(
-            _pipeline, ctx.workdir, files, everything, home / CACHE_FILE, allowlist
+            _pipeline,
+            ctx.workdir,
+            files,
+            everything,
+            home / CACHE_FILE,
+            allowlist,
+            [f for f in files if f in set(ctx.scope_files)] if compared else [],
         )
         if compared:
             report, baseline = await anyio.to_thread.run_sync(
@@ -117,9 +123,16 @@ def _pipeline(
     everything: list[str],
     cache: Path,
     allowlist: Allowlist | None,
+    written: list[str],
 ) -> StaticReport:
     return run_pipeline(
-        workdir, files, cache_path=cache, changed=files, all_files=everything, allowlist=allowlist
+        workdir,
+        files,
+        cache_path=cache,
+        changed=files,
+        all_files=everything,
+        allowlist=allowlist,
+        written=written,
     )
 
 

@@ -55,6 +55,7 @@ def run_pipeline(
     changed: Collection[str] | None = None,
     all_files: Sequence[str] | None = None,
     allowlist: Allowlist | None = None,
+    written: Collection[str] = (),
 ) -> StaticReport:
     """Run the selected static rules over `files` (synchronous; call it from a worker thread).
 
@@ -69,6 +70,8 @@ def run_pipeline(
             (default: `files`).
         allowlist: The secrets allowlist to honour; None reads the repository's
             `.gitleaks.toml` / `.betterleaks.toml`.
+        written: The files a change wrote: analysed whatever banner or shape they give
+            themselves (a generated or minified file elsewhere is left alone).
 
     Returns:
         Findings (most severe first), counts, per-rule totals and non-fatal errors.
@@ -91,7 +94,7 @@ def run_pipeline(
     unread = [f for f in given if f not in kept] if selected >= SECRET_RULES else []
     cache = ResultCache(cache_path, config.key())
     try:
-        report = _run(repo, targets, project, selected, config, cache, tested)
+        report = _run(repo, targets, project, selected, config, cache, tested, list(written))
         if unread:
             _add(report, _run(repo, unread, unread, SECRET_RULES, config, cache, []))
     finally:
@@ -156,6 +159,7 @@ def _run(
     config: StaticConfig,
     cache: ResultCache,
     changed: list[str],
+    written: Sequence[str] = (),
 ) -> StaticReport:
     sizes, notes = _sizes(repo, files, config, secrets="hardcoded_secrets" in rules)
     wants_duplicates = "near_duplicates" in rules and any(language_of(f) for f in files)
@@ -164,11 +168,15 @@ def _run(
     )
     rust_changed = [f for f in changed if f.endswith(".rs")]  # their content decides test existence
     shas = blob_shas(repo, sorted({*sizes, *dup_files, *rust_changed}))
-    key = memo_key(rules, files, project, changed, shas)
+    key = memo_key(rules, files, project, changed, shas) + (
+        ";written=" + ",".join(sorted(written)) if written else ""
+    )
     stored = cache.document(key, MEMO)
     if isinstance(stored, dict):
         return report_from_data(stored)
-    run = _Analysis(repo, files, project, rules, config, cache, changed, shas, notes)
+    run = _Analysis(
+        repo, files, project, rules, config, cache, changed, shas, notes, written=written
+    )
     report = run.execute(sizes, dup_files)
     if run.complete:
         cache.store_document(key, MEMO, report_to_data(report))
@@ -191,6 +199,8 @@ class _Analysis:
     complete: bool = True
     """False when something went wrong that a later run might not meet (worker crash, jscpd
     failure)."""
+    written: Sequence[str] = ()
+    """What a change wrote: read through its own markers."""
 
     def execute(self, sizes: dict[str, int], dup_files: list[str]) -> StaticReport:
         """Run jscpd alongside the per-file analysers, then the cross-file checks."""
@@ -228,8 +238,8 @@ class _Analysis:
         """Analyse again, without its markers, a file the change wrote that was spared as
         generated or minified: the change can write the banner or the shape itself (`# @generated`,
         lines padded past 300 bytes), and its code is what the contract's limits are about."""
-        changed = set(self.changed)
-        marked = [f for f, why in _skipped(per_file).items() if f in changed and why in _MARKED]
+        wrote = set(self.written)
+        marked = [f for f, why in _skipped(per_file).items() if f in wrote and why in _MARKED]
         if not marked:
             return
         plain = replace(self.config, markers=False)
