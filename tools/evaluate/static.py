@@ -43,6 +43,8 @@ async def run_static(ctx: GradeContext, scope: str, home: Path) -> StaticRun:
     files, everything = await anyio.to_thread.run_sync(_listed, ctx, scope)
     baseline: list[StaticFinding] = []
     compared = scope == "task" and ctx.base and ctx.tree and not ctx.tree.startswith("dir:")
+    # What the change wrote: read through its own markers (a generated banner it wrote itself).
+    wrote = set(ctx.scope_files) if compared else set()
     try:
         # The allowlist is the contract's (or the base's): a change cannot allowlist its secret.
         allowlist = await anyio.to_thread.run_sync(_allowlist, ctx)
@@ -53,7 +55,7 @@ async def run_static(ctx: GradeContext, scope: str, home: Path) -> StaticRun:
             everything,
             home / CACHE_FILE,
             allowlist,
-            [f for f in files if f in set(ctx.scope_files)] if compared else [],
+            [f for f in files if f in wrote],
         )
         if compared:
             report, baseline = await anyio.to_thread.run_sync(
