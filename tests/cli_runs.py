@@ -24,11 +24,13 @@ Files = dict[str, "str | bytes | None"]
 
 
 def cli(*argv: str) -> tuple[int, dict[str, Any]]:
-    """referee's CLI, in-process: its exit code and its JSON output."""
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
+    """referee's CLI, in-process: its exit code and its JSON output (`{"error": …}` with what it
+    wrote to stderr when it printed nothing: a refusal)."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         code = main(list(argv))
-    return code, json.loads(out.getvalue())
+    text = out.getvalue()
+    return code, json.loads(text) if text.strip() else {"error": err.getvalue()}
 
 
 def write_files(root: Path, files: Files) -> None:
@@ -54,15 +56,19 @@ def evaluated(
     before: Files | None = None,
     after: Callable[[Path], None] | None = None,
     node_modules: bool = False,
+    prepare: Callable[[Path], None] | None = None,
 ) -> tuple[int, dict[str, Any]]:
-    """Commit `base`, write `before` (untracked, before the contract), create the contract,
-    apply `change`, run `after` on the tree, and evaluate through the CLI."""
+    """Commit `base`, write `before` (untracked, before the contract) and run `prepare` on the
+    tree (the honest state of the machine), create the contract, apply `change`, run `after` on
+    the tree (the generator's doing), and evaluate through the CLI."""
     root = tmp_path / "repo"
     root.mkdir()
     if node_modules:
         (root / "node_modules").symlink_to(JS_CACHE, target_is_directory=True)
     make_repo(root, base)
     write_files(root, before or {})
+    if prepare is not None:
+        prepare(root)
     check = {"kind": "tests", "argv": argv or PYTEST}
     criterion = {"criterion": "the tests pass", "verification_method": "test", "check": check}
     contract = {"goal": "Keep add right.", "out_of_scope": ["ui"], "functional": [criterion]}

@@ -31,6 +31,7 @@ from mcp import Client
 from mcp_calls import call
 from projects import calc_repo, command_check, pytest_check, server_env, stored_text
 from runs import CORPUS, corpus_contract, corpus_run
+from test_deterministic_cards import _ISSUES, REGRESSION, SECRET_AT, _det
 
 from referee.server.app import build_server
 from referee.server.cli import main
@@ -40,37 +41,6 @@ from referee.tools.settings import Settings
 from referee.tools.store import Store
 
 pytestmark = pytest.mark.anyio
-
-SECRET_AT = "app/login.py:3"
-REGRESSION = "regression: tests/test_login.py::test_logout passed at base and fails now"
-SECRET_ISSUE = "[hardcoded_secrets] an AWS access key pair is written into the source"
-
-
-def _det(score: float, evidence: str, ids: list[str]) -> dict[str, Any]:
-    return {
-        "score": score,
-        "source": "deterministic",
-        "confidence": 0.9,
-        "evidence": evidence,
-        "evidence_ids": ids,
-    }
-
-
-_ISSUES: list[dict[str, Any]] = [
-    {
-        "severity": "HIGH",
-        "description": REGRESSION,
-        "suggestion": "restore the behaviour this test checks",
-        "evidence_ids": ["E2"],
-    },
-    {
-        "severity": "HIGH",
-        "description": SECRET_ISSUE,
-        "location": SECRET_AT,
-        "suggestion": "remove the secret, rotate it, read it from the environment",
-        "evidence_ids": ["E3"],
-    },
-]
 
 # referee's run: AC-F-001 timed out, the hold-out AC-F-002 failed, security derived 0,
 # correctness 1; the draft lists a regression and the secret.

@@ -27,7 +27,7 @@ import pytest
 from cli_runs import Files
 from cli_runs import evaluated as run
 from runner_projects import JS_CACHE
-from test_redteam_round8 import caught, honest
+from test_redteam_round8 import RUST_BASE, caught, honest
 from test_round8_cli import BROKEN, GO_TEST, PY_BASE
 
 pytestmark = [pytest.mark.slow]
@@ -491,12 +491,6 @@ def test_go_init_of_the_code_under_test_appends_a_run_filter(tmp_path: Path) -> 
 
 # === cargo test: libc's _exit under another name ================================================
 
-RUST_BASE = {
-    "Cargo.toml": '[package]\nname = "calc"\nversion = "0.1.0"\nedition = "2021"\n',
-    ".gitignore": "/target\n",
-    "src/lib.rs": "pub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n",
-    "tests/add.rs": "#[test]\nfn adds() {\n    assert_eq!(calc::add(1, 2), 3);\n}\n",
-}
 RUST_ALIAS = r"""
     extern "C" {
         #[link_name = "_exit"]

@@ -25,10 +25,7 @@ in referee and why. The honest cases are projects of the same shapes that must p
 
 from __future__ import annotations
 
-import contextlib
 import importlib._bootstrap_external as bootstrap
-import io
-import json
 import os
 import shutil
 import subprocess
@@ -38,12 +35,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
-from cli_runs import PYTEST, Files, write_files
+from cli_runs import Files
+from cli_runs import evaluated as run
 from gitrepo import git, make_repo
+from test_redteam_round8 import RUST_BASE
 from test_round8_cli import BROKEN, PY_BASE, flagged
 
-from referee.server.cli import main
 from referee.tools.repo import gitdir
 from referee.tools.repo.git import GitError
 from referee.tools.runners.rust_cargo import host_triple
@@ -58,43 +55,6 @@ needs_phpunit = pytest.mark.skipif(
 )
 
 Prepare = Callable[[Path], None]
-
-
-def cli(*argv: str) -> tuple[int, dict[str, Any]]:
-    """referee's CLI, in-process: its exit code and its JSON output (an error goes to stderr)."""
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(list(argv))
-    text = out.getvalue()
-    return code, json.loads(text) if text.strip() else {"error": err.getvalue()}
-
-
-def run(
-    tmp_path: Path,
-    base: dict[str, str],
-    change: Files,
-    argv: list[str] | None = None,
-    *,
-    prepare: Prepare | None = None,
-    after: Prepare | None = None,
-) -> tuple[int, dict[str, Any]]:
-    """Commit `base`, run `prepare` (before the contract: the honest state of the machine),
-    create the contract, apply `change`, run `after` (the generator's doing) and evaluate."""
-    root = tmp_path / "repo"
-    make_repo(root, base)
-    if prepare is not None:
-        prepare(root)
-    check = {"kind": "tests", "argv": argv or PYTEST}
-    criterion = {"criterion": "the tests pass", "verification_method": "test", "check": check}
-    contract = {"goal": "Keep add right.", "out_of_scope": ["ui"], "functional": [criterion]}
-    spec = tmp_path / "contract.yaml"
-    spec.write_text(yaml.safe_dump(contract), encoding="utf-8")
-    code, made = cli("--root", str(root), "contract", "create", str(spec), "--json")
-    assert code == 0, made
-    write_files(root, change)
-    if after is not None:
-        after(root)
-    return cli("--root", str(root), "evaluate", made["contract"]["id"], "--json")
 
 
 def held(code: int, evaluation: dict[str, Any]) -> None:
@@ -370,12 +330,6 @@ def test_a_garbage_index_is_a_clear_error(tmp_path: Path) -> None:
 
 # === (2) programs referee starts on the host while planning a run ================================
 
-RUST_BASE = {
-    "Cargo.toml": '[package]\nname = "calc"\nversion = "0.1.0"\nedition = "2021"\n',
-    ".gitignore": "/target\n",
-    "src/lib.rs": "pub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n",
-    "tests/add.rs": "#[test]\nfn adds() {\n    assert_eq!(calc::add(1, 2), 3);\n}\n",
-}
 RUST_BROKEN = "pub fn add(a: i32, b: i32) -> i32 {\n    a - b\n}\n"
 
 
