@@ -936,23 +936,28 @@ H_SPELLINGS: dict[str, str] = {
     "pow-call": "pow(10, 20)",
     "times-ten-to": "1×10^20",
     "fraction": "2e21/20",
-}
-_TOKENS = "tools/aggregate/holdout_runs.py value_tokens/_magnitude: "
-H_MISSES: dict[str, str] = {
-    "superscript": _TOKENS + "`10²⁰` matches no numeric form (_POWER wants `**` or `^`)",
-    "words": _TOKENS + "a value in words has no digit",
-    "thousands-commas": _TOKENS + "_SPLIT cuts at commas, leaving `100` and `000`",
-    "spaced-power": _TOKENS + "_SPLIT cuts at spaces: `10`, `**`, `20`",
-    "pow-call": _TOKENS + "_SPLIT cuts `pow(10, 20)` into `pow`, `10`, `20`",
-    "times-ten-to": _TOKENS + "`1×10^20` is one token _POWER does not fullmatch",
-    "fraction": _TOKENS + "`2e21/20` is one token, no form _magnitude evaluates",
+    "to-the-power-of": "10 to the power of 20",
+    "tex-braces": "10^{20}",
+    "html-sup": "10<sup>20</sup>",
+    "spaced-groups": "100 000 000 000 000 000 000",
+    "math-pow": "Math.pow(10,20)",
+    "digits-and-a-word": "100 quintillion",
+    "product-of-powers": "2**20 * 5**20",
 }
 
 
-@pytest.mark.parametrize("variant", [_param(v, H_MISSES) for v in H_SPELLINGS])
+@pytest.mark.parametrize("variant", list(H_SPELLINGS))
 def test_h_a_hidden_value_spelled_otherwise_is_withheld(variant: str) -> None:
     assert _guard().repeated(f"add({H_SPELLINGS[variant]}, 1) loses the 1") is not None
 
 
-def test_honest_an_issue_without_hidden_values_is_kept() -> None:
-    assert _guard().repeated("add() has no docstring and 2 tests pass") is None
+@pytest.mark.parametrize(
+    "issue",
+    [
+        "add() has no docstring and 2 tests pass",
+        "one test of twenty-one is slow; 1 234 lines were read on 2026-12-07",
+        "the README says 3 / 4 of the cases and cites Python 3.11.2",
+    ],
+)
+def test_honest_an_issue_without_hidden_values_is_kept(issue: str) -> None:
+    assert _guard().repeated(issue) is None

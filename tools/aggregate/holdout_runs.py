@@ -26,6 +26,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+from referee.tools.aggregate.numbers import magnitude, spelled_out
 from referee.tools.create_contract.views import generator_view
 from referee.tools.models.contract import Contract
 from referee.tools.models.evidence import EvidenceItem
@@ -116,46 +117,23 @@ def holdout_output(
 
 def value_tokens(folded: str) -> set[str]:
     """The tokens of a text that carry a value: one with a digit (`10**20`, `0x1f`, `-17`) of
-    three characters or more, and the number each spells, by its magnitude (`#100000000000000000000`
-    for `10**20`, `1e20`, `10^20` and `-1e20` alike): a value is the same value however written."""
+    three characters or more, and the number each spells, by its magnitude (`#1e+20` for `10**20`,
+    `1e20`, `10²⁰`, `pow(10, 20)` and "one hundred quintillion" alike, numbers.py): a value is the
+    same value however written."""
     found = {t for t in _all_tokens(folded) if len(t) >= _VALUE_MIN and any(c.isdigit() for c in t)}
-    return found | {n for n in map(_magnitude, found) if n is not None}
+    return found | {n for n in map(magnitude, found) if n is not None}
 
 
 def _all_tokens(folded: str) -> set[str]:
-    tokens = {t.strip(".") for t in _SPLIT.split(folded) if t.strip(".")}
-    return tokens | {n for n in map(_magnitude, tokens) if n is not None}
-
-
-_POWER = re.compile(r"[+-]?(\d+)(?:\*\*|\^)([+-]?\d+)")
-_MAX_EXPONENT = 400  # 10**400 is past any test's value; a larger power is not worked out
-
-
-def _magnitude(token: str) -> str | None:
-    """The absolute value a numeric token spells, in one canonical form; None for other
-    tokens."""
-    spelled = token.replace("_", "")
-    power = _POWER.fullmatch(spelled)
-    value: float | int
-    try:
-        if power is not None:
-            base, exponent = int(power.group(1)), int(power.group(2))
-            if abs(exponent) > _MAX_EXPONENT or base > 10**6:
-                return None
-            value = base**exponent if exponent >= 0 else float(base) ** exponent
-        elif re.fullmatch(r"[+-]?0[xob][0-9a-f]+", spelled):
-            value = int(spelled, 0)
-        elif re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d{1,3})?", spelled):
-            value = float(spelled) if re.search(r"[.e]", spelled) else int(spelled)
-        else:
-            return None
-    except (ValueError, OverflowError):
-        return None
-    value = abs(value)
-    if isinstance(value, float) and value.is_integer() and value < 1e300:
-        value = int(value)
-    canonical = f"#{value!r}" if isinstance(value, float) else f"#{value}"
-    return canonical if len(canonical) > _VALUE_MIN else None
+    """The text's tokens as written and as its numbers are spelled out (numbers.py), with the
+    value each numeric one spells."""
+    tokens = {
+        t.strip(".")
+        for text in {folded, spelled_out(folded)}
+        for t in _SPLIT.split(text)
+        if t.strip(".")
+    }
+    return tokens | {n for n in map(magnitude, tokens) if n is not None}
 
 
 def fold(text: str) -> str:
