@@ -228,8 +228,6 @@ A_MISSES: dict[str, str] = {
     " read functions and classes only: a module whose tests are its docstring's examples and"
     " that defines `double` is source, so views.py _base_tests keeps it and --doctest-modules"
     " runs the example that replaces add's code in the base tests' run",
-    "data-by-recursive-glob": "expect/addition.json is no test data" + _NOT_NAMED,
-    "data-by-os-walk-and-suffix": "sample/adding.case is no test data" + _NOT_NAMED,
 }
 
 

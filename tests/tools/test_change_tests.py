@@ -60,7 +60,11 @@ def test_a_data_file_no_test_names_stays_with_the_code(tmp_path: Path) -> None:
     """The code's own data (a table the fix corrects) goes with the code, not the tests."""
     repo = make_repo(
         tmp_path / "r",
-        {"tests/test_calc.py": "from calc import add\n", "calc.py": "x", "tables/rates.json": "{}"},
+        {
+            "tests/test_calc.py": "from calc import add\n",
+            "calc.py": "RATES = 'tables/rates.json'\n",
+            "tables/rates.json": "{}",
+        },
     )
     base = commit_tree_hash(repo, git(repo, "rev-parse", "HEAD"))
     (repo / "tables" / "rates.json").write_text('{"a": 1}')
@@ -335,8 +339,17 @@ BY_STEM: dict[str, tuple[dict[str, str], str, bool]] = {
         "src/pkg/locale/german.po",
         False,
     ),
-    "stem-too-short": (
+    "stem-too-short-and-no-code-reads-it": (
         {"calc.py": "x = 1\n", "data/de.json": "{}\n", "tests/test_calc.py": "load('de')\n"},
+        "data/de.json",
+        True,
+    ),
+    "stem-too-short-and-the-code-reads-the-folder": (
+        {
+            "calc.py": "FOLDER = 'data'\n",
+            "data/de.json": "{}\n",
+            "tests/test_calc.py": "load('de')\n",
+        },
         "data/de.json",
         False,
     ),
@@ -352,11 +365,42 @@ def test_a_data_file_named_at_run_time_is_the_tests_when_only_they_spell_it(
 
 
 def test_prose_with_doctest_examples_is_the_tests(tmp_path: Path) -> None:
-    """A README a doctest runner reads (`--doctest-glob='*.md'`): its examples are tests."""
+    """A README a doctest runner reads (`--doctest-glob='*.md'`): its examples are tests (and
+    prose no code reads goes with them: the base's version costs the base's tests nothing)."""
     files = {
         "calc.py": "x = 1\n",
         "README.md": "# calc\n\n>>> 1 + 2\n3\n",
         "docs/use.rst": "Use.\n",
     }
     edits = {"README.md": "# calc\n\n>>> 1 + 2\n-1\n", "docs/use.rst": "Use it.\n"}
-    assert _changed(tmp_path, files, edits) == ["README.md"]
+    assert _changed(tmp_path, files, edits) == ["README.md", "docs/use.rst"]
+
+
+# Expected values a test finds by a glob, a walk or a suffix: no code reads the file by name.
+FOUND_BY_TESTS: dict[str, tuple[str, str]] = {
+    "recursive-glob": ("glob.glob('**/*.json', recursive=True)\n", "expect/addition.json"),
+    "walk-and-suffix": ("os.walk(ROOT) if name.endswith('.case')\n", "sample/adding.case"),
+    "pathlib-rglob": ("Path(ROOT).rglob('*.yaml')\n", "golden/sums.yaml"),
+    "node-readdir": ("fs.readdirSync(dir, { recursive: true })\n", "fixtures-2/out.txt"),
+}
+
+
+@pytest.mark.parametrize("form", sorted(FOUND_BY_TESTS))
+def test_data_only_tests_find_is_the_tests(form: str, tmp_path: Path) -> None:
+    text, data = FOUND_BY_TESTS[form]
+    files = {"calc.py": "def add(a, b):\n    return a + b\n", "tests/test_calc.py": text, data: "1"}
+    assert _changed(tmp_path, files, {data: "2"}) == [data]
+
+
+def test_code_spelling_a_base_data_file_after_the_fact_does_not_keep_it(tmp_path: Path) -> None:
+    """The change writes the data file's folder into its own code: the base's code decides."""
+    files = {"calc.py": "x = 1\n", "tests/test_calc.py": "glob('**')\n", "expect/sums.json": "1"}
+    edits = {"expect/sums.json": "2", "calc.py": "EXPECT = 'expect'\n"}
+    assert _changed(tmp_path, files, edits) == ["expect/sums.json"]
+
+
+def test_new_data_the_new_code_reads_stays_with_the_code(tmp_path: Path) -> None:
+    add = "def add(a, b):\n    return a + b\n"
+    files = {"calc.py": add, "tests/test_calc.py": "import calc\n"}
+    edits = {"schemas/card.json": "{}", "calc.py": add + "SCHEMA = 'schemas/card.json'\n"}
+    assert _changed(tmp_path, files, edits) == []

@@ -5,9 +5,9 @@ any test folder (`data/cases.json`, `expected/output.txt`), a change that rewrit
 broken results edits the test without touching a test file. So a changed file that is no source
 code and whose name a test file of the base or the evaluated tree spells out is test data: it
 goes with the test files into every view (the base run takes the change's version, the base-tests
-run puts the base's back). A name built at run time (`KIND + '.json'`) counts when a test spells
-the file's stem and the code neither spells it nor sits in a folder above the file
-(`_data_by_stem`); a name built from nothing a test spells escapes this reading.
+run puts the base's back). A data file a test finds otherwise (a name it builds, a glob, a walk)
+is the tests' too when no code of either tree spells it (`_data_by_stem`): the reading is of the
+code, which names what it needs, not of every way a test can find a file.
 
 Source files count the same way when they are the tests' by what they are, not by their name: a
 Rust module compiled for tests alone in a file of its own (`#[cfg(test)] #[path = "checks.rs"]
@@ -23,13 +23,14 @@ import posixpath
 import re
 import tomllib
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
 from referee.tools import pysource
 from referee.tools.evaluate.data_modules import data_names, names_in, read_by_code
 from referee.tools.graders import test_patch
-from referee.tools.harness import is_harness_file
+from referee.tools.harness import is_harness_file, is_pin_file
 from referee.tools.insource.declared import test_files_of
 from referee.tools.repo import Entry, blob_texts, tree_entry_map
 from referee.tools.static.paths import is_test_path, language_of
@@ -38,6 +39,8 @@ __all__ = ["change_tests"]
 
 # Names this short or this common say nothing about which file a test reads.
 _MIN_NAME = 5
+# What code spells to read a data file may be short (`data/`, `de.json`): a name it reads by.
+_CODE_NAME = 3
 _COMMON = frozenset({"package.json", "setup.cfg", "pyproject.toml", "go.mod", "Cargo.toml"})
 
 
@@ -71,7 +74,7 @@ def _change_tests(repo: Path, changed: tuple[str, ...], trees: tuple[str, ...]) 
     read = [p for p, name in names.items() if any(name in t for t in texts)]
     read += _examples(repo, [p for p in candidates if p not in read], trees)
     rest = [p for p in candidates if p not in read]
-    return tuple(sorted({*found, *read, *_data_by_stem(repo, rest, trees[0], texts)}))
+    return tuple(sorted({*found, *read, *_data_by_stem(repo, rest, trees)}))
 
 
 # A doctest example, as a doctest runner finds one in any text file (`pytest --doctest-glob`).
@@ -96,29 +99,54 @@ def _sides(repo: Path, paths: list[str], trees: tuple[str, ...]) -> list[dict[st
     return [{p: texts.get(e[1], "") for p, e in found.items()} for found in maps]
 
 
-def _data_by_stem(repo: Path, candidates: list[str], base: str, tests: list[str]) -> list[str]:
-    """Data files a test reads by a name it builds (`KIND + '.json'` with `KIND = 'cases'`): the
-    stem is spelled in a test file, and the code neither spells it nor keeps code beside it.
+def _data_by_stem(repo: Path, candidates: list[str], trees: tuple[str, ...]) -> list[str]:
+    """Changed data files no code reads by name: the tests' data, however a test finds them.
 
-    The stem, or the name of the file's folder (a test that globs `cases/*.json`), must be a word
-    of a test file (five characters or more), no non-test source file of the base may spell it or
-    the name, and no folder above the file (the root aside) may
-    hold the base's non-test source: `data/cases.json` is the tests', `src/pkg/locale/de.po` the
-    code's, whatever a test says."""
-    spelled = [
-        p
-        for p in candidates
-        if any(names_in([w], tests) for w in _spellings(p) if len(w) >= _MIN_NAME)
-    ]
-    if not spelled:
+    A test may read its expected values by a name it spells (`cases/addition.json`), builds
+    (`KIND + '.json'`), globs (`**/*.json`) or walks to (`os.walk`, a suffix): no reading of the
+    tests finds every way, so the question is asked of the code, which names what it reads. A
+    data file is the code's when non-test source spells its name, its stem or its folder's name
+    (three characters or more) or it lies in a folder of code (`src/pkg/locale/de.po`, read by a
+    name the code builds); otherwise it is the tests'. Which code: for a file the base had, the
+    base's, which the generator cannot write (a change that spells `expect` in its code to keep
+    its rewritten `expect/addition.json` from the base-tests run gains nothing); for a new file,
+    the new code's too, since new data is read by the code that comes with it. Configuration and
+    pins are not data (harness files are judged as such)."""
+    data = [p for p in candidates if not is_harness_file(p) and not is_pin_file(p)]
+    if not data:
         return []
-    entries = _entries(repo, base, lambda p: language_of(p) is not None and not is_test_path(p))
-    code_folders = {posixpath.dirname(p) for p in entries}
-    spelled = [p for p in spelled if not _below_code(p, code_folders)]
-    if not spelled:
-        return []
-    code = _texts(repo, entries, list(entries))
-    return [p for p in spelled if not names_in([*_spellings(p), posixpath.basename(p)], code)]
+    base, evaluated = _code(repo, trees[0]), _code(repo, trees[-1])
+    found = []
+    for path in data:
+        held = path in base.paths
+        sides = [base] if held else [base, evaluated]
+        words = [posixpath.basename(path), *(w for w in _spellings(path) if len(w) >= _CODE_NAME)]
+        if not any(side.reads(path, words) for side in sides):
+            found.append(path)
+    return found
+
+
+@dataclass(frozen=True)
+class _Code:
+    """A tree's non-test source: its folders and texts, and every path the tree holds."""
+
+    paths: frozenset[str]
+    folders: frozenset[str]
+    texts: tuple[str, ...]
+
+    def reads(self, path: str, words: list[str]) -> bool:
+        """Whether this code reads the data file `path` by a name it spells or by its place."""
+        return _below_code(path, set(self.folders)) or names_in(words, self.texts)
+
+
+def _code(repo: Path, tree: str) -> _Code:
+    every = tree_entry_map(repo, tree)
+    entries = {p: e for p, e in every.items() if language_of(p) is not None and not is_test_path(p)}
+    return _Code(
+        frozenset(every),
+        frozenset(posixpath.dirname(p) for p in entries),
+        tuple(_texts(repo, entries, list(entries))),
+    )
 
 
 def _stem(path: str) -> str:

@@ -8,7 +8,13 @@ gobuild     which Go files a build on this machine takes (platform suffixes, bui
 
 from referee.tools.harness.gobuild import built_here, declared_names
 from referee.tools.harness.manifests import is_manifest, steering_part
-from referee.tools.harness.rule import MANIFESTS, Layout, harness_reason, is_harness_file
+from referee.tools.harness.rule import (
+    MANIFESTS,
+    Layout,
+    harness_reason,
+    is_harness_file,
+    is_pin_file,
+)
 from referee.tools.harness.shadow import runner_modules
 
 __all__ = [
@@ -19,6 +25,7 @@ __all__ = [
     "harness_reason",
     "is_harness_file",
     "is_manifest",
+    "is_pin_file",
     "runner_modules",
     "steering_part",
 ]

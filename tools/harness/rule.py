@@ -48,7 +48,7 @@ from collections.abc import Callable, Iterable
 from referee.tools.harness.shadow import shadowed_module
 from referee.tools.static.paths import is_test_path, language_of, same_module_paths
 
-__all__ = ["MANIFESTS", "Layout", "harness_reason", "is_harness_file"]
+__all__ = ["MANIFESTS", "Layout", "harness_reason", "is_harness_file", "is_pin_file"]
 
 # A folder holding one of these is a project root: its toolchain reads configuration there.
 MANIFESTS = (
@@ -168,6 +168,11 @@ class Layout:
         return self._roots[key]
 
 
+def is_pin_file(path: str) -> bool:
+    """A dependency pin (lock file, `go.sum`, a version catalog): what an installer reads."""
+    return bool(_PINS.search(path.rsplit("/", 1)[-1])) and language_of(path) is None
+
+
 def is_harness_file(path: str, layout: Layout | None = None, ignored: bool = False) -> bool:
     """A file whose content can steer the toolchain or the runner (see the module docstring)."""
     return bool(harness_reason(path, layout or Layout([path]), ignored))
@@ -187,7 +192,7 @@ def harness_reason(path: str, layout: Layout, ignored: bool = False) -> str:
     """
     folder, name = _folder(path), path.rsplit("/", 1)[-1]
     suffix = _suffix(name)
-    if _PINS.search(name) and language_of(path) is None:
+    if is_pin_file(path):
         return ""
     if ignored and _REPORT.search(name):
         return ""  # a report a tool wrote (`coverage xml`, `--junitxml`): no tool reads it back
