@@ -28,6 +28,7 @@ from referee.tools.claims.model import (
     Scope,
 )
 from referee.tools.claims.patterns import (
+    C_ENDS,
     names_runner,
     names_source,
     protocol_line,
@@ -42,8 +43,10 @@ __all__ = ["go_claims"]
 
 _UNIX = "golang.org/x/sys/unix"
 _HARD = frozenset({("syscall", "Exit"), (_UNIX, "Exit"), ("runtime", "Goexit")})
-_KILLS = frozenset({("syscall", "Kill"), (_UNIX, "Kill"), (_UNIX, "Tgkill"), ("syscall", "Tgkill")})
-_RAW = frozenset({"Syscall", "RawSyscall", "Syscall6", "RawSyscall6"})
+_KILLS = frozenset(
+    {("syscall", "Kill"), (_UNIX, "Kill"), (_UNIX, "Tgkill"), ("syscall", "Tgkill")}
+    | {("os", "FindProcess")}  # a handle on itself, to Signal or Kill
+)
 _SELF = frozenset({"Getpid", "Getppid", "Gettid"})
 _EXIT_SYSCALLS = ("SYS_EXIT", "SYS_EXIT_GROUP", "SYS_KILL", "SYS_TGKILL", "SYS_TKILL")
 _OUTPUT = frozenset(
@@ -138,6 +141,7 @@ class _Go:
                 continue
             if (
                 ref in _HARD
+                or (ref[0] == "C" and ref[1] in C_ENDS)
                 or (ref in _KILLS and self._kills_itself(node))
                 or self._raw_exit(node, ref)
             ):
@@ -170,10 +174,19 @@ class _Go:
         )
 
     def _raw_exit(self, node: ts.Node, ref: tuple[str, str]) -> bool:
-        if ref[0] not in ("syscall", _UNIX) or ref[1] not in _RAW:
+        """A raw system call (`Syscall`, `RawSyscall6`, `RawSyscallNoError` …) that exits or
+        signals, or whose number says nothing: `231`, a constant of the file's holding it, an
+        expression. Only a trap named by the package (`syscall.SYS_GETPID`) says what it does."""
+        if ref[0] not in ("syscall", _UNIX) or not ref[1].startswith(("Syscall", "RawSyscall")):
             return False
         args = _args(node.parent)
-        return bool(args) and text(args[0]).endswith(_EXIT_SYSCALLS)
+        if not args:
+            return False
+        trap = args[0]
+        named = self._ref(trap) if trap.type == "selector_expression" else None
+        if named is None or not named[1].startswith("SYS_"):
+            return True
+        return named[1].endswith(_EXIT_SYSCALLS)
 
     def _function(self, value: ts.Node) -> bool:
         """A function value: a literal, a function of this file, or one of an imported package."""
@@ -220,10 +233,10 @@ class _Go:
         )
         if name not in _OUTPUT and name not in ("print", "println"):
             return
-        for literal in descendants(
-            call, frozenset({"interpreted_string_literal", "raw_string_literal"})
-        ):
-            line = protocol_line(unquote(literal) or "")
+        arguments = call.child_by_field_name("arguments")
+        built = [_template(a) for a in (arguments.named_children if arguments else [])]
+        for piece in [*built, *map(unquote, descendants(call, _GO_STRINGS))]:
+            line = protocol_line(piece or "")
             if line is not None:
                 yield self.file.claim(
                     HARNESS_MODIFIED,
@@ -389,6 +402,21 @@ def _args(call: ts.Node | None) -> list[ts.Node]:
         return []
     args = call.child_by_field_name("arguments")
     return list(args.named_children) if args is not None else []
+
+
+_GO_STRINGS = frozenset({"interpreted_string_literal", "raw_string_literal"})
+
+
+def _template(node: ts.Node) -> str | None:
+    """What a `+` of strings prints, a placeholder for each part no literal gives
+    (`strings.Repeat("-", 3) + " PASS: TestAdd"` is `%v PASS: TestAdd`)."""
+    if node.type in _GO_STRINGS:
+        return (unquote(node) or "").replace("%", "%%")
+    if node.type == "binary_expression" and text(node.child_by_field_name("operator")) == "+":
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        parts = [_template(n) if n is not None else None for n in (left, right)]
+        return None if None in parts else "".join(p or "" for p in parts)
+    return "%v"
 
 
 def _last(path: str) -> str:

@@ -89,6 +89,10 @@ class _Js:
             if walked is not None and self._global_object(walked):
                 return Tell("runner", "every key of the global object (for…in)")
             return None
+        if node.type == "regex":
+            # `/\.test\.js$/.test(module.parent.filename)`: the pattern names what it matches.
+            pattern = node.child_by_field_name("pattern")
+            return tell_of(text(pattern), self.edited) if pattern is not None else None
         if node.type in _FOLDED or (node.type == "identifier" and text(node) in self.names.consts):
             value = self.names.fold(node)
             tell = tell_of(value, self.edited) if value else None

@@ -7,6 +7,7 @@ see the string the program computes, not how it was spelled.
 
 from __future__ import annotations
 
+import itertools
 import posixpath
 import re
 
@@ -22,6 +23,10 @@ __all__ = [
 # A format placeholder stands for whatever the program fills in (a count, a test name).
 _PLACEHOLDER = re.compile(r"\{[^{}]*\}|%[-+ #0]*\d*(?:\.\d+)?[a-zA-Z]|\$\{[^{}]*\}")
 _N = r"(?:\d+|X)"
+# What a placeholder may be filled with to make a protocol line, and how many are tried.
+_VOCABULARY = ("X", "---", "===", "ok", "not ok", "test", "PASS", "FAIL", "Ran")
+_MAX_HOLES = 3
+_OWN = 3  # letters and digits of the program's own in a line its placeholders complete
 # The closing and per-test lines the runners referee reads print themselves: printed by a test,
 # they are a forged report (go test, libtest, TAP/node, pytest, unittest, PHPUnit, Surefire,
 # jest, vitest, mocha, and the plain closing line any runner may print). A bare `PASS`, `FAIL` or
@@ -69,10 +74,35 @@ _ENVIRONMENT = re.compile(
 )
 
 
+# The C library's ways to end or signal the process, whatever binds them (cgo's `C.exit`, Rust's
+# `libc::_Exit` or an `extern "C"` declaration of its own, ctypes): each skips the runner.
+C_ENDS = frozenset(
+    {"exit", "_exit", "_Exit", "quick_exit", "abort", "raise", "kill", "pthread_kill", "tgkill"}
+    | {"syscall", "exit_group"}
+)
+
+
 def protocol_line(value: str) -> str | None:
-    """The runner protocol line a printed string forges, if any."""
+    """The runner protocol line a printed string forges, if any: as written, or with its
+    placeholders filled with the protocol's own words (`"%s PASS: TestAdd"` with `---`, `"test {}
+    ... {}"` with `ok`): what fills a placeholder is the program's to choose."""
     match = _PROTOCOL.search(_PLACEHOLDER.sub("X", value))
-    return match.group(0).strip() if match else None
+    if match:
+        return match.group(0).strip()
+    holes = _PLACEHOLDER.findall(value)
+    if not holes or len(holes) > _MAX_HOLES:
+        return None
+    pieces = _PLACEHOLDER.split(value)
+    for words in itertools.product(_VOCABULARY, repeat=len(holes)):
+        filled, written = "", ""  # `written`: the program's own characters, a space for a fill
+        for piece, word in zip(pieces, [*words, ""], strict=True):
+            filled += piece + word
+            written += piece + " " * len(word)
+        match = _PROTOCOL.search(filled)
+        # The line must be the program's words as much as the fill's (`"%v %v"` forges nothing).
+        if match and sum(c.isalnum() for c in written[match.start() : match.end()]) >= _OWN:
+            return match.group(0).strip()
+    return None
 
 
 def names_runner(value: str) -> str | None:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from referee.tools.claims import messages as M
 from referee.tools.claims.model import CODE_DETECTS_TESTS, Claim, Role, Scope
-from referee.tools.claims.tells import Read, Tell, pairs, tell_of
+from referee.tools.claims.tells import Read, Tell, pairs, situated, tell_of
 
 __all__ = ["Token", "situations"]
 
@@ -106,6 +106,7 @@ def _read(tokens: list[Token], role: Role, edited: tuple[str, ...] | None) -> _S
         elif "\\" in value and (tell := tell_of(value, edited)):
             tells.append(tell)
     tells += [t for v in _strings(tokens) if (t := tell_of(v, edited))]
+    tells, reads = situated(tells, reads)
     return _Statement(tokens, tells, reads, _variables(tokens))
 
 

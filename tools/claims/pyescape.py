@@ -12,6 +12,7 @@ argv for: a command-line program writes to `sys.argv[1]` as a matter of course.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 
 from referee.tools import pysource
@@ -35,6 +36,12 @@ _TEST_EXITS = frozenset(
 )
 _SELF = frozenset({"os.getpid", "os.getppid", "os.getpgrp", "os.getpgid"})
 _OUTPUT = frozenset({"print", "write", "writelines", "echo", "secho", "info", "warning"})
+# `os` is the C module `posix` (`nt` on Windows) under another name.
+_C_TWINS = re.compile(r"^(?:posix|nt)\.")
+# The modules that end or replace the process, or reach native code that can.
+_PROCESS_MODULES = frozenset(
+    {"os", "posix", "nt", "sys", "signal", "ctypes", "_ctypes", "_thread", "faulthandler"}
+)
 _NATIVE = ("ctypes", "_ctypes", "cffi", "_cffi_backend")
 _LOADERS = frozenset({"CDLL", "PyDLL", "LoadLibrary", "dlopen", "find_library", "cdll", "pydll"})
 
@@ -42,6 +49,7 @@ _LOADERS = frozenset({"CDLL", "PyDLL", "LoadLibrary", "dlopen", "find_library", 
 def escapes(file: PyFile) -> Iterator[Claim]:
     """Every construct of the file that acts for the runner."""
     yield from _exits(file)
+    yield from _looked_up(file)
     yield from _runner_names(file)
     yield from _printed(file)
     yield from writes(file)
@@ -57,6 +65,7 @@ def _exits(file: PyFile) -> Iterator[Claim]:
         named = file.names.resolve(node)
         if named is None or (test and _guarded(file, node)):
             continue
+        named = _C_TWINS.sub("os.", named)
         if named in _KILLS:
             if _kills_itself(file, node):
                 yield _ended(file, node, f"{named} of its own process")
@@ -66,6 +75,42 @@ def _exits(file: PyFile) -> Iterator[Claim]:
             or (test and (named in _TEST_EXITS or named.startswith(_EXECS)))
         ):
             yield _ended(file, node, named)
+
+
+def _looked_up(file: PyFile) -> Iterator[Claim]:
+    """A module that can end the process, looked up by what no reader can name: handed to a
+    function as a whole (`vars(os)`, `dir(os)`, `getattr(os, name)` with a name built at run
+    time, `functools.reduce(getattr, …, os)`, `operator.attrgetter(…)(os)`) or read through its
+    `__dict__`. Naming one attribute (`setattr(os, "environ", …)`, `patch.object(os, "getcwd")`)
+    is a lookup the reader follows, and is left to it."""
+    for node in pysource.nodes(file.tree):
+        if isinstance(node, ast.Attribute) and node.attr == "__dict__":
+            module = _process_module(file, node.value)
+            if module is not None:
+                yield _ended(file, node, f"{module}.__dict__, any of its functions")
+        elif isinstance(node, ast.Call) and not _names_an_attribute(node):
+            for arg in node.args:
+                module = _process_module(file, arg)
+                if module is not None:
+                    callee = ast.unparse(node.func)[:40]
+                    yield _ended(file, node, f"{module} handed whole to {callee}")
+                    break
+
+
+def _process_module(file: PyFile, node: ast.AST) -> str | None:
+    if not isinstance(node, ast.Name | ast.Attribute | ast.Subscript | ast.Call):
+        return None
+    named = file.names.resolve(node)
+    return named if named in _PROCESS_MODULES else None
+
+
+def _names_an_attribute(call: ast.Call) -> bool:
+    """A call that names the attributes it wants: a constant after the object (`setattr(os,
+    "environ", …)`), or keywords (`patch.multiple(os, getcwd=…)`); the reader resolves those."""
+    return bool(call.keywords) or any(
+        isinstance(a, ast.Constant) and isinstance(a.value, str) and a.value.isidentifier()
+        for a in call.args[1:2]
+    )
 
 
 def _chained(file: PyFile, node: ast.AST) -> bool:

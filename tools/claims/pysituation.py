@@ -17,6 +17,7 @@ there only reading the tests' own files counts (its other reads are `test_inspec
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -25,7 +26,7 @@ from referee.tools.claims import messages as M
 from referee.tools.claims.model import CODE_DETECTS_TESTS, Claim
 from referee.tools.claims.patterns import names_source
 from referee.tools.claims.pyfile import PyFile
-from referee.tools.claims.tells import Read, Tell, pairs, tell_of
+from referee.tools.claims.tells import Read, Tell, pairs, situated, tell_of
 
 __all__ = ["situations"]
 
@@ -52,6 +53,15 @@ _PROCESS = (
     "pkg_resources.",
     "__main__",
 )
+# `os` is the C module `posix` (`nt` on Windows) under another name: `posix.environ` is environ.
+_C_TWINS = re.compile(r"^(?:posix|nt)\.")
+# A frame, however reached (a traceback's `tb_frame`, a generator's `gi_frame`): the stack.
+_FRAMES = frozenset(
+    {"tb_frame", "f_back", "f_code", "f_globals", "f_locals", "gi_frame", "cr_frame", "ag_frame"}
+)
+# What the process holds that a runner may have put there: the interpreter's state (its streams,
+# import hooks, path hooks), log handlers, the collector's objects, the threads.
+_OBJECTS = ("sys.", "gc.", "logging.", "threading.", "atexit.", "faulthandler.", "warnings.")
 # And what it finds on disk.
 _FILES = (
     "builtins.open",
@@ -132,15 +142,19 @@ def _tells(file: PyFile, node: ast.AST, carried: _Carried) -> list[Tell]:
 def _reads(file: PyFile, node: ast.AST, carried: _Carried) -> list[Read]:
     if isinstance(node, ast.Name) and node.id in carried.reads:
         return carried.reads[node.id]
+    if isinstance(node, ast.Attribute) and node.attr in _FRAMES:
+        return [Read("process", f"the stack (.{node.attr})")]
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
         if node.func.attr in _READ_METHODS:
             return [Read("file", f".{node.func.attr}()")]
     if isinstance(node, ast.Name | ast.Attribute | ast.Call | ast.Subscript):
-        named = file.names.resolve(node) or ""
+        named = _C_TWINS.sub("os.", file.names.resolve(node) or "")
         if named.startswith(_PROCESS):
             return [Read("process", named)]
         if named.startswith(_FILES):
             return [Read("file", named)]
+        if named.startswith(_OBJECTS):
+            return [Read("objects", named)]
     return []
 
 
@@ -148,8 +162,10 @@ def _asked(file: PyFile, unit: ast.AST, carried: _Carried) -> tuple[Tell, Read] 
     """A tell and a read of the situation that ask together, one of them written here (a unit
     that only uses names carrying both was found where the names were bound)."""
     nodes = list(ast.walk(unit))
-    tells = [t for n in nodes for t in _tells(file, n, _NOTHING)]
-    reads = [r for n in nodes for r in _reads(file, n, _NOTHING)]
+    tells, reads = situated(
+        [t for n in nodes for t in _tells(file, n, _NOTHING)],
+        [r for n in nodes for r in _reads(file, n, _NOTHING)],
+    )
     if not tells and not reads:
         return None
     tells = tells or [t for n in nodes for t in _tells(file, n, carried)]
@@ -165,8 +181,11 @@ def _carried(file: PyFile) -> _Carried:
         grew = False
         for names, value in bindings:
             nodes = list(ast.walk(value))
-            reads = [r for n in nodes for r in _reads(file, n, carried)][:4]
-            tells = [t for n in nodes for t in _tells(file, n, carried)][:4]
+            tells, reads = situated(
+                [t for n in nodes for t in _tells(file, n, carried)],
+                [r for n in nodes for r in _reads(file, n, carried)],
+            )
+            tells, reads = tells[:4], reads[:4]
             for name in names:
                 if reads and name not in carried.reads:
                     carried.reads[name] = reads

@@ -22,7 +22,13 @@ from referee.tools.tampering.syntax import MAX_SOURCE
 __all__ = ["python_claims"]
 
 
-def python_claims(path: str, source: str, scope: Scope, role: Role) -> list[Claim] | None:
+_RUNS_CODE = frozenset({"builtins.exec", "builtins.eval", "builtins.compile"})
+_NESTING = 3  # exec of a string that execs a string …: deeper than this is not followed
+
+
+def python_claims(
+    path: str, source: str, scope: Scope, role: Role, depth: int = 0
+) -> list[Claim] | None:
     """What the Python readers find in one file; None when it does not parse."""
     if len(source) > MAX_SOURCE:
         return None
@@ -40,4 +46,30 @@ def python_claims(path: str, source: str, scope: Scope, role: Role) -> list[Clai
         found += [*replacements(file), *inspections(file)]
     else:
         found += [*py_equalities(file), *py_displays(file)]
+    return found + _executed(file, depth)
+
+
+def _executed(file: PyFile, depth: int) -> list[Claim]:
+    """What the code the file runs from a string finds (`exec("import os; os._exit(0)")`,
+    `eval(compile(…))`), each at the line of the call that runs it: a string the reader can
+    fold is code like any other."""
+    if depth >= _NESTING:
+        return []
+    found: list[Claim] = []
+    for call in file.calls:
+        if file.names.resolve(call.func) not in _RUNS_CODE or not call.args:
+            continue
+        code = file.names.fold(call.args[0])
+        inner = python_claims(file.path, code, file.scope, file.role, depth + 1) if code else None
+        for claim in inner or []:
+            message = claim.message.removeprefix(f"{file.path}:{claim.line} ")
+            at = f"{file.path}:{call.lineno}"
+            found.append(
+                Claim(
+                    claim.kind,
+                    call.lineno,
+                    f"{at} {message} (in code it runs from a string)",
+                    f"{claim.key}|exec",
+                )
+            )
     return found

@@ -25,6 +25,7 @@ from referee.tools.claims.model import (
     Scope,
 )
 from referee.tools.claims.patterns import (
+    C_ENDS,
     names_runner,
     names_source,
     protocol_line,
@@ -46,7 +47,15 @@ _HARD = frozenset(
         "libc::syscall",
     }
 )
-_KILLS = frozenset({"libc::kill", "nix::sys::signal::kill", "nix::sys::signal::killpg"})
+_KILLS = frozenset(
+    {"libc::kill", "libc::pthread_kill", "libc::tgkill"}
+    | {"nix::sys::signal::kill", "nix::sys::signal::killpg"}
+)
+# Paths that end the process, as a macro body's tokens spell them (`std :: process :: exit`).
+_ENDING_PATH = re.compile(
+    r"\b(?:(?:std|core)\s*::\s*(?:process\s*::\s*(?:exit|abort)|intrinsics\s*::\s*abort)"
+    r"|libc\s*::\s*(?:" + "|".join(sorted(C_ENDS)) + r"))\b"
+)
 _EXIT = "std::process::exit"
 _PRINTERS = frozenset({"println", "print", "eprintln", "eprint", "write", "writeln"})
 _READERS = frozenset({"include_str", "include_bytes", "read_to_string", "read", "open"})
@@ -186,8 +195,17 @@ class _Rust:
                 continue
             test = self._test(node)
             exits = named == _EXIT and (test or not (self.entry or self._in_main(node)))
-            if named in _HARD or named in _KILLS or exits:
+            libc = (
+                (named or "").startswith("libc::") and named[6:] in C_ENDS and named not in _KILLS
+            )
+            if named in _HARD or named in _KILLS or exits or libc:
                 yield self.file.claim(HARNESS_MODIFIED, node, M.ended(named))
+        yield from self._foreign_ends()
+        for body in self.file.nodes("macro_definition"):
+            found = _ENDING_PATH.search(text(body))
+            if found is not None:
+                named = re.sub(r"\s+", "", found.group(0))
+                yield self.file.claim(HARNESS_MODIFIED, body, M.ended(f"{named} (in a macro)"))
         for macro in self.file.nodes("macro_invocation"):
             yield from self._macro(macro)
         for literal in self.file.nodes(*_STRINGS):
@@ -205,12 +223,32 @@ class _Rust:
         for call in self.file.nodes("call_expression"):
             yield from self._call(call)
 
+    def _foreign_ends(self) -> Iterator[Claim]:
+        """A C function the file declares itself (`extern "C" { fn exit(code: i32) -> !; }`, or
+        any name with `#[link_name = "_exit"]`): the C library's exit, bound without libc."""
+        for block in self.file.nodes("foreign_mod_item"):
+            linked: str | None = None
+            for item in descendants(
+                block, frozenset({"attribute_item", "function_signature_item"})
+            ):
+                if item.type == "attribute_item":
+                    found = re.search(r'link_name\s*=\s*"([^"]+)"', text(item))
+                    linked = found.group(1) if found else linked
+                    continue
+                name = linked or text(item.child_by_field_name("name"))
+                linked = None
+                if name in C_ENDS:
+                    yield self.file.claim(HARNESS_MODIFIED, item, M.ended(f"C's {name}"))
+
     def _kills_itself(self, node: ts.Node) -> bool:
         call = node.parent
         args = call.child_by_field_name("arguments") if call is not None else None
         first = args.named_children[0] if args is not None and args.named_children else None
         return first is not None and (
-            "getpid" in text(first) or "Pid::this" in text(first) or text(first) == "0"
+            "getpid" in text(first)
+            or "Pid::this" in text(first)
+            or "pthread_self" in text(first)
+            or text(first) == "0"
         )
 
     def _macro(self, macro: ts.Node) -> Iterator[Claim]:

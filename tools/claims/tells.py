@@ -13,14 +13,22 @@ import fnmatch
 import re
 from typing import Literal, NamedTuple
 
-__all__ = ["RUNNER_GLOBALS", "Read", "Tell", "is_runner_config", "pairs", "tell_of"]
+__all__ = [
+    "RUNNER_GLOBALS",
+    "Read",
+    "Tell",
+    "is_runner_config",
+    "pairs",
+    "situated",
+    "tell_of",
+]
 
 
 class Tell(NamedTuple):
     """What a value names: the tests' files (or a path through a runner's own folder), a runner
     (its name, variable or option), or the test mode's word (`test`, `testing`, `test.v`)."""
 
-    kind: Literal["file", "runner", "word"]
+    kind: Literal["file", "runner", "word", "procfs"]
     text: str
 
 
@@ -28,15 +36,37 @@ class Read(NamedTuple):
     """What a program reads: the files on disk, or the process itself (its modules, environment,
     arguments, stack, what it can load)."""
 
-    kind: Literal["file", "process"]
+    kind: Literal["file", "process", "objects"]
     text: str
+    """`objects`: what the process holds that a runner may have put there (its streams, import
+    hooks, log handlers, the collector's objects): it answers to the runner's name and the tests'
+    files, not to a bare word such as "test", which such code prints as often as it asks."""
 
 
 def pairs(tell: Tell, read: Read) -> bool:
     """Whether a read and a tell ask a question together: the process's own situation answers to
     every tell; the files on disk only to the tests' files (a data file under `tests/` read by a
     tool, a report named after a runner, say nothing about the run)."""
+    if tell.kind == "procfs":
+        return False
+    if read.kind == "objects":
+        return tell.kind in ("runner", "file")
     return read.kind == "process" or tell.kind == "file"
+
+
+def situated(tells: list[Tell], reads: list[Read]) -> tuple[list[Tell], list[Read]]:
+    """The tells and reads of one expression, with a path into `/proc` taken for what it is: the
+    process itself read through the files (`/proc/self/cmdline` is argv, `/proc/self/exe` the
+    executable, `/proc/<pid>/environ` the environment), whatever call reads it (`open`,
+    `os.Readlink`, `fs.readFileSync`, `std::fs::read_link`). The path is a read of the process by
+    itself, and every file read beside it is one too."""
+    procfs = [t for t in tells if t.kind == "procfs"]
+    if not procfs:
+        return tells, reads
+    return [t for t in tells if t.kind != "procfs"], [
+        *(Read("process", r.text) for r in reads),
+        *(Read("process", t.text) for t in procfs),
+    ]
 
 
 # Test runners and frameworks, as a word of a module name, a path, a class or a command.
@@ -49,7 +79,7 @@ _RUNNERS = frozenset(
 # A runner's own variables and options: PYTEST_CURRENT_TEST, JEST_WORKER_ID, __vitest_worker__.
 _RUNNER_NAME = re.compile(
     r"^_*(?:_?pytest|vitest|jest|mocha|jasmine|phpunit|nextest|rust_test|node_test|junit|testng"
-    r"|surefire|unittest)(?:_[a-z0-9_]*)?$"
+    r"|surefire|unittest|test_runner)(?:_[a-z0-9_]*)?$"
 )
 # The runner's mode as a whole value: NODE_ENV=test, APP_ENV=testing, `manage.py test`.
 _WORDS = frozenset({"test", "tests", "testing", "__tests__"})
@@ -64,6 +94,11 @@ _TEST_FILE = re.compile(
 _TEST_FOLDER = frozenset({"test", "tests", "__tests__", "spec", "specs"})
 _GIT_INSIDE = re.compile(r"(?:^|[/\\])\.git[/\\][^/\\]")
 _WORD = re.compile(r"[^a-z0-9_]+")
+_ESCAPED = re.compile(r"\\([.\-_/:$^])")
+# cargo builds every test binary into target/<profile>/deps/ (the program itself one level up).
+_CARGO_TESTS = re.compile(r"(?:^|/)deps/|/deps$")
+# procfs: a process's arguments, environment, executable and parent, as files.
+_PROCFS = re.compile(r"^/proc(?:/|$)")
 _SPACE = re.compile(r"\s")
 
 # The globals a JS runner installs: there only under it (`typeof expect`, `globalThis.vi`).
@@ -96,6 +131,15 @@ def tell_of(value: str, edited: tuple[str, ...] | None = None) -> Tell | None:
     Returns:
         The tell with a short description for the finding, or None.
     """
+    # A pattern names what it matches: `\.test\.js$`, `^tests::` (a regular expression's
+    # escapes and anchors are no part of the name).
+    plain = _ESCAPED.sub(r"\1", value or "").strip("^$") if value else ""
+    if plain and plain != value:
+        return tell_of(plain, edited) or _told(value, edited)
+    return _told(value, edited)
+
+
+def _told(value: str, edited: tuple[str, ...] | None) -> Tell | None:
     # A name, a path or a command word: a sentence that mentions pytest (a log line, a report's
     # text) names nothing the program looks up.
     value = value.strip() if value else ""
@@ -108,6 +152,8 @@ def tell_of(value: str, edited: tuple[str, ...] | None = None) -> Tell | None:
             (e for e in edited if fnmatch.fnmatchcase(e.rsplit("/", 1)[-1], parts[-1])), None
         )
         return Tell("file", f"the edited test file {hit}") if hit is not None else None
+    if _PROCFS.match(value):
+        return Tell("procfs", f"the process's own files ({value!r})")
     named = next((p for p in parts if _TEST_FILE.match(p)), None)
     if named is not None:
         return Tell("file", f"the test file {named!r}")
@@ -118,7 +164,9 @@ def tell_of(value: str, edited: tuple[str, ...] | None = None) -> Tell | None:
     folders = value.split("/")  # a path, not a PHP class name (PHPUnit\\Framework\\TestCase)
     if len(folders) > 1 and any(p.lower() in _RUNNERS for p in folders):
         return Tell("file", f"the test runner's files ({value!r})")
-    if lowered.strip("-._ ") in _WORDS or _FLAG.search(lowered) or lowered == "node:test":
+    if _CARGO_TESTS.search(value):
+        return Tell("runner", f"cargo's folder of test binaries ({value!r})")
+    if lowered.strip("-._: ") in _WORDS or _FLAG.search(lowered) or lowered == "node:test":
         return Tell("word", f"the test mode {value!r}")
     for word in _WORD.split(lowered):
         if word in _RUNNERS or _RUNNER_NAME.match(word):

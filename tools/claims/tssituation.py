@@ -16,7 +16,7 @@ import tree_sitter as ts
 
 from referee.tools.claims import messages as M
 from referee.tools.claims.model import CODE_DETECTS_TESTS, Claim
-from referee.tools.claims.tells import Read, Tell, pairs
+from referee.tools.claims.tells import Read, Tell, pairs, situated
 from referee.tools.claims.tsfile import TsFile, unquote
 from referee.tools.tampering.syntax import descendants, text
 
@@ -77,8 +77,9 @@ def _unit(node: ts.Node, asking: Asking) -> ts.Node:
 
 def _found(unit: ts.Node, asking: Asking, carried: _Carried) -> tuple[Tell, Read] | None:
     nodes = [unit, *descendants(unit)]
-    tells = [t for n in nodes if (t := asking.tell(n))]
-    reads = [r for n in nodes if (r := asking.read(n))]
+    tells, reads = situated(
+        [t for n in nodes if (t := asking.tell(n))], [r for n in nodes if (r := asking.read(n))]
+    )
     if not tells and not reads:
         return None
     named = [text(n) for n in nodes if n.type in asking.names]
@@ -98,6 +99,7 @@ def _carried(file: TsFile, asking: Asking) -> _Carried:
             reads += [r for n in named for r in carried.reads.get(n, [])]
             tells = [t for n in nodes if (t := asking.tell(n))]
             tells += [t for n in named for t in carried.tells.get(n, [])]
+            tells, reads = situated(tells, reads)
             for name in names:
                 if reads and name not in carried.reads:
                     carried.reads[name] = reads[:4]
