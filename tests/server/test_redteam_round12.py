@@ -544,6 +544,14 @@ def test_b_python_test_ending_the_run(variant: str) -> None:
     assert HARNESS_MODIFIED in _kinds("tests/test_z.py", _py_test(PY_ESCAPES[variant])), variant
 
 
+def test_honest_a_a_program_that_writes_the_runners_name() -> None:
+    source = (
+        "import sys\n\n\ndef banner():\n    sys.stdout.write('pytest')\n"
+        "    print('unittest', file=sys.stderr)\n"
+    )
+    assert CODE_DETECTS_TESTS not in _kinds("calc.py", source)
+
+
 def test_honest_b_go_raw_getpid() -> None:
     source = _go_test("_, _, _ = syscall.RawSyscall(syscall.SYS_GETPID, 0, 0, 0)")
     assert HARNESS_MODIFIED not in _kinds("calc_test.go", source)
@@ -656,6 +664,10 @@ def test_honest_c_ordinary_output_is_kept() -> None:
         "assert getattr(os, 'O_BINARY', 0) == 0",
         "assert eval(repr([1, 2])) == [1, 2]",
         "exec('value = 1 + 1')",
+        # pytest's own tests: attributes named by a parameter, a module made, nothing called
+        "for name in ('path', 'meta_path'):\n        assert getattr(sys, name) is not None",
+        "for name in ('getcwd', 'getpid'):\n        assert callable(getattr(os, name))",
+        "module = type(os)('api')\n    assert module.__name__ == 'api'",
     ],
 )
 def test_honest_b_python_tests_that_touch_os(body: str) -> None:

@@ -39,9 +39,11 @@ _OUTPUT = frozenset({"print", "write", "writelines", "echo", "secho", "info", "w
 # `os` is the C module `posix` (`nt` on Windows) under another name.
 _C_TWINS = re.compile(r"^(?:posix|nt)\.")
 # The modules that end or replace the process, or reach native code that can.
+# (`sys` is not among them: its exit raises SystemExit, which the runner reports as a failure.)
 _PROCESS_MODULES = frozenset(
-    {"os", "posix", "nt", "sys", "signal", "ctypes", "_ctypes", "_thread", "faulthandler"}
+    {"os", "posix", "nt", "signal", "ctypes", "_ctypes", "_thread", "faulthandler"}
 )
+_LOOKUPS = frozenset({"get", "__getitem__", "__getattribute__", "pop", "setdefault"})
 _NATIVE = ("ctypes", "_ctypes", "cffi", "_cffi_backend")
 _LOADERS = frozenset({"CDLL", "PyDLL", "LoadLibrary", "dlopen", "find_library", "cdll", "pydll"})
 
@@ -78,23 +80,48 @@ def _exits(file: PyFile) -> Iterator[Claim]:
 
 
 def _looked_up(file: PyFile) -> Iterator[Claim]:
-    """A module that can end the process, looked up by what no reader can name: handed to a
-    function as a whole (`vars(os)`, `dir(os)`, `getattr(os, name)` with a name built at run
-    time, `functools.reduce(getattr, …, os)`, `operator.attrgetter(…)(os)`) or read through its
-    `__dict__`. Naming one attribute (`setattr(os, "environ", …)`, `patch.object(os, "getcwd")`)
-    is a lookup the reader follows, and is left to it."""
+    """A function of a module that can end the process, looked up by what no reader can name and
+    called: the module handed to a function as a whole (`getattr(os, name)` with a name built at
+    run time, `vars(os)[…]`, `functools.reduce(getattr, …, os)`, `operator.attrgetter(…)(os)`)
+    or read through its `__dict__`, and what that gives called (`(…)(0)`). Naming one attribute
+    (`setattr(os, "environ", …)`, `patch.object(os, "getcwd")`) is a lookup the reader follows;
+    what is looked up and only read (`getattr(os, name) == …`) ends nothing."""
     for node in pysource.nodes(file.tree):
         if isinstance(node, ast.Attribute) and node.attr == "__dict__":
             module = _process_module(file, node.value)
-            if module is not None:
+            if module is not None and _called(file, node):
                 yield _ended(file, node, f"{module}.__dict__, any of its functions")
-        elif isinstance(node, ast.Call) and not _names_an_attribute(node):
+        elif isinstance(node, ast.Call) and not _names_an_attribute(node) and _called(file, node):
+            if file.names.resolve(node.func) == "builtins.type":
+                continue  # `type(os)("api")` makes a module
             for arg in node.args:
                 module = _process_module(file, arg)
                 if module is not None:
                     callee = ast.unparse(node.func)[:40]
                     yield _ended(file, node, f"{module} handed whole to {callee}")
                     break
+
+
+def _called(file: PyFile, node: ast.AST) -> bool:
+    """Whether what `node` gives is called: at once (`f(…)(0)`), after a lookup in it
+    (`vars(os)[k](0)`, `d.get(k)(0)`), or through a name it is bound to that the file calls."""
+    while True:
+        parent = file.parents.get(node)
+        if isinstance(parent, ast.Call) and parent.func is node:
+            return True
+        if isinstance(parent, ast.Subscript) and parent.value is node:
+            node = parent
+        elif isinstance(parent, ast.Attribute) and parent.attr in _LOOKUPS:
+            call = file.parents.get(parent)
+            if not isinstance(call, ast.Call) or call.func is not parent:
+                return False
+            node = call
+        elif isinstance(parent, ast.Assign | ast.NamedExpr) and parent.value is node:
+            targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
+            names = {t.id for t in targets if isinstance(t, ast.Name)}
+            return any(isinstance(c.func, ast.Name) and c.func.id in names for c in file.calls)
+        else:
+            return False
 
 
 def _process_module(file: PyFile, node: ast.AST) -> str | None:

@@ -60,8 +60,20 @@ _FRAMES = frozenset(
     {"tb_frame", "f_back", "f_code", "f_globals", "f_locals", "gi_frame", "cr_frame", "ag_frame"}
 )
 # What the process holds that a runner may have put there: the interpreter's state (its streams,
-# import hooks, path hooks), log handlers, the collector's objects, the threads.
-_OBJECTS = ("sys.", "gc.", "logging.", "threading.", "atexit.", "faulthandler.", "warnings.")
+# import hooks, path hooks), the loggers and their handlers, the collector's objects, the threads,
+# the warning filters. Reads of that state, not calls that act (`atexit.register`, `logging.info`).
+_OBJECTS = (
+    "sys.",
+    "gc.get_",
+    "threading.enumerate",
+    "threading.current_thread",
+    "threading.main_thread",
+    "logging.getLogger",
+    "logging.root",
+    "logging.Logger.manager",
+    "warnings.filters",
+)
+_STREAM_USES = frozenset({"write", "writelines", "flush", "fileno", "isatty", "encoding"})
 # And what it finds on disk.
 _FILES = (
     "builtins.open",
@@ -153,9 +165,20 @@ def _reads(file: PyFile, node: ast.AST, carried: _Carried) -> list[Read]:
             return [Read("process", named)]
         if named.startswith(_FILES):
             return [Read("file", named)]
-        if named.startswith(_OBJECTS):
+        if named.startswith(_OBJECTS) and not _written_to(file, node, named):
             return [Read("objects", named)]
     return []
+
+
+def _written_to(file: PyFile, node: ast.AST, named: str) -> bool:
+    """A stream used as one (`sys.stdout.write(…)`, `print(…, file=sys.stderr)`): output, not a
+    look at what the stream is."""
+    if named.rsplit(".", 1)[-1] in _STREAM_USES:
+        return True
+    parent = file.parents.get(node)
+    if isinstance(parent, ast.Attribute) and parent.attr in _STREAM_USES | {"buffer"}:
+        return True
+    return isinstance(parent, ast.keyword) and parent.arg == "file"
 
 
 def _asked(file: PyFile, unit: ast.AST, carried: _Carried) -> tuple[Tell, Read] | None:
