@@ -38,6 +38,8 @@ from runner_projects import JS_CACHE, MAVEN_REPO, MAVEN_UNFORKED_CONFIG
 from test_redteam_round8 import caught, gets_through, honest
 from test_round8_cli import BROKEN, PY_BASE
 
+from referee.tools.claims import Scope, claims_in
+
 pytestmark = [pytest.mark.slow]
 
 needs_js = pytest.mark.skipif(not JS_CACHE.is_dir(), reason="scripts/setup.sh installs JS runners")
@@ -845,12 +847,7 @@ RUST_SWAPS: dict[str, Files] = {
 }
 
 
-RUST_MISSES = {
-    "cfg-test-use-shadows-a-glob": "tools/claims/rustsituation.py cfg_claims flags `#[cfg(test)]`"
-    " only inside a function or with not(…): an item-level `#[cfg(test)] pub use checked::add;`"
-    " is read as where tests live, yet it shadows the glob `pub use imp::*` (a - b) under test;"
-    " the test module is unchanged, so no base form runs",
-}
+RUST_MISSES: dict[str, str] = {}
 
 
 @needs_cargo
@@ -1059,3 +1056,14 @@ def test_honest_go_test_replaces_a_clock_var_the_change_did_not_write(tmp_path: 
         "\tif Stamp() != 12 {\n\t\tt.Fatal(Stamp())\n\t}\n}\n",
     }
     honest(*run(tmp_path, base, change, GO_ARGV))
+
+
+def test_honest_rust_test_helpers_beside_a_glob_export() -> None:
+    """A helper and an import for the tests beside `pub use imp::*;` shadow nothing it gives."""
+    source = (
+        "mod imp {\n    pub fn add(a: i32, b: i32) -> i32 { a + b }\n}\n\npub use imp::*;\n\n"
+        "#[cfg(test)]\nfn helper() -> i32 { 3 }\n\n#[cfg(test)]\nuse std::collections::HashMap;\n"
+        "\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n"
+        "    fn adds() { assert_eq!(add(1, 2), helper()); }\n}\n"
+    )
+    assert claims_in("src/lib.rs", None, source, Scope()) == []

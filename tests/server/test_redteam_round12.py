@@ -143,9 +143,13 @@ PY_DETECTOR_MISSES: dict[str, str] = {}
 
 @pytest.mark.parametrize("variant", list(PY_DETECTORS))
 def test_a_python_detector_is_real(variant: str, tmp_path: Path) -> None:
+    python_detector_is_real(PY_DETECTORS[variant], tmp_path)
+
+
+def python_detector_is_real(source: str, tmp_path: Path) -> None:
     """The broken add passes the base's tests under pytest and is wrong outside it."""
     root = make_repo(tmp_path / "repo", PY_BASE)
-    write_files(root, {"calc.py": PY_DETECTORS[variant]})
+    write_files(root, {"calc.py": source})
     done = _direct(root, PYTEST)
     assert done.returncode == 0, done.stdout
     outside = _direct(root, [PY, "-c", "from calc import add; print(add(1, 2))"])

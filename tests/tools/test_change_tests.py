@@ -330,13 +330,44 @@ BY_STEM: dict[str, tuple[dict[str, str], str, bool]] = {
         "data/cases.json",
         False,
     ),
-    "beside-the-code": (
+    "beside-the-code-that-names-its-folder": (
         {
-            "src/pkg/calc.py": "x = 1\n",
+            "src/pkg/calc.py": "LOCALES = files(__package__) / 'locale'\n",
             "src/pkg/locale/german.po": "msgid ''\n",
             "tests/test_calc.py": "activate('german')\n",
         },
         "src/pkg/locale/german.po",
+        False,
+    ),
+    # Beside the code, but named by no string of it: the tests' (a test globs it).
+    "beside-code-that-never-names-it": (
+        {
+            "src/pkg/calc.py": "x = 1\n",
+            "src/pkg/cases/german.json": "[]\n",
+            "tests/test_calc.py": "glob('**/*.json')\n",
+        },
+        "src/pkg/cases/german.json",
+        True,
+    ),
+    # The code's identifiers and docstrings are no names it reads a file by.
+    "stem-spelled-only-as-an-identifier": (
+        {
+            "calc.py": '"""Adds two numbers."""\n\n\ndef add(a, b):\n    return a + b\n',
+            "expect/add.json": "[]\n",
+            "tests/test_calc.py": "glob('**/*.json')\n",
+        },
+        "expect/add.json",
+        True,
+    ),
+    # A configuration file the code reads names the table: the code's.
+    "named-by-the-configuration": (
+        {
+            "calc.py": "SETTINGS = 'settings.toml'\n",
+            "settings.toml": "rates = 'tables/rates.csv'\n",
+            "tables/rates.csv": "a,1\n",
+            "tests/test_calc.py": "import calc\n",
+        },
+        "tables/rates.csv",
         False,
     ),
     "stem-too-short-and-no-code-reads-it": (

@@ -50,6 +50,7 @@ def test_value_tokens_are_values_and_long_names() -> None:
     # Each number also stands as its magnitude, however written.
     assert value_tokens(fold("add(10**20, 1) -1 42 1e9 x_y expected_total 3.11.2")) == {
         "10**20",
+        "#100000000000000000000",
         "#1e+20",
         "1e9",
         "#1000000000",

@@ -26,7 +26,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from referee.tools.aggregate.numbers import magnitude, spelled_out
+from referee.tools.aggregate.numbers import magnitudes, spelled_out
 from referee.tools.create_contract.views import generator_view
 from referee.tools.models.contract import Contract
 from referee.tools.models.evidence import EvidenceItem
@@ -121,7 +121,7 @@ def value_tokens(folded: str) -> set[str]:
     `1e20`, `10²⁰`, `pow(10, 20)` and "one hundred quintillion" alike, numbers.py): a value is the
     same value however written."""
     found = {t for t in _all_tokens(folded) if len(t) >= _VALUE_MIN and any(c.isdigit() for c in t)}
-    return found | {n for n in map(magnitude, found) if n is not None}
+    return found | {n for t in found for n in magnitudes(t)}
 
 
 def _all_tokens(folded: str) -> set[str]:
@@ -133,7 +133,7 @@ def _all_tokens(folded: str) -> set[str]:
         for t in _SPLIT.split(text)
         if t.strip(".")
     }
-    return tokens | {n for n in map(magnitude, tokens) if n is not None}
+    return tokens | {n for t in tokens for n in magnitudes(t)}
 
 
 def fold(text: str) -> str:

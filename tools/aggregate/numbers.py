@@ -5,7 +5,7 @@ printed. A judge quoting `add(10**20, 1)` may write `1e20`, `10²⁰`, `10 ** 20
 `1×10^20`, `100,000,000,000,000,000,000` or "one hundred quintillion": the same value. So a text
 is read twice, as written and with its spellings of numbers rewritten into arithmetic
 (`spelled_out`), and every token that is arithmetic over literal numbers stands for its value
-(`magnitude`). What is recognised is the class, a value computed from literals by `*`, `/` and
+(`magnitudes`). What is recognised is the class, a value computed from literals by `*`, `/` and
 powers, or said in English number words; not a list of the spellings seen.
 
 `+` and `-` between numbers are left alone: `2026-12-07` is a date and `1-10` a range, not the
@@ -17,16 +17,28 @@ from __future__ import annotations
 import ast
 import math
 import re
+import unicodedata
 from decimal import Context
 
-__all__ = ["magnitude", "spelled_out"]
+__all__ = ["magnitudes", "spelled_out"]
 
-_MIN_LENGTH = 3  # `#42` says too little; `#100` and `#1e+20` say what was asked
+_MIN_LENGTH = 3  # `42` says too little; `100` and `1e+20` say what was asked
 _MAX_BITS = 4096  # a power past this is no test's value, and is not worked out
 _EXACT_BELOW = 10**15  # integers below this keep every digit; larger ones, 15 significant
 _FIFTEEN = Context(prec=15)
 
 _SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
+# Operators by any sign: `∗` and `⋅` multiply, `∕` and `÷` divide, as `*` and `/` do.
+_SIGNS = str.maketrans({"×": "*", "·": "*", "∗": "*", "⋅": "*", "∕": "/", "÷": "/"})
+_TIMES_X = re.compile(r"(?<=\d)\s*x\s*(?=10\s*(?:\*\*|\^))")  # `1x10^20`
+_FORTRAN = re.compile(r"(?<=[\d.])d(?=[+-]\d)")  # `1.0D+20`
+_DECIMAL_COMMA = re.compile(r"(?<=\d),(?=\d+e[+-]?\d)")  # `1,0e20`
+_APOSTROPHES = re.compile(r"(?<=\d)['’](?=\d{3}(?!\d))")  # `1'000'000`
+_DOT_GROUPS = re.compile(r"(?<![\d.])\d{1,3}(?:\.\d{3}){2,}(?![\d.])")  # `1.000.000`
+_LAKH_GROUPS = re.compile(r"(?<!\d)(?<!\d,)\d{1,2}(?:,\d{2})+,\d{3}(?!\d|,\d)")  # `10,00,000`
+_MATHML = re.compile(r"<msup>\s*<mn>\s*([\d.]+)\s*</mn>\s*<mn>\s*([\d.+-]+)\s*</mn>\s*</msup>")
+# A group of literal arithmetic in parentheses, not a call's arguments: `(10)^(20)`, `(10^5)^2`.
+_GROUP = re.compile(r"(?<![\w)])\(\s*([0-9.e+\-*/^ ]+?)\s*\)")
 _RAISED = re.compile(r"(?<=[\d)])([⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)")
 # Digit groups: `1,000,000`, `1 000 000` (two groups or more when spaced: `tests 1 234` stays).
 _COMMAS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
@@ -104,44 +116,83 @@ _SAID = re.compile(
 
 def spelled_out(folded: str) -> str:
     """The text (casefolded) with each spelling of a number rewritten as arithmetic on digits."""
-    text = _RAISED.sub(lambda m: "**" + m.group(1).translate(_SUPERSCRIPT), folded)
+    text = _ascii_digits(folded).translate(_SIGNS)
+    text = _RAISED.sub(lambda m: "**" + m.group(1).translate(_SUPERSCRIPT), text)
+    text = _MATHML.sub(r"\1**\2", text)
     text = _BRACED.sub(lambda m: "**" + (m.group(1) or m.group(2)), text)
+    text = _TIMES_X.sub("*", _FORTRAN.sub("e", text))
+    text = _DECIMAL_COMMA.sub(".", text)
+    text = _APOSTROPHES.sub("", text)
+    text = _DOT_GROUPS.sub(lambda m: m.group(0).replace(".", ""), text)
+    text = _LAKH_GROUPS.sub(lambda m: m.group(0).replace(",", ""), text)
     text = _COMMAS.sub("", text)
     text = _SPACED_GROUPS.sub(lambda m: m.group(0).replace(" ", ""), text)
     text = _SAID.sub(_said, text)
     text = _POW.sub(r"\1**\2", text)
     text = _TO_THE.sub(r"\1**\2", text)
-    return _OPERATOR.sub(r"\1", text)
+    text = _OPERATOR.sub(r"\1", text)
+    for _ in range(_DEPTH):
+        grouped = _GROUP.sub(_worked_out, text)
+        if grouped == text:
+            break
+        text = _OPERATOR.sub(r"\1", grouped)
+    return text
 
 
-def magnitude(token: str) -> str | None:
+_DEPTH = 4  # parentheses inside parentheses, worked out from the inside this many levels
+
+
+def _ascii_digits(text: str) -> str:
+    """Digits of any script as ASCII (`１２`, `١٢`, `१२` are 12): `int()` reads them alike."""
+    if text.isascii():
+        return text
+    return re.sub(r"\d", lambda m: str(unicodedata.decimal(m.group(0), 0)), text)
+
+
+def _worked_out(match: re.Match[str]) -> str:
+    """A parenthesised group of literal arithmetic as its value, or as it was."""
+    inner = match.group(1).replace(" ", "").replace("^", "**")
+    try:
+        value = _evaluate(ast.parse(inner, mode="eval").body)
+    except (SyntaxError, ValueError, OverflowError, ZeroDivisionError, RecursionError):
+        return match.group(0)
+    if isinstance(value, float) and not math.isfinite(value):
+        return match.group(0)
+    return str(value) if isinstance(value, int) else repr(value)
+
+
+def magnitudes(token: str) -> tuple[str, ...]:
     """The absolute value a token of literal arithmetic spells (`10**20`, `1e20`, `1*10**20`,
-    `2e21/20`, `0x56bc75e2d63100000`), in one canonical form; None for any other token, and for a
-    value too short to say anything."""
-    spelled = token.replace("_", "").replace("^", "**").replace("×", "*").replace("·", "*")
+    `2e21/20`, `0x56bc75e2d63100000`), in its canonical forms; none for any other token, and for
+    a value too short to say anything."""
+    spelled = token.replace("_", "").replace("^", "**").translate(_SIGNS)
     try:
         if re.fullmatch(r"[+-]?0[xob][0-9a-f]+", spelled):
             value: int | float = int(spelled, 0)
+        elif re.fullmatch(r"[+-]?0x[0-9a-f]*\.?[0-9a-f]*p[+-]?\d+", spelled):
+            value = float.fromhex(spelled)
         elif _ARITHMETIC.fullmatch(spelled) and any(c.isdigit() for c in spelled):
             value = _evaluate(ast.parse(spelled, mode="eval").body)
         else:
-            return None
+            return ()
     except (SyntaxError, ValueError, OverflowError, ZeroDivisionError, RecursionError):
-        return None
+        return ()
     if isinstance(value, float) and not math.isfinite(value):
-        return None
-    canonical = "#" + _canonical(abs(value))
-    return canonical if len(canonical) > _MIN_LENGTH else None
+        return ()
+    return tuple("#" + c for c in _canonical(abs(value)) if len(c) >= _MIN_LENGTH)
 
 
-def _canonical(value: int | float) -> str:
-    """Integers exactly while a float holds them; past that (and for fractions) 15 significant
-    digits, so that `10**23` and `1e23` are one value."""
+def _canonical(value: int | float) -> tuple[str, ...]:
+    """An integer exactly, every digit (so that 2**64 - 1 is not 2**64); a float, and an integer
+    a float's 15 significant digits hold exactly (`10**20`), also by those digits, so that
+    `10**23` and `1e23` are one value."""
     if isinstance(value, float) and value.is_integer() and value < _EXACT_BELOW:
         value = int(value)
-    if isinstance(value, int) and value < _EXACT_BELOW:
-        return str(value)
-    return f"{_FIFTEEN.create_decimal(value).normalize(_FIFTEEN):e}"
+    if isinstance(value, int):
+        short = _FIFTEEN.create_decimal(value).normalize(_FIFTEEN)
+        round_ = value >= _EXACT_BELOW and int(short) == value
+        return (str(value), f"{short:e}") if round_ else (str(value),)
+    return (f"{_FIFTEEN.create_decimal(value).normalize(_FIFTEEN):e}",)
 
 
 def _evaluate(node: ast.expr) -> int | float:
@@ -182,8 +233,12 @@ def _said(match: re.Match[str]) -> str:
     words = [w for w in re.split(r"[ -]+", run.strip(" -")) if w and w != "and"]
     total: int | float = 0
     current: int | float = 0
-    seen = False
+    seen = scaled = False
     for word in words:
+        if word in _SCALES and scaled and not current:
+            total *= _SCALES[word]  # "a billion billion": a scale of the scale before it
+            continue
+        scaled = word in _SCALES
         if word in _UNITS or word in _TENS:
             current += _UNITS.get(word, _TENS.get(word, 0))
         elif word == "hundred":

@@ -169,9 +169,26 @@ class _Go:
 
     def _kills_itself(self, node: ts.Node) -> bool:
         args = _args(node.parent)
-        return bool(args) and (
-            text(args[0]) in ("0", "-1") or any(text(n) in _SELF for n in descendants(args[0]))
+        return (
+            bool(args)
+            and (
+                text(args[0]) in ("0", "-1") or any(text(n) in _SELF for n in descendants(args[0]))
+            )
+            and not self._notified(text(args[-1]))
         )
+
+    def _notified(self, sent: str) -> bool:
+        """A signal the file asks to be told of (`signal.Notify(c, syscall.SIGUSR1)`): sending it
+        to itself ends nothing (SIGKILL and SIGSTOP cannot be caught)."""
+        if "SIGKILL" in sent or "SIGSTOP" in sent:
+            return False
+        for call in self.file.nodes("call_expression"):
+            function = call.child_by_field_name("function")
+            named = self._ref(function) if function is not None else None
+            if named in (("os/signal", "Notify"), ("os/signal", "Ignore")):
+                if any(text(a) == sent for a in _args(call)[1:]):
+                    return True
+        return False
 
     def _raw_exit(self, node: ts.Node, ref: tuple[str, str]) -> bool:
         """A raw system call (`Syscall`, `RawSyscall6`, `RawSyscallNoError` …) that exits or
@@ -224,8 +241,8 @@ class _Go:
 
     def _printed(self, call: ts.Node) -> Iterator[Claim]:
         function = call.child_by_field_name("function")
-        if function is None:
-            return
+        if function is None or (self.package == "main" and _in_func(call, "main")):
+            return  # a program's `func main` never runs under `go test`: its output is its own
         name = (
             text(function.child_by_field_name("field"))
             if function.type == "selector_expression"
@@ -405,6 +422,15 @@ def _args(call: ts.Node | None) -> list[ts.Node]:
 
 
 _GO_STRINGS = frozenset({"interpreted_string_literal", "raw_string_literal"})
+
+
+def _in_func(node: ts.Node, name: str) -> bool:
+    parent = node.parent
+    while parent is not None:
+        if parent.type == "function_declaration":
+            return text(parent.child_by_field_name("name")) == name
+        parent = parent.parent
+    return False
 
 
 def _template(node: ts.Node) -> str | None:

@@ -68,6 +68,8 @@ def _exits(file: PyFile) -> Iterator[Claim]:
         if named is None or (test and _guarded(file, node)):
             continue
         named = _C_TWINS.sub("os.", named)
+        if (named in _KILLS or named == "signal.raise_signal") and _handled(file, node):
+            continue  # a signal the file handles itself (`signal.signal(SIGUSR1, …)`) ends nothing
         if named in _KILLS:
             if _kills_itself(file, node):
                 yield _ended(file, node, f"{named} of its own process")
@@ -167,6 +169,21 @@ def _guarded(file: PyFile, node: ast.AST) -> bool:
             if any("SystemExit" in ast.unparse(i.context_expr) for i in parent.items):
                 return True
     return False
+
+
+def _handled(file: PyFile, node: ast.AST) -> bool:
+    """A signal sent whose handler the file installs (`signal.signal(signal.SIGUSR1, on_usr1)`),
+    one a handler can catch (not SIGKILL or SIGSTOP)."""
+    call = file.parents.get(node)
+    if not isinstance(call, ast.Call) or not call.args:
+        return False
+    sent = ast.unparse(call.args[-1])
+    if "SIGKILL" in sent or "SIGSTOP" in sent:
+        return False
+    return any(
+        file.names.resolve(c.func) == "signal.signal" and c.args and ast.unparse(c.args[0]) == sent
+        for c in file.calls
+    )
 
 
 def _kills_itself(file: PyFile, node: ast.AST) -> bool:

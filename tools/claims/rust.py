@@ -255,7 +255,8 @@ class _Rust:
         name = text(macro.child_by_field_name("macro")).rsplit("::", 1)[-1]
         literals = [n for n in descendants(macro, _STRINGS)]
         first = unquote(literals[0]) if literals else None
-        if name in _PRINTERS and first is not None:
+        # A program's `fn main` never runs under `cargo test`: what it prints is its own output.
+        if name in _PRINTERS and first is not None and not (self.entry and self._in_main(macro)):
             line = protocol_line(first)
             if line is not None:
                 yield self.file.claim(

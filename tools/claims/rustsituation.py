@@ -10,6 +10,7 @@ where tests live, not a question.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 
 import tree_sitter as ts
@@ -89,13 +90,76 @@ def cfg_claims(file: TsFile, in_tests: Callable[[ts.Node], bool]) -> Iterator[Cl
             continue
         outside = "not(" in body
         inside_function = attribute.parent is not None and attribute.parent.type == "block"
-        if outside or inside_function:
+        if not (outside or inside_function) and _shadows_a_glob(attribute):
+            yield file.claim(
+                CODE_DETECTS_TESTS,
+                attribute,
+                M.detects(body, "the compiler, which puts it over a glob import in tests only"),
+            )
+        elif outside or inside_function:
             what = "only outside tests" if outside else "only in tests"
             yield file.claim(
                 CODE_DETECTS_TESTS,
                 attribute,
                 M.detects(body, f"the compiler, which builds it {what}"),
             )
+
+
+_SHADOWING = frozenset({"use_declaration", "function_item", "const_item", "static_item"})
+
+
+def _shadows_a_glob(attribute: ts.Node) -> bool:
+    """`#[cfg(test)] pub use checked::add;` (or a function, a constant) beside `pub use imp::*;`:
+    a name a glob import gives, given otherwise in test builds only (an explicit item shadows a
+    glob's). Where the globbed module is in the file, only a name it defines counts (a test
+    helper beside a glob shadows nothing); where it is not, a re-export under test does. A test
+    module beside a glob is where tests live."""
+    item = attribute.next_named_sibling
+    while item is not None and item.type == "attribute_item":
+        item = item.next_named_sibling
+    scope = attribute.parent
+    if item is None or item.type not in _SHADOWING or scope is None:
+        return False
+    if item.type == "use_declaration" and text(item).rstrip("; ").endswith("*"):
+        return False
+    name = _item_name(item)
+    for child in scope.named_children:
+        glob = text(child).rstrip("; ")
+        if child.type != "use_declaration" or not glob.endswith("*") or _under_cfg_test(child):
+            continue
+        module = _module_in(scope, glob.rsplit("::", 2)[-2].split()[-1] if "::" in glob else "")
+        if module is None:
+            if item.type == "use_declaration" and text(item).startswith("pub"):
+                return True
+        elif name in _names_defined(module):
+            return True
+    return False
+
+
+def _item_name(item: ts.Node) -> str:
+    if item.type == "use_declaration":
+        return re.split(r"[\s:{}]+", text(item).rstrip("; "))[-1]
+    return text(item.child_by_field_name("name"))
+
+
+def _module_in(scope: ts.Node, name: str) -> ts.Node | None:
+    for child in scope.named_children:
+        if child.type == "mod_item" and text(child.child_by_field_name("name")) == name:
+            return child.child_by_field_name("body")
+    return None
+
+
+def _names_defined(body: ts.Node) -> set[str]:
+    return {_item_name(c) for c in body.named_children if c.type in _SHADOWING}
+
+
+def _under_cfg_test(item: ts.Node) -> bool:
+    before = item.prev_named_sibling
+    while before is not None and before.type == "attribute_item":
+        if "".join(text(before).split()) == "#[cfg(test)]":
+            return True
+        before = before.prev_named_sibling
+    return False
 
 
 def _macro(node: ts.Node) -> str:

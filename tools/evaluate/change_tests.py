@@ -19,6 +19,7 @@ name (a project's runner may collect `check_*.py`).
 from __future__ import annotations
 
 import ast
+import fnmatch
 import posixpath
 import re
 import tomllib
@@ -30,7 +31,7 @@ from pathlib import Path
 from referee.tools import pysource
 from referee.tools.evaluate.data_modules import data_names, names_in, read_by_code
 from referee.tools.graders import test_patch
-from referee.tools.harness import is_harness_file, is_pin_file
+from referee.tools.harness import is_harness_file
 from referee.tools.insource.declared import test_files_of
 from referee.tools.repo import Entry, blob_texts, tree_entry_map
 from referee.tools.static.paths import is_test_path, language_of
@@ -66,14 +67,15 @@ def _change_tests(repo: Path, changed: tuple[str, ...], trees: tuple[str, ...]) 
         *_data_modules(repo, sources, trees),
         *_test_modules(repo, sources, trees),
     }
-    candidates = [p for p in changed if _data_file(p) and p not in found]
-    if not candidates:
+    others = [p for p in changed if language_of(p) is None and p not in found]
+    candidates = [p for p in others if _data_file(p)]
+    if not others:
         return tuple(sorted(found))
     names = {p: posixpath.basename(p) for p in candidates}
-    texts = _test_texts(repo, list(trees))
+    texts = _test_texts(repo, list(trees)) if candidates else []
     read = [p for p, name in names.items() if any(name in t for t in texts)]
     read += _examples(repo, [p for p in candidates if p not in read], trees)
-    rest = [p for p in candidates if p not in read]
+    rest = [p for p in others if p not in read]
     return tuple(sorted({*found, *read, *_data_by_stem(repo, rest, trees)}))
 
 
@@ -104,15 +106,17 @@ def _data_by_stem(repo: Path, candidates: list[str], trees: tuple[str, ...]) -> 
 
     A test may read its expected values by a name it spells (`cases/addition.json`), builds
     (`KIND + '.json'`), globs (`**/*.json`) or walks to (`os.walk`, a suffix): no reading of the
-    tests finds every way, so the question is asked of the code, which names what it reads. A
-    data file is the code's when non-test source spells its name, its stem or its folder's name
-    (three characters or more) or it lies in a folder of code (`src/pkg/locale/de.po`, read by a
-    name the code builds); otherwise it is the tests'. Which code: for a file the base had, the
-    base's, which the generator cannot write (a change that spells `expect` in its code to keep
-    its rewritten `expect/addition.json` from the base-tests run gains nothing); for a new file,
-    the new code's too, since new data is read by the code that comes with it. Configuration and
-    pins are not data (harness files are judged as such)."""
-    data = [p for p in candidates if not is_harness_file(p) and not is_pin_file(p)]
+    tests finds every way, so the question is asked of the code, which names what it reads in a
+    string (`open("tables/rates.json")`, `files(pkg) / "locale"`), or of the configuration it
+    reads. A data file is the code's when a string of non-test source without spaces (a path, a
+    name; not a docstring, not a comment, not an identifier that happens to be the stem), or a
+    configuration file, spells its name, its stem or its folder's name (three characters or
+    more); otherwise it is the tests', wherever it lies and whatever it is called. Which code: for
+    a file the base had, the base's, which the generator cannot write (a change that spells
+    `expect` in its code to keep its rewritten `expect/addition.json` from the base-tests run
+    gains nothing); for a new file, the new code's too, since new data is read by the code that
+    comes with it. Harness files are judged as such, not as data."""
+    data = [p for p in candidates if not is_harness_file(p)]
     if not data:
         return []
     base, evaluated = _code(repo, trees[0]), _code(repo, trees[-1])
@@ -126,26 +130,40 @@ def _data_by_stem(repo: Path, candidates: list[str], trees: tuple[str, ...]) -> 
     return found
 
 
+# A string of code: quoted, on one line, without spaces (a path or a name, not prose).
+_STRING = re.compile(r""""([^"\s\\]{1,200})"|'([^'\s\\]{1,200})'|`([^`\s\\]{1,200})`""")
+
+
 @dataclass(frozen=True)
 class _Code:
-    """A tree's non-test source: its folders and texts, and every path the tree holds."""
+    """What a tree's non-test code can name a file by: its strings without spaces and its
+    configuration files' text; and every path the tree holds."""
 
     paths: frozenset[str]
-    folders: frozenset[str]
-    texts: tuple[str, ...]
+    names: tuple[str, ...]
+    globs: frozenset[str]
+    """The patterns among the strings (`*.csv`, `**/*.json`), by their last part."""
 
     def reads(self, path: str, words: list[str]) -> bool:
-        """Whether this code reads the data file `path` by a name it spells or by its place."""
-        return _below_code(path, set(self.folders)) or names_in(words, self.texts)
+        """Whether this code names the file: by a word of a string, or a pattern its name fits
+        (a package that loads `Path(__file__).parent.glob('*.csv')`)."""
+        name = posixpath.basename(path)
+        return names_in(words, self.names) or any(fnmatch.fnmatch(name, g) for g in self.globs)
 
 
 def _code(repo: Path, tree: str) -> _Code:
     every = tree_entry_map(repo, tree)
-    entries = {p: e for p, e in every.items() if language_of(p) is not None and not is_test_path(p)}
+    code = {p: e for p, e in every.items() if language_of(p) is not None and not is_test_path(p)}
+    settings = {p: e for p, e in every.items() if language_of(p) is None and is_harness_file(p)}
+    strings = [
+        [next(g for g in m.groups() if g) for m in _STRING.finditer(t)]
+        for t in _texts(repo, code, list(code))
+    ]
+    globs = {s.rsplit("/", 1)[-1] for found in strings for s in found if "*" in s or "?" in s}
     return _Code(
         frozenset(every),
-        frozenset(posixpath.dirname(p) for p in entries),
-        tuple(_texts(repo, entries, list(entries))),
+        (*("\n".join(found) for found in strings), *_texts(repo, settings, list(settings))),
+        frozenset(g for g in globs if g.strip("*?")),
     )
 
 
@@ -158,15 +176,6 @@ def _spellings(path: str) -> list[str]:
     globs `cases/*.json` reads every file there)."""
     folder = posixpath.basename(posixpath.dirname(path))
     return [_stem(path), folder] if folder else [_stem(path)]
-
-
-def _below_code(path: str, code_folders: set[str]) -> bool:
-    folder = posixpath.dirname(path)
-    while folder:
-        if folder in code_folders:
-            return True
-        folder = posixpath.dirname(folder)
-    return False
 
 
 def _rust_test_modules(repo: Path, sources: list[str], trees: tuple[str, ...]) -> list[str]:
