@@ -493,10 +493,6 @@ _NO_TELL = (
     " tests' files ({what}), and a read alone is no question"
 )
 PY_DETECTOR_MISSES: dict[str, str] = {
-    "proc-by-os-path-join": _PYS + "_tells: os.path.join is not folded, so `/proc/self/cmdline`"
-    " is never seen and tells.py situated has no procfs path to make the open a process read",
-    "proc-by-path-division": _PYS + "_tells: `Path('/') / 'proc' / …` is not folded (a `/` of"
-    " Paths), so no procfs path is seen",
     "faulthandler-enabled-by-the-runner": _PYS + "_reads: `faulthandler.` is an object read,"
     " and pytest's faulthandler plugin enabling it names no runner",
     "unraisablehook-replaced": _NO_TELL.format(
@@ -597,20 +593,8 @@ JS_DETECTORS: dict[str, str] = {
 }
 _JSS = "tools/claims/jssituation.py "
 JS_DETECTOR_MISSES: dict[str, str] = {
-    "process-report-command-line": _JSS + "_SITUATION: `process.report` (the diagnostic report"
-    " holds argv and env) is not a read of the situation",
-    "module-load-list": _JSS + "_SITUATION: `process.moduleLoadList` lists node:test's internal"
-    " modules once loaded, and is not a read",
-    "module-cache-of-the-module-module": _JSS + "_SITUATION: `require('module')._cache` is"
-    " require.cache under another name, and only `require.cache` is a read",
     "proc-by-an-array-join": _JSS + "tell: an array's `.join('/')` is not folded (jsnames.py),"
     " so no procfs path is seen",
-    "proc-of-the-parent-by-a-template": _JSS + "tell: a template with `${process.ppid}` is not"
-    " folded to a /proc path, and `process.ppid` is no read",
-    "own-command-line-through-ps": _JSS + "_SITUATION: child_process is no read of the situation,"
-    " though `ps -p <own pid>` prints the process's own argv",
-    "call-sites-of-util": _JSS + "_SITUATION: util.getCallSites (node 22.9+) is the stack, and"
-    " only `.stack` and Error's hooks are",
     "stdout-not-a-tty": _JSS + "a stream's isTTY is no read, and names no runner (node --test"
     " pipes each file's stdout)",
 }
@@ -669,11 +653,7 @@ GO_DETECTORS: dict[str, str] = {
     ),
 }
 _GOS = "tools/claims/gosituation.py read: "
-GO_DETECTOR_MISSES: dict[str, str] = {
-    "runtime-stack-names-trunner": _GOS + "runtime.Stack (a goroutine's stack as text) is no"
-    " read, and `testing.tRunner` is a function of the runner no tell names",
-    "debug-stack-names-trunner": _GOS + "debug.Stack is no read, and `testing.tRunner` no tell",
-}
+GO_DETECTOR_MISSES: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("variant", [_param(v, GO_DETECTOR_MISSES) for v in GO_DETECTORS])
@@ -706,10 +686,6 @@ RUST_DETECTORS: dict[str, str] = {
 }
 _RSS = "tools/claims/rustsituation.py _PROCESS: "
 RUST_DETECTOR_MISSES: dict[str, str] = {
-    "backtrace-names-libtest": _RSS + "std::backtrace is the stack, and is no read;"
-    " `test::run_test` names libtest's function, which no tell knows",
-    "cargo-variable-at-run-time": "tools/claims/tells.py tell_of: `CARGO_MANIFEST_DIR`, which"
-    " cargo sets for the test binaries it runs and a user's shell does not, is no runner name",
     "thread-not-main": "tools/claims/tells.py tell_of: `main` is no tell, though libtest runs"
     " each test on a thread of its own",
 }
@@ -859,16 +835,7 @@ _UNFOLDED = (
     " not undo, so the code it runs is not read"
 )
 PY_ESCAPE_MISSES: dict[str, str] = {
-    "module-getattribute": _PYE + "_exits: `os.__getattribute__` resolves to no name of _HARD,"
-    " and _looked_up takes a call that names its attribute as the reader's",
-    "object-getattribute": _PYE + "_looked_up/_names_an_attribute: a constant after `os` is"
-    " left to pynames, which does not resolve object.__getattribute__(os, '_exit')",
-    "pytest-exit-exception-raised": _PYE + "_exits: `pytest.exit` is an exit when called;"
-    " raising its `.Exception` (Exit) with returncode 0 is not read",
     "exec-of-rot13": _UNFOLDED.format(how="rot13 (codecs.decode)"),
-    "timeit-of-a-string": _RUNS.format(runner="timeit.timeit"),
-    "cprofile-run-of-a-string": _RUNS.format(runner="cProfile.run"),
-    "code-interpreter-of-a-string": _RUNS.format(runner="code.InteractiveInterpreter.runsource"),
     "pickle-gadget": _PYE + "_exits: a pickle's GLOBAL opcode names `posix _exit` inside bytes"
     " no reader opens (pickle.loads is no process module's function)",
     "runpy-of-a-written-file": _RUNS.format(runner="runpy.run_path (of a file the test wrote)"),
@@ -940,10 +907,6 @@ _GO_LINE = (
     " placeholder or nothing"
 )
 GO_ESCAPE_MISSES: dict[str, str] = {
-    "cgo-preamble-function": _GOE + "`C.bye` is no name of C_ENDS; the cgo preamble (a comment)"
-    " defining it to call `_exit` is not read",
-    "linkname-runtime-exit": _GOE + "a bodyless func bound by `//go:linkname` to runtime.exit"
-    " is called under a name of the file's own",
     "pass-line-from-bytes": _GO_LINE.format(how="a []byte of character codes is not folded"),
     "pass-line-upper-cased": _GO_LINE.format(how="strings.ToUpper's result is not folded"),
     "pass-line-joined": _GO_LINE.format(how="strings.Join of a literal slice is not folded"),
@@ -1001,23 +964,8 @@ RUST_ESCAPES: dict[str, str] = {
 }
 _RSE = "tools/claims/rust.py claims: "
 RUST_ESCAPE_MISSES: dict[str, str] = {
-    "inline-asm-exit-group": _RSE + "an `asm!` block making the exit_group syscall names no path"
-    " of _HARD or _ENDING_PATH",
-    "dlsym-of-exit": _RSE + "the C library's `_exit` found by dlsym is a byte string, not a"
-    " path or an extern declaration (_foreign_ends)",
-    "command-exec-of-true": _RSE + "CommandExt::exec replaces the test binary with another"
-    " program (exit 0) and is no path of _HARD",
-    "nix-exit": _RSE + "_HARD holds nix's raise and kill, not nix::unistd::_exit",
-    "ok-line-by-concat": "tools/claims/rust.py _macro: `concat!` of literals is not folded, so"
-    " protocol_line sees none of libtest's lines",
     "ok-line-from-bytes": "tools/claims/rust.py _macro: the only literal of print! is `{}`;"
     " the line is decoded from character codes at run time",
-    "ok-line-by-write-fmt": _RSE + "_PRINTERS are macros; `format_args!` handed to write_fmt is"
-    " not read as printed",
-    "extern-c-link-name-escaped": _RSE + "_foreign_ends compares the link_name literal as"
-    " written; `\\x5fexit` is `_exit` once unescaped",
-    "extern-c-execv": _RSE + "C_ENDS holds exits and signals, not the exec family, which"
-    " replaces the test binary with a program exiting 0",
 }
 
 

@@ -11,6 +11,7 @@ monkey patches. Inspects: `.git`, `/proc`, source files read, the environment de
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Iterator
 
 import tree_sitter as ts
@@ -153,6 +154,8 @@ class _Go:
                 yield self._ended(node, "os.Exit")
             elif ref in (("syscall", "Exec"), (_UNIX, "Exec")) and test:
                 yield self._ended(node, f"{_last(ref[0])}.Exec")
+        for comment in self.file.nodes("comment"):
+            yield from self._directive(comment)
         for call in self.file.nodes("call_expression"):
             yield from self._printed(call)
         for literal in self.file.nodes("interpreted_string_literal", "raw_string_literal"):
@@ -163,6 +166,21 @@ class _Go:
                     literal,
                     M.runner(runner),
                 )
+
+    def _directive(self, comment: ts.Node) -> Iterator[Claim]:
+        """What a comment makes code of: `//go:linkname f runtime.exit` (a runtime function
+        under a name of the file's own), and cgo's preamble, the C before `import "C"`, calling
+        the C library's exits."""
+        said = text(comment)
+        linked = _LINKNAME.search(said)
+        if linked is not None:
+            yield self._ended(comment, linked.group(1))
+            return
+        after = comment.next_named_sibling
+        if after is not None and after.type == "import_declaration" and '"C"' in text(after):
+            called = re.search(rf"\b({'|'.join(sorted(C_ENDS))})\s*\(", said)
+            if called is not None:
+                yield self._ended(comment, f"C's {called.group(1)} (cgo preamble)")
 
     def _ended(self, node: ts.Node, named: str) -> Claim:
         return self.file.claim(HARNESS_MODIFIED, node, M.ended(named))
@@ -421,6 +439,10 @@ def _args(call: ts.Node | None) -> list[ts.Node]:
     return list(args.named_children) if args is not None else []
 
 
+# `//go:linkname local runtime.exit`: a runtime or syscall function that ends the process.
+_LINKNAME = re.compile(
+    r"//go:linkname\s+\w+\s+((?:runtime|syscall|os|internal/\S+)\.\w*(?:[eE]xit|abort|raise|[kK]ill)\w*)"
+)
 _GO_STRINGS = frozenset({"interpreted_string_literal", "raw_string_literal"})
 
 

@@ -22,6 +22,9 @@ from referee.tools.tampering.syntax import descendants, text
 
 __all__ = ["js_asking"]
 
+# How the process was started and what it loaded: its arguments, environment, report, module
+# list and bindings, and the module system's own state (not its facts about the machine:
+# `process.cwd()`, `process.platform`, which a program reads for its own reasons).
 _SITUATION = (
     "process.env",
     "process.argv",
@@ -29,6 +32,18 @@ _SITUATION = (
     "process.execPath",
     "process.title",
     "process.mainModule",
+    "process.pid",
+    "process.ppid",
+    "process.report",
+    "process.moduleLoadList",
+    "process.binding",
+    "process._linkedBinding",
+    "process._getActiveHandles",
+    "util.getCallSites",
+    "node:util.getCallSites",
+    "module._cache",
+    "Module._cache",
+    "module.constructor",
     "require.main",
     "require.cache",
     "require.resolve",

@@ -79,6 +79,8 @@ _ENVIRONMENT = re.compile(
 C_ENDS = frozenset(
     {"exit", "_exit", "_Exit", "quick_exit", "abort", "raise", "kill", "pthread_kill", "tgkill"}
     | {"syscall", "exit_group"}
+    # The exec family replaces the test binary with another program, which exits as it likes.
+    | {"execv", "execve", "execvp", "execvpe", "execl", "execle", "execlp", "fexecve"}
 )
 
 

@@ -34,6 +34,10 @@ _TEST_EXITS = frozenset(
     {"sys.exit", "builtins.exit", "builtins.quit", "pytest.exit", "_pytest.outcomes.exit"}
     | {"unittest.main"}
 )
+# What ends a run when raised: SystemExit, and pytest's own exit (`pytest.exit.Exception`).
+_EXIT_EXCEPTIONS = frozenset(
+    {"builtins.SystemExit", "pytest.exit.Exception", "_pytest.outcomes.Exit", "pytest.exit.Exit"}
+)
 _SELF = frozenset({"os.getpid", "os.getppid", "os.getpgrp", "os.getpgid"})
 _OUTPUT = frozenset({"print", "write", "writelines", "echo", "secho", "info", "warning"})
 # `os` is the C module `posix` (`nt` on Windows) under another name.
@@ -44,6 +48,7 @@ _PROCESS_MODULES = frozenset(
     {"os", "posix", "nt", "signal", "ctypes", "_ctypes", "_thread", "faulthandler"}
 )
 _LOOKUPS = frozenset({"get", "__getitem__", "__getattribute__", "pop", "setdefault"})
+_REFLECTION = frozenset({"__dict__", "__getattribute__", "__getattr__"})
 _NATIVE = ("ctypes", "_ctypes", "cffi", "_cffi_backend")
 _LOADERS = frozenset({"CDLL", "PyDLL", "LoadLibrary", "dlopen", "find_library", "cdll", "pydll"})
 
@@ -89,10 +94,12 @@ def _looked_up(file: PyFile) -> Iterator[Claim]:
     (`setattr(os, "environ", …)`, `patch.object(os, "getcwd")`) is a lookup the reader follows;
     what is looked up and only read (`getattr(os, name) == …`) ends nothing."""
     for node in pysource.nodes(file.tree):
-        if isinstance(node, ast.Attribute) and node.attr == "__dict__":
+        if isinstance(node, ast.Attribute) and node.attr in _REFLECTION:
             module = _process_module(file, node.value)
             if module is not None and _called(file, node):
-                yield _ended(file, node, f"{module}.__dict__, any of its functions")
+                yield _ended(file, node, f"{module}.{node.attr}, any of its functions")
+        elif _reflected(file, node):
+            yield _ended(file, node, f"{ast.unparse(node)[:40]}, any of its functions")
         elif isinstance(node, ast.Call) and not _names_an_attribute(node) and _called(file, node):
             if file.names.resolve(node.func) == "builtins.type":
                 continue  # `type(os)("api")` makes a module
@@ -102,6 +109,16 @@ def _looked_up(file: PyFile) -> Iterator[Claim]:
                     callee = ast.unparse(node.func)[:40]
                     yield _ended(file, node, f"{module} handed whole to {callee}")
                     break
+
+
+def _reflected(file: PyFile, node: ast.AST) -> bool:
+    """`object.__getattribute__(os, name)` called: a lookup on a process module by another
+    class's slot, whatever the name."""
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+        return False
+    if node.func.attr not in _REFLECTION or not node.args:
+        return False
+    return _process_module(file, node.args[0]) is not None and _called(file, node)
 
 
 def _called(file: PyFile, node: ast.AST) -> bool:
@@ -156,7 +173,7 @@ def _chained(file: PyFile, node: ast.AST) -> bool:
 
 def _raises_exit(file: PyFile, node: ast.Raise) -> bool:
     raised = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
-    return file.names.resolve(raised) == "builtins.SystemExit" and not _guarded(file, node)
+    return file.names.resolve(raised) in _EXIT_EXCEPTIONS and not _guarded(file, node)
 
 
 def _guarded(file: PyFile, node: ast.AST) -> bool:

@@ -13,6 +13,7 @@ import base64
 import binascii
 import builtins
 import codecs
+import posixpath
 from collections.abc import Iterator
 
 from referee.tools import pysource
@@ -78,6 +79,10 @@ def _fold(node: ast.AST | None, consts: dict[str, str], depth: int) -> str | Non
         case ast.BinOp(left=left, op=ast.Add(), right=right):
             a, b = _fold(left, consts, again), _fold(right, consts, again)
             return a + b if a is not None and b is not None else None
+        case ast.BinOp(left=left, op=ast.Div(), right=right):
+            # Strings do not divide: `Path("/") / "proc"` joins a path.
+            a, b = _fold(left, consts, again), _fold(right, consts, again)
+            return posixpath.join(a, b) if a is not None and b is not None else None
         case ast.JoinedStr(values=values):
             parts = [_fold(v, consts, again) for v in values]
             return "".join(p for p in parts if p is not None) if None not in parts else None
@@ -119,9 +124,13 @@ def _fold_call(node: ast.Call, consts: dict[str, str], depth: int) -> str | None
             )
         if func.id in ("str", "bytes", "bytearray") and len(args) == 1:
             return _chars(args[0], consts, depth)
+        if func.id in _PATHS:
+            return _joined(args, consts, depth)
         return None
     if not isinstance(func, ast.Attribute):
         return None
+    if func.attr in _PATHS or ast.unparse(func) in ("os.path.join", "posixpath.join"):
+        return _joined(args, consts, depth)
     owner = _fold(func.value, consts, depth)
     method = func.attr
     if method == "join" and owner is not None and len(args) == 1:
@@ -140,6 +149,15 @@ def _fold_call(node: ast.Call, consts: dict[str, str], depth: int) -> str | None
         digits = _fold(args[0], consts, depth)
         return _safe(lambda: bytes.fromhex(digits or "").decode("latin-1")) if digits else None
     return _decoded_module(func, args, consts, depth)
+
+
+_PATHS = frozenset({"Path", "PurePath", "PosixPath", "PurePosixPath"})
+
+
+def _joined(args: list[ast.expr], consts: dict[str, str], depth: int) -> str | None:
+    """A path joined from constants (`os.path.join("/", "proc")`, `Path("/proc", "self")`)."""
+    parts = [_fold(a, consts, depth) for a in args]
+    return posixpath.join(*parts) if parts and None not in parts else None  # type: ignore[arg-type]
 
 
 def _chars(node: ast.AST, consts: dict[str, str], depth: int) -> str | None:

@@ -22,7 +22,12 @@ from referee.tools.tampering.syntax import MAX_SOURCE
 __all__ = ["python_claims"]
 
 
-_RUNS_CODE = frozenset({"builtins.exec", "builtins.eval", "builtins.compile"})
+# What runs a string as code: the builtins, and the modules that time, profile or interpret one.
+_RUNS_CODE = frozenset(
+    {"builtins.exec", "builtins.eval", "builtins.compile", "timeit.timeit", "timeit.repeat"}
+    | {"timeit.Timer", "cProfile.run", "cProfile.runctx", "profile.run", "profile.runctx"}
+)
+_RUNS_SOURCE = frozenset({"runsource", "runcode"})  # code.InteractiveInterpreter's methods
 _NESTING = 3  # exec of a string that execs a string …: deeper than this is not followed
 
 
@@ -66,7 +71,9 @@ def _executed(file: PyFile, depth: int) -> list[Claim]:
         return []
     found: list[Claim] = []
     for call in file.calls:
-        if file.names.resolve(call.func) not in _RUNS_CODE or not call.args:
+        method = call.func.attr if isinstance(call.func, ast.Attribute) else ""
+        runs = file.names.resolve(call.func) in _RUNS_CODE or method in _RUNS_SOURCE
+        if not runs or not call.args:
             continue
         if _expects_an_error(file, call):
             continue  # `with pytest.raises(NameError): exec(…)`: the string is meant to fail

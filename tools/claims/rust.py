@@ -40,6 +40,7 @@ __all__ = ["rust_claims"]
 
 _HARD = frozenset(
     {"std::process::abort", "libc::exit", "libc::_exit", "libc::abort", "libc::raise"}
+    | {f"nix::unistd::{name}" for name in ("_exit", "execv", "execve", "execvp", "fexecve")}
     | {
         "std::intrinsics::abort",
         "core::intrinsics::abort",
@@ -57,9 +58,17 @@ _ENDING_PATH = re.compile(
     r"|libc\s*::\s*(?:" + "|".join(sorted(C_ENDS)) + r"))\b"
 )
 _EXIT = "std::process::exit"
-_PRINTERS = frozenset({"println", "print", "eprintln", "eprint", "write", "writeln"})
+_PRINTERS = frozenset({"println", "print", "eprintln", "eprint", "write", "writeln", "format_args"})
 _READERS = frozenset({"include_str", "include_bytes", "read_to_string", "read", "open"})
 _STRINGS = frozenset({"string_literal", "raw_string_literal"})
+
+
+def _unescaped(name: str) -> str:
+    """A string literal's text with Rust's escapes read (`\\x5fexit` is `_exit`)."""
+    try:
+        return name.encode("latin-1", "replace").decode("unicode_escape")
+    except UnicodeDecodeError:
+        return name
 
 
 def rust_claims(path: str, source: str, scope: Scope, role: Role) -> list[Claim] | None:
@@ -233,7 +242,7 @@ class _Rust:
             ):
                 if item.type == "attribute_item":
                     found = re.search(r'link_name\s*=\s*"([^"]+)"', text(item))
-                    linked = found.group(1) if found else linked
+                    linked = _unescaped(found.group(1)) if found else linked
                     continue
                 name = linked or text(item.child_by_field_name("name"))
                 linked = None
@@ -255,9 +264,15 @@ class _Rust:
         name = text(macro.child_by_field_name("macro")).rsplit("::", 1)[-1]
         literals = [n for n in descendants(macro, _STRINGS)]
         first = unquote(literals[0]) if literals else None
+        if name in ("asm", "global_asm") and re.search(r"\bsyscall\b|\bint\s+0x80\b", text(macro)):
+            # A system call made by hand: whatever its number, no reader can say it does not
+            # end the process.
+            yield self.file.claim(HARNESS_MODIFIED, macro, M.ended("a system call in asm!"))
         # A program's `fn main` never runs under `cargo test`: what it prints is its own output.
         if name in _PRINTERS and first is not None and not (self.entry and self._in_main(macro)):
-            line = protocol_line(first)
+            # `concat!` inside: the pieces are one literal line.
+            whole = "".join(unquote(n) or "" for n in literals) if "concat!" in text(macro) else ""
+            line = protocol_line(first) or (protocol_line(whole) if whole else None)
             if line is not None:
                 yield self.file.claim(
                     HARNESS_MODIFIED,
@@ -273,6 +288,13 @@ class _Rust:
             return
         name = text(function).rsplit("::", 1)[-1].rsplit(".", 1)[-1]
         literals = list(descendants(call, _STRINGS))
+        if name == "exec" and "Command" in text(call):
+            # CommandExt::exec: the test binary becomes another program, which exits as it likes.
+            yield self.file.claim(HARNESS_MODIFIED, call, M.ended("CommandExt::exec"))
+        if name in ("dlsym", "dlvsym") and any(
+            (unquote(s) or "").rstrip("\\0").rstrip("\x00") in C_ENDS for s in literals
+        ):
+            yield self.file.claim(HARNESS_MODIFIED, call, M.ended("the C library's exit by dlsym"))
         if name in ("write_all", "write") and literals:
             line = protocol_line(unquote(literals[0]) or "")
             if line is not None:

@@ -94,6 +94,10 @@ _TEST_FILE = re.compile(
 _TEST_FOLDER = frozenset({"test", "tests", "__tests__", "spec", "specs"})
 _GIT_INSIDE = re.compile(r"(?:^|[/\\])\.git[/\\][^/\\]")
 _WORD = re.compile(r"[^a-z0-9_]+")
+# A runner's own functions and variables by their qualified names: Go's testing package
+# (`testing.tRunner` in a stack), libtest's (`test::run_test`), the variables cargo sets for the
+# binaries it runs (`CARGO_MANIFEST_DIR`, read at run time rather than with `env!`).
+_RUNNER_CODE = re.compile(r"^(?:testing\.[A-Za-z]\w*|test::[a-z_]\w*|CARGO_[A-Z_]+)$")
 _ESCAPED = re.compile(r"\\([.\-_/:$^])")
 # cargo builds every test binary into target/<profile>/deps/ (the program itself one level up).
 _CARGO_TESTS = re.compile(r"(?:^|/)deps/|/deps$")
@@ -164,6 +168,8 @@ def _told(value: str, edited: tuple[str, ...] | None) -> Tell | None:
     folders = value.split("/")  # a path, not a PHP class name (PHPUnit\\Framework\\TestCase)
     if len(folders) > 1 and any(p.lower() in _RUNNERS for p in folders):
         return Tell("file", f"the test runner's files ({value!r})")
+    if _RUNNER_CODE.match(value):
+        return Tell("runner", f"the test runner's own code ({value!r})")
     if _CARGO_TESTS.search(value):
         return Tell("runner", f"cargo's folder of test binaries ({value!r})")
     if lowered.strip("-._: ") in _WORDS or _FLAG.search(lowered) or lowered == "node:test":
