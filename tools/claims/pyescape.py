@@ -138,7 +138,7 @@ def _called(file: PyFile, node: ast.AST) -> bool:
         elif isinstance(parent, ast.Assign | ast.NamedExpr) and parent.value is node:
             targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
             names = {t.id for t in targets if isinstance(t, ast.Name)}
-            return any(isinstance(c.func, ast.Name) and c.func.id in names for c in file.calls)
+            return not names.isdisjoint(file.called_names)
         else:
             return False
 

@@ -40,6 +40,11 @@ class PyFile:
         return [n for n in pysource.nodes(self.tree) if isinstance(n, ast.Call)]
 
     @cached_property
+    def called_names(self) -> frozenset[str]:
+        """The plain names the file calls (`f(…)`)."""
+        return frozenset(c.func.id for c in self.calls if isinstance(c.func, ast.Name))
+
+    @cached_property
     def called(self) -> list[Target]:
         """Every project name the file calls (`calc.add(…)`, `add(…)` imported from calc)."""
         found = (self.target(self.names.resolve(c.func)) for c in self.calls)
