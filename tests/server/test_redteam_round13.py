@@ -286,7 +286,6 @@ D_MISSES: dict[str, str] = {
     + " (end to end the harness rule holds it: a dotfile is configuration)",
     "py-sql-suffix": _NOT_DATA.format(why="`.sql` is a language (paths.py OTHER_SOURCE)"),
     "py-shell-suffix": _NOT_DATA.format(why="`.sh` is a language (paths.py OTHER_SOURCE)"),
-    "go-folder-is-the-package-name": _SPELLED.format(word="`calc` (`package calc`)"),
 }
 
 

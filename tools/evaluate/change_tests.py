@@ -31,7 +31,7 @@ from pathlib import Path
 from referee.tools import pysource
 from referee.tools.evaluate.data_modules import data_names, names_in, read_by_code
 from referee.tools.graders import test_patch
-from referee.tools.harness import is_harness_file
+from referee.tools.harness import MANIFESTS, is_harness_file
 from referee.tools.insource.declared import test_files_of
 from referee.tools.repo import Entry, blob_texts, tree_entry_map
 from referee.tools.static.paths import is_test_path, language_of
@@ -134,6 +134,10 @@ def _data_by_stem(repo: Path, candidates: list[str], trees: tuple[str, ...]) -> 
 _STRING = re.compile(r""""([^"\s\\]{1,200})"|'([^'\s\\]{1,200})'|`([^`\s\\]{1,200})`""")
 
 
+# Go's import paths are strings that name packages, not files (`import "example.com/calc"`).
+_GO_IMPORTS = re.compile(r'(?m)^import\s*(?:\([^)]*\)|"[^"\n]*")')
+
+
 @dataclass(frozen=True)
 class _Code:
     """What a tree's non-test code can name a file by: its strings without spaces and its
@@ -154,9 +158,14 @@ class _Code:
 def _code(repo: Path, tree: str) -> _Code:
     every = tree_entry_map(repo, tree)
     code = {p: e for p, e in every.items() if language_of(p) is not None and not is_test_path(p)}
-    settings = {p: e for p, e in every.items() if language_of(p) is None and is_harness_file(p)}
+    # Configuration the code reads; a manifest names packages and dependencies, not what is read.
+    settings = {
+        p: e
+        for p, e in every.items()
+        if language_of(p) is None and is_harness_file(p) and posixpath.basename(p) not in MANIFESTS
+    }
     strings = [
-        [next(g for g in m.groups() if g) for m in _STRING.finditer(t)]
+        [next(g for g in m.groups() if g) for m in _STRING.finditer(_GO_IMPORTS.sub("", t))]
         for t in _texts(repo, code, list(code))
     ]
     globs = {s.rsplit("/", 1)[-1] for found in strings for s in found if "*" in s or "?" in s}
