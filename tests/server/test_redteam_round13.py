@@ -777,13 +777,13 @@ C_HONEST: dict[str, tuple[str, str]] = {
 _SUBCOMMAND = (
     "tools/claims/tells.py tell_of/pairs: the word `test` compared with {argv} is a tell beside a"
     " read of the process, so a command-line program's own `test` subcommand is taken for a"
-    " question about the runner"
+    " question about the runner (kept: `manage.py test` is Django's runner, so the same words"
+    " do ask it; a judge may dismiss the line; Go's and Rust's `main`, which no test runs, are"
+    " left out)"
 )
 C_HONEST_FLAGGED: dict[str, str] = {
     "python-cli-test-subcommand": _SUBCOMMAND.format(argv="sys.argv"),
     "js-cli-test-subcommand": _SUBCOMMAND.format(argv="process.argv"),
-    "go-cli-test-subcommand": _SUBCOMMAND.format(argv="os.Args (in package main)"),
-    "rust-cli-test-subcommand": _SUBCOMMAND.format(argv="std::env::args (in src/main.rs)"),
     "task-runner-that-runs-pytest": "tools/claims/pysituation.py _asked: `PYTEST_ADDOPTS` set"
     " in a copy of os.environ for a child is a runner tell beside a read of the environment,"
     " though the module runs pytest rather than asking about it",

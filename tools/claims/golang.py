@@ -87,7 +87,9 @@ def go_claims(path: str, source: str, scope: Scope, role: Role) -> list[Claim] |
     if file is None:
         return None
     reader = _Go(file)
-    found = [*reader.escapes(), *asked(file, go_asking(file, reader._ref))]
+    # A program's `func main` never runs under `go test`: what it asks of argv is its own.
+    in_main = (lambda n: _in_func(n, "main")) if reader.package == "main" else None
+    found = [*reader.escapes(), *asked(file, go_asking(file, reader._ref), skip=in_main)]
     if role == "test":
         found += [*reader.replacements(), *reader.inspections()]
     else:

@@ -78,7 +78,7 @@ def rust_claims(path: str, source: str, scope: Scope, role: Role) -> list[Claim]
     reader = _Rust(file)
     return [
         *reader.claims(),
-        *asked(file, rust_asking(file, reader.resolve), skip=reader._test),
+        *asked(file, rust_asking(file, reader.resolve), skip=reader._never_tested),
         *cfg_claims(file, reader._test),
         *ts_equalities(file, "rust", reader._test),
         *_macro_equalities(file, reader),
@@ -248,6 +248,10 @@ class _Rust:
                 linked = None
                 if name in C_ENDS:
                     yield self.file.claim(HARNESS_MODIFIED, item, M.ended(f"C's {name}"))
+
+    def _never_tested(self, node: ts.Node) -> bool:
+        """Test code, or a program's `fn main`, which `cargo test` never runs."""
+        return self._test(node) or (self.entry and self._in_main(node))
 
     def _kills_itself(self, node: ts.Node) -> bool:
         call = node.parent
