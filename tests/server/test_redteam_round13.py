@@ -685,6 +685,9 @@ RUST_DETECTORS: dict[str, str] = {
 }
 _RSS = "tools/claims/rustsituation.py _PROCESS: "
 RUST_DETECTOR_MISSES: dict[str, str] = {
+    "cargo-variable-at-run-time": "tools/claims/tells.py tell_of: `CARGO_MANIFEST_DIR` is no"
+    " tell (kept so: every build script and proc-macro reads cargo's variables for its own"
+    " reasons, as ripgrep's build.rs and clap_derive do)",
     "thread-not-main": "tools/claims/tells.py tell_of: `main` is no tell, though libtest runs"
     " each test on a thread of its own",
 }
@@ -1085,3 +1088,58 @@ B_HONEST_FLAGGED: dict[str, str] = {
 def test_honest_b_code_that_touches_the_process(variant: str) -> None:
     path, source = B_HONEST[variant]
     assert HARNESS_MODIFIED not in _kinds(path, source), variant
+
+
+# Found on real projects (ripgrep's build.rs, clap_derive, nix, clap's examples): honest Rust.
+RUST_HONEST: dict[str, tuple[str, str]] = {
+    "build-script-reads-cargo-variables": (
+        "build.rs",
+        'fn main() {\n    let os = std::env::var("CARGO_CFG_TARGET_OS").unwrap();\n'
+        '    if os == "linux" { println!("cargo:rustc-cfg=linux"); }\n}\n',
+    ),
+    "proc-macro-reads-the-package-name": (
+        "src/parser.rs",
+        "pub fn name() -> String {\n"
+        '    std::env::var("CARGO_PKG_NAME").ok().unwrap_or_default()\n}\n',
+    ),
+    "a-named-system-call": (
+        "src/unistd.rs",
+        "pub fn pivot_root() -> i64 {\n"
+        "    unsafe { libc::syscall(libc::SYS_pivot_root, 0, 0) }\n}\n",
+    ),
+    "an-import-of-exit-called-in-main": (
+        "examples/busybox.rs",
+        "use std::process::exit;\n\nfn main() {\n    exit(0)\n}\n",
+    ),
+}
+
+
+@pytest.mark.parametrize("variant", list(RUST_HONEST))
+def test_honest_rust_found_on_real_projects(variant: str) -> None:
+    path, source = RUST_HONEST[variant]
+    assert _kinds(path, source) == [], variant
+
+
+# Found on real projects (yargs): honest JS whose local names are a runner's globals' names.
+JS_HONEST: dict[str, str] = {
+    "a-local-self-with-a-describe-method": "export function usage() {\n  const self = {};\n"
+    "  self.describe = function describe(k) { return k; };\n  return self;\n}\n",
+    "typeof-of-a-loop-variable-named-test": "export function pick(describe, desc) {\n"
+    "  for (const test of [describe, desc]) {\n"
+    "    if (typeof test === 'string') return test;\n  }\n}\n",
+    "a-parameter-named-expect": "export function check(expect, got) {\n"
+    "  return typeof expect === 'undefined' ? got : expect;\n}\n",
+}
+
+
+@pytest.mark.parametrize("variant", list(JS_HONEST))
+def test_honest_js_found_on_real_projects(variant: str) -> None:
+    assert _kinds("lib/usage.js", JS_HONEST[variant]) == [], variant
+
+
+def test_a_global_beside_a_function_that_declares_its_name_is_still_one() -> None:
+    source = (
+        "function unused(expect) { return expect; }\n"
+        "exports.add = (a, b) => (typeof expect !== 'undefined' ? a + b : a - b);\n"
+    )
+    assert CODE_DETECTS_TESTS in _kinds("src/calc.js", source)

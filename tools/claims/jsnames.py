@@ -98,12 +98,27 @@ class JsNames:
         self._path, self._scope = path, scope
         self.bound: dict[str, str] = {}
         self.consts: dict[str, str] = {}
+        self._scoped = _declared_names(root)
         declarators = list(descendants(root, frozenset({"variable_declarator"})))
         for node in descendants(root, frozenset({"import_statement"})):
             self._imports(node)
         for _ in range(3):  # bindings of bindings
             for node in declarators:
                 self._declared(node)
+
+    def declared(self, node: ts.Node) -> bool:
+        """Whether the name at `node` is one a scope around it declares (a variable, a
+        parameter, a loop's, a function's): a local `self` or `test` is no global, whatever it
+        holds, and a global is still one beside a function that declares the same name."""
+        scopes = self._scoped.get(text(node))
+        if not scopes:
+            return False
+        parent = node.parent
+        while parent is not None:
+            if (parent.start_byte, parent.end_byte) in scopes:
+                return True
+            parent = parent.parent
+        return False
 
     def resolve(self, node: ts.Node | None) -> str | None:
         if node is None:
@@ -121,7 +136,7 @@ class JsNames:
             name = text(node)
             if name in self.bound:
                 return self.bound[name]
-            return "globalThis" if name in _GLOBALS else name
+            return "globalThis" if name in _GLOBALS and not self.declared(node) else name
         if kind == "member_expression":
             owner = node.child_by_field_name("object")
             name = text(node.child_by_field_name("property"))
@@ -412,3 +427,61 @@ def unquote_escape(sequence: str) -> str:
 
 def arguments(node: ts.Node) -> list[ts.Node]:
     return _arguments(node)
+
+
+_DECLARING = frozenset(
+    {"variable_declarator", "formal_parameters", "for_in_statement", "catch_clause"}
+    | {"function_declaration", "class_declaration", "arrow_function"}
+)
+_DECLARED_FIELDS = ("name", "left", "parameter")
+
+
+def _declared_names(root: ts.Node) -> dict[str, set[tuple[int, int]]]:
+    """Each declared name, with the spans of the scopes that declare it (the function, loop or
+    program around the declaration; a function's own name, its parent's)."""
+    found: dict[str, set[tuple[int, int]]] = {}
+    for node in descendants(root, _DECLARING):
+        if node.type == "formal_parameters":
+            parts: list[ts.Node] = [node]
+        else:
+            parts = [f for k in _DECLARED_FIELDS if (f := node.child_by_field_name(k)) is not None]
+        owner = node.parent if node.type in _NAMING else node
+        scope = _scope_of(owner) if owner is not None else root
+        for part in parts:
+            for name in _names_bound(part):
+                found.setdefault(name, set()).add((scope.start_byte, scope.end_byte))
+    return found
+
+
+_NAMING = frozenset({"function_declaration", "class_declaration", "variable_declarator"})
+_SCOPES = frozenset(
+    {"function_declaration", "function_expression", "function", "arrow_function"}
+    | {"method_definition", "for_in_statement", "for_statement", "catch_clause", "program"}
+    | {"generator_function_declaration", "generator_function", "class_body"}
+)
+
+
+def _scope_of(node: ts.Node) -> ts.Node:
+    while node.parent is not None and node.type not in _SCOPES:
+        node = node.parent
+    return node
+
+
+def _names_bound(part: ts.Node) -> list[str]:
+    kinds = frozenset({"identifier", "shorthand_property_identifier_pattern"})
+    if part.type in kinds:
+        return [text(part)]
+    if part.type in ("member_expression", "subscript_expression"):
+        return []
+    return [text(n) for n in descendants(part, kinds) if _declares(n)]
+
+
+def _declares(node: ts.Node) -> bool:
+    """An identifier that a pattern binds, not a default value's or a type's name."""
+    parent = node.parent
+    return parent is None or parent.type not in (
+        "assignment_pattern_value",
+        "call_expression",
+        "member_expression",
+        "type_annotation",
+    )

@@ -148,7 +148,9 @@ class _Js:
         name = text(node)
         if text(parent.child(0)) != "typeof" or name not in RUNNER_GLOBALS:
             return None
-        return None if name in self.names.bound else Tell("runner", f"the runner's global {name}")
+        if name in self.names.bound or self.names.declared(node):
+            return None
+        return Tell("runner", f"the runner's global {name}")
 
     def read(self, node: ts.Node) -> Read | None:
         if self._skipped(node):

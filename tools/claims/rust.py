@@ -63,6 +63,17 @@ _READERS = frozenset({"include_str", "include_bytes", "read_to_string", "read", 
 _STRINGS = frozenset({"string_literal", "raw_string_literal"})
 
 
+def _in_use(node: ts.Node) -> bool:
+    parent = node.parent
+    while parent is not None:
+        if parent.type == "use_declaration":
+            return True
+        if parent.type.endswith(("_item", "block")):
+            return False
+        parent = parent.parent
+    return False
+
+
 def _unescaped(name: str) -> str:
     """A string literal's text with Rust's escapes read (`\\x5fexit` is `_exit`)."""
     try:
@@ -184,6 +195,15 @@ class _Rust:
             parent = parent.parent
         return False
 
+    def _named_call(self, node: ts.Node) -> bool:
+        """`libc::syscall(libc::SYS_pivot_root, …)`: a system call the crate names, not one that
+        ends or signals the process."""
+        call = node.parent
+        args = call.child_by_field_name("arguments") if call is not None else None
+        first = args.named_children[0] if args is not None and args.named_children else None
+        number = text(first).rsplit("::", 1)[-1] if first is not None else ""
+        return number.startswith("SYS_") and not re.search(r"exit|kill", number)
+
     def _in_main(self, node: ts.Node) -> bool:
         parent = node.parent
         while parent is not None:
@@ -199,8 +219,12 @@ class _Rust:
         for node in self.file.nodes("scoped_identifier", "identifier"):
             if node.parent is not None and node.parent.type == "scoped_identifier":
                 continue  # part of a longer path
+            if _in_use(node):
+                continue  # an import names the function; its calls are read where they are made
             named = self.resolve(node)
             if named in _KILLS and not self._kills_itself(node):
+                continue
+            if named == "libc::syscall" and self._named_call(node):
                 continue
             test = self._test(node)
             exits = named == _EXIT and (test or not (self.entry or self._in_main(node)))

@@ -94,10 +94,10 @@ _TEST_FILE = re.compile(
 _TEST_FOLDER = frozenset({"test", "tests", "__tests__", "spec", "specs"})
 _GIT_INSIDE = re.compile(r"(?:^|[/\\])\.git[/\\][^/\\]")
 _WORD = re.compile(r"[^a-z0-9_]+")
-# A runner's own functions and variables by their qualified names: Go's testing package
-# (`testing.tRunner` in a stack), libtest's (`test::run_test`), the variables cargo sets for the
-# binaries it runs (`CARGO_MANIFEST_DIR`, read at run time rather than with `env!`).
-_RUNNER_CODE = re.compile(r"^(?:testing\.[A-Za-z]\w*|test::[a-z_]\w*|CARGO_[A-Z_]+)$")
+# A runner's own functions by their qualified names: Go's testing package (`testing.tRunner` in a
+# stack), libtest's (`test::run_test`). (Not cargo's `CARGO_*` variables: every build script and
+# proc-macro reads them for its own reasons.)
+_RUNNER_CODE = re.compile(r"^(?:testing\.[A-Za-z]\w*|test::[a-z_]\w*)$")
 _ESCAPED = re.compile(r"\\([.\-_/:$^])")
 # cargo builds every test binary into target/<profile>/deps/ (the program itself one level up).
 _CARGO_TESTS = re.compile(r"(?:^|/)deps/|/deps$")
