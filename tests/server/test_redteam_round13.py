@@ -1143,3 +1143,21 @@ def test_a_global_beside_a_function_that_declares_its_name_is_still_one() -> Non
         "exports.add = (a, b) => (typeof expect !== 'undefined' ? a + b : a - b);\n"
     )
     assert CODE_DETECTS_TESTS in _kinds("src/calc.js", source)
+
+
+def test_honest_js_a_test_that_stubs_process_exit_and_puts_it_back() -> None:
+    """yargs' tests save `process.exit`, stub it, and restore it; nothing calls the real one."""
+    source = (
+        "const _exit = process.exit;\nlet exited = false;\n"
+        "test('x', () => {\n  process.exit = (code) => { exited = true; };\n  run();\n"
+        "  process.exit = _exit;\n});\n"
+    )
+    assert _kinds("test/usage.test.js", source) == []
+
+
+@pytest.mark.parametrize(
+    "call", ["const bye = process.exit;\n  bye(0);", "setTimeout(process.exit, 0);"]
+)
+def test_a_kept_or_handed_process_exit_is_still_an_exit(call: str) -> None:
+    source = f"test('x', () => {{\n  {call}\n}});\n"
+    assert HARNESS_MODIFIED in _kinds("test/usage.test.js", source)

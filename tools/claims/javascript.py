@@ -338,6 +338,8 @@ class _Reader:
             ):
                 if named == "process.exitCode" and not _assigned(node):
                     continue
+                if named != "process.exitCode" and _moved(node):
+                    continue  # saved, stubbed or put back (`const exit = process.exit`): no call
                 yield self.file.claim(HARNESS_MODIFIED, node, M.ended(named))
             elif not test and _assigned(node) and (_channel(named) or _zeroed(node, named)):
                 yield self.file.claim(HARNESS_MODIFIED, node, M.channel(named))
@@ -546,6 +548,21 @@ def _literal_keys(node: ts.Node, names: JsNames) -> list[str]:
         else:
             keys.append(text(key).strip("'\"`"))
     return keys
+
+
+def _moved(node: ts.Node) -> bool:
+    """A function value only moved: assigned to (a stub), or the whole value of an assignment or
+    a declaration (kept aside, put back). Where the name it went to is called, that call is one
+    of the function's (the names resolve)."""
+    parent = node.parent
+    if parent is None:
+        return False
+    if parent.type == "assignment_expression":
+        return node in (parent.child_by_field_name("left"), parent.child_by_field_name("right"))
+    return parent.type == "variable_declarator" and node in (
+        parent.child_by_field_name("value"),
+        parent.child_by_field_name("name"),
+    )
 
 
 def _assigned(node: ts.Node) -> bool:
