@@ -1222,8 +1222,6 @@ OLDER_FLAGGED: dict[str, str] = {
     "an-option-list-naming-describe": "tools/claims/jssituation.py _Js.tell with"
     " tssituation.asked: the string 'describe' is a runner global's name, and `opts` carries it"
     " by name into another function's `typeof opts`",
-    "a-fixture-pretending-to-be-a-terminal": "tools/claims/javascript.py _channel: any write"
-    " under `process.stdout` counts as replacing a runner's channel, a flag such as isTTY too",
     "a-fake-command-raising-systemexit-for-its-caller": "tools/claims/pyescape.py"
     " _exits/_raises_exit: `raise SystemExit` in a function handed to a caller that catches it"
     " is read as ending the run",

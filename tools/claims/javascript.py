@@ -66,6 +66,8 @@ _PROCESS_CHANNELS = frozenset(
     {"stdout", "stderr", "stdin", "send", "channel", "emit", "_events", "disconnect"}
     | {"_rawDebug", "binding", "_linkedBinding", "reallyExit", "exit", "abort"}
 )
+# A stream's account of its terminal (a fixture pretends to be one): no output passes through it.
+_TERMINAL = frozenset({"isTTY", "columns", "rows", "hasColors", "getColorDepth", "getWindowSize"})
 _STREAM_MODULES = frozenset(
     {"stream", "net", "tty", "fs", "events", "worker_threads", "child_process"}
     | {"node:stream", "node:net", "node:tty", "node:fs", "node:events", "node:worker_threads"}
@@ -82,6 +84,8 @@ def _channel(named: str) -> bool:
     a worker thread's `parentPort`, or a prototype of the stream and event classes."""
     parts = named.removeprefix("globalThis.").split(".")
     if parts[0] == "process":
+        if len(parts) >= 3 and parts[2] in _TERMINAL:
+            return False  # what the stream says of its terminal, not what it carries
         return len(parts) >= 2 and parts[1] in _PROCESS_CHANNELS
     if parts[0] in _STREAM_MODULES:
         return "parentPort" in parts or "prototype" in parts or "__proto__" in parts
