@@ -1212,8 +1212,6 @@ OLDER_HONEST: dict[str, tuple[str, str]] = {
     ),
 }
 OLDER_FLAGGED: dict[str, str] = {
-    "glibc-version-by-ctypes": "tools/claims/pyescape.py _native: `CDLL(None)` in the code under"
-    " test counts as reaching the C library's _exit, whatever is looked up in it",
     "environment-copied-into-a-helper-taints-its-paths": "tools/claims/pywrites.py"
     " _tainted_names/_level: a name given `{**os.environ}` in a call's arguments taints the call's"
     " result and every path built from it, file-wide",

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from referee.tools import pysource
 from referee.tools.claims import messages as M
 from referee.tools.claims.model import HARNESS_MODIFIED, Claim
-from referee.tools.claims.patterns import names_runner, protocol_line
+from referee.tools.claims.patterns import C_ENDS, names_runner, protocol_line
 from referee.tools.claims.pyfile import PyFile
 from referee.tools.claims.pywrites import writes
 
@@ -232,7 +232,24 @@ def _native(file: PyFile, node: ast.AST, named: str, test: bool) -> bool:
     first = call.args[0] if call.args else None
     library = file.names.fold(first) if first is not None else None
     none = isinstance(first, ast.Constant) and first.value is None
-    return none or first is None or (library is not None and _libc(library))
+    c_library = none or first is None or (library is not None and _libc(library))
+    return c_library and _looks_up_an_exit(file)
+
+
+def _looks_up_an_exit(file: PyFile) -> bool:
+    """The C library loaded, and something of it that ends the process asked for: an exit's name
+    as an attribute or a string (`libc._exit`, `getattr(libc, "_exit")`), or a name built at run
+    time. pip's `CDLL(None).gnu_get_libc_version` asks for the glibc version only."""
+    for node in pysource.nodes(file.tree):
+        if isinstance(node, ast.Attribute) and node.attr in C_ENDS:
+            if (file.names.resolve(node.value) or "") not in ("os", "sys", "signal"):
+                return True
+        elif isinstance(node, ast.Constant) and node.value in C_ENDS:
+            return True
+        elif isinstance(node, ast.Call) and file.names.resolve(node.func) == "builtins.getattr":
+            if len(node.args) > 1 and file.names.fold(node.args[1]) is None:
+                return True
+    return False
 
 
 def _libc(name: str) -> bool:
