@@ -1230,3 +1230,16 @@ OLDER_FLAGGED: dict[str, str] = {
 def test_honest_code_older_readers_flag(variant: str) -> None:
     path, source = OLDER_HONEST[variant]
     assert _kinds(path, source) == [], variant
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import ctypes\n\n\ndef stop():\n    ctypes.CDLL(None)._exit(0)\n",
+        "import ctypes\n\nLIBC = ctypes.CDLL('libc.so.6')\n\n\ndef stop(name):\n"
+        "    getattr(LIBC, name)(0)\n",
+        "import ctypes\n\n\ndef stop():\n    getattr(ctypes.CDLL(None), 'abort')()\n",
+    ],
+)
+def test_the_c_library_asked_for_an_exit_by_code_under_test(source: str) -> None:
+    assert HARNESS_MODIFIED in _kinds("calc.py", source)
