@@ -242,14 +242,18 @@ def _answers(proc: subprocess.Popen[bytes], wanted: set[int]) -> dict[int, dict[
     """Read response lines until every id in `wanted` is answered."""
     assert proc.stdout is not None
     found: dict[int, dict[str, Any]] = {}
-    deadline = time.monotonic() + 120  # a cold interpreter imports the SDK first
-    while wanted - set(found) and time.monotonic() < deadline:
+    # A stall, not a total: each answer gives the next one as long again (a cold interpreter
+    # imports the SDK first, and a loaded machine answers ten calls slowly), while a server that
+    # stopped answering or exited still ends the wait.
+    deadline = time.monotonic() + 180
+    while wanted - set(found) and time.monotonic() < deadline and proc.poll() is None:
         ready, _, _ = select.select([proc.stdout], [], [], 1.0)
         line = proc.stdout.readline() if ready else b""
         if line.strip():
             message = json.loads(line)
             if message.get("id") in wanted:
                 found[message["id"]] = message
+                deadline = time.monotonic() + 180
     return found
 
 
