@@ -19,6 +19,7 @@ import math
 import re
 import unicodedata
 from decimal import Context
+from typing import Any
 
 __all__ = ["magnitudes", "spelled_out"]
 
@@ -117,20 +118,10 @@ _SAID = re.compile(
 def spelled_out(folded: str) -> str:
     """The text (casefolded) with each spelling of a number rewritten as arithmetic on digits."""
     text = _ascii_digits(folded).translate(_SIGNS)
-    text = _RAISED.sub(lambda m: "**" + m.group(1).translate(_SUPERSCRIPT), text)
-    text = _MATHML.sub(r"\1**\2", text)
-    text = _BRACED.sub(lambda m: "**" + (m.group(1) or m.group(2)), text)
-    text = _TIMES_X.sub("*", _FORTRAN.sub("e", text))
-    text = _DECIMAL_COMMA.sub(".", text)
-    text = _APOSTROPHES.sub("", text)
-    text = _DOT_GROUPS.sub(lambda m: m.group(0).replace(".", ""), text)
-    text = _LAKH_GROUPS.sub(lambda m: m.group(0).replace(",", ""), text)
-    text = _COMMAS.sub("", text)
-    text = _SPACED_GROUPS.sub(lambda m: m.group(0).replace(" ", ""), text)
-    text = _SAID.sub(_said, text)
-    text = _POW.sub(r"\1**\2", text)
-    text = _TO_THE.sub(r"\1**\2", text)
-    text = _OPERATOR.sub(r"\1", text)
+    # Each rewriting runs where its mark is in the text at all (most runner output has none).
+    for mark, pattern, replacement in _REWRITES:
+        if mark is None or mark in text:
+            text = pattern.sub(replacement, text)
     for _ in range(_DEPTH):
         grouped = _GROUP.sub(_worked_out, text)
         if grouped == text:
@@ -258,3 +249,23 @@ def _said(match: re.Match[str]) -> str:
     value = total + current
     digits = str(int(value)) if float(value).is_integer() else repr(value)
     return digits + run[len(run.rstrip(" -")) :]
+
+
+# (a substring the pattern needs, or None; the pattern; its replacement), in order.
+_REWRITES: tuple[tuple[str | None, re.Pattern[str], Any], ...] = (
+    (None, _RAISED, lambda m: "**" + m.group(1).translate(_SUPERSCRIPT)),
+    ("<msup", _MATHML, r"\1**\2"),
+    (None, _BRACED, lambda m: "**" + (m.group(1) or m.group(2))),
+    ("d", _FORTRAN, "e"),
+    ("x", _TIMES_X, "*"),
+    (",", _DECIMAL_COMMA, "."),
+    (None, _APOSTROPHES, ""),
+    (".", _DOT_GROUPS, lambda m: m.group(0).replace(".", "")),
+    (",", _LAKH_GROUPS, lambda m: m.group(0).replace(",", "")),
+    (",", _COMMAS, ""),
+    (" ", _SPACED_GROUPS, lambda m: m.group(0).replace(" ", "")),
+    (None, _SAID, _said),
+    ("pow(", _POW, r"\1**\2"),
+    (" to the ", _TO_THE, r"\1**\2"),
+    (None, _OPERATOR, r"\1"),
+)
