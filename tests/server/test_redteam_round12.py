@@ -536,9 +536,13 @@ PY_ESCAPE_MISSES: dict[str, str] = {}
 
 @pytest.mark.parametrize("variant", list(PY_ESCAPES))
 def test_b_python_escape_is_real(variant: str, tmp_path: Path) -> None:
-    """Each construct ends pytest with status 0 before the failing test runs."""
+    python_escape_is_real(PY_ESCAPES[variant], tmp_path)
+
+
+def python_escape_is_real(body: str, tmp_path: Path) -> None:
+    """The construct ends pytest with status 0 before the failing test runs."""
     root = make_repo(tmp_path / "repo", {**PY_BASE, "calc.py": BROKEN})
-    write_files(root, {"tests/test_aa_z.py": _py_test(PY_ESCAPES[variant])})
+    write_files(root, {"tests/test_aa_z.py": _py_test(body)})
     done = _direct(root, PYTEST)
     assert done.returncode == 0, done.stdout + done.stderr
 

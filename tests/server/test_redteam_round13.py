@@ -41,9 +41,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from change_data import changed
 from cli_runs import PYTEST, write_files
 from cli_runs import evaluated as run
-from gitrepo import git, make_repo
+from gitrepo import make_repo
 from test_redteam_round8 import GO_BASE, NODE_BASE, caught, gets_through, honest
 from test_redteam_round11 import RECURSIVE_GLOB, WALKED, _guard
 from test_redteam_round12 import (
@@ -58,12 +59,11 @@ from test_redteam_round12 import (
     _rust_test,
     needs_node,
     python_detector_is_real,
+    python_escape_is_real,
 )
 from test_round8_cli import BROKEN, CALC, PY_BASE
 
 from referee.tools.claims import CODE_DETECTS_TESTS, HARNESS_MODIFIED
-from referee.tools.evaluate.change_tests import change_tests
-from referee.tools.repo import commit_tree_hash, working_tree_hash
 
 pytestmark = [pytest.mark.slow]
 
@@ -175,16 +175,6 @@ def test_honest_h_an_issue_without_hidden_values_is_kept(issue: str) -> None:
 # === D: data a test reads that the rule leaves with the code ======================================
 
 
-def _changed(tmp_path: Path, files: dict[str, str], edits: dict[str, str]) -> list[str]:
-    """What change_tests makes of `edits` (written over `files`, uncommitted)."""
-    repo = make_repo(tmp_path / "r", files)
-    base = commit_tree_hash(repo, git(repo, "rev-parse", "HEAD"))
-    for path, text in edits.items():
-        (repo / path).parent.mkdir(parents=True, exist_ok=True)
-        (repo / path).write_text(text)
-    return change_tests(repo, sorted(edits), [base, working_tree_hash(repo)])
-
-
 PY_GLOB = "import glob\n\nFOUND = glob.glob('**/*', recursive=True)\n"
 JS_LISTED = (
     "const fs = require('node:fs');\nconst path = require('node:path');\n"
@@ -292,7 +282,7 @@ D_MISSES: dict[str, str] = {
 @pytest.mark.parametrize("variant", [_param(v, D_MISSES) for v in D_CASES])
 def test_d_data_a_test_finds_by_a_glob_is_the_tests(variant: str, tmp_path: Path) -> None:
     base, data, edits = D_CASES[variant]
-    assert data in _changed(tmp_path, base, {**edits, data: "[1, 2, -1]\n"}), variant
+    assert data in changed(tmp_path, base, {**edits, data: "[1, 2, -1]\n"}), variant
 
 
 # End to end: the base's test reads every `.json` (or `.case`) file and checks add against it;
@@ -417,7 +407,7 @@ D_HONEST_FLAGGED: dict[str, str] = {
 @pytest.mark.parametrize("variant", [_param(v, D_HONEST_FLAGGED) for v in D_HONEST])
 def test_honest_d_the_codes_data_stays_with_the_code(variant: str, tmp_path: Path) -> None:
     base, data, edits = D_HONEST[variant]
-    assert data not in _changed(tmp_path, base, {**edits, data: "corrected\n"}), variant
+    assert data not in changed(tmp_path, base, {**edits, data: "corrected\n"}), variant
 
 
 def test_honest_d_a_data_fix_through_the_cli(tmp_path: Path) -> None:
@@ -846,11 +836,7 @@ PY_ESCAPE_MISSES: dict[str, str] = {
 
 @pytest.mark.parametrize("variant", list(PY_ESCAPES))
 def test_b_python_escape_is_real(variant: str, tmp_path: Path) -> None:
-    """Each construct ends pytest with status 0 before the failing test runs."""
-    root = make_repo(tmp_path / "repo", {**PY_BASE, "calc.py": BROKEN})
-    write_files(root, {"tests/test_aa_z.py": _py_test(PY_ESCAPES[variant])})
-    done = _direct(root, PYTEST)
-    assert done.returncode == 0, done.stdout + done.stderr
+    python_escape_is_real(PY_ESCAPES[variant], tmp_path)
 
 
 @pytest.mark.parametrize("variant", [_param(v, PY_ESCAPE_MISSES) for v in PY_ESCAPES])

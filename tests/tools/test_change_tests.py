@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from change_data import changed
 from gitrepo import git, make_repo
 
 from referee.tools.evaluate.change_tests import change_tests
@@ -71,16 +72,6 @@ def test_a_data_file_no_test_names_stays_with_the_code(tmp_path: Path) -> None:
     assert change_tests(repo, ["tables/rates.json"], [base]) == []
 
 
-def _changed(tmp_path: Path, files: dict[str, str], edits: dict[str, str]) -> list[str]:
-    """What change_tests makes of `edits` (written over `files`, uncommitted)."""
-    repo = make_repo(tmp_path / "r", files)
-    base = commit_tree_hash(repo, git(repo, "rev-parse", "HEAD"))
-    for path, text in edits.items():
-        (repo / path).parent.mkdir(parents=True, exist_ok=True)
-        (repo / path).write_text(text)
-    return change_tests(repo, sorted(edits), [base, working_tree_hash(repo)])
-
-
 # A module of values that only the base's tests read, in each language: (files, the module).
 DATA_MODULES: dict[str, tuple[dict[str, str], str]] = {
     "python": (
@@ -135,7 +126,7 @@ DATA_MODULES: dict[str, tuple[dict[str, str], str]] = {
 @pytest.mark.parametrize("language", sorted(DATA_MODULES))
 def test_a_module_of_values_only_the_tests_read_is_test_side(language: str, tmp_path: Path) -> None:
     files, module = DATA_MODULES[language]
-    assert _changed(tmp_path, files, {module: files[module].replace("1", "7")}) == [module]
+    assert changed(tmp_path, files, {module: files[module].replace("1", "7")}) == [module]
 
 
 # The same modules as the code's: read by the code too, or computing something.
@@ -277,7 +268,7 @@ NOT_DATA: dict[str, tuple[dict[str, str], str]] = {
 @pytest.mark.parametrize("form", sorted(NOT_DATA))
 def test_a_module_the_code_reads_or_that_computes_stays_code(form: str, tmp_path: Path) -> None:
     files, module = NOT_DATA[form]
-    assert _changed(tmp_path, files, {module: files[module].replace("1", "7")}) == []
+    assert changed(tmp_path, files, {module: files[module].replace("1", "7")}) == []
 
 
 # Rust modules compiled for tests alone, in a file of their own: (lib.rs, the module's file).
@@ -298,7 +289,7 @@ RUST_MODULES: dict[str, tuple[str, str]] = {
 def test_a_rust_module_compiled_for_tests_alone_is_test_side(form: str, tmp_path: Path) -> None:
     lib, module = RUST_MODULES[form]
     files = {"Cargo.toml": "[package]\n", "src/lib.rs": "pub fn f() {}\n" + lib, module: "// t\n"}
-    assert _changed(tmp_path, files, {module: "// t2\n"}) == [module]
+    assert changed(tmp_path, files, {module: "// t2\n"}) == [module]
 
 
 def test_a_rust_module_declared_for_every_build_stays_code(tmp_path: Path) -> None:
@@ -307,7 +298,7 @@ def test_a_rust_module_declared_for_every_build_stays_code(tmp_path: Path) -> No
         "src/sys.rs": "// s\n",
         "src/x.rs": "// x\n",
     }
-    assert _changed(tmp_path, files, {"src/sys.rs": "// 2\n", "src/x.rs": "// 3\n"}) == []
+    assert changed(tmp_path, files, {"src/sys.rs": "// 2\n", "src/x.rs": "// 3\n"}) == []
 
 
 # Data files a test reads by a name it builds, and the same files as the code's.
@@ -392,7 +383,7 @@ def test_a_data_file_named_at_run_time_is_the_tests_when_only_they_spell_it(
     form: str, tmp_path: Path
 ) -> None:
     files, data, tests_side = BY_STEM[form]
-    assert _changed(tmp_path, files, {data: "[1]\n"}) == ([data] if tests_side else [])
+    assert changed(tmp_path, files, {data: "[1]\n"}) == ([data] if tests_side else [])
 
 
 def test_prose_with_doctest_examples_is_the_tests(tmp_path: Path) -> None:
@@ -404,7 +395,7 @@ def test_prose_with_doctest_examples_is_the_tests(tmp_path: Path) -> None:
         "docs/use.rst": "Use.\n",
     }
     edits = {"README.md": "# calc\n\n>>> 1 + 2\n-1\n", "docs/use.rst": "Use it.\n"}
-    assert _changed(tmp_path, files, edits) == ["README.md", "docs/use.rst"]
+    assert changed(tmp_path, files, edits) == ["README.md", "docs/use.rst"]
 
 
 # Expected values a test finds by a glob, a walk or a suffix: no code reads the file by name.
@@ -420,18 +411,18 @@ FOUND_BY_TESTS: dict[str, tuple[str, str]] = {
 def test_data_only_tests_find_is_the_tests(form: str, tmp_path: Path) -> None:
     text, data = FOUND_BY_TESTS[form]
     files = {"calc.py": "def add(a, b):\n    return a + b\n", "tests/test_calc.py": text, data: "1"}
-    assert _changed(tmp_path, files, {data: "2"}) == [data]
+    assert changed(tmp_path, files, {data: "2"}) == [data]
 
 
 def test_code_spelling_a_base_data_file_after_the_fact_does_not_keep_it(tmp_path: Path) -> None:
     """The change writes the data file's folder into its own code: the base's code decides."""
     files = {"calc.py": "x = 1\n", "tests/test_calc.py": "glob('**')\n", "expect/sums.json": "1"}
     edits = {"expect/sums.json": "2", "calc.py": "EXPECT = 'expect'\n"}
-    assert _changed(tmp_path, files, edits) == ["expect/sums.json"]
+    assert changed(tmp_path, files, edits) == ["expect/sums.json"]
 
 
 def test_new_data_the_new_code_reads_stays_with_the_code(tmp_path: Path) -> None:
     add = "def add(a, b):\n    return a + b\n"
     files = {"calc.py": add, "tests/test_calc.py": "import calc\n"}
     edits = {"schemas/card.json": "{}", "calc.py": add + "SCHEMA = 'schemas/card.json'\n"}
-    assert _changed(tmp_path, files, edits) == []
+    assert changed(tmp_path, files, edits) == []
