@@ -120,6 +120,18 @@ class JsNames:
             parent = parent.parent
         return False
 
+    def scope(self, name: str, node: ts.Node) -> tuple[int, int] | None:
+        """The span of the innermost scope around `node` that declares `name` (None: a global or
+        a name no scope of the file declares)."""
+        scopes = self._scoped.get(name)
+        parent: ts.Node | None = node
+        while scopes and parent is not None:
+            span = (parent.start_byte, parent.end_byte)
+            if span in scopes and parent.parent is not None:
+                return span
+            parent = parent.parent
+        return None
+
     def resolve(self, node: ts.Node | None) -> str | None:
         if node is None:
             return None

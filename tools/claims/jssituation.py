@@ -89,7 +89,7 @@ class _Js:
         ]
 
     def asking(self) -> Asking:
-        return Asking(self.tell, self.read, _bindings, _stops)
+        return Asking(self.tell, self.read, _bindings, _stops, scope=self.names.scope)
 
     def _skipped(self, node: ts.Node) -> bool:
         return any(start <= node.start_byte < end for start, end in self.blocks)

@@ -38,6 +38,8 @@ _TEST_EXITS = frozenset(
 _EXIT_EXCEPTIONS = frozenset(
     {"builtins.SystemExit", "pytest.exit.Exception", "_pytest.outcomes.Exit", "pytest.exit.Exit"}
 )
+# Where a function runs when no test is running: signal handlers, exit hooks, other threads.
+_OUTSIDE_TESTS = ("signal.", "atexit.", "threading.", "_thread.", "sys.", "faulthandler.")
 _SELF = frozenset({"os.getpid", "os.getppid", "os.getpgrp", "os.getpgid"})
 _OUTPUT = frozenset({"print", "write", "writelines", "echo", "secho", "info", "warning"})
 # `os` is the C module `posix` (`nt` on Windows) under another name.
@@ -173,7 +175,30 @@ def _chained(file: PyFile, node: ast.AST) -> bool:
 
 def _raises_exit(file: PyFile, node: ast.Raise) -> bool:
     raised = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
-    return file.names.resolve(raised) in _EXIT_EXCEPTIONS and not _guarded(file, node)
+    named = file.names.resolve(raised)
+    if named == "builtins.SystemExit" and _within_a_test(file, node):
+        return False
+    return named in _EXIT_EXCEPTIONS and not _guarded(file, node)
+
+
+def _within_a_test(file: PyFile, node: ast.AST) -> bool:
+    """Raised by a function a test defines (a fake command it hands to the code under test): it
+    runs while the test does, and a SystemExit that reaches the runner from a test is reported as
+    that test's failure (pytest and unittest catch it; pytest's own `Exit` they do not). Not when
+    the function is installed where it runs outside any test (a signal handler, an exit hook)."""
+    functions = [
+        a for a in file.ancestors(node) if isinstance(a, ast.FunctionDef | ast.AsyncFunctionDef)
+    ]
+    if len(functions) < 2 or not functions[-1].name.startswith("test"):
+        return False
+    inner = functions[0].name
+    for call in file.calls:
+        callee = file.names.resolve(call.func) or ""
+        given = [*call.args, *(k.value for k in call.keywords)]
+        handed = any(isinstance(a, ast.Name) and a.id == inner for a in given)
+        if handed and callee.startswith(_OUTSIDE_TESTS):
+            return False
+    return True
 
 
 def _guarded(file: PyFile, node: ast.AST) -> bool:

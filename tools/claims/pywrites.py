@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 
 from referee.tools import pysource
 from referee.tools.claims import messages as M
@@ -48,11 +49,14 @@ def writes(file: PyFile) -> Iterator[Claim]:
             )
 
 
-def _level(file: PyFile, expr: ast.AST, taint: dict[str, int]) -> int:
+def _level(file: PyFile, expr: ast.AST, taint: _Taint, whole: bool = True) -> int:
+    """How the path `expr` comes from the runner's options (0: not at all); with `whole` False,
+    a copy of the whole environment counts for nothing."""
     level = 0
     for node in ast.walk(expr):
-        if isinstance(node, ast.Name) and node.id in taint:
-            level = max(level, taint[node.id])
+        if isinstance(node, ast.Name) and node.id in taint.levels:
+            if not (node.id in taint.held and node is not expr and _attribute_of(file, node)):
+                level = max(level, taint.levels[node.id])
         if isinstance(node, ast.Constant | ast.BinOp | ast.JoinedStr):
             if _CMDLINE.match(file.names.fold(node) or ""):
                 level = _SEARCHED
@@ -63,8 +67,31 @@ def _level(file: PyFile, expr: ast.AST, taint: dict[str, int]) -> int:
         if named in _ARGV:
             level = max(level, _SEARCHED if _iterated(file, node) else _PLAIN)
         elif named in _ENV or (named or "").startswith("os.environ."):
-            level = max(level, _PLAIN)
+            if whole or not _whole_environment(file, node, named):
+                level = max(level, _PLAIN)
     return level
+
+
+def _attribute_of(file: PyFile, node: ast.AST) -> bool:
+    parent = file.parents.get(node)
+    return isinstance(parent, ast.Attribute) and parent.value is node
+
+
+def _whole_environment(file: PyFile, node: ast.AST, named: str | None) -> bool:
+    """A copy of the whole environment (`{**os.environ, …}`, `dict(os.environ)`,
+    `os.environ.copy()`) that nothing looks into: what a child process is given, not one
+    variable's value."""
+    parent = file.parents.get(node)
+    made: ast.AST | None = None
+    if named in ("os.environ", "os.environb"):
+        copied = isinstance(parent, ast.Call) and file.names.resolve(parent.func) == "builtins.dict"
+        made = parent if isinstance(parent, ast.Dict) or copied else None
+    elif named in ("os.environ.copy", "os.environb.copy") and isinstance(parent, ast.Call):
+        made = parent
+    if made is None:
+        return False
+    around = file.parents.get(made)
+    return not isinstance(around, ast.Subscript | ast.Attribute)
 
 
 def _iterated(file: PyFile, node: ast.AST) -> bool:
@@ -82,16 +109,30 @@ def _iterated(file: PyFile, node: ast.AST) -> bool:
     )
 
 
-def _tainted_names(file: PyFile) -> dict[str, int]:
-    taint: dict[str, int] = {}
+@dataclass
+class _Taint:
+    """Names bound from the runner's options, with how (`_PLAIN`, `_SEARCHED`); `held` names an
+    object a call made from a copy of the whole environment: the object itself may be a path,
+    its attributes (`script.scratch_path`) are its own."""
+
+    levels: dict[str, int] = field(default_factory=dict)
+    held: set[str] = field(default_factory=set)
+
+
+def _tainted_names(file: PyFile) -> _Taint:
+    taint = _Taint()
     bindings = list(_bindings(file.tree))
     for _ in range(4):  # names bound from names, a few levels deep
         grew = False
         for target, value in bindings:
             level = _level(file, value, taint)
-            if level > taint.get(target, 0):
-                taint[target] = level
+            if level > taint.levels.get(target, 0):
+                taint.levels[target] = level
                 grew = True
+                if isinstance(value, ast.Call) and _level(file, value, taint, whole=False) < level:
+                    taint.held.add(target)
+                else:
+                    taint.held.discard(target)
         if not grew:
             break
         # Only a value that reads a name can take more from another pass (a generated module's

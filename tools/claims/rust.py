@@ -231,6 +231,8 @@ class _Rust:
             libc = (
                 (named or "").startswith("libc::") and named[6:] in C_ENDS and named not in _KILLS
             )
+            if (named in _HARD or exits or libc) and _in_forked_child(node):
+                continue  # the child of a fork ends itself, not the runner's process
             if named in _HARD or named in _KILLS or exits or libc:
                 yield self.file.claim(HARNESS_MODIFIED, node, M.ended(named))
         yield from self._foreign_ends()
@@ -342,6 +344,37 @@ class _Rust:
                 node,
                 M.reads(module.path),
             )
+
+
+def _in_forked_child(node: ts.Node) -> bool:
+    """In the child's branch of a fork: the arm `ForkResult::Child` of a match on `fork()`, or
+    `if pid == 0` where `pid` was bound from `fork()`. A child must end without unwinding into the
+    test runner's code it inherited (`libc::_exit`), and its end is not the runner's."""
+    child = node
+    parent = node.parent
+    while parent is not None:
+        if parent.type == "match_arm":
+            pattern = parent.child_by_field_name("pattern")
+            match = _enclosing(parent, "match_expression")
+            value = match.child_by_field_name("value") if match is not None else None
+            if pattern is not None and re.search(r"\bChild\b", text(pattern)) and value:
+                return "fork" in text(value)
+        if parent.type == "if_expression" and child == parent.child_by_field_name("consequence"):
+            condition = text(parent.child_by_field_name("condition"))
+            found = re.fullmatch(r"\s*(\w+)\s*==\s*0\s*", condition)
+            function = _enclosing(parent, "function_item")
+            if found and function is not None:
+                bound = rf"let\s+(?:mut\s+)?{found.group(1)}\b[^;]*\bfork\s*\("
+                return re.search(bound, text(function)) is not None
+        child, parent = parent, parent.parent
+    return False
+
+
+def _enclosing(node: ts.Node, kind: str) -> ts.Node | None:
+    parent = node.parent
+    while parent is not None and parent.type != kind:
+        parent = parent.parent
+    return parent
 
 
 def _attributed(item: ts.Node) -> bool:

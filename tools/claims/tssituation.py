@@ -36,6 +36,9 @@ class Asking:
         bindings: Every binding of the file: names and the expression they take their value from.
         stops: Whether a node ends an expression (a statement, a declaration, a block).
         names: The node types that name a variable.
+        scope: Which declaration a name at a node refers to (its scope's key), so that a value
+            bound to a function's parameter is not carried into another function's parameter of
+            the same name; None where the language's reader does not tell scopes apart.
     """
 
     tell: Callable[[ts.Node], Tell | None]
@@ -43,12 +46,17 @@ class Asking:
     bindings: Callable[[TsFile], Iterator[Binding]]
     stops: Callable[[ts.Node], bool]
     names: frozenset[str] = frozenset({"identifier"})
+    scope: Callable[[str, ts.Node], object] = lambda name, node: None
+
+
+_Key = tuple[str, object]
+"""A name, and the scope that declares it where the node naming it stands."""
 
 
 @dataclass
 class _Carried:
-    reads: dict[str, list[Read]] = field(default_factory=dict)
-    tells: dict[str, list[Tell]] = field(default_factory=dict)
+    reads: dict[_Key, list[Read]] = field(default_factory=dict)
+    tells: dict[_Key, list[Tell]] = field(default_factory=dict)
 
 
 def asked(
@@ -82,7 +90,7 @@ def _found(unit: ts.Node, asking: Asking, carried: _Carried) -> tuple[Tell, Read
     )
     if not tells and not reads:
         return None
-    named = [text(n) for n in nodes if n.type in asking.names]
+    named = _named(nodes, asking)
     tells = tells or [t for n in named for t in carried.tells.get(n, [])]
     reads = reads or [r for n in named for r in carried.reads.get(n, [])]
     return next(((t, r) for t in tells for r in reads if pairs(t, r)), None)
@@ -94,18 +102,24 @@ def _carried(file: TsFile, asking: Asking) -> _Carried:
     for _ in range(3):
         for names, value in bindings:
             nodes = [value, *descendants(value)]
-            named = [text(n) for n in nodes if n.type in asking.names]
+            named = _named(nodes, asking)
             reads = [r for n in nodes if (r := asking.read(n))]
             reads += [r for n in named for r in carried.reads.get(n, [])]
             tells = [t for n in nodes if (t := asking.tell(n))]
             tells += [t for n in named for t in carried.tells.get(n, [])]
             tells, reads = situated(tells, reads)
             for name in names:
-                if reads and name not in carried.reads:
-                    carried.reads[name] = reads[:4]
-                if tells and name not in carried.tells:
-                    carried.tells[name] = tells[:4]
+                key = (name, asking.scope(name, value))
+                if reads and key not in carried.reads:
+                    carried.reads[key] = reads[:4]
+                if tells and key not in carried.tells:
+                    carried.tells[key] = tells[:4]
     return carried
+
+
+def _named(nodes: list[ts.Node], asking: Asking) -> list[_Key]:
+    found = [(n, text(n)) for n in nodes if n.type in asking.names]
+    return [(name, asking.scope(name, n)) for n, name in found]
 
 
 def fold_plus(
