@@ -614,18 +614,20 @@ FORMS: dict[str, str] = {
     "base64-of-rot13": base64.b64encode(codecs.encode(TOKEN, "rot13").encode()).decode(),
 }
 _FORMS = "tools/evidence/forms.py secret_forms (and views.py): "
+_WORDS = (
+    "tools/evidence/substitution.py: words are searched under a map only for a value with many"
+    " repeats (among words a pattern of no repeats is chance), and this token has one; "
+)
 FORM_MISSES: dict[str, str] = {
-    "xor-with-one": _FORMS + "a xor by a constant is no shift (its differences change), and"
-    " no form or view undoes it",
-    "codes-plus-one": _FORMS + "character codes are read back as they are (views.py), not"
-    " shifted; the codes plus one decode to a Caesar shift only after that reading",
-    "nibble-swapped-hex": _FORMS + "hex is searched as the bytes' digits, forwards and"
-    " backwards, not with each byte's digits swapped",
     "differences-of-codes": _FORMS + "shift94 holds the differences of the printable view,"
-    " but differences printed as decimal numbers are no view's text",
-    "nato-words": _FORMS + "no view maps words back to letters",
-    "letter-numbers": _FORMS + "no view maps a letter's place in the alphabet back to it",
-    "unicode-names": _FORMS + "views.py compatible reads characters, not their names",
+    " but differences printed as decimal numbers are no view's text, and no map of characters"
+    " gives them",
+    "nato-words": _WORDS + "tests/server/test_secret_substitution.py finds them for a token with"
+    " repeats",
+    "letter-numbers": "tools/evidence/substitution.py: a letter's place and a digit print alike"
+    " (d and 4 are both `4`), so the form is no one-for-one map, and " + _WORDS,
+    "unicode-names": _WORDS + "tests/server/test_secret_substitution.py finds them for a token"
+    " with repeats",
 }
 
 

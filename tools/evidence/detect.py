@@ -1,9 +1,10 @@
 """Where the known secrets are in a text, in whatever cheap form they were printed.
 
 The text is searched as it is and unescaped (views.py), each in its folded (and decimated) and
-printable views and the differences of its printable characters and of its letters (forms.py:
-shifts); its encoded blobs are decoded, decompressed and searched the same way, two layers deep
-(base64 of gzip of hex …), and a blob holding a secret is reported whole.
+printable views, the differences of its printable characters and of its letters (forms.py:
+shifts), and its rows of symbols, for a secret under any one-for-one map (substitution.py); its
+encoded blobs are decoded, decompressed and searched the same way, two layers deep (base64 of
+gzip of hex …), and a blob holding a secret is reported whole.
 """
 
 from __future__ import annotations
@@ -68,6 +69,8 @@ def _in_surface(
     of an escaped or encoded secret is two disguises deep, and these views would cost as much
     again in every reading."""
     hits = matcher.find("literal", data)
+    # Under a map of its characters; words only at the surface (a blob decodes to characters).
+    hits += [Hit(*found) for found in matcher.substitutions.find(data, words=surface)]
     for name, view in _VIEWS:
         if matcher.wants(name):
             seen = view(data)

@@ -14,6 +14,7 @@ from typing import NamedTuple
 import re2
 
 from referee.tools.evidence.forms import FRAGMENT, ViewName, secret_forms, windows
+from referee.tools.evidence.substitution import Substitutions
 
 __all__ = ["Hit", "Matcher"]
 
@@ -117,9 +118,10 @@ class Matcher:
                     place = _Place(form.text, offset, secrets[value], grows_to)
                     index.setdefault(window, []).append(place)
         self._automata = {view: _Automaton(index) for view, index in places.items()}
+        self.substitutions = Substitutions(secrets if plain else {})
 
     def __bool__(self) -> bool:
-        return bool(self._automata)
+        return bool(self._automata) or bool(self.substitutions)
 
     def wants(self, view: ViewName) -> bool:
         """Whether any form is searched in `view` (an unwanted view need not be built)."""
