@@ -196,15 +196,24 @@ async def test_the_judge_may_dismiss_a_harness_change_the_base_run_confirms(
     assert any("harness_modified" in note for note in verdict["quality_notes"])
 
 
-async def test_a_harness_trick_cannot_be_dismissed(agent: Client, project: Path) -> None:
+async def test_a_harness_trick_cannot_be_dismissed_into_a_delivery(
+    agent: Client, project: Path
+) -> None:
+    # The bug is there at base: the base's failing test still fails without the new conftest.py,
+    # so the criterion fails whatever the judge makes of the harness change.
     evaluation = await evaluate_after(
         agent, project, ATTACKS["makereport hook flips failed to passed"]
     )
+    criterion = evaluation["criteria"][0]
+    assert criterion["status"] == "fail", criterion["reason"]
+    assert criterion["reason_code"] == "base_test_failed", criterion["reason"]
     card = without_harness_modified(judged(evaluation["draft_scorecard"]))
     checked = await agent.call_tool("validate_scorecard", {"scorecard": card})
     result = checked.structured_content
-    assert result is not None and result["valid"] is False
-    assert "antipattern_dropped" in {e["code"] for e in result["errors"]}
+    assert result is not None and result["computed"]["verdict"] != "ACCEPT", result
+    decided = await agent.call_tool("aggregate", {"contract_id": card["contract_ref"]})
+    assert decided.structured_content is not None
+    assert decided.structured_content["decision"] != "DELIVER", decided.structured_content
 
 
 async def test_a_pass_the_base_harness_cannot_confirm_is_left_to_the_judge(
@@ -232,8 +241,10 @@ async def test_a_pass_the_base_harness_cannot_confirm_is_left_to_the_judge(
     assert criterion["status"] != "pass", criterion["reason"]
     card = without_harness_modified(judged(evaluation["draft_scorecard"]))
     checked = await agent.call_tool("validate_scorecard", {"scorecard": card})
-    assert checked.structured_content is not None
-    assert checked.structured_content["valid"] is False
+    result = checked.structured_content
+    assert result is not None
+    # Refused (the harness changed the verdict), or valid with referee's failing criterion kept.
+    assert result["valid"] is False or result["computed"]["verdict"] != "ACCEPT", result
 
 
 async def test_base_tests_a_new_selection_leaves_out_are_named(

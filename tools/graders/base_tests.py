@@ -146,11 +146,14 @@ async def edited_tests_verdict(
     allowed = [n for n in broken if _expected(n, check.expected_changes)]
     broken = [n for n in broken if n not in allowed]
     failing = {t.name for t in before.outcomes if t.outcome in _FAILING}
-    unfixed = [
-        n for n in names if restored and n in failing and not _expected(n, check.expected_changes)
-    ]
+    # A test that failed at base and still fails on the evaluated code in the base-tests run
+    # passes only because of what the change wrote into the tests: its edited copy, or its new
+    # test files (a new file that replaces the code under test for the whole session, marks every
+    # test as expected to fail, or swaps what the test imports). Test code the change adds may
+    # add tests; it may not change how the base's own tests end.
+    unfixed = [n for n in names if n in failing and not _expected(n, check.expected_changes)]
     if not broken and unfixed:
-        return _unfixed(now, form, unfixed, ids)
+        return _unfixed(now, form, unfixed, ids, restored)
     lost = _lost(form, before, names, check.expected_changes)
     if not broken and lost:
         why = _first_error(form, names[0]) or names[0]
@@ -190,20 +193,35 @@ async def edited_tests_verdict(
     )
 
 
-def _unfixed(now: GradeResult, form: SuiteRun, names: list[str], ids: list[str]) -> GradeResult:
-    """Tests that failed at base and still fail in their base form: only the change's edited
-    copies pass (their expected values rewritten to what the code returns, say)."""
+def _unfixed(
+    now: GradeResult, form: SuiteRun, names: list[str], ids: list[str], restored: bool
+) -> GradeResult:
+    """Tests that failed at base and still fail in their base form, or without the change's new
+    test files: only the change's edited copies pass (their expected values rewritten to what the
+    code returns, say), or only a run with its new test files."""
     first = _first_error(form, names[0])
     detail = f" ({first})" if first else ""
+    failed = (
+        f"{counted(len(names), 'test')} failed at base and still"
+        f" {agrees(len(names), 'fails', 'fail')}"
+    )
+    if restored:
+        said = (
+            f" in their base form, which the change edited: {_names(names)}{detail}; only the"
+            " edited copies pass, so the change made them pass by editing them, not by fixing"
+            " what they check"
+        )
+    else:
+        said = (
+            f" on this change without its new test files: {_names(names)}{detail}; they pass"
+            " only in a run with those files, which acted on them (a test the change adds may"
+            " not change how the base's tests end)"
+        )
     return _graded(
         now,
         "fail",
         ReasonCode.BASE_TEST_FAILED,
-        f"{counted(len(names), 'test')} failed at base and still"
-        f" {agrees(len(names), 'fails', 'fail')} in their base form, which the change"
-        f" edited: {_names(names)}{detail}; only the edited copies pass, so the change made them"
-        " pass by editing them, not by fixing what they check (list a test in the check's"
-        " expected_changes if the contract changes it)",
+        failed + said + " (list a test in the check's expected_changes if the contract changes it)",
         ids,
     )
 
