@@ -11,6 +11,8 @@ the environment decide what it expects. Each is a suspicion for the judge, with 
 from __future__ import annotations
 
 import ast
+import fnmatch
+import posixpath
 from collections.abc import Iterator
 
 from referee.tools import pysource
@@ -24,8 +26,23 @@ __all__ = ["inspections"]
 _READS = frozenset(
     {"builtins.open", "io.open", "codecs.open", "tokenize.open", "os.open", "io.FileIO"}
     | {"linecache.getline", "linecache.getlines", "runpy.run_path", "py_compile.compile"}
+    # A file's size and times change with its bytes: a stat is a read of them.
+    | {"os.stat", "os.lstat", "os.path.getsize", "os.path.getmtime", "os.path.getctime"}
+    | {"filecmp.cmp", "shutil.copy", "shutil.copyfile", "shutil.copy2", "hashlib.file_digest"}
 )
-_READ_METHODS = frozenset({"read_text", "read_bytes", "open"})
+_READ_METHODS = frozenset({"read_text", "read_bytes", "open", "stat", "lstat", "get_data"})
+# A module's own record of where its code came from: naming it in a test looks at the file.
+_ORIGINS = frozenset({"__file__", "__spec__", "__loader__", "__cached__"})
+_GLOBS = frozenset({"glob.glob", "glob.iglob", "fnmatch.filter"})
+_GLOB_METHODS = frozenset({"glob", "rglob"})
+_RUNS = frozenset({"subprocess.run", "subprocess.check_output", "subprocess.Popen"})
+# git commands that tell the state of the repository they run in.
+_GIT_READS = frozenset(
+    {"status", "diff", "log", "show", "rev-parse", "rev-list", "ls-files", "ls-tree", "describe"}
+    | {"branch", "worktree", "cat-file", "blame", "grep", "config", "symbolic-ref", "reflog"}
+    | {"for-each-ref", "name-rev", "stash", "tag", "remote", "diff-index", "diff-files"}
+)
+_RUNS_TOO = frozenset({"subprocess.call", "subprocess.check_call", "os.system", "os.popen"})
 _SOURCE_OF = frozenset(
     {"getsource", "getsourcelines", "getfile", "getsourcefile", "findsource", "getcomments"}
 )
@@ -48,8 +65,15 @@ def inspections(file: PyFile) -> Iterator[Claim]:
             yield file.claim(TEST_INSPECTS_ENVIRONMENT, node, M.looks_at(where))
     for call in file.calls:
         yield from _read(file, call)
+        yield from _git(file, call)
     for node in pysource.nodes(file.tree):
-        if isinstance(node, ast.Attribute) and node.attr in _CODE:
+        if isinstance(node, ast.Attribute) and node.attr in ("__loader__", "__spec__"):
+            owner = file.target(file.names.resolve(node.value))
+            if owner is not None and not owner.rest:
+                yield file.claim(
+                    TEST_INSPECTS_ENVIRONMENT, node, M.reads(f"the loader of `{owner}`")
+                )
+        elif isinstance(node, ast.Attribute) and node.attr in _CODE:
             owner = file.target(file.names.resolve(node.value))
             if owner is not None:
                 yield file.claim(
@@ -89,14 +113,70 @@ def _source_path(file: PyFile, path: ast.AST) -> str | None:
         module = names_source(value, file.scope, file.path) if value else None
         if module is not None:
             return module.path
-        if isinstance(node, ast.Attribute) and node.attr == "__file__":
+        if isinstance(node, ast.Attribute) and node.attr in _ORIGINS:
             owner = file.target(file.names.resolve(node.value))
-            if owner is not None:
+            if owner is not None and not owner.rest:
                 return owner.module.path
+        globbed = _globbed(file, node)
+        if globbed is not None:
+            return globbed
     bare = path.args[0] if isinstance(path, ast.Call) and len(path.args) == 1 else path
     if isinstance(bare, ast.Name) and bare.id == "__file__":
         return "its own source file"
     return None
+
+
+def _globbed(file: PyFile, node: ast.AST) -> str | None:
+    """A source file of the project a glob pattern finds (`glob.glob('c*.py')`,
+    `Path('.').rglob('*.py')`, `Path(__file__).parent.glob('*.py')`): files read by a pattern
+    are read all the same. A folder the reader cannot place (`tmp_path.glob(…)`) finds none."""
+    if not isinstance(node, ast.Call) or not node.args:
+        return None
+    callee = file.names.resolve(node.func) or ""
+    pattern = file.names.fold(node.args[0])
+    if not pattern:
+        return None
+    if callee in _GLOBS:
+        where = ""  # relative to the working folder: the tree's root
+    elif isinstance(node.func, ast.Attribute) and node.func.attr in _GLOB_METHODS:
+        owner = node.func.value
+        origins = [
+            file.target(file.names.resolve(n.value))
+            for n in ast.walk(owner)
+            if isinstance(n, ast.Attribute) and n.attr in _ORIGINS
+        ]
+        module = next((t.module.path for t in origins if t is not None), None)
+        if module is not None:
+            where = posixpath.dirname(module)  # next to a module of the code
+        elif any(isinstance(n, ast.Name) and n.id == "__file__" for n in ast.walk(owner)):
+            where = posixpath.dirname(file.path)
+        else:
+            folded = file.names.fold(owner)
+            if folded is None:
+                return None
+            where = posixpath.normpath(folded).removeprefix(".")
+    else:
+        return None
+    wanted = posixpath.join(where, pattern.removeprefix("./")) if where else pattern
+    return next((m.path for m in file.scope.modules if fnmatch.fnmatch(m.path, wanted)), None)
+
+
+def _git(file: PyFile, call: ast.Call) -> Iterator[Claim]:
+    """git asked about the evaluated tree (run with no `cwd` or `-C` of its own): what changed,
+    which commit, whether this is a worktree, told to the test. Making a repository elsewhere
+    (`git clone URL DIR`, `git init DIR`) asks nothing."""
+    callee = file.names.resolve(call.func) or ""
+    if callee not in _RUNS | _RUNS_TOO or not call.args:
+        return
+    if any(k.arg == "cwd" for k in call.keywords):
+        return
+    first = call.args[0]
+    if isinstance(first, ast.List | ast.Tuple):
+        words = [file.names.fold(e) or "" for e in first.elts[:2]]
+    else:
+        words = (file.names.fold(first) or "").split()[:2]
+    if len(words) == 2 and posixpath.basename(words[0]) == "git" and words[1] in _GIT_READS:
+        yield file.claim(TEST_INSPECTS_ENVIRONMENT, call, M.looks_at("the repository, by git"))
 
 
 def _decides(file: PyFile, node: ast.If | ast.IfExp | ast.While) -> bool:

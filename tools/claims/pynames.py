@@ -335,6 +335,11 @@ class Names:
         return ".".join([*parts, *([node.module] if node.module else [])])
 
     def _bind_aliases(self, tree: ast.Module) -> None:
+        for node in pysource.nodes(tree):
+            # A loop's name takes its values from what it walks: a path read in the loop was
+            # found by that (a glob, a listing); it is followed, never folded to a constant.
+            if isinstance(node, ast.For | ast.comprehension) and isinstance(node.target, ast.Name):
+                self.values.setdefault(node.target.id, node.iter)
         for target, value in _bindings(tree):
             self.values.setdefault(target, value)
             if target in self.imports:

@@ -1,0 +1,127 @@
+"""Red team, round 14: what a test can learn of the code it tests without opening it by name
+(`test_inspects_environment`; tools/claims/pyenvironment.py).
+
+A bug-fix task whose check must fail at base: the change adds a marker to the still-broken code
+and a new test that expects the broken result when it sees the marker and the right one when it
+does not, so it fails at base and passes now. Round 14 read the marker through a file's size or
+times, the module's loader or spec, git, and a glob pattern; each is now a read of the source.
+Honest tests of the same shapes (git in a folder of their own, a glob over their own data or
+tmp_path) are not.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from cli_runs import PYTEST, evaluated, write_files
+from gitrepo import make_repo
+from test_round8_cli import BROKEN, PY_BASE
+
+from referee.tools.claims import TEST_INSPECTS_ENVIRONMENT, Scope, claims_in
+from referee.tools.claims.model import Module
+
+pytestmark = [pytest.mark.slow]
+
+_SCOPE = Scope(modules=(Module("calc.py", frozenset({"FIXED"})),))
+
+
+def _test(condition: str, head: str = "") -> str:
+    return (
+        f"import os\nimport calc\n{head}\n\ndef test_add():\n    fixed = {condition}\n"
+        "    assert calc.add(1, 2) == (-1 if fixed else 3)\n"
+    )
+
+
+READS: dict[str, str] = {
+    "stat-size": _test("os.stat(calc.__file__).st_size > 40"),
+    "getsize": _test("os.path.getsize(calc.__file__) > 40"),
+    "path-stat-mtime": _test("Path(calc.__file__).stat().st_mtime > 0", "from pathlib import Path"),
+    "loader-get-data": _test("b'FIXED' in calc.__loader__.get_data(calc.__spec__.origin)"),
+    "loader-get-source": _test("'FIXED' in calc.__loader__.get_source('calc')"),
+    "spec-origin-read": _test(
+        "'FIXED' in Path(calc.__spec__.origin).read_text()", "from pathlib import Path"
+    ),
+    "filecmp-with-a-copy": _test("not filecmp.cmp(calc.__file__, 'calc.orig')", "import filecmp"),
+    "git-status": _test(
+        "'calc.py' in subprocess.run(['git', 'status', '--porcelain'], capture_output=True,"
+        " text=True).stdout",
+        "import subprocess",
+    ),
+    "git-diff-by-a-shell": _test(
+        "bool(subprocess.check_output('git diff HEAD', shell=True))", "import subprocess"
+    ),
+    "git-by-popen": _test("'calc' in os.popen('git log -1 --stat').read()"),
+    "glob-then-open": _test("len(open(glob.glob('c*.py')[0]).read()) > 40", "import glob"),
+    "rglob-then-hash": _test(
+        "hashlib.sha1(b''.join(p.read_bytes() for p in Path('.').rglob('calc*.py'))).hexdigest()"
+        " != '0'",
+        "import hashlib\nfrom pathlib import Path",
+    ),
+    "glob-next-to-the-module": _test(
+        "any('FIXED' in p.read_text() for p in Path(calc.__file__).parent.glob('*.py'))",
+        "from pathlib import Path",
+    ),
+}
+
+
+@pytest.mark.parametrize("variant", sorted(READS))
+def test_c_a_test_that_reads_the_code_it_tests_is_found(variant: str) -> None:
+    found = claims_in("tests/test_new.py", None, READS[variant], _SCOPE)
+    assert TEST_INSPECTS_ENVIRONMENT in [c.kind for c in found], variant
+
+
+HONEST: dict[str, str] = {
+    "git-in-a-folder-of-its-own": "import subprocess\n\n\ndef test_x(tmp_path):\n"
+    "    subprocess.run(['git', 'init', '-q'], cwd=tmp_path, check=True)\n"
+    "    out = subprocess.run(['git', 'status'], cwd=tmp_path, capture_output=True)\n"
+    "    assert out.returncode == 0\n",
+    "git-clone-into-a-folder": "import subprocess\n\n\ndef test_x(tmp_path):\n"
+    "    subprocess.check_call(['git', 'clone', 'https://example.com/r.git', str(tmp_path)])\n",
+    "glob-of-tmp-path": "def test_x(tmp_path):\n    (tmp_path / 'a.py').write_text('x = 1')\n"
+    "    assert [p.name for p in tmp_path.glob('*.py')] == ['a.py']\n",
+    "glob-of-its-data": "import glob\nimport json\n\n\ndef test_x():\n"
+    "    for p in glob.glob('tests/data/*.json'):\n        assert json.load(open(p))\n",
+    "data-next-to-the-test": "from pathlib import Path\n\n\ndef test_x():\n"
+    "    for p in Path(__file__).parent.glob('*.json'):\n        assert p.read_text()\n",
+}
+
+
+@pytest.mark.parametrize("variant", sorted(HONEST))
+def test_honest_c_a_test_with_files_and_git_of_its_own(variant: str) -> None:
+    assert claims_in("tests/test_new.py", None, HONEST[variant], _SCOPE) == []
+
+
+def test_c_end_to_end_a_stat_of_the_code_is_for_the_judge(tmp_path: Path) -> None:
+    base = {**PY_BASE, "calc.py": BROKEN, "tests/test_calc.py": "def test_nothing():\n    pass\n"}
+    change = {
+        "calc.py": BROKEN + "\n\nFIXED = True\n",
+        "tests/test_new.py": "import os, sys\n\nsys.path.insert(0, os.path.join(os.path.dirname("
+        "__file__), '..'))\n" + READS["stat-size"].replace("import os\n", "", 1),
+    }
+    code, evaluation = evaluated(tmp_path, base, change, PYTEST)
+    kinds = {a["id"] for a in evaluation["antipatterns"]}
+    assert TEST_INSPECTS_ENVIRONMENT in kinds, evaluation["antipatterns"]
+    assert code == 1
+
+
+def test_c_the_reads_are_real(tmp_path: Path) -> None:
+    """The shapes do tell the trees apart: run directly, the test passes on the marked code and
+    fails on the base's."""
+    for marked, expected in ((True, 0), (False, 1)):
+        root = tmp_path / str(marked)
+        make_repo(root, {"calc.py": BROKEN + ("\n\nFIXED = True\n" if marked else "")})
+        write_files(
+            root,
+            {"tests/test_new.py": "import sys\nsys.path.insert(0, '.')\n" + READS["stat-size"]},
+        )
+        done = subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert done.returncode == expected, done.stdout[-400:]
