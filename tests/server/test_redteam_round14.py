@@ -11,6 +11,7 @@ tmp_path) are not.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -22,6 +23,7 @@ from test_round8_cli import BROKEN, PY_BASE
 
 from referee.tools.claims import TEST_INSPECTS_ENVIRONMENT, Scope, claims_in
 from referee.tools.claims.model import Module
+from referee.tools.static import list_files
 
 pytestmark = [pytest.mark.slow]
 
@@ -125,3 +127,83 @@ def test_c_the_reads_are_real(tmp_path: Path) -> None:
             check=False,
         )
         assert done.returncode == expected, done.stdout[-400:]
+
+
+# === G: nested repositories and the tree's .gitmodules ===========================================
+#
+# referee's git compared trees and the work tree with the player's .gitmodules in reach: git
+# parses it for every gitlink (an invalid value ended evaluate and `referee ci` with a
+# traceback), and a work-tree diff asked each nested repository for its status, under that
+# repository's own configuration (a clean filter ran on the host). Every diff referee runs now
+# leaves submodules alone (tools/repo/files.py, tools/static/files.py, tools/gate/entry.py).
+
+_GITMODULES: dict[str, str] = {
+    "update-command": '[submodule "lib"]\n\tpath = lib\n\turl = ./lib\n\tupdate = !true\n',
+    "garbage-value": '[submodule "lib"]\n\tpath = lib\n\turl = ./lib\n\tupdate = sideways\n',
+    "unparsable": '[submodule "lib"\n\tpath = lib\nurl\n',
+    "ignore-setting": '[submodule "lib"]\n\tpath = lib\n\turl = ./lib\n\tignore = nonsense\n',
+}
+
+
+def _git(root: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@e", *args],
+        cwd=root,
+        check=True,
+        capture_output=True,
+    )
+
+
+def _nested(root: Path, config: str = "") -> None:
+    """A nested repository staged as a gitlink, its own configuration `config`."""
+    lib = root / "lib"
+    lib.mkdir()
+    _git(lib, "init", "-q", "-b", "main")
+    (lib / "x.txt").write_text("hello\n", encoding="utf-8")
+    _git(lib, "add", "-A")
+    _git(lib, "commit", "-q", "-m", "s")
+    if config:
+        (lib / ".gitattributes").write_text("* filter=evil diff=evil\n", encoding="utf-8")
+        with (lib / ".git" / "config").open("a", encoding="utf-8") as out:
+            out.write(config)
+    _git(root, "add", "lib")
+
+
+@pytest.mark.parametrize("variant", sorted(_GITMODULES))
+def test_g_an_invalid_gitmodules_is_judged_not_crashed_on(tmp_path: Path, variant: str) -> None:
+    def plant(root: Path) -> None:
+        _nested(root)
+        (root / ".gitmodules").write_text(_GITMODULES[variant], encoding="utf-8")
+        _git(root, "add", ".gitmodules", "calc.py")
+        _git(root, "commit", "-q", "-m", "change")
+
+    code, evaluation = evaluated(tmp_path, PY_BASE, {"calc.py": BROKEN}, PYTEST, after=plant)
+    assert code == 1
+    assert evaluation["criteria"][0]["status"] == "fail", evaluation["criteria"][0]["reason"]
+
+
+def test_g_a_nested_repositorys_filter_never_runs_on_the_host(tmp_path: Path) -> None:
+    marker = tmp_path / "ran"
+    program = tmp_path / "evil.sh"
+    program.write_text(f"#!/bin/sh\necho ran >> {marker}\ncat\n", encoding="utf-8")
+    program.chmod(0o755)
+    included = tmp_path / "included.cfg"
+    included.write_text(
+        f'[filter "evil"]\n\tclean = {program}\n\tsmudge = {program}\n\trequired = true\n'
+        f'[diff "evil"]\n\ttextconv = {program}\n[core]\n\tfsmonitor = {program}\n',
+        encoding="utf-8",
+    )
+
+    def plant(root: Path) -> None:
+        _nested(root, f"[include]\n\tpath = {included}\n")
+        os.utime(root / "lib" / "x.txt", (1900000000, 1900000000))  # stat-dirty, same bytes
+
+    root = tmp_path / "direct"
+    make_repo(root, PY_BASE)
+    plant(root)
+    list_files(root, "task", None)  # a work-tree diff, as the static checks run it
+    assert not marker.exists(), marker.read_text()
+    (tmp_path / "cli").mkdir()
+    code, _ = evaluated(tmp_path / "cli", PY_BASE, {"calc.py": BROKEN}, PYTEST, after=plant)
+    assert code == 1
+    assert not marker.exists(), marker.read_text()

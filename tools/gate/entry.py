@@ -225,7 +225,17 @@ def _rubrics(
     if found.get(contract.rubric_ref) is None:
         found.rubrics.update(rubrics_at(repo, ref).rubrics)
     try:
-        changed = git(repo, "diff", "--name-only", "-z", ref, "HEAD", "--", *_CONFIGURATION)
+        changed = git(
+            repo,
+            "diff",
+            "--name-only",
+            "-z",
+            "--ignore-submodules=all",  # the tree's .gitmodules is not read
+            ref,
+            "HEAD",
+            "--",
+            *_CONFIGURATION,
+        )
     except GitError:
         changed = ""
     for path in sorted(p for p in changed.split("\0") if p):

@@ -181,6 +181,9 @@ def changed_lines(repo: Path, base: str, tree: str) -> dict[str, set[int] | None
         "--text",
         "--no-renames",
         "--no-ext-diff",
+        # The tree's .gitmodules is the player's: git would parse it for every gitlink (an
+        # invalid value ends the command) and run git in nested repositories.
+        "--ignore-submodules=all",
         "--no-color",
         old,
         new,

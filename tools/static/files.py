@@ -95,7 +95,18 @@ def _changed_files(repo: Path, base: str | None) -> list[str] | None:
             ),
         )
         raise InvalidInput([problem])
-    diff = _git(repo, "diff", "--name-only", "-z", "--diff-filter=ACMR", "--relative", commit, "--")
+    # Nested repositories are not asked (git would run in them with their own configuration).
+    diff = _git(
+        repo,
+        "diff",
+        "--name-only",
+        "-z",
+        "--diff-filter=ACMR",
+        "--relative",
+        "--ignore-submodules=all",
+        commit,
+        "--",
+    )
     return _split_z(diff) + untracked
 
 
