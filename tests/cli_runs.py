@@ -57,6 +57,7 @@ def evaluated(
     after: Callable[[Path], None] | None = None,
     node_modules: bool = False,
     prepare: Callable[[Path], None] | None = None,
+    check_fields: dict[str, Any] | None = None,
 ) -> tuple[int, dict[str, Any]]:
     """Commit `base`, write `before` (untracked, before the contract) and run `prepare` on the
     tree (the honest state of the machine), create the contract, apply `change`, run `after` on
@@ -69,7 +70,7 @@ def evaluated(
     write_files(root, before or {})
     if prepare is not None:
         prepare(root)
-    check = {"kind": "tests", "argv": argv or PYTEST}
+    check = {"kind": "tests", "argv": argv or PYTEST, **(check_fields or {})}
     criterion = {"criterion": "the tests pass", "verification_method": "test", "check": check}
     contract = {"goal": "Keep add right.", "out_of_scope": ["ui"], "functional": [criterion]}
     spec = tmp_path / "contract.yaml"

@@ -207,3 +207,65 @@ def test_g_a_nested_repositorys_filter_never_runs_on_the_host(tmp_path: Path) ->
     code, _ = evaluated(tmp_path / "cli", PY_BASE, {"calc.py": BROKEN}, PYTEST, after=plant)
     assert code == 1
     assert not marker.exists(), marker.read_text()
+
+
+# === P: a coverage exclusion the change writes itself ===========================================
+#
+# The contract asks for every changed line to run (`min_diff_coverage: 100`); the change adds
+# code no test runs and marks it as coverage.py's own comment says. A mark the change wrote is
+# not honoured (tools/adequacy/coverage_py.py `_statements`); code that never runs by its shape
+# (`if TYPE_CHECKING:`) and the base's own marks still are.
+
+_UNTESTED = "    if isinstance(a, str):{mark}\n        return int(a) * 7 + b\n"
+MARKS: dict[str, str] = {
+    "pragma-on-a-branch": "  # pragma: no cover",
+    "upper-case-without-spaces": "  #PRAGMA:NO COVER",
+    "pragma-without-a-colon": "  # pragma no cover",
+    "after-other-words": "  # noqa: E501  pragma: no cover",
+}
+
+
+def _with_mark(mark: str) -> str:
+    return "def add(a, b):\n" + _UNTESTED.format(mark=mark) + "    return a + b\n"
+
+
+@pytest.mark.parametrize("variant", sorted(MARKS))
+def test_p_a_coverage_mark_the_change_wrote_lowers_nothing(tmp_path: Path, variant: str) -> None:
+    change = {"calc.py": _with_mark(MARKS[variant])}
+    code, evaluation = evaluated(
+        tmp_path, PY_BASE, change, PYTEST, check_fields={"min_diff_coverage": 100}
+    )
+    criterion = evaluation["criteria"][0]
+    assert criterion["status"] == "fail", criterion["reason"]
+    assert criterion["reason_code"] == "diff_coverage_low"
+    assert code == 1
+
+
+def test_p_a_marked_function_the_change_adds(tmp_path: Path) -> None:
+    change = {
+        "calc.py": "def add(a, b):\n    return a + b\n\n\n"
+        "def triple(a):  # pragma: no cover\n    b = a * 3\n    return b\n"
+    }
+    _, evaluation = evaluated(
+        tmp_path, PY_BASE, change, PYTEST, check_fields={"min_diff_coverage": 100}
+    )
+    assert evaluation["criteria"][0]["reason_code"] == "diff_coverage_low"
+
+
+def test_honest_p_type_checking_imports_and_the_bases_marks(tmp_path: Path) -> None:
+    base = {
+        **PY_BASE,
+        "calc.py": "def add(a, b):\n    return a + b\n\n\n"
+        "def debug():  # pragma: no cover\n    print('calc')\n",
+    }
+    change = {
+        "calc.py": "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n"
+        "    from decimal import Decimal\n\n\n"
+        + base["calc.py"].replace("print('calc')", "print('calc', 1)"),
+    }
+    code, evaluation = evaluated(
+        tmp_path, base, change, PYTEST, check_fields={"min_diff_coverage": 100}
+    )
+    criterion = evaluation["criteria"][0]
+    assert criterion["status"] == "pass", criterion["reason"]
+    assert code == 0

@@ -42,6 +42,11 @@ __all__ = [
 
 _PYTHON = re.compile(r"python(\d+(\.\d+)*)?")
 _EXCLUDE = "|".join(f"(?:{r})" for r in DEFAULT_EXCLUDE)
+# What a comment excludes (`# pragma: no cover`), as against code that never runs by its shape
+# (`if TYPE_CHECKING:`, a stub's `...`).
+_PRAGMAS = [r for r in DEFAULT_EXCLUDE if "pragma" in r]
+_MARK = re.compile("|".join(f"(?:{r})" for r in _PRAGMAS) or "(?!)")
+_SHAPES = "|".join(f"(?:{r})" for r in DEFAULT_EXCLUDE if r not in _PRAGMAS) or None
 TOOL = f"coverage.py {coverage.__version__}"
 
 
@@ -156,7 +161,7 @@ def changed_statements(
     them (a changed line inside a multi-line statement stands for that statement)."""
     out: dict[str, list[int]] = {}
     for rel in sources:
-        statements = _statements(tree / rel)
+        statements = _statements(tree / rel, changed.get(rel))
         if statements is not None:
             out[rel] = sorted(_targets(*statements, changed.get(rel)))
     return out
@@ -183,7 +188,7 @@ def measure_python(
         return None
     found, unmeasured = [], []
     for rel in sources:
-        statements = _statements(tree / rel)
+        statements = _statements(tree / rel, changed.get(rel))
         if statements is None or rel in run.failed:
             unmeasured.append(rel)
             continue
@@ -276,20 +281,36 @@ _PROBES_LIMIT = 64 * 1024 * 1024
 _VERSION = re.compile(r"\d{1,2}\.\d{1,3}\.\d{1,3}")
 
 
-def _statements(path: Path) -> tuple[PythonParser, set[int]] | None:
+def _statements(path: Path, changed: set[int] | None) -> tuple[PythonParser, set[int]] | None:
+    """The file's statements, without those a `# pragma: no cover` excludes, unless the change
+    wrote such a mark itself (`changed`: its lines, None for a new file): the contract's
+    `min_diff_coverage` is the contract's, and a comment in the change cannot lower it. Code
+    that never runs by its shape (`if TYPE_CHECKING:`) is left out either way."""
     try:
-        parser, lines = _parsed(path.read_text(encoding="utf-8"), str(path))
+        text = path.read_text(encoding="utf-8")
+        marked = _marks(text, changed)
+        parser, lines = _parsed(text, str(path), not marked)
     except (OSError, UnicodeDecodeError, CoverageException, SyntaxError):
         return None
     return parser, set(lines)  # a copy: the cached set is never handed out to be changed
+
+
+def _marks(text: str, changed: set[int] | None) -> bool:
+    """Whether a line the change wrote holds an exclusion mark."""
+    return any(
+        (changed is None or number in changed) and _MARK.search(line)
+        for number, line in enumerate(text.splitlines(), start=1)
+    )
 
 
 # A run reads each changed source twice (its statements before the run, what ran after); a
 # megabyte of generated Python takes seconds to parse. Keyed on the text, so an edit is a new entry;
 # the parser keeps line numbers, not the syntax tree.
 @functools.lru_cache(maxsize=8)
-def _parsed(text: str, filename: str) -> tuple[PythonParser, set[int]]:
-    parser = PythonParser(text=text, filename=filename, exclude=_EXCLUDE)
+def _parsed(text: str, filename: str, marks: bool = True) -> tuple[PythonParser, set[int]]:
+    """`marks`: whether `# pragma: no cover` excludes what it marks (code that never runs by its
+    shape is always left out)."""
+    parser = PythonParser(text=text, filename=filename, exclude=_EXCLUDE if marks else _SHAPES)
     with pysource.exclusive():  # coverage.py parses with ast: one thread at a time
         parser.parse_source()
     return parser, set(parser.statements)
