@@ -14,11 +14,13 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from cli_runs import PYTEST, evaluated, write_files
 from gitrepo import make_repo
+from test_redteam_round8 import RUST_BASE, caught, needs_cargo
 from test_round8_cli import BROKEN, PY_BASE
 
 from referee.tools.claims import TEST_INSPECTS_ENVIRONMENT, Scope, claims_in
@@ -269,3 +271,42 @@ def test_honest_p_type_checking_imports_and_the_bases_marks(tmp_path: Path) -> N
     criterion = evaluation["criteria"][0]
     assert criterion["status"] == "pass", criterion["reason"]
     assert code == 0
+
+
+# === T: build output the player dated (what the tree holds outside git) ==========================
+#
+# cargo takes a crate for up to date by its files' times: the generator builds the test binary
+# from the right code, writes the broken code back dated (or touches the build output), and
+# `cargo test` ran the stale binary. Every cargo run now cleans the workspace's own output in
+# its overlay first (tools/runners/rust_cargo.py `cleaned_first`); the tree keeps its target/.
+
+_RUST_BROKEN = "pub fn add(a: i32, b: i32) -> i32 {\n    a - b\n}\n"
+
+
+def _stale_build(dated: str) -> Callable[[Path], None]:
+    def build(root: Path) -> None:
+        (root / "src" / "lib.rs").write_text(RUST_BASE["src/lib.rs"], encoding="utf-8")
+        subprocess.run(
+            ["cargo", "test", "-q", "--offline"], cwd=root, check=True, capture_output=True
+        )
+        (root / "src" / "lib.rs").write_text(_RUST_BROKEN, encoding="utf-8")
+        if dated == "source-back-dated":
+            os.utime(root / "src" / "lib.rs", (978307200, 978307200))  # 2001
+        else:  # the build output made newer than the source
+            for path in (root / "target").rglob("*"):
+                if path.is_file():
+                    os.utime(path, (4102444800, 4102444800))  # 2100
+
+    return build
+
+
+@needs_cargo
+@pytest.mark.parametrize("dated", ["source-back-dated", "output-dated-ahead"])
+def test_t_a_stale_cargo_build_is_not_what_runs(tmp_path: Path, dated: str) -> None:
+    base = {**RUST_BASE, ".gitignore": "/target\nCargo.lock\n"}
+    code, evaluation = evaluated(
+        tmp_path, base, {}, ["cargo", "test", "--offline"], after=_stale_build(dated)
+    )
+    caught(code, evaluation)
+    assert evaluation["criteria"][0]["status"] == "fail", evaluation["criteria"][0]["reason"]
+    assert (tmp_path / "repo" / "target").is_dir()  # the tree's own output is left alone

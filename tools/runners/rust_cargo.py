@@ -14,6 +14,7 @@ import functools
 import itertools
 import platform
 import re
+import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -75,7 +76,7 @@ def plan(call: Call) -> Plan:
         runner="cargo test",
         # cargo names each test binary on stderr (`Running unittests src/lib.rs (…)`), its tests'
         # lines go to stdout: one stream keeps each test with its target.
-        argv=call.argv(("sh", "-c", 'exec "$0" "$@" 2>&1', *command)),
+        argv=call.argv(("sh", "-c", cleaned_first(call.command[0], kept) + " 2>&1", *command)),
         report=Report(
             "libtest",
             parse_libtest,
@@ -84,6 +85,22 @@ def plan(call: Call) -> Plan:
         ),
         env=env,
     )
+
+
+def cleaned_first(cargo: str, args: Sequence[str]) -> str:
+    """A `sh -c` script that cleans the workspace's own build output, then runs `"$0" "$@"`.
+
+    In the run's overlay (the tree keeps its files): cargo takes a crate for up to date by its
+    files' times, which the player sets, so a test binary built from other code would otherwise
+    run. The dependencies' output stays. The cleaning's outcome does not matter (an older cargo
+    without `clean --workspace` cleans nothing, and the crate's files' times decide again)."""
+    out = [cargo, *(a for a in args if a.startswith("+"))]
+    out += ["clean", "--workspace", "--offline", "-q"]
+    for a, b in itertools.pairwise(args):
+        if a in ("--manifest-path", "--target-dir"):
+            out += [a, b]
+    out += [a for a in args if a.startswith(("--manifest-path=", "--target-dir="))]
+    return shlex.join(out) + ' >/dev/null 2>&1; exec "$0" "$@"'
 
 
 def _targets(args: Sequence[str]) -> list[str]:

@@ -12,6 +12,7 @@ from xml.etree.ElementTree import Element
 
 from referee.tools.runners.base import Call, Plan, Report, Runner, base_name
 from referee.tools.runners.junit import junit_reader
+from referee.tools.runners.rust_cargo import cleaned_first
 
 
 def matches(command: Sequence[str]) -> bool:
@@ -30,7 +31,7 @@ def plan(call: Call) -> Plan:
     command = (*call.command[:at], f"--tool-config-file=referee:{config}", *call.command[at:])
     return Plan(
         runner="cargo nextest",
-        argv=call.argv(command),
+        argv=call.argv(("sh", "-c", cleaned_first(call.command[0], call.args), *command)),
         report=Report("junit", junit_reader(case_id), files=(report,)),
     )
 

@@ -143,10 +143,12 @@ def test_go_cargo_maven_gradle_phpunit(tmp_path: Path) -> None:
         "./...",
     )
     # stderr joins stdout (cargo names each test binary there); every binary runs.
+    # The workspace's own build output goes first (its files' times are the player's).
+    clean = "cargo +nightly clean --workspace --offline -q >/dev/null 2>&1; "
     assert planned(["cargo", "+nightly", "test", "-q", "--", "-q"], tmp_path).argv == (
         "sh",
         "-c",
-        'exec "$0" "$@" 2>&1',
+        clean + 'exec "$0" "$@" 2>&1',
         "cargo",
         "+nightly",
         "test",
@@ -158,7 +160,8 @@ def test_go_cargo_maven_gradle_phpunit(tmp_path: Path) -> None:
     )
     nextest = planned(["cargo", "nextest", "run", "--profile", "ci"], tmp_path)
     config = reports / "nextest.toml"
-    assert nextest.argv[:4] == ("cargo", "nextest", "run", f"--tool-config-file=referee:{config}")
+    assert nextest.argv[:2] == ("sh", "-c") and "clean --workspace" in nextest.argv[2]
+    assert nextest.argv[3:7] == ("cargo", "nextest", "run", f"--tool-config-file=referee:{config}")
     assert config.read_text(encoding="utf-8").startswith("[profile.ci.junit]\npath = ")
     maven = planned(["./mvnw", "-q", "verify"], tmp_path)
     assert maven.argv == ("./mvnw", "-q", "verify") and maven.report.optional
