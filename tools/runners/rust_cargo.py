@@ -76,7 +76,7 @@ def plan(call: Call) -> Plan:
         runner="cargo test",
         # cargo names each test binary on stderr (`Running unittests src/lib.rs (…)`), its tests'
         # lines go to stdout: one stream keeps each test with its target.
-        argv=call.argv(("sh", "-c", cleaned_first(call.command[0], kept) + " 2>&1", *command)),
+        argv=call.argv(("sh", "-c", cleaned_first(call, kept) + " 2>&1", *command)),
         report=Report(
             "libtest",
             parse_libtest,
@@ -87,14 +87,17 @@ def plan(call: Call) -> Plan:
     )
 
 
-def cleaned_first(cargo: str, args: Sequence[str]) -> str:
-    """A `sh -c` script that cleans the workspace's own build output, then runs `"$0" "$@"`.
+def cleaned_first(call: Call, args: Sequence[str]) -> str:
+    """A `sh -c` script that cleans the workspace's own build output, then runs `"$0" "$@"`
+    (where what the run writes is thrown away: outside the sandbox's overlay it only runs).
 
     In the run's overlay (the tree keeps its files): cargo takes a crate for up to date by its
     files' times, which the player sets, so a test binary built from other code would otherwise
     run. The dependencies' output stays. The cleaning's outcome does not matter (an older cargo
     without `clean --workspace` cleans nothing, and the crate's files' times decide again)."""
-    out = [cargo, *(a for a in args if a.startswith("+"))]
+    if not call.throwaway:
+        return 'exec "$0" "$@"'
+    out = [call.command[0], *(a for a in args if a.startswith("+"))]
     out += ["clean", "--workspace", "--offline", "-q"]
     for a, b in itertools.pairwise(args):
         if a in ("--manifest-path", "--target-dir"):

@@ -31,7 +31,7 @@ def plan(call: Call) -> Plan:
     command = (*call.command[:at], f"--tool-config-file=referee:{config}", *call.command[at:])
     return Plan(
         runner="cargo nextest",
-        argv=call.argv(("sh", "-c", cleaned_first(call.command[0], call.args), *command)),
+        argv=call.argv(("sh", "-c", cleaned_first(call, call.args), *command)),
         report=Report("junit", junit_reader(case_id), files=(report,)),
     )
 

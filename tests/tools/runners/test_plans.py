@@ -15,10 +15,14 @@ def go_exec(tmp_path: Path) -> Path:
     return tmp_path / "reports" / "account" / "go_exec.sh"
 
 
-def plan(argv: list[str], tmp_path: Path, *, shell: bool = False) -> Plan | Advice:
+def plan(
+    argv: list[str], tmp_path: Path, *, shell: bool = False, throwaway: bool = False
+) -> Plan | Advice:
     reports = tmp_path / "reports"
     reports.mkdir(exist_ok=True)
-    return plan_command(argv, cwd=tmp_path, tree=tmp_path, reports=reports, shell=shell)
+    return plan_command(
+        argv, cwd=tmp_path, tree=tmp_path, reports=reports, shell=shell, throwaway=throwaway
+    )
 
 
 def planned(argv: list[str], tmp_path: Path, **kw: bool) -> Plan:
@@ -145,7 +149,8 @@ def test_go_cargo_maven_gradle_phpunit(tmp_path: Path) -> None:
     # stderr joins stdout (cargo names each test binary there); every binary runs.
     # The workspace's own build output goes first (its files' times are the player's).
     clean = "cargo +nightly clean --workspace --offline -q >/dev/null 2>&1; "
-    assert planned(["cargo", "+nightly", "test", "-q", "--", "-q"], tmp_path).argv == (
+    cargo = ["cargo", "+nightly", "test", "-q", "--", "-q"]
+    assert planned(cargo, tmp_path, throwaway=True).argv == (
         "sh",
         "-c",
         clean + 'exec "$0" "$@" 2>&1',
@@ -158,7 +163,9 @@ def test_go_cargo_maven_gradle_phpunit(tmp_path: Path) -> None:
         "--logfile",  # for rustdoc's merged doc-test binary (see cargo_runner.sh)
         str(reports / "account" / "doc.log"),
     )
-    nextest = planned(["cargo", "nextest", "run", "--profile", "ci"], tmp_path)
+    # Outside the overlay the tree's own output is not cleaned: only the command runs.
+    assert planned(cargo, tmp_path).argv[:3] == ("sh", "-c", 'exec "$0" "$@" 2>&1')
+    nextest = planned(["cargo", "nextest", "run", "--profile", "ci"], tmp_path, throwaway=True)
     config = reports / "nextest.toml"
     assert nextest.argv[:2] == ("sh", "-c") and "clean --workspace" in nextest.argv[2]
     assert nextest.argv[3:7] == ("cargo", "nextest", "run", f"--tool-config-file=referee:{config}")
