@@ -310,3 +310,42 @@ def test_t_a_stale_cargo_build_is_not_what_runs(tmp_path: Path, dated: str) -> N
     caught(code, evaluation)
     assert evaluation["criteria"][0]["status"] == "fail", evaluation["criteria"][0]["reason"]
     assert (tmp_path / "repo" / "target").is_dir()  # the tree's own output is left alone
+
+
+# === F: honest changes from real projects that referee misjudged ================================
+#
+# humanize: its doctests run by naming the module on pytest's command line; pytest then loads
+# that module itself (to rewrite its assertions), ahead of referee's line probes (Python before
+# 3.12), and the changed lines every test runs read as never executed.
+
+_HUMANIZED = {
+    **PY_BASE,
+    "src/pkg/__init__.py": "",
+    "src/pkg/number.py": 'def ordinal(n):\n    """Ordinal.\n\n    >>> ordinal(1)\n    \'1st\'\n'
+    '    """\n    return f"{n}th" if n != 1 else "1st"\n',
+    "tests/test_number.py": "from pkg.number import ordinal\n\n\n"
+    "def test_ordinal():\n    assert ordinal(2) == '2th'\n",
+}
+
+
+def test_f_a_module_whose_doctests_pytest_runs_by_name_is_measured(tmp_path: Path) -> None:
+    change = {
+        "src/pkg/number.py": _HUMANIZED["src/pkg/number.py"].replace(
+            '    return f"{n}th" if n != 1 else "1st"\n',
+            '    if n < 0:\n        return "-" + ordinal(-n)\n'
+            '    return f"{n}th" if n != 1 else "1st"\n',
+        ),
+        "tests/test_number.py": _HUMANIZED["tests/test_number.py"]
+        + "\n\ndef test_negative():\n    assert ordinal(-2) == '-2th'\n",
+    }
+    argv = [*PYTEST[:3], "--doctest-modules", "src/pkg/number.py", "tests"]
+    code, evaluation = evaluated(
+        tmp_path,
+        _HUMANIZED,
+        change,
+        argv,
+        check_fields={"min_diff_coverage": 100, "env": {"PYTHONPATH": "src"}},
+    )
+    criterion = evaluation["criteria"][0]
+    assert criterion["status"] == "pass", criterion["reason"]
+    assert code == 0

@@ -282,10 +282,7 @@ class _Finder:
 
     def _probed(self, spec: Any) -> Any:
         origin = spec.origin
-        if (
-            not isinstance(origin, str)
-            or type(spec.loader) is not importlib.machinery.SourceFileLoader
-        ):
+        if not isinstance(origin, str) or not _plain_source(spec.loader):
             return spec
         posix = os.path.abspath(origin).replace(os.sep, "/")
         for rel, targets in self.files.items():
@@ -296,6 +293,26 @@ class _Finder:
 
     def invalidate_caches(self) -> None:
         pass
+
+
+def _plain_source(loader: Any) -> bool:
+    """A loader that compiles a source file as it is: Python's own, or pytest's assertion
+    rewriter (which loads every module named on pytest's command line, a changed module whose
+    doctests it runs among them; its rewriting is for tests, and a probed source needs none)."""
+    if type(loader) is importlib.machinery.SourceFileLoader:
+        return True
+    kind = type(loader)
+    return kind.__name__ == "AssertionRewritingHook" and kind.__module__.startswith("_pytest")
+
+
+class _MetaPath(list):  # type: ignore[type-arg]
+    """sys.meta_path, keeping the probing finder first: pytest puts its assertion rewriter at
+    position 0 once it starts, and a finder before the probing one loads changed files unprobed."""
+
+    def insert(self, index: Any, finder: Any) -> None:
+        if index == 0 and self and isinstance(self[0], _Finder):
+            index = 1
+        super().insert(index, finder)
 
 
 def install(config: str) -> Probes:
@@ -310,7 +327,7 @@ def install(config: str) -> Probes:
     setattr(builtins, HIT, probes.hits)
     setattr(builtins, MARK, probes.mark)
     setattr(builtins, AFTER, probes.after)
-    sys.meta_path.insert(0, _Finder(probes, files))
+    sys.meta_path = _MetaPath([_Finder(probes, files), *sys.meta_path])
     # Registered before the program runs, so it runs after every handler the program adds.
     atexit.register(probes.write)
     return probes
