@@ -890,3 +890,50 @@ def test_a_test_that_imports_the_module_covers_it(form: str, tmp_path: Path) -> 
     changed = [source, test, "other/other.py"]
     missing = missing_test_items(tmp_path, changed, changed)
     assert [p for p, _ in missing] == ["other/other.py"]
+
+
+@pytest.mark.parametrize(
+    ("init", "covered"),
+    [
+        ("from ._manager import PluginManager\n", True),
+        ("from pluggy._manager import PluginManager\n", True),
+        ("from . import _hooks\n", False),  # another module re-exported: the test covers that
+        ("", False),
+    ],
+)
+def test_a_test_of_the_package_covers_a_module_it_re_exports(
+    tmp_path: Path, init: str, covered: bool
+) -> None:
+    """pluggy: `src/pluggy/_manager.py` changed, and the changed test imports the package,
+    whose `__init__.py` re-exports the class from it."""
+    from referee.tools.static.testexist import missing_test_items
+
+    files = {
+        "src/pluggy/__init__.py": init,
+        "src/pluggy/_manager.py": "class PluginManager:\n    def register(self, x):\n"
+        "        return x\n",
+        "testing/test_pluginmanager.py": "from pluggy import PluginManager\n\n\n"
+        "def test_register():\n    assert PluginManager().register(1) == 1\n",
+    }
+    for path, content in files.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(content)
+    changed = ["src/pluggy/_manager.py", "testing/test_pluginmanager.py"]
+    missing = missing_test_items(tmp_path, changed, list(files))
+    assert ([p for p, _ in missing] == []) is covered
+
+
+def test_a_docstring_makes_no_function_longer(tmp_path: Path) -> None:
+    """humanize: a function of 12 lines of code under a 37-line docstring with doctests, one
+    example added to it."""
+    doc = '    """Ordinal.\n\n' + "    >>> f(1)\n    1\n" * 20 + '    """\n'
+    code = "    x = 0\n" * 12 + "    return x\n"
+    long_code = "    x = 0\n" * 50 + "    return x\n"
+    repo = make_repo(
+        tmp_path / "repo",
+        {"doc.py": "def f(n):\n" + doc + code, "long.py": "def g(n):\n" + doc + long_code},
+    )
+    report = run(repo, ["function_length"])
+    assert [(f.location, f.message) for f in report.findings] == [
+        ("long.py:1", "function g has 52 lines (limit 50)")
+    ]

@@ -92,9 +92,21 @@ def _new_function(walk: _Walk, node: ts.Node) -> FunctionMetrics:
     first, (last, column) = node.start_point[0], node.end_point
     if column == 0 and last > first:
         last -= 1  # the node ends at the start of the next line
-    fn = FunctionMetrics(node, last - first + 1)
+    fn = FunctionMetrics(node, last - first + 1 - _docstring_lines(node))
     walk.functions.append(fn)
     return fn
+
+
+def _docstring_lines(node: ts.Node) -> int:
+    """The lines of a Python function's docstring: documentation, not code (an example added to
+    it makes no function longer)."""
+    body = node.child_by_field_name("body")
+    first = body.named_children[0] if body is not None and body.named_children else None
+    if first is None or first.type != "expression_statement" or not first.named_children:
+        return 0
+    if first.named_children[0].type != "string":
+        return 0
+    return first.end_point[0] - first.start_point[0] + 1
 
 
 def _enter(

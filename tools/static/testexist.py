@@ -61,6 +61,8 @@ def missing_test_items(
             continue
         if _entry_point_tested(path, tests) or _imported(path, importing):
             continue
+        if _reexported(repo, path) and _imported(_package_init(path), importing):
+            continue
         if not declaration_only(path, _read(repo / path)):
             found.append((path, Item("test_existence", 1, _message(path))))
     return found
@@ -89,6 +91,29 @@ def _imported(path: str, texts: Sequence[str]) -> bool:
         rf"{re.escape(name)}\s+import\b|['\"](?:[^'\"\n]*/)?{re.escape(name)}(?:\.\w+)?['\"])"
     )
     return any(pattern.search(text) for text in texts)
+
+
+def _package_init(path: str) -> str:
+    return posixpath.join(posixpath.dirname(path), "__init__.py")
+
+
+def _reexported(repo: Path, path: str) -> bool:
+    """A Python module whose package's `__init__.py` imports from it (`from ._manager import
+    PluginManager`): a test that imports the package (`from pluggy import PluginManager`) imports
+    it too."""
+    if not path.endswith(".py") or stem_of(path) == "__init__":
+        return False
+    text = _read(repo / _package_init(path))
+    if not text:
+        return False
+    stem = re.escape(stem_of(path))
+    package = re.escape(posixpath.basename(posixpath.dirname(path)))
+    found = re.search(
+        rf"^\s*from\s+(?:\.|(?:[\w.]+\.)?{package}\.){stem}\s+import\b".encode(),
+        text[:_MAX_TEXT],
+        re.MULTILINE,
+    )
+    return found is not None
 
 
 def _subjects(tests: Sequence[str]) -> set[str]:
