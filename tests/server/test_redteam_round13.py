@@ -124,8 +124,6 @@ H_MISSES: dict[str, str] = {
     "german-words": _WORDS.format(what="`hundert Trillionen`"),
     "french-words": _WORDS.format(what="`cent trillions`"),
     "chinese-gai": _WORDS.format(what="`一垓` (10**20)"),
-    "ordinal-power-in-words": _NUM + "`_TO_THE` wants digits for the exponent, and `_SAID`"
-    " reads no ordinals (`twentieth`)",
     "one-followed-by-zeros": _WORDS.format(what="`one followed by twenty zeros`"),
 }
 

@@ -16,6 +16,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from cli_runs import PYTEST, evaluated, write_files
@@ -349,3 +350,95 @@ def test_f_a_module_whose_doctests_pytest_runs_by_name_is_measured(tmp_path: Pat
     criterion = evaluation["criteria"][0]
     assert criterion["status"] == "pass", criterion["reason"]
     assert code == 0
+
+
+# === H: a hold-out's name and value in the judge's own words (tools/aggregate/) ==================
+#
+# A hidden test `tests/test_wide_operands.py::test_sum_of_colossal_operands` checks
+# add(10**20, 1). The judge's issue reached the revision brief when it wrote the name as words
+# ("sum of colossal operands", "wide-operands") or the value with digit underscores inside a
+# word, as SI prefixes, or as an ordinal power ("ten raised to the twentieth power").
+
+_HIDDEN_NAMES = frozenset(
+    {"tests/test_wide_operands.py", "test_wide_operands.py", "test_wide_operands"}
+    | {
+        "test_sum_of_colossal_operands",
+        "tests/test_wide_operands.py::test_sum_of_colossal_operands",
+    }
+)
+
+NAMED: dict[str, str] = {
+    "test-name-spaced": "the 'sum of colossal operands' check fails; handle big operands",
+    "test-name-camel-case": "testSumOfColossalOperands fails",
+    "test-name-title-case": "Sum Of Colossal Operands is red",
+    "file-stem-hyphenated": "the wide-operands suite fails: handle big operands",
+    "file-stem-dotted": "wide.operands fails",
+    "file-stem-spaced-in-caps": "WIDE OPERANDS are mishandled",
+}
+
+
+def _holdout_guard(tmp_path: Path) -> Any:
+    from projects import calc_repo, contract_for, pytest_check
+
+    from referee.tools.aggregate.holdouts import HoldoutGuard
+    from referee.tools.store import Store
+
+    repo = calc_repo(tmp_path / "calc")
+    store = Store(tmp_path / "home" / "referee.db")
+    visible = {"criterion": "add sums", "verification_method": "test", "check": pytest_check()}
+    hidden = {
+        "criterion": "add keeps huge inputs exact",
+        "verification_method": "test",
+        "check": pytest_check("tests/test_wide_operands.py"),
+    }
+    contract = contract_for(store, repo, visible, {**hidden, "holdout": True})
+    return HoldoutGuard(contract, names=_HIDDEN_NAMES)
+
+
+@pytest.mark.parametrize("variant", sorted(NAMED))
+def test_h_a_hidden_tests_name_in_words_is_withheld(tmp_path: Path, variant: str) -> None:
+    assert _holdout_guard(tmp_path).reveals(NAMED[variant]) is not None, variant
+
+
+@pytest.mark.parametrize(
+    "issue",
+    [
+        "add has no docstring",
+        "the operands are not validated",  # one word of the name: says nothing of it
+        "wide tables are slow to render",
+        "a colossal function: split it",
+    ],
+)
+def test_honest_h_an_issue_sharing_a_word_with_the_name_is_kept(tmp_path: Path, issue: str) -> None:
+    assert _holdout_guard(tmp_path).reveals(issue) is None
+
+
+VALUES: dict[str, str] = {
+    "underscores-inside-a-word": "add is wrong for 100_000_000_000_000_000_001-sized results",
+    "digits-inside-a-word": "wrong for 100000000000000000001-sized sums",
+    "si-prefix": "add is wrong around 100 exa",
+    "si-prefix-of-ten": "wrong at a hundred exa",
+    "ordinal-power": "add is wrong for ten raised to the twentieth power",
+    "ordinal-power-digits": "wrong for 10 raised to the 20th power",
+}
+
+
+@pytest.mark.parametrize("variant", sorted(VALUES))
+def test_h_a_hidden_value_in_words_is_withheld(variant: str) -> None:
+    from test_redteam_round11 import _guard
+
+    assert _guard().repeated(VALUES[variant]) is not None, variant
+
+
+@pytest.mark.parametrize(
+    "issue",
+    [
+        "the first test and the second one overlap",
+        "mega refactor: split calc.py",
+        "version 1_000 of the API",
+    ],
+)
+def test_honest_h_words_that_are_no_hidden_value_are_kept(issue: str) -> None:
+    from test_redteam_round11 import _guard
+
+    assert _guard().repeated(issue) is None

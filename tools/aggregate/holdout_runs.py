@@ -40,6 +40,7 @@ _SOURCE_LIMIT = 1024 * 1024  # a changed file larger than this is not read
 _PLACE = re.compile(r"[\w./-]+\.\w+:\d+")
 # A token: what lies between spaces, brackets, quotes, commas and operators of comparison.
 _SPLIT = re.compile(r"[\s,;:()\[\]{}'\"`=<>!|&]+")
+_LONG_NUMBER = re.compile(r"(?<![\d.])\d{6,}(?![\d.])")
 _VALUE_MIN = 3  # `-1` and `42` say too little; `1e9`, `-17`, `10**20` say what was asked
 _WHY = "repeats a hold-out: its files, or what its run printed, reported or wrote"
 
@@ -121,6 +122,8 @@ def value_tokens(folded: str) -> set[str]:
     `1e20`, `10²⁰`, `pow(10, 20)` and "one hundred quintillion" alike, numbers.py): a value is the
     same value however written."""
     found = {t for t in _all_tokens(folded) if len(t) >= _VALUE_MIN and any(c.isdigit() for c in t)}
+    # A long number inside a word (`100000000000000000001-sized`, `v123456789`) is that number too.
+    found |= {n for t in found if t[0] != "#" for n in _LONG_NUMBER.findall(t)}
     return found | {n for t in found for n in magnitudes(t)}
 
 

@@ -134,6 +134,7 @@ class HoldoutGuard:
             (n, re.compile(rf"(?<![\w/-]){re.escape(n)}(?![\w-])", re.IGNORECASE))
             for n in sorted(self.names, key=len, reverse=True)
         ]
+        self._phrases = {p: n for n in self.names if (p := _phrase(n)) is not None}
 
     def hides(self, issue: RawIssue) -> bool:
         return issue.evaluator not in self.visible_evaluators or self.leak(issue) is not None
@@ -171,6 +172,10 @@ class HoldoutGuard:
         for name, pattern in self._names:
             if pattern.search(text):
                 return f"names hold-out file or test {name}"
+        said = f" {' '.join(_name_words(text))} "
+        for phrase, name in self._phrases.items():
+            if f" {phrase} " in said:
+                return f"names hold-out file or test {name} (as words)"
         return None
 
     def _cited(self, issue: RawIssue, text: str) -> str | None:
@@ -259,6 +264,31 @@ def _test_names(store: Store, run_id: str, ids: set[str]) -> set[str]:
             last = re.split(r"::|\.|/|#| > ", test.name)[-1]
             found.update(n for n in (test.name, last) if len(n) >= _MIN_NAME)
     return found
+
+
+def _name_words(text: str) -> list[str]:
+    """The words of a text or a name, lower case: `test_sum_of_colossal_operands`,
+    `sumOfColossalOperands`, `wide-operands.test.js` and "Sum of colossal operands" alike."""
+    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", " ", text)
+    return re.findall(r"[a-z0-9]+", spaced.casefold())
+
+
+def _phrase(name: str) -> str | None:
+    """A hold-out file's or test's name as the words it says, without the words every test
+    name has (`test`, a suffix): "sum of colossal operands" for `test_sum_of_colossal_operands`;
+    None when that is less than two words or too short to say something of its own."""
+    words = _name_words(PurePosixPath(name).name if "/" in name else name)
+    while words and words[0] in _NAME_NOISE:
+        words = words[1:]
+    while words and words[-1] in _NAME_NOISE:
+        words = words[:-1]
+    if len(words) < 2 or len("".join(words)) < _MIN_PHRASE:
+        return None
+    return " ".join(words)
+
+
+_NAME_NOISE = frozenset({"test", "tests", "spec", "py", "js", "ts", "go", "rs", "java", "mjs"})
+_MIN_PHRASE = 9  # letters of a name said as words: "wide operands", not "add one"
 
 
 def _words(text: str) -> set[str]:

@@ -35,6 +35,7 @@ _TIMES_X = re.compile(r"(?<=\d)\s*x\s*(?=10\s*(?:\*\*|\^))")  # `1x10^20`
 _FORTRAN = re.compile(r"(?<=[\d.])d(?=[+-]\d)")  # `1.0D+20`
 _DECIMAL_COMMA = re.compile(r"(?<=\d),(?=\d+e[+-]?\d)")  # `1,0e20`
 _APOSTROPHES = re.compile(r"(?<=\d)['’](?=\d{3}(?!\d))")  # `1'000'000`
+_UNDERSCORES = re.compile(r"(?<=\d)_(?=\d)")  # `100_000_000`, as Python, Rust, JS and Java write it
 _DOT_GROUPS = re.compile(r"(?<![\d.])\d{1,3}(?:\.\d{3}){2,}(?![\d.])")  # `1.000.000`
 _LAKH_GROUPS = re.compile(r"(?<!\d)(?<!\d,)\d{1,2}(?:,\d{2})+,\d{3}(?!\d|,\d)")  # `10,00,000`
 _MATHML = re.compile(r"<msup>\s*<mn>\s*([\d.]+)\s*</mn>\s*<mn>\s*([\d.+-]+)\s*</mn>\s*</msup>")
@@ -49,7 +50,7 @@ _OPERATOR = re.compile(r"(?<=[\d)])\s*(\*\*|\^|\*|×|·|/)\s*(?=[\d(+-])")
 _NUMBER = r"[+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?"
 _POW = re.compile(rf"(?<![\w.])(?:\w+\.)?pow\(\s*({_NUMBER})\s*,\s*({_NUMBER})\s*\)")
 _TO_THE = re.compile(
-    rf"({_NUMBER}) to the (?:power of )?({_NUMBER})(?:st|nd|rd|th)?(?: power)?(?!\w)"
+    rf"({_NUMBER}) (?:raised )?to the (?:power of )?({_NUMBER})(?:st|nd|rd|th)?(?: power)?(?!\w)"
 )
 # An exponent set apart: `10^{20}` (TeX), `10<sup>20</sup>` (HTML), `10**(20)`.
 _BRACED = re.compile(rf"(?:\^|\*\*)\s*[{{(]\s*({_NUMBER})\s*[}})]|<sup>\s*({_NUMBER})\s*</sup>")
@@ -107,6 +108,16 @@ _SCALES = {
         1,
     )
 }
+# The SI prefixes said as words ("100 exa"), and the Indian scales.
+_SCALES |= {"kilo": 10**3, "mega": 10**6, "giga": 10**9, "tera": 10**12, "peta": 10**15}
+_SCALES |= {"exa": 10**18, "zetta": 10**21, "yotta": 10**24, "lakh": 10**5, "crore": 10**7}
+# Ordinal number words as the cardinal ones ("to the twentieth power"): the irregular ones, and
+# the rule (`-ieth` is `-y`, else `-th` is dropped).
+_ORDINALS = {"first": "one", "second": "two", "third": "three", "fifth": "five"}
+_ORDINALS |= {"eighth": "eight", "ninth": "nine", "twelfth": "twelve"}
+_ORDINALS |= {f"{t[:-1]}ieth": t for t in _TENS}
+_ORDINALS |= {f"{w}th": w for w in (*_UNITS, *_SCALES, "hundred") if f"{w}th" not in _ORDINALS}
+_ORDINAL = re.compile(rf"(?<![\w-])({'|'.join(sorted(_ORDINALS, key=len, reverse=True))})(?![\w-])")
 _WORD = "|".join(sorted([*_UNITS, *_TENS, *_SCALES, "hundred"], key=len, reverse=True))
 # A run of number words, led by digits or not: "one hundred quintillion", "twenty-one thousand",
 # "100 quintillion", "2.5 million".
@@ -260,10 +271,12 @@ _REWRITES: tuple[tuple[str | None, re.Pattern[str], Any], ...] = (
     ("x", _TIMES_X, "*"),
     (",", _DECIMAL_COMMA, "."),
     (None, _APOSTROPHES, ""),
+    ("_", _UNDERSCORES, ""),
     (".", _DOT_GROUPS, lambda m: m.group(0).replace(".", "")),
     (",", _LAKH_GROUPS, lambda m: m.group(0).replace(",", "")),
     (",", _COMMAS, ""),
     (" ", _SPACED_GROUPS, lambda m: m.group(0).replace(" ", "")),
+    ("th", _ORDINAL, lambda m: _ORDINALS[m.group(1)]),
     (None, _SAID, _said),
     ("pow(", _POW, r"\1**\2"),
     (" to the ", _TO_THE, r"\1**\2"),
