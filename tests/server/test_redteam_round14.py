@@ -442,3 +442,59 @@ def test_honest_h_words_that_are_no_hidden_value_are_kept(issue: str) -> None:
     from test_redteam_round11 import _guard
 
     assert _guard().repeated(issue) is None
+
+
+# === S: keyless encodings of a secret (tools/evidence/forms.py) ==================================
+
+_KEY = "sk_live_9fQ2xZ7LmP4vT8wK3rY6"
+_Z85_ALPHABET = (
+    "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#"
+)
+
+
+def _base62(value: str) -> str:
+    digits = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+    number, out = int.from_bytes(value.encode(), "big"), ""
+    while number:
+        number, rest = divmod(number, 62)
+        out = digits[rest] + out
+    return out
+
+
+def _atbash(value: str) -> str:
+    return "".join(
+        chr(219 - ord(c)) if c.islower() else chr(155 - ord(c)) if c.isupper() else c for c in value
+    )
+
+
+def _z85(value: str) -> str:
+    import base64
+
+    table = str.maketrans("".join(chr(c) for c in range(33, 118)), _Z85_ALPHABET)
+    return base64.a85encode(value.encode()).decode().translate(table)
+
+
+ENCODINGS = {"atbash": _atbash, "z85": _z85, "base62-number": _base62}
+
+
+@pytest.mark.parametrize("variant", sorted(ENCODINGS))
+def test_s_a_keyless_encoding_of_a_secret_is_redacted(variant: str) -> None:
+    from referee.tools.evidence.redact import Redactor
+
+    form = ENCODINGS[variant](_KEY)
+    out = Redactor([_KEY]).redact(f"debug: {form}\nmore\n")
+    assert form not in out and "[REDACTED:" in out, out
+    assert "more" in out
+
+
+def test_s_the_encodings_are_the_secret() -> None:
+    import base64
+
+    back = str.maketrans(_Z85_ALPHABET, "".join(chr(c) for c in range(33, 118)))
+    assert base64.a85decode(_z85(_KEY).translate(back)).decode() == _KEY
+    assert _atbash(_atbash(_KEY)) == _KEY
+    digits = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+    value = 0
+    for c in _base62(_KEY):
+        value = value * 62 + digits.index(c)
+    assert value.to_bytes(len(_KEY), "big").decode() == _KEY

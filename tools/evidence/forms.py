@@ -58,6 +58,7 @@ _MIN_WHOLE = 6  # a whole value shorter than this is ordinary text ("dev", "true
 _ALNUM = bytes(range(48, 58)) + bytes(range(65, 91)) + bytes(range(97, 123))
 _NOT_ALNUM = bytes(set(range(256)) - set(_ALNUM))
 _LOWER = bytes.maketrans(bytes(range(65, 91)), bytes(range(97, 123)))
+_ATBASH = bytes.maketrans(b"abcdefghijklmnopqrstuvwxyz", b"zyxwvutsrqponmlkjihgfedcba")
 _ROT13 = bytes.maketrans(b"abcdefghijklmnopqrstuvwxyz", b"nopqrstuvwxyzabcdefghijklm")
 _NOT_PRINTABLE = bytes(set(range(256)) - set(range(0x21, 0x7F)))
 _NOT_LETTER = bytes(set(range(256)) - set(range(65, 91)) - set(range(97, 123)))
@@ -65,6 +66,11 @@ _LETTERS_EXTRA = 2  # a run of letters must be this much longer than a fragment 
 _DECIMATIONS = (2, 3, 4, 5)  # every k-th character of a value, printed apart
 _BASE58 = b"123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
 _BASE36 = b"0123456789abcdefghijklmnopqrstuvwxyz"
+_BASE62 = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+_Z85 = bytes.maketrans(
+    bytes(range(33, 118)),
+    b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#",
+)
 
 
 class Form(NamedTuple):
@@ -186,6 +192,7 @@ def _folded(value: str, fragment: int) -> Iterator[Form]:
         window = min(fragment, len(letters))
         yield Form("folded", letters, window, 1)
         yield Form("folded", letters.translate(_ROT13), window, 1)
+        yield Form("folded", letters.translate(_ATBASH), window, 1)  # the mirrored alphabet
     if len(value) < _MIN_WHOLE:
         return
     for codec, width in (("utf-8", 1), ("utf-16-le", 2), ("utf-16-be", 2)):
@@ -220,12 +227,18 @@ def _printable(raw: bytes, fragment: int) -> Iterator[Form]:
         url = core.translate(bytes.maketrans(b"+/", b"-_"))
         if url != core:
             yield Form("printable", url, window, 1)
-    whole = _digits(int.from_bytes(raw, "big"), _BASE58)
-    yield Form("printable", whole, len(whole), 1)
+    for alphabet in (_BASE58, _BASE62):
+        whole = _digits(int.from_bytes(raw, "big"), alphabet)
+        yield Form("printable", whole, len(whole), 1)
     groups = 10 if fragment == FRAGMENT else 5 * ((fragment - 3) // 4)
-    for encode in (base64.b85encode, base64.a85encode):
+    for encode in (base64.b85encode, base64.a85encode, _z85):
         for core in _groups(raw, encode):
             yield Form("printable", core, min(groups, len(core)), 5)
+
+
+def _z85(data: bytes) -> bytes:
+    """ZeroMQ's base85 (Z85): ascii85's groups in another alphabet."""
+    return base64.a85encode(data).translate(_Z85)
 
 
 def _literal(value: str, fragment: int) -> Iterator[Form]:
