@@ -498,3 +498,62 @@ def test_s_the_encodings_are_the_secret() -> None:
     for c in _base62(_KEY):
         value = value * 62 + digits.index(c)
     assert value.to_bytes(len(_KEY), "big").decode() == _KEY
+
+
+# === M: the user's own files in the home folder (tools/sandbox/home.py) ==========================
+#
+# A sandboxed test read the operator's ~/.npmrc (a registry token), ~/.gitconfig and
+# /etc/shadow by their absolute paths and put them in its assertion message. The home folder's
+# entries are masked now, save what the command can need (a program on its PATH, a path it
+# names, toolchains and caches).
+
+_READER = (
+    "import os\n\n\ndef test_the_machine():\n    seen = {}\n"
+    "    for p in {paths!r}:\n        try:\n            seen[p] = open(p).read()\n"
+    "        except OSError:\n            pass\n    assert not any(seen.values()), seen\n"
+)
+
+
+def test_m_the_operators_files_are_out_of_a_tests_reach(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "operator"
+    secrets = {
+        ".npmrc": "//registry.npmjs.org/:_authToken=npm_SECRETSECRETSECRET\n",
+        ".gitconfig": "[user]\n\temail = operator@example.com\n",
+        ".ssh/id_ed25519": "-----BEGIN OPENSSH PRIVATE KEY-----\nabc\n",
+        ".config/gh/hosts.yml": "github.com:\n    oauth_token: gho_SECRET\n",
+        "notes/passwords.txt": "hunter2\n",
+    }
+    for rel, text in secrets.items():
+        (home / rel).parent.mkdir(parents=True, exist_ok=True)
+        (home / rel).write_text(text, encoding="utf-8")
+    monkeypatch.setenv("HOME", str(home))
+    paths = [str(home / rel) for rel in secrets]
+    tests = {"tests/test_reads.py": _READER.replace("{paths!r}", repr(paths))}
+    code, evaluation = evaluated(tmp_path, PY_BASE, tests, PYTEST)
+    criterion = evaluation["criteria"][0]
+    failing = [
+        (t["name"], t.get("message", "")[:400])
+        for e in evaluation["evidence"]
+        for t in e.get("tests") or []
+        if t.get("outcome") != "passed"
+    ]
+    assert criterion["status"] == "pass", (criterion["reason"], failing)
+    assert evaluation["sandbox"] == "bubblewrap"
+    assert code == 0
+
+
+def test_m_what_a_command_needs_in_the_home_folder_stays(tmp_path: Path) -> None:
+    from referee.tools.sandbox.home import argv_paths, masked_entries
+
+    home = tmp_path / "home"
+    for entry in ("bin", ".pyenv", ".cargo", "venvs/app/bin", "project", ".ssh", ".aws", "notes"):
+        (home / entry).mkdir(parents=True)
+    for dotfile in (".npmrc", ".gitconfig", ".bash_history"):
+        (home / dotfile).write_text("x", encoding="utf-8")
+    env = {"PATH": f"{home / 'bin'}:/usr/bin", "LANG": "C.UTF-8"}
+    argv = [str(home / "venvs/app/bin/python"), "-m", "pytest"]
+    needed = [home / "project", *argv_paths(argv)]
+    masked = {p.name for p in masked_entries(home, needed, env)}
+    assert masked == {".ssh", ".aws", "notes", ".npmrc", ".gitconfig", ".bash_history"}

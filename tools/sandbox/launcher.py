@@ -51,6 +51,7 @@ from referee.tools.process import (
 )
 from referee.tools.repo.tree import STORE_DIR
 from referee.tools.sandbox.gauge import Gauge
+from referee.tools.sandbox.home import SYSTEM_SECRETS, argv_paths, masked_entries
 from referee.tools.sandbox.network import NetworkUnavailable, private_network
 from referee.tools.sandbox.profile import SANDBOX_HOME, SANDBOX_TMP, SandboxProfile
 from referee.tools.sandbox.writes import Writes, read_upper
@@ -221,6 +222,22 @@ class SandboxLauncher:
             *inner,
         ]
 
+    def _personal(self, command: Command, tree: Path) -> list[str]:
+        """Masks over the user's own files in the home folder and the password hashes."""
+        needed = [tree, command.cwd, *self.profile.caches, *argv_paths(command.argv)]
+        needed += [p for pair in command.readonly for p in pair] + list(command.writable)
+        env = {**self.profile.env, **command.env}
+        args: list[str] = []
+        for entry in masked_entries(self.profile.home, needed, env):
+            if entry.is_dir():
+                args += [*_sized(command.memory_mb), "--tmpfs", str(entry)]
+            elif entry.is_file():
+                args += ["--ro-bind", "/dev/null", str(entry)]
+        for secret in SYSTEM_SECRETS:
+            if secret.is_file():
+                args += ["--ro-bind", "/dev/null", str(secret)]
+        return args
+
     def _caches(self, tree: Path) -> list[Path]:
         """The folders seen through a throwaway overlay: the tool caches, and installed
         dependencies the tree links to from outside (a shared node_modules): tools write there
@@ -292,6 +309,7 @@ class SandboxLauncher:
         for hidden in self.profile.hidden:
             if hidden.exists() and not _within(tree, hidden):
                 args += [*_sized(command.memory_mb), "--tmpfs", str(hidden)]
+        args += self._personal(command, tree)
         # `.referee/` is no part of the evaluated tree (its hash, its diff, what the readers
         # read): what the tree holds there must not be there for the run either, wherever the
         # store is (the gate keeps its own elsewhere, and a pull request may commit the folder).

@@ -14,7 +14,9 @@ another check's outputs, and nothing it writes may outlive its command. So:
 - the environment is rebuilt from an allowlist (locale, PATH, toolchain homes) plus the check's own
   `env`: no REFEREE_* variable and no credential of the server's environment is passed;
 - HOME and TMPDIR are fresh and empty for every command, and the tree's `__pycache__` folders
-  are hidden (installed packages keep their bytecode).
+  are hidden (installed packages keep their bytecode);
+- the user's own files in the real home folder (settings, credentials) and the system's password
+  hashes are masked; toolchains there stay (home.py).
 """
 
 from __future__ import annotations
@@ -97,6 +99,8 @@ class SandboxProfile:
     env: Mapping[str, str]
     uid: int
     gid: int
+    home: Path | None = None
+    """The user's home folder, whose own files are masked (home.py)."""
 
     @classmethod
     def build(cls, server_env: Mapping[str, str], *, hidden: tuple[Path, ...]) -> SandboxProfile:
@@ -110,6 +114,7 @@ class SandboxProfile:
             env=_environment(server_env, home),
             uid=os.getuid(),
             gid=os.getgid(),
+            home=home,
         )
 
 
