@@ -1,12 +1,20 @@
-"""Red team, round 14: what a test can learn of the code it tests without opening it by name
-(`test_inspects_environment`; tools/claims/pyenvironment.py).
+"""Red team, round 14: two helpers beat the trust boundaries and the readers with new variants,
+and a third tried honest changes on real projects; what got through is held here now.
 
-A bug-fix task whose check must fail at base: the change adds a marker to the still-broken code
-and a new test that expects the broken result when it sees the marker and the right one when it
-does not, so it fails at base and passes now. Round 14 read the marker through a file's size or
-times, the module's loader or spec, git, and a glob pattern; each is now a read of the source.
-Honest tests of the same shapes (git in a folder of their own, a glob over their own data or
-tmp_path) are not.
+C. tests that read the code they test without naming it (a stat, the loader or spec, a glob,
+   git asked about the tree), tools/claims/pyenvironment.py;
+G. nested repositories and the tree's .gitmodules: referee's diffs leave submodules alone;
+P. a `# pragma: no cover` the change writes lowers no `min_diff_coverage`;
+T. a stale cargo build the generator dated: cargo runs clean the workspace's own output first;
+F. honest changes from real projects referee misjudged (humanize's doctests named on pytest's
+   command line);
+H. a hold-out's test name said as words, and its value with underscores, SI prefixes and
+   ordinal powers, in the judge's issues;
+S. keyless encodings of a secret (atbash, Z85, a base62 number);
+M. the operator's own files in the home folder, out of a sandboxed test's reach.
+
+(tests/server/test_new_tests_act_on_base.py holds the round's largest class: new test files that
+make a base test pass for the whole session, with the bug left in place.)
 """
 
 from __future__ import annotations
