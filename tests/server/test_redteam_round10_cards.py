@@ -683,11 +683,8 @@ SECRET_FORMS: dict[str, tuple[str, str | None]] = {
     "base64 of the reversed value": ("[base64.b64encode(t[::-1].encode()).decode()]", None),
     "hex bytes separated by colons": ("[':'.join('%02x' % b for b in t.encode())]", None),
     "0x-prefixed character codes": ("[', '.join('0x%02x' % ord(c) for c in t)]", None),
-    "XOR with a one-byte key, as hex": (
-        "[bytes(b ^ 0x2A for b in t.encode()).hex()]",
-        _FORMS_REASON
-        + "a xor is an encoding a key chooses, searched for by no view (docs/safety.md says so)",
-    ),
+    # Any one-for-one map of the value's bytes, printed as hex (tools/evidence/substitution.py).
+    "XOR with a one-byte key, as hex": ("[bytes(b ^ 0x2A for b in t.encode()).hex()]", None),
     "rot-5 on the digits alone": (
         "[t.translate(str.maketrans('0123456789', '5678901234'))]",
         None,
