@@ -20,6 +20,7 @@ make a base test pass for the whole session, with the bug left in place.)
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -27,7 +28,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_runs import PYTEST, evaluated, write_files
+import yaml
+from cli_runs import PYTEST, cli, evaluated, write_files
 from gitrepo import make_repo
 from test_redteam_round8 import RUST_BASE, caught, needs_cargo
 from test_round8_cli import BROKEN, PY_BASE
@@ -565,3 +567,59 @@ def test_m_what_a_command_needs_in_the_home_folder_stays(tmp_path: Path) -> None
     needed = [home / "project", *argv_paths(argv)]
     masked = {p.name for p in masked_entries(home, needed, env)}
     assert masked == {".ssh", ".aws", "notes", ".npmrc", ".gitconfig", ".bash_history"}
+
+
+# Any build tool that trusts file times: every run of the evaluated tree sees the changed files
+# dated after everything in the tree (tools/evaluate/times.py).
+_C_PROJECT = {
+    "src/calc.c": "int add(int a, int b) { return a + b; }\n",
+    "src/calc.h": "int add(int a, int b);\n",
+    "tests/test_calc.c": '#include <stdio.h>\n#include "../src/calc.h"\n'
+    'int main(void) { if (add(1, 2) != 3) { puts("FAIL"); return 1; } puts("ok"); return 0; }\n',
+    "Makefile": "build/test_calc: src/calc.c tests/test_calc.c src/calc.h\n"
+    "\tmkdir -p build && cc -o $@ src/calc.c tests/test_calc.c\n\ntest: build/test_calc\n"
+    "\t./build/test_calc\n",
+    ".gitignore": "build/\n",
+}
+
+
+def _stale_make(dated: str) -> Callable[[Path], None]:
+    def build(root: Path) -> None:
+        (root / "src" / "calc.c").write_text(_C_PROJECT["src/calc.c"], encoding="utf-8")
+        subprocess.run(["make", "-s", "test"], cwd=root, check=True, capture_output=True)
+        (root / "src" / "calc.c").write_text(
+            "int add(int a, int b) { return a - b; }\n", encoding="utf-8"
+        )
+        if dated == "source-back-dated":
+            os.utime(root / "src" / "calc.c", (978307200, 978307200))
+        else:
+            os.utime(root / "build" / "test_calc", (4102444800, 4102444800))
+
+    return build
+
+
+@pytest.mark.skipif(shutil.which("make") is None or shutil.which("cc") is None, reason="no make")
+@pytest.mark.parametrize("dated", ["source-back-dated", "output-dated-ahead"])
+def test_t_a_stale_make_build_is_not_what_runs(tmp_path: Path, dated: str) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    make_repo(root, _C_PROJECT)
+    _stale_make(dated)(root)
+    spec = tmp_path / "contract.yaml"
+    criterion = {
+        "criterion": "make test passes",
+        "verification_method": "test",
+        "check": {"kind": "command", "argv": ["make", "test"]},
+    }
+    spec.write_text(
+        yaml.safe_dump(
+            {"goal": "Keep add right.", "out_of_scope": ["ui"], "functional": [criterion]}
+        ),
+        encoding="utf-8",
+    )
+    code, made = cli("--root", str(root), "contract", "create", str(spec), "--json")
+    assert code == 0, made
+    code, evaluation = cli("--root", str(root), "evaluate", made["contract"]["id"], "--json")
+    assert evaluation["criteria"][0]["status"] == "fail", evaluation["criteria"][0]["reason"]
+    assert code == 1
+    assert (root / "build" / "test_calc").is_file()  # the tree keeps its own output

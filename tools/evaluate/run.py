@@ -35,6 +35,7 @@ from referee.tools.evaluate.harness import base_harness, record_harness
 from referee.tools.evaluate.phases import PhaseGate
 from referee.tools.evaluate.static import run_static
 from referee.tools.evaluate.target import Workspace
+from referee.tools.evaluate.times import fresh_times
 from referee.tools.evaluate.views import evaluated_view, named_view
 from referee.tools.evidence.recorder import EvidenceRecorder
 from referee.tools.graders import (
@@ -226,6 +227,7 @@ class _Shared:
     bytecode: tuple[str, ...]
     cold_bytecode: bool
     view: TreeView | None
+    fresh: Path | None = None
 
 
 async def _shared(plan: RunPlan, scratch: Path) -> _Shared:
@@ -266,7 +268,19 @@ async def _shared(plan: RunPlan, scratch: Path) -> _Shared:
         view=await anyio.to_thread.run_sync(
             evaluated_view, ws, run_root, anonymous_folder(scratch)
         ),
+        fresh=None
+        if plan.launcher.keeps_writes
+        else await anyio.to_thread.run_sync(_fresh, ws, run_root, anonymous_folder(scratch)),
     )
+
+
+def _fresh(ws: Workspace, run_root: Path, folder: Path) -> Path | None:
+    """The changed files dated after everything in the tree (times.py), where the tree on disk is
+    what is evaluated: a layer over it is read by every run of it. Only in the sandbox, where a
+    layer is an overlay's: without one, a command with a layer runs in a copy of the tree."""
+    if run_root != ws.repo or ws.workdir != ws.repo:
+        return None
+    return fresh_times(ws.repo, ws.changed, folder)
 
 
 @asynccontextmanager
@@ -330,6 +344,7 @@ async def _context(
             bytecode=shared.bytecode,
             cold_bytecode=shared.cold_bytecode,
             view=shared.view,
+            fresh=shared.fresh,
             network=_Once(lambda: private_network(ctx, stack)).get,
             baselines=plan.baselines,
             base_app=_Once(base_app).get,

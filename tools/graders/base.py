@@ -213,6 +213,9 @@ class GradeContext:
     """Where commands run (default `workdir`): the repository's own path in the sandbox."""
     view: TreeView | None = None
     """The evaluated commit shown at `run_root` (a `ref` evaluated in the sandbox)."""
+    fresh: Path | None = None
+    """The changed files dated after everything in the tree (evaluate/times.py), laid over every
+    run of the evaluated tree: no build output the player dated is up to date for them."""
     baselines: Baselines | None = None
     """The store's screenshot baselines (None: screenshot expectations are not judged)."""
     base_app: Callable[[], Awaitable[BaseApp]] = field(default=_no_base_app)
@@ -304,6 +307,8 @@ class GradeContext:
         if shown is not None:
             layers = (*layers, *((shown.layer,) if shown.layer else ()))
             hide = (*hide, *shown.hide)
+        elif root == self.root and self.fresh is not None:
+            layers = (*layers, self.fresh)
         if root == self.root and not self.cold_bytecode:
             hide = (*hide, *self.bytecode)
         elif not self.launcher.keeps_writes:
