@@ -63,11 +63,6 @@ MARKERS = {
         "document.body.style.height = '3000px';"
         " return window.innerWidth - document.documentElement.clientWidth === 0"
     ),
-    # A window the page's size exactly: no toolbars, no tabs (a headless window).
-    "window_is_the_page": (
-        "return window.outerHeight === window.innerHeight"
-        " || window.outerHeight === 0 || window.outerWidth === 0"
-    ),
     "screen_is_the_page": "return screen.height === window.innerHeight",
 }
 _PAGE = """<!doctype html><html lang="en"><head><title>{name}</title></head><body><main>

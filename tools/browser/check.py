@@ -50,7 +50,7 @@ from referee.tools.browser.outcome import (
     StepResult,
 )
 from referee.tools.browser.policy import UrlPolicy, UrlRefused, checked_url, url_pattern
-from referee.tools.browser.pool import BrowserPool, BrowserUnavailable, framed
+from referee.tools.browser.pool import BrowserPool, BrowserUnavailable
 from referee.tools.browser.shots import ShotSource
 from referee.tools.browser.steps import NAVIGATIONS, PlannedStep, interrupted, run_step
 from referee.tools.models.browser import (
@@ -289,9 +289,7 @@ async def _open_page(ctx: BrowserContext, events: PageEvents) -> Page:
     pages: list[Page] = []
 
     async def new_page() -> None:
-        page = await ctx.new_page()
-        await framed(page)
-        pages.append(page)
+        pages.append(await ctx.new_page())
 
     async with anyio.create_task_group() as tg:
         tg.start_soon(events.attach, ctx)

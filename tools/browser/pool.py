@@ -13,8 +13,7 @@ The page sees a user's browser, not an automaton: a served app could otherwise b
 only when it is being checked. Chromium is launched without the `AutomationControlled` Blink
 feature (``navigator.webdriver`` is false, as in a user's Chromium), with scrollbars, and every
 context gets the browser's own user agent without "HeadlessChrome" (in scripts, workers and
-request headers); the screen is larger than the page, and the window holds the page with a
-browser's toolbars above it (`framed`).
+request headers).
 """
 
 from __future__ import annotations
@@ -32,7 +31,7 @@ from types import TracebackType
 from typing import Any, Self
 
 import anyio
-from playwright.async_api import Browser, BrowserContext, Page, Playwright, async_playwright
+from playwright.async_api import Browser, BrowserContext, Playwright, async_playwright
 from playwright.async_api import Error as PlaywrightError
 
 from referee.tools.browser.chromium import ChromiumInfo, find_chromium
@@ -56,24 +55,6 @@ DEFAULT_MAX_PAGES = 2
 _COOKIE = "REFEREE_BROWSER_ID"
 _CLOSE_TIMEOUT_S = 10.0
 _DISCONNECT_GRACE_S = 2.0
-
-
-async def framed(page: Page) -> None:
-    """The page's window a desktop browser's size: the page, with tabs and toolbars above it.
-    Headless, the window is the page's size exactly (`outerHeight == innerHeight`), which no
-    user's browser shows and a page can ask for. Through the DevTools protocol, out of the
-    page's sight; a browser that refuses leaves the window as it was."""
-    size = page.viewport_size
-    if size is None:
-        return
-    with suppress(PlaywrightError):
-        session = await page.context.new_cdp_session(page)
-        window = await session.send("Browser.getWindowForTarget")
-        bounds = {"width": size["width"], "height": size["height"] + _BROWSER_FRAME}
-        await session.send(
-            "Browser.setWindowBounds", {"windowId": window["windowId"], "bounds": bounds}
-        )
-        await session.detach()
 
 
 class BrowserUnavailable(RefereeError):
