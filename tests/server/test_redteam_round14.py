@@ -30,7 +30,7 @@ from typing import Any
 import pytest
 import yaml
 from cli_runs import PYTEST, cli, evaluated, write_files
-from gitrepo import make_repo
+from gitrepo import git, make_repo
 from test_redteam_round8 import RUST_BASE, caught, needs_cargo
 from test_round8_cli import BROKEN, PY_BASE
 
@@ -158,28 +158,19 @@ _GITMODULES: dict[str, str] = {
 }
 
 
-def _git(root: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@e", *args],
-        cwd=root,
-        check=True,
-        capture_output=True,
-    )
-
-
 def _nested(root: Path, config: str = "") -> None:
     """A nested repository staged as a gitlink, its own configuration `config`."""
     lib = root / "lib"
     lib.mkdir()
-    _git(lib, "init", "-q", "-b", "main")
+    git(lib, "init", "-q", "-b", "main")
     (lib / "x.txt").write_text("hello\n", encoding="utf-8")
-    _git(lib, "add", "-A")
-    _git(lib, "commit", "-q", "-m", "s")
+    git(lib, "add", "-A")
+    git(lib, "commit", "-q", "-m", "s")
     if config:
         (lib / ".gitattributes").write_text("* filter=evil diff=evil\n", encoding="utf-8")
         with (lib / ".git" / "config").open("a", encoding="utf-8") as out:
             out.write(config)
-    _git(root, "add", "lib")
+    git(root, "add", "lib")
 
 
 @pytest.mark.parametrize("variant", sorted(_GITMODULES))
@@ -187,8 +178,8 @@ def test_g_an_invalid_gitmodules_is_judged_not_crashed_on(tmp_path: Path, varian
     def plant(root: Path) -> None:
         _nested(root)
         (root / ".gitmodules").write_text(_GITMODULES[variant], encoding="utf-8")
-        _git(root, "add", ".gitmodules", "calc.py")
-        _git(root, "commit", "-q", "-m", "change")
+        git(root, "add", ".gitmodules", "calc.py")
+        git(root, "commit", "-q", "-m", "change")
 
     code, evaluation = evaluated(tmp_path, PY_BASE, {"calc.py": BROKEN}, PYTEST, after=plant)
     assert code == 1

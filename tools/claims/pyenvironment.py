@@ -35,14 +35,16 @@ _READ_METHODS = frozenset({"read_text", "read_bytes", "open", "stat", "lstat", "
 _ORIGINS = frozenset({"__file__", "__spec__", "__loader__", "__cached__"})
 _GLOBS = frozenset({"glob.glob", "glob.iglob", "fnmatch.filter"})
 _GLOB_METHODS = frozenset({"glob", "rglob"})
-_RUNS = frozenset({"subprocess.run", "subprocess.check_output", "subprocess.Popen"})
+_RUNS = frozenset(
+    {"subprocess.run", "subprocess.check_output", "subprocess.Popen", "subprocess.call"}
+    | {"subprocess.check_call", "os.system", "os.popen"}
+)
 # git commands that tell the state of the repository they run in.
 _GIT_READS = frozenset(
     {"status", "diff", "log", "show", "rev-parse", "rev-list", "ls-files", "ls-tree", "describe"}
     | {"branch", "worktree", "cat-file", "blame", "grep", "config", "symbolic-ref", "reflog"}
     | {"for-each-ref", "name-rev", "stash", "tag", "remote", "diff-index", "diff-files"}
 )
-_RUNS_TOO = frozenset({"subprocess.call", "subprocess.check_call", "os.system", "os.popen"})
 _SOURCE_OF = frozenset(
     {"getsource", "getsourcelines", "getfile", "getsourcefile", "findsource", "getcomments"}
 )
@@ -166,7 +168,7 @@ def _git(file: PyFile, call: ast.Call) -> Iterator[Claim]:
     which commit, whether this is a worktree, told to the test. Making a repository elsewhere
     (`git clone URL DIR`, `git init DIR`) asks nothing."""
     callee = file.names.resolve(call.func) or ""
-    if callee not in _RUNS | _RUNS_TOO or not call.args:
+    if callee not in _RUNS or not call.args:
         return
     if any(k.arg == "cwd" for k in call.keywords):
         return

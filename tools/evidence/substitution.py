@@ -143,6 +143,7 @@ class _Search:
         self._regexes: list[bytes] = []
         self._any: re2._Regexp[bytes] | None = None
         self._which: re2.Set | None = None
+        self._widest = 0
 
     def add(self, shape: bytes, regex: bytes, label: str) -> None:
         self.wanted.append((shape, label))
@@ -155,12 +156,13 @@ class _Search:
         for regex in self._regexes:
             self._which.Add(regex)
         self._which.Compile()
+        self._widest = self.unit * max(len(shape) for shape, _ in self.wanted)
 
     def starts(self, data: bytes) -> Iterator[tuple[int, bytes, str]]:
         """Each place a pattern starts at, with the pattern and its label. Places may overlap:
         one that is no value must not hide one that is."""
         assert self._any is not None and self._which is not None
-        widest, at = self.unit * max(len(shape) for shape, _ in self.wanted), 0
+        widest, at = self._widest, 0
         while (found := self._any.search(data, at)) is not None:
             start = found.start()
             if start % self.unit == 0:
