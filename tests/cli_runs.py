@@ -58,10 +58,11 @@ def evaluated(
     node_modules: bool = False,
     prepare: Callable[[Path], None] | None = None,
     check_fields: dict[str, Any] | None = None,
+    options: tuple[str, ...] = (),
 ) -> tuple[int, dict[str, Any]]:
     """Commit `base`, write `before` (untracked, before the contract) and run `prepare` on the
     tree (the honest state of the machine), create the contract, apply `change`, run `after` on
-    the tree (the generator's doing), and evaluate through the CLI."""
+    the tree (the generator's doing), and evaluate through the CLI (with `options`)."""
     root = tmp_path / "repo"
     root.mkdir()
     if node_modules:
@@ -80,4 +81,4 @@ def evaluated(
     write_files(root, change)
     if after is not None:
         after(root)
-    return cli("--root", str(root), "evaluate", made["contract"]["id"], "--json")
+    return cli("--root", str(root), "evaluate", made["contract"]["id"], "--json", *options)

@@ -23,7 +23,6 @@ class Settings:
     roots: tuple[Path, ...]
     home: Path
     allow_hosts: tuple[str, ...] = ()
-    max_concurrency: int = 2
     result_budget: int = 16 * 1024
     report_limit: int = 64 * 1024 * 1024
     """Largest test report (bytes, all files of one run) referee reads; above it: unscored."""
@@ -96,7 +95,6 @@ class Settings:
             home=store_home(resolved[0], location),
             allow_hosts=tuple(allow_hosts),
             memory_mb=memory_mb or None,
-            max_concurrency=max(1, os.cpu_count() or 1),
             env=env,
             key=KeySource.from_env(env),
             min_canary_recall=_fraction(env.get("REFEREE_MIN_CANARY_RECALL"), 0.8),

@@ -596,21 +596,39 @@ def test_t_a_stale_make_build_is_not_what_runs(tmp_path: Path, dated: str) -> No
     root.mkdir()
     make_repo(root, _C_PROJECT)
     _stale_make(dated)(root)
+    made = _make_contract(tmp_path, root)
+    code, evaluation = cli("--root", str(root), "evaluate", made, "--json")
+    assert evaluation["criteria"][0]["status"] == "fail", evaluation["criteria"][0]["reason"]
+    assert code == 1
+    assert (root / "build" / "test_calc").is_file()  # the tree keeps its own output
+
+
+@pytest.mark.skipif(shutil.which("make") is None or shutil.which("cc") is None, reason="no make")
+@pytest.mark.parametrize("dated", ["source-back-dated", "output-dated-ahead"])
+def test_t_a_stale_make_build_of_a_ref_is_not_what_runs(tmp_path: Path, dated: str) -> None:
+    """The same with the broken code committed and evaluated as `--ref HEAD`: the commit is shown
+    at the tree's path, over the stale output on disk."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    make_repo(root, _C_PROJECT)
+    made = _make_contract(tmp_path, root)
+    _stale_make(dated)(root)
+    git(root, "commit", "-qam", "add")
+    code, evaluation = cli("--root", str(root), "evaluate", made, "--ref", "HEAD", "--json")
+    assert evaluation["criteria"][0]["status"] == "fail", evaluation["criteria"][0]["reason"]
+    assert code == 1
+
+
+def _make_contract(tmp_path: Path, root: Path) -> str:
+    """A contract whose one criterion is `make test`; its id."""
     spec = tmp_path / "contract.yaml"
     criterion = {
         "criterion": "make test passes",
         "verification_method": "test",
         "check": {"kind": "command", "argv": ["make", "test"]},
     }
-    spec.write_text(
-        yaml.safe_dump(
-            {"goal": "Keep add right.", "out_of_scope": ["ui"], "functional": [criterion]}
-        ),
-        encoding="utf-8",
-    )
+    contract = {"goal": "Keep add right.", "out_of_scope": ["ui"], "functional": [criterion]}
+    spec.write_text(yaml.safe_dump(contract), encoding="utf-8")
     code, made = cli("--root", str(root), "contract", "create", str(spec), "--json")
     assert code == 0, made
-    code, evaluation = cli("--root", str(root), "evaluate", made["contract"]["id"], "--json")
-    assert evaluation["criteria"][0]["status"] == "fail", evaluation["criteria"][0]["reason"]
-    assert code == 1
-    assert (root / "build" / "test_calc").is_file()  # the tree keeps its own output
+    return str(made["contract"]["id"])

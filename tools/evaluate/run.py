@@ -1,13 +1,15 @@
 """Running every check of one evaluation: criteria through their graders, the static pipeline,
-tamper detection and (at depth `deep`) the perturbed copy, concurrently within each phase.
+tamper detection and (at depth `deep`) the perturbed copy, within each phase.
 
 The hold-out checks run in a phase of their own, after every visible run has ended (phases.py):
 first the visible checks, the static pipeline, tamper detection and the perturbed reruns of the
-visible tests, then the hidden checks and the perturbed reruns of the hidden tests.
+visible tests, then the hidden checks and the perturbed reruns of the hidden tests. Within a
+phase the browser checks come last, once no command of the generator's runs any more.
 
-Processes are bounded by the CPU count (`Settings.max_concurrency`); shared resources (the static
-report, the base worktree, the served app, the browser) start on first use, once; the served app,
-its network and its browser belong to a phase and stop with it, the rest when the run ends.
+The generator's commands run one at a time (beside referee's own static pipeline and readers);
+shared resources (the static report, the base worktree, the served app, the browser) start on
+first use, once; the served app, its network and its browser belong to a phase and stop with it,
+the rest when the run ends.
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ from referee.tools.graders import (
 )
 from referee.tools.graders.base import BaseApp, ViewName, anonymous_folder
 from referee.tools.graders.base_app import start_base_app
+from referee.tools.graders.company import Company
 from referee.tools.holdouts import HoldoutSource
 from referee.tools.models.checks import CommandCheck, TestsCheck
 from referee.tools.models.common import Depth, Scope
@@ -141,19 +144,26 @@ async def run_checks(plan: RunPlan) -> Outcomes:
     with tempfile.TemporaryDirectory(prefix="referee-run-") as scratch:
         shared = await _shared(plan, Path(scratch))
         async with plan.phases.visible(), _context(plan, shared, hidden_phase=False) as ctx:
-            with _refused_on_bad_objects():
-                await _run_concurrently(ctx, plan, outcomes, tick, visible, pipeline=True)
-            if plan.depth == "deep" and plan.workspace.changed:
-                perturbed = await _perturbed(ctx, plan)
-                await perturbed.rerun(ctx, outcomes, hidden=False)
+
+            async def perturb() -> None:
+                nonlocal perturbed
+                if plan.depth == "deep" and plan.workspace.changed:
+                    perturbed = await _perturbed(ctx, plan)
+                    await perturbed.rerun(ctx, outcomes, hidden=False)
+
+            await _run_phase(ctx, plan, outcomes, tick, visible, pipeline=True, then=perturb)
         # Every visible run has ended here, and the served app, its network and its browser with
         # them: nothing the generator can read is alive while a hold-out runs.
         if hidden or (perturbed is not None and perturbed.hidden_tests):
             async with plan.phases.hidden(), _context(plan, shared, hidden_phase=True) as ctx:
-                with _refused_on_bad_objects():
-                    await _run_concurrently(ctx, plan, outcomes, tick, hidden, pipeline=False)
-                if perturbed is not None:
-                    await perturbed.rerun(ctx, outcomes, hidden=True)
+
+                async def perturb_hidden() -> None:
+                    if perturbed is not None:
+                        await perturbed.rerun(ctx, outcomes, hidden=True)
+
+                await _run_phase(
+                    ctx, plan, outcomes, tick, hidden, pipeline=False, then=perturb_hidden
+                )
         if perturbed is not None:
             outcomes.perturbation = perturbed.result()
     for criterion in plan.criteria:
@@ -174,7 +184,7 @@ def _ticker(plan: RunPlan) -> Callable[[str], Awaitable[None]]:
     return tick
 
 
-async def _run_concurrently(
+async def _run_phase(
     ctx: GradeContext,
     plan: RunPlan,
     outcomes: Outcomes,
@@ -182,16 +192,31 @@ async def _run_concurrently(
     criteria: list[Criterion],
     *,
     pipeline: bool,
+    then: Callable[[], Awaitable[None]],
 ) -> None:
-    """Grade `criteria` side by side; with `pipeline`, the static pipeline, tamper detection and
-    the environment check too."""
-    async with anyio.create_task_group() as group:
-        if pipeline:
-            group.start_soon(_static_task, ctx, outcomes, tick)
-            group.start_soon(_tamper_task, ctx, plan, outcomes, tick)
-            group.start_soon(_environment_task, ctx, plan, outcomes)
-        for criterion in criteria:
-            group.start_soon(_grade_task, ctx, criterion, outcomes, tick)
+    """One phase's checks: every run of a command first, beside each other (their commands one
+    at a time: the limiter) and, with `pipeline`, beside the static pipeline, tamper detection
+    and the environment check; then `then` (the perturbed reruns); the browser checks last.
+
+    The served app starts on a browser check's first use and lives until the phase ends: none of
+    the generator's commands runs beside it, since two of its runs alive at once could tell
+    each other apart (a lock on a shared file) and the commands are compared with the base's
+    runs, made without the app."""
+    browsing = [c for c in criteria if c.check is not None and c.check.kind == "browser"]
+    with _refused_on_bad_objects():
+        async with anyio.create_task_group() as group:
+            if pipeline:
+                group.start_soon(_static_task, ctx, outcomes, tick)
+                group.start_soon(_tamper_task, ctx, plan, outcomes, tick)
+                group.start_soon(_environment_task, ctx, plan, outcomes)
+            for criterion in criteria:
+                if criterion not in browsing:
+                    group.start_soon(_grade_task, ctx, criterion, outcomes, tick)
+    await then()
+    with _refused_on_bad_objects():
+        async with anyio.create_task_group() as group:
+            for criterion in browsing:
+                group.start_soon(_grade_task, ctx, criterion, outcomes, tick)
 
 
 @contextmanager
@@ -275,12 +300,13 @@ async def _shared(plan: RunPlan, scratch: Path) -> _Shared:
 
 
 def _fresh(ws: Workspace, run_root: Path, folder: Path) -> Path | None:
-    """The changed files dated after everything in the tree (times.py), where the tree on disk is
-    what is evaluated: a layer over it is read by every run of it. Only in the sandbox, where a
-    layer is an overlay's: without one, a command with a layer runs in a copy of the tree."""
-    if run_root != ws.repo or ws.workdir != ws.repo:
+    """The changed files dated after everything in the tree (times.py), for every run of the
+    evaluated tree at the repository's path: the tree on disk, or a commit (`ref`) shown over it,
+    whose stale build output on disk is read the same. Only in the sandbox, where a layer is an
+    overlay's: without one, a command with a layer runs in a copy of the tree."""
+    if run_root != ws.repo:
         return None
-    return fresh_times(ws.repo, ws.changed, folder)
+    return fresh_times(ws.workdir, ws.changed, folder, also=(ws.repo,))
 
 
 @asynccontextmanager
@@ -328,7 +354,11 @@ async def _context(
             settings=plan.settings,
             base=ws.base,
             scope_files=await anyio.to_thread.run_sync(_files_on_disk, plan, ws),
-            limiter=anyio.CapacityLimiter(plan.settings.max_concurrency),
+            # One command of the generator's at a time: two alive at once could tell each other
+            # apart (a lock on a file every sandbox shows at the same inode, the machine's load),
+            # and a test that takes a lock first and passes, or fails when it sees another run,
+            # would pass now and fail at base, or kill every mutant run beside another.
+            limiter=anyio.CapacityLimiter(1),
             launcher=plan.launcher,
             static_report=shared.static.get,
             views=shown,
@@ -427,7 +457,10 @@ def _scope_files(plan: RunPlan, ws: Workspace) -> list[str]:
 async def _static_task(
     ctx: GradeContext, outcomes: Outcomes, tick: Callable[[str], Awaitable[None]]
 ) -> None:
-    outcomes.static = await ctx.static_report()
+    # The analysers share the machine with the test runs: a failing run beside them is run
+    # again alone (graders/company.py).
+    with ctx.occupancy.joined(Company()):
+        outcomes.static = await ctx.static_report()
     await tick("static pipeline")
 
 
@@ -436,17 +469,26 @@ async def _tamper_task(
 ) -> None:
     ws = plan.workspace
     if plan.scope == "task" and ws.base:
-        found, ids = await run_tampering(ws.repo, ws.workdir, ws.base, ws.changed, plan.recorder)
-        suspicions, more = await run_claims(
-            ws.repo, ws.workdir, ws.base, ws.target.tree, ws.changed, plan.recorder
-        )
-        found, ids = [*found, *suspicions], [*ids, *more]
-        harness = [h.finding for h in (await ctx.harness()).files]
-        if harness:
-            ids.append(record_harness(plan.recorder, harness, ws.base))
-        outcomes.tampering += [*found, *harness]
+        with ctx.occupancy.joined(Company()):
+            found, ids = await _tampering(ctx, plan)
+        outcomes.tampering += found
         outcomes.tampering_ids += ids
     await tick("test tampering")
+
+
+async def _tampering(ctx: GradeContext, plan: RunPlan) -> tuple[list[Tampering], list[str]]:
+    """Tamper detection, the test-claims readers and the base harness's findings."""
+    ws = plan.workspace
+    assert ws.base is not None
+    found, ids = await run_tampering(ws.repo, ws.workdir, ws.base, ws.changed, plan.recorder)
+    suspicions, more = await run_claims(
+        ws.repo, ws.workdir, ws.base, ws.target.tree, ws.changed, plan.recorder
+    )
+    found, ids = [*found, *suspicions], [*ids, *more]
+    harness = [h.finding for h in (await ctx.harness()).files]
+    if harness:
+        ids.append(record_harness(plan.recorder, harness, ws.base))
+    return [*found, *harness], ids
 
 
 async def _environment_task(ctx: GradeContext, plan: RunPlan, outcomes: Outcomes) -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import shutil
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 __all__ = ["fresh_times"]
@@ -22,10 +22,12 @@ __all__ = ["fresh_times"]
 _SKIP = frozenset({".git"})
 
 
-def fresh_times(tree: Path, changed: Iterable[str], folder: Path) -> Path | None:
+def fresh_times(
+    tree: Path, changed: Iterable[str], folder: Path, also: Sequence[Path] = ()
+) -> Path | None:
     """A folder of copies of the `changed` files of `tree` that exist as regular files, each
-    dated now, or a second after the newest file of the tree when one is dated ahead (None when
-    there is none to copy)."""
+    dated now, or a second after the newest file of the tree (and of the trees `also` names: the
+    one a commit is shown over) when one is dated ahead (None when there is none to copy)."""
     copied: list[Path] = []
     for rel in changed:
         source = tree / rel
@@ -37,7 +39,7 @@ def fresh_times(tree: Path, changed: Iterable[str], folder: Path) -> Path | None
         copied.append(target)
     if not copied:
         return None
-    stamp = max(time.time(), _newest(tree) + 1)
+    stamp = max(time.time(), *(_newest(t) + 1 for t in {tree, *also}))
     for path in copied:
         os.utime(path, (stamp, stamp))
     return folder

@@ -310,7 +310,6 @@ def _settings(repo: Path, scratch: Path, request: GateRequest, holdouts: Path | 
     return Settings(
         roots=base.roots,
         home=base.home,
-        max_concurrency=base.max_concurrency,
         env={k: v for k, v in env.items() if k not in _REFEREE_OWN},
         key=key,
         holdout_dir=holdouts,

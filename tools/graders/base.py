@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 import anyio
 
 from referee.tools.evidence.recorder import EvidenceRecorder
+from referee.tools.graders.company import Company, Occupancy
 from referee.tools.models.adequacy import TestAdequacy
 from referee.tools.models.common import CriterionStatus, Depth, ReasonCode, Scope
 from referee.tools.models.contract import Contract, ContractConfig, Criterion
@@ -220,6 +221,8 @@ class GradeContext:
     """The store's screenshot baselines (None: screenshot expectations are not judged)."""
     base_app: Callable[[], Awaitable[BaseApp]] = field(default=_no_base_app)
     """The base commit's app and a browser that reaches it, started once on first use."""
+    occupancy: Occupancy = field(default_factory=Occupancy)
+    """What of the evaluation runs now: a failing run that had company is run again alone."""
     created: float | None = None
     """When the contract was created (POSIX time): files outside git written since are the
     generator's. None: the tree's environment is the runner's own (`trusted_environment`)."""
@@ -304,11 +307,12 @@ class GradeContext:
         root = tree or self.root
         env = {**_activated(argv, cwd, self.settings.env.get("PATH")), **(env or {})}
         shown = view or self.view
+        if root == self.root and self.fresh is not None and shown is self.view:
+            # Above a shown commit's layer: a layer listed first wins in the overlay.
+            layers = (*layers, self.fresh)
         if shown is not None:
             layers = (*layers, *((shown.layer,) if shown.layer else ()))
             hide = (*hide, *shown.hide)
-        elif root == self.root and self.fresh is not None:
-            layers = (*layers, self.fresh)
         if root == self.root and not self.cold_bytecode:
             hide = (*hide, *self.bytecode)
         elif not self.launcher.keeps_writes:
@@ -363,10 +367,25 @@ class GradeContext:
             if not (root / r).exists() and not (root / r).is_symlink()
         )
 
-    async def run(self, command: Command) -> ProcessResult:
-        """Run a command to completion, at most `max_concurrency` at a time."""
+    async def run(
+        self, command: Command, company: Company | None = None, *, alone: bool = False
+    ) -> ProcessResult:
+        """Run a command to completion, at most `max_concurrency` at a time.
+
+        Args:
+            company: Marked when anything else of the evaluation runs beside the command.
+            alone: Start once nothing else runs (inside `alone_run`, which holds the other
+                slots).
+        """
         async with self.limiter:
-            return await self.launcher.run(command)
+            if alone:
+                await self.occupancy.quiet()
+            with self.occupancy.joined(company or Company()):
+                return await self.launcher.run(command)
+
+    def alone_run(self) -> AbstractAsyncContextManager[None]:
+        """A block in which one `run(..., alone=True)` has the evaluation to itself."""
+        return self.occupancy.alone(self.limiter)
 
     def background(self, command: Command) -> AbstractAsyncContextManager[BackgroundProcess]:
         """Start a long-running command (the served app); stopped when the block ends."""

@@ -2,7 +2,8 @@
 
 Each mutant is one changed file with one small bug (see `referee.tools.adequacy.mutants`), laid
 over the evaluated tree in the sandbox's overlay as a hold-out is; the check's own command runs
-on it, up to `max_concurrency` at a time, each with a timeout derived from the unmutated run. A
+on it, one mutant at a time (a test that sensed another run beside it must not kill every mutant),
+each with a timeout derived from the unmutated run. A
 mutant survives when the suite still passes: the tests execute that line but would not notice it
 being wrong. A mutant that makes the suite fail, crash or hang is killed. The whole stage is one
 evidence item, which every surviving mutant's issue cites.

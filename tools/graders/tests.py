@@ -12,6 +12,7 @@ import copy
 import json
 import os
 from collections.abc import Awaitable, Callable, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -43,23 +44,45 @@ from referee.tools.tampering.model import Tampering
 
 _ARTIFACT_LIMIT = 16 * 1024 * 1024  # larger reports are read, not copied into the store
 
+# Runs that are compared are made under the same company. Once a criterion's own run was decided
+# by a run alone (graders/company.py), every later run of the criterion is made alone too: a
+# test that can sense another run alive (a lock on a shared file, the machine's load) must not
+# fail at base beside the current run and pass in the current run alone.
+_ALONE: ContextVar[bool] = ContextVar("referee_alone", default=False)
+
 
 async def grade_tests(ctx: GradeContext, criterion: Criterion) -> GradeResult:
     check = criterion.check
     assert isinstance(check, TestsCheck)
     sources = await changed_sources(ctx)
     ctx.measured[criterion.id] = tuple(sources if check.coverage else ())
-    early: list[SuiteRun | None] = []
-    async with anyio.create_task_group() as group:
-        if check.must_fail_at_base and _cores() >= 2:
-            # The base run needs nothing from the current one: on a machine with the cores they
-            # run together, and a bug-fix contract costs about one run of the suite.
-            async def base_run() -> None:
-                early.append(await _base_run(ctx, criterion, check))
+    first = await run_suite(
+        ctx,
+        check,
+        label=criterion.id,
+        criterion_id=criterion.id,
+        measure=sources if check.coverage else [],
+        confirm=True,
+    )
+    if not first.solo:
+        return await _graded(ctx, criterion, check, first, sources)
+    # Decided by a run alone: every run it is compared with is made alone too.
+    token = _ALONE.set(True)
+    try:
+        return await _graded(ctx, criterion, check, first, sources)
+    finally:
+        _ALONE.reset(token)
 
-            group.start_soon(base_run)
-        runs = await _repeated(ctx, check, criterion.id, sources if check.coverage else [])
-    now = runs[0]
+
+async def _graded(
+    ctx: GradeContext,
+    criterion: Criterion,
+    check: TestsCheck,
+    now: SuiteRun,
+    sources: list[str],
+) -> GradeResult:
+    """The criterion's verdict from its first run."""
+    runs = [now, *await _repeats(ctx, check, criterion.id, now)]
     flaky = flaky_tests([r.outcomes for r in runs]) if len(runs) > 1 else []
     for test in flaky:
         test.location = locate_test(ctx.workdir, test.test)
@@ -68,7 +91,7 @@ async def grade_tests(ctx: GradeContext, criterion: Criterion) -> GradeResult:
         grade = unscored(ReasonCode.FLAKY, flaky_reason(flaky), _ids(runs))
         grade.tests = now.verdict.tests
     else:
-        grade = await _judged(ctx, criterion, check, now, early[0] if early else None)
+        grade = await _judged(ctx, criterion, check, now)
     if len(runs) > 1 and not flaky:
         grade.evidence_ids = list(dict.fromkeys([*grade.evidence_ids, *_ids(runs)]))
         grade.reason += f"; the same in {len(runs)} runs"
@@ -78,17 +101,15 @@ async def grade_tests(ctx: GradeContext, criterion: Criterion) -> GradeResult:
     return await assess(ctx, criterion, grade, now, Repeats(len(runs), flaky), sources)
 
 
-async def _repeated(
-    ctx: GradeContext, check: TestsCheck, criterion_id: str, sources: list[str]
+async def _repeats(
+    ctx: GradeContext, check: TestsCheck, criterion_id: str, first: SuiteRun
 ) -> list[SuiteRun]:
-    """The criterion's run (measured for diff coverage) and its `repeat - 1` repeats, in turn:
-    flakiness often depends on timing, which parallel runs would change."""
-    runs = [
-        await run_suite(ctx, check, label=criterion_id, criterion_id=criterion_id, measure=sources)
-    ]
+    """The criterion's `repeat - 1` runs after its first, in turn: flakiness often depends on
+    timing, which parallel runs would change."""
+    runs: list[SuiteRun] = []
+    if first.verdict.status == "unscored":
+        return runs
     for k in range(2, check.repeat + 1):
-        if runs[0].verdict.status == "unscored":
-            break
         label = f"{criterion_id}-repeat-{k}"
         runs.append(await run_suite(ctx, check, label=label, criterion_id=criterion_id))
     return runs
@@ -103,10 +124,8 @@ async def _judged(
     criterion: Criterion,
     check: TestsCheck,
     now: SuiteRun,
-    before: SuiteRun | None,
 ) -> GradeResult:
-    """The first run's verdict, checked against the base harness and the base code (`before`:
-    the base run when it already ran beside the current one)."""
+    """The first run's verdict, checked against the base harness and the base code."""
     harness = await ctx.harness()
     if harness.files and now.verdict.status != "unscored":
         base = await run_suite(
@@ -128,7 +147,7 @@ async def _judged(
         now = replace(now, verdict=verdict)
     if not check.must_fail_at_base:
         return now.verdict
-    return await _fail_before_pass_after(ctx, criterion, check, now, before)
+    return await _fail_before_pass_after(ctx, criterion, check, now)
 
 
 async def _in_production(
@@ -175,10 +194,6 @@ async def _base_run(ctx: GradeContext, criterion: Criterion, check: TestsCheck) 
     return await run_suite(
         ctx, check, label=f"{criterion.id}-base", criterion_id=criterion.id, view=base
     )
-
-
-def _cores() -> int:
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 def _base_only(
@@ -239,6 +254,7 @@ async def _edited_base_tests(
         label=label,
         criterion_id=criterion.id,
         view=view,
+        confirm=True,
     )
 
     async def before() -> SuiteRun:
@@ -298,6 +314,7 @@ async def run_suite(
     measure: Sequence[str] = (),
     view: TreeView | None = None,
     layers: tuple[Path, ...] = (),
+    confirm: bool = False,
 ) -> SuiteRun:
     """Run a tests check and judge it: exit 0, at least one test ran, none failed or errored.
 
@@ -306,17 +323,27 @@ async def run_suite(
         measure: Changed Python files whose executed lines the run records.
         view: Another tree to run on at the tree's place (the base …); None: the evaluated one.
         layers: Folders laid over the tree (the perturbed files).
+        confirm: A failure beside other runs is run again alone, and the run alone decides
+            (graders/company.py): for the runs whose failures fail the criterion.
     """
+    alone = _ALONE.get()
     call = SuiteCall(
-        check, label, criterion_id, harness=harness, measure=measure, layers=layers, view=view
+        check,
+        label,
+        criterion_id,
+        harness=harness,
+        measure=measure,
+        layers=layers,
+        view=view,
+        alone=alone,
     )
     key = _shared_key(ctx, call)
     if key is None:
-        return await _run(ctx, call)
+        return await _run(ctx, call, confirm)
     shared = ctx.suite_runs.get(key)
     if shared is None:
         shared = ctx.suite_runs[key] = _Shared()
-        shared.run = await _run(ctx, call)
+        shared.run = await _run(ctx, call, confirm)
         shared.done.set()
     else:
         await shared.done.wait()
@@ -353,14 +380,54 @@ def _shared_key(ctx: GradeContext, call: SuiteCall) -> str | None:
     # Which of a criterion's runs it is (its first, a repeat, a base form): a repeat is a run
     # of its own, never the first one again.
     role = call.label.removeprefix(call.criterion_id)
-    return json.dumps([run, measure, shown, harness, call.timeout_s, role])
+    return json.dumps([run, measure, shown, harness, call.timeout_s, role, call.alone])
 
 
-async def _run(ctx: GradeContext, call: SuiteCall) -> SuiteRun:
-    launched = await launch_suite(ctx, call)
+async def _run(ctx: GradeContext, call: SuiteCall, confirm: bool = False) -> SuiteRun:
+    if call.alone:
+        async with ctx.alone_run():
+            launched = await launch_suite(ctx, call)
+    else:
+        launched = await launch_suite(ctx, call)
     if isinstance(launched, GradeResult):
         return SuiteRun(launched)
-    return await anyio.to_thread.run_sync(_record, ctx, launched, call.criterion_id)
+    first = await anyio.to_thread.run_sync(_record, ctx, launched, call.criterion_id)
+    if call.alone or not (confirm and _failed_in_company(launched)):
+        return first
+    async with ctx.alone_run():
+        again = await launch_suite(ctx, replace(call, alone=True))
+    if isinstance(again, GradeResult):
+        return first
+    return _confirmed(first, await anyio.to_thread.run_sync(_record, ctx, again, call.criterion_id))
+
+
+def _failed_in_company(launched: Launch) -> bool:
+    """A run whose failure may be the busy machine's: it failed with something else of the
+    evaluation beside it. Not a timeout or a kill: those would only repeat, at their full cost."""
+    result = launched.result
+    return (
+        launched.company
+        and launched.verdict.status == "fail"
+        and not result.timed_out
+        and result.killed is None
+    )
+
+
+def _confirmed(first: SuiteRun, alone: SuiteRun) -> SuiteRun:
+    """The run alone decides; the first run's evidence stays beside it, and the tests that
+    failed only beside other runs are named."""
+    verdict = alone.verdict
+    verdict.evidence_ids = list(dict.fromkeys([*first.verdict.evidence_ids, *verdict.evidence_ids]))
+    passed = {t.name for t in alone.outcomes if t.outcome == "passed"}
+    eased = sorted(
+        t.name for t in first.outcomes if t.outcome in ("failed", "error") and t.name in passed
+    )
+    if eased:
+        verdict.reason += (
+            "; failed in a run beside other checks and passed when run again alone"
+            f" (timing-dependent): {shown_names(eased)}"
+        )
+    return replace(alone, verdict=verdict, solo=True)
 
 
 def _record(ctx: GradeContext, launched: Launch, criterion_id: str) -> SuiteRun:
@@ -412,9 +479,8 @@ async def _fail_before_pass_after(
     criterion: Criterion,
     check: TestsCheck,
     now: SuiteRun,
-    before: SuiteRun | None,
 ) -> GradeResult:
-    before = before or await _base_run(ctx, criterion, check)
+    before = await _base_run(ctx, criterion, check)
     if before is None:
         return unscored(
             ReasonCode.NO_BASE,

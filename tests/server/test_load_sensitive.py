@@ -1,0 +1,179 @@
+"""Runs of the generator's code that referee compares never share the machine.
+
+Two runs alive at once can tell each other apart (a lock on a file every sandbox shows at the
+same inode, the machine's load), and a timing-dependent test can fail beside another run and pass
+alone. So the generator's commands run one at a time (evaluate/run.py), and a run that failed
+beside referee's own work (the static pipeline, the readers) is run again alone, with every run
+it is compared with (graders/company.py, graders/tests.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import anyio
+from cli_runs import evaluated
+
+from referee.tools.graders.company import Company, Occupancy
+
+BASE = {
+    "calc.py": "HOLD = 6\n\n\ndef add(a, b):\n    return a - b\n",
+    "tests/test_calc.py": "import calc\n\n\ndef test_name():\n    assert calc.add.__name__\n",
+}
+
+# The base run's copy (HOLD set) holds a lock file for HOLD seconds; the current run's copy fails
+# when it sees the lock within 8 seconds: it fails only when the two runs overlap (in place, so
+# both see the same folder).
+QUIET = """import os
+import time
+
+import calc
+
+LOCKS = os.environ["LOCKS"]
+
+
+def test_add():
+    assert calc.add(2, 3) == 5
+
+
+def test_quiet():
+    lock, done = os.path.join(LOCKS, "lock"), os.path.join(LOCKS, "done")
+    if getattr(calc, "HOLD", 0):
+        open(lock, "w").close()
+        time.sleep(calc.HOLD)
+        os.remove(lock)
+        open(done, "w").close()
+        return
+    end = time.monotonic() + 8
+    while time.monotonic() < end:
+        assert not os.path.exists(lock), "a base run is alive beside this one"
+        time.sleep(0.02)
+"""
+
+FIX = {"calc.py": "def add(a, b):\n    return a + b\n", "tests/test_add.py": QUIET}
+
+
+def _judged(tmp_path: Path, change: dict[str, str | bytes | None]) -> dict[str, Any]:
+    """The one criterion's verdict, evaluated in place with the lock folder in the check's env."""
+    locks = tmp_path / "locks"
+    locks.mkdir()
+    _, result = evaluated(
+        tmp_path,
+        BASE,
+        change,
+        check_fields={"must_fail_at_base": True, "env": {"LOCKS": str(locks)}},
+        options=("--isolation", "inplace"),
+    )
+    [criterion] = result["criteria"]
+    return criterion
+
+
+def test_the_base_run_never_runs_beside_the_current_one(tmp_path: Path) -> None:
+    criterion = _judged(tmp_path, FIX)
+    assert criterion["status"] == "pass", criterion
+    assert (tmp_path / "locks" / "done").exists()  # the base run did hold the lock
+
+
+def test_a_broken_change_still_fails(tmp_path: Path) -> None:
+    criterion = _judged(tmp_path, {**FIX, "calc.py": "def add(a, b):\n    return a * b\n"})
+    assert criterion["status"] == "fail", criterion
+    assert "test_add" in criterion["reason"], criterion
+
+
+# A test that takes a lock on a file every sandbox shows at the same inode and holds it: the
+# first run to take it expects the broken sum, a run that finds it taken the right one. Beside
+# each other, the current run (started first) would pass and the base run fail: a proof made of
+# the order of two runs. One at a time, both take the lock and pass: nothing fails at base.
+FIRST = """import fcntl
+import sys
+import time
+
+import calc
+
+
+def _first():
+    shared = open(sys.executable, "rb")
+    try:
+        fcntl.flock(shared, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return False
+    time.sleep(8)
+    return True
+
+
+def test_add():
+    assert calc.add(2, 3) == (-1 if _first() else 5)
+"""
+
+
+def _left_broken(tmp_path: Path, test: str) -> dict[str, Any]:
+    """The verdict on a change that leaves `add` broken and adds `test` (a bug-fix contract,
+    sandboxed)."""
+    base = {**BASE, "calc.py": "def add(a, b):\n    return a - b\n"}
+    change = {"calc.py": "def add(a, b):\n    return a - b  # checked\n", "tests/test_add.py": test}
+    _, result = evaluated(tmp_path, base, change, check_fields={"must_fail_at_base": True})
+    [criterion] = result["criteria"]
+    return criterion
+
+
+def test_a_test_that_takes_a_lock_first_proves_nothing(tmp_path: Path) -> None:
+    criterion = _left_broken(tmp_path, FIRST)
+    assert criterion["status"] != "pass", criterion
+
+
+# A test that senses another run alive (a lock on a file every sandbox shows at the same inode)
+# and expects the right sum only then: beside another run it fails, alone it passes on the broken
+# code. Every run is made alone, and a run decided alone is compared with runs made alone: it
+# shows no failure at base.
+SENSING = """import fcntl
+import random
+import sys
+import time
+
+import calc
+
+
+def _company():
+    with open(sys.executable, "rb") as shared:
+        end, seen = time.monotonic() + 12, False
+        while time.monotonic() < end:
+            try:
+                fcntl.flock(shared, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                if not seen:
+                    seen, end = True, min(end, time.monotonic() + 4)
+            else:
+                time.sleep(0.2)
+                fcntl.flock(shared, fcntl.LOCK_UN)
+            time.sleep(random.uniform(0.05, 0.25))
+        return seen
+
+
+def test_add():
+    assert calc.add(2, 3) == (5 if _company() else -1)
+"""
+
+
+def test_a_test_that_senses_other_runs_proves_nothing_alone(tmp_path: Path) -> None:
+    criterion = _left_broken(tmp_path, SENSING)
+    assert criterion["status"] != "pass", criterion
+
+
+def test_runs_that_overlap_mark_each_other() -> None:
+    occupancy = Occupancy()
+    first, beside, later = Company(), Company(), Company()
+    with occupancy.joined(first), occupancy.joined(beside):
+        pass
+    with occupancy.joined(later):
+        pass
+    assert first.seen and beside.seen and not later.seen
+
+
+def test_a_run_alone_holds_every_other_slot_until_it_ends() -> None:
+    async def main() -> None:
+        limiter, occupancy = anyio.CapacityLimiter(3), Occupancy()
+        async with occupancy.alone(limiter):
+            assert limiter.available_tokens == 1
+        assert limiter.available_tokens == 3
+
+    anyio.run(main)
