@@ -129,3 +129,35 @@ def test_a_file_beside_or_below_the_changed_code_is_found_whatever_its_name(
         "app/x.anything",
         "local.json",
     ]
+
+
+def test_gits_own_files_named_by_everyday_strings_are_not_data(tmp_path: Path) -> None:
+    """A commit rewrites `.git/index`, `.git/refs/heads/main`, `.git/logs/HEAD`; referee pins
+    iteration 1 as `.git/refs/referee/<contract>/1`: a change whose strings hold `index`,
+    `main`, `HEAD` or `1` reads none of them. A file of another name there still counts."""
+    anchor = time.time()
+    time.sleep(0.01)
+    _tree(
+        tmp_path,
+        {
+            ".git/index": b"DIRC\x00\x00\x00\x02",
+            ".git/index.lock": b"DIRC",
+            ".git/HEAD": b"ref: refs/heads/main\n",
+            ".git/COMMIT_EDITMSG": b"fix\n",
+            ".git/refs/heads/main": b"0123abcd\n",
+            ".git/logs/HEAD": b"0 1 a <a> 1 +0000\tcommit: fix\n",
+            ".git/logs/refs/heads/main": b"0 1 a <a> 1 +0000\tcommit: fix\n",
+            ".git/refs/referee/c/1": b"0123abcd\n",
+            ".git/packed-refs": b"",
+            ".git/expected": b"5\n",  # no file of git's: named by a string, it is data
+        },
+    )
+    texts = {
+        "main.go": 'package main\n\nvar rows = []string{"index", "main", "HEAD", "1"}\n',
+        "test/a.test.ts": 'import { x } from "../src/index";\nconst e = read("expected");\n',
+        "COMMIT_EDITMSG.md": "",
+        "src/packed-refs.txt": "",
+    }
+    texts["main.go"] += 'var more = []string{"COMMIT_EDITMSG", "packed-refs", "index.lock"}\n'
+    found = ignored_files(tmp_path, list(texts), anchor, texts)
+    assert found == [".git/expected"]

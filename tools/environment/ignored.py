@@ -124,9 +124,12 @@ def ignored_files(
             if path in known or not _written_after(here / name, anchor):
                 continue
             if path.startswith(".git/"):
-                # Git's own files (refs, hooks, logs) have no suffix and are text: only code
-                # by its suffix, or a file a string of the change names, counts there.
-                steers = language_of(path) is not None or _read(here / name, words)
+                # Git's own files (the index, refs, logs, hooks, referee's pins) are written by
+                # every commit and have everyday names (`index`, `main`, `HEAD`, `1`): only
+                # code by its suffix, or another file a string of the change names, counts.
+                steers = language_of(path) is not None or (
+                    not _gits_own(path) and _read(here / name, words)
+                )
             else:
                 steers = (
                     _steers(path, name)
@@ -145,6 +148,52 @@ def _walked(folder: str) -> bool:
         and "cache" not in folder.lower()
         and not folder.endswith(_INSTALL_RECORDS)
     )
+
+
+# What git itself keeps in its folder (gitrepository-layout(5)): the first name under `.git/`.
+_GIT_LAYOUT = frozenset(
+    {
+        "index",
+        "HEAD",
+        "ORIG_HEAD",
+        "FETCH_HEAD",
+        "MERGE_HEAD",
+        "CHERRY_PICK_HEAD",
+        "REVERT_HEAD",
+        "REBASE_HEAD",
+        "BISECT_LOG",
+        "AUTO_MERGE",
+        "COMMIT_EDITMSG",
+        "MERGE_MSG",
+        "MERGE_MODE",
+        "SQUASH_MSG",
+        "TAG_EDITMSG",
+        "packed-refs",
+        "config",
+        "description",
+        "shallow",
+        "sharedindex",
+        "refs",
+        "logs",
+        "hooks",
+        "info",
+        "objects",
+        "worktrees",
+        "modules",
+        "rr-cache",
+        "sequencer",
+        "rebase-merge",
+        "rebase-apply",
+        "branches",
+        "remotes",
+    }
+)
+
+
+def _gits_own(path: str) -> bool:
+    """A file of git's layout under `.git/` (its lock files too: `index.lock`)."""
+    first = path.split("/")[1]
+    return first.removesuffix(".lock") in _GIT_LAYOUT or first.startswith("sharedindex.")
 
 
 def _read(path: Path, words: frozenset[str]) -> bool:
