@@ -906,8 +906,6 @@ def test_a_test_of_the_package_covers_a_module_it_re_exports(
 ) -> None:
     """pluggy: `src/pluggy/_manager.py` changed, and the changed test imports the package,
     whose `__init__.py` re-exports the class from it."""
-    from referee.tools.static.testexist import missing_test_items
-
     files = {
         "src/pluggy/__init__.py": init,
         "src/pluggy/_manager.py": "class PluginManager:\n    def register(self, x):\n"
@@ -915,12 +913,43 @@ def test_a_test_of_the_package_covers_a_module_it_re_exports(
         "testing/test_pluginmanager.py": "from pluggy import PluginManager\n\n\n"
         "def test_register():\n    assert PluginManager().register(1) == 1\n",
     }
-    for path, content in files.items():
-        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / path).write_text(content)
     changed = ["src/pluggy/_manager.py", "testing/test_pluginmanager.py"]
-    missing = missing_test_items(tmp_path, changed, list(files))
-    assert ([p for p, _ in missing] == []) is covered
+    assert _all_tested(tmp_path, files, changed) is covered
+
+
+@pytest.mark.parametrize(
+    ("index", "imported", "covered"),
+    [
+        ('export * from "./utils";\n', "../src/index", True),
+        ("export { withoutHost, cleanPath } from './utils.ts';\n", "../src", True),
+        ('import { withoutHost } from "./utils";\nexport { withoutHost };\n', "../src", True),
+        ('export * from "./parse";\n', "../src", False),  # another module: the test covers that
+        ('export * from "./utils";\n', "../lib", False),  # the test imports another package
+    ],
+)
+def test_a_test_of_a_barrel_covers_a_module_it_re_exports(
+    tmp_path: Path, index: str, imported: str, covered: bool
+) -> None:
+    """ufo: `src/utils.ts` changed, and the changed test imports the folder's `index.ts`,
+    which re-exports it."""
+    files = {
+        "src/index.ts": index,
+        "src/utils.ts": "export function withoutHost(input: string) {\n  return input;\n}\n",
+        "test/utilities.test.ts": f'import {{ withoutHost }} from "{imported}";\n'
+        'test("x", () => expect(withoutHost("?")).toBe("/"));\n',
+    }
+    changed = ["src/utils.ts", "test/utilities.test.ts"]
+    assert _all_tested(tmp_path, files, changed) is covered
+
+
+def _all_tested(root: Path, files: dict[str, str], changed: list[str]) -> bool:
+    """Write `files` and say whether no changed file lacks a test (test_existence)."""
+    from referee.tools.static.testexist import missing_test_items
+
+    for path, content in files.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(content)
+    return not missing_test_items(root, changed, list(files))
 
 
 def test_a_docstring_makes_no_function_longer(tmp_path: Path) -> None:

@@ -61,7 +61,8 @@ def missing_test_items(
             continue
         if _entry_point_tested(path, tests) or _imported(path, importing):
             continue
-        if _reexported(repo, path) and _imported(_package_init(path), importing):
+        entry = _reexported(repo, path)
+        if entry is not None and _imported(entry, importing):
             continue
         if not declaration_only(path, _read(repo / path)):
             found.append((path, Item("test_existence", 1, _message(path))))
@@ -82,9 +83,14 @@ _MAX_TEXT = 256 * 1024
 
 def _imported(path: str, texts: Sequence[str]) -> bool:
     stem = stem_of(path)
-    name = posixpath.basename(posixpath.dirname(path)) if stem == "__init__" else stem
-    if not name:
-        return False
+    folder = posixpath.basename(posixpath.dirname(path))
+    # A package's entry is imported by the folder's name (`import pkg`, `from "../src"`), an
+    # index file by its own name too (`from "../src/index"`).
+    names = [folder] if stem == "__init__" else [stem, folder] if stem == "index" else [stem]
+    return any(_imports(name, texts) for name in names if name)
+
+
+def _imports(name: str, texts: Sequence[str]) -> bool:
     # `import x`, `from x import`, `from pkg.x import`, `require('./x')`, `from '../src/x'`.
     pattern = re.compile(
         rf"(?:\bimport\s+(?:[\w.]+\.)?{re.escape(name)}\b|\bfrom\s+(?:[\w.]+\.)?"
@@ -93,27 +99,31 @@ def _imported(path: str, texts: Sequence[str]) -> bool:
     return any(pattern.search(text) for text in texts)
 
 
-def _package_init(path: str) -> str:
-    return posixpath.join(posixpath.dirname(path), "__init__.py")
+_JS_ENTRIES = ("index.ts", "index.tsx", "index.mts", "index.js", "index.mjs", "index.cjs")
+_JS_SUFFIXES = (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
 
 
-def _reexported(repo: Path, path: str) -> bool:
-    """A Python module whose package's `__init__.py` imports from it (`from ._manager import
-    PluginManager`): a test that imports the package (`from pluggy import PluginManager`) imports
-    it too."""
-    if not path.endswith(".py") or stem_of(path) == "__init__":
-        return False
-    text = _read(repo / _package_init(path))
-    if not text:
-        return False
-    stem = re.escape(stem_of(path))
-    package = re.escape(posixpath.basename(posixpath.dirname(path)))
-    found = re.search(
-        rf"^\s*from\s+(?:\.|(?:[\w.]+\.)?{package}\.){stem}\s+import\b".encode(),
-        text[:_MAX_TEXT],
-        re.MULTILINE,
-    )
-    return found is not None
+def _reexported(repo: Path, path: str) -> str | None:
+    """The entry of the module's package when it imports from the module: a Python package's
+    `__init__.py` (`from ._manager import PluginManager`), a JS/TS folder's index (`export *
+    from "./utils"`). A test that imports the package (`from pluggy import PluginManager`,
+    `from "../src"`) imports the module too."""
+    folder, stem = posixpath.dirname(path), re.escape(stem_of(path))
+    if path.endswith(".py") and stem_of(path) != "__init__":
+        package = re.escape(posixpath.basename(folder))
+        shape = rf"^\s*from\s+(?:\.|(?:[\w.]+\.)?{package}\.){stem}\s+import\b"
+        entries: tuple[str, ...] = ("__init__.py",)
+    elif path.endswith(_JS_SUFFIXES) and stem_of(path) != "index":
+        shape = rf"^\s*(?:export|import)\b[^;]*?\bfrom\s*['\"]\./{stem}(?:\.\w+)?['\"]"
+        entries = _JS_ENTRIES
+    else:
+        return None
+    for name in entries:
+        entry = posixpath.join(folder, name)
+        text = _read(repo / entry)
+        if text and re.search(shape.encode(), text[:_MAX_TEXT], re.MULTILINE):
+            return entry
+    return None
 
 
 def _subjects(tests: Sequence[str]) -> set[str]:
