@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from referee.tools.evaluate.adequacy import adequacy_issues
 from referee.tools.evaluate.run import Outcomes
+from referee.tools.models.antipatterns import ANTIPATTERNS
 from referee.tools.models.common import SEVERITY_ORDER, ReasonCode, Severity
 from referee.tools.models.contract import Criterion
 from referee.tools.models.evaluation import (
@@ -131,11 +132,17 @@ def _tamper_issues(outcomes: Outcomes) -> list[EvaluationIssue]:
             severity="HIGH",
             description=f"test tampering ({t.kind}): {t.message}",
             location=t.location,
-            suggestion="restore the test and fix the code instead",
+            suggestion=_fix_of(t.kind),
             evidence_ids=outcomes.tampering_ids,
         )
         for t in outcomes.tampering
     ]
+
+
+def _fix_of(kind: str) -> str:
+    """The next step for an antipattern of this kind (its entry in the antipatterns' table)."""
+    known = ANTIPATTERNS.get(kind)
+    return known.fix if known is not None else ANTIPATTERNS["test_tampering"].fix
 
 
 def _tree_issues(outcomes: Outcomes) -> list[EvaluationIssue]:

@@ -100,7 +100,8 @@ def compare(path: str, before: dict[str, TestInfo], after: dict[str, TestInfo]) 
             TEST_SKIPPED,
             path,
             now.skip_line or now.line,
-            f"test {name} {NEW_AND_SKIPPED}: it checks nothing",
+            f"test {name} {NEW_AND_SKIPPED}: it checks nothing in these runs (one skipped by"
+            " design, a slow test run on demand, may be dismissed in the scorecard)",
         )
         for name, now in after.items()
         if name not in before and now.skipped and not now.focused
