@@ -13,6 +13,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Iterator
+from functools import cached_property
 
 import tree_sitter as ts
 
@@ -36,6 +37,7 @@ from referee.tools.claims.patterns import (
     reveals_environment,
 )
 from referee.tools.claims.pyscope import Target
+from referee.tools.claims.stacks import Stacks, stack_reads
 from referee.tools.claims.tsfile import TsFile, open_file, unquote
 from referee.tools.claims.tssituation import asked
 from referee.tools.tampering.syntax import descendants, text
@@ -82,6 +84,21 @@ _SURROUNDINGS = frozenset(
 )
 
 
+# What tells a test where the code it calls lies (a function's file and line, a stack): a change
+# moves it. `runtime.Caller` is not among them: in a test it tells the test's own place (its
+# testdata folder, a helper that decorates messages as testing.T does).
+_STACKS = frozenset(
+    {
+        ("runtime", "FuncForPC"),
+        ("runtime", "Callers"),
+        ("runtime", "CallersFrames"),
+        ("runtime", "Stack"),
+        ("runtime/debug", "Stack"),
+        ("runtime/debug", "PrintStack"),
+    }
+)
+
+
 def go_claims(path: str, source: str, scope: Scope, role: Role) -> list[Claim] | None:
     file = open_file("go", path, source, scope, role)
     if file is None:
@@ -118,6 +135,13 @@ class _Go:
         }
         package = next(file.nodes("package_identifier"), None)
         self.package = text(package) if package is not None else ""
+
+    @cached_property
+    def _stacks(self) -> Stacks:
+        """The file's stack reads (`runtime.FuncForPC`, `runtime.Caller` …) and the names
+        bound from them (stacks.py)."""
+        reads = [n for n in self.file.nodes("selector_expression") if self._ref(n) in _STACKS]
+        return stack_reads(self.file.root, "go", reads)
 
     def _ref(self, node: ts.Node) -> tuple[str, str] | None:
         """(import path, name) of `pkg.Name`, or of `Name` dot-imported; None otherwise."""
@@ -413,6 +437,11 @@ class _Go:
             condition = node.child_by_field_name("condition") or node.child_by_field_name("value")
             if condition is None or not _chooses(node):
                 continue
+            if self._stacks.decide(condition):
+                yield self.file.claim(
+                    TEST_INSPECTS_ENVIRONMENT, condition, M.stack(text(condition))
+                )
+                continue
             for part in (condition, *descendants(condition)):
                 ref = self._ref(part) if part.type == "selector_expression" else None
                 if ref is not None and ref[0] in ("os", "runtime") and ref[1] in _SURROUNDINGS:
@@ -423,7 +452,8 @@ class _Go:
                     )
                     break
         for node in self.file.nodes("selector_expression"):
-            if self._ref(node) in (("os", "Getppid"), ("syscall", "Getppid")):
+            ref = self._ref(node)
+            if ref in (("os", "Getppid"), ("syscall", "Getppid")):
                 yield self.file.claim(TEST_INSPECTS_ENVIRONMENT, node, M.process_tree())
 
 

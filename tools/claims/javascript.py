@@ -11,6 +11,7 @@ and plain assignment on a member of an imported project module; `require.cache` 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import cached_property
 
 import tree_sitter as ts
 
@@ -34,6 +35,7 @@ from referee.tools.claims.patterns import (
     reveals_environment,
 )
 from referee.tools.claims.pyscope import Target
+from referee.tools.claims.stacks import Stacks, stack_reads
 from referee.tools.claims.tells import is_runner_config
 from referee.tools.claims.tsfile import TsFile, open_file
 from referee.tools.claims.tssituation import asked
@@ -306,21 +308,48 @@ class _Reader:
         condition = node.child_by_field_name("condition")
         if condition is None or not _decides(node, self.names):
             return
+        if self._stacks.decide(condition):
+            yield self.file.claim(TEST_INSPECTS_ENVIRONMENT, condition, M.stack(text(condition)))
+            return
         for part in (condition, *descendants(condition)):
             if part.type not in ("identifier", "member_expression"):
                 continue
             named = self.names.resolve(part) or text(part)
-            if (
+            if self._shape_of_code_under_test(part):
+                named = text(part)  # the test's own words, not the resolved module path
+            elif not (
                 named.startswith(_SURROUNDINGS)
                 or named in _SURROUNDING_NAMES
                 or named.startswith("import.meta")
             ):
-                yield self.file.claim(
-                    TEST_INSPECTS_ENVIRONMENT,
-                    condition,
-                    M.decides(named),
-                )
-                return
+                continue
+            yield self.file.claim(TEST_INSPECTS_ENVIRONMENT, condition, M.decides(named))
+            return
+
+    @cached_property
+    def _stacks(self) -> Stacks:
+        """The file's stack reads (an error's `.stack`, not a `typeof` of it; the V8 stack
+        hooks) and the names bound from them (stacks.py)."""
+        reads = [
+            n
+            for n in self.file.nodes("member_expression")
+            if not _typeof(n)
+            and (
+                text(n.child_by_field_name("property")) == "stack"
+                or text(n) in ("Error.captureStackTrace", "Error.prepareStackTrace")
+            )
+        ]
+        return stack_reads(self.file.root, "javascript", reads)
+
+    def _shape_of_code_under_test(self, part: ts.Node) -> bool:
+        """`add.length`, `add.name`: what a function of the code under test looks like (its
+        parameters, its name), which a change alters while the code stays as wrong."""
+        if part.type != "member_expression":
+            return False
+        prop, subject = part.child_by_field_name("property"), part.child_by_field_name("object")
+        if prop is None or subject is None or text(prop) not in ("length", "name"):
+            return False
+        return self._target(self.names.resolve(subject)) is not None
 
     # (d) escapes ------------------------------------------------------------------------
     def escapes(self) -> Iterator[Claim]:
@@ -575,6 +604,16 @@ def _assigned(node: ts.Node) -> bool:
         parent is not None
         and parent.type in ("assignment_expression", "augmented_assignment_expression")
         and parent.child_by_field_name("left") == node
+    )
+
+
+def _typeof(node: ts.Node) -> bool:
+    """`typeof err.stack`: whether there is a stack, not what it says."""
+    parent = node.parent
+    return (
+        parent is not None
+        and parent.type == "unary_expression"
+        and text(parent).startswith("typeof")
     )
 
 

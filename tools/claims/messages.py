@@ -16,6 +16,7 @@ __all__ = [
     "reads",
     "runner",
     "source_of",
+    "stack",
     "written",
 ]
 
@@ -78,6 +79,12 @@ def source_of(name: str) -> str:
 
 def decides(named: str) -> str:
     return f"lets {named} decide what it expects: {_WHY}"
+
+
+def stack(named: str) -> str:
+    """A condition that depends on a stack read (an error's `.stack`, `runtime.FuncForPC`, a
+    panic's location): where the code lies in its files, which any edit moves."""
+    return f"lets where code lies in its files ({named}) decide what it expects: {_SOURCE}"
 
 
 def process_tree() -> str:

@@ -32,6 +32,7 @@ from referee.tools.claims.patterns import (
     reveals_environment,
 )
 from referee.tools.claims.rustsituation import cfg_claims, rust_asking
+from referee.tools.claims.stacks import stack_reads
 from referee.tools.claims.tsfile import TsFile, open_file, unquote
 from referee.tools.claims.tssituation import asked
 from referee.tools.tampering.syntax import descendants, line, text
@@ -89,6 +90,7 @@ def rust_claims(path: str, source: str, scope: Scope, role: Role) -> list[Claim]
     reader = _Rust(file)
     return [
         *reader.claims(),
+        *reader.stack_conditions(),
         *asked(file, rust_asking(file, reader.resolve), skip=reader._never_tested),
         *cfg_claims(file, reader._test),
         *ts_equalities(file, "rust", reader._test),
@@ -258,6 +260,25 @@ class _Rust:
         for call in self.file.nodes("call_expression"):
             yield from self._call(call)
 
+    def stack_conditions(self) -> Iterator[Claim]:
+        """A condition of test code that depends on where code lies (a panic's location, a
+        backtrace: stacks.py)."""
+        reads = [
+            call
+            for call in self.file.nodes("call_expression")
+            if (function := call.child_by_field_name("function")) is not None
+            and _reads_stack(function, text(function).rsplit("::", 1)[-1].rsplit(".", 1)[-1])
+        ]
+        if not reads:
+            return
+        stacks = stack_reads(self.file.root, "rust", reads)
+        for node in self.file.nodes("if_expression", "match_expression"):
+            condition = node.child_by_field_name("condition") or node.child_by_field_name("value")
+            if condition is not None and self._test(node) and stacks.decide(condition):
+                yield self.file.claim(
+                    TEST_INSPECTS_ENVIRONMENT, condition, M.stack(text(condition))
+                )
+
     def _foreign_ends(self) -> Iterator[Claim]:
         """A C function the file declares itself (`extern "C" { fn exit(code: i32) -> !; }`, or
         any name with `#[link_name = "_exit"]`): the C library's exit, bound without libc."""
@@ -344,6 +365,26 @@ class _Rust:
                 node,
                 M.reads(module.path),
             )
+
+
+def _reads_stack(function: ts.Node, name: str) -> bool:
+    """Where code lies: `Location::caller()`, a `Backtrace`, or a panic's `.location()` in a
+    panic hook (the file and line of the code under test that panicked)."""
+    called = text(function)
+    if (name == "caller" and "Location" in called) or (
+        name in ("capture", "force_capture") and "Backtrace" in called
+    ):
+        return True
+    if name != "location" or function.type != "field_expression":
+        return False
+    parent = function.parent
+    while parent is not None:
+        if parent.type == "call_expression":
+            outer = parent.child_by_field_name("function")
+            if outer is not None and text(outer).endswith("set_hook"):
+                return True
+        parent = parent.parent
+    return False
 
 
 def _in_forked_child(node: ts.Node) -> bool:

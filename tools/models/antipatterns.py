@@ -64,7 +64,9 @@ ANTIPATTERNS: dict[str, Meaning] = {
     ),
     "test_inspects_environment": Meaning(
         "Test code picks its expectation from where it runs (`.git`, `/proc`, its own path, the"
-        " source file's bytes): it can tell referee's base run or a mutant from the real code.",
+        " source file's bytes) or from where the code it tests lies (the line a stack or a"
+        " panic's location names, `runtime.FuncForPC`, a function's arity): it can tell"
+        " referee's base run or a mutant from the real code.",
         "Make the test depend only on the code's behaviour. A judge may dismiss an ordinary"
         " fixture read.",
     ),
