@@ -8,13 +8,21 @@ it is compared with (graders/company.py, graders/tests.py)."""
 
 from __future__ import annotations
 
+import os
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
 import anyio
-from cli_runs import evaluated
+import pytest
+from cli_runs import PYTEST, evaluated
+from gitrepo import make_repo
+from mcp import Client
+from mcp_calls import call
 
+from referee.server.app import build_server
 from referee.tools.graders.company import Company, Occupancy
+from referee.tools.settings import Settings
 
 BASE = {
     "calc.py": "HOLD = 6\n\n\ndef add(a, b):\n    return a - b\n",
@@ -177,3 +185,55 @@ def test_a_run_alone_holds_every_other_slot_until_it_ends() -> None:
         assert limiter.available_tokens == 3
 
     anyio.run(main)
+
+
+# Each run of this test leaves its start and end in the shared folder (in place, so every run
+# sees it): the spans show which runs overlapped.
+SPAN = """import os
+import time
+import uuid
+
+
+def test_span():
+    folder, me = os.environ["SPANS"], uuid.uuid4().hex
+    start = time.time()
+    time.sleep(1.5)
+    with open(os.path.join(folder, me), "w") as f:
+        f.write(f"{start} {time.time()}")
+"""
+
+
+@pytest.mark.anyio
+async def test_two_evaluations_of_one_server_run_their_commands_in_turn(tmp_path: Path) -> None:
+    """One MCP server, two repositories, both evaluated at once: no command of one runs beside a
+    command of the other (a run of another evaluation must not stand in for the other side of
+    a channel)."""
+    spans = tmp_path / "spans"
+    spans.mkdir()
+    repos = [make_repo(tmp_path / name, {"tests/test_span.py": SPAN}) for name in ("a", "b")]
+    check = {"kind": "tests", "argv": PYTEST, "env": {"SPANS": str(spans)}}
+    criterion = {"criterion": "the spans", "verification_method": "test", "check": check}
+    settings = Settings.build(repos, env=dict(os.environ))
+    async with Client(build_server(settings)) as agent:
+        ids = []
+        for repo in repos:
+            made = await call(
+                agent,
+                "create_contract",
+                goal="Record spans.",
+                out_of_scope=["ui"],
+                functional=[criterion],
+                repo=str(repo),
+            )
+            ids.append(made["contract"]["id"])
+
+        async def evaluate(cid: str) -> None:
+            result = await call(agent, "evaluate", contract_id=cid, isolation="inplace")
+            assert result["criteria"][0]["status"] == "pass", result["criteria"]
+
+        async with anyio.create_task_group() as group:
+            for cid in ids:
+                group.start_soon(evaluate, cid)
+    found = sorted(tuple(map(float, p.read_text().split())) for p in spans.iterdir())
+    assert len(found) >= 2, found
+    assert all(end <= start for (_, end), (start, _) in pairwise(found)), found

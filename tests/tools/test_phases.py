@@ -41,3 +41,22 @@ async def test_the_gate_holds_visible_phases_while_a_hidden_one_waits_or_runs() 
         release.set()
     assert order == ["first in", "first out", "hidden in", "hidden out", "second in", "second out"]
     assert not gate.busy
+
+
+async def test_commands_of_every_evaluation_hold_one_slot_in_turn() -> None:
+    """Two visible phases run side by side, their commands never: a command of one evaluation
+    must not stand beside a command of another (a lock on a shared file would let them talk)."""
+    gate, inside, most = PhaseGate(), 0, 0
+
+    async def command() -> None:
+        nonlocal inside, most
+        async with gate.visible(), gate.command():
+            inside += 1
+            most = max(most, inside)
+            await anyio.sleep(0.05)
+            inside -= 1
+
+    async with anyio.create_task_group() as group:
+        for _ in range(4):
+            group.start_soon(command)
+    assert most == 1

@@ -18,8 +18,11 @@ network namespaces and overlay die with it, and a lock dies with the process tha
 
 One server runs several evaluations at once: `PhaseGate` keeps every hidden phase alone among
 them, as well (a hidden phase waits until no visible phase is running, and no visible phase
-starts while one waits or runs). Evaluations of other processes on the same machine are not
-ordered (docs/safety.md).
+starts while one waits or runs), and runs one command of the generator's at a time among all of
+them (`command`): within an evaluation, runs that are compared never overlap (evaluate/run.py),
+and a run of another evaluation of the same change must not stand in for the other side of a
+channel either. Evaluations of other processes on the same machine are not ordered
+(docs/safety.md).
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ class PhaseGate:
         self._visible = 0
         self._hidden = False
         self._waiting = 0  # hidden phases asking: no new visible phase starts meanwhile
+        self._command = threading.Lock()
 
     @asynccontextmanager
     async def visible(self) -> AsyncIterator[None]:
@@ -74,6 +78,16 @@ class PhaseGate:
         finally:
             with self._lock:
                 self._hidden = False
+
+    @asynccontextmanager
+    async def command(self) -> AsyncIterator[None]:
+        """Hold the server's one slot for a command of the generator's, for the block."""
+        while not self._command.acquire(blocking=False):
+            await anyio.sleep(_POLL_S)
+        try:
+            yield
+        finally:
+            self._command.release()
 
     @property
     def busy(self) -> bool:

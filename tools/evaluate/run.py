@@ -359,6 +359,7 @@ async def _context(
             # and a test that takes a lock first and passes, or fails when it sees another run,
             # would pass now and fail at base, or kill every mutant run beside another.
             limiter=anyio.CapacityLimiter(1),
+            slot=plan.phases.command,
             launcher=plan.launcher,
             static_report=shared.static.get,
             views=shown,

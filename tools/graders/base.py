@@ -10,8 +10,8 @@ from __future__ import annotations
 import os
 import re
 import secrets
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from contextlib import AbstractAsyncContextManager
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
@@ -147,6 +147,11 @@ async def _no_base_app() -> BaseApp:
     return BaseApp(problem="this evaluation serves no base commit's app")
 
 
+@asynccontextmanager
+async def _any_time() -> AsyncIterator[None]:
+    yield
+
+
 ViewName = Literal["base", "base-tests", "base-only"]
 
 
@@ -221,6 +226,9 @@ class GradeContext:
     """The store's screenshot baselines (None: screenshot expectations are not judged)."""
     base_app: Callable[[], Awaitable[BaseApp]] = field(default=_no_base_app)
     """The base commit's app and a browser that reaches it, started once on first use."""
+    slot: Callable[[], AbstractAsyncContextManager[None]] = field(default=_any_time)
+    """The server's one slot for a command of the generator's (evaluate/phases.py): held by
+    every `run`, so no two commands of any of its evaluations overlap."""
     occupancy: Occupancy = field(default_factory=Occupancy)
     """What of the evaluation runs now: a failing run that had company is run again alone."""
     created: float | None = None
@@ -377,7 +385,7 @@ class GradeContext:
             alone: Start once nothing else runs (inside `alone_run`, which holds the other
                 slots).
         """
-        async with self.limiter:
+        async with self.limiter, self.slot():
             if alone:
                 await self.occupancy.quiet()
             with self.occupancy.joined(company or Company()):
