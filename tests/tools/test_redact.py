@@ -16,6 +16,7 @@ import urllib.parse
 import zlib
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import assume, given, settings
@@ -267,3 +268,31 @@ def test_a_compressed_blob_glued_behind_other_characters_is_still_inflated(glue:
 def test_a_secret_across_the_end_of_a_searched_chunk_is_found(before: int) -> None:
     text = "x" * before + TOKEN[::-1] + " and " + TOKEN.upper()
     assert Redactor([TOKEN]).redact(text) == "x" * before + "[REDACTED:env] and [REDACTED:env]"
+
+
+def test_no_pattern_of_the_redaction_says_anything_on_stderr() -> None:
+    """A large run output can outgrow RE2's fast automaton; RE2 then says "DFA out of memory"
+    on stderr unless told not to, which a user reads as a crash in the middle of evaluate's
+    output (seen over a vitest coverage map). Every pattern of the evidence modules is quiet."""
+    import importlib
+    import pkgutil
+
+    import referee.tools.evidence as evidence
+
+    found = [
+        (info.name, name, pattern)
+        for info in pkgutil.iter_modules(evidence.__path__, "referee.tools.evidence.")
+        for name, value in vars(importlib.import_module(info.name)).items()
+        for pattern in _regexps(value)
+    ]
+    assert len(found) >= 10
+    assert [(m, n) for m, n, p in found if p.options.log_errors] == []
+
+
+def _regexps(value: object) -> list[Any]:
+    """The compiled RE2 patterns in a module's value (nested tuples too)."""
+    if type(value).__name__ == "_Regexp":
+        return [value]
+    if isinstance(value, tuple):
+        return [p for v in value for p in _regexps(v)]
+    return []

@@ -34,6 +34,8 @@ from itertools import accumulate, chain
 
 import re2
 
+from referee.tools.evidence.quiet import QUIET
+
 __all__ = ["Budget", "Decoded", "decode_blobs"]
 
 BLOB_INFLATE = 1 << 20  # bytes one blob may inflate to
@@ -61,9 +63,9 @@ _A85_ALPHABET = bytes(range(0x21, 0x76)) + b"z"
 _TEXTLIKE = frozenset(range(0x20, 0x7F)) | frozenset(b"\t\r\n")
 _TEXT_BYTES = bytes(sorted(_TEXTLIKE))
 _RAW_MOST = 1 << 16  # larger blobs are files (an image, an archive), not a disguised line
-_HEX = re2.compile(rb"[0-9A-Fa-f]{2}(?:(?:[ \t:-]|\r?\n)?[0-9A-Fa-f]{2}){7,}")
-_ADOBE85 = re2.compile(rb"<~[!-uz \t\r\n]{10,}?~>")
-_LAST_LINE = re2.compile(rb"[ \t]*\r?\n[ \t]*[A-Za-z0-9+/_-]{1,15}={0,2}")
+_HEX = re2.compile(rb"[0-9A-Fa-f]{2}(?:(?:[ \t:-]|\r?\n)?[0-9A-Fa-f]{2}){7,}", QUIET)
+_ADOBE85 = re2.compile(rb"<~[!-uz \t\r\n]{10,}?~>", QUIET)
+_LAST_LINE = re2.compile(rb"[ \t]*\r?\n[ \t]*[A-Za-z0-9+/_-]{1,15}={0,2}", QUIET)
 # A line of uuencode (characters 0x20-0x60) or of xxencode (its own 64 characters) ends a line of
 # output (after whatever was printed in front of it); its first character is the count of bytes it
 # holds, which fixes how many characters follow (a terminal may have dropped trailing blanks): one
@@ -77,7 +79,7 @@ def _line_pattern(counts: bytes, body: bytes) -> re2._Regexp[bytes]:
         b"\\x%02x%s{%d,%d}" % (counts[n], body, -(-n // 3) * 4 - 3, -(-n // 3) * 4)
         for n in range(_FEWEST, 46)
     ]
-    return re2.compile(b"(?m)(?:" + b"|".join(lines) + b")\r?$")
+    return re2.compile(b"(?m)(?:" + b"|".join(lines) + b")\r?$", QUIET)
 
 
 _UU_LINE = _line_pattern(bytes(range(0x20, 0x60)), rb"[\x20-\x60]")

@@ -17,6 +17,7 @@ import re2
 from referee.tools.evidence.blobs import Budget, decode_blobs
 from referee.tools.evidence.forms import SHIFTS, ViewName, differences
 from referee.tools.evidence.matcher import Hit, Matcher
+from referee.tools.evidence.quiet import QUIET
 from referee.tools.evidence.views import Dropped, Unescaped, folded, letters, printable
 
 __all__ = ["DEPTH", "SEALED", "find_secrets"]
@@ -26,7 +27,7 @@ SEALED = "compressed"  # the label of a blob too large to inflate and inspect
 # Text inside what a blob decodes to: what a form of a secret can be printed in. Most candidates are
 # identifiers decoded as if they were base64, whose random bytes are left out (NUL counts as text:
 # UTF-16 holds one in every other byte).
-_TEXT = re2.compile(rb"[\x00\t\n\r\x20-\x7e]{8,}")
+_TEXT = re2.compile(rb"[\x00\t\n\r\x20-\x7e]{8,}", QUIET)
 _VIEWS: tuple[tuple[ViewName, Callable[[bytes], Dropped]], ...] = (
     ("folded", folded),
     ("printable", printable),

@@ -43,6 +43,7 @@ def _options() -> re2.Options:
 
 
 _OPTIONS = _options()
+
 _CHUNK = 1 << 18
 
 

@@ -32,6 +32,8 @@ from typing import NamedTuple, cast
 
 import re2
 
+from referee.tools.evidence.quiet import QUIET
+
 __all__ = ["Substitutions", "near_repeats", "pattern"]
 
 _CAP = 255  # distances are one byte; a farther repeat reads as none, in the value and the text
@@ -49,7 +51,7 @@ _HEX = re.compile(rb"[0-9A-Fa-f]{%d,}" % (2 * _SHORTEST))
 # Words between blanks or one separator, in each line that holds enough of the separator.
 _SEPARATORS = tuple(
     (
-        re2.compile(rb"[^\n]*(?:%s[^\n]*){%d,}" % (re.escape(separator), _SHORTEST - 1)),
+        re2.compile(rb"[^\n]*(?:%s[^\n]*){%d,}" % (re.escape(separator), _SHORTEST - 1), QUIET),
         re.compile(word),
     )
     for separator, word in (

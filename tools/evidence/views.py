@@ -32,6 +32,8 @@ from functools import lru_cache
 
 import re2
 
+from referee.tools.evidence.quiet import QUIET
+
 __all__ = ["Dropped", "Span", "Unescaped", "compatible", "folded", "letters", "printable"]
 
 _CHUNK = 512
@@ -145,7 +147,8 @@ _ESCAPE = re2.compile(
     rb"|\\{1,8}([0-3][0-7]{2})"
     rb"|%u([0-9A-Fa-f]{4})|%([0-9A-Fa-f]{2})|&#[xX]([0-9A-Fa-f]{1,6});?|&#([0-9]{1,7});?"
     rb"|&([A-Za-z][A-Za-z0-9]{1,31});|\b0[xX]([0-9A-Fa-f]{2})\b"
-    rb"|\x1b\[[0-9;?]{0,32}[ -/]{0,4}[@-~]"  # a terminal colour or cursor code: no character
+    rb"|\x1b\[[0-9;?]{0,32}[ -/]{0,4}[@-~]",  # a terminal colour or cursor code: no character
+    QUIET,
 )
 _BASES = (16, 16, 16, 8, 16, 16, 16, 10)  # of the numeric groups above, in order
 # Character codes in a row (`list(s.encode())`, `String.fromCharCode(...)`): 8 numbers or more.
@@ -153,12 +156,13 @@ _BASES = (16, 16, 16, 8, 16, 16, 16, 10)  # of the numeric groups above, in orde
 # its code (`CHAR(115)+CHAR(101)`, `chr(115) . chr(101)`).
 _CODES = re2.compile(
     rb"\b\d{1,7}(?:(?:[ \t]*,[ \t]*|[ \t]+|[^0-9A-Za-z\n]{1,6}(?:CHAR|CHR|char|chr)\()"
-    rb"\d{1,7}){7,}\b"
+    rb"\d{1,7}){7,}\b",
+    QUIET,
 )
-_NUMBER = re2.compile(rb"\d+")
+_NUMBER = re2.compile(rb"\d+", QUIET)
 # Morse code: 8 or more letters of dots and dashes, apart by blanks (a `/` between words).
-_MORSE_RUN = re2.compile(rb"(?:[.\-]{1,6}(?:[ \t]*/[ \t]*|[ \t]+)){7,}[.\-]{1,6}")
-_MORSE_CODE = re2.compile(rb"[.\-]{1,6}")
+_MORSE_RUN = re2.compile(rb"(?:[.\-]{1,6}(?:[ \t]*/[ \t]*|[ \t]+)){7,}[.\-]{1,6}", QUIET)
+_MORSE_CODE = re2.compile(rb"[.\-]{1,6}", QUIET)
 _MORSE = dict(
     zip(
         b".- -... -.-. -.. . ..-. --. .... .. .--- -.- .-.. -- -. --- .--. --.- .-. ... - ..- ...-"
