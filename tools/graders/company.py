@@ -1,13 +1,14 @@
 """Which runs of an evaluation shared the machine, and running one alone.
 
-An evaluation runs its checks side by side (the base run of a bug fix beside the current one, the
-static pipeline beside both). A test written for an idle machine (a time budget, a race it
-usually wins) can fail there and pass alone; its failure says the machine was busy, not that the
-change broke it. So a failing run that had company is run again alone (graders/tests.py), and
-only what fails then counts.
+The generator's commands run one at a time (evaluate/run.py), but referee's own work (the static
+pipeline, the tamper and claims readers) runs beside them. A test written for an idle machine (a
+time budget, a race it usually wins) can fail there and pass alone; its failure says the machine
+was busy, not that the change broke it. So a failing run that had company is run again alone
+(graders/tests.py), and only what fails then counts.
 
-Running again alone cannot turn broken code into passing code: the second run is the same
-command on the same tree, and a test that passes there would pass in any quiet run.
+A test may also sense the company on purpose (the machine's load) and pass only alone: so every
+run a run decided alone is compared with (the base runs, the base's tests, repeats) is made alone
+as well, and the comparison holds runs made under the same conditions.
 """
 
 from __future__ import annotations

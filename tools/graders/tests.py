@@ -46,8 +46,8 @@ _ARTIFACT_LIMIT = 16 * 1024 * 1024  # larger reports are read, not copied into t
 
 # Runs that are compared are made under the same company. Once a criterion's own run was decided
 # by a run alone (graders/company.py), every later run of the criterion is made alone too: a
-# test that can sense another run alive (a lock on a shared file, the machine's load) must not
-# fail at base beside the current run and pass in the current run alone.
+# test that can sense referee's own work beside it (the machine's load) must not fail in the base
+# run beside the static pipeline and pass in the current run alone.
 _ALONE: ContextVar[bool] = ContextVar("referee_alone", default=False)
 
 
@@ -64,14 +64,13 @@ async def grade_tests(ctx: GradeContext, criterion: Criterion) -> GradeResult:
         measure=sources if check.coverage else [],
         confirm=True,
     )
-    if not first.solo:
-        return await _graded(ctx, criterion, check, first, sources)
     # Decided by a run alone: every run it is compared with is made alone too.
-    token = _ALONE.set(True)
+    token = _ALONE.set(True) if first.solo else None
     try:
         return await _graded(ctx, criterion, check, first, sources)
     finally:
-        _ALONE.reset(token)
+        if token is not None:
+            _ALONE.reset(token)
 
 
 async def _graded(
