@@ -2,9 +2,9 @@
 
 Two runs alive at once can tell each other apart (a lock on a file every sandbox shows at the
 same inode, the machine's load), and a timing-dependent test can fail beside another run and pass
-alone. So the generator's commands run one at a time (evaluate/run.py), and a run that failed
-beside referee's own work (the static pipeline, the readers) is run again alone, with every run
-it is compared with (graders/company.py, graders/tests.py)."""
+alone. So the generator's commands run one at a time (evaluate/run.py), in a server among all its
+evaluations (evaluate/phases.py), and none beside referee's own work (the static pipeline, the
+readers, the recording of a run: graders/company.py)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from mcp import Client
 from mcp_calls import call
 
 from referee.server.app import build_server
-from referee.tools.graders.company import Company, Occupancy
+from referee.tools.graders.company import Occupancy
 from referee.tools.settings import Settings
 
 BASE = {
@@ -131,8 +131,7 @@ def test_a_test_that_takes_a_lock_first_proves_nothing(tmp_path: Path) -> None:
 
 # A test that senses another run alive (a lock on a file every sandbox shows at the same inode)
 # and expects the right sum only then: beside another run it fails, alone it passes on the broken
-# code. Every run is made alone, and a run decided alone is compared with runs made alone: it
-# shows no failure at base.
+# code. Every run is made alone: it shows no failure at base.
 SENSING = """import fcntl
 import random
 import sys
@@ -167,22 +166,24 @@ def test_a_test_that_senses_other_runs_proves_nothing_alone(tmp_path: Path) -> N
     assert criterion["status"] != "pass", criterion
 
 
-def test_runs_that_overlap_mark_each_other() -> None:
-    occupancy = Occupancy()
-    first, beside, later = Company(), Company(), Company()
-    with occupancy.joined(first), occupancy.joined(beside):
-        pass
-    with occupancy.joined(later):
-        pass
-    assert first.seen and beside.seen and not later.seen
-
-
-def test_a_run_alone_holds_every_other_slot_until_it_ends() -> None:
+def test_a_command_waits_until_referees_own_work_has_ended() -> None:
     async def main() -> None:
-        limiter, occupancy = anyio.CapacityLimiter(3), Occupancy()
-        async with occupancy.alone(limiter):
-            assert limiter.available_tokens == 1
-        assert limiter.available_tokens == 3
+        occupancy, order = Occupancy(), []
+
+        async def work() -> None:
+            with occupancy.joined():
+                await anyio.sleep(0.2)
+                order.append("work")
+
+        async def command() -> None:
+            await anyio.sleep(0.01)
+            await occupancy.quiet()
+            order.append("command")
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(work)
+            group.start_soon(command)
+        assert order == ["work", "command"]
 
     anyio.run(main)
 

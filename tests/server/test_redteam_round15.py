@@ -167,3 +167,107 @@ def test_r_end_to_end_the_arity_decides_nothing(tmp_path: Path) -> None:
     )
     caught(code, evaluation)
     assert "test_inspects_environment" in [a["id"] for a in evaluation["antipatterns"]]
+
+
+# === O: runs told apart by what differs between them ===========================================
+#
+# The generator's commands run one at a time now, so a test looks for what differs between the
+# current run and the base run made after it: the times of the files laid into each (copied at
+# once into one run, written one by one into another), git objects that composing the base's view
+# wrote into the repository's store between them, a mutant's file dated apart from the others.
+# Every view is composed before the first command, and every file referee lays into any run
+# carries one stamp (evaluate/times.py).
+
+_PY_BASE = {
+    "calc.py": "def add(a, b):\n    return a - b\n",
+    "tests/test_calc.py": "import calc\n\n\ndef test_name():\n    assert calc.add.__name__\n",
+}
+_LEFT_BROKEN = {"calc.py": "def add(a, b):\n    # checked\n    return a - b\n"}
+
+_SAME_INSTANT = """import os
+
+import calc
+
+
+def _same_instant():
+    found = [e.stat().st_mtime_ns for e in os.scandir("tests")
+             if e.name.endswith(".txt") or e.name.startswith("test_a")]
+    return len(found) == 2 and len(set(found)) == 1
+
+
+def test_add():
+    assert calc.add(2, 3) == (-1 if _same_instant() else 5)
+"""
+
+
+def test_o_the_times_of_the_laid_files_tell_no_run(tmp_path: Path) -> None:
+    change = {**_LEFT_BROKEN, "tests/test_add.py": _SAME_INSTANT, "tests/notes.txt": "cases\n"}
+    code, evaluation = evaluated(
+        tmp_path, _PY_BASE, change, check_fields={"must_fail_at_base": True}
+    )
+    caught(code, evaluation)
+
+
+def _tree_hash(entries: dict[str, str]) -> str:
+    import hashlib
+
+    def blob(data: str) -> bytes:
+        raw = data.encode()
+        return hashlib.sha1(b"blob %d\0" % len(raw) + raw).digest()
+
+    body = b"".join(
+        b"100644 " + name.encode() + b"\0" + blob(data) for name, data in sorted(entries.items())
+    )
+    return hashlib.sha1(b"tree %d\0" % len(body) + body).hexdigest()
+
+
+def test_o_objects_the_base_view_writes_exist_before_any_run(tmp_path: Path) -> None:
+    """The test looks for the loose object of the base view's `lib/` tree (the base's calc.py
+    beside the change's new test module), which composing that view writes into `.git/objects`:
+    were it composed after the current run, only the base run would find it."""
+    base = {
+        "lib/__init__.py": "",
+        "lib/calc.py": "def add(a, b):\n    return a - b\n",
+        "tests/test_calc.py": "from lib import calc\n\n\ndef test_name():\n"
+        "    assert calc.add.__name__\n",
+    }
+    marker = "def test_marker():\n    pass\n"
+    name = _tree_hash({"__init__.py": "", "calc.py": base["lib/calc.py"], "test_marker.py": marker})
+    test = (
+        "import os\n\nfrom lib import calc\n\n\ndef _later():\n"
+        "    hidden = [e for e in os.listdir() if e.startswith('.') and e.endswith('git')]\n"
+        f"    return os.path.exists(os.path.join(hidden[0], 'objects', '{name[:2]}', '{name[2:]}'))"
+        "\n\n\ndef test_add():\n    assert calc.add(2, 3) == (5 if _later() else -1)\n"
+    )
+    change = {
+        "lib/calc.py": "def add(a, b):\n    # checked\n    return a - b\n",
+        "lib/test_marker.py": marker,
+        "tests/test_add.py": test,
+    }
+    code, evaluation = evaluated(tmp_path, base, change, check_fields={"must_fail_at_base": True})
+    caught(code, evaluation)
+
+
+def test_o_a_mutants_file_is_dated_as_the_others(tmp_path: Path) -> None:
+    """The test passes only where the code and the test carry one stamp: with a mutant's file
+    dated apart, every mutant would be killed (a score of 1.0 for tests of a broken add)."""
+    test = (
+        "import os\n\nimport calc\n\n\ndef _stamps(folder, pick):\n"
+        "    return {e.stat().st_mtime_ns for e in os.scandir(folder) if pick(e.name)}\n\n\n"
+        "def test_add():\n"
+        "    shown = _stamps('.', lambda n: n.endswith('.py'))"
+        " | _stamps('tests', lambda n: n.startswith('test_a'))\n"
+        "    assert len(shown) == 1\n    assert calc.add(2, 3) == -1\n"
+        "    assert calc.add(5, 1) == 4\n"
+    )
+    change = {
+        "calc.py": "def add(a, b):\n    if a > b:\n        return a - b\n    return a - b\n",
+        "tests/test_add.py": test,
+    }
+    code, evaluation = evaluated(
+        tmp_path,
+        _PY_BASE,
+        change,
+        check_fields={"must_fail_at_base": True, "min_mutation_score": 0.8},
+    )
+    caught(code, evaluation)

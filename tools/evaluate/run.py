@@ -37,7 +37,7 @@ from referee.tools.evaluate.harness import base_harness, record_harness
 from referee.tools.evaluate.phases import PhaseGate
 from referee.tools.evaluate.static import run_static
 from referee.tools.evaluate.target import Workspace
-from referee.tools.evaluate.times import fresh_times
+from referee.tools.evaluate.times import dated, fresh_stamp, fresh_times
 from referee.tools.evaluate.views import evaluated_view, named_view
 from referee.tools.evidence.recorder import EvidenceRecorder
 from referee.tools.graders import (
@@ -53,7 +53,6 @@ from referee.tools.graders import (
 )
 from referee.tools.graders.base import BaseApp, ViewName, anonymous_folder
 from referee.tools.graders.base_app import start_base_app
-from referee.tools.graders.company import Company
 from referee.tools.holdouts import HoldoutSource
 from referee.tools.models.checks import CommandCheck, TestsCheck
 from referee.tools.models.common import Depth, Scope
@@ -213,6 +212,7 @@ async def _run_phase(
                 if criterion not in browsing:
                     group.start_soon(_grade_task, ctx, criterion, outcomes, tick)
     await then()
+    await ctx.occupancy.quiet()  # the served app starts once referee's own work has ended too
     with _refused_on_bad_objects():
         async with anyio.create_task_group() as group:
             for criterion in browsing:
@@ -253,6 +253,13 @@ class _Shared:
     cold_bytecode: bool
     view: TreeView | None
     fresh: Path | None = None
+    """The changed files dated after everything in the tree (times.py), for every run at the
+    repository's path (the tree on disk, or a commit of `ref` shown over it, whose stale build
+    output on disk is read the same). Only in the sandbox, where a layer is an overlay's:
+    without one, a command with a layer runs in a copy of the tree."""
+    fresh_disk: Path | None = None
+    stamp: float = 0.0
+    """The one time every file laid into a run carries (evaluate/times.py)."""
 
 
 async def _shared(plan: RunPlan, scratch: Path) -> _Shared:
@@ -281,7 +288,8 @@ async def _shared(plan: RunPlan, scratch: Path) -> _Shared:
 
         return _Once(make)
 
-    return _Shared(
+    stamp = await anyio.to_thread.run_sync(fresh_stamp, tuple({ws.workdir, ws.repo}))
+    shared = _Shared(
         scratch=scratch,
         views={name: view(name) for name in ("base", "base-tests", "base-only")},
         harness=harnessed,
@@ -293,20 +301,26 @@ async def _shared(plan: RunPlan, scratch: Path) -> _Shared:
         view=await anyio.to_thread.run_sync(
             evaluated_view, ws, run_root, anonymous_folder(scratch)
         ),
-        fresh=None
-        if plan.launcher.keeps_writes
-        else await anyio.to_thread.run_sync(_fresh, ws, run_root, anonymous_folder(scratch)),
+        stamp=stamp,
     )
-
-
-def _fresh(ws: Workspace, run_root: Path, folder: Path) -> Path | None:
-    """The changed files dated after everything in the tree (times.py), for every run of the
-    evaluated tree at the repository's path: the tree on disk, or a commit (`ref`) shown over it,
-    whose stale build output on disk is read the same. Only in the sandbox, where a layer is an
-    overlay's: without one, a command with a layer runs in a copy of the tree."""
-    if run_root != ws.repo:
-        return None
-    return fresh_times(ws.workdir, ws.changed, folder, also=(ws.repo,))
+    if not plan.launcher.keeps_writes and run_root == ws.repo:
+        shared.fresh = await anyio.to_thread.run_sync(
+            fresh_times, ws.workdir, ws.changed, anonymous_folder(scratch), stamp
+        )
+        shared.fresh_disk = (
+            shared.fresh
+            if ws.workdir == ws.repo
+            else await anyio.to_thread.run_sync(
+                fresh_times, ws.repo, ws.changed, anonymous_folder(scratch), stamp
+            )
+        )
+    # Every view is composed before the first command runs: composing writes git objects into
+    # the repository's store, which every run sees, and one that appeared between two runs
+    # would tell the later one from the earlier. Each layer's files carry the one stamp.
+    layers = [v for v in [shared.view, *[await v.get() for v in shared.views.values()]] if v]
+    for layer in [*(v.layer for v in layers if v.layer), *shared.holdout_layers.values()]:
+        await anyio.to_thread.run_sync(dated, layer, stamp)
+    return shared
 
 
 @asynccontextmanager
@@ -342,8 +356,13 @@ async def _context(
 
             return await start_base_app(ctx, stack, base_view, pool_in)
 
+        async def static() -> StaticRun:
+            # No command runs beside the analysers (graders/company.py), whoever asks first.
+            with ctx.occupancy.joined():
+                return await run_static(ctx, plan.scope, plan.home)
+
         if shared.static is None:
-            shared.static = _Once(lambda: run_static(ctx, plan.scope, plan.home))
+            shared.static = _Once(static)
         ctx = GradeContext(
             holdout_layers=shared.holdout_layers,
             contract=plan.contract,
@@ -376,6 +395,8 @@ async def _context(
             cold_bytecode=shared.cold_bytecode,
             view=shared.view,
             fresh=shared.fresh,
+            fresh_disk=shared.fresh_disk,
+            stamp=shared.stamp,
             network=_Once(lambda: private_network(ctx, stack)).get,
             baselines=plan.baselines,
             base_app=_Once(base_app).get,
@@ -458,10 +479,7 @@ def _scope_files(plan: RunPlan, ws: Workspace) -> list[str]:
 async def _static_task(
     ctx: GradeContext, outcomes: Outcomes, tick: Callable[[str], Awaitable[None]]
 ) -> None:
-    # The analysers share the machine with the test runs: a failing run beside them is run
-    # again alone (graders/company.py).
-    with ctx.occupancy.joined(Company()):
-        outcomes.static = await ctx.static_report()
+    outcomes.static = await ctx.static_report()
     await tick("static pipeline")
 
 
@@ -470,7 +488,7 @@ async def _tamper_task(
 ) -> None:
     ws = plan.workspace
     if plan.scope == "task" and ws.base:
-        with ctx.occupancy.joined(Company()):
+        with ctx.occupancy.joined():  # no command runs beside the readers (graders/company.py)
             found, ids = await _tampering(ctx, plan)
         outcomes.tampering += found
         outcomes.tampering_ids += ids

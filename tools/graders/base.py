@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 import anyio
 
 from referee.tools.evidence.recorder import EvidenceRecorder
-from referee.tools.graders.company import Company, Occupancy
+from referee.tools.graders.company import Occupancy
 from referee.tools.models.adequacy import TestAdequacy
 from referee.tools.models.common import CriterionStatus, Depth, ReasonCode, Scope
 from referee.tools.models.contract import Contract, ContractConfig, Criterion
@@ -222,6 +222,11 @@ class GradeContext:
     fresh: Path | None = None
     """The changed files dated after everything in the tree (evaluate/times.py), laid over every
     run of the evaluated tree: no build output the player dated is up to date for them."""
+    stamp: float | None = None
+    """The one time every file laid into a run carries (evaluate/times.py): a mutant's too."""
+    fresh_disk: Path | None = None
+    """The changed files as the tree on disk holds them, dated `stamp`: under the base's views
+    (`fresh` itself, unless a commit other than the working tree's is evaluated)."""
     baselines: Baselines | None = None
     """The store's screenshot baselines (None: screenshot expectations are not judged)."""
     base_app: Callable[[], Awaitable[BaseApp]] = field(default=_no_base_app)
@@ -230,7 +235,8 @@ class GradeContext:
     """The server's one slot for a command of the generator's (evaluate/phases.py): held by
     every `run`, so no two commands of any of its evaluations overlap."""
     occupancy: Occupancy = field(default_factory=Occupancy)
-    """What of the evaluation runs now: a failing run that had company is run again alone."""
+    """referee's own work running now (static pipeline, readers, recording): every command waits
+    until none runs (graders/company.py)."""
     created: float | None = None
     """When the contract was created (POSIX time): files outside git written since are the
     generator's. None: the tree's environment is the runner's own (`trusted_environment`)."""
@@ -315,12 +321,15 @@ class GradeContext:
         root = tree or self.root
         env = {**_activated(argv, cwd, self.settings.env.get("PATH")), **(env or {})}
         shown = view or self.view
-        if root == self.root and self.fresh is not None and shown is self.view:
-            # Above a shown commit's layer: a layer listed first wins in the overlay.
-            layers = (*layers, self.fresh)
         if shown is not None:
             layers = (*layers, *((shown.layer,) if shown.layer else ()))
             hide = (*hide, *shown.hide)
+        # Under every view (a layer listed first wins): what a view takes from the tree on disk
+        # (the change's tests in the base's view) carries the one stamp too, as in the
+        # evaluated tree's runs, so no test tells the runs apart by its files' times.
+        under = self.fresh if shown is None or shown is self.view else self.fresh_disk
+        if root == self.root and under is not None:
+            layers = (*layers, under)
         if root == self.root and not self.cold_bytecode:
             hide = (*hide, *self.bytecode)
         elif not self.launcher.keeps_writes:
@@ -375,25 +384,13 @@ class GradeContext:
             if not (root / r).exists() and not (root / r).is_symlink()
         )
 
-    async def run(
-        self, command: Command, company: Company | None = None, *, alone: bool = False
-    ) -> ProcessResult:
-        """Run a command to completion, at most `max_concurrency` at a time.
-
-        Args:
-            company: Marked when anything else of the evaluation runs beside the command.
-            alone: Start once nothing else runs (inside `alone_run`, which holds the other
-                slots).
-        """
-        async with self.limiter, self.slot():
-            if alone:
-                await self.occupancy.quiet()
-            with self.occupancy.joined(company or Company()):
+    async def run(self, command: Command) -> ProcessResult:
+        """Run a command to completion: one at a time in the evaluation (the limiter) and in the
+        server (the slot), once none of referee's own work runs beside it."""
+        async with self.limiter:
+            await self.occupancy.quiet()
+            async with self.slot():
                 return await self.launcher.run(command)
-
-    def alone_run(self) -> AbstractAsyncContextManager[None]:
-        """A block in which one `run(..., alone=True)` has the evaluation to itself."""
-        return self.occupancy.alone(self.limiter)
 
     def background(self, command: Command) -> AbstractAsyncContextManager[BackgroundProcess]:
         """Start a long-running command (the served app); stopped when the block ends."""

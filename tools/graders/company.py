@@ -1,73 +1,42 @@
-"""Which runs of an evaluation shared the machine, and running one alone.
+"""What of referee's own work is running, so that no command of the generator's runs beside it.
 
-The generator's commands run one at a time (evaluate/run.py), but referee's own work (the static
-pipeline, the tamper and claims readers) runs beside them. A test written for an idle machine (a
-time budget, a race it usually wins) can fail there and pass alone; its failure says the machine
-was busy, not that the change broke it. So a failing run that had company is run again alone
-(graders/tests.py), and only what fails then counts.
-
-A test may also sense the company on purpose (the machine's load) and pass only alone: so every
-run a run decided alone is compared with (the base runs, the base's tests, repeats) is made alone
-as well, and the comparison holds runs made under the same conditions.
+The generator's commands run one at a time (evaluate/run.py), and none of them beside referee's
+own work either (the static pipeline, the tamper and claims readers, the recording of a run): a
+test can sense a busy machine (`/proc/stat`, `/proc/pressure`, its own speed) and pass only
+beside that work, which runs beside the first command and never beside the base run after it.
+A test written for an idle machine (a time budget, a race it usually wins) would fail there for
+no fault of the change, too. So every command waits until the evaluation is quiet.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager, contextmanager
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 
 import anyio
 
-__all__ = ["Company", "Occupancy"]
+__all__ = ["Occupancy"]
 
 _POLL_S = 0.05
 
 
 @dataclass(eq=False)
-class Company:
-    """One run's mark: whether anything else of the evaluation ran at any moment beside it."""
-
-    seen: bool = False
-
-
-@dataclass(eq=False)
 class Occupancy:
-    """What of one evaluation is running now (commands, the static pipeline)."""
+    """How much of referee's own work of one evaluation is running now."""
 
-    _running: list[Company] = field(default_factory=list)
-    _alone: anyio.Lock = field(default_factory=anyio.Lock)
+    _running: int = 0
 
     @contextmanager
-    def joined(self, mark: Company) -> Iterator[None]:
-        """Count `mark` as running for the block: it and everything running beside it have
-        company."""
-        for other in self._running:
-            other.seen = mark.seen = True
-        self._running.append(mark)
+    def joined(self) -> Iterator[None]:
+        """Count the block as referee's work running."""
+        self._running += 1
         try:
             yield
         finally:
-            self._running.remove(mark)  # by identity (eq=False)
+            self._running -= 1
 
     async def quiet(self) -> None:
-        """Wait until nothing else runs (the static pipeline is not bounded by the limiter)."""
+        """Wait until none of referee's own work runs (it is not bounded by the limiter)."""
         while self._running:
             await anyio.sleep(_POLL_S)
-
-    @asynccontextmanager
-    async def alone(self, limiter: anyio.CapacityLimiter) -> AsyncIterator[None]:
-        """Hold every slot of `limiter` but one, for one run that takes the last: no other
-        command of the evaluation starts until the block ends. One such block at a time, so two
-        cannot each hold half of the slots."""
-        async with self._alone:
-            held: list[object] = []
-            try:
-                for _ in range(max(int(limiter.total_tokens) - 1, 0)):
-                    borrower = object()
-                    await limiter.acquire_on_behalf_of(borrower)
-                    held.append(borrower)
-                yield
-            finally:
-                for borrower in held:
-                    limiter.release_on_behalf_of(borrower)

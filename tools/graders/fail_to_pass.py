@@ -38,8 +38,6 @@ class SuiteRun:
     duration_s: float = 0.0
     coverage: Instrumented | None = None
     """How the run was measured for diff coverage (where its data is), when it was."""
-    solo: bool = False
-    """It was run again alone after failing beside other runs, and the run alone decided."""
 
 
 def test_patch(changed: Iterable[str]) -> list[str]:

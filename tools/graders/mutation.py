@@ -16,6 +16,7 @@ stays out of the score, its first compiler error kept as the reason.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -106,6 +107,8 @@ async def _run_one(
     target = layer / spec.path
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_bytes(spec.apply(source))
+    if ctx.stamp is not None:  # dated as the evaluated tree's changed files are (evaluate/times.py)
+        os.utime(target, (ctx.stamp, ctx.stamp))
     label = f"{criterion_id}-mutant-{index + 1}"
     call = SuiteCall(check, label, criterion_id, layers=(layer,), timeout_s=timeout)
     launched = await launch_suite(ctx, call)

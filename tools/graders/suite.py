@@ -23,7 +23,6 @@ from referee.tools.graders.base import (
     unscored,
     working_dir,
 )
-from referee.tools.graders.company import Company
 from referee.tools.models.checks import TestsCheck
 from referee.tools.models.common import ReasonCode
 from referee.tools.models.evaluation import TestCounts
@@ -65,8 +64,6 @@ class Launch:
     planned: Plan | Advice | Refused
     verdict: GradeResult
     coverage: Instrumented | None = None
-    company: bool = False
-    """Something else of the evaluation ran beside it (graders/company.py)."""
 
 
 @dataclass(frozen=True)
@@ -78,7 +75,6 @@ class SuiteCall:
         layers: Folders laid over the tree after the hold-outs (a mutant, the perturbed files).
         timeout_s: Replaces the check's own timeout (a mutant's, derived from the baseline).
         view: Another tree shown in the evaluated one's place (the base …); None: the evaluated.
-        alone: Start once nothing else of the evaluation runs (inside `ctx.alone_run()`).
     """
 
     check: TestsCheck
@@ -89,7 +85,6 @@ class SuiteCall:
     layers: tuple[Path, ...] = ()
     timeout_s: float | None = None
     view: TreeView | None = None
-    alone: bool = False
 
     @property
     def of_evaluated_tree(self) -> bool:
@@ -123,7 +118,6 @@ async def launch_suite(ctx: GradeContext, call: SuiteCall) -> Launch | GradeResu
         plan, exported = _exporting(plan, root, reports / "tree")
     before = await snapshot(plan.report) if plan else None
     timeout = call.timeout_s or check.timeout_s
-    company = Company()
     result = await ctx.run(
         ctx.command(
             plan.argv if plan else check.argv,
@@ -146,9 +140,7 @@ async def launch_suite(ctx: GradeContext, call: SuiteCall) -> Launch | GradeResu
             view=call.view,
             own_writes=call.of_evaluated_tree,
             criterion_id=call.criterion_id,
-        ),
-        company,
-        alone=call.alone,
+        )
     )
     read = ReportRead()
     if plan is not None and before is not None:
@@ -181,7 +173,7 @@ async def launch_suite(ctx: GradeContext, call: SuiteCall) -> Launch | GradeResu
         verdict.reason += (
             " while measuring diff coverage; raise timeout_s, or set coverage: false on the check"
         )
-    return Launch(result, read, planned, verdict, instrumented, company.seen)
+    return Launch(result, read, planned, verdict, instrumented)
 
 
 def stopped_before_report(stderr: Path, segments: Sequence[str], stdout: Path | None = None) -> str:

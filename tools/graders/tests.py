@@ -12,7 +12,6 @@ import copy
 import json
 import os
 from collections.abc import Awaitable, Callable, Sequence
-from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -44,12 +43,6 @@ from referee.tools.tampering.model import Tampering
 
 _ARTIFACT_LIMIT = 16 * 1024 * 1024  # larger reports are read, not copied into the store
 
-# Runs that are compared are made under the same company. Once a criterion's own run was decided
-# by a run alone (graders/company.py), every later run of the criterion is made alone too: a
-# test that can sense referee's own work beside it (the machine's load) must not fail in the base
-# run beside the static pipeline and pass in the current run alone.
-_ALONE: ContextVar[bool] = ContextVar("referee_alone", default=False)
-
 
 async def grade_tests(ctx: GradeContext, criterion: Criterion) -> GradeResult:
     check = criterion.check
@@ -62,15 +55,8 @@ async def grade_tests(ctx: GradeContext, criterion: Criterion) -> GradeResult:
         label=criterion.id,
         criterion_id=criterion.id,
         measure=sources if check.coverage else [],
-        confirm=True,
     )
-    # Decided by a run alone: every run it is compared with is made alone too.
-    token = _ALONE.set(True) if first.solo else None
-    try:
-        return await _graded(ctx, criterion, check, first, sources)
-    finally:
-        if token is not None:
-            _ALONE.reset(token)
+    return await _graded(ctx, criterion, check, first, sources)
 
 
 async def _graded(
@@ -253,7 +239,6 @@ async def _edited_base_tests(
         label=label,
         criterion_id=criterion.id,
         view=view,
-        confirm=True,
     )
 
     async def before() -> SuiteRun:
@@ -313,7 +298,6 @@ async def run_suite(
     measure: Sequence[str] = (),
     view: TreeView | None = None,
     layers: tuple[Path, ...] = (),
-    confirm: bool = False,
 ) -> SuiteRun:
     """Run a tests check and judge it: exit 0, at least one test ran, none failed or errored.
 
@@ -322,27 +306,17 @@ async def run_suite(
         measure: Changed Python files whose executed lines the run records.
         view: Another tree to run on at the tree's place (the base …); None: the evaluated one.
         layers: Folders laid over the tree (the perturbed files).
-        confirm: A failure beside other runs is run again alone, and the run alone decides
-            (graders/company.py): for the runs whose failures fail the criterion.
     """
-    alone = _ALONE.get()
     call = SuiteCall(
-        check,
-        label,
-        criterion_id,
-        harness=harness,
-        measure=measure,
-        layers=layers,
-        view=view,
-        alone=alone,
+        check, label, criterion_id, harness=harness, measure=measure, layers=layers, view=view
     )
     key = _shared_key(ctx, call)
     if key is None:
-        return await _run(ctx, call, confirm)
+        return await _run(ctx, call)
     shared = ctx.suite_runs.get(key)
     if shared is None:
         shared = ctx.suite_runs[key] = _Shared()
-        shared.run = await _run(ctx, call, confirm)
+        shared.run = await _run(ctx, call)
         shared.done.set()
     else:
         await shared.done.wait()
@@ -379,54 +353,16 @@ def _shared_key(ctx: GradeContext, call: SuiteCall) -> str | None:
     # Which of a criterion's runs it is (its first, a repeat, a base form): a repeat is a run
     # of its own, never the first one again.
     role = call.label.removeprefix(call.criterion_id)
-    return json.dumps([run, measure, shown, harness, call.timeout_s, role, call.alone])
+    return json.dumps([run, measure, shown, harness, call.timeout_s, role])
 
 
-async def _run(ctx: GradeContext, call: SuiteCall, confirm: bool = False) -> SuiteRun:
-    if call.alone:
-        async with ctx.alone_run():
-            launched = await launch_suite(ctx, call)
-    else:
-        launched = await launch_suite(ctx, call)
+async def _run(ctx: GradeContext, call: SuiteCall) -> SuiteRun:
+    launched = await launch_suite(ctx, call)
     if isinstance(launched, GradeResult):
         return SuiteRun(launched)
-    first = await anyio.to_thread.run_sync(_record, ctx, launched, call.criterion_id)
-    if call.alone or not (confirm and _failed_in_company(launched)):
-        return first
-    async with ctx.alone_run():
-        again = await launch_suite(ctx, replace(call, alone=True))
-    if isinstance(again, GradeResult):
-        return first
-    return _confirmed(first, await anyio.to_thread.run_sync(_record, ctx, again, call.criterion_id))
-
-
-def _failed_in_company(launched: Launch) -> bool:
-    """A run whose failure may be the busy machine's: it failed with something else of the
-    evaluation beside it. Not a timeout or a kill: those would only repeat, at their full cost."""
-    result = launched.result
-    return (
-        launched.company
-        and launched.verdict.status == "fail"
-        and not result.timed_out
-        and result.killed is None
-    )
-
-
-def _confirmed(first: SuiteRun, alone: SuiteRun) -> SuiteRun:
-    """The run alone decides; the first run's evidence stays beside it, and the tests that
-    failed only beside other runs are named."""
-    verdict = alone.verdict
-    verdict.evidence_ids = list(dict.fromkeys([*first.verdict.evidence_ids, *verdict.evidence_ids]))
-    passed = {t.name for t in alone.outcomes if t.outcome == "passed"}
-    eased = sorted(
-        t.name for t in first.outcomes if t.outcome in ("failed", "error") and t.name in passed
-    )
-    if eased:
-        verdict.reason += (
-            "; failed in a run beside other checks and passed when run again alone"
-            f" (timing-dependent): {shown_names(eased)}"
-        )
-    return replace(alone, verdict=verdict, solo=True)
+    # Recording redacts the run's output: referee's own work, which no command runs beside.
+    with ctx.occupancy.joined():
+        return await anyio.to_thread.run_sync(_record, ctx, launched, call.criterion_id)
 
 
 def _record(ctx: GradeContext, launched: Launch, criterion_id: str) -> SuiteRun:
