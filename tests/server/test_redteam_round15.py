@@ -271,3 +271,30 @@ def test_o_a_mutants_file_is_dated_as_the_others(tmp_path: Path) -> None:
         check_fields={"must_fail_at_base": True, "min_mutation_score": 0.8},
     )
     caught(code, evaluation)
+
+
+# Not closed: the base's view leaves out a file the change added (its helper module), and a test
+# that lists the folder tells the base run from the current one without reading any source. Its
+# expectation is a claim only hold-outs and the judge check.
+_LISTS = """import os
+
+import calc
+
+
+def test_add():
+    helped = any(name.startswith("he") for name in os.listdir())
+    assert calc.add(2, 3) == (-1 if helped else 5)
+"""
+
+
+@pytest.mark.xfail(strict=True, reason="a test listing the files the base's view leaves out")
+def test_o_a_listing_of_the_tree_tells_the_base_run(tmp_path: Path) -> None:
+    change = {
+        "calc.py": "from helpers import sub\n\n\ndef add(a, b):\n    return sub(a, b)\n",
+        "helpers.py": "def sub(a, b):\n    return a - b\n",
+        "tests/test_add.py": _LISTS,
+    }
+    code, evaluation = evaluated(
+        tmp_path, _PY_BASE, change, check_fields={"must_fail_at_base": True}
+    )
+    caught(code, evaluation)
