@@ -491,6 +491,33 @@ async def test_deep_depth_offers_a_perturbed_copy_whose_tests_still_pass(
     assert not result.tree_changed.changed
 
 
+@pytest.mark.slow
+async def test_tests_that_fail_on_the_perturbed_copy_are_an_issue(
+    store: Store, project: Path
+) -> None:
+    """A test that passes only while a local variable keeps its name: the copy that means the
+    same fails it, and the judge is told (round 15b: a test choosing by how the code is written
+    got through at depth `deep` with nothing said)."""
+    (project / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+    commit_all(project, "ini")
+    (project / "src" / "calc.py").write_text(
+        "def add(a, b):\n    total = a + b\n    return total\n", encoding="utf-8"
+    )
+    (project / "tests" / "test_names.py").write_text(
+        "from calc import add\n\n\ndef test_named():\n"
+        "    assert 'total' in add.__code__.co_varnames\n",
+        encoding="utf-8",
+    )
+    contract = contract_for(
+        store,
+        project,
+        {"criterion": "a", "verification_method": "test", "check": pytest_check("tests")},
+    )
+    result = await run(store, project, contract.id, depth="deep")
+    assert result.perturbation is not None and result.perturbation.semantics_kept is False
+    assert any("means the same" in i.description for i in result.issues), result.issues
+
+
 async def test_env_references_are_taken_from_the_server_environment(
     store: Store, project: Path
 ) -> None:

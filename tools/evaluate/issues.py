@@ -40,6 +40,7 @@ def issues_of(
         *adequacy_issues(results),
         *_tamper_issues(outcomes),
         *_tree_issues(outcomes),
+        *_perturbation_issues(outcomes),
     ]
     static_ids = outcomes.static.evidence_ids if outcomes.static else []
     for f in findings[:MAX_STATIC_ISSUES]:
@@ -143,6 +144,31 @@ def _fix_of(kind: str) -> str:
     """The next step for an antipattern of this kind (its entry in the antipatterns' table)."""
     known = ANTIPATTERNS.get(kind)
     return known.fix if known is not None else ANTIPATTERNS["test_tampering"].fix
+
+
+def _perturbation_issues(outcomes: Outcomes) -> list[EvaluationIssue]:
+    """Tests that pass on the change and fail on a copy of it that means the same (depth
+    `deep`): they depend on how the code is written (its names, comments, layout, the files'
+    times), not on what it does. A perturbation that broke honest code (a name looked up by a
+    string) reads alike, so it is the judge's to weigh."""
+    found = outcomes.perturbation
+    if found is None or found.semantics_kept is not False:
+        return []
+    return [
+        EvaluationIssue(
+            severity="MEDIUM",
+            description=(
+                "the tests fail on a copy of the changed files that means the same"
+                f" ({', '.join(found.transforms) or 'perturbed'}: {', '.join(found.files[:5])}):"
+                " what they check depends on how the code is written, not on what it does"
+            ),
+            suggestion=(
+                "make the tests depend on the code's behaviour only; if a name is looked up by"
+                " a string, say so to the judge"
+            ),
+            evidence_ids=list(found.evidence_ids),
+        )
+    ]
 
 
 def _tree_issues(outcomes: Outcomes) -> list[EvaluationIssue]:
