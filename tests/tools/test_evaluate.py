@@ -24,7 +24,7 @@ from referee.tools.evaluate.compact import compact, size_of
 from referee.tools.evaluate.draft import DRAFT_ISSUES, drafted_issues
 from referee.tools.evaluate.entry import EvaluateDeps, EvaluateInput, evaluate
 from referee.tools.evidence.signing import verify
-from referee.tools.models.evaluation import EvaluationIssue
+from referee.tools.models.evaluation import Evaluation, EvaluationIssue
 from referee.tools.process import tagged_pids
 from referee.tools.settings import Settings
 from referee.tools.store import Store, load_run
@@ -477,12 +477,7 @@ async def test_deep_depth_offers_a_perturbed_copy_whose_tests_still_pass(
         " total\n",
         encoding="utf-8",
     )
-    contract = contract_for(
-        store,
-        project,
-        {"criterion": "a", "verification_method": "test", "check": pytest_check("tests")},
-    )
-    result = await run(store, project, contract.id, depth="deep")
+    result = await _deep(store, project)
     perturbation = result.perturbation
     assert perturbation is not None and perturbation.files == ["src/calc.py"]
     copy = (Path(perturbation.path) / "src" / "calc.py").read_text(encoding="utf-8")
@@ -508,14 +503,19 @@ async def test_tests_that_fail_on_the_perturbed_copy_are_an_issue(
         "    assert 'total' in add.__code__.co_varnames\n",
         encoding="utf-8",
     )
+    result = await _deep(store, project)
+    assert result.perturbation is not None and result.perturbation.semantics_kept is False
+    assert any("means the same" in i.description for i in result.issues), result.issues
+
+
+async def _deep(store: Store, project: Path) -> Evaluation:
+    """The project's tests as one criterion, evaluated at depth `deep`."""
     contract = contract_for(
         store,
         project,
         {"criterion": "a", "verification_method": "test", "check": pytest_check("tests")},
     )
-    result = await run(store, project, contract.id, depth="deep")
-    assert result.perturbation is not None and result.perturbation.semantics_kept is False
-    assert any("means the same" in i.description for i in result.issues), result.issues
+    return await run(store, project, contract.id, depth="deep")
 
 
 async def test_env_references_are_taken_from_the_server_environment(
