@@ -10,8 +10,8 @@ from __future__ import annotations
 import os
 import re
 import secrets
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
@@ -147,11 +147,6 @@ async def _no_base_app() -> BaseApp:
     return BaseApp(problem="this evaluation serves no base commit's app")
 
 
-@asynccontextmanager
-async def _any_time() -> AsyncIterator[None]:
-    yield
-
-
 ViewName = Literal["base", "base-tests", "base-only"]
 
 
@@ -231,7 +226,7 @@ class GradeContext:
     """The store's screenshot baselines (None: screenshot expectations are not judged)."""
     base_app: Callable[[], Awaitable[BaseApp]] = field(default=_no_base_app)
     """The base commit's app and a browser that reaches it, started once on first use."""
-    slot: Callable[[], AbstractAsyncContextManager[None]] = field(default=_any_time)
+    slot: Callable[[], AbstractAsyncContextManager[None]] = field(default=nullcontext)
     """The server's one slot for a command of the generator's (evaluate/phases.py): held by
     every `run`, so no two commands of any of its evaluations overlap."""
     occupancy: Occupancy = field(default_factory=Occupancy)

@@ -49,25 +49,8 @@ async def grade_tests(ctx: GradeContext, criterion: Criterion) -> GradeResult:
     assert isinstance(check, TestsCheck)
     sources = await changed_sources(ctx)
     ctx.measured[criterion.id] = tuple(sources if check.coverage else ())
-    first = await run_suite(
-        ctx,
-        check,
-        label=criterion.id,
-        criterion_id=criterion.id,
-        measure=sources if check.coverage else [],
-    )
-    return await _graded(ctx, criterion, check, first, sources)
-
-
-async def _graded(
-    ctx: GradeContext,
-    criterion: Criterion,
-    check: TestsCheck,
-    now: SuiteRun,
-    sources: list[str],
-) -> GradeResult:
-    """The criterion's verdict from its first run."""
-    runs = [now, *await _repeats(ctx, check, criterion.id, now)]
+    runs = await _repeated(ctx, check, criterion.id, sources if check.coverage else [])
+    now = runs[0]
     flaky = flaky_tests([r.outcomes for r in runs]) if len(runs) > 1 else []
     for test in flaky:
         test.location = locate_test(ctx.workdir, test.test)
@@ -86,15 +69,17 @@ async def _graded(
     return await assess(ctx, criterion, grade, now, Repeats(len(runs), flaky), sources)
 
 
-async def _repeats(
-    ctx: GradeContext, check: TestsCheck, criterion_id: str, first: SuiteRun
+async def _repeated(
+    ctx: GradeContext, check: TestsCheck, criterion_id: str, sources: list[str]
 ) -> list[SuiteRun]:
-    """The criterion's `repeat - 1` runs after its first, in turn: flakiness often depends on
-    timing, which parallel runs would change."""
-    runs: list[SuiteRun] = []
-    if first.verdict.status == "unscored":
-        return runs
+    """The criterion's run (measured for diff coverage) and its `repeat - 1` repeats, in turn:
+    flakiness often depends on timing, which parallel runs would change."""
+    runs = [
+        await run_suite(ctx, check, label=criterion_id, criterion_id=criterion_id, measure=sources)
+    ]
     for k in range(2, check.repeat + 1):
+        if runs[0].verdict.status == "unscored":
+            break
         label = f"{criterion_id}-repeat-{k}"
         runs.append(await run_suite(ctx, check, label=label, criterion_id=criterion_id))
     return runs
