@@ -192,7 +192,8 @@ def test_the_report_shows_the_checks_command_for_every_run_of_it(
     result = json.loads(_cli(capsys, repo, "evaluate", made["contract"]["id"], "--json"))
     assert result["criteria"][0]["status"] == "pass", result["criteria"]
     runs = [e for e in result["evidence"] if e["tool"] == "tests"]
-    assert len(runs) == 3, runs  # now, the base code, the base's own test file over the fix
+    # the base code (before and after the run now), now, the base's own test file over the fix
+    assert len(runs) == 4, runs
     report = _cli(capsys, repo, "report", result["run_id"])
     rows = [line for line in report.splitlines() if line.startswith(f"| {result['run_id']} | E")]
     assert len(rows) >= 3, report
@@ -494,8 +495,13 @@ async def test_an_it_added_inside_a_describe_still_runs_the_base_form(tmp_path: 
     assert result["criteria"][0]["status"] == "pass", result["criteria"]
     runs = sorted(e["summary"][:18] for e in result["evidence"] if e["tool"] == "tests")
     # now (2 tests), the base's tests alone over the fix (1 test), the base code (the new test
-    # fails there), in the order the criterion asks for them
-    assert runs == ["1 passed, 0 failed", "1 passed, 1 failed", "2 passed, 0 failed"], runs
+    # fails there, before and after the run now)
+    assert runs == [
+        "1 passed, 0 failed",
+        "1 passed, 1 failed",
+        "1 passed, 1 failed",
+        "2 passed, 0 failed",
+    ], runs
 
 
 async def test_a_script_whose_program_is_missing_says_so(tmp_path: Path) -> None:

@@ -66,11 +66,14 @@ async def judge_check(
 
 
 def _base_run(store: Store, run_id: str, ids: list[str]) -> Any:
-    """The criterion's run on the base code: the one whose report has a failing test (the
-    criterion's other runs, now and the base's own tests, pass)."""
+    """The criterion's run on the base code: made before the run now and after it, each with a
+    failing test in its report (the criterion's other runs, now and the base's own tests, pass)."""
     evidence = load_run(store, run_id).evidence
     failing = [evidence[i] for i in ids if any(t.outcome == "failed" for t in evidence[i].tests)]
-    assert len(failing) == 1, [evidence[i].summary for i in ids]
+    assert len(failing) == 2, [evidence[i].summary for i in ids]
+    assert {t.name: t.outcome for t in failing[0].tests} == {
+        t.name: t.outcome for t in failing[1].tests
+    }
     return failing[0]
 
 

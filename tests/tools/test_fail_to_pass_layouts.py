@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from referee.tools.graders.base import GradeResult
-from referee.tools.graders.fail_to_pass import SuiteRun, judge_fail_to_pass
+from referee.tools.graders.fail_to_pass import SuiteRun, bracketed, judge_fail_to_pass
 from referee.tools.models.common import ReasonCode
 from referee.tools.models.evidence import TestOutcome as Outcome
 
@@ -132,3 +132,32 @@ def test_a_failing_list_names_each_test_once_and_says_how_many_more(tmp_path: Pa
     grade = suite_verdict(result, ReportRead(outcomes=outcomes))
     assert grade.reason.count("tests/test_a.py::test_0") == 1, grade.reason
     assert grade.reason.endswith("tests/test_a.py::test_4 and 2 more"), grade.reason
+
+
+# The base runs made before and after the run now count as one: a test fails at base only where
+# it failed in both.
+def test_a_test_that_passed_in_either_base_run_passed_at_base() -> None:
+    first = run("fail", [("t::old", "passed", ""), ("t::new", "passed", "")])
+    last = run("fail", [("t::old", "passed", ""), ("t::new", "failed", "assert -1 == 5")])
+    merged, differ = bracketed(first, last)
+    assert differ == ["t::new"]
+    grade = judge_fail_to_pass(
+        run("pass", [("t::old", "passed", ""), ("t::new", "passed", "")]), merged
+    )
+    assert grade.status == "fail" and grade.code == ReasonCode.PASSES_AT_BASE, grade.reason
+
+
+def test_a_test_that_failed_in_both_base_runs_proves_the_fix() -> None:
+    first = run("fail", [("t::new", "failed", "assert -1 == 5")])
+    last = run("fail", [("t::new", "error", "boom")])
+    merged, differ = bracketed(first, last)
+    assert differ == []
+    grade = judge_fail_to_pass(run("pass", [("t::new", "passed", "")]), merged)
+    assert grade.status == "pass", grade.reason
+
+
+def test_an_unscored_first_base_run_decides() -> None:
+    first = SuiteRun(GradeResult("unscored", ReasonCode.NO_REPORT, "timed out", ["E1"]))
+    merged, _ = bracketed(first, run("fail", [("t::new", "failed", "")]))
+    grade = judge_fail_to_pass(run("pass", [("t::new", "passed", "")]), merged)
+    assert grade.status == "unscored" and grade.code == ReasonCode.BASE_NOT_RUN, grade.reason

@@ -12,7 +12,7 @@ base and fail now are regressions (PASS_TO_PASS broken), named first.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from referee.tools.adequacy import Instrumented
 from referee.tools.graders.base import GradeResult
@@ -22,7 +22,7 @@ from referee.tools.models.evidence import TestOutcome
 from referee.tools.static.paths import is_test_path
 from referee.tools.text import agrees, counted
 
-__all__ = ["SuiteRun", "judge_fail_to_pass", "test_patch"]
+__all__ = ["SuiteRun", "bracketed", "judge_fail_to_pass", "test_patch"]
 
 _FAILING = ("failed", "error")
 _NAMES_SHOWN = 5
@@ -76,6 +76,26 @@ def regressions(before: SuiteRun, now: SuiteRun) -> list[str]:
     """Tests that passed at base and fail now (PASS_TO_PASS broken)."""
     passed_before = {t.name for t in before.outcomes if t.outcome == "passed"}
     return sorted(t.name for t in now.outcomes if t.outcome in _FAILING and t.name in passed_before)
+
+
+def bracketed(first: SuiteRun, last: SuiteRun) -> tuple[SuiteRun, list[str]]:
+    """The base runs made before and after the current run, as one: a test fails at base only if
+    it failed in both, and a run that could not judge decides. Time moves one way, so a test
+    that expects the broken value before a deadline and the right one after cannot
+    have the base fail on both sides of the run it passes in. Also returns the tests whose
+    outcome at base differed between the two runs."""
+    ids = list(dict.fromkeys([*first.verdict.evidence_ids, *last.verdict.evidence_ids]))
+    if first.verdict.status == "unscored":
+        return SuiteRun(replace(first.verdict, evidence_ids=ids), first.outcomes), []
+    passed = {t.name: t for t in first.outcomes if t.outcome == "passed"}
+    outcomes = [t if t.outcome == "passed" else passed.get(t.name, t) for t in last.outcomes]
+    seen = {t.name for t in last.outcomes}
+    outcomes += [t for name, t in passed.items() if name not in seen]
+    passed_last = {t.name for t in last.outcomes if t.outcome == "passed"}
+    both = seen & {t.name for t in first.outcomes}
+    differ = sorted(n for n in both if (n in passed) != (n in passed_last))
+    verdict = replace(last.verdict, evidence_ids=ids)
+    return SuiteRun(verdict, outcomes, last.evidence_id, last.duration_s, last.coverage), differ
 
 
 def judge_fail_to_pass(

@@ -3,7 +3,9 @@
 Each mutant is one changed file with one small bug (see `referee.tools.adequacy.mutants`), laid
 over the evaluated tree in the sandbox's overlay as a hold-out is; the check's own command runs
 on it, one mutant at a time (a test that sensed another run beside it must not kill every mutant),
-each with a timeout derived from the unmutated run. A
+each with a timeout derived from the unmutated run. Once a mutant is killed, the unmutated
+suite runs again after them all: tests that no longer pass make no score (every mutant runs after
+the unmutated run, so a test that changes its mind with time would kill them all). A
 mutant survives when the suite still passes: the tests execute that line but would not notice it
 being wrong. A mutant that makes the suite fail, crash or hang is killed. The whole stage is one
 evidence item, which every surviving mutant's issue cites.
@@ -76,8 +78,9 @@ async def run_mutants(
     killed = sum(m.status in ("killed", "timeout") for m in done)
     survived = [m for m in done if m.status == "survived"]
     judged = killed + len(survived)
+    void = await _unmutated_again(ctx, criterion_id, check) if killed else None
     mutation = Mutation(
-        score=round(killed / judged, 3) if judged else None,
+        score=round(killed / judged, 3) if judged and not void else None,
         generated=generated,
         run=judged,
         killed=killed,
@@ -86,12 +89,29 @@ async def run_mutants(
         mutants=done,
         timeout_s=round(timeout, 1),
         duration_s=round(time.monotonic() - started, 2),
-        note=_unjudged(done) if not judged else "",
+        note=void or (_unjudged(done) if not judged else ""),
     )
     mutation.evidence_id = await anyio.to_thread.run_sync(
         _record, ctx, criterion_id, check, mutation
     )
     return mutation
+
+
+async def _unmutated_again(ctx: GradeContext, criterion_id: str, check: TestsCheck) -> str | None:
+    """Why no mutant's outcome counts, when the unmutated tests, run again after the mutants,
+    no longer pass. Every mutant runs after the unmutated run: a test that expects one thing
+    before a deadline and another after it (or anything else that changes with time) would
+    "kill" every mutant. Run once more on the other side of them, it fails too."""
+    label = f"{criterion_id}-unmutated-again"
+    launched = await launch_suite(ctx, SuiteCall(check, label, criterion_id))
+    found = _outcome(launched)
+    if found.status == "survived":
+        return None
+    failing = f" ({', '.join(found.killers)})" if found.killers else ""
+    return (
+        f"no score: the unmutated tests passed before the mutants ran and not after them"
+        f"{failing}; tests whose outcome depends on when they run tell nothing about the mutants"
+    )
 
 
 async def _run_one(
@@ -208,6 +228,7 @@ def _record(ctx: GradeContext, criterion_id: str, check: TestsCheck, mutation: M
         )
         + (f", {unrun} not run" if (unrun := _count(mutation, "not_run")) else "")
         + f" ({mutation.generated} possible, each within {mutation.timeout_s} s)"
+        + (f"; {mutation.note}" if mutation.note else "")
     )
     item = ctx.recorder.record(
         tool="mutation",

@@ -29,7 +29,7 @@ from referee.tools.graders.base_tests import (
     silenced_verdict,
     suspects,
 )
-from referee.tools.graders.fail_to_pass import SuiteRun, judge_fail_to_pass, test_patch
+from referee.tools.graders.fail_to_pass import SuiteRun, bracketed, judge_fail_to_pass, test_patch
 from referee.tools.graders.harness import judge_harness
 from referee.tools.graders.mode import ModeRuns, mode_finding, production_mode
 from referee.tools.graders.suite import Launch, Refused, SuiteCall, launch_suite
@@ -49,6 +49,8 @@ async def grade_tests(ctx: GradeContext, criterion: Criterion) -> GradeResult:
     assert isinstance(check, TestsCheck)
     sources = await changed_sources(ctx)
     ctx.measured[criterion.id] = tuple(sources if check.coverage else ())
+    # A bug fix's base run is made on both sides of the current run (fail_to_pass.bracketed).
+    first = await _base_run(ctx, criterion, check, "first") if check.must_fail_at_base else None
     runs = await _repeated(ctx, check, criterion.id, sources if check.coverage else [])
     now = runs[0]
     flaky = flaky_tests([r.outcomes for r in runs]) if len(runs) > 1 else []
@@ -59,7 +61,7 @@ async def grade_tests(ctx: GradeContext, criterion: Criterion) -> GradeResult:
         grade = unscored(ReasonCode.FLAKY, flaky_reason(flaky), _ids(runs))
         grade.tests = now.verdict.tests
     else:
-        grade = await _judged(ctx, criterion, check, now)
+        grade = await _judged(ctx, criterion, check, now, first)
     if len(runs) > 1 and not flaky:
         grade.evidence_ids = list(dict.fromkeys([*grade.evidence_ids, *_ids(runs)]))
         grade.reason += f"; the same in {len(runs)} runs"
@@ -94,6 +96,7 @@ async def _judged(
     criterion: Criterion,
     check: TestsCheck,
     now: SuiteRun,
+    first: SuiteRun | None,
 ) -> GradeResult:
     """The first run's verdict, checked against the base harness and the base code."""
     harness = await ctx.harness()
@@ -117,7 +120,7 @@ async def _judged(
         now = replace(now, verdict=verdict)
     if not check.must_fail_at_base:
         return now.verdict
-    return await _fail_before_pass_after(ctx, criterion, check, now)
+    return await _fail_before_pass_after(ctx, criterion, check, now, first)
 
 
 async def _in_production(
@@ -156,14 +159,15 @@ async def _in_production(
     return None if found is None else (found, there.evidence_id or "")
 
 
-async def _base_run(ctx: GradeContext, criterion: Criterion, check: TestsCheck) -> SuiteRun | None:
+async def _base_run(
+    ctx: GradeContext, criterion: Criterion, check: TestsCheck, which: str = ""
+) -> SuiteRun | None:
     """The current tests on the base code (None without a base)."""
     base = await ctx.views("base")
     if base is None:
         return None
-    return await run_suite(
-        ctx, check, label=f"{criterion.id}-base", criterion_id=criterion.id, view=base
-    )
+    label = f"{criterion.id}-base" + (f"-{which}" if which else "")
+    return await run_suite(ctx, check, label=label, criterion_id=criterion.id, view=base)
 
 
 def _base_only(
@@ -399,9 +403,10 @@ async def _fail_before_pass_after(
     criterion: Criterion,
     check: TestsCheck,
     now: SuiteRun,
+    first: SuiteRun | None,
 ) -> GradeResult:
     before = await _base_run(ctx, criterion, check)
-    if before is None:
+    if before is None or first is None:
         return unscored(
             ReasonCode.NO_BASE,
             "must_fail_at_base needs a base commit to compare with",
@@ -413,7 +418,15 @@ async def _fail_before_pass_after(
     tests = sorted({*test_patch(ctx.scope_files), *(view.tests if view is not None else ())})
     sources = [p for p in ctx.scope_files if p not in tests]
     spliced = await anyio.to_thread.run_sync(_spliced, ctx, sources)  # reads blobs with git
-    return judge_fail_to_pass(now, before, tests, sources, spliced)
+    before, differ = bracketed(first, before)
+    grade = judge_fail_to_pass(now, before, tests, sources, spliced)
+    if differ:
+        grade.reason += (
+            f"; at base, {', '.join(differ[:5])} passed in one of the two runs (made before and"
+            " after the current run) and not in the other: a test whose outcome depends on when"
+            " it runs proves nothing, so it counts as passing at base"
+        )
+    return grade
 
 
 def _spliced(ctx: GradeContext, sources: list[str]) -> dict[str, Spliced]:
