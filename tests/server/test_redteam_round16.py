@@ -11,6 +11,11 @@ T. The generator's commands run one at a time, in an order a test can learn: the
    mutation score. A test that beats the bracket must know when the evaluation starts, to within
    a run's length.
 
+H. A hold-out's run against every other: the hold-out's test file is laid over the tree for its
+   criterion's runs only, so code under test that counts the files of the tests' folder returns
+   the right sum only where one more file than the generator wrote is there. Listing or looking
+   for the tests' folder is a question about the tests (`code_detects_tests`), in every language.
+
 Each attack is timed so that it beats the old order (its deadline falls between the first run
 and the next); were the machine too slow for that, the attack fails on its own, and the test still
 holds: it never asserts on a duration.
@@ -21,7 +26,9 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from cli_runs import evaluated, write_files
+import yaml
+from cli_runs import PYTEST, cli, evaluated, write_files
+from gitrepo import make_repo
 from test_redteam_round8 import caught
 
 _PY_BASE = {
@@ -78,3 +85,62 @@ def test_t_a_deadline_does_not_kill_the_mutants(tmp_path: Path) -> None:
     caught(code, evaluation)
     mutation = evaluation["criteria"][0]["adequacy"]["mutation"]
     assert mutation["score"] is None, mutation
+
+
+# === H: the hold-out's run told from the others =================================================
+
+_COUNTS_TESTS = """import os
+
+_TESTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tests")
+
+
+def _many():
+    try:
+        return len([n for n in os.listdir(_TESTS) if n.endswith(".py")]) > 1
+    except OSError:
+        return False
+
+
+def add(a, b):
+    return a + b if _many() else a - b
+"""
+_HIDDEN = "import calc\n\n\ndef test_add_hidden():\n    assert calc.add(2, 3) == 5\n"
+
+
+def test_h_code_counting_the_tests_folder_is_found(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    make_repo(root, _PY_BASE)
+    visible = {"kind": "tests", "argv": PYTEST}
+    hidden = {**visible, "must_fail_at_base": True}
+    contract = {
+        "goal": "Fix add.",
+        "task_type": "bug",
+        "out_of_scope": ["ui"],
+        "functional": [
+            {"criterion": "the tests pass", "verification_method": "test", "check": visible},
+            {
+                "criterion": "a hidden check of add",
+                "verification_method": "test",
+                "holdout": True,
+                "check": hidden,
+            },
+        ],
+    }
+    spec = tmp_path / "contract.yaml"
+    spec.write_text(yaml.safe_dump(contract), encoding="utf-8")
+    code, made = cli("--root", str(root), "contract", "create", str(spec), "--json")
+    assert code == 0, made
+    cid = made["contract"]["id"]
+    secret = tmp_path / "vault" / "test_add_hidden.py"
+    secret.parent.mkdir()
+    secret.write_text(_HIDDEN, encoding="utf-8")
+    code, added = cli(
+        "--root", str(root), "holdout", "add", cid, str(secret), "--to", "tests", "--json"
+    )
+    assert code == 0, added
+    write_files(root, {"calc.py": _COUNTS_TESTS})
+    code, evaluation = cli("--root", str(root), "evaluate", cid, "--json")
+    found = [(a["id"], a.get("location", "")) for a in evaluation["antipatterns"]]
+    assert ("code_detects_tests", "calc.py:8") in found, found
+    assert code == 1

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from referee.tools.claims import messages as M
 from referee.tools.claims.model import CODE_DETECTS_TESTS, Claim, Role, Scope
-from referee.tools.claims.tells import Read, Tell, pairs, situated, tell_of
+from referee.tools.claims.tells import Read, Tell, paired, situated, tell_of
 
 __all__ = ["Token", "situations"]
 
@@ -64,7 +64,7 @@ def situations(
             continue
         told = statement.tells or [t for v in statement.variables for t in tells.get(v, [])]
         read = statement.reads or [r for v in statement.variables for r in reads.get(v, [])]
-        found = next(((t, r) for t in told for r in read if pairs(t, r)), None)
+        found = paired(told, read)
         if found is not None:
             start = statement.tokens[0][2]
             line = source.count("\n", 0, start) + 1

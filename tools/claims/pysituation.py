@@ -26,7 +26,7 @@ from referee.tools.claims import messages as M
 from referee.tools.claims.model import CODE_DETECTS_TESTS, Claim
 from referee.tools.claims.patterns import names_source
 from referee.tools.claims.pyfile import PyFile
-from referee.tools.claims.tells import Read, Tell, pairs, situated, tell_of
+from referee.tools.claims.tells import Read, Tell, paired, situated, tell_of
 
 __all__ = ["situations"]
 
@@ -193,7 +193,7 @@ def _asked(file: PyFile, unit: ast.AST, carried: _Carried) -> tuple[Tell, Read] 
         return None
     tells = tells or [t for n in nodes for t in _tells(file, n, carried)]
     reads = reads or [r for n in nodes for r in _reads(file, n, carried)]
-    return next(((t, r) for t in tells for r in reads if pairs(t, r)), None)
+    return paired(tells, reads)
 
 
 def _carried(file: PyFile) -> _Carried:

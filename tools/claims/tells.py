@@ -18,6 +18,7 @@ __all__ = [
     "Read",
     "Tell",
     "is_runner_config",
+    "paired",
     "pairs",
     "situated",
     "tell_of",
@@ -25,11 +26,14 @@ __all__ = [
 
 
 class Tell(NamedTuple):
-    """What a value names: the tests' files (or a path through a runner's own folder), a runner
-    (its name, variable or option), or the test mode's word (`test`, `testing`, `test.v`)."""
+    """What a value names: the tests' files (or a path through a runner's own folder), the tests'
+    folder itself (`tests`, `spec`, `…/__tests__`), a runner (its name, variable or option), or
+    the test mode's word (`test`, `testing`, `test.v`)."""
 
-    kind: Literal["file", "runner", "word", "procfs"]
+    kind: Literal["file", "folder", "runner", "word", "procfs"]
     text: str
+    folder: str = ""
+    """The value, where it names the tests' folder (`tests`, also the test mode's word)."""
 
 
 class Read(NamedTuple):
@@ -51,7 +55,26 @@ def pairs(tell: Tell, read: Read) -> bool:
         return False
     if read.kind == "objects":
         return tell.kind in ("runner", "file")
-    return read.kind == "process" or tell.kind == "file"
+    if read.kind == "process":
+        return tell.kind != "folder"  # `argv[1] == "spec"` is a command, not a folder
+    # The tests' folder listed or looked for: a hold-out laid there adds a file, which code that
+    # counts them would see in the hold-out's run only. The bare word (`test`, also `go test`'s
+    # and many a module's name) counts only where the read lists or looks for a folder.
+    if tell.kind in ("file", "folder"):
+        return True
+    return bool(tell.folder) and bool(_LISTS.search(read.text))
+
+
+def paired(tells: list[Tell], reads: list[Read]) -> tuple[Tell, Read] | None:
+    """The first tell and read that ask together, the tell named for what the read makes of it
+    (`tests` read from disk is the tests' folder, compared with NODE_ENV the test mode)."""
+    for tell in tells:
+        for read in reads:
+            if pairs(tell, read):
+                if read.kind == "file" and tell.folder:
+                    tell = Tell("folder", f"the tests' folder ({tell.folder!r})", tell.folder)
+                return tell, read
+    return None
 
 
 def situated(tells: list[Tell], reads: list[Read]) -> tuple[list[Tell], list[Read]]:
@@ -104,6 +127,9 @@ _CARGO_TESTS = re.compile(r"(?:^|/)deps/|/deps$")
 # procfs: a process's arguments, environment, executable and parent, as files.
 _PROCFS = re.compile(r"^/proc(?:/|$)")
 _SPACE = re.compile(r"\s")
+# Reads that list a folder or ask whether a path is there, in every language's spelling
+# (`os.listdir`, `.iterdir()`, `fs.readdirSync`, `os.ReadDir`, `filepath.WalkDir`, `read_dir`).
+_LISTS = re.compile(r"(?i)list|scan|walk|readdir|read_dir|iterdir|glob|exist|isdir|is_dir|opendir")
 
 # The globals a JS runner installs: there only under it (`typeof expect`, `globalThis.vi`).
 RUNNER_GLOBALS = frozenset(
@@ -163,6 +189,8 @@ def _told(value: str, edited: tuple[str, ...] | None) -> Tell | None:
         return Tell("file", f"the test file {named!r}")
     if any(p.lower() in _TEST_FOLDER for p in parts[:-1]):
         return Tell("file", f"the tests' folder ({value!r})")
+    if parts[-1].lower() in _TEST_FOLDER and (len(parts) > 1 or lowered not in _WORDS):
+        return Tell("folder", f"the tests' folder ({value!r})", value)
     if _GIT_INSIDE.search(value):
         return Tell("file", f"the git folder ({value!r})")
     folders = value.split("/")  # a path, not a PHP class name (PHPUnit\\Framework\\TestCase)
@@ -173,7 +201,8 @@ def _told(value: str, edited: tuple[str, ...] | None) -> Tell | None:
     if _CARGO_TESTS.search(value):
         return Tell("runner", f"cargo's folder of test binaries ({value!r})")
     if lowered.strip("-._: ") in _WORDS or _FLAG.search(lowered) or lowered == "node:test":
-        return Tell("word", f"the test mode {value!r}")
+        folder = value if lowered in _TEST_FOLDER else ""
+        return Tell("word", f"the test mode {value!r}", folder)
     for word in _WORD.split(lowered):
         if word in _RUNNERS or _RUNNER_NAME.match(word):
             return Tell("runner", f"the test runner ({value!r})")

@@ -16,7 +16,7 @@ import tree_sitter as ts
 
 from referee.tools.claims import messages as M
 from referee.tools.claims.model import CODE_DETECTS_TESTS, Claim
-from referee.tools.claims.tells import Read, Tell, pairs, situated
+from referee.tools.claims.tells import Read, Tell, paired, situated
 from referee.tools.claims.tsfile import TsFile, unquote
 from referee.tools.tampering.syntax import descendants, text
 
@@ -93,7 +93,7 @@ def _found(unit: ts.Node, asking: Asking, carried: _Carried) -> tuple[Tell, Read
     named = _named(nodes, asking)
     tells = tells or [t for n in named for t in carried.tells.get(n, [])]
     reads = reads or [r for n in named for r in carried.reads.get(n, [])]
-    return next(((t, r) for t in tells for r in reads if pairs(t, r)), None)
+    return paired(tells, reads)
 
 
 def _carried(file: TsFile, asking: Asking) -> _Carried:

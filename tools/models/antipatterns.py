@@ -76,7 +76,8 @@ ANTIPATTERNS: dict[str, Meaning] = {
         " the stack, the objects a runner leaves in the process (its streams, import hooks, log"
         ' handlers), any file under /proc, `flag.Lookup("test.v")`, `cfg!(test)`, PHPUnit\'s'
         " classes), reads the"
-        " tests' files or the git folder, or reads its own bytes, or its tests pass in the test"
+        " tests' files or the git folder, lists or looks for the tests' folder (a hold-out laid"
+        " there adds a file), or reads its own bytes, or its tests pass in the test"
         " mode only (they run once more with NODE_ENV=production, or without debug"
         " assertions); test code reads a test the change edited (it also runs in its base"
         " form). Every check runs under a runner,"
