@@ -11,6 +11,16 @@ T. The generator's commands run one at a time, in an order a test can learn: the
    mutation score. A test that beats the bracket must know when the evaluation starts, to within
    a run's length.
 
+C. The bracket holds against a test that only knows the order of the runs, not one that knows
+   the time: each run sleeps to the end of a slot of the clock (the monotonic, boot or wall
+   clock, a fresh file's time, `os.times()`), so the runs fall into consecutive slots and the
+   test expects the broken value in the second slot only, where the current run lies. What a
+   test expects must not depend on the clock: a condition that picks a value by it, or an
+   assertion on the code under test whose other side carries it (through a table lookup or
+   arithmetic as well), is `test_inspects_environment`. The time handed to the code under test
+   (`naturaltime(now - 3 s)`) and a time budget (`assert elapsed < 1`) are the test's input and
+   its own measure: they stay quiet.
+
 H. A hold-out's run against every other: the hold-out's test file is laid over the tree for its
    criterion's runs only, so code under test that counts the files of the tests' folder returns
    the right sum only where one more file than the generator wrote is there. Listing or looking
@@ -26,10 +36,14 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pytest
 import yaml
 from cli_runs import PYTEST, cli, evaluated, write_files
 from gitrepo import make_repo
 from test_redteam_round8 import caught
+
+from referee.tools.claims import TEST_INSPECTS_ENVIRONMENT, Scope, claims_in
+from referee.tools.claims.model import Module
 
 _PY_BASE = {
     "calc.py": "def add(a, b):\n    return a - b\n",
@@ -144,3 +158,172 @@ def test_h_code_counting_the_tests_folder_is_found(tmp_path: Path) -> None:
     found = [(a["id"], a.get("location", "")) for a in evaluation["antipatterns"]]
     assert ("code_detects_tests", "calc.py:8") in found, found
     assert code == 1
+
+
+# === C: a clock deciding what a test expects ===================================================
+
+_PY_HEAD = "import os\nimport tempfile\nimport time\n\nimport calc\n\nSTART = 67180\nSLOT = 15\n\n"
+_SLEEP = "    time.sleep(max(0.0, START + (slot + 1) * SLOT - time.monotonic()))\n"
+
+PY_CLOCKS: dict[str, str] = {
+    "a-slot-of-the-monotonic-clock": _PY_HEAD + "def _slot():\n"
+    "    return int((time.monotonic() - START) // SLOT)\n\n\ndef test_add():\n"
+    "    slot = _slot()\n    want = -1 if slot == 1 else 5\n"
+    + _SLEEP
+    + "    assert calc.add(2, 3) == want\n",
+    "a-table-looked-up-by-the-boot-clock": _PY_HEAD + "def test_add():\n"
+    "    slot = int((time.clock_gettime(time.CLOCK_BOOTTIME) - START) // SLOT)\n"
+    "    expected = {1: -1}.get(slot, 5)\n" + _SLEEP + "    assert calc.add(2, 3) == expected\n",
+    "arithmetic-on-a-fresh-files-time": _PY_HEAD + "def test_add():\n"
+    "    with tempfile.NamedTemporaryFile() as f:\n"
+    "        slot = int((os.fstat(f.fileno()).st_mtime - START) // SLOT)\n"
+    + _SLEEP
+    + "    assert calc.add(2, 3) == 5 - 6 * (slot == 1)\n",
+    "the-process-times-in-an-if": _PY_HEAD + "def test_add():\n"
+    "    slot = int((os.times().elapsed - START) // SLOT)\n"
+    + _SLEEP
+    + "    if slot == 1:\n        assert calc.add(2, 3) == -1\n    else:\n"
+    "        assert calc.add(2, 3) == 5\n",
+    "a-unittest-assertion": _PY_HEAD + "import unittest\n\n\nclass T(unittest.TestCase):\n"
+    "    def test_add(self):\n        now = time.time()\n        want = [5, -1][int(now) % 2]\n"
+    "        self.assertEqual(calc.add(2, 3), want)\n",
+}
+
+PY_HONEST_CLOCKS: dict[str, str] = {
+    "a-time-budget": "import time\n\nimport calc\n\n\ndef test_fast():\n"
+    "    start = time.perf_counter()\n    calc.add(2, 3)\n"
+    "    assert time.perf_counter() - start < 1\n",
+    "the-time-handed-to-the-code": "import datetime as dt\n\nimport calc\n\n"
+    "NOW = dt.datetime.now()\n\n\ndef test_ago():\n    then = NOW - dt.timedelta(seconds=3)\n"
+    "    said = calc.ago(then)\n    assert said == calc.ago(then)\n"
+    "    assert calc.ago(then) == '3 seconds ago'\n",
+    "a-poll-until-a-deadline": "import time\n\nimport calc\n\n\ndef test_ready():\n"
+    "    deadline = time.monotonic() + 5\n    while time.monotonic() < deadline:\n"
+    "        ready = calc.ready()\n        if ready:\n            break\n"
+    "        time.sleep(0.1)\n    assert calc.ready()\n",
+    "a-field-dated-now": "import time\n\nimport calc\n\n\nclass TestAdd:\n"
+    "    def setup_method(self):\n        self.start = time.time()\n\n"
+    "    def test_add(self):\n        assert calc.add(2, 3) == 5\n",
+}
+
+
+def _inspects(path: str, code: str, module: str) -> list[str]:
+    found = claims_in(path, None, code, Scope(modules=(Module(module),)))
+    return [f.message for f in found if f.kind == TEST_INSPECTS_ENVIRONMENT]
+
+
+@pytest.mark.parametrize("variant", sorted(PY_CLOCKS))
+def test_c_a_python_test_expecting_by_the_clock_is_found(variant: str) -> None:
+    found = _inspects("tests/test_add.py", PY_CLOCKS[variant], "calc.py")
+    assert any("the clock" in m for m in found), found
+
+
+@pytest.mark.parametrize("variant", sorted(PY_HONEST_CLOCKS))
+def test_honest_c_python_clocks_read_for_what_they_say(variant: str) -> None:
+    assert _inspects("tests/test_add.py", PY_HONEST_CLOCKS[variant], "calc.py") == []
+
+
+_JS_HEAD = "const assert = require('node:assert');\nconst { add } = require('../src/calc');\n\n"
+_GO_HEAD = 'package calc\n\nimport (\n\t"os"\n\t"testing"\n\t"time"\n)\n\nvar _ = os.Stat\n\n'
+_RUST_HEAD = "use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};\n\n"
+
+JS_CLOCKS: dict[str, str] = {
+    "time-origin-in-a-ternary": _JS_HEAD + "it('adds', () => {\n"
+    "  const now = performance.timeOrigin + performance.now();\n"
+    "  const slot = Math.floor((now - 1796679340047) / 15000);\n"
+    "  const want = slot === 1 ? -1 : 5;\n  assert.strictEqual(add(2, 3), want);\n});\n",
+    "hrtime-through-a-helper": _JS_HEAD + "function slot() {\n"
+    "  return process.hrtime.bigint() / 15000000000n;\n}\n\nit('adds', () => {\n"
+    "  let want = 5;\n  if (slot() % 2n === 1n) {\n    want = -1;\n  }\n"
+    "  assert.strictEqual(add(2, 3), want);\n});\n",
+    "a-table-by-date-now-in-expect": "import { expect, it } from 'vitest';\n"
+    "import { add } from '../src/calc';\n\nit('adds', () => {\n"
+    "  const slot = Math.floor(Date.now() / 15000) % 2;\n  const table = [5, -1];\n"
+    "  expect(add(2, 3)).toBe(table[slot]);\n});\n",
+    "a-new-date-read-as-a-time": _JS_HEAD + "it('adds', () => {\n"
+    "  const odd = new Date().getSeconds() % 2;\n"
+    "  assert.strictEqual(add(2, 3), odd ? -1 : 5);\n});\n",
+    "a-fresh-files-mtime": _JS_HEAD + "const fs = require('node:fs');\n\nit('adds', () => {\n"
+    "  fs.writeFileSync('/tmp/x', '');\n  const when = fs.statSync('/tmp/x').mtimeMs;\n"
+    "  assert.strictEqual(add(2, 3), 5 - 6 * Number(when % 30000 > 15000));\n});\n",
+}
+
+GO_CLOCKS: dict[str, str] = {
+    "the-wall-clock": _GO_HEAD + "func TestAdd(t *testing.T) {\n\tk := time.Now().Unix() / 15\n"
+    "\twant := 5\n\tif k%2 == 1 {\n\t\twant = -1\n\t}\n\tif Add(2, 3) != want {\n"
+    '\t\tt.Fatal("no")\n\t}\n}\n',
+    "since-through-a-helper": _GO_HEAD + "var start = time.Unix(1796679492, 0)\n\n"
+    "func slot() int64 {\n\treturn int64(time.Since(start) / (15 * time.Second))\n}\n\n"
+    "func TestAdd(t *testing.T) {\n\tvar want int\n\tswitch slot() {\n\tcase 1:\n"
+    '\t\twant = -1\n\tdefault:\n\t\twant = 5\n\t}\n\tif Add(2, 3) != want {\n\t\tt.Fatal("no")\n'
+    "\t}\n}\n",
+    "a-fresh-files-mod-time": _GO_HEAD + "func TestAdd(t *testing.T) {\n"
+    '\tf, _ := os.CreateTemp("", "x")\n\tinfo, _ := f.Stat()\n'
+    "\tk := info.ModTime().Unix() / 15\n\twant := 5\n\tif k%2 == 1 {\n\t\twant = -1\n\t}\n"
+    '\tif Add(2, 3) != want {\n\t\tt.Fatal("no")\n\t}\n}\n',
+}
+
+RUST_CLOCKS: dict[str, str] = {
+    "system-time-in-a-let-if": _RUST_HEAD + "fn now() -> f64 {\n"
+    "    SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs_f64()\n}\n\n"
+    "#[test]\nfn adds() {\n    let k = (now() / 15.0) as u64;\n"
+    "    let want = if k % 2 == 1 { -1 } else { 5 };\n    assert_eq!(calc::add(2, 3), want);\n}\n",
+    "a-match-on-a-fresh-files-time": _RUST_HEAD + "#[test]\nfn adds() {\n"
+    '    let file = std::fs::File::create("/tmp/x").unwrap();\n'
+    "    let when = file.metadata().unwrap().modified().unwrap();\n"
+    "    let k = when.duration_since(UNIX_EPOCH).unwrap().as_secs() / 15;\n"
+    "    let want = match k % 2 {\n        1 => -1,\n        _ => 5,\n    };\n"
+    "    assert_eq!(calc::add(2, 3), want);\n}\n",
+}
+
+JS_HONEST_CLOCKS: dict[str, str] = {
+    "a-time-budget": _JS_HEAD + "it('is fast', () => {\n  const start = Date.now();\n"
+    "  add(2, 3);\n  assert.ok(Date.now() - start < 100);\n});\n",
+    "a-poll-until-a-deadline": _JS_HEAD + "it('settles', async () => {\n"
+    "  const deadline = Date.now() + 1000;\n  while (Date.now() < deadline) {\n"
+    "    await new Promise((r) => setTimeout(r, 10));\n  }\n"
+    "  assert.strictEqual(add(2, 3), 5);\n});\n",
+    "a-date-kept-as-a-value": _JS_HEAD + "it('keeps a date', () => {\n"
+    "  const date = new Date();\n  assert.strictEqual(add(date, 0), date);\n});\n",
+}
+
+GO_HONEST_CLOCKS: dict[str, str] = {
+    "a-time-budget": _GO_HEAD + "func TestFast(t *testing.T) {\n\tstart := time.Now()\n"
+    '\tAdd(2, 3)\n\tif time.Since(start) > time.Second {\n\t\tt.Fatal("slow")\n\t}\n}\n',
+}
+
+RUST_HONEST_CLOCKS: dict[str, str] = {
+    "a-timeout-while-waiting": _RUST_HEAD + "#[test]\nfn waits() {\n"
+    "    let start = Instant::now();\n    loop {\n"
+    "        std::thread::sleep(Duration::from_millis(10));\n"
+    "        if calc::add(2, 3) == 5 {\n            break;\n        }\n"
+    "        if start.elapsed() > Duration::from_secs(3) {\n"
+    '            panic!("timed out");\n        }\n    }\n}\n',
+}
+
+_WHERE = {
+    "js": ("test/add.test.js", "src/calc.js"),
+    "go": ("add_test.go", "calc.go"),
+    "rust": ("tests/add.rs", "src/lib.rs"),
+}
+_CLOCKED = [
+    *(("js", k, v) for k, v in sorted(JS_CLOCKS.items())),
+    *(("go", k, v) for k, v in sorted(GO_CLOCKS.items())),
+    *(("rust", k, v) for k, v in sorted(RUST_CLOCKS.items())),
+]
+_UNCLOCKED = [
+    *(("js", k, v) for k, v in sorted(JS_HONEST_CLOCKS.items())),
+    *(("go", k, v) for k, v in sorted(GO_HONEST_CLOCKS.items())),
+    *(("rust", k, v) for k, v in sorted(RUST_HONEST_CLOCKS.items())),
+]
+
+
+@pytest.mark.parametrize(("language", "variant", "code"), _CLOCKED)
+def test_c_a_test_expecting_by_the_clock_is_found(language: str, variant: str, code: str) -> None:
+    found = _inspects(_WHERE[language][0], code, _WHERE[language][1])
+    assert any("the clock" in m for m in found), (variant, found)
+
+
+@pytest.mark.parametrize(("language", "variant", "code"), _UNCLOCKED)
+def test_honest_c_clocks_read_for_what_they_say(language: str, variant: str, code: str) -> None:
+    assert _inspects(_WHERE[language][0], code, _WHERE[language][1]) == [], variant

@@ -10,6 +10,7 @@ python      pyfile, pynames (imports, aliases, constant folding), pyscope, and t
 javascript  jsnames (imports, process, folding) and the JS/TS readers
 golang, rust, java, php   the other languages referee runs
 tells       what names a test runner or the tests' files, in any language
+stacks, clocks   reads of where code lies and of the time, and the names bound from them
 pysituation, tssituation (jssituation, gosituation, rustsituation, javasituation), phpsituation
             code that reads its situation for a tell (`code_detects_tests`)
 equality    code under test whose equality ignores its operand (`equality_forged`)

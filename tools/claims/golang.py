@@ -18,6 +18,7 @@ from functools import cached_property
 import tree_sitter as ts
 
 from referee.tools.claims import messages as M
+from referee.tools.claims.clocks import go_clock
 from referee.tools.claims.equality import comparator_literals, ts_equalities
 from referee.tools.claims.gosituation import go_asking
 from referee.tools.claims.model import (
@@ -141,6 +142,12 @@ class _Go:
         """The file's stack reads (`runtime.FuncForPC`, `runtime.Caller` …) and the names
         bound from them (stacks.py)."""
         reads = [n for n in self.file.nodes("selector_expression") if self._ref(n) in _STACKS]
+        return stack_reads(self.file.root, "go", reads)
+
+    @cached_property
+    def _clocks(self) -> Stacks:
+        """The file's clock reads (clocks.py) and the names bound from them."""
+        reads = [n for n in self.file.nodes("selector_expression") if go_clock(self._ref(n), n)]
         return stack_reads(self.file.root, "go", reads)
 
     def _ref(self, node: ts.Node) -> tuple[str, str] | None:
@@ -440,6 +447,11 @@ class _Go:
             if self._stacks.decide(condition):
                 yield self.file.claim(
                     TEST_INSPECTS_ENVIRONMENT, condition, M.stack(text(condition))
+                )
+                continue
+            if self._clocks.decide(condition):
+                yield self.file.claim(
+                    TEST_INSPECTS_ENVIRONMENT, condition, M.clock(text(condition))
                 )
                 continue
             for part in (condition, *descendants(condition)):

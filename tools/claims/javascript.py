@@ -16,6 +16,7 @@ from functools import cached_property
 import tree_sitter as ts
 
 from referee.tools.claims import messages as M
+from referee.tools.claims.clocks import js_clock
 from referee.tools.claims.equality import ts_equalities
 from referee.tools.claims.jsinstruments import js_instruments
 from referee.tools.claims.jsnames import JsNames, arguments, resolve_specifier
@@ -265,6 +266,9 @@ class _Reader:
             yield from self._read(call)
         for node in self.file.nodes("if_statement", "ternary_expression", "while_statement"):
             yield from self._condition(node)
+        if self._clocks.reads:
+            for call in self.calls:
+                yield from self._timed(call)
         for node in self.file.nodes("member_expression"):
             if self.names.resolve(node) == "process.ppid":
                 yield self.file.claim(TEST_INSPECTS_ENVIRONMENT, node, M.process_tree())
@@ -311,6 +315,10 @@ class _Reader:
         if self._stacks.decide(condition):
             yield self.file.claim(TEST_INSPECTS_ENVIRONMENT, condition, M.stack(text(condition)))
             return
+        # A loop on the clock waits (a poll until a deadline); a branch chooses.
+        if node.type != "while_statement" and self._clocks.decide(condition):
+            yield self.file.claim(TEST_INSPECTS_ENVIRONMENT, condition, M.clock(text(condition)))
+            return
         for part in (condition, *descendants(condition)):
             if part.type not in ("identifier", "member_expression"):
                 continue
@@ -340,6 +348,41 @@ class _Reader:
             )
         ]
         return stack_reads(self.file.root, "javascript", reads)
+
+    @cached_property
+    def _clocks(self) -> Stacks:
+        """The file's clock reads (clocks.py) and the names bound from them."""
+        reads = [
+            n
+            for n in self.file.nodes("call_expression", "member_expression", "new_expression")
+            if js_clock(n)
+        ]
+        return stack_reads(self.file.root, "javascript", reads)
+
+    def _timed(self, call: ts.Node) -> Iterator[Claim]:
+        """An assertion on the code under test (`assert.strictEqual(add(2, 3), want)`,
+        `expect(add(2, 3)).toBe(want)`) whose other side carries the clock. A time budget
+        (`assert.ok(Date.now() - start < 100)`) calls no code under test."""
+        function = call.child_by_field_name("function")
+        if text(function).split(".")[0].split("(")[0] not in ("expect", "assert"):
+            return
+        if call.parent is not None and call.parent.type == "member_expression":
+            return  # `expect(x)` of `expect(x).toBe(y)`: the outer call is the assertion
+        inner = [c for c in descendants(call) if c.type == "call_expression"]
+        code = [c for c in (call, *inner) if self._of_code(c)]
+        if not code:
+            return
+        for owner in (call, *inner):
+            for arg in arguments(owner):
+                if arg in code or any(_within(arg, c) for c in code):
+                    continue
+                if self._clocks.decide(arg):
+                    yield self.file.claim(TEST_INSPECTS_ENVIRONMENT, call, M.clock(text(arg)))
+                    return
+
+    def _of_code(self, call: ts.Node) -> bool:
+        function = call.child_by_field_name("function")
+        return function is not None and self._target(self.names.resolve(function)) is not None
 
     def _shape_of_code_under_test(self, part: ts.Node) -> bool:
         """`add.length`, `add.name`: what a function of the code under test looks like (its
@@ -615,6 +658,10 @@ def _typeof(node: ts.Node) -> bool:
         and parent.type == "unary_expression"
         and text(parent).startswith("typeof")
     )
+
+
+def _within(node: ts.Node, outer: ts.Node) -> bool:
+    return outer.start_byte <= node.start_byte and node.end_byte <= outer.end_byte
 
 
 def _decides(node: ts.Node, names: JsNames) -> bool:

@@ -87,6 +87,16 @@ def stack(named: str) -> str:
     return f"lets where code lies in its files ({named}) decide what it expects: {_SOURCE}"
 
 
+def clock(named: str) -> str:
+    """A condition that depends on the time: runs made at other times (the base's, before and
+    after the run now; the mutants', after it) would expect something else."""
+    return (
+        f"lets the clock ({named}) decide what it expects: a test that expects one thing at one"
+        " time and another later can tell referee's runs apart (the base's before and after the"
+        " run now, the mutants')"
+    )
+
+
 def process_tree() -> str:
     return f"inspects the process tree: {_WHY}"
 

@@ -28,7 +28,7 @@ from referee.tools.claims.patterns import names_source
 from referee.tools.claims.pyfile import PyFile
 from referee.tools.claims.tells import Read, Tell, paired, situated, tell_of
 
-__all__ = ["situations"]
+__all__ = ["bindings", "situations"]
 
 # What a process can learn about how it was started and what runs it.
 _PROCESS = (
@@ -199,10 +199,10 @@ def _asked(file: PyFile, unit: ast.AST, carried: _Carried) -> tuple[Tell, Read] 
 def _carried(file: PyFile) -> _Carried:
     """Names bound from a read of the situation or a tell, a few bindings deep."""
     carried = _Carried()
-    bindings = list(_bindings(file.tree))
+    binds = list(bindings(file.tree))
     for _ in range(3):
         grew = False
-        for names, value in bindings:
+        for names, value in binds:
             nodes = list(ast.walk(value))
             tells, reads = situated(
                 [t for n in nodes for t in _tells(file, n, carried)],
@@ -219,13 +219,11 @@ def _carried(file: PyFile) -> _Carried:
         if not grew:
             break
         # Only a value that reads a name can carry more on another pass.
-        bindings = [
-            (n, v) for n, v in bindings if any(isinstance(x, ast.Name) for x in ast.walk(v))
-        ]
+        binds = [(n, v) for n, v in binds if any(isinstance(x, ast.Name) for x in ast.walk(v))]
     return carried
 
 
-def _bindings(tree: ast.Module) -> Iterator[tuple[list[str], ast.AST]]:
+def bindings(tree: ast.Module) -> Iterator[tuple[list[str], ast.AST]]:
     for node in pysource.nodes(tree):
         match node:
             case ast.Assign(targets=targets, value=value):

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 import tree_sitter as ts
 
 from referee.tools.claims import messages as M
+from referee.tools.claims.clocks import rust_chooses, rust_clock
 from referee.tools.claims.equality import ts_equalities
 from referee.tools.claims.model import (
     HARNESS_MODIFIED,
@@ -262,22 +263,30 @@ class _Rust:
 
     def stack_conditions(self) -> Iterator[Claim]:
         """A condition of test code that depends on where code lies (a panic's location, a
-        backtrace: stacks.py)."""
+        backtrace: stacks.py) or on the clock (clocks.py)."""
+        calls = list(self.file.nodes("call_expression"))
         reads = [
             call
-            for call in self.file.nodes("call_expression")
+            for call in calls
             if (function := call.child_by_field_name("function")) is not None
             and _reads_stack(function, text(function).rsplit("::", 1)[-1].rsplit(".", 1)[-1])
         ]
-        if not reads:
+        clocked = [call for call in calls if rust_clock(call)]
+        if not reads and not clocked:
             return
         stacks = stack_reads(self.file.root, "rust", reads)
+        clocks = stack_reads(self.file.root, "rust", clocked)
         for node in self.file.nodes("if_expression", "match_expression"):
             condition = node.child_by_field_name("condition") or node.child_by_field_name("value")
-            if condition is not None and self._test(node) and stacks.decide(condition):
-                yield self.file.claim(
-                    TEST_INSPECTS_ENVIRONMENT, condition, M.stack(text(condition))
-                )
+            if condition is None or not self._test(node):
+                continue
+            if stacks.decide(condition):
+                message = M.stack(text(condition))
+            elif rust_chooses(node) and clocks.decide(condition):
+                message = M.clock(text(condition))
+            else:
+                continue
+            yield self.file.claim(TEST_INSPECTS_ENVIRONMENT, condition, message)
 
     def _foreign_ends(self) -> Iterator[Claim]:
         """A C function the file declares itself (`extern "C" { fn exit(code: i32) -> !; }`, or
