@@ -8,9 +8,10 @@ it and adds the test that proves it. Its suite of CPU-bound tests takes about --
 is run bare (the same argv referee runs, JUnit report included) and through `evaluate` (task
 scope, sandbox, must_fail_at_base), alternately; medians are compared. The criterion needs four
 runs of the suite, one at a time (docs/evaluate.md: runs that are compared never overlap): the
-base code with the change's tests before and after the run now, now, and the evaluated code with
-the base's tests (without the change's new test file). Targets: evaluate / (4 x bare) <= 1.15;
-the fixed overhead, measured the same way on a one-test suite, evaluate - 4 x bare <= 0.4 s.
+base code with the change's tests twice (around the run now, in a drawn order), now, and the
+evaluated code with the base's tests (without the change's new test file). Targets:
+evaluate / (4 x bare) <= 1.15; the fixed overhead, measured the same way on a one-test suite,
+evaluate - 4 x bare <= 0.4 s.
 `--coverage` keeps the check's diff coverage on (every run of the criterion is then measured:
 slower before Python 3.12).
 """
@@ -84,7 +85,7 @@ def through_referee(store: Store, settings: Settings, contract_id: str) -> float
     return elapsed
 
 
-SUITE_RUNS = 4  # the base code's before and after the current run, now, the base's tests
+SUITE_RUNS = 4  # the base code's twice, now, the base's tests over the fix
 
 
 def measure(seconds: float, tests: int, runs: int, coverage: bool) -> dict[str, float]:

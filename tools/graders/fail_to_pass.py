@@ -79,11 +79,11 @@ def regressions(before: SuiteRun, now: SuiteRun) -> list[str]:
 
 
 def bracketed(first: SuiteRun, last: SuiteRun) -> tuple[SuiteRun, list[str]]:
-    """The base runs made before and after the current run, as one: a test fails at base only if
-    it failed in both, and a run that could not judge decides. Time moves one way, so a test
-    that expects the broken value before a deadline and the right one after cannot
-    have the base fail on both sides of the run it passes in. Also returns the tests whose
-    outcome at base differed between the two runs."""
+    """A bug fix's two base runs, as one: a test fails at base only if it failed in both, and a
+    run that could not judge decides. Where they lie around the current run is drawn (graders/
+    tests.py), so a test that tells runs apart by time or by count, and guesses, fails in the
+    current run or passes in one of the base runs. Also returns the tests whose outcome at base
+    differed between the two."""
     ids = list(dict.fromkeys([*first.verdict.evidence_ids, *last.verdict.evidence_ids]))
     if first.verdict.status == "unscored":
         return SuiteRun(replace(first.verdict, evidence_ids=ids), first.outcomes), []

@@ -3,9 +3,10 @@
 Each mutant is one changed file with one small bug (see `referee.tools.adequacy.mutants`), laid
 over the evaluated tree in the sandbox's overlay as a hold-out is; the check's own command runs
 on it, one mutant at a time (a test that sensed another run beside it must not kill every mutant),
-each with a timeout derived from the unmutated run. Once a mutant is killed, the unmutated
-suite runs again after them all: tests that no longer pass make no score (every mutant runs after
-the unmutated run, so a test that changes its mind with time would kill them all). A
+each with a timeout derived from the unmutated run. The unmutated suite runs once more among
+them, at a place drawn for the stage: tests that no longer pass make no score (every mutant runs
+after the unmutated run, so a test that changes its mind with time, or counts its runs, would
+kill them all). A
 mutant survives when the suite still passes: the tests execute that line but would not notice it
 being wrong. A mutant that makes the suite fail, crash or hang is killed. The whole stage is one
 evidence item, which every surviving mutant's issue cites.
@@ -19,6 +20,7 @@ stays out of the score, its first compiler error kept as the reason.
 from __future__ import annotations
 
 import os
+import secrets
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -66,19 +68,21 @@ async def run_mutants(
         return Mutation(note="no mutable expression on the changed lines the tests executed")
     timeout = mutant_timeout(check, baseline.duration_s)
     started = time.monotonic()
-    mutants: list[Mutant | None] = [None] * len(chosen)
-
-    async def one(index: int, spec: MutantSpec) -> None:
-        mutants[index] = await _run_one(ctx, criterion_id, check, spec, index, timeout)
-
-    async with anyio.create_task_group() as group:
-        for index, spec in enumerate(chosen):
-            group.start_soon(one, index, spec)
-    done = [m for m in mutants if m is not None]
+    # The unmutated suite runs once more among the mutants, at a place drawn now and never
+    # shown before the verdict: after the first run, so that a test that changes its mind with
+    # time fails there too, and where no test can count its way to it.
+    again = secrets.randbelow(len(chosen) + 1)
+    void: str | None = None
+    done: list[Mutant] = []
+    for index, spec in enumerate(chosen):
+        if index == again:
+            void = await _unmutated_again(ctx, criterion_id, check)
+        done.append(await _run_one(ctx, criterion_id, check, spec, index, timeout))
+    if again == len(chosen):
+        void = await _unmutated_again(ctx, criterion_id, check)
     killed = sum(m.status in ("killed", "timeout") for m in done)
     survived = [m for m in done if m.status == "survived"]
     judged = killed + len(survived)
-    void = await _unmutated_again(ctx, criterion_id, check) if killed else None
     mutation = Mutation(
         score=round(killed / judged, 3) if judged and not void else None,
         generated=generated,
@@ -98,10 +102,9 @@ async def run_mutants(
 
 
 async def _unmutated_again(ctx: GradeContext, criterion_id: str, check: TestsCheck) -> str | None:
-    """Why no mutant's outcome counts, when the unmutated tests, run again after the mutants,
+    """Why no mutant's outcome counts, when the unmutated tests, run again among the mutants,
     no longer pass. Every mutant runs after the unmutated run: a test that expects one thing
-    before a deadline and another after it (or anything else that changes with time) would
-    "kill" every mutant. Run once more on the other side of them, it fails too."""
+    before a deadline and another after it (or counts its runs) would "kill" every mutant."""
     label = f"{criterion_id}-unmutated-again"
     launched = await launch_suite(ctx, SuiteCall(check, label, criterion_id))
     found = _outcome(launched)
@@ -109,7 +112,7 @@ async def _unmutated_again(ctx: GradeContext, criterion_id: str, check: TestsChe
         return None
     failing = f" ({', '.join(found.killers)})" if found.killers else ""
     return (
-        f"no score: the unmutated tests passed before the mutants ran and not after them"
+        f"no score: the unmutated tests passed before the mutants ran and not among them"
         f"{failing}; tests whose outcome depends on when they run tell nothing about the mutants"
     )
 

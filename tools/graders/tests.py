@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import secrets
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -49,8 +50,7 @@ async def grade_tests(ctx: GradeContext, criterion: Criterion) -> GradeResult:
     assert isinstance(check, TestsCheck)
     sources = await changed_sources(ctx)
     ctx.measured[criterion.id] = tuple(sources if check.coverage else ())
-    # A bug fix's base run is made on both sides of the current run (fail_to_pass.bracketed).
-    first = await _base_run(ctx, criterion, check, "first") if check.must_fail_at_base else None
+    early = await _base_runs(ctx, criterion, check, _base_runs_first(check))
     runs = await _repeated(ctx, check, criterion.id, sources if check.coverage else [])
     now = runs[0]
     flaky = flaky_tests([r.outcomes for r in runs]) if len(runs) > 1 else []
@@ -61,7 +61,7 @@ async def grade_tests(ctx: GradeContext, criterion: Criterion) -> GradeResult:
         grade = unscored(ReasonCode.FLAKY, flaky_reason(flaky), _ids(runs))
         grade.tests = now.verdict.tests
     else:
-        grade = await _judged(ctx, criterion, check, now, first)
+        grade = await _judged(ctx, criterion, check, now, early)
     if len(runs) > 1 and not flaky:
         grade.evidence_ids = list(dict.fromkeys([*grade.evidence_ids, *_ids(runs)]))
         grade.reason += f"; the same in {len(runs)} runs"
@@ -96,7 +96,7 @@ async def _judged(
     criterion: Criterion,
     check: TestsCheck,
     now: SuiteRun,
-    first: SuiteRun | None,
+    early: list[SuiteRun | None],
 ) -> GradeResult:
     """The first run's verdict, checked against the base harness and the base code."""
     harness = await ctx.harness()
@@ -120,7 +120,7 @@ async def _judged(
         now = replace(now, verdict=verdict)
     if not check.must_fail_at_base:
         return now.verdict
-    return await _fail_before_pass_after(ctx, criterion, check, now, first)
+    return await _fail_before_pass_after(ctx, criterion, check, now, early)
 
 
 async def _in_production(
@@ -159,14 +159,34 @@ async def _in_production(
     return None if found is None else (found, there.evidence_id or "")
 
 
+def _base_runs_first(check: TestsCheck) -> int:
+    """How many of a bug fix's two base runs come before the current run: 0, 1 or 2, drawn for
+    each criterion and never shown before the verdict. The generator's commands run one at a
+    time, so a fixed order would tell a test which run is the current one (its place among
+    them, counted through the host's page cache or by slots of the clock); drawn, a test that
+    guesses is right once in three, and a wrong guess shows: the base runs disagree, or the
+    current run fails (fail_to_pass.bracketed)."""
+    return secrets.randbelow(3) if check.must_fail_at_base else 0
+
+
+async def _base_runs(
+    ctx: GradeContext, criterion: Criterion, check: TestsCheck, count: int, made: int = 0
+) -> list[SuiteRun | None]:
+    """`count` base runs, after the `made` ones: each a run of its own (never shared)."""
+    return [
+        await _base_run(ctx, criterion, check, "-again" if k else "")
+        for k in range(made, made + count)
+    ]
+
+
 async def _base_run(
-    ctx: GradeContext, criterion: Criterion, check: TestsCheck, which: str = ""
+    ctx: GradeContext, criterion: Criterion, check: TestsCheck, again: str = ""
 ) -> SuiteRun | None:
     """The current tests on the base code (None without a base)."""
     base = await ctx.views("base")
     if base is None:
         return None
-    label = f"{criterion.id}-base" + (f"-{which}" if which else "")
+    label = f"{criterion.id}-base{again}"
     return await run_suite(ctx, check, label=label, criterion_id=criterion.id, view=base)
 
 
@@ -403,9 +423,10 @@ async def _fail_before_pass_after(
     criterion: Criterion,
     check: TestsCheck,
     now: SuiteRun,
-    first: SuiteRun | None,
+    early: list[SuiteRun | None],
 ) -> GradeResult:
-    before = await _base_run(ctx, criterion, check)
+    runs = [*early, *await _base_runs(ctx, criterion, check, 2 - len(early), len(early))]
+    first, before = runs
     if before is None or first is None:
         return unscored(
             ReasonCode.NO_BASE,
@@ -422,9 +443,9 @@ async def _fail_before_pass_after(
     grade = judge_fail_to_pass(now, before, tests, sources, spliced)
     if differ:
         grade.reason += (
-            f"; at base, {', '.join(differ[:5])} passed in one of the two runs (made before and"
-            " after the current run) and not in the other: a test whose outcome depends on when"
-            " it runs proves nothing, so it counts as passing at base"
+            f"; at base, {', '.join(differ[:5])} passed in one of the two runs and not in the"
+            " other: a test whose outcome depends on when it runs proves nothing, so it counts"
+            " as passing at base"
         )
     return grade
 
