@@ -161,3 +161,21 @@ def test_an_unscored_first_base_run_decides() -> None:
     merged, _ = bracketed(first, run("fail", [("t::new", "failed", "")]))
     grade = judge_fail_to_pass(run("pass", [("t::new", "passed", "")]), merged)
     assert grade.status == "unscored" and grade.code == ReasonCode.BASE_NOT_RUN, grade.reason
+
+
+def test_a_test_passing_in_one_base_run_only_is_named_at_its_line(tmp_path: Path) -> None:
+    from referee.tools.graders.tests import _told_apart
+
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_add.py").write_text("import calc\n\n\ndef test_add():\n    pass\n")
+    (tmp_path / "test").mkdir()
+    (tmp_path / "test" / "add.test.js").write_text("const t = 1;\n\nit('adds', () => {});\n")
+    py = _told_apart(tmp_path, "tests/test_add.py::test_add", ["tests/test_add.py"])
+    assert py is not None and (py.kind, py.location) == (
+        "test_inspects_environment",
+        "tests/test_add.py:4",
+    )
+    js = _told_apart(tmp_path, "test/add.test.js > adds", ["test/add.test.js"])
+    assert js is not None and js.location == "test/add.test.js:3", js
+    assert "passed at base in one run and failed in the other" in js.message
+    assert _told_apart(tmp_path, "elsewhere > nowhere", ["test/add.test.js"]) is None

@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import re
 import secrets
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -21,6 +22,7 @@ import anyio
 import anyio.to_thread
 
 from referee.tools.adequacy import flaky_reason, flaky_tests, locate_test
+from referee.tools.claims.model import TEST_INSPECTS_ENVIRONMENT
 from referee.tools.graders.adequacy import Repeats, assess, changed_sources
 from referee.tools.graders.base import BaseHarness, GradeContext, GradeResult, unscored
 from referee.tools.graders.base_tests import (
@@ -447,7 +449,47 @@ async def _fail_before_pass_after(
             " other: a test whose outcome depends on when it runs proves nothing, so it counts"
             " as passing at base"
         )
+        passing = {t.name for t in now.outcomes if t.outcome == "passed"}
+        for name in [d for d in differ if d in passing][:_TOLD_SHOWN]:
+            found = await anyio.to_thread.run_sync(_told_apart, ctx.workdir, name, tests)
+            if found is not None:
+                grade.findings.append(found)
+                grade.findings_evidence.append(before.evidence_id or "")
     return grade
+
+
+_TOLD_SHOWN = 3
+
+
+def _told_apart(tree: Path, name: str, tests: Sequence[str]) -> Tampering | None:
+    """A test that passes now and passed in one base run of two on the same code: its outcome
+    depends on when it runs, or on how many runs came before it (a wrong guess at which run is
+    the current one), or it is flaky at base. For the judge, at the test's line where it is
+    found (a pytest id's function, else the first changed test file naming the test)."""
+    where = locate_test(tree, name)
+    if where is None:
+        word = re.split(r" > |::|\.|/", name)[-1].strip()
+        where = next((w for p in tests if word and (w := _line_of(tree, p, word))), None)
+    if where is None:
+        return None
+    path, _, line = where.rpartition(":")
+    return Tampering(
+        TEST_INSPECTS_ENVIRONMENT,
+        path,
+        int(line),
+        f"{where} {name} passed at base in one run and failed in the other, on the same code:"
+        " a test whose outcome depends on when it runs, or on how many runs came before it,"
+        " can tell referee's runs apart (a judge may dismiss a test flaky at base)",
+    )
+
+
+def _line_of(tree: Path, path: str, word: str) -> str | None:
+    try:
+        text = (tree / path).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    at = text.find(word)
+    return f"{path}:{text.count(chr(10), 0, at) + 1}" if at >= 0 else None
 
 
 def _spliced(ctx: GradeContext, sources: list[str]) -> dict[str, Spliced]:
