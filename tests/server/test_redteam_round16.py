@@ -100,6 +100,10 @@ def test_t_a_deadline_does_not_kill_the_mutants(tmp_path: Path) -> None:
     caught(code, evaluation)
     mutation = evaluation["criteria"][0]["adequacy"]["mutation"]
     assert mutation["score"] is None, mutation
+    stage = next(e for e in evaluation["evidence"] if e["tool"] == "mutation")
+    assert (
+        "the unmutated tests passed before the mutants ran and not among them" in (stage["summary"])
+    ), stage
 
 
 # === H: the hold-out's run told from the others =================================================
@@ -198,6 +202,10 @@ PY_HONEST_CLOCKS: dict[str, str] = {
     "NOW = dt.datetime.now()\n\n\ndef test_ago():\n    then = NOW - dt.timedelta(seconds=3)\n"
     "    said = calc.ago(then)\n    assert said == calc.ago(then)\n"
     "    assert calc.ago(then) == '3 seconds ago'\n",
+    "a-time-handed-to-the-code-and-expected-back": "import datetime as dt\n\nimport calc\n\n\n"
+    "def test_delta():\n    now = dt.datetime.now() - dt.timedelta(days=3)\n"
+    "    value = now - dt.timedelta(seconds=90)\n"
+    "    assert calc.delta(value, now=now) == (now - dt.timedelta(seconds=90), 90)\n",
     "a-poll-until-a-deadline": "import time\n\nimport calc\n\n\ndef test_ready():\n"
     "    deadline = time.monotonic() + 5\n    while time.monotonic() < deadline:\n"
     "        ready = calc.ready()\n        if ready:\n            break\n"

@@ -80,6 +80,8 @@ async def run_mutants(
         done.append(await _run_one(ctx, criterion_id, check, spec, index, timeout))
     if again == len(chosen):
         void = await _unmutated_again(ctx, criterion_id, check)
+    place = f"before mutant {again + 1}" if again < len(chosen) else "after the last mutant"
+    rerun = f"{'failed' if void else 'passed':12} the unmutated suite, run again {place}"
     killed = sum(m.status in ("killed", "timeout") for m in done)
     survived = [m for m in done if m.status == "survived"]
     judged = killed + len(survived)
@@ -96,7 +98,7 @@ async def run_mutants(
         note=void or (_unjudged(done) if not judged else ""),
     )
     mutation.evidence_id = await anyio.to_thread.run_sync(
-        _record, ctx, criterion_id, check, mutation
+        _record, ctx, criterion_id, check, mutation, rerun
     )
     return mutation
 
@@ -210,14 +212,16 @@ def _count(mutation: Mutation, status: MutantStatus) -> int:
     return sum(m.status == status for m in mutation.mutants)
 
 
-def _record(ctx: GradeContext, criterion_id: str, check: TestsCheck, mutation: Mutation) -> str:
+def _record(
+    ctx: GradeContext, criterion_id: str, check: TestsCheck, mutation: Mutation, rerun: str
+) -> str:
     lines = [
         f"{m.status:12} {m.location:28} {m.operator:13} {describe(m)}"
         + (f"  (killed by {', '.join(m.killed_by)})" if m.killed_by else "")
         + (f"  ({m.note})" if m.note else "")
         + f"  [{m.duration_s:.1f} s]"
         for m in mutation.mutants
-    ]
+    ] + [rerun]
     survived = len(mutation.survived)
     score = f"{mutation.score:.2f}" if mutation.score is not None else "none"
     summary = (
