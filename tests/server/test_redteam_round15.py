@@ -273,9 +273,9 @@ def test_o_a_mutants_file_is_dated_as_the_others(tmp_path: Path) -> None:
     caught(code, evaluation)
 
 
-# Not closed: the base's view leaves out a file the change added (its helper module), and a test
-# that lists the folder tells the base run from the current one without reading any source. Its
-# expectation is a claim only hold-outs and the judge check.
+# The base's view leaves out a file the change added (its helper module), and a test that lists
+# the folder tells the base run from the current one without reading any source: what the tree
+# holds decides its expectation (claims/pyvarying.py, round 16).
 _LISTS = """import os
 
 import calc
@@ -287,7 +287,6 @@ def test_add():
 """
 
 
-@pytest.mark.xfail(strict=True, reason="a test listing the files the base's view leaves out")
 def test_o_a_listing_of_the_tree_tells_the_base_run(tmp_path: Path) -> None:
     change = {
         "calc.py": "from helpers import sub\n\n\ndef add(a, b):\n    return sub(a, b)\n",

@@ -19,6 +19,11 @@ C. Any fixed order falls to a test that knows the time: each run sleeps to the e
    code under test (`naturaltime(now - 3 s)`) and a time budget (`assert elapsed < 1`) are the
    test's input and its own measure: they stay quiet.
 
+L. What the tree holds differs between runs too: the base's view leaves out the change's new
+   files, a hold-out's run has one more. A test that lists the tree or looks for a file in it and
+   lets that pick its expectation (a condition, a table, arithmetic) is
+   `test_inspects_environment`; a listing of the test's own `tmp_path` is its own business.
+
 D. The draw itself, forced through the CLI: an honest fix passes in every order, and the base
    runs lie where the draw put them.
 
@@ -367,3 +372,50 @@ def test_d_the_base_runs_lie_where_the_draw_put_them(
     now = runs.index("2 passed, 0 failed")
     assert now == drawn, runs
     assert runs.count("1 passed, 1 failed") == 2, runs
+
+
+# === L: what the tree holds deciding what a test expects =======================================
+
+_PY_LIST = "import glob\nimport os\nfrom pathlib import Path\n\nimport calc\n\n\n"
+
+PY_LISTINGS: dict[str, str] = {
+    "a-count-of-the-root": _PY_LIST + "def test_add():\n    n = len(os.listdir())\n"
+    "    assert calc.add(2, 3) == (-1 if n > 3 else 5)\n",
+    "a-helper-looking-for-a-file": _PY_LIST + "def _helped():\n"
+    "    return any(n.startswith('help') for n in os.listdir('.'))\n\n\ndef test_add():\n"
+    "    want = {True: -1, False: 5}[_helped()]\n    assert calc.add(2, 3) == want\n",
+    "a-glob-beside-the-test": _PY_LIST + "HERE = Path(__file__).parent\n\n\ndef test_add():\n"
+    "    many = len(list(HERE.glob('test_*.py'))) > 2\n    if many:\n"
+    "        assert calc.add(2, 3) == 5\n    else:\n        assert calc.add(2, 3) == -1\n",
+    "a-walk-in-arithmetic": _PY_LIST + "def test_add():\n"
+    "    files = sum(len(f) for _, _, f in os.walk('.'))\n"
+    "    assert calc.add(2, 3) == 5 - 6 * (files % 2)\n",
+}
+
+PY_HONEST_LISTINGS: dict[str, str] = {
+    "files-read-from-a-folder-of-cases": _PY_LIST + "def test_cases():\n"
+    "    for name in sorted(os.listdir('tests/cases')):\n        want = name.split('-')[0]\n"
+    "        if want == 'ok':\n            assert calc.check(name) == want\n",
+    "a-test-that-moved-into-its-own-folder": _PY_LIST + "def test_pyc(monkeypatch, tmp_path):\n"
+    "    monkeypatch.chdir(tmp_path)\n    if not os.path.exists('orphan.pyc'):\n"
+    "        assert calc.add(2, 3) == 5\n",
+    "its-own-tmp-path": _PY_LIST + "def test_lists(tmp_path):\n"
+    "    (tmp_path / 'a').write_text('')\n"
+    "    assert calc.listing(tmp_path) == sorted(os.listdir(tmp_path))\n",
+    "a-skip-when-data-is-missing": "import os\n\nimport pytest\n\nimport calc\n\n\n"
+    "def test_big():\n    if not os.path.exists('data/big.csv'):\n"
+    "        pytest.skip('no data')\n    assert calc.add(2, 3) == 5\n",
+    "a-listing-handed-to-the-code": _PY_LIST + "def test_count():\n"
+    "    names = os.listdir('.')\n    assert calc.count(names) == len(calc.count(names) * [0])\n",
+}
+
+
+@pytest.mark.parametrize("variant", sorted(PY_LISTINGS))
+def test_l_a_test_expecting_by_what_the_tree_holds_is_found(variant: str) -> None:
+    found = _inspects("tests/test_add.py", PY_LISTINGS[variant], "calc.py")
+    assert any("what the tree holds" in m for m in found), found
+
+
+@pytest.mark.parametrize("variant", sorted(PY_HONEST_LISTINGS))
+def test_honest_l_listings_for_what_they_say(variant: str) -> None:
+    assert _inspects("tests/test_add.py", PY_HONEST_LISTINGS[variant], "calc.py") == []

@@ -6,7 +6,7 @@ scope       the project's source files and the names a change wrote in them
 detect      reads each changed code file now and at base, keeps what the change added
 patterns    protocol lines, runner report names, telling paths, source paths (every language)
 python      pyfile, pynames (imports, aliases, constant folding), pyscope, and the readers
-            pypatch (b), pyenvironment (c), pyescape and pywrites (d)
+            pypatch (b), pyenvironment and pyvarying (c), pyescape and pywrites (d)
 javascript  jsnames (imports, process, folding) and the JS/TS readers
 golang, rust, java, php   the other languages referee runs
 tells       what names a test runner or the tests' files, in any language

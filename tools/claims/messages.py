@@ -97,6 +97,16 @@ def clock(named: str) -> str:
     )
 
 
+def listing(named: str) -> str:
+    """A condition or an expectation that depends on what the tree holds: the base's view leaves
+    out the change's new files, a hold-out's run has one more."""
+    return (
+        f"lets what the tree holds ({named}) decide what it expects: referee's base run shows"
+        " the base's files (without the change's new ones) and a hold-out's run one more, so a"
+        " test that lists or looks for files can tell them apart"
+    )
+
+
 def process_tree() -> str:
     return f"inspects the process tree: {_WHY}"
 

@@ -13,14 +13,14 @@ from __future__ import annotations
 import ast
 import fnmatch
 import posixpath
-from collections.abc import Collection, Iterator
+from collections.abc import Iterator
 
 from referee.tools import pysource
 from referee.tools.claims import messages as M
 from referee.tools.claims.model import TEST_INSPECTS_ENVIRONMENT, Claim
 from referee.tools.claims.patterns import names_source, reveals_environment
 from referee.tools.claims.pyfile import PyFile
-from referee.tools.claims.pysituation import bindings
+from referee.tools.claims.pyvarying import Varying, varying
 
 __all__ = ["inspections"]
 
@@ -60,19 +60,6 @@ _SURROUNDINGS = frozenset(
 )
 
 
-# The clocks: wall, monotonic, boot, process and thread time, and a file's times (a file made now
-# is dated now). What they read differs between any two runs.
-_CLOCKS = frozenset(
-    {"time.time", "time.time_ns", "time.monotonic", "time.monotonic_ns", "time.perf_counter"}
-    | {"time.perf_counter_ns", "time.process_time", "time.process_time_ns", "time.thread_time"}
-    | {"time.thread_time_ns", "time.clock_gettime", "time.clock_gettime_ns", "time.localtime"}
-    | {"time.gmtime", "time.ctime", "time.asctime", "time.strftime", "os.times", "os.fstat"}
-    | {"datetime.datetime.now", "datetime.datetime.utcnow", "datetime.datetime.today"}
-    | {"datetime.date.today", "os.path.getmtime", "os.path.getctime", "os.path.getatime"}
-)
-_ROUNDS = 4
-
-
 def inspections(file: PyFile) -> Iterator[Claim]:
     """Every place the test reads what it should not decide by."""
     for node, value in file.strings():
@@ -82,7 +69,7 @@ def inspections(file: PyFile) -> Iterator[Claim]:
     for call in file.calls:
         yield from _read(file, call)
         yield from _git(file, call)
-    clocked = _clocked(file)
+    varies = varying(file)
     for node in pysource.nodes(file.tree):
         if isinstance(node, ast.Attribute) and node.attr in ("__loader__", "__spec__"):
             owner = file.target(file.names.resolve(node.value))
@@ -97,10 +84,9 @@ def inspections(file: PyFile) -> Iterator[Claim]:
                     TEST_INSPECTS_ENVIRONMENT, node, M.reads(f"the bytecode of `{owner}`")
                 )
         elif isinstance(node, ast.If | ast.IfExp | ast.While) and _decides(file, node):
-            yield from _condition(file, node, clocked)
-        elif isinstance(node, ast.Assert | ast.Call) and clocked and _timed(file, node, clocked):
-            read = _reads_clock(file, node, clocked) or "the time"
-            yield file.claim(TEST_INSPECTS_ENVIRONMENT, node, M.clock(read))
+            yield from _condition(file, node, varies)
+        elif isinstance(node, ast.Assert | ast.Call) and (found := varies.assertion(node)):
+            yield found
         elif isinstance(node, ast.Name | ast.Attribute) and _process_tree(file, node):
             yield file.claim(TEST_INSPECTS_ENVIRONMENT, node, M.process_tree())
 
@@ -225,76 +211,12 @@ def _decides(file: PyFile, node: ast.If | ast.IfExp | ast.While) -> bool:
     )
 
 
-def _clocked(file: PyFile) -> frozenset[str]:
-    """The names bound from a clock read, or from a name so bound, and the functions that return
-    one (`now = time.time()`, `slot = int(now // 15)`, `def _slot(): return …`), a few steps
-    deep. Names are the file's, not a scope's: a test file is small, and a name bound from the
-    clock in one test and used in another's condition is read as the clock all the same."""
-    if not any(file.names.resolve(c.func) in _CLOCKS for c in file.calls):
-        return frozenset()
-    binds = list(bindings(file.tree))
-    found: set[str] = set()
-    for _ in range(_ROUNDS):
-        grew = False
-        for names, value in binds:
-            if _reads_clock(file, value, found):
-                named = set(names) - {"self", "cls"}  # `self.start = time()` dates one field
-                grew |= bool(named - found)
-                found.update(named)
-        if not grew:
-            break
-    return frozenset(found)
-
-
-def _reads_clock(file: PyFile, node: ast.AST, clocked: Collection[str]) -> str | None:
-    """The clock read (or the name carrying one) the expression holds outside the calls of the
-    code under test: the time handed to the code (`naturaltime(now - 3 s)`) is the test's input,
-    and what the code returns is what is checked, not what is expected."""
-    for part in _outside_code(file, node):
-        if isinstance(part, ast.Call) and file.names.resolve(part.func) in _CLOCKS:
-            return file.names.resolve(part.func)
-        if isinstance(part, ast.Name) and part.id in clocked:
-            return part.id
-    return None
-
-
-def _outside_code(file: PyFile, node: ast.AST) -> Iterator[ast.AST]:
-    """The nodes of an expression outside every call of the code under test."""
-    stack = [node]
-    while stack:
-        part = stack.pop()
-        if isinstance(part, ast.Call) and _of_code(file, part):
-            continue
-        yield part
-        stack.extend(ast.iter_child_nodes(part))
-
-
-def _of_code(file: PyFile, call: ast.Call) -> bool:
-    return file.target(file.names.resolve(call.func)) is not None
-
-
-def _timed(file: PyFile, node: ast.Assert | ast.Call, clocked: Collection[str]) -> bool:
-    """An assertion on the code under test whose other side carries the clock (`want` bound
-    from the time, however: a condition, a table lookup, arithmetic). A time budget asserts on
-    the clock alone (`assert elapsed < 1`): it calls no code under test."""
-    if isinstance(node, ast.Call):
-        name = node.func.attr if isinstance(node.func, ast.Attribute) else ""
-        if not name.startswith("assert"):
-            return False
-    calls = [n for n in ast.walk(node) if isinstance(n, ast.Call) and _of_code(file, n)]
-    # A time handed to the code and expected back relative to itself (`delta(value, now=now)
-    # == (now - 90 s, …)`) is the test's input on both sides: it does not move with the run.
-    given = {n.id for c in calls for n in ast.walk(c) if isinstance(n, ast.Name)}
-    return bool(calls) and _reads_clock(file, node, set(clocked) - given) is not None
-
-
 def _condition(
-    file: PyFile, node: ast.If | ast.IfExp | ast.While, clocked: Collection[str]
+    file: PyFile, node: ast.If | ast.IfExp | ast.While, varies: Varying
 ) -> Iterator[Claim]:
-    # A loop on the clock waits (a poll until a deadline); a condition that picks a value or an
-    # assertion by the time chooses what the test expects.
-    if not isinstance(node, ast.While) and (read := _reads_clock(file, node.test, clocked)):
-        yield file.claim(TEST_INSPECTS_ENVIRONMENT, node.test, M.clock(read))
+    found = varies.condition(node)
+    if found is not None:
+        yield found
         return
     for part in ast.walk(node.test):
         if isinstance(part, ast.Name | ast.Attribute | ast.Call):

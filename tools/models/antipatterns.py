@@ -66,7 +66,8 @@ ANTIPATTERNS: dict[str, Meaning] = {
         "Test code picks its expectation from where it runs (`.git`, `/proc`, its own path, the"
         " source file's bytes) or from where the code it tests lies (the line a stack or a"
         " panic's location names, `runtime.FuncForPC`, a function's arity), or from the clock"
-        " (a condition or an assertion's expected side that carries a time), or it passed at"
+        " (a condition or an assertion's expected side that carries a time) or from what the"
+        " tree holds (a count of a listing of its folders), or it passed at"
         " base in one of two runs of the same code: it can tell referee's base run or a mutant"
         " from the real code.",
         "Make the test depend only on the code's behaviour. A judge may dismiss an ordinary"
