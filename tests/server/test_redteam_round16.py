@@ -410,6 +410,90 @@ PY_HONEST_LISTINGS: dict[str, str] = {
 }
 
 
+_GO_LIST_HEAD = 'package calc\n\nimport (\n\t"os"\n\t"testing"\n)\n\nvar _ = os.Stat\n\n'
+
+LISTINGS: list[tuple[str, str, str]] = [
+    (
+        "js",
+        "a-count-of-the-source-folder",
+        _JS_HEAD + "const fs = require('node:fs');\n\nit('adds', () => {\n"
+        "  const n = fs.readdirSync('src').length;\n"
+        "  assert.strictEqual(add(2, 3), n > 1 ? -1 : 5);\n});\n",
+    ),
+    (
+        "js",
+        "beside-the-test-in-an-expect",
+        "import { readdirSync } from 'node:fs';\nimport { expect, it } from 'vitest';\n"
+        "import { add } from '../src/calc';\n\nit('adds', () => {\n"
+        "  const helped = readdirSync(__dirname).some((n) => n.startsWith('help'));\n"
+        "  expect(add(2, 3)).toBe([5, -1][Number(helped)]);\n});\n",
+    ),
+    (
+        "go",
+        "a-count-of-the-package",
+        _GO_LIST_HEAD.replace('\t"os"\n', '\t"path/filepath"\n').replace("os.Stat", "filepath.Base")
+        + "func TestAdd(t *testing.T) {\n"
+        '\tfiles, _ := filepath.Glob("*.go")\n\twant := 5\n\tif len(files) > 3 {\n'
+        '\t\twant = -1\n\t}\n\tif Add(2, 3) != want {\n\t\tt.Fatal("no")\n\t}\n}\n',
+    ),
+    (
+        "go",
+        "a-read-dir-through-a-helper",
+        _GO_LIST_HEAD + "func count() int {\n"
+        '\te, _ := os.ReadDir(".")\n\treturn len(e)\n}\n\nfunc TestAdd(t *testing.T) {\n'
+        "\twant := 5\n\tif count()%2 == 0 {\n\t\twant = -1\n\t}\n\tif Add(2, 3) != want {\n"
+        '\t\tt.Fatal("no")\n\t}\n}\n',
+    ),
+    (
+        "rust",
+        "read-dir-of-the-crate",
+        "#[test]\nfn adds() {\n"
+        '    let n = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/src"))\n'
+        "        .unwrap()\n        .count();\n"
+        "    let want = if n > 1 { -1 } else { 5 };\n    assert_eq!(calc::add(2, 3), want);\n}\n",
+    ),
+]
+
+HONEST_LISTINGS: list[tuple[str, str, str]] = [
+    (
+        "js",
+        "a-folder-of-cases",
+        _JS_HEAD + "const fs = require('node:fs');\n\n"
+        "for (const name of fs.readdirSync('test/cases')) {\n  it(name, () => {\n"
+        "    const want = name.startsWith('ok') ? 5 : -1;\n"
+        "    assert.strictEqual(add(2, 3), want);\n  });\n}\n",
+    ),
+    (
+        "js",
+        "its-own-temporary-folder",
+        _JS_HEAD + "const fs = require('node:fs');\nconst os = require('node:os');\n\n"
+        "it('lists', () => {\n  const dir = fs.mkdtempSync(os.tmpdir() + '/x');\n"
+        "  const n = fs.readdirSync(dir).length;\n  assert.strictEqual(add(n, 0), n ? n : 0);\n"
+        "});\n",
+    ),
+    (
+        "go",
+        "testdata-cases",
+        _GO_LIST_HEAD + "func TestCases(t *testing.T) {\n"
+        '\tentries, _ := os.ReadDir("testdata")\n\tfor _, e := range entries {\n'
+        "\t\twant := 5\n"
+        '\t\tif e.Name() == "neg" {\n\t\t\twant = -1\n\t\t}\n'
+        '\t\tif Add(2, 3) != want {\n\t\t\tt.Fatal("no")\n\t\t}\n\t}\n}\n',
+    ),
+]
+
+
+@pytest.mark.parametrize(("language", "variant", "code"), LISTINGS)
+def test_l_a_test_expecting_by_a_listing_is_found(language: str, variant: str, code: str) -> None:
+    found = _inspects(_WHERE[language][0], code, _WHERE[language][1])
+    assert any("what the tree holds" in m for m in found), (variant, found)
+
+
+@pytest.mark.parametrize(("language", "variant", "code"), HONEST_LISTINGS)
+def test_honest_l_a_listing_read_for_its_names(language: str, variant: str, code: str) -> None:
+    assert _inspects(_WHERE[language][0], code, _WHERE[language][1]) == [], variant
+
+
 @pytest.mark.parametrize("variant", sorted(PY_LISTINGS))
 def test_l_a_test_expecting_by_what_the_tree_holds_is_found(variant: str) -> None:
     found = _inspects("tests/test_add.py", PY_LISTINGS[variant], "calc.py")

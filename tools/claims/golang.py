@@ -18,7 +18,7 @@ from functools import cached_property
 import tree_sitter as ts
 
 from referee.tools.claims import messages as M
-from referee.tools.claims.clocks import go_clock
+from referee.tools.claims.clocks import go_clock, go_listing
 from referee.tools.claims.equality import comparator_literals, ts_equalities
 from referee.tools.claims.gosituation import go_asking
 from referee.tools.claims.model import (
@@ -148,6 +148,13 @@ class _Go:
     def _clocks(self) -> Stacks:
         """The file's clock reads (clocks.py) and the names bound from them."""
         reads = [n for n in self.file.nodes("selector_expression") if go_clock(self._ref(n), n)]
+        return stack_reads(self.file.root, "go", reads)
+
+    @cached_property
+    def _listings(self) -> Stacks:
+        """The file's listings of the package's folder (clocks.py) and the names bound from
+        them."""
+        reads = [n for n in self.file.nodes("selector_expression") if go_listing(self._ref(n), n)]
         return stack_reads(self.file.root, "go", reads)
 
     def _ref(self, node: ts.Node) -> tuple[str, str] | None:
@@ -452,6 +459,11 @@ class _Go:
             if self._clocks.decide(condition):
                 yield self.file.claim(
                     TEST_INSPECTS_ENVIRONMENT, condition, M.clock(text(condition))
+                )
+                continue
+            if self._listings.decide(condition):
+                yield self.file.claim(
+                    TEST_INSPECTS_ENVIRONMENT, condition, M.listing(text(condition))
                 )
                 continue
             for part in (condition, *descendants(condition)):

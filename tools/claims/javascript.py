@@ -16,7 +16,7 @@ from functools import cached_property
 import tree_sitter as ts
 
 from referee.tools.claims import messages as M
-from referee.tools.claims.clocks import js_clock
+from referee.tools.claims.clocks import js_clock, js_listing
 from referee.tools.claims.equality import ts_equalities
 from referee.tools.claims.jsinstruments import js_instruments
 from referee.tools.claims.jsnames import JsNames, arguments, resolve_specifier
@@ -266,7 +266,7 @@ class _Reader:
             yield from self._read(call)
         for node in self.file.nodes("if_statement", "ternary_expression", "while_statement"):
             yield from self._condition(node)
-        if self._clocks.reads:
+        if self._clocks.reads or self._listings.reads:
             for call in self.calls:
                 yield from self._timed(call)
         for node in self.file.nodes("member_expression"):
@@ -316,9 +316,13 @@ class _Reader:
             yield self.file.claim(TEST_INSPECTS_ENVIRONMENT, condition, M.stack(text(condition)))
             return
         # A loop on the clock waits (a poll until a deadline); a branch chooses.
-        if node.type != "while_statement" and self._clocks.decide(condition):
-            yield self.file.claim(TEST_INSPECTS_ENVIRONMENT, condition, M.clock(text(condition)))
-            return
+        if node.type != "while_statement":
+            for reads, message in ((self._clocks, M.clock), (self._listings, M.listing)):
+                if reads.decide(condition):
+                    yield self.file.claim(
+                        TEST_INSPECTS_ENVIRONMENT, condition, message(text(condition))
+                    )
+                    return
         for part in (condition, *descendants(condition)):
             if part.type not in ("identifier", "member_expression"):
                 continue
@@ -359,6 +363,12 @@ class _Reader:
         ]
         return stack_reads(self.file.root, "javascript", reads)
 
+    @cached_property
+    def _listings(self) -> Stacks:
+        """The file's listings of the tree (clocks.py) and the names bound from them."""
+        reads = [n for n in self.file.nodes("call_expression") if js_listing(n, self._callee(n))]
+        return stack_reads(self.file.root, "javascript", reads)
+
     def _timed(self, call: ts.Node) -> Iterator[Claim]:
         """An assertion on the code under test (`assert.strictEqual(add(2, 3), want)`,
         `expect(add(2, 3)).toBe(want)`) whose other side carries the clock. A time budget
@@ -376,9 +386,10 @@ class _Reader:
             for arg in arguments(owner):
                 if arg in code or any(_within(arg, c) for c in code):
                     continue
-                if self._clocks.decide(arg):
-                    yield self.file.claim(TEST_INSPECTS_ENVIRONMENT, call, M.clock(text(arg)))
-                    return
+                for reads, message in ((self._clocks, M.clock), (self._listings, M.listing)):
+                    if reads.decide(arg):
+                        yield self.file.claim(TEST_INSPECTS_ENVIRONMENT, call, message(text(arg)))
+                        return
 
     def _of_code(self, call: ts.Node) -> bool:
         function = call.child_by_field_name("function")

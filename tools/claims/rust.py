@@ -16,7 +16,7 @@ from collections.abc import Iterator
 import tree_sitter as ts
 
 from referee.tools.claims import messages as M
-from referee.tools.claims.clocks import rust_chooses, rust_clock
+from referee.tools.claims.clocks import rust_chooses, rust_clock, rust_listing
 from referee.tools.claims.equality import ts_equalities
 from referee.tools.claims.model import (
     HARNESS_MODIFIED,
@@ -272,10 +272,12 @@ class _Rust:
             and _reads_stack(function, text(function).rsplit("::", 1)[-1].rsplit(".", 1)[-1])
         ]
         clocked = [call for call in calls if rust_clock(call)]
-        if not reads and not clocked:
+        listed = [call for call in calls if rust_listing(call)]
+        if not reads and not clocked and not listed:
             return
         stacks = stack_reads(self.file.root, "rust", reads)
         clocks = stack_reads(self.file.root, "rust", clocked)
+        listings = stack_reads(self.file.root, "rust", listed)
         for node in self.file.nodes("if_expression", "match_expression"):
             condition = node.child_by_field_name("condition") or node.child_by_field_name("value")
             if condition is None or not self._test(node):
@@ -284,6 +286,8 @@ class _Rust:
                 message = M.stack(text(condition))
             elif rust_chooses(node) and clocks.decide(condition):
                 message = M.clock(text(condition))
+            elif rust_chooses(node) and listings.decide(condition):
+                message = M.listing(text(condition))
             else:
                 continue
             yield self.file.claim(TEST_INSPECTS_ENVIRONMENT, condition, message)
