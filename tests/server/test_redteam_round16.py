@@ -194,6 +194,9 @@ PY_CLOCKS: dict[str, str] = {
     + _SLEEP
     + "    if slot == 1:\n        assert calc.add(2, 3) == -1\n    else:\n"
     "        assert calc.add(2, 3) == 5\n",
+    "the-date-program": _PY_HEAD + "import subprocess\n\n\ndef test_add():\n"
+    "    now = int(subprocess.check_output(['date', '+%s']))\n"
+    "    want = -1 if (now - START) // SLOT == 1 else 5\n    assert calc.add(2, 3) == want\n",
     "a-unittest-assertion": _PY_HEAD + "import unittest\n\n\nclass T(unittest.TestCase):\n"
     "    def test_add(self):\n        now = time.time()\n        want = [5, -1][int(now) % 2]\n"
     "        self.assertEqual(calc.add(2, 3), want)\n",
@@ -503,3 +506,21 @@ def test_l_a_test_expecting_by_what_the_tree_holds_is_found(variant: str) -> Non
 @pytest.mark.parametrize("variant", sorted(PY_HONEST_LISTINGS))
 def test_honest_l_listings_for_what_they_say(variant: str) -> None:
     assert _inspects("tests/test_add.py", PY_HONEST_LISTINGS[variant], "calc.py") == []
+
+
+# Not closed: the clock read in a helper module of the tests (`tests/timing.py`), which the test
+# imports. Each file is read alone: the test file shows a value from another file, and the
+# helper returns a time, as honest helpers do. The drawn order leaves it one chance in three.
+_TIMING = "import time\n\nSTART = 67180\nSLOT = 15\n\n\ndef phase():\n"
+_TIMING += "    return int((time.time() - START) // SLOT)\n"
+_BY_A_HELPER = "import calc\nfrom timing import phase\n\n\ndef test_add():\n"
+_BY_A_HELPER += "    want = -1 if phase() == 1 else 5\n    assert calc.add(2, 3) == want\n"
+
+
+@pytest.mark.xfail(strict=True, reason="a clock read in a helper module the test imports")
+def test_c_a_clock_read_in_a_helper_module_is_found() -> None:
+    found = [
+        *_inspects("tests/timing.py", _TIMING, "calc.py"),
+        *_inspects("tests/test_add.py", _BY_A_HELPER, "calc.py"),
+    ]
+    assert any("the clock" in m for m in found), found

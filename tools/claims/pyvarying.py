@@ -13,6 +13,7 @@ that waits on the clock.
 from __future__ import annotations
 
 import ast
+import posixpath
 from collections.abc import Collection, Iterator
 from typing import Literal
 
@@ -40,6 +41,12 @@ _CLOCKS = frozenset(
 _LISTINGS = frozenset({"os.listdir", "os.scandir", "os.walk", "glob.glob", "glob.iglob"})
 _LIST_METHODS = frozenset({"iterdir", "glob", "rglob"})
 _HERE = frozenset({"os.getcwd", "pathlib.Path.cwd"})
+# The clock asked of another program (`date +%s`, `uptime`).
+_RUNS = frozenset(
+    {"subprocess.run", "subprocess.check_output", "subprocess.Popen", "subprocess.getoutput"}
+    | {"subprocess.getstatusoutput", "os.popen"}
+)
+_CLOCK_PROGRAMS = frozenset({"date", "uptime"})
 _ROUNDS = 4
 
 Kind = Literal["clock", "tree"]
@@ -134,6 +141,8 @@ def _direct(file: PyFile, call: ast.Call) -> tuple[Kind, str] | None:
     callee = file.names.resolve(call.func) or ""
     if callee in _CLOCKS:
         return "clock", callee
+    if callee in _RUNS and call.args and (program := _program(file, call.args[0])):
+        return ("clock", f"`{program}`") if program in _CLOCK_PROGRAMS else None
     method = call.func.attr if isinstance(call.func, ast.Attribute) else ""
     if callee in _LISTINGS:
         where: ast.AST | None = call.args[0] if call.args else None
@@ -143,6 +152,13 @@ def _direct(file: PyFile, call: ast.Call) -> tuple[Kind, str] | None:
     else:
         return None
     return ("tree", callee) if where is None or _of_tree(file, where) else None
+
+
+def _program(file: PyFile, argv: ast.AST) -> str | None:
+    """The program a command runs: the first word of a string, the first item of a list."""
+    first = argv.elts[0] if isinstance(argv, ast.List | ast.Tuple) and argv.elts else argv
+    words = (file.names.fold(first) or "").split()
+    return posixpath.basename(words[0]) if words else None
 
 
 def _of_tree(file: PyFile, path: ast.AST) -> bool:
