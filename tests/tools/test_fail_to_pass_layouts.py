@@ -179,3 +179,15 @@ def test_a_test_passing_in_one_base_run_only_is_named_at_its_line(tmp_path: Path
     assert js is not None and js.location == "test/add.test.js:3", js
     assert "passed at base in one run and failed in the other" in js.message
     assert _told_apart(tmp_path, "elsewhere > nowhere", ["test/add.test.js"]) is None
+
+
+def test_a_package_that_failed_as_a_whole_at_base_is_named_with_its_reason() -> None:
+    """go-humanize: the base test binary panicked in TestRange, so the tests after it never ran
+    there; they count as failing at base, and the reason says why, not "could not be collected"."""
+    now = run("pass", [("m.TestRange", "passed", ""), ("m.FuzzComma", "passed", "")])
+    panicked = "the test binary panicked in TestRange (runtime error: index out of range)"
+    before = run("fail", [("m.TestRange", "failed", "boom"), ("m", "error", panicked)])
+    grade = judge_fail_to_pass(now, before)
+    assert grade.status == "pass", grade.reason
+    assert f"at base, m failed as a whole: {panicked}" in grade.reason
+    assert "could not be collected" not in grade.reason

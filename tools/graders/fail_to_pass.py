@@ -163,7 +163,7 @@ def judge_fail_to_pass(
     if proof.fail_to_pass:
         note = f"; at base, {_names(build.caused)} did not compile" if build.caused else ""
         note += f"; {_in_source_note(in_source)}" if in_source else ""
-        return grade("pass", ReasonCode.PASSED, _passed_text(proof, now) + note)
+        return grade("pass", ReasonCode.PASSED, _passed_text(proof, now, before) + note)
     skipped = sorted(
         t.name for t in now.outcomes if t.outcome == "skipped" and _in(t.name, touched)
     )
@@ -282,14 +282,21 @@ def _likely_cause(error: str) -> str:
     return ""
 
 
-def _passed_text(proof: _Proof, now: SuiteRun) -> str:
+def _passed_text(proof: _Proof, now: SuiteRun, before: SuiteRun) -> str:
     n = len(proof.fail_to_pass)
     text = (
         f"{counted(n, 'test')} {agrees(n, 'fails', 'fail')} at base and"
         f" {agrees(n, 'passes', 'pass')} now: {_names(proof.fail_to_pass)}"
     )
-    if proof.broken_at_base:
-        text += f" (at base: {_names(proof.broken_at_base)} could not be collected)"
+    files = [b for b in proof.broken_at_base if _file_like(b)]
+    if files:
+        text += f" (at base: {_names(files)} could not be collected)"
+    # A package that failed as a whole (a Go test binary that panicked, a build that broke) ran
+    # none of its tests after the failure: they count as failing at base, and its reader says why.
+    said = {t.name: _first_line(t.message) for t in before.outcomes}
+    for package in [b for b in proof.broken_at_base if not _file_like(b)][:_NAMES_SHOWN]:
+        why = f": {said[package]}" if said.get(package) else ""
+        text += f" (at base, {package} failed as a whole{why}; its tests that did not run count)"
     if proof.passed_at_base:
         text += f"; {len(proof.passed_at_base)} passed at base too"
     return f"{text} ({now.verdict.reason})"
