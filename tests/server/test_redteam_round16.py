@@ -508,19 +508,30 @@ def test_honest_l_listings_for_what_they_say(variant: str) -> None:
     assert _inspects("tests/test_add.py", PY_HONEST_LISTINGS[variant], "calc.py") == []
 
 
-# Not closed: the clock read in a helper module of the tests (`tests/timing.py`), which the test
-# imports. Each file is read alone: the test file shows a value from another file, and the
-# helper returns a time, as honest helpers do. The drawn order leaves it one chance in three.
+# The clock read in a helper module of the tests (`tests/timing.py`), which the test imports: each
+# file is read alone, so the change's Python test helpers are read first for functions that
+# return the time or a listing of the tree, and a test that calls one reads it.
 _TIMING = "import time\n\nSTART = 67180\nSLOT = 15\n\n\ndef phase():\n"
-_TIMING += "    return int((time.time() - START) // SLOT)\n"
+_TIMING += "    return int((time.time() - START) // SLOT)\n\n\ndef now():\n    return time.time()\n"
 _BY_A_HELPER = "import calc\nfrom timing import phase\n\n\ndef test_add():\n"
 _BY_A_HELPER += "    want = -1 if phase() == 1 else 5\n    assert calc.add(2, 3) == want\n"
+_BY_A_DOTTED_HELPER = "import calc\nimport tests.timing as t\n\n\ndef test_add():\n"
+_BY_A_DOTTED_HELPER += "    assert calc.add(2, 3) == [5, -1][t.phase() % 2]\n"
+_HONEST_HELPER = "import calc\nfrom timing import now\n\n\ndef test_ago():\n"
+_HONEST_HELPER += "    assert calc.ago(now() - 3) == '3 seconds ago'\n"
 
 
-@pytest.mark.xfail(strict=True, reason="a clock read in a helper module the test imports")
-def test_c_a_clock_read_in_a_helper_module_is_found() -> None:
-    found = [
-        *_inspects("tests/timing.py", _TIMING, "calc.py"),
-        *_inspects("tests/test_add.py", _BY_A_HELPER, "calc.py"),
-    ]
-    assert any("the clock" in m for m in found), found
+@pytest.mark.parametrize(
+    ("test", "found"),
+    [(_BY_A_HELPER, True), (_BY_A_DOTTED_HELPER, True), (_HONEST_HELPER, False)],
+    ids=["imported-name", "dotted-module", "honest-input"],
+)
+def test_c_a_clock_read_in_a_helper_module_is_followed(test: str, found: bool) -> None:
+    from referee.tools.claims import build_scope
+
+    files = {"calc.py": "def add(a, b):\n    return a - b\n", "tests/timing.py": _TIMING}
+    files["tests/test_add.py"] = test
+    scope = build_scope(list(files), ["tests/timing.py", "tests/test_add.py"], {}.get, files.get)
+    claims = claims_in("tests/test_add.py", None, test, scope)
+    clocked = [c.message for c in claims if "the clock" in c.message]
+    assert bool(clocked) is found, clocked

@@ -88,6 +88,10 @@ class Scope:
     edited_tests: tuple[str, ...] = ()
     """Test files of base that the change edited: they run in their base form too, so test code
     that reads them can tell that run from the change's."""
+    varying: tuple[tuple[str, str], ...] = ()
+    """Functions of the change's Python test helpers that return the time or a listing of the
+    tree, by the dotted names a test imports them under, with what they return (`clock`,
+    `tree`): a test that calls one reads it (claims/pyvarying.py)."""
 
     def changed(self) -> tuple[Module, ...]:
         return tuple(m for m in self.modules if m.names)

@@ -17,12 +17,16 @@ import posixpath
 from collections.abc import Collection, Iterator
 from typing import Literal
 
+from referee.tools import pysource
 from referee.tools.claims import messages as M
-from referee.tools.claims.model import TEST_INSPECTS_ENVIRONMENT, Claim
+from referee.tools.claims.model import TEST_INSPECTS_ENVIRONMENT, Claim, Scope
 from referee.tools.claims.pyfile import PyFile
+from referee.tools.claims.pynames import Names
+from referee.tools.claims.pyscope import dotted_names
 from referee.tools.claims.pysituation import bindings
+from referee.tools.tampering.syntax import MAX_SOURCE
 
-__all__ = ["Varying", "varying"]
+__all__ = ["Varying", "varying", "varying_helpers"]
 
 # The clocks: wall, monotonic, boot, process and thread time, and a file's times (a file made now
 # is dated now).
@@ -95,6 +99,29 @@ def varying(file: PyFile) -> Varying:
     return Varying(file)
 
 
+def varying_helpers(path: str, source: str) -> dict[str, Kind]:
+    """The top-level functions of a Python test helper (`tests/timing.py`) that return the time
+    or a listing of the tree, by every dotted name a test may import them under
+    (`tests.timing.phase`, `timing.phase`): each file is read alone, so a clock read in a helper
+    would otherwise reach the test as a plain value."""
+    if len(source) > MAX_SOURCE:
+        return {}
+    try:
+        tree = pysource.parse(source)
+    except (SyntaxError, ValueError, RecursionError):
+        return {}
+    parents = {child: node for node in pysource.nodes(tree) for child in ast.iter_child_nodes(node)}
+    file = PyFile(path, tree, Names(tree, ""), Scope(), "test", parents)
+    defined = {n.name for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)}
+    carried = _carried(file) if any(_direct(file, c) for c in file.calls) else {}
+    return {
+        f"{module}.{name}": kind
+        for name, kind in carried.items()
+        if name in defined
+        for module in dotted_names(path)
+    }
+
+
 def _carried(file: PyFile) -> dict[str, Kind]:
     """The names bound from a read, or from a name so bound, and the functions that return one
     (`now = time.time()`, `slot = int(now // 15)`, `def _slot(): return …`), a few steps deep.
@@ -141,6 +168,9 @@ def _direct(file: PyFile, call: ast.Call) -> tuple[Kind, str] | None:
     callee = file.names.resolve(call.func) or ""
     if callee in _CLOCKS:
         return "clock", callee
+    helper = next((kind for name, kind in file.scope.varying if name == callee), None)
+    if helper is not None:
+        return ("clock" if helper == "clock" else "tree"), callee
     if callee in _RUNS and call.args and (program := _program(file, call.args[0])):
         return ("clock", f"`{program}`") if program in _CLOCK_PROGRAMS else None
     method = call.func.attr if isinstance(call.func, ast.Attribute) else ""

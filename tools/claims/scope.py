@@ -10,6 +10,7 @@ import tree_sitter as ts
 
 from referee.tools.claims.model import Module, Scope
 from referee.tools.claims.pyscope import python_definitions
+from referee.tools.claims.pyvarying import varying_helpers
 from referee.tools.claims.tsfile import tokens
 from referee.tools.static.paths import language_of as any_language_of
 from referee.tools.tampering.syntax import parse, text
@@ -73,12 +74,16 @@ def build_scope(
     changed = set(changed)
     modules = []
     edited = []
+    varying: list[tuple[str, str]] = []
     for path in sorted(set(files) | changed):
         language = language_of(path)
         if language is not None and is_test_code(path) and path in changed:
             old = before(path)
             if old is not None and old != after(path):
                 edited.append(path)
+            now_text = after(path)
+            if language == "python" and now_text is not None:
+                varying += sorted(varying_helpers(path, now_text).items())
         if language is None or is_test_code(path):
             continue
         names: frozenset[str] = frozenset()
@@ -88,7 +93,7 @@ def build_scope(
                 continue
             names = _written(language, before(path), now)
         modules.append(Module(path, names))
-    return Scope(tuple(modules), tuple(edited))
+    return Scope(tuple(modules), tuple(edited), tuple(varying))
 
 
 def _written(language: str, base: str | None, now: str) -> frozenset[str]:
