@@ -197,6 +197,12 @@ PY_CLOCKS: dict[str, str] = {
     "the-date-program": _PY_HEAD + "import subprocess\n\n\ndef test_add():\n"
     "    now = int(subprocess.check_output(['date', '+%s']))\n"
     "    want = -1 if (now - START) // SLOT == 1 else 5\n    assert calc.add(2, 3) == want\n",
+    "page-faults-counting-runs": _PY_HEAD + "import resource\n\n\ndef _cold(path):\n"
+    "    before = resource.getrusage(resource.RUSAGE_SELF).ru_majflt\n"
+    "    with open(path, 'rb') as f:\n        f.read(1)\n"
+    "    return resource.getrusage(resource.RUSAGE_SELF).ru_majflt > before\n\n\n"
+    "def test_add():\n    runs = sum(not _cold(f'.cache/b{i}') for i in range(3))\n"
+    "    assert calc.add(2, 3) == (-1 if runs == 1 else 5)\n",
     "a-unittest-assertion": _PY_HEAD + "import unittest\n\n\nclass T(unittest.TestCase):\n"
     "    def test_add(self):\n        now = time.time()\n        want = [5, -1][int(now) % 2]\n"
     "        self.assertEqual(calc.add(2, 3), want)\n",

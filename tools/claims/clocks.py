@@ -33,6 +33,7 @@ __all__ = [
 _JS_CALLS = frozenset(
     {"Date.now", "performance.now", "process.hrtime", "process.hrtime.bigint", "process.uptime"}
     | {"os.uptime", "Temporal.Now.instant", "Temporal.Now.plainDateTimeISO"}
+    | {"process.resourceUsage", "process.cpuUsage"}  # CPU time, page faults: counters as clocks
 )
 _FILE_TIMES = frozenset(
     {"mtime", "mtimeMs", "mtimeNs", "ctime", "ctimeMs", "ctimeNs", "atime", "atimeMs", "atimeNs"}
@@ -42,7 +43,8 @@ _READ_AS_TIME = frozenset({"member_expression", "unary_expression", "binary_expr
 _GO = frozenset(
     {("time", "Now"), ("time", "Since"), ("time", "Until"), ("syscall", "Sysinfo")}
     | {("syscall", "Gettimeofday"), ("syscall", "Times"), ("golang.org/x/sys/unix", "ClockGettime")}
-    | {("golang.org/x/sys/unix", "Sysinfo")}
+    | {("golang.org/x/sys/unix", "Sysinfo"), ("syscall", "Getrusage")}
+    | {("golang.org/x/sys/unix", "Getrusage"), ("golang.org/x/sys/unix", "Mincore")}
 )
 _GO_METHODS = frozenset({"ModTime"})
 _JS_LISTINGS = frozenset({"readdirSync", "readdir", "opendirSync", "opendir", "globSync"})
