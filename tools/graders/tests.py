@@ -174,7 +174,8 @@ def _base_runs_first(check: TestsCheck) -> int:
 async def _base_runs(
     ctx: GradeContext, criterion: Criterion, check: TestsCheck, count: int, made: int = 0
 ) -> list[SuiteRun | None]:
-    """`count` base runs, after the `made` ones: each a run of its own (never shared)."""
+    """`count` base runs, after the `made` ones. The second is labelled apart, so that it is a run
+    of its own: two runs of one label would be shared (`_shared_key`), the first made once."""
     return [
         await _base_run(ctx, criterion, check, "-again" if k else "")
         for k in range(made, made + count)
