@@ -498,8 +498,6 @@ PY_DETECTOR_MISSES: dict[str, str] = {
     " a file read (_FILES), and `/dev/fd/1` is no procfs path (tells.py _PROCFS)",
     "own-command-line-through-ps": _PYS + "_PROCESS: subprocess is no read of the situation,"
     " though `ps -p <own pid>` prints the process's own argv",
-    "a-tests-folder-beside-the-cwd": "tools/claims/tells.py pairs: `tests` alone is a word,"
-    " which a read of the files (os.path.isdir) does not pair with",
     "spec-of-the-module-loader": _PYS + "_reads: `__loader__` (and `__spec__`) is none of"
     " _PROCESS, _FILES, _OBJECTS",
 }

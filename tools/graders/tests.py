@@ -428,9 +428,8 @@ async def _fail_before_pass_after(
     now: SuiteRun,
     early: list[SuiteRun | None],
 ) -> GradeResult:
-    runs = [*early, *await _base_runs(ctx, criterion, check, 2 - len(early), len(early))]
-    first, before = runs
-    if before is None or first is None:
+    view = await ctx.views("base")
+    if view is None:
         return unscored(
             ReasonCode.NO_BASE,
             "must_fail_at_base needs a base commit to compare with",
@@ -438,11 +437,22 @@ async def _fail_before_pass_after(
         )
     # The change's tests as the base view took them: test files by path, and the files that are
     # the tests' by what they are (a `#[path]` test module, a module of expected values).
-    view = await ctx.views("base")
-    tests = sorted({*test_patch(ctx.scope_files), *(view.tests if view is not None else ())})
+    tests = sorted({*test_patch(ctx.scope_files), *view.tests})
     sources = [p for p in ctx.scope_files if p not in tests]
     spliced = await anyio.to_thread.run_sync(_spliced, ctx, sources)  # reads blobs with git
-    before, differ = bracketed(first, before)
+    made = [r for r in early if r is not None]
+    while len(made) < 2:
+        # Merged, two base runs prove less than one (a test fails at base only if it failed in
+        # both): a verdict one run already denies needs no second run.
+        if made and judge_fail_to_pass(now, made[0], tests, sources, spliced).status != "pass":
+            break
+        more = [r for r in await _base_runs(ctx, criterion, check, 1, len(made)) if r]
+        if not more:
+            break
+        made += more
+    if not made:
+        return unscored(ReasonCode.NO_BASE, "the base could not be shown", now.verdict.evidence_ids)
+    before, differ = bracketed(*made) if len(made) == 2 else (made[0], [])
     grade = judge_fail_to_pass(now, before, tests, sources, spliced)
     if differ:
         grade.reason += (
