@@ -71,11 +71,11 @@ def _deadline_test(then: float, before: str, after: str) -> str:
     )
 
 
-def _written_late(before: str, after: str):  # type: ignore[no-untyped-def]
+def _written_late(before: str, after: str, ahead: float = _AHEAD_S):  # type: ignore[no-untyped-def]
     """The test file, written just before the evaluation (the generator's last step)."""
 
     def write(root: Path) -> None:
-        test = _deadline_test(time.time() + _AHEAD_S, before, after)
+        test = _deadline_test(time.time() + ahead, before, after)
         write_files(root, {"tests/test_add.py": test})
 
     return write
@@ -86,7 +86,7 @@ def test_t_a_deadline_does_not_make_the_base_fail(tmp_path: Path) -> None:
         tmp_path,
         _PY_BASE,
         _LEFT_BROKEN,
-        after=_written_late("-1", "5"),
+        after=_written_late("-1", "5", ahead=12),  # the attack fails on its own if later
         check_fields={"must_fail_at_base": True},
     )
     caught(code, evaluation)
