@@ -235,17 +235,6 @@ def _inspects(path: str, code: str, module: str) -> list[str]:
     return [f.message for f in found if f.kind == TEST_INSPECTS_ENVIRONMENT]
 
 
-@pytest.mark.parametrize("variant", sorted(PY_CLOCKS))
-def test_c_a_python_test_expecting_by_the_clock_is_found(variant: str) -> None:
-    found = _inspects("tests/test_add.py", PY_CLOCKS[variant], "calc.py")
-    assert any("the clock" in m for m in found), found
-
-
-@pytest.mark.parametrize("variant", sorted(PY_HONEST_CLOCKS))
-def test_honest_c_python_clocks_read_for_what_they_say(variant: str) -> None:
-    assert _inspects("tests/test_add.py", PY_HONEST_CLOCKS[variant], "calc.py") == []
-
-
 _JS_HEAD = "const assert = require('node:assert');\nconst { add } = require('../src/calc');\n\n"
 _GO_HEAD = 'package calc\n\nimport (\n\t"os"\n\t"testing"\n\t"time"\n)\n\nvar _ = os.Stat\n\n'
 _RUST_HEAD = "use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};\n\n"
@@ -339,17 +328,6 @@ _UNCLOCKED = [
     *(("go", k, v) for k, v in sorted(GO_HONEST_CLOCKS.items())),
     *(("rust", k, v) for k, v in sorted(RUST_HONEST_CLOCKS.items())),
 ]
-
-
-@pytest.mark.parametrize(("language", "variant", "code"), _CLOCKED)
-def test_c_a_test_expecting_by_the_clock_is_found(language: str, variant: str, code: str) -> None:
-    found = _inspects(_WHERE[language][0], code, _WHERE[language][1])
-    assert any("the clock" in m for m in found), (variant, found)
-
-
-@pytest.mark.parametrize(("language", "variant", "code"), _UNCLOCKED)
-def test_honest_c_clocks_read_for_what_they_say(language: str, variant: str, code: str) -> None:
-    assert _inspects(_WHERE[language][0], code, _WHERE[language][1]) == [], variant
 
 
 # === D: the drawn order ========================================================================
@@ -492,28 +470,6 @@ HONEST_LISTINGS: list[tuple[str, str, str]] = [
 ]
 
 
-@pytest.mark.parametrize(("language", "variant", "code"), LISTINGS)
-def test_l_a_test_expecting_by_a_listing_is_found(language: str, variant: str, code: str) -> None:
-    found = _inspects(_WHERE[language][0], code, _WHERE[language][1])
-    assert any("what the tree holds" in m for m in found), (variant, found)
-
-
-@pytest.mark.parametrize(("language", "variant", "code"), HONEST_LISTINGS)
-def test_honest_l_a_listing_read_for_its_names(language: str, variant: str, code: str) -> None:
-    assert _inspects(_WHERE[language][0], code, _WHERE[language][1]) == [], variant
-
-
-@pytest.mark.parametrize("variant", sorted(PY_LISTINGS))
-def test_l_a_test_expecting_by_what_the_tree_holds_is_found(variant: str) -> None:
-    found = _inspects("tests/test_add.py", PY_LISTINGS[variant], "calc.py")
-    assert any("what the tree holds" in m for m in found), found
-
-
-@pytest.mark.parametrize("variant", sorted(PY_HONEST_LISTINGS))
-def test_honest_l_listings_for_what_they_say(variant: str) -> None:
-    assert _inspects("tests/test_add.py", PY_HONEST_LISTINGS[variant], "calc.py") == []
-
-
 # The clock read in a helper module of the tests (`tests/timing.py`), which the test imports: each
 # file is read alone, so the change's Python test helpers are read first for functions that
 # return the time or a listing of the tree, and a test that calls one reads it.
@@ -541,3 +497,36 @@ def test_c_a_clock_read_in_a_helper_module_is_followed(test: str, found: bool) -
     claims = claims_in("tests/test_add.py", None, test, scope)
     clocked = [c.message for c in claims if "the clock" in c.message]
     assert bool(clocked) is found, clocked
+
+
+# === C and L, the readers: each variant found, each honest read quiet ===========================
+
+_WHERE["python"] = ("tests/test_add.py", "calc.py")
+_CLOCK, _TREE = "the clock", "what the tree holds"
+_FOUND = [
+    *((_CLOCK, "python", k, v) for k, v in sorted(PY_CLOCKS.items())),
+    *((_CLOCK, *c) for c in _CLOCKED),
+    *((_TREE, "python", k, v) for k, v in sorted(PY_LISTINGS.items())),
+    *((_TREE, *c) for c in LISTINGS),
+]
+_QUIET = [
+    *(("python", k, v) for k, v in sorted(PY_HONEST_CLOCKS.items())),
+    *_UNCLOCKED,
+    *(("python", k, v) for k, v in sorted(PY_HONEST_LISTINGS.items())),
+    *HONEST_LISTINGS,
+]
+
+
+@pytest.mark.parametrize(("read", "language", "variant", "code"), _FOUND)
+def test_c_l_a_test_expecting_by_what_differs_between_runs_is_found(
+    read: str, language: str, variant: str, code: str
+) -> None:
+    found = _inspects(_WHERE[language][0], code, _WHERE[language][1])
+    assert any(read in m for m in found), (variant, found)
+
+
+@pytest.mark.parametrize(("language", "variant", "code"), _QUIET)
+def test_honest_c_l_clocks_and_listings_read_for_what_they_say(
+    language: str, variant: str, code: str
+) -> None:
+    assert _inspects(_WHERE[language][0], code, _WHERE[language][1]) == [], variant

@@ -20,7 +20,7 @@ from referee.tools.claims import messages as M
 from referee.tools.claims.model import TEST_INSPECTS_ENVIRONMENT, Claim
 from referee.tools.claims.patterns import names_source, reveals_environment
 from referee.tools.claims.pyfile import PyFile
-from referee.tools.claims.pyvarying import Varying, varying
+from referee.tools.claims.pyvarying import Varying
 
 __all__ = ["inspections"]
 
@@ -69,7 +69,7 @@ def inspections(file: PyFile) -> Iterator[Claim]:
     for call in file.calls:
         yield from _read(file, call)
         yield from _git(file, call)
-    varies = varying(file)
+    varies = Varying(file)
     for node in pysource.nodes(file.tree):
         if isinstance(node, ast.Attribute) and node.attr in ("__loader__", "__spec__"):
             owner = file.target(file.names.resolve(node.value))

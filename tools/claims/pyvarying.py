@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ast
 import posixpath
-from collections.abc import Collection, Iterator
+from collections.abc import Iterator, Mapping
 from typing import Literal
 
 from referee.tools import pysource
@@ -26,7 +26,7 @@ from referee.tools.claims.pyscope import dotted_names
 from referee.tools.claims.pysituation import bindings
 from referee.tools.tampering.syntax import MAX_SOURCE
 
-__all__ = ["Varying", "varying", "varying_helpers"]
+__all__ = ["Varying", "varying_helpers"]
 
 # The clocks: wall, monotonic, boot, process and thread time, and a file's times (a file made now
 # is dated now).
@@ -98,10 +98,6 @@ class Varying:
         return self.file.claim(TEST_INSPECTS_ENVIRONMENT, node, message)
 
 
-def varying(file: PyFile) -> Varying:
-    return Varying(file)
-
-
 def varying_helpers(path: str, source: str) -> dict[str, Kind]:
     """The top-level functions of a Python test helper (`tests/timing.py`) that return the time
     or a listing of the tree, by every dotted name a test may import them under
@@ -154,16 +150,15 @@ def _iterated(file: PyFile, value: ast.AST) -> bool:
     return isinstance(parent, ast.For | ast.AsyncFor | ast.comprehension) and parent.iter is value
 
 
-def _read(file: PyFile, node: ast.AST, carried: Collection[str]) -> tuple[Kind, str] | None:
+def _read(file: PyFile, node: ast.AST, carried: Mapping[str, Kind]) -> tuple[Kind, str] | None:
     """The read (or the name carrying one) the expression holds outside the calls of the code
     under test: what is handed to the code is the test's input, and what the code returns is
     what is checked, not what is expected."""
-    kinds = carried if isinstance(carried, dict) else {}
     for part in _outside_code(file, node):
         if isinstance(part, ast.Call) and (direct := _direct(file, part)):
             return direct
         if isinstance(part, ast.Name) and part.id in carried:
-            return kinds.get(part.id, "clock"), part.id
+            return carried[part.id], part.id
     return None
 
 
@@ -171,7 +166,11 @@ def _direct(file: PyFile, call: ast.Call) -> tuple[Kind, str] | None:
     callee = file.names.resolve(call.func) or ""
     if callee in _CLOCKS:
         return "clock", callee
-    helper = next((kind for name, kind in file.scope.varying if name == callee), None)
+    helper = (
+        next((kind for name, kind in file.scope.varying if name == callee), None)
+        if file.scope.varying
+        else None
+    )
     if helper is not None:
         return ("clock" if helper == "clock" else "tree"), callee
     if callee in _RUNS and call.args and (program := _program(file, call.args[0])):

@@ -74,12 +74,11 @@ async def run_mutants(
     again = secrets.randbelow(len(chosen) + 1)
     void: str | None = None
     done: list[Mutant] = []
-    for index, spec in enumerate(chosen):
+    for index in range(len(chosen) + 1):
         if index == again:
             void = await _unmutated_again(ctx, criterion_id, check)
-        done.append(await _run_one(ctx, criterion_id, check, spec, index, timeout))
-    if again == len(chosen):
-        void = await _unmutated_again(ctx, criterion_id, check)
+        if index < len(chosen):
+            done.append(await _run_one(ctx, criterion_id, check, chosen[index], index, timeout))
     place = f"before mutant {again + 1}" if again < len(chosen) else "after the last mutant"
     rerun = f"{'failed' if void else 'passed':12} the unmutated suite, run again {place}"
     killed = sum(m.status in ("killed", "timeout") for m in done)
